@@ -1,0 +1,74 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+ */
+
+/*!
+ * \file
+ *
+ * \brief HTTP requests to the API server: TLS, credentials, headers, timeouts.
+ *
+ * One k8s_api_t per watcher, used only by the watcher thread.
+ */
+
+#pragma once
+
+#include <curl/curl.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kubeconfig.h"
+#include "log.h"
+
+#define K8S_USER_AGENT "mod-k8s/" PACKAGE_VERSION " (knot-dns)"
+
+/*! \brief How often a token file is re-read (client-go uses one minute). */
+#define K8S_TOKEN_REREAD_MS (60 * 1000)
+
+typedef struct {
+	k8s_apiconf_t conf;       /*!< Owned. */
+	char *token;              /*!< Current bearer token (from conf.token or conf.token_file). */
+	uint64_t token_read_ms;   /*!< When token_file was last read (monotonic ms). */
+	const k8s_log_t *log;
+} k8s_api_t;
+
+/*!
+ * \brief Takes over \a conf (its members are moved, \a conf is zeroed) and reads the token.
+ *
+ * \retval KNOT_EOK     on success (a missing token file is logged and retried later).
+ */
+int k8s_api_init(k8s_api_t *api, k8s_apiconf_t *conf, const k8s_log_t *log);
+
+/*! \brief Frees everything (the token memory is wiped). */
+void k8s_api_deinit(k8s_api_t *api);
+
+/*!
+ * \brief Re-reads the token file if it is older than K8S_TOKEN_REREAD_MS, or at once when \a force.
+ *
+ * Called before each request and with \a force after any 401.
+ */
+void k8s_api_refresh_token(k8s_api_t *api, bool force, uint64_t now_ms);
+
+/*!
+ * \brief Prepares an easy handle for a GET of \a path_query (e.g. "/api/v1/services?limit=500").
+ *
+ * Sets URL, TLS (verification on unless insecure), client certificate,
+ * "Authorization: Bearer", "Accept: application/json", User-Agent, gzip,
+ * TCP keepalive (30 s idle, 10 s interval), connect timeout, a low-speed
+ * stall limit of \a stall_s seconds and a total timeout of \a timeout_s
+ * seconds (0 = none), CURLOPT_NOSIGNAL and CURLOPT_QUICK_EXIT.
+ * The caller sets the write/header callbacks and private pointer.
+ *
+ * \param headers  Out: header list to free with curl_slist_free_all() after the transfer.
+ *
+ * \retval KNOT_EOK     on success.
+ * \retval KNOT_ENOMEM  on failure.
+ */
+int k8s_api_prepare(k8s_api_t *api, CURL *easy, const char *path_query,
+                    struct curl_slist **headers, long stall_s, long timeout_s);
+
+/*! \brief Percent-encodes \a in for a query parameter value into a new string. */
+char *k8s_api_escape(const char *in);

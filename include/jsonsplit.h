@@ -1,0 +1,87 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+ */
+
+/*!
+ * \file
+ *
+ * \brief Incremental splitting of API response bodies as bytes arrive.
+ *
+ * A LIST body is one JSON document that can be hundreds of megabytes; the list
+ * splitter hands out each element of its top-level "items" array as its own
+ * JSON text and keeps only one element in memory. A WATCH body is a stream of
+ * newline-delimited events; the line splitter hands out each complete line.
+ * Either may be fed in pieces of any size (an element or line may span many
+ * pieces, one piece may hold many).
+ */
+
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+/*! \brief Receives one complete item or line; a non-zero return stops the feed and is returned by it. */
+typedef int (*k8s_split_cb)(void *ctx, const char *text, size_t len);
+
+/*! \brief Splitter of a LIST response body. */
+typedef struct {
+	k8s_buf_t buf;        /*!< Bytes of the element being read. */
+	size_t max_item;      /*!< Larger items are skipped (reported by count). */
+	int state;            /*!< Private lexer state. */
+	int depth;            /*!< Private. */
+	int flags;            /*!< Private. */
+	char key[16];         /*!< Private: current top-level key. */
+	size_t key_len;       /*!< Private. */
+	char rv[64];          /*!< metadata.resourceVersion of the list, "" until seen. */
+	char *cont;           /*!< metadata.continue token (malloc'd), NULL if none or empty. */
+	size_t skipped;       /*!< Items dropped for exceeding max_item. */
+	bool done;            /*!< The closing brace of the document was seen. */
+} k8s_listsplit_t;
+
+/*! \brief Prepares a splitter; items above \a max_item bytes are skipped. */
+void k8s_listsplit_init(k8s_listsplit_t *s, size_t max_item);
+
+/*!
+ * \brief Feeds body bytes; calls \a cb for each complete element of "items".
+ *
+ * \retval KNOT_EOK    fed; more may follow.
+ * \retval KNOT_EMALF  the body is not a JSON object with an "items" array.
+ * \retval other       the callback's non-zero return.
+ */
+int k8s_listsplit_feed(k8s_listsplit_t *s, const char *data, size_t len,
+                       k8s_split_cb cb, void *ctx);
+
+/*! \brief Frees the splitter's memory (rv and cont are cleared). */
+void k8s_listsplit_deinit(k8s_listsplit_t *s);
+
+/*! \brief Splitter of a WATCH stream. */
+typedef struct {
+	k8s_buf_t buf;        /*!< Bytes of the incomplete line. */
+	size_t max_line;      /*!< Longer lines are skipped up to their newline. */
+	bool skipping;        /*!< Inside an oversize line. */
+	size_t skipped;       /*!< Lines dropped for exceeding max_line. */
+} k8s_linesplit_t;
+
+/*! \brief Prepares a splitter; lines above \a max_line bytes are skipped. */
+void k8s_linesplit_init(k8s_linesplit_t *s, size_t max_line);
+
+/*!
+ * \brief Feeds stream bytes; calls \a cb for each complete non-empty line (without the newline).
+ *
+ * \retval KNOT_EOK  fed.
+ * \retval other     the callback's non-zero return.
+ */
+int k8s_linesplit_feed(k8s_linesplit_t *s, const char *data, size_t len,
+                       k8s_split_cb cb, void *ctx);
+
+/*! \brief Bytes of an unterminated last line (a cut stream leaves one). */
+size_t k8s_linesplit_pending(const k8s_linesplit_t *s);
+
+/*! \brief Frees the splitter's memory. */
+void k8s_linesplit_deinit(k8s_linesplit_t *s);

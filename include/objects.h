@@ -1,0 +1,211 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+ */
+
+/*!
+ * \file
+ *
+ * \brief Slim copies of Kubernetes API objects: only the fields DNS needs.
+ *
+ * The decoder turns the JSON of one API object (a LIST item or the object of
+ * a watch event) into one of the structures below. Every decoded object is a
+ * single allocation (structure, arrays and strings packed behind it), released
+ * with k8s_object_free(). Strings are NUL-terminated, lowercase where the API
+ * guarantees case-insensitive meaning (names, hostnames, port names), and
+ * already validated as DNS labels where they become one.
+ */
+
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+/*! \brief Resource kinds the watcher reads. */
+typedef enum {
+	K8S_SERVICE = 0,
+	K8S_ENDPOINTSLICE,
+	K8S_NAMESPACE,
+	K8S_POD,
+	K8S_SERVICEIMPORT,
+	K8S_CLUSTERPROPERTY,
+	K8S_KIND_COUNT
+} k8s_kind_t;
+
+/*! \brief Lowercase plural name of a kind, as in API paths ("services"). */
+const char *k8s_kind_name(k8s_kind_t kind);
+
+/*! \brief An IP address; family is AF_INET (first 4 bytes used) or AF_INET6. */
+typedef struct {
+	uint8_t family;
+	uint8_t bytes[16];
+} k8s_ip_t;
+
+/*! \brief Transport protocols of ports. */
+typedef enum {
+	K8S_PROTO_TCP = 0,
+	K8S_PROTO_UDP,
+	K8S_PROTO_SCTP,
+	K8S_PROTO_COUNT
+} k8s_proto_t;
+
+/*! \brief Lowercase protocol name without underscore ("tcp"). */
+const char *k8s_proto_name(k8s_proto_t proto);
+
+/*! \brief A service, slice or import port. */
+typedef struct {
+	const char *name;   /*!< Port name (DNS label), NULL when unnamed. */
+	uint16_t port;      /*!< Port number; 0 when the API left it unset. */
+	uint8_t proto;      /*!< k8s_proto_t; TCP when unset. */
+} k8s_port_t;
+
+/*! \brief Fields every object has. */
+typedef struct {
+	k8s_kind_t kind;
+	const char *ns;     /*!< Namespace; "" for cluster-scoped kinds. */
+	const char *name;   /*!< Object name. */
+	uint64_t digest;    /*!< Hash of the DNS-relevant content: equal digest, equal records. */
+} k8s_object_t;
+
+typedef enum {
+	K8S_SVC_CLUSTERIP = 0,  /*!< ClusterIP, NodePort or LoadBalancer with a cluster IP. */
+	K8S_SVC_HEADLESS,       /*!< clusterIP "None". */
+	K8S_SVC_EXTERNALNAME,   /*!< type ExternalName. */
+} k8s_svc_type_t;
+
+/*! \brief core/v1 Service. */
+typedef struct {
+	k8s_object_t meta;
+	uint8_t type;              /*!< k8s_svc_type_t. */
+	bool publish_not_ready;    /*!< spec.publishNotReadyAddresses or the tolerate-unready annotation. */
+	uint8_t ip_count;          /*!< Valid cluster IPs (spec.clusterIPs, else spec.clusterIP). */
+	k8s_ip_t ips[2];
+	const char *external_name; /*!< Lowercase target without trailing dot, or NULL. */
+	uint16_t port_count;
+	const k8s_port_t *ports;
+} k8s_service_t;
+
+/*! \brief One address of an EndpointSlice endpoint (multi-address endpoints are flattened). */
+typedef struct {
+	k8s_ip_t ip;
+	bool ready;                /*!< conditions.ready; absent means ready. */
+	const char *hostname;      /*!< Valid DNS label or NULL. */
+	const char *target;        /*!< targetRef.name of a Pod, valid label below 64 chars, or NULL. */
+} k8s_endpoint_t;
+
+/*! \brief discovery.k8s.io/v1 EndpointSlice (cluster-local or imported). */
+typedef struct {
+	k8s_object_t meta;
+	const char *service;         /*!< Label kubernetes.io/service-name, or NULL. */
+	const char *mcs_service;     /*!< Label multicluster.kubernetes.io/service-name, or NULL. */
+	const char *source_cluster;  /*!< Label multicluster.kubernetes.io/source-cluster, or NULL. */
+	uint8_t family;              /*!< AF_INET, AF_INET6, or 0 for FQDN and unknown types. */
+	int64_t trigger_time_ns;     /*!< endpoints.kubernetes.io/last-change-trigger-time (Unix ns), 0 if absent. */
+	uint32_t endpoint_count;
+	const k8s_endpoint_t *endpoints;
+	uint16_t port_count;
+	const k8s_port_t *ports;     /*!< Target ports; port 0 means "all ports" and gets no SRV. */
+} k8s_slice_t;
+
+/*! \brief core/v1 Namespace. */
+typedef struct {
+	k8s_object_t meta;
+} k8s_namespace_t;
+
+/*! \brief core/v1 Pod. */
+typedef struct {
+	k8s_object_t meta;
+	bool live;                 /*!< Pending or Running and not being deleted. */
+	bool host_network;         /*!< spec.hostNetwork: its IP is the node's. */
+	uint8_t ip_count;          /*!< status.podIPs (else status.podIP). */
+	k8s_ip_t ips[2];
+} k8s_pod_t;
+
+/*! \brief multicluster.x-k8s.io ServiceImport (v1alpha1 or v1beta1). */
+typedef struct {
+	k8s_object_t meta;
+	bool headless;             /*!< spec.type Headless, else ClusterSetIP. */
+	uint8_t ip_count;          /*!< spec.ips. */
+	k8s_ip_t ips[2];
+	uint16_t port_count;
+	const k8s_port_t *ports;
+} k8s_serviceimport_t;
+
+/*! \brief about.k8s.io ClusterProperty. */
+typedef struct {
+	k8s_object_t meta;
+	const char *value;         /*!< spec.value. */
+} k8s_clusterproperty_t;
+
+/*! \brief A Status object (error bodies and ERROR events). */
+typedef struct {
+	int code;                  /*!< Status code, 0 if none. */
+	int retry_after;           /*!< details.retryAfterSeconds, 0 if none. */
+	char reason[32];           /*!< E.g. "Expired", "Unauthorized"; "" if none. */
+	char message[256];         /*!< Truncated message; never holds request headers. */
+} k8s_status_t;
+
+typedef enum {
+	K8S_EV_ADDED = 0,
+	K8S_EV_MODIFIED,
+	K8S_EV_DELETED,
+	K8S_EV_BOOKMARK,
+	K8S_EV_ERROR,
+} k8s_event_type_t;
+
+#define K8S_RV_MAX 64
+
+/*! \brief One decoded watch event. */
+typedef struct {
+	k8s_event_type_t type;
+	char rv[K8S_RV_MAX];       /*!< object.metadata.resourceVersion, "" if none. */
+	k8s_object_t *obj;         /*!< ADDED, MODIFIED, DELETED: the object; the caller frees it. */
+	bool initial_events_end;   /*!< BOOKMARK annotated k8s.io/initial-events-end. */
+	k8s_status_t status;       /*!< ERROR: the Status. */
+} k8s_event_t;
+
+/*!
+ * \brief Decodes one API object.
+ *
+ * \param kind    Expected kind.
+ * \param text    JSON text of the object (need not be NUL-terminated).
+ * \param len     Its length.
+ * \param obj     Out: the object (single allocation) on success.
+ * \param err     Out: a lowercase reason on failure (may be NULL).
+ * \param errlen  Size of \a err.
+ *
+ * \retval KNOT_EOK     decoded.
+ * \retval KNOT_EMALF   not JSON, or not an object.
+ * \retval KNOT_EINVAL  a required field is missing or invalid (e.g. a name that is no DNS label).
+ * \retval KNOT_ENOMEM  out of memory.
+ */
+int k8s_object_decode(k8s_kind_t kind, const char *text, size_t len,
+                      k8s_object_t **obj, char *err, size_t errlen);
+
+/*!
+ * \brief Decodes one watch event line ({"type":..., "object":...}).
+ *
+ * BOOKMARK objects are read for their resourceVersion only (their other
+ * fields are zero values). Unknown event types give KNOT_EINVAL.
+ * Return values as k8s_object_decode().
+ */
+int k8s_event_decode(k8s_kind_t kind, const char *text, size_t len,
+                     k8s_event_t *ev, char *err, size_t errlen);
+
+/*!
+ * \brief Reads a Status from an error body; plain-text bodies give the first line as message.
+ *
+ * \retval KNOT_EOK    always fills \a st (zeros when nothing is known).
+ */
+int k8s_status_decode(const char *text, size_t len, k8s_status_t *st);
+
+/*! \brief Parses an RFC 3339 timestamp (with optional fraction) to Unix ns; 0 on error. */
+int64_t k8s_time_parse(const char *text);
+
+/*! \brief Frees a decoded object (NULL is fine). */
+void k8s_object_free(k8s_object_t *obj);
