@@ -14,4 +14,101 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
+/*!
+ * \file
+ *
+ * \brief Answers from the record table into knotd's response packet.
+ *
+ * Called from the ANSWER (and ADDITIONAL) stage of a zone attached to mod-k8s
+ * when the zone file has no answer. Prebuilt answers (service A/AAAA) are put
+ * without copying; what must be composed (SRV, PTR, pod and endpoint
+ * addresses) comes from the packet's mempool. No knotd call is made here.
+ */
+
 #pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <libknot/libknot.h>
+
+#include "qname.h"
+#include "table.h"
+
+typedef enum {
+	K8S_PODS_DISABLED = 0,  /*!< No pod records. */
+	K8S_PODS_INSECURE,      /*!< Any dashed address in an existing namespace. */
+	K8S_PODS_VERIFIED,      /*!< Only addresses of live pods in that namespace. */
+} k8s_pods_mode_t;
+
+/*! \brief What an external name resolves to, from the upstream cache. */
+typedef enum {
+	K8S_EXT_NONE = 0,   /*!< No upstream: answer the CNAME alone. */
+	K8S_EXT_PENDING,    /*!< Not resolved yet, or the upstream failed: SERVFAIL. */
+	K8S_EXT_OK,         /*!< Records (possibly none of the type: NODATA). */
+	K8S_EXT_NXDOMAIN,   /*!< The target does not exist. */
+} k8s_ext_status_t;
+
+/*! \brief Looks up an external CNAME target's records (A or AAAA) in the upstream cache. */
+typedef k8s_ext_status_t (*k8s_ext_lookup_f)(const void *ctx, const knot_dname_t *target,
+                                              uint16_t qtype, knot_rdataset_t *rrs,
+                                              uint32_t *ttl);
+
+/*! \brief Per-zone answer settings, fixed at load. */
+typedef struct {
+	k8s_role_t role;
+	const knot_dname_t *zone;               /*!< This zone's apex, lowercase. */
+	const knot_dname_t *domains[K8S_ZONE_COUNT]; /*!< Cluster and clusterset domains (PTR targets). */
+	uint32_t ttl;                           /*!< TTL of synthesized records. */
+	knot_rdataset_t version;                /*!< dns-version TXT rdata of this zone. */
+	uint8_t pods;                           /*!< k8s_pods_mode_t. */
+	bool ignore_empty;                      /*!< ClusterIP services without ready endpoints are NXDOMAIN. */
+	k8s_ext_lookup_f ext_lookup;            /*!< Upstream cache for ExternalName targets, or NULL. */
+	const void *ext_ctx;
+} k8s_answer_conf_t;
+
+/*! \brief TTL of dns-version, as in the specification's example. */
+#define K8S_VERSION_TTL 28800
+
+typedef enum {
+	K8S_ANSWER_PASS = 0,     /*!< Not ours (zone apex): leave knotd's result. */
+	K8S_ANSWER_HIT,          /*!< Records put. */
+	K8S_ANSWER_HIT_NXDOMAIN, /*!< CNAME put, its target does not exist. */
+	K8S_ANSWER_NODATA,       /*!< The name exists without records of the type. */
+	K8S_ANSWER_NXDOMAIN,     /*!< No such name. */
+	K8S_ANSWER_TRUNC,        /*!< Did not fit; TC is set. */
+	K8S_ANSWER_NOTREADY,     /*!< First sync not complete: SERVFAIL, EDE 14. */
+	K8S_ANSWER_SERVFAIL,     /*!< The upstream for an ExternalName failed, or no memory. */
+} k8s_answer_t;
+
+/*!
+ * \brief Answers a query name below the zone.
+ *
+ * \param qname  Lowercase query name (knotd's qdata->name).
+ * \param qtype  Query type.
+ * \param pkt    Response, positioned at the ANSWER section.
+ * \param mm     Per-query memory (knotd's qdata->mm).
+ */
+k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
+                        const knot_dname_t *qname, uint16_t qtype, knot_pkt_t *pkt,
+                        knot_mm_t *mm);
+
+/*!
+ * \brief Forgets the previous query's SRV answer on this thread.
+ *
+ * knotd reuses a worker's packet for the next query; call this first in every
+ * ANSWER-stage hook so that an ADDITIONAL stage never sees another query's SRV.
+ */
+void k8s_answer_forget(void);
+
+/*!
+ * \brief Adds the addresses of SRV targets that k8s_answer() just put in \a pkt.
+ *
+ * Called in the ADDITIONAL stage of the same query on the same thread; uses
+ * the same service block as the answer. What does not fit is left out.
+ */
+void k8s_answer_additional(const k8s_answer_conf_t *conf, const knot_pkt_t *answered,
+                           knot_pkt_t *pkt, knot_mm_t *mm);
+
+/*! \brief Builds a TXT rdataset holding one string (for dns-version). */
+int k8s_answer_txt(knot_rdataset_t *rrs, const char *text);

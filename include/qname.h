@@ -14,4 +14,70 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
+/*!
+ * \file
+ *
+ * \brief A query name into its parts: endpoint, service, namespace, port, protocol, address.
+ *
+ * Works on the lowercase wire-format query name knotd hands to modules and
+ * points into it; nothing is copied or allocated.
+ */
+
 #pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "objects.h"
+
+/*! \brief What a zone attached to mod-k8s serves. */
+typedef enum {
+	K8S_ROLE_CLUSTER = 0,   /*!< The cluster domain (cluster.local.). */
+	K8S_ROLE_CLUSTERSET,    /*!< The clusterset domain (clusterset.local.). */
+	K8S_ROLE_REVERSE,       /*!< A zone under in-addr.arpa. or ip6.arpa. */
+} k8s_role_t;
+
+typedef enum {
+	K8S_Q_APEX = 0,       /*!< The zone apex: the zone file answers. */
+	K8S_Q_INVALID,        /*!< No such name can exist (NXDOMAIN). */
+	K8S_Q_DNS_VERSION,    /*!< dns-version.<zone> */
+	K8S_Q_SVC_ROOT,       /*!< svc.<zone> */
+	K8S_Q_POD_ROOT,       /*!< pod.<zone> */
+	K8S_Q_NAMESPACE,      /*!< <ns>.svc.<zone> or <ns>.pod.<zone> */
+	K8S_Q_SERVICE,        /*!< <svc>.<ns>.svc.<zone> */
+	K8S_Q_SUBNAME,        /*!< One to three labels below a service: endpoint, SRV, empty non-terminal. */
+	K8S_Q_POD,            /*!< <dashed-ip>.<ns>.pod.<zone> */
+	K8S_Q_REVERSE,        /*!< An address, or a prefix of one, under in-addr.arpa. or ip6.arpa. */
+} k8s_qkind_t;
+
+#define K8S_QNAME_MAX_SUB 3
+
+/*! \brief A parsed query name; pointers point into the query name. */
+typedef struct {
+	k8s_qkind_t kind;
+	const uint8_t *owner;      /*!< SERVICE, SUBNAME: the "<svc><ns>" labels. */
+	size_t owner_len;
+	const uint8_t *ns;         /*!< NAMESPACE, SERVICE, SUBNAME, POD: the namespace label. */
+	bool under_pod;            /*!< NAMESPACE: below pod.<zone> rather than svc.<zone>. */
+	const uint8_t *sub[K8S_QNAME_MAX_SUB]; /*!< SUBNAME: labels left of the service, leftmost first. */
+	unsigned sub_count;
+	k8s_ip_t ip;               /*!< POD: the address; REVERSE: address or prefix (rest zero). */
+	unsigned ip_bits;          /*!< REVERSE: bits the name gives (32 or 128: a whole address). */
+} k8s_qname_t;
+
+/*!
+ * \brief Parses a lowercase query name below a zone.
+ *
+ * \param qname  Query name (lowercase wire format).
+ * \param zone   The zone apex it is in (lowercase wire format).
+ * \param role   What the zone serves.
+ * \param q      Out: the parts.
+ */
+void k8s_qname_parse(const uint8_t *qname, const uint8_t *zone, k8s_role_t role, k8s_qname_t *q);
+
+/*! \brief Parses a pod label: dashed IPv4 (10-244-1-7) or IPv6 (fd00--7). */
+bool k8s_qname_pod_ip(const uint8_t *label, k8s_ip_t *ip);
+
+/*! \brief True if a wire label equals a C string. */
+bool k8s_label_is(const uint8_t *label, const char *text);

@@ -15,3 +15,15 @@
  */
 
 /* Not yet written. */
+
+#include "objects.h"
+
+const char *k8s_proto_name(k8s_proto_t proto)
+{
+	switch (proto) {
+	case K8S_PROTO_TCP:  return "tcp";
+	case K8S_PROTO_UDP:  return "udp";
+	case K8S_PROTO_SCTP: return "sctp";
+	default:             return "";
+	}
+}

@@ -14,4 +14,210 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-/* Not yet written. */
+#include <arpa/inet.h>
+#include <string.h>
+
+#include <libknot/dname.h>
+
+#include "qname.h"
+
+bool k8s_label_is(const uint8_t *label, const char *text)
+{
+	size_t len = strlen(text);
+	return label[0] == len && memcmp(label + 1, text, len) == 0;
+}
+
+bool k8s_qname_pod_ip(const uint8_t *label, k8s_ip_t *ip)
+{
+	char text[64];
+	size_t len = label[0];
+	if (len == 0 || len >= sizeof(text)) {
+		return false;
+	}
+
+	// Three dashes and no empty group is IPv4, anything else IPv6 (CoreDNS's rule).
+	size_t dashes = 0;
+	bool empty_group = false;
+	for (size_t i = 0; i < len; i++) {
+		char c = label[1 + i];
+		dashes += (c == '-');
+		empty_group |= (c == '-' && i + 1 < len && label[2 + i] == '-');
+	}
+	bool v4 = dashes == 3 && !empty_group;
+	for (size_t i = 0; i < len; i++) {
+		char c = label[1 + i];
+		text[i] = (c == '-') ? (v4 ? '.' : ':') : c;
+	}
+	text[len] = '\0';
+
+	memset(ip, 0, sizeof(*ip));
+	ip->family = v4 ? AF_INET : AF_INET6;
+	return inet_pton(ip->family, text, ip->bytes) == 1;
+}
+
+/*! \brief Labels of a name from the left: fills \a labels, returns their count (at most max). */
+static size_t split(const uint8_t *name, const uint8_t **labels, size_t max)
+{
+	size_t n = 0;
+	while (*name != 0) {
+		if (n < max) {
+			labels[n] = name;
+		}
+		n++;
+		name += 1 + *name;
+	}
+	return n;
+}
+
+/*! \brief Reads a decimal octet label (no leading zeros). */
+static bool octet(const uint8_t *label, uint8_t *out)
+{
+	size_t len = label[0];
+	if (len == 0 || len > 3 || (len > 1 && label[1] == '0')) {
+		return false;
+	}
+	unsigned value = 0;
+	for (size_t i = 1; i <= len; i++) {
+		if (label[i] < '0' || label[i] > '9') {
+			return false;
+		}
+		value = value * 10 + (label[i] - '0');
+	}
+	if (value > 255) {
+		return false;
+	}
+	*out = value;
+	return true;
+}
+
+static bool nibble(const uint8_t *label, uint8_t *out)
+{
+	if (label[0] != 1) {
+		return false;
+	}
+	uint8_t c = label[1];
+	if (c >= '0' && c <= '9') {
+		*out = c - '0';
+	} else if (c >= 'a' && c <= 'f') {
+		*out = c - 'a' + 10;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+#define MAX_LABELS 40
+
+static void parse_reverse(const uint8_t **labels, size_t n, k8s_qname_t *q)
+{
+	q->kind = K8S_Q_INVALID;
+	// The last two labels are in-addr.arpa or ip6.arpa.
+	if (n < 2 || !k8s_label_is(labels[n - 1], "arpa")) {
+		return;
+	}
+	size_t given = n - 2;
+	if (k8s_label_is(labels[n - 2], "in-addr")) {
+		if (given > 4) {
+			return;
+		}
+		q->ip.family = AF_INET;
+		for (size_t i = 0; i < given; i++) {
+			// The label next to in-addr is the first octet.
+			if (!octet(labels[n - 3 - i], &q->ip.bytes[i])) {
+				return;
+			}
+		}
+		q->ip_bits = 8 * given;
+	} else if (k8s_label_is(labels[n - 2], "ip6")) {
+		if (given > 32) {
+			return;
+		}
+		q->ip.family = AF_INET6;
+		for (size_t i = 0; i < given; i++) {
+			uint8_t value;
+			if (!nibble(labels[n - 3 - i], &value)) {
+				return;
+			}
+			q->ip.bytes[i / 2] |= (i % 2 == 0) ? value << 4 : value;
+		}
+		q->ip_bits = 4 * given;
+	} else {
+		return;
+	}
+	q->kind = K8S_Q_REVERSE;
+}
+
+void k8s_qname_parse(const uint8_t *qname, const uint8_t *zone, k8s_role_t role, k8s_qname_t *q)
+{
+	memset(q, 0, sizeof(*q));
+
+	const uint8_t *labels[MAX_LABELS];
+	size_t total = split(qname, labels, MAX_LABELS);
+	size_t zone_labels = knot_dname_labels(zone, NULL);
+	if (total > MAX_LABELS || total < zone_labels) {
+		q->kind = K8S_Q_INVALID;
+		return;
+	}
+	size_t n = total - zone_labels;  // Labels below the zone apex.
+	if (n == 0) {
+		q->kind = K8S_Q_APEX;
+		return;
+	}
+
+	if (role == K8S_ROLE_REVERSE) {
+		parse_reverse(labels, total, q);
+		return;
+	}
+
+	q->kind = K8S_Q_INVALID;
+	const uint8_t *kind_label = labels[n - 1];  // Next to the apex: svc or pod.
+	if (n == 1) {
+		if (k8s_label_is(kind_label, "dns-version")) {
+			q->kind = K8S_Q_DNS_VERSION;
+		} else if (k8s_label_is(kind_label, "svc")) {
+			q->kind = K8S_Q_SVC_ROOT;
+		} else if (k8s_label_is(kind_label, "pod")) {
+			q->kind = K8S_Q_POD_ROOT;
+		}
+		return;
+	}
+
+	bool svc = k8s_label_is(kind_label, "svc");
+	bool pod = k8s_label_is(kind_label, "pod");
+	if (!svc && !pod) {
+		return;
+	}
+	q->ns = labels[n - 2];
+	if (n == 2) {
+		q->kind = K8S_Q_NAMESPACE;
+		q->under_pod = pod;
+		return;
+	}
+
+	if (pod) {
+		// Pods have names only in the cluster zone.
+		if (n == 3 && role == K8S_ROLE_CLUSTER && k8s_qname_pod_ip(labels[0], &q->ip)) {
+			q->kind = K8S_Q_POD;
+		}
+		return;
+	}
+
+	q->owner = labels[n - 3];
+	q->owner_len = kind_label - q->owner;
+	if (n == 3) {
+		q->kind = K8S_Q_SERVICE;
+		return;
+	}
+
+	// Below a service: _port._proto, <endpoint>, <hostname>.<clusterid> (one or two labels).
+	size_t sub = n - 3;
+	size_t max_sub = (role == K8S_ROLE_CLUSTERSET) ? 3 : 2;
+	if (sub > max_sub) {
+		return;
+	}
+	q->kind = K8S_Q_SUBNAME;
+	q->sub_count = sub;
+	for (size_t i = 0; i < sub; i++) {
+		q->sub[i] = labels[i];
+	}
+}

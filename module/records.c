@@ -14,4 +14,567 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-/* Not yet written. */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libknot/dname.h>
+#include <libknot/rdata.h>
+
+#include "records.h"
+
+/*! \brief An address record being built, with its label in wire form for sorting. */
+typedef struct {
+	k8s_ip_t ip;
+	uint16_t cluster;       /*!< Index into the sorted cluster ids. */
+	bool explicit_label;    /*!< Hostname or pod name, as opposed to the dashed address. */
+	uint8_t label[64];      /*!< Wire label (explicit or derived). */
+} ent_t;
+
+/*! \brief A growable array of entries and what else a block needs. */
+typedef struct {
+	ent_t *sips;
+	size_t sip_count;
+	ent_t *eps;
+	size_t ep_count, ep_cap;
+	k8s_port_t *ports;      /*!< Named ports (names point into the objects). */
+	size_t port_count, port_cap;
+	const char **clusters;  /*!< Source cluster ids (point into the objects). */
+	size_t cluster_count, cluster_cap;
+	uint32_t ready_count;
+} draft_t;
+
+static void draft_free(draft_t *d)
+{
+	free(d->sips);
+	free(d->eps);
+	free(d->ports);
+	free(d->clusters);
+}
+
+static bool grow(void **arr, size_t *cap, size_t count, size_t elem_size)
+{
+	if (count < *cap) {
+		return true;
+	}
+	size_t cap_new = (*cap > 0) ? 2 * *cap : 16;
+	void *arr_new = realloc(*arr, cap_new * elem_size);
+	if (arr_new == NULL) {
+		return false;
+	}
+	*arr = arr_new;
+	*cap = cap_new;
+	return true;
+}
+
+static size_t ip_len(uint8_t family)
+{
+	return (family == AF_INET) ? 4 : 16;
+}
+
+static void label_set(uint8_t label[64], const char *text)
+{
+	size_t len = strlen(text);
+	label[0] = len;
+	memcpy(label + 1, text, len);
+}
+
+/*! \brief The dashed form of an address (CoreDNS compatible), as a wire label. */
+static void label_derive(uint8_t label[64], const k8s_ip_t *ip)
+{
+	k8s_addr_t addr = { .family = ip->family };
+	memcpy(addr.bytes, ip->bytes, ip_len(ip->family));
+	// Only the address matters for a derived label.
+	k8s_addr_label(NULL, &addr, label);
+}
+
+static int label_cmp(const uint8_t *a, const uint8_t *b)
+{
+	if (a[0] != b[0]) {
+		return (a[0] < b[0]) ? -1 : 1;
+	}
+	return memcmp(a + 1, b + 1, a[0]);
+}
+
+static int ip_cmp(const k8s_ip_t *a, const k8s_ip_t *b)
+{
+	if (a->family != b->family) {
+		return (a->family < b->family) ? -1 : 1;
+	}
+	return memcmp(a->bytes, b->bytes, ip_len(a->family));
+}
+
+/*! \brief Sort order of endpoint records; k8s_svc_endpoints() searches in it. */
+static int ent_cmp(const void *a, const void *b)
+{
+	const ent_t *x = a, *y = b;
+	if (x->cluster != y->cluster) {
+		return (x->cluster < y->cluster) ? -1 : 1;
+	}
+	int cmp = label_cmp(x->label, y->label);
+	return (cmp != 0) ? cmp : ip_cmp(&x->ip, &y->ip);
+}
+
+static int ent_ip_cmp(const void *a, const void *b)
+{
+	return ip_cmp(&((const ent_t *)a)->ip, &((const ent_t *)b)->ip);
+}
+
+static int add_port(draft_t *d, const k8s_port_t *port)
+{
+	if (port->name == NULL || port->port == 0) {
+		return KNOT_EOK;  // Unnamed ports have no SRV record.
+	}
+	for (size_t i = 0; i < d->port_count; i++) {
+		if (d->ports[i].proto == port->proto && strcmp(d->ports[i].name, port->name) == 0) {
+			return KNOT_EOK;
+		}
+	}
+	if (!grow((void **)&d->ports, &d->port_cap, d->port_count, sizeof(*d->ports))) {
+		return KNOT_ENOMEM;
+	}
+	d->ports[d->port_count++] = *port;
+	return KNOT_EOK;
+}
+
+static int port_cmp(const void *a, const void *b)
+{
+	const k8s_port_t *x = a, *y = b;
+	int cmp = strcmp(x->name, y->name);
+	return (cmp != 0) ? cmp : (x->proto > y->proto) - (x->proto < y->proto);
+}
+
+static int add_sips(draft_t *d, const k8s_ip_t *ips, size_t count)
+{
+	d->sips = calloc(count > 0 ? count : 1, sizeof(*d->sips));
+	if (d->sips == NULL) {
+		return KNOT_ENOMEM;
+	}
+	for (size_t i = 0; i < count; i++) {
+		bool dup = false;
+		for (size_t j = 0; j < d->sip_count; j++) {
+			dup = dup || ip_cmp(&d->sips[j].ip, &ips[i]) == 0;
+		}
+		if (!dup && (ips[i].family == AF_INET || ips[i].family == AF_INET6)) {
+			d->sips[d->sip_count++].ip = ips[i];
+		}
+	}
+	return KNOT_EOK;
+}
+
+static int cluster_index(draft_t *d, const char *id, uint16_t *index)
+{
+	for (size_t i = 0; i < d->cluster_count; i++) {
+		if (strcmp(d->clusters[i], id) == 0) {
+			*index = i;
+			return KNOT_EOK;
+		}
+	}
+	if (d->cluster_count == UINT16_MAX ||
+	    !grow((void **)&d->clusters, &d->cluster_cap, d->cluster_count, sizeof(char *))) {
+		return KNOT_ENOMEM;
+	}
+	*index = d->cluster_count;
+	d->clusters[d->cluster_count++] = id;
+	return KNOT_EOK;
+}
+
+/*! \brief Adds a slice's endpoints; \a keep_records false only counts the ready ones. */
+static int add_slice(draft_t *d, const k8s_slice_t *slice, bool all_ready, bool keep_records,
+                     const char *cluster, const k8s_records_conf_t *conf)
+{
+	if (slice->family != AF_INET && slice->family != AF_INET6) {
+		return KNOT_EOK;
+	}
+	uint16_t cluster_idx = 0;
+	if (cluster != NULL && keep_records) {
+		int ret = cluster_index(d, cluster, &cluster_idx);
+		if (ret != KNOT_EOK) {
+			return ret;
+		}
+	}
+
+	for (uint32_t i = 0; i < slice->endpoint_count; i++) {
+		const k8s_endpoint_t *ep = &slice->endpoints[i];
+		if (!(ep->ready || all_ready) || ep->ip.family != slice->family) {
+			continue;
+		}
+		d->ready_count++;
+		if (!keep_records) {
+			continue;
+		}
+		if (!grow((void **)&d->eps, &d->ep_cap, d->ep_count, sizeof(*d->eps))) {
+			return KNOT_ENOMEM;
+		}
+		ent_t *ent = &d->eps[d->ep_count++];
+		memset(ent, 0, sizeof(*ent));
+		ent->ip = ep->ip;
+		ent->cluster = cluster_idx;
+		const char *label = ep->hostname;
+		if (label == NULL && conf->endpoint_pod_names) {
+			label = ep->target;
+		}
+		if (label != NULL) {
+			ent->explicit_label = true;
+			label_set(ent->label, label);
+		} else {
+			label_derive(ent->label, &ep->ip);
+		}
+	}
+
+	for (uint16_t i = 0; i < slice->port_count && keep_records; i++) {
+		int ret = add_port(d, &slice->ports[i]);
+		if (ret != KNOT_EOK) {
+			return ret;
+		}
+	}
+	return KNOT_EOK;
+}
+
+/*! \brief Orders cluster ids by wire form: size, then bytes. */
+static int cluster_cmp(const char *a, const char *b)
+{
+	uint8_t wa[KNOT_DNAME_MAXLEN], wb[KNOT_DNAME_MAXLEN];
+	if (knot_dname_from_str(wa, a, sizeof(wa)) == NULL ||
+	    knot_dname_from_str(wb, b, sizeof(wb)) == NULL) {
+		return strcmp(a, b);
+	}
+	knot_dname_to_lower(wa);
+	knot_dname_to_lower(wb);
+	size_t sa = knot_dname_size(wa), sb = knot_dname_size(wb);
+	if (sa != sb) {
+		return (sa < sb) ? -1 : 1;
+	}
+	return memcmp(wa, wb, sa);
+}
+
+/*! \brief Sorts the endpoints (clusters first, by id) and drops duplicates. */
+static void sort_endpoints(draft_t *d)
+{
+	// Renumber clusters in the order of their wire form (length, then bytes),
+	// the order in which k8s_svc_endpoints() compares them.
+	uint16_t order[d->cluster_count > 0 ? d->cluster_count : 1];
+	for (size_t i = 0; i < d->cluster_count; i++) {
+		order[i] = i;
+	}
+	for (size_t i = 1; i < d->cluster_count; i++) {
+		for (size_t j = i; j > 0; j--) {
+			if (cluster_cmp(d->clusters[order[j - 1]], d->clusters[order[j]]) <= 0) {
+				break;
+			}
+			uint16_t tmp = order[j - 1];
+			order[j - 1] = order[j];
+			order[j] = tmp;
+		}
+	}
+	uint16_t rank[d->cluster_count > 0 ? d->cluster_count : 1];
+	const char *sorted[d->cluster_count > 0 ? d->cluster_count : 1];
+	for (size_t i = 0; i < d->cluster_count; i++) {
+		rank[order[i]] = i;
+		sorted[i] = d->clusters[order[i]];
+	}
+	for (size_t i = 0; i < d->cluster_count; i++) {
+		d->clusters[i] = sorted[i];
+	}
+	for (size_t i = 0; i < d->ep_count; i++) {
+		d->eps[i].cluster = (d->cluster_count > 0) ? rank[d->eps[i].cluster] : 0;
+	}
+
+	qsort(d->eps, d->ep_count, sizeof(*d->eps), ent_cmp);
+	size_t kept = 0;
+	for (size_t i = 0; i < d->ep_count; i++) {
+		if (kept > 0 && ent_cmp(&d->eps[kept - 1], &d->eps[i]) == 0) {
+			continue;  // The same endpoint in two slices (e.g. during a rollout).
+		}
+		d->eps[kept++] = d->eps[i];
+	}
+	d->ep_count = kept;
+}
+
+/*! \brief Size of a cluster id in wire form with its terminating zero; 0 if invalid. */
+static size_t cluster_wire_size(const char *id)
+{
+	uint8_t wire[KNOT_DNAME_MAXLEN];
+	if (knot_dname_from_str(wire, id, sizeof(wire)) == NULL) {
+		return 0;
+	}
+	return knot_dname_size(wire);
+}
+
+/*! \brief Bytes taken by an rdataset of unique addresses of one family. */
+static size_t rrs_size(const ent_t *ents, size_t count, uint8_t family, uint16_t *rr_count)
+{
+	*rr_count = 0;
+	for (size_t i = 0; i < count; i++) {
+		if (ents[i].ip.family == family &&
+		    (i == 0 || ip_cmp(&ents[i - 1].ip, &ents[i].ip) != 0)) {
+			(*rr_count)++;
+		}
+	}
+	return *rr_count * knot_rdata_size(ip_len(family));
+}
+
+static uint8_t *fill_rrs(knot_rdataset_t *rrs, uint8_t *pos, const ent_t *ents, size_t count,
+                         uint8_t family)
+{
+	rrs->rdata = (knot_rdata_t *)pos;
+	rrs->count = 0;
+	for (size_t i = 0; i < count; i++) {
+		if (ents[i].ip.family != family ||
+		    (i > 0 && ip_cmp(&ents[i - 1].ip, &ents[i].ip) == 0)) {
+			continue;
+		}
+		knot_rdata_init((knot_rdata_t *)pos, ip_len(family), ents[i].ip.bytes);
+		pos += knot_rdata_size(ip_len(family));
+		rrs->count++;
+	}
+	rrs->size = pos - (uint8_t *)rrs->rdata;
+	if (rrs->count == 0) {
+		rrs->rdata = NULL;
+	}
+	return pos;
+}
+
+#define ALIGN8(x) (((x) + 7) & ~(size_t)7)
+
+/*! \brief Lays out and fills the block. */
+static k8s_svc_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
+                           const char *ns, const char *name, const char *target,
+                           bool endpoints_answer)
+{
+	uint8_t owner[128];
+	size_t owner_len = k8s_svc_owner(ns, name, owner);
+	if (owner_len == 0) {
+		return NULL;
+	}
+	uint8_t target_wire[KNOT_DNAME_MAXLEN];
+	size_t target_size = 0;
+	if (target != NULL) {
+		if (knot_dname_from_str(target_wire, target, sizeof(target_wire)) == NULL) {
+			return NULL;
+		}
+		knot_dname_to_lower(target_wire);
+		target_size = knot_dname_size(target_wire);
+	}
+
+	sort_endpoints(d);
+	qsort(d->ports, d->port_count, sizeof(*d->ports), port_cmp);
+
+	// The A/AAAA answers of the service name: service IPs or ready endpoints, each address once.
+	ent_t *answer = endpoints_answer ? d->eps : d->sips;
+	size_t answer_count = endpoints_answer ? d->ep_count : d->sip_count;
+	ent_t *by_ip = malloc((answer_count > 0 ? answer_count : 1) * sizeof(*by_ip));
+	if (by_ip == NULL) {
+		return NULL;
+	}
+	memcpy(by_ip, answer, answer_count * sizeof(*by_ip));
+	qsort(by_ip, answer_count, sizeof(*by_ip), ent_ip_cmp);
+	uint16_t a_count, aaaa_count;
+	size_t rdata_size = rrs_size(by_ip, answer_count, AF_INET, &a_count) +
+	                    rrs_size(by_ip, answer_count, AF_INET6, &aaaa_count);
+
+	// Strings: offset 0 unused, then labels (adjacent equal ones shared), port names, cluster ids.
+	size_t strings_size = 1;
+	for (size_t i = 0; i < d->ep_count; i++) {
+		if (d->eps[i].explicit_label &&
+		    (i == 0 || label_cmp(d->eps[i - 1].label, d->eps[i].label) != 0)) {
+			strings_size += 1 + d->eps[i].label[0];
+		}
+	}
+	for (size_t i = 0; i < d->port_count; i++) {
+		strings_size += 1 + strlen(d->ports[i].name);
+	}
+	for (size_t i = 0; i < d->cluster_count; i++) {
+		size_t size = cluster_wire_size(d->clusters[i]);
+		if (size == 0) {
+			free(by_ip);
+			return NULL;
+		}
+		strings_size += size;
+	}
+
+	size_t addr_count = d->sip_count + d->ep_count;
+	size_t off_ports = ALIGN8(sizeof(k8s_svc_t) + addr_count * sizeof(k8s_addr_t));
+	size_t off_clusters = off_ports + d->port_count * sizeof(k8s_svc_port_t);
+	size_t off_rdata = ALIGN8(off_clusters + d->cluster_count * sizeof(uint32_t));
+	size_t off_owner = off_rdata + rdata_size;
+	size_t off_target = off_owner + owner_len;
+	size_t off_strings = off_target + target_size;
+	size_t size = off_strings + strings_size;
+	if (size > UINT32_MAX) {
+		free(by_ip);
+		return NULL;
+	}
+
+	uint8_t *mem = calloc(1, size);
+	if (mem == NULL) {
+		free(by_ip);
+		return NULL;
+	}
+	k8s_svc_t *svc = (k8s_svc_t *)mem;
+	svc->zone = zone;
+	svc->type = type;
+	svc->size = size;
+	svc->ready_count = d->ready_count;
+	svc->owner = memcpy(mem + off_owner, owner, owner_len);
+	svc->owner_len = owner_len;
+	svc->target = (target_size > 0) ? memcpy(mem + off_target, target_wire, target_size) : NULL;
+	uint8_t *strings = mem + off_strings;
+	svc->strings = strings;
+	size_t str_pos = 1;
+
+	uint8_t *pos = fill_rrs(&svc->rrs_a, mem + off_rdata, by_ip, answer_count, AF_INET);
+	fill_rrs(&svc->rrs_aaaa, pos, by_ip, answer_count, AF_INET6);
+	free(by_ip);
+
+	svc->addr_count = addr_count;
+	svc->sip_count = d->sip_count;
+	for (size_t i = 0; i < addr_count; i++) {
+		bool sip = i < d->sip_count;
+		const ent_t *ent = sip ? &d->sips[i] : &d->eps[i - d->sip_count];
+		k8s_addr_t *addr = &svc->addrs[i];
+		memcpy(addr->bytes, ent->ip.bytes, ip_len(ent->ip.family));
+		addr->family = ent->ip.family;
+		addr->idx = i;
+		addr->flags = sip ? K8S_ADDR_SERVICE_IP : 0;
+		addr->cluster = sip ? 0 : ent->cluster;
+		if (!sip && ent->explicit_label) {
+			const k8s_addr_t *prev = (i > d->sip_count) ? &svc->addrs[i - 1] : NULL;
+			if (prev != NULL && prev->label != 0 &&
+			    label_cmp(strings + prev->label, ent->label) == 0) {
+				addr->label = prev->label;
+			} else {
+				addr->label = str_pos;
+				memcpy(strings + str_pos, ent->label, 1 + ent->label[0]);
+				str_pos += 1 + ent->label[0];
+			}
+		}
+	}
+
+	k8s_svc_port_t *ports = (k8s_svc_port_t *)(mem + off_ports);
+	svc->ports = ports;
+	svc->port_count = d->port_count;
+	for (size_t i = 0; i < d->port_count; i++) {
+		ports[i].port = d->ports[i].port;
+		ports[i].proto = d->ports[i].proto;
+		ports[i].name = str_pos;
+		label_set(strings + str_pos, d->ports[i].name);
+		str_pos += 1 + strings[str_pos];
+	}
+
+	uint32_t *clusters = (uint32_t *)(mem + off_clusters);
+	svc->clusters = clusters;
+	svc->cluster_count = d->cluster_count;
+	for (size_t i = 0; i < d->cluster_count; i++) {
+		clusters[i] = str_pos;
+		knot_dname_from_str(strings + str_pos, d->clusters[i], KNOT_DNAME_MAXLEN);
+		knot_dname_to_lower(strings + str_pos);
+		str_pos += knot_dname_size(strings + str_pos);
+	}
+
+	return svc;
+}
+
+/*! \brief A literal IP as ExternalName is answered as an address, as kube-dns did. */
+static bool parse_ip(const char *text, k8s_ip_t *ip)
+{
+	memset(ip, 0, sizeof(*ip));
+	if (inet_pton(AF_INET, text, ip->bytes) == 1) {
+		ip->family = AF_INET;
+		return true;
+	}
+	if (inet_pton(AF_INET6, text, ip->bytes) == 1) {
+		ip->family = AF_INET6;
+		return true;
+	}
+	return false;
+}
+
+k8s_svc_t *k8s_records_service(const k8s_service_t *svc, const k8s_slice_t *const *slices,
+                               size_t count, const k8s_records_conf_t *conf)
+{
+	draft_t d = { 0 };
+	k8s_svc_t *block = NULL;
+	const char *target = NULL;
+	bool headless = svc->type == K8S_SVC_HEADLESS;
+
+	if (svc->type == K8S_SVC_EXTERNALNAME) {
+		k8s_ip_t ip;
+		if (svc->external_name != NULL && parse_ip(svc->external_name, &ip)) {
+			if (add_sips(&d, &ip, 1) != KNOT_EOK) {
+				goto out;
+			}
+		} else {
+			target = svc->external_name;
+			if (add_sips(&d, NULL, 0) != KNOT_EOK) {
+				goto out;
+			}
+		}
+		// ExternalName services have no endpoints, ports or PTR records.
+		block = assemble(&d, K8S_ZONE_CLUSTER, K8S_SVC_EXTERNALNAME,
+		                 svc->meta.ns, svc->meta.name, target, false);
+		if (block != NULL) {
+			block->sip_count = 0;
+			block->addr_count = 0;
+		}
+		goto out;
+	}
+
+	if (add_sips(&d, svc->ips, headless ? 0 : svc->ip_count) != KNOT_EOK) {
+		goto out;
+	}
+	for (size_t i = 0; i < count; i++) {
+		if (add_slice(&d, slices[i], svc->publish_not_ready, true, NULL, conf) != KNOT_EOK) {
+			goto out;
+		}
+	}
+	if (!headless) {
+		// A ClusterIP service's SRV records name the service's own ports.
+		d.port_count = 0;
+		for (uint16_t i = 0; i < svc->port_count; i++) {
+			if (add_port(&d, &svc->ports[i]) != KNOT_EOK) {
+				goto out;
+			}
+		}
+	}
+	block = assemble(&d, K8S_ZONE_CLUSTER, headless ? K8S_SVC_HEADLESS : K8S_SVC_CLUSTERIP,
+	                 svc->meta.ns, svc->meta.name, NULL, headless);
+out:
+	draft_free(&d);
+	return block;
+}
+
+k8s_svc_t *k8s_records_import(const k8s_serviceimport_t *imp, const k8s_slice_t *const *slices,
+                              size_t count, const k8s_records_conf_t *conf)
+{
+	draft_t d = { 0 };
+	k8s_svc_t *block = NULL;
+
+	if (add_sips(&d, imp->ips, imp->headless ? 0 : imp->ip_count) != KNOT_EOK) {
+		goto out;
+	}
+	for (size_t i = 0; i < count; i++) {
+		const char *cluster = slices[i]->source_cluster;
+		if (cluster == NULL || cluster_wire_size(cluster) == 0) {
+			continue;
+		}
+		// Behind a ClusterSetIP only the count matters; the names are the service's.
+		if (add_slice(&d, slices[i], false, imp->headless, cluster, conf) != KNOT_EOK) {
+			goto out;
+		}
+	}
+	if (!imp->headless || d.port_count == 0) {
+		d.port_count = 0;
+		for (uint16_t i = 0; i < imp->port_count; i++) {
+			if (add_port(&d, &imp->ports[i]) != KNOT_EOK) {
+				goto out;
+			}
+		}
+	}
+	block = assemble(&d, K8S_ZONE_CLUSTERSET,
+	                 imp->headless ? K8S_SVC_HEADLESS : K8S_SVC_CLUSTERIP,
+	                 imp->meta.ns, imp->meta.name, NULL, imp->headless);
+out:
+	draft_free(&d);
+	return block;
+}

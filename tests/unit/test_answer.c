@@ -1,0 +1,562 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*
+ * The answer path against a hand-built record table: each query goes through
+ * k8s_answer() into a real libknot response, which is parsed back and
+ * compared as text. One case per sentence of the Kubernetes DNS
+ * specification (schema 1.0.1, with the IPv6 records of 1.1.0).
+ */
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <libknot/libknot.h>
+#include <urcu/urcu-memb.h>
+
+#include "answer.h"
+#include "records.h"
+#include "fixtures.h"
+
+/* Per-query memory: everything is freed after each test. */
+static void *arena[4096];
+static size_t arena_used;
+
+static void *arena_alloc(void *ctx, size_t len)
+{
+	assert_true(arena_used < sizeof(arena) / sizeof(arena[0]));
+	return arena[arena_used++] = malloc(len);
+}
+
+static void arena_free(void)
+{
+	while (arena_used > 0) {
+		free(arena[--arena_used]);
+	}
+}
+
+static knot_mm_t mm = { .alloc = arena_alloc };
+
+static k8s_table_t table;
+static k8s_answer_conf_t conf;
+static knot_dname_t *zone_cluster, *zone_clusterset, *zone_reverse4, *zone_reverse6;
+
+static const k8s_records_conf_t rconf = { .endpoint_pod_names = false };
+
+static void put_service(const k8s_service_t *svc, const k8s_slice_t *slices, size_t count)
+{
+	const k8s_slice_t *ptrs[8];
+	for (size_t i = 0; i < count; i++) {
+		ptrs[i] = &slices[i];
+	}
+	k8s_svc_t *block = k8s_records_service(svc, ptrs, count, &rconf);
+	assert_non_null(block);
+	assert_int_equal(k8s_table_put_svc(&table, block), KNOT_EOK);
+}
+
+static int setup(void **state)
+{
+	urcu_memb_register_thread();
+	assert_int_equal(k8s_table_init(&table), KNOT_EOK);
+	for (const char *const *ns = (const char *[]){ "default", "kube-system", "shop", NULL };
+	     *ns != NULL; ns++) {
+		assert_int_equal(k8s_table_set_ns(&table, *ns, true), KNOT_EOK);
+	}
+
+	// kubernetes.default: the specification's ClusterIP examples.
+	static const k8s_port_t https[] = { { .name = "https", .port = 443, .proto = K8S_PROTO_TCP } };
+	k8s_service_t kubernetes = fx_service("default", "kubernetes", K8S_SVC_CLUSTERIP,
+	                                      "10.3.0.1", NULL);
+	kubernetes.ports = https;
+	kubernetes.port_count = 1;
+	static k8s_endpoint_t api_eps[1];
+	api_eps[0] = fx_ep("172.18.0.2", true, NULL, NULL);
+	k8s_slice_t api_slice = fx_slice("default", "kubernetes", "kubernetes", AF_INET, api_eps, 1,
+	                                 NULL, 0);
+	put_service(&kubernetes, &api_slice, 1);
+
+	// web.shop: dual stack, one named and one unnamed port.
+	static const k8s_port_t web_ports[] = {
+		{ .name = "http", .port = 80, .proto = K8S_PROTO_TCP },
+		{ .name = NULL, .port = 8080, .proto = K8S_PROTO_TCP },
+	};
+	k8s_service_t web = fx_service("shop", "web", K8S_SVC_CLUSTERIP, "10.96.1.1", "fd00::1");
+	web.ports = web_ports;
+	web.port_count = 2;
+	put_service(&web, NULL, 0);
+
+	// headless.default: the specification's headless examples.
+	static k8s_endpoint_t hl_v4[4], hl_v6[1];
+	hl_v4[0] = fx_ep("10.3.0.100", true, "my-pet", NULL);
+	hl_v4[1] = fx_ep("10.3.0.2", true, "my-pet-2", NULL);
+	hl_v4[2] = fx_ep("10.3.0.3", true, NULL, "headless-abcde");
+	hl_v4[3] = fx_ep("10.3.0.9", false, "sleepy", NULL);
+	hl_v6[0] = fx_ep("2001:db8::100", true, "my-pet", NULL);
+	static const k8s_port_t hl_ports[] = {
+		{ .name = "https", .port = 443, .proto = K8S_PROTO_TCP },
+	};
+	k8s_slice_t hl_slices[2] = {
+		fx_slice("default", "headless-v4", "headless", AF_INET, hl_v4, 4, hl_ports, 1),
+		fx_slice("default", "headless-v6", "headless", AF_INET6, hl_v6, 1, hl_ports, 1),
+	};
+	k8s_service_t headless = fx_service("default", "headless", K8S_SVC_HEADLESS, NULL, NULL);
+	put_service(&headless, hl_slices, 2);
+
+	// empty.shop: headless without a ready endpoint.
+	static k8s_endpoint_t empty_eps[1];
+	empty_eps[0] = fx_ep("10.244.9.9", false, NULL, NULL);
+	k8s_slice_t empty_slice = fx_slice("shop", "empty-x", "empty", AF_INET, empty_eps, 1, NULL, 0);
+	k8s_service_t empty = fx_service("shop", "empty", K8S_SVC_HEADLESS, NULL, NULL);
+	put_service(&empty, &empty_slice, 1);
+
+	// ExternalName services: outside and inside the cluster zone.
+	k8s_service_t foo = fx_service("default", "foo", K8S_SVC_EXTERNALNAME, NULL, NULL);
+	foo.external_name = "www.example.com";
+	put_service(&foo, NULL, 0);
+	k8s_service_t alias = fx_service("shop", "alias", K8S_SVC_EXTERNALNAME, NULL, NULL);
+	alias.external_name = "web.shop.svc.cluster.local";
+	put_service(&alias, NULL, 0);
+
+	k8s_table_set_ready(&table, K8S_READY_CLUSTER);
+
+	zone_cluster = knot_dname_from_str_alloc("cluster.local.");
+	zone_clusterset = knot_dname_from_str_alloc("clusterset.local.");
+	zone_reverse4 = knot_dname_from_str_alloc("in-addr.arpa.");
+	zone_reverse6 = knot_dname_from_str_alloc("ip6.arpa.");
+	conf = (k8s_answer_conf_t) {
+		.role = K8S_ROLE_CLUSTER,
+		.zone = zone_cluster,
+		.domains = { zone_cluster, zone_clusterset },
+		.ttl = 5,
+		.pods = K8S_PODS_INSECURE,
+	};
+	assert_int_equal(k8s_answer_txt(&conf.version, "1.1.0"), KNOT_EOK);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	k8s_table_commit(&table);
+	urcu_memb_barrier();
+	k8s_table_deinit(&table);
+	free(conf.version.rdata);
+	free(zone_cluster);
+	free(zone_clusterset);
+	free(zone_reverse4);
+	free(zone_reverse6);
+	urcu_memb_unregister_thread();
+	return 0;
+}
+
+/*! \brief The sections of an answer as sorted "owner TYPE rdata" lines joined by " | ". */
+typedef struct {
+	k8s_answer_t result;
+	bool tc;
+	char answer[4096];
+	char additional[4096];
+} reply_t;
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char * const *)a, *(char * const *)b);
+}
+
+static void dump_section(const knot_pkt_t *pkt, knot_section_t id, char *out, size_t size)
+{
+	const knot_pktsection_t *sec = knot_pkt_section(pkt, id);
+	char *lines[512];
+	size_t n = 0;
+	for (uint16_t i = 0; i < sec->count; i++) {
+		const knot_rrset_t *rr = knot_pkt_rr(sec, i);
+		if (rr->type == KNOT_RRTYPE_OPT) {
+			continue;
+		}
+		char owner[KNOT_DNAME_TXT_MAXLEN];
+		knot_dname_to_str(owner, rr->owner, sizeof(owner));
+		char type[16];
+		knot_rrtype_to_string(rr->type, type, sizeof(type));
+		for (uint16_t j = 0; j < rr->rrs.count && n < 512; j++) {
+			char data[1024];
+			assert_true(knot_rrset_txt_dump_data(rr, j, data, sizeof(data),
+			                                     &KNOT_DUMP_STYLE_DEFAULT) >= 0);
+			lines[n] = malloc(2048);
+			snprintf(lines[n++], 2048, "%s %s %s", owner, type, data);
+		}
+	}
+	qsort(lines, n, sizeof(char *), line_cmp);
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0) {
+			strncat(out, " | ", size - strlen(out) - 1);
+		}
+		strncat(out, lines[i], size - strlen(out) - 1);
+		free(lines[i]);
+	}
+}
+
+static reply_t ask_conf(const k8s_answer_conf_t *c, const char *name, uint16_t type,
+                        uint16_t max_size)
+{
+	knot_dname_t *qname = knot_dname_from_str_alloc(name);
+	assert_non_null(qname);
+	knot_dname_to_lower(qname);
+	knot_pkt_t *query = knot_pkt_new(NULL, KNOT_WIRE_MAX_PKTSIZE, NULL);
+	assert_int_equal(knot_pkt_put_question(query, qname, KNOT_CLASS_IN, type), KNOT_EOK);
+	knot_pkt_t *resp = knot_pkt_new(NULL, KNOT_WIRE_MAX_PKTSIZE, NULL);
+	assert_int_equal(knot_pkt_init_response(resp, query), KNOT_EOK);
+	resp->max_size = max_size;
+
+	reply_t reply = { 0 };
+	k8s_answer_forget();
+	reply.result = k8s_answer(c, &table, qname, type, resp, &mm);
+	if (reply.result == K8S_ANSWER_HIT) {
+		assert_int_equal(knot_pkt_begin(resp, KNOT_ADDITIONAL), KNOT_EOK);
+		k8s_answer_additional(c, resp, resp, &mm);
+	}
+	reply.tc = knot_wire_get_tc(resp->wire);
+
+	// Parse the wire back, as a client would.
+	knot_pkt_t *parsed = knot_pkt_new(resp->wire, resp->size, NULL);
+	assert_int_equal(knot_pkt_parse(parsed, 0), KNOT_EOK);
+	dump_section(parsed, KNOT_ANSWER, reply.answer, sizeof(reply.answer));
+	dump_section(parsed, KNOT_ADDITIONAL, reply.additional, sizeof(reply.additional));
+
+	knot_pkt_free(parsed);
+	knot_pkt_free(resp);
+	knot_pkt_free(query);
+	free(qname);
+	arena_free();
+	return reply;
+}
+
+static reply_t ask(const char *name, uint16_t type)
+{
+	return ask_conf(&conf, name, type, KNOT_WIRE_MAX_PKTSIZE);
+}
+
+#define assert_reply(r, res, text) do { \
+	reply_t _r = (r); \
+	assert_int_equal(_r.result, (res)); \
+	assert_string_equal(_r.answer, (text)); \
+} while (0)
+
+/* 2.2 Record for Schema Version */
+
+static void dns_version_txt_holds_the_schema_version(void **state)
+{
+	assert_reply(ask("dns-version.cluster.local.", KNOT_RRTYPE_TXT), K8S_ANSWER_HIT,
+	             "dns-version.cluster.local. TXT \"1.1.0\"");
+	assert_reply(ask("dns-version.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_NODATA, "");
+}
+
+/* 2.3 Records for a Service with ClusterIP */
+
+static void clusterip_service_has_an_a_record(void **state)
+{
+	assert_reply(ask("kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_HIT,
+	             "kubernetes.default.svc.cluster.local. A 10.3.0.1");
+}
+
+static void query_matching_is_case_insensitive(void **state)
+{
+	assert_reply(ask("KuberNetes.DEFAULT.svc.Cluster.Local.", KNOT_RRTYPE_A), K8S_ANSWER_HIT,
+	             "kubernetes.default.svc.cluster.local. A 10.3.0.1");
+}
+
+static void dual_stack_service_has_a_and_aaaa(void **state)
+{
+	assert_reply(ask("web.shop.svc.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_HIT,
+	             "web.shop.svc.cluster.local. A 10.96.1.1");
+	assert_reply(ask("web.shop.svc.cluster.local.", KNOT_RRTYPE_AAAA), K8S_ANSWER_HIT,
+	             "web.shop.svc.cluster.local. AAAA fd00::1");
+}
+
+static void ipv4_only_service_has_nodata_for_aaaa(void **state)
+{
+	assert_reply(ask("kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_AAAA),
+	             K8S_ANSWER_NODATA, "");
+	assert_reply(ask("kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_TXT),
+	             K8S_ANSWER_NODATA, "");
+}
+
+static void named_port_has_an_srv_record(void **state)
+{
+	reply_t r = ask("_https._tcp.kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_SRV);
+	assert_reply(r, K8S_ANSWER_HIT, "_https._tcp.kubernetes.default.svc.cluster.local. "
+	             "SRV 0 100 443 kubernetes.default.svc.cluster.local.");
+	// The additional section may hold the service's A record.
+	assert_string_equal(r.additional, "kubernetes.default.svc.cluster.local. A 10.3.0.1");
+}
+
+static void srv_matching_port_and_protocol_only(void **state)
+{
+	assert_reply(ask("_https._udp.kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_SRV),
+	             K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask("_http._tcp.kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_SRV),
+	             K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask("_https._tcp.kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_NODATA, "");
+}
+
+static void unnamed_ports_have_no_srv_record(void **state)
+{
+	assert_reply(ask("web.shop.svc.cluster.local.", KNOT_RRTYPE_SRV), K8S_ANSWER_HIT,
+	             "web.shop.svc.cluster.local. SRV 0 100 80 web.shop.svc.cluster.local.");
+}
+
+static void protocol_label_is_an_empty_non_terminal(void **state)
+{
+	assert_reply(ask("_tcp.kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_NODATA, "");
+	assert_reply(ask("_udp.kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_NXDOMAIN, "");
+}
+
+static void cluster_ip_has_a_ptr_record(void **state)
+{
+	k8s_answer_conf_t rev = conf;
+	rev.role = K8S_ROLE_REVERSE;
+	rev.zone = zone_reverse4;
+	assert_reply(ask_conf(&rev, "1.0.3.10.in-addr.arpa.", KNOT_RRTYPE_PTR,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "1.0.3.10.in-addr.arpa. PTR kubernetes.default.svc.cluster.local.");
+	rev.zone = zone_reverse6;
+	assert_reply(ask_conf(&rev, "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.f.ip6.arpa.",
+	                      KNOT_RRTYPE_PTR, KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.f.ip6.arpa. "
+	             "PTR web.shop.svc.cluster.local.");
+}
+
+static void reverse_prefixes_are_empty_non_terminals(void **state)
+{
+	k8s_answer_conf_t rev = conf;
+	rev.role = K8S_ROLE_REVERSE;
+	rev.zone = zone_reverse4;
+	assert_reply(ask_conf(&rev, "3.10.in-addr.arpa.", KNOT_RRTYPE_PTR, KNOT_WIRE_MAX_PKTSIZE),
+	             K8S_ANSWER_NODATA, "");
+	assert_reply(ask_conf(&rev, "4.10.in-addr.arpa.", KNOT_RRTYPE_PTR, KNOT_WIRE_MAX_PKTSIZE),
+	             K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask_conf(&rev, "2.0.3.10.in-addr.arpa.", KNOT_RRTYPE_PTR, KNOT_WIRE_MAX_PKTSIZE),
+	             K8S_ANSWER_HIT, "2.0.3.10.in-addr.arpa. PTR my-pet-2.headless.default.svc.cluster.local.");
+	assert_reply(ask_conf(&rev, "200.0.3.10.in-addr.arpa.", KNOT_RRTYPE_PTR, KNOT_WIRE_MAX_PKTSIZE),
+	             K8S_ANSWER_NXDOMAIN, "");
+}
+
+/* 2.4 Records for a Headless Service */
+
+static void headless_service_has_an_a_record_per_ready_endpoint(void **state)
+{
+	assert_reply(ask("headless.default.svc.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_HIT,
+	             "headless.default.svc.cluster.local. A 10.3.0.100 | "
+	             "headless.default.svc.cluster.local. A 10.3.0.2 | "
+	             "headless.default.svc.cluster.local. A 10.3.0.3");
+	assert_reply(ask("headless.default.svc.cluster.local.", KNOT_RRTYPE_AAAA), K8S_ANSWER_HIT,
+	             "headless.default.svc.cluster.local. AAAA 2001:db8::100");
+}
+
+static void headless_service_without_ready_endpoints_is_nxdomain(void **state)
+{
+	assert_reply(ask("empty.shop.svc.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask("10-244-9-9.empty.shop.svc.cluster.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_NXDOMAIN, "");
+}
+
+static void hostname_record_per_ready_endpoint_and_address(void **state)
+{
+	assert_reply(ask("my-pet.headless.default.svc.cluster.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_HIT, "my-pet.headless.default.svc.cluster.local. A 10.3.0.100");
+	assert_reply(ask("my-pet.headless.default.svc.cluster.local.", KNOT_RRTYPE_AAAA),
+	             K8S_ANSWER_HIT, "my-pet.headless.default.svc.cluster.local. AAAA 2001:db8::100");
+	assert_reply(ask("my-pet-2.headless.default.svc.cluster.local.", KNOT_RRTYPE_AAAA),
+	             K8S_ANSWER_NODATA, "");
+}
+
+static void endpoint_without_hostname_is_named_by_its_dashed_address(void **state)
+{
+	assert_reply(ask("10-3-0-3.headless.default.svc.cluster.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_HIT, "10-3-0-3.headless.default.svc.cluster.local. A 10.3.0.3");
+}
+
+static void not_ready_endpoints_have_no_records(void **state)
+{
+	assert_reply(ask("sleepy.headless.default.svc.cluster.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_NXDOMAIN, "");
+}
+
+static void headless_srv_per_ready_endpoint_and_named_port(void **state)
+{
+	reply_t r = ask("_https._tcp.headless.default.svc.cluster.local.", KNOT_RRTYPE_SRV);
+	assert_reply(r, K8S_ANSWER_HIT,
+	             "_https._tcp.headless.default.svc.cluster.local. SRV 0 33 443 10-3-0-3.headless.default.svc.cluster.local. | "
+	             "_https._tcp.headless.default.svc.cluster.local. SRV 0 33 443 my-pet-2.headless.default.svc.cluster.local. | "
+	             "_https._tcp.headless.default.svc.cluster.local. SRV 0 33 443 my-pet.headless.default.svc.cluster.local.");
+	assert_string_equal(r.additional,
+	                    "10-3-0-3.headless.default.svc.cluster.local. A 10.3.0.3 | "
+	                    "my-pet-2.headless.default.svc.cluster.local. A 10.3.0.2 | "
+	                    "my-pet.headless.default.svc.cluster.local. A 10.3.0.100 | "
+	                    "my-pet.headless.default.svc.cluster.local. AAAA 2001:db8::100");
+}
+
+static void endpoint_ptr_names_the_hostname(void **state)
+{
+	k8s_answer_conf_t rev = conf;
+	rev.role = K8S_ROLE_REVERSE;
+	rev.zone = zone_reverse4;
+	assert_reply(ask_conf(&rev, "100.0.3.10.in-addr.arpa.", KNOT_RRTYPE_PTR,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "100.0.3.10.in-addr.arpa. PTR my-pet.headless.default.svc.cluster.local.");
+	assert_reply(ask_conf(&rev, "100.0.3.10.in-addr.arpa.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NODATA, "");
+}
+
+/* 2.5 Records for External Name Services */
+
+static void externalname_is_a_cname(void **state)
+{
+	assert_reply(ask("foo.default.svc.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_HIT,
+	             "foo.default.svc.cluster.local. CNAME www.example.com.");
+	assert_reply(ask("foo.default.svc.cluster.local.", KNOT_RRTYPE_CNAME), K8S_ANSWER_HIT,
+	             "foo.default.svc.cluster.local. CNAME www.example.com.");
+}
+
+static void externalname_in_our_zone_is_followed(void **state)
+{
+	assert_reply(ask("alias.shop.svc.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_HIT,
+	             "alias.shop.svc.cluster.local. CNAME web.shop.svc.cluster.local. | "
+	             "web.shop.svc.cluster.local. A 10.96.1.1");
+}
+
+/* 2.6 Deprecated pod records */
+
+static void pod_a_record_from_its_dashed_address(void **state)
+{
+	assert_reply(ask("1-2-3-4.default.pod.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_HIT,
+	             "1-2-3-4.default.pod.cluster.local. A 1.2.3.4");
+	assert_reply(ask("1-2-3-4.default.pod.cluster.local.", KNOT_RRTYPE_AAAA), K8S_ANSWER_NODATA, "");
+	assert_reply(ask("fd00--7.default.pod.cluster.local.", KNOT_RRTYPE_AAAA), K8S_ANSWER_HIT,
+	             "fd00--7.default.pod.cluster.local. AAAA fd00::7");
+	assert_reply(ask("1-2-3-4.nope.pod.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_NXDOMAIN, "");
+}
+
+static void pods_disabled_and_verified(void **state)
+{
+	k8s_answer_conf_t c = conf;
+	c.pods = K8S_PODS_DISABLED;
+	assert_reply(ask_conf(&c, "1-2-3-4.default.pod.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NXDOMAIN, "");
+	c.pods = K8S_PODS_VERIFIED;
+	assert_reply(ask_conf(&c, "1-2-3-4.default.pod.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NXDOMAIN, "");
+	k8s_pod_t pod = { .meta = { .kind = K8S_POD, .ns = "default", .name = "p" }, .live = true,
+	                  .ip_count = 1, .ips = { fx_ip("1.2.3.4") } };
+	assert_int_equal(k8s_table_set_pod(&table, NULL, &pod), KNOT_EOK);
+	assert_reply(ask_conf(&c, "1-2-3-4.default.pod.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "1-2-3-4.default.pod.cluster.local. A 1.2.3.4");
+	assert_reply(ask_conf(&c, "1-2-3-4.shop.pod.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NXDOMAIN, "");
+	assert_int_equal(k8s_table_set_pod(&table, &pod, NULL), KNOT_EOK);
+	assert_reply(ask_conf(&c, "1-2-3-4.default.pod.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NXDOMAIN, "");
+}
+
+/* Negative answers */
+
+static void existing_namespace_and_roots_are_nodata(void **state)
+{
+	assert_reply(ask("default.svc.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_NODATA, "");
+	assert_reply(ask("svc.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_NODATA, "");
+	assert_reply(ask("pod.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_NODATA, "");
+	assert_reply(ask("default.pod.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_NODATA, "");
+	assert_reply(ask("nope.svc.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_NXDOMAIN, "");
+}
+
+static void unknown_names_are_nxdomain(void **state)
+{
+	assert_reply(ask("nope.default.svc.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask("kubernetes.nope.svc.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask("x.y.kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask("*.default.svc.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask("anything.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_NXDOMAIN, "");
+}
+
+static void not_ready_before_the_first_sync(void **state)
+{
+	uint32_t ready = table.ready;
+	table.ready = 0;
+	assert_int_equal(ask("kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_A).result,
+	                 K8S_ANSWER_NOTREADY);
+	table.ready = ready;
+}
+
+static void oversize_answer_is_truncated(void **state)
+{
+	assert_int_equal(ask_conf(&conf, "headless.default.svc.cluster.local.", KNOT_RRTYPE_A, 64).result,
+	                 K8S_ANSWER_TRUNC);
+	reply_t r = ask_conf(&conf, "_https._tcp.headless.default.svc.cluster.local.",
+	                     KNOT_RRTYPE_SRV, 100);
+	assert_int_equal(r.result, K8S_ANSWER_TRUNC);
+	assert_true(r.tc);
+}
+
+static void ignore_empty_service(void **state)
+{
+	k8s_answer_conf_t c = conf;
+	c.ignore_empty = true;
+	assert_reply(ask_conf(&c, "web.shop.svc.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask_conf(&c, "kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "kubernetes.default.svc.cluster.local. A 10.3.0.1");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(dns_version_txt_holds_the_schema_version),
+		cmocka_unit_test(clusterip_service_has_an_a_record),
+		cmocka_unit_test(query_matching_is_case_insensitive),
+		cmocka_unit_test(dual_stack_service_has_a_and_aaaa),
+		cmocka_unit_test(ipv4_only_service_has_nodata_for_aaaa),
+		cmocka_unit_test(named_port_has_an_srv_record),
+		cmocka_unit_test(srv_matching_port_and_protocol_only),
+		cmocka_unit_test(unnamed_ports_have_no_srv_record),
+		cmocka_unit_test(protocol_label_is_an_empty_non_terminal),
+		cmocka_unit_test(cluster_ip_has_a_ptr_record),
+		cmocka_unit_test(reverse_prefixes_are_empty_non_terminals),
+		cmocka_unit_test(headless_service_has_an_a_record_per_ready_endpoint),
+		cmocka_unit_test(headless_service_without_ready_endpoints_is_nxdomain),
+		cmocka_unit_test(hostname_record_per_ready_endpoint_and_address),
+		cmocka_unit_test(endpoint_without_hostname_is_named_by_its_dashed_address),
+		cmocka_unit_test(not_ready_endpoints_have_no_records),
+		cmocka_unit_test(headless_srv_per_ready_endpoint_and_named_port),
+		cmocka_unit_test(endpoint_ptr_names_the_hostname),
+		cmocka_unit_test(externalname_is_a_cname),
+		cmocka_unit_test(externalname_in_our_zone_is_followed),
+		cmocka_unit_test(pod_a_record_from_its_dashed_address),
+		cmocka_unit_test(pods_disabled_and_verified),
+		cmocka_unit_test(existing_namespace_and_roots_are_nodata),
+		cmocka_unit_test(unknown_names_are_nxdomain),
+		cmocka_unit_test(not_ready_before_the_first_sync),
+		cmocka_unit_test(oversize_answer_is_truncated),
+		cmocka_unit_test(ignore_empty_service),
+	};
+	return cmocka_run_group_tests_name("answer", tests, setup, teardown);
+}
