@@ -14,4 +14,96 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
+/*!
+ * \file
+ *
+ * \brief The watcher's copy of the API objects, and what turns their changes into records.
+ *
+ * Reflectors hand decoded objects to the store (as a k8s_sink_t). The store
+ * keeps the latest slim object per (source, namespace, name), indexes
+ * EndpointSlices by their service, and marks the services whose records an
+ * event changes. A commit rebuilds only those services' blocks and publishes
+ * them: one changed EndpointSlice touches only its service. Objects whose
+ * DNS-relevant content did not change (same digest) change nothing. A LIST
+ * after a 410 is reconciled: what it did not return is deleted.
+ * Single-threaded: only the watcher thread calls it.
+ */
+
 #pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log.h"
+#include "objects.h"
+#include "reflector.h"
+#include "table.h"
+
+/*! \brief Where objects come from: one reflector each. */
+typedef enum {
+	K8S_SRC_NAMESPACES = 0,
+	K8S_SRC_SERVICES,
+	K8S_SRC_SLICES,        /*!< Cluster-local EndpointSlices. */
+	K8S_SRC_PODS,
+	K8S_SRC_IMPORTS,       /*!< ServiceImports. */
+	K8S_SRC_MCS_SLICES,    /*!< Imported EndpointSlices (multicluster labels). */
+	K8S_SRC_CLUSTERPROPS,  /*!< ClusterProperties. */
+	K8S_SRC_COUNT
+} k8s_source_t;
+
+/*! \brief Lowercase name of a source, for logs and stats ("endpointslices"). */
+const char *k8s_source_name(k8s_source_t src);
+
+/*! \brief Programming latency buckets: <= 1 ms, 2 ms, 4 ms, ... doubling, last one unbounded. */
+#define K8S_LATENCY_BUCKETS 20
+
+typedef struct {
+	bool endpoint_pod_names;       /*!< Label endpoints without hostname by pod name. */
+	const char *const *namespaces; /*!< Exposed namespaces; none means all. */
+	size_t namespace_count;
+	const char *cluster_id;        /*!< Overrides the ClusterProperty, or NULL. */
+} k8s_store_conf_t;
+
+typedef struct {
+	uint64_t objects[K8S_SRC_COUNT];        /*!< Objects held. */
+	uint64_t latency[K8S_LATENCY_BUCKETS];  /*!< Trigger-to-publish latencies seen. */
+	uint64_t publishes;                     /*!< Service blocks published or removed. */
+	uint64_t unchanged;                     /*!< Updates without DNS-relevant change. */
+	uint64_t filtered;                      /*!< Objects of namespaces not exposed. */
+} k8s_store_stats_t;
+
+typedef struct k8s_store k8s_store_t;
+
+/*! \brief Creates a store that publishes into \a table (strings in \a conf are copied). */
+k8s_store_t *k8s_store_new(k8s_table_t *table, const k8s_store_conf_t *conf,
+                           const k8s_log_t *log);
+
+/*! \brief Frees the store and its objects (not the table). */
+void k8s_store_free(k8s_store_t *s);
+
+/*! \brief The store as a reflector sink (ctx is the store). */
+extern const k8s_sink_t k8s_store_sink;
+
+void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj);
+void k8s_store_remove(k8s_store_t *s, unsigned source, k8s_object_t *obj);
+void k8s_store_list_begin(k8s_store_t *s, unsigned source);
+void k8s_store_list_end(k8s_store_t *s, unsigned source);
+
+/*!
+ * \brief Publishes what changed since the last commit.
+ *
+ * \param now_ns  Wall clock (Unix ns), for programming latency.
+ *
+ * \return Number of service blocks published or removed.
+ */
+size_t k8s_store_commit(k8s_store_t *s, int64_t now_ns);
+
+/*! \brief True if something awaits a commit. */
+bool k8s_store_dirty(const k8s_store_t *s);
+
+/*! \brief Counters. */
+const k8s_store_stats_t *k8s_store_stats(const k8s_store_t *s);
+
+/*! \brief The cluster id in use ("" if none). */
+const char *k8s_store_cluster_id(const k8s_store_t *s);

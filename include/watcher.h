@@ -14,4 +14,103 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
+/*!
+ * \file
+ *
+ * \brief The watcher: one thread per API connection that keeps a record table current.
+ *
+ * A watcher owns its thread, the API client, one reflector per resource, the
+ * object store and the record table. Zones attached to mod-k8s share a
+ * watcher when their watch settings are equal: the first zone creates it,
+ * every zone takes a reference, the last one to leave stops and joins the
+ * thread. knotd loads a reloaded configuration's zones before it unloads the
+ * old ones, so a reload hands the watcher over without a second one and
+ * without losing the table.
+ *
+ * What a watcher watches grows with what its zones need: services,
+ * EndpointSlices and namespaces always; pods for verified pod records;
+ * ServiceImports, imported EndpointSlices and the cluster id when a
+ * clusterset zone is attached.
+ */
+
 #pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log.h"
+#include "reflector.h"
+#include "store.h"
+#include "table.h"
+
+/*! \brief Watch settings; zones with equal settings share a watcher. */
+typedef struct {
+	const char *kubeconfig;        /*!< Kubeconfig path, or NULL for in-cluster settings. */
+	const char *context;           /*!< Kubeconfig context, or NULL for current-context. */
+	const char *sa_dir;            /*!< In-cluster service account directory. */
+	const char *const *namespaces; /*!< Exposed namespaces (none: all). */
+	size_t namespace_count;
+	const char *labels;            /*!< Label selector for services, slices and pods, or NULL. */
+	const char *namespace_labels;  /*!< Label selector for namespaces, or NULL. */
+	const char *cluster_id;        /*!< Cluster id overriding the ClusterProperty, or NULL. */
+	bool endpoint_pod_names;       /*!< Name endpoints without hostname by pod name. */
+	bool no_endpoints;             /*!< Do not watch EndpointSlices. */
+	unsigned stall_s;              /*!< Cut a transfer silent this long (0: default). */
+} k8s_watcher_conf_t;
+
+/*! \brief What a zone needs watched beyond services, slices and namespaces. */
+enum {
+	K8S_NEED_PODS = 1 << 0,        /*!< Pod IPs (verified pod records, autopath). */
+	K8S_NEED_CLUSTERSET = 1 << 1,  /*!< ServiceImports, imported slices, cluster id. */
+};
+
+/*! \brief Counters a watcher reports to its zones about once a second. */
+typedef struct {
+	uint64_t objects[K8S_SRC_COUNT];       /*!< Objects held per source. */
+	uint64_t services[K8S_ZONE_COUNT];     /*!< Service blocks published. */
+	uint64_t records;                      /*!< Address records published. */
+	uint64_t table_bytes;                  /*!< Bytes of published blocks. */
+	uint64_t resyncs;                      /*!< Full relists after the first. */
+	uint64_t watch_restarts;               /*!< Watches restarted. */
+	uint64_t api_errors[K8S_APIERR_COUNT]; /*!< Failed requests and streams by class. */
+	uint64_t last_event_age_s;             /*!< Seconds since the last API event (0: none yet). */
+	uint64_t latency[K8S_LATENCY_BUCKETS]; /*!< DNS programming latency histogram. */
+	uint32_t ready;                        /*!< K8S_READY_* bits. */
+	bool connected;                        /*!< Every needed watch is streaming. */
+} k8s_watcher_stats_t;
+
+/*! \brief A zone attached to a watcher: where its logs and counters go. */
+typedef struct k8s_watcher_client {
+	k8s_log_fn log;                 /*!< Log sink (called with the watcher's lock held). */
+	void (*stats)(void *ctx, const k8s_watcher_stats_t *stats); /*!< Counter sink, likewise. */
+	void *ctx;
+	unsigned needs;                 /*!< K8S_NEED_* bits. */
+	struct k8s_watcher_client *next; /*!< Private. */
+} k8s_watcher_client_t;
+
+typedef struct k8s_watcher k8s_watcher_t;
+
+/*!
+ * \brief Takes a reference to the watcher of these settings, starting one if there is none.
+ *
+ * Fails only for bad settings (e.g. an unreadable kubeconfig) or no memory;
+ * an unreachable API server is retried by the thread.
+ *
+ * \param err     Out: lowercase reason on failure.
+ *
+ * \return The watcher, or NULL.
+ */
+k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, size_t errlen);
+
+/*! \brief Attaches a zone; its needs are watched from now on. */
+void k8s_watcher_attach(k8s_watcher_t *w, k8s_watcher_client_t *client);
+
+/*! \brief Detaches a zone; no callback reaches it after this returns. */
+void k8s_watcher_detach(k8s_watcher_t *w, k8s_watcher_client_t *client);
+
+/*! \brief Drops a reference; the last one stops and joins the thread and frees everything. */
+void k8s_watcher_release(k8s_watcher_t *w);
+
+/*! \brief The record table (read it inside an RCU read-side section). */
+const k8s_table_t *k8s_watcher_table(const k8s_watcher_t *w);

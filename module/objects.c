@@ -27,3 +27,10 @@ const char *k8s_proto_name(k8s_proto_t proto)
 	default:             return "";
 	}
 }
+
+#include <stdlib.h>
+
+void k8s_object_free(k8s_object_t *obj)
+{
+	free(obj);
+}

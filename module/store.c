@@ -14,4 +14,542 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-/* Not yet written. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libknot/errcode.h>
+#include <libknot/error.h>
+
+#include "map.h"
+#include "records.h"
+#include "store.h"
+
+#define CLUSTER_ID_PROPERTY "cluster.clusterset.k8s.io"
+
+/*! \brief An object held, with the generation of the LIST (or event) that last saw it. */
+typedef struct {
+	k8s_object_t *obj;
+	uint32_t gen;
+	char *group;          /*!< Slices: key of the service they are indexed under, or NULL. */
+} entry_t;
+
+/*! \brief The slices of one service. */
+typedef struct {
+	entry_t **items;
+	size_t count;
+	size_t cap;
+} group_t;
+
+struct k8s_store {
+	k8s_table_t *table;
+	const k8s_log_t *log;
+	k8s_records_conf_t records;
+	char **namespaces;
+	size_t namespace_count;
+	char *cluster_id_conf;
+	char cluster_id[256];
+
+	k8s_map_t objects[K8S_SRC_COUNT];  /*!< "ns/name" -> entry_t. */
+	uint32_t gen[K8S_SRC_COUNT];
+	k8s_map_t slice_groups;            /*!< Service key -> group_t of cluster slices. */
+	k8s_map_t mcs_groups;              /*!< Import key -> group_t of imported slices. */
+	k8s_map_t dirty[K8S_ZONE_COUNT];   /*!< Keys whose block must be rebuilt. */
+
+	int64_t *triggers;                 /*!< Trigger times of slices changed since the last commit. */
+	size_t trigger_count, trigger_cap;
+	k8s_store_stats_t stats;
+};
+
+const char *k8s_source_name(k8s_source_t src)
+{
+	static const char *names[K8S_SRC_COUNT] = {
+		[K8S_SRC_NAMESPACES] = "namespaces",
+		[K8S_SRC_SERVICES] = "services",
+		[K8S_SRC_SLICES] = "endpointslices",
+		[K8S_SRC_PODS] = "pods",
+		[K8S_SRC_IMPORTS] = "serviceimports",
+		[K8S_SRC_MCS_SLICES] = "imported-endpointslices",
+		[K8S_SRC_CLUSTERPROPS] = "clusterproperties",
+	};
+	return (src < K8S_SRC_COUNT) ? names[src] : "unknown";
+}
+
+static void key_of(char *out, size_t size, const char *ns, const char *name)
+{
+	snprintf(out, size, "%s/%s", ns, name);
+}
+
+/* Groups of slices per service. */
+
+static int group_add(k8s_map_t *groups, const char *key, entry_t *entry)
+{
+	group_t *group = k8s_map_get(groups, key);
+	if (group == NULL) {
+		group = calloc(1, sizeof(*group));
+		if (group == NULL || k8s_map_set(groups, key, group) != KNOT_EOK) {
+			free(group);
+			return KNOT_ENOMEM;
+		}
+	}
+	if (group->count == group->cap) {
+		size_t cap = (group->cap > 0) ? 2 * group->cap : 4;
+		entry_t **items = realloc(group->items, cap * sizeof(*items));
+		if (items == NULL) {
+			return KNOT_ENOMEM;
+		}
+		group->items = items;
+		group->cap = cap;
+	}
+	group->items[group->count++] = entry;
+	return KNOT_EOK;
+}
+
+static void group_del(k8s_map_t *groups, const char *key, const entry_t *entry)
+{
+	group_t *group = k8s_map_get(groups, key);
+	if (group == NULL) {
+		return;
+	}
+	for (size_t i = 0; i < group->count; i++) {
+		if (group->items[i] == entry) {
+			group->items[i] = group->items[--group->count];
+			break;
+		}
+	}
+	if (group->count == 0) {
+		k8s_map_del(groups, key);
+		free(group->items);
+		free(group);
+	}
+}
+
+static void mark(k8s_store_t *s, k8s_zone_t zone, const char *key)
+{
+	if (k8s_map_get(&s->dirty[zone], key) == NULL &&
+	    k8s_map_set(&s->dirty[zone], key, (void *)1) != KNOT_EOK) {
+		k8s_logf(s->log, LOG_ERR, "cannot mark %s for update (%s)", key,
+		         knot_strerror(KNOT_ENOMEM));
+	}
+}
+
+static void mark_all_imports(k8s_store_t *s)
+{
+	size_t pos = 0;
+	const k8s_map_slot_t *slot;
+	while ((slot = k8s_map_next(&s->objects[K8S_SRC_IMPORTS], &pos)) != NULL) {
+		mark(s, K8S_ZONE_CLUSTERSET, slot->key);
+	}
+}
+
+static bool exposed(const k8s_store_t *s, const char *ns)
+{
+	if (s->namespace_count == 0) {
+		return true;
+	}
+	for (size_t i = 0; i < s->namespace_count; i++) {
+		if (strcmp(s->namespaces[i], ns) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*! \brief The service (or import) a slice belongs to, as a key; false if none. */
+static bool slice_group(const k8s_slice_t *slice, unsigned source, char *key, size_t size)
+{
+	const char *service = (source == K8S_SRC_MCS_SLICES) ? slice->mcs_service : slice->service;
+	if (service == NULL || service[0] == '\0') {
+		return false;
+	}
+	key_of(key, size, slice->meta.ns, service);
+	return true;
+}
+
+static void note_trigger(k8s_store_t *s, const k8s_slice_t *slice)
+{
+	if (slice->trigger_time_ns <= 0) {
+		return;
+	}
+	if (s->trigger_count == s->trigger_cap) {
+		size_t cap = (s->trigger_cap > 0) ? 2 * s->trigger_cap : 64;
+		int64_t *triggers = realloc(s->triggers, cap * sizeof(*triggers));
+		if (triggers == NULL) {
+			return;  // Only a statistic is lost.
+		}
+		s->triggers = triggers;
+		s->trigger_cap = cap;
+	}
+	s->triggers[s->trigger_count++] = slice->trigger_time_ns;
+}
+
+/*! \brief What a change of an object (old and/or new state) means for the records. */
+static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const k8s_object_t *old,
+                  const k8s_object_t *obj)
+{
+	char key[256];
+	const k8s_object_t *any = (obj != NULL) ? obj : old;
+	key_of(key, sizeof(key), any->ns, any->name);
+
+	switch (source) {
+	case K8S_SRC_NAMESPACES:
+		if (k8s_table_set_ns(s->table, any->name, obj != NULL) != KNOT_EOK) {
+			k8s_logf(s->log, LOG_ERR, "cannot update namespace %s (%s)", any->name,
+			         knot_strerror(KNOT_ENOMEM));
+		}
+		break;
+	case K8S_SRC_SERVICES:
+		mark(s, K8S_ZONE_CLUSTER, key);
+		break;
+	case K8S_SRC_PODS:
+		if (k8s_table_set_pod(s->table, (const k8s_pod_t *)old,
+		                      (const k8s_pod_t *)obj) != KNOT_EOK) {
+			k8s_logf(s->log, LOG_ERR, "cannot update pod %s (%s)", key,
+			         knot_strerror(KNOT_ENOMEM));
+		}
+		break;
+	case K8S_SRC_IMPORTS:
+		mark(s, K8S_ZONE_CLUSTERSET, key);
+		break;
+	case K8S_SRC_SLICES:
+	case K8S_SRC_MCS_SLICES: {
+		k8s_map_t *groups = (source == K8S_SRC_SLICES) ? &s->slice_groups : &s->mcs_groups;
+		k8s_zone_t zone = (source == K8S_SRC_SLICES) ? K8S_ZONE_CLUSTER : K8S_ZONE_CLUSTERSET;
+		char group[256];
+		bool grouped = obj != NULL &&
+		               slice_group((const k8s_slice_t *)obj, source, group, sizeof(group));
+		// Leave the old service's group (the label may have changed), join the new one.
+		if (entry->group != NULL && (!grouped || strcmp(entry->group, group) != 0)) {
+			group_del(groups, entry->group, entry);
+			mark(s, zone, entry->group);
+			free(entry->group);
+			entry->group = NULL;
+		}
+		if (grouped) {
+			if (entry->group == NULL) {
+				entry->group = strdup(group);
+				if (entry->group == NULL || group_add(groups, group, entry) != KNOT_EOK) {
+					k8s_logf(s->log, LOG_ERR, "cannot index endpointslice %s (%s)",
+					         key, knot_strerror(KNOT_ENOMEM));
+					free(entry->group);
+					entry->group = NULL;
+				}
+			}
+			mark(s, zone, group);
+			note_trigger(s, (const k8s_slice_t *)obj);
+		}
+		break;
+	}
+	case K8S_SRC_CLUSTERPROPS:
+		if (strcmp(any->name, CLUSTER_ID_PROPERTY) == 0 && s->cluster_id_conf == NULL) {
+			const char *value = (obj != NULL) ? ((const k8s_clusterproperty_t *)obj)->value : "";
+			if (strcmp(value, s->cluster_id) != 0) {
+				k8s_logf(s->log, LOG_INFO, "cluster id is '%s'", value);
+				snprintf(s->cluster_id, sizeof(s->cluster_id), "%s", value);
+				mark_all_imports(s);
+			}
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
+{
+	if (source >= K8S_SRC_COUNT || obj == NULL) {
+		k8s_object_free(obj);
+		return;
+	}
+	const char *ns = (source == K8S_SRC_NAMESPACES) ? obj->name : obj->ns;
+	if (source != K8S_SRC_CLUSTERPROPS && !exposed(s, ns)) {
+		s->stats.filtered++;
+		k8s_object_free(obj);
+		return;
+	}
+
+	char key[256];
+	key_of(key, sizeof(key), obj->ns, obj->name);
+	entry_t *entry = k8s_map_get(&s->objects[source], key);
+	if (entry != NULL) {
+		entry->gen = s->gen[source];
+		if (entry->obj->digest == obj->digest) {
+			s->stats.unchanged++;
+			k8s_object_free(obj);
+			return;
+		}
+		k8s_object_t *old = entry->obj;
+		entry->obj = obj;
+		apply(s, source, entry, old, obj);
+		k8s_object_free(old);
+		return;
+	}
+
+	entry = calloc(1, sizeof(*entry));
+	if (entry == NULL || k8s_map_set(&s->objects[source], key, entry) != KNOT_EOK) {
+		k8s_logf(s->log, LOG_ERR, "cannot keep %s %s (%s)", k8s_source_name(source), key,
+		         knot_strerror(KNOT_ENOMEM));
+		free(entry);
+		k8s_object_free(obj);
+		return;
+	}
+	entry->obj = obj;
+	entry->gen = s->gen[source];
+	s->stats.objects[source]++;
+	apply(s, source, entry, NULL, obj);
+}
+
+static void remove_entry(k8s_store_t *s, unsigned source, const char *key, entry_t *entry)
+{
+	apply(s, source, entry, entry->obj, NULL);
+	k8s_map_del(&s->objects[source], key);
+	k8s_object_free(entry->obj);
+	free(entry->group);
+	free(entry);
+	s->stats.objects[source]--;
+}
+
+void k8s_store_remove(k8s_store_t *s, unsigned source, k8s_object_t *obj)
+{
+	if (source < K8S_SRC_COUNT && obj != NULL) {
+		char key[256];
+		key_of(key, sizeof(key), obj->ns, obj->name);
+		entry_t *entry = k8s_map_get(&s->objects[source], key);
+		// A deletion of something never seen (e.g. around a relist) is no news.
+		if (entry != NULL) {
+			remove_entry(s, source, key, entry);
+		}
+	}
+	k8s_object_free(obj);
+}
+
+void k8s_store_list_begin(k8s_store_t *s, unsigned source)
+{
+	if (source < K8S_SRC_COUNT) {
+		s->gen[source]++;
+	}
+}
+
+void k8s_store_list_end(k8s_store_t *s, unsigned source)
+{
+	if (source >= K8S_SRC_COUNT) {
+		return;
+	}
+	// What the complete LIST did not return is gone.
+	size_t pos = 0, removed = 0;
+	const k8s_map_slot_t *slot;
+	while ((slot = k8s_map_next(&s->objects[source], &pos)) != NULL) {
+		entry_t *entry = slot->value;
+		if (entry->gen != s->gen[source]) {
+			char key[256];
+			snprintf(key, sizeof(key), "%s", slot->key);
+			remove_entry(s, source, key, entry);
+			removed++;
+		}
+	}
+	if (removed > 0) {
+		k8s_logf(s->log, LOG_INFO, "relist of %s removed %zu objects deleted meanwhile",
+		         k8s_source_name(source), removed);
+	}
+}
+
+static const k8s_object_t *held(const k8s_store_t *s, unsigned source, const char *key)
+{
+	const entry_t *entry = k8s_map_get(&s->objects[source], key);
+	return (entry != NULL) ? entry->obj : NULL;
+}
+
+/*! \brief Rebuilds and publishes (or removes) one block. */
+static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
+{
+	unsigned source = (zone == K8S_ZONE_CLUSTER) ? K8S_SRC_SERVICES : K8S_SRC_IMPORTS;
+	const k8s_object_t *obj = held(s, source, key);
+	s->stats.publishes++;
+	if (obj == NULL) {
+		char ns[128];
+		const char *slash = strchr(key, '/');
+		if (slash != NULL && (size_t)(slash - key) < sizeof(ns)) {
+			memcpy(ns, key, slash - key);
+			ns[slash - key] = '\0';
+			k8s_table_del_svc(s->table, zone, ns, slash + 1);
+		}
+		return;
+	}
+
+	const group_t *group = k8s_map_get(zone == K8S_ZONE_CLUSTER ? &s->slice_groups
+	                                                             : &s->mcs_groups, key);
+	size_t count = (group != NULL) ? group->count : 0;
+	const k8s_slice_t **slices = malloc((count > 0 ? count : 1) * sizeof(*slices));
+	k8s_svc_t *block = NULL;
+	if (slices != NULL) {
+		for (size_t i = 0; i < count; i++) {
+			slices[i] = (const k8s_slice_t *)group->items[i]->obj;
+		}
+		block = (zone == K8S_ZONE_CLUSTER)
+		        ? k8s_records_service((const k8s_service_t *)obj, slices, count, &s->records)
+		        : k8s_records_import((const k8s_serviceimport_t *)obj, slices, count,
+		                             &s->records);
+		free(slices);
+	}
+	if (block == NULL || k8s_table_put_svc(s->table, block) != KNOT_EOK) {
+		// The previous records stay published: nothing known is lost.
+		k8s_logf(s->log, LOG_ERR, "cannot publish records of %s %s (%s)",
+		         zone == K8S_ZONE_CLUSTER ? "service" : "serviceimport", key,
+		         knot_strerror(KNOT_ENOMEM));
+	}
+}
+
+static unsigned latency_bucket(int64_t ns)
+{
+	int64_t ms = (ns + 999999) / 1000000;
+	unsigned bucket = 0;
+	for (int64_t limit = 1; bucket < K8S_LATENCY_BUCKETS - 1 && ms > limit; limit *= 2) {
+		bucket++;
+	}
+	return bucket;
+}
+
+size_t k8s_store_commit(k8s_store_t *s, int64_t now_ns)
+{
+	size_t published = 0;
+	for (int zone = 0; zone < K8S_ZONE_COUNT; zone++) {
+		size_t pos = 0;
+		const k8s_map_slot_t *slot;
+		while ((slot = k8s_map_next(&s->dirty[zone], &pos)) != NULL) {
+			publish(s, zone, slot->key);
+			published++;
+		}
+		k8s_map_clear(&s->dirty[zone]);
+	}
+	k8s_table_commit(s->table);
+
+	for (size_t i = 0; i < s->trigger_count; i++) {
+		int64_t latency = now_ns - s->triggers[i];
+		s->stats.latency[latency_bucket(latency > 0 ? latency : 0)]++;
+	}
+	s->trigger_count = 0;
+	if (s->trigger_cap > 4096) {
+		free(s->triggers);
+		s->triggers = NULL;
+		s->trigger_cap = 0;
+	}
+	return published;
+}
+
+bool k8s_store_dirty(const k8s_store_t *s)
+{
+	return s->dirty[K8S_ZONE_CLUSTER].count > 0 || s->dirty[K8S_ZONE_CLUSTERSET].count > 0;
+}
+
+const k8s_store_stats_t *k8s_store_stats(const k8s_store_t *s)
+{
+	return &s->stats;
+}
+
+const char *k8s_store_cluster_id(const k8s_store_t *s)
+{
+	return s->cluster_id;
+}
+
+k8s_store_t *k8s_store_new(k8s_table_t *table, const k8s_store_conf_t *conf,
+                           const k8s_log_t *log)
+{
+	k8s_store_t *s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		return NULL;
+	}
+	s->table = table;
+	s->log = log;
+	s->records.endpoint_pod_names = conf->endpoint_pod_names;
+	if (conf->namespace_count > 0) {
+		s->namespaces = calloc(conf->namespace_count, sizeof(char *));
+		if (s->namespaces == NULL) {
+			k8s_store_free(s);
+			return NULL;
+		}
+		for (size_t i = 0; i < conf->namespace_count; i++) {
+			s->namespaces[s->namespace_count] = strdup(conf->namespaces[i]);
+			if (s->namespaces[s->namespace_count++] == NULL) {
+				k8s_store_free(s);
+				return NULL;
+			}
+		}
+	}
+	if (conf->cluster_id != NULL) {
+		s->cluster_id_conf = strdup(conf->cluster_id);
+		if (s->cluster_id_conf == NULL) {
+			k8s_store_free(s);
+			return NULL;
+		}
+		snprintf(s->cluster_id, sizeof(s->cluster_id), "%s", conf->cluster_id);
+	}
+	return s;
+}
+
+static void free_groups(k8s_map_t *groups)
+{
+	size_t pos = 0;
+	const k8s_map_slot_t *slot;
+	while ((slot = k8s_map_next(groups, &pos)) != NULL) {
+		group_t *group = slot->value;
+		free(group->items);
+		free(group);
+	}
+	k8s_map_clear(groups);
+}
+
+void k8s_store_free(k8s_store_t *s)
+{
+	if (s == NULL) {
+		return;
+	}
+	for (int src = 0; src < K8S_SRC_COUNT; src++) {
+		size_t pos = 0;
+		const k8s_map_slot_t *slot;
+		while ((slot = k8s_map_next(&s->objects[src], &pos)) != NULL) {
+			entry_t *entry = slot->value;
+			k8s_object_free(entry->obj);
+			free(entry->group);
+			free(entry);
+		}
+		k8s_map_clear(&s->objects[src]);
+	}
+	free_groups(&s->slice_groups);
+	free_groups(&s->mcs_groups);
+	k8s_map_clear(&s->dirty[K8S_ZONE_CLUSTER]);
+	k8s_map_clear(&s->dirty[K8S_ZONE_CLUSTERSET]);
+	for (size_t i = 0; i < s->namespace_count; i++) {
+		free(s->namespaces[i]);
+	}
+	free(s->namespaces);
+	free(s->cluster_id_conf);
+	free(s->triggers);
+	free(s);
+}
+
+static void sink_upsert(void *ctx, unsigned source, k8s_object_t *obj)
+{
+	k8s_store_upsert(ctx, source, obj);
+}
+
+static void sink_remove(void *ctx, unsigned source, k8s_object_t *obj)
+{
+	k8s_store_remove(ctx, source, obj);
+}
+
+static void sink_list_begin(void *ctx, unsigned source)
+{
+	k8s_store_list_begin(ctx, source);
+}
+
+static void sink_list_end(void *ctx, unsigned source)
+{
+	k8s_store_list_end(ctx, source);
+}
+
+const k8s_sink_t k8s_store_sink = {
+	.upsert = sink_upsert,
+	.remove = sink_remove,
+	.list_begin = sink_list_begin,
+	.list_end = sink_list_end,
+};

@@ -14,4 +14,537 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-/* Not yet written. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+#include <libknot/errcode.h>
+#include <libknot/error.h>
+#include <urcu/urcu-memb.h>
+
+#include "apiclient.h"
+#include "kubeconfig.h"
+#include "watcher.h"
+
+/*! \brief Retry period for unusable API settings (missing kubeconfig, token, env). */
+#define SETTINGS_RETRY_MS (10 * 1000)
+#define STATS_PERIOD_MS 1000
+#define MAX_WAIT_MS 1000
+
+/*! \brief Where each source is read from. */
+typedef struct {
+	k8s_kind_t kind;
+	const char *paths[2];
+	bool optional;
+} source_def_t;
+
+static const source_def_t sources[K8S_SRC_COUNT] = {
+	[K8S_SRC_NAMESPACES] = { K8S_NAMESPACE, { "/api/v1/namespaces" } },
+	[K8S_SRC_SERVICES] = { K8S_SERVICE, { "/api/v1/services" } },
+	[K8S_SRC_SLICES] = { K8S_ENDPOINTSLICE, { "/apis/discovery.k8s.io/v1/endpointslices" } },
+	[K8S_SRC_PODS] = { K8S_POD, { "/api/v1/pods" } },
+	[K8S_SRC_IMPORTS] = { K8S_SERVICEIMPORT,
+	                      { "/apis/multicluster.x-k8s.io/v1alpha1/serviceimports",
+	                        "/apis/multicluster.x-k8s.io/v1beta1/serviceimports" }, true },
+	[K8S_SRC_MCS_SLICES] = { K8S_ENDPOINTSLICE, { "/apis/discovery.k8s.io/v1/endpointslices" } },
+	[K8S_SRC_CLUSTERPROPS] = { K8S_CLUSTERPROPERTY,
+	                           { "/apis/about.k8s.io/v1alpha1/clusterproperties",
+	                             "/apis/about.k8s.io/v1beta1/clusterproperties" }, true },
+};
+
+#define MCS_SERVICE_LABEL "multicluster.kubernetes.io/service-name"
+
+struct k8s_watcher {
+	/* Registry (registry_lock). */
+	k8s_watcher_t *next;
+	unsigned refs;
+
+	/* Settings: an owned deep copy. */
+	k8s_watcher_conf_t conf;
+	char **namespaces;
+
+	/* Attached zones (clients_lock). */
+	pthread_mutex_t clients_lock;
+	k8s_watcher_client_t *clients;
+	unsigned needs;
+
+	/* Thread. */
+	pthread_t thread;
+	bool started;
+	atomic_bool stop;
+	k8s_log_t log;
+
+	/* Owned by the thread once started. */
+	CURLM *multi;
+	k8s_api_t api;
+	bool api_ready;
+	uint64_t settings_retry_ms;
+	k8s_reflector_t *reflectors[K8S_SRC_COUNT];
+	k8s_store_t *store;
+	uint64_t stats_ms;
+
+	k8s_table_t table;
+};
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static k8s_watcher_t *registry;
+
+/* Settings. */
+
+static bool str_equal(const char *a, const char *b)
+{
+	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
+}
+
+static bool conf_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b)
+{
+	if (!str_equal(a->kubeconfig, b->kubeconfig) || !str_equal(a->context, b->context) ||
+	    !str_equal(a->sa_dir, b->sa_dir) || !str_equal(a->labels, b->labels) ||
+	    !str_equal(a->namespace_labels, b->namespace_labels) ||
+	    !str_equal(a->cluster_id, b->cluster_id) ||
+	    a->endpoint_pod_names != b->endpoint_pod_names || a->no_endpoints != b->no_endpoints ||
+	    a->stall_s != b->stall_s || a->namespace_count != b->namespace_count) {
+		return false;
+	}
+	for (size_t i = 0; i < a->namespace_count; i++) {
+		if (strcmp(a->namespaces[i], b->namespaces[i]) != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static char *dup_or_null(const char *s, bool *ok)
+{
+	if (s == NULL) {
+		return NULL;
+	}
+	char *copy = strdup(s);
+	*ok = *ok && copy != NULL;
+	return copy;
+}
+
+static void conf_free(k8s_watcher_t *w)
+{
+	free((char *)w->conf.kubeconfig);
+	free((char *)w->conf.context);
+	free((char *)w->conf.sa_dir);
+	free((char *)w->conf.labels);
+	free((char *)w->conf.namespace_labels);
+	free((char *)w->conf.cluster_id);
+	for (size_t i = 0; i < w->conf.namespace_count; i++) {
+		free(w->namespaces[i]);
+	}
+	free(w->namespaces);
+}
+
+static bool conf_copy(k8s_watcher_t *w, const k8s_watcher_conf_t *conf)
+{
+	bool ok = true;
+	w->conf = *conf;
+	w->conf.kubeconfig = dup_or_null(conf->kubeconfig, &ok);
+	w->conf.context = dup_or_null(conf->context, &ok);
+	w->conf.sa_dir = dup_or_null(conf->sa_dir != NULL ? conf->sa_dir : K8S_SA_DIR_DEFAULT, &ok);
+	w->conf.labels = dup_or_null(conf->labels, &ok);
+	w->conf.namespace_labels = dup_or_null(conf->namespace_labels, &ok);
+	w->conf.cluster_id = dup_or_null(conf->cluster_id, &ok);
+	w->namespaces = calloc(conf->namespace_count + 1, sizeof(char *));
+	ok = ok && w->namespaces != NULL;
+	for (size_t i = 0; ok && i < conf->namespace_count; i++) {
+		w->namespaces[i] = dup_or_null(conf->namespaces[i], &ok);
+	}
+	w->conf.namespaces = (const char *const *)w->namespaces;
+	return ok;
+}
+
+/* Logging and stats go to the zones attached, through knotd. */
+
+static void watcher_log(void *ctx, int priority, const char *msg)
+{
+	k8s_watcher_t *w = ctx;
+	pthread_mutex_lock(&w->clients_lock);
+	// The newest zone: during a reload the old zones are the ones going away.
+	if (w->clients != NULL && w->clients->log != NULL) {
+		w->clients->log(w->clients->ctx, priority, msg);
+	}
+	pthread_mutex_unlock(&w->clients_lock);
+}
+
+static unsigned current_needs(k8s_watcher_t *w)
+{
+	pthread_mutex_lock(&w->clients_lock);
+	unsigned needs = w->needs;
+	pthread_mutex_unlock(&w->clients_lock);
+	return needs;
+}
+
+/* The thread. */
+
+static int64_t wall_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*! \brief Reads the API settings; retried while they are unusable. */
+static void load_settings(k8s_watcher_t *w, uint64_t now)
+{
+	if (w->api_ready || now < w->settings_retry_ms) {
+		return;
+	}
+	k8s_apiconf_t conf = { 0 };
+	char err[256] = "";
+	int ret = (w->conf.kubeconfig != NULL)
+	          ? k8s_kubeconfig_load(w->conf.kubeconfig, w->conf.context, &conf, err, sizeof(err))
+	          : k8s_incluster_load(w->conf.sa_dir, &conf, err, sizeof(err));
+	if (ret != KNOT_EOK) {
+		k8s_logf(&w->log, LOG_ERR, "cannot read API server settings, retrying in %d s (%s)",
+		         SETTINGS_RETRY_MS / 1000, err[0] != '\0' ? err : knot_strerror(ret));
+		w->settings_retry_ms = now + SETTINGS_RETRY_MS;
+		k8s_apiconf_free(&conf);
+		return;
+	}
+	k8s_logf(&w->log, LOG_INFO, "watching the API server %s (%s)", conf.server, conf.source);
+	ret = k8s_api_init(&w->api, &conf, &w->log);
+	k8s_apiconf_free(&conf);
+	if (ret != KNOT_EOK) {
+		k8s_logf(&w->log, LOG_ERR, "cannot set up the API client (%s)", knot_strerror(ret));
+		w->settings_retry_ms = now + SETTINGS_RETRY_MS;
+		return;
+	}
+	w->api_ready = true;
+}
+
+static bool wanted(const k8s_watcher_t *w, k8s_source_t src, unsigned needs)
+{
+	switch (src) {
+	case K8S_SRC_SLICES:       return !w->conf.no_endpoints;
+	case K8S_SRC_PODS:         return needs & K8S_NEED_PODS;
+	case K8S_SRC_IMPORTS:      return needs & K8S_NEED_CLUSTERSET;
+	case K8S_SRC_MCS_SLICES:   return (needs & K8S_NEED_CLUSTERSET) && !w->conf.no_endpoints;
+	case K8S_SRC_CLUSTERPROPS: return (needs & K8S_NEED_CLUSTERSET) && w->conf.cluster_id == NULL;
+	default:                   return true;
+	}
+}
+
+/*! \brief Label selector of a source: the labels option, and slices split by MCS label. */
+static void selector_of(const k8s_watcher_t *w, k8s_source_t src, char *out, size_t size)
+{
+	const char *labels = w->conf.labels;
+	out[0] = '\0';
+	switch (src) {
+	case K8S_SRC_SERVICES:
+	case K8S_SRC_PODS:
+		snprintf(out, size, "%s", labels != NULL ? labels : "");
+		break;
+	case K8S_SRC_SLICES:
+		// Imported slices belong to the clusterset zone only.
+		snprintf(out, size, "!%s%s%s", MCS_SERVICE_LABEL, labels != NULL ? "," : "",
+		         labels != NULL ? labels : "");
+		break;
+	case K8S_SRC_MCS_SLICES:
+		snprintf(out, size, "%s", MCS_SERVICE_LABEL);
+		break;
+	case K8S_SRC_NAMESPACES:
+		snprintf(out, size, "%s", w->conf.namespace_labels != NULL ? w->conf.namespace_labels : "");
+		break;
+	default:
+		break;
+	}
+}
+
+static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
+{
+	for (int src = 0; src < K8S_SRC_COUNT; src++) {
+		if (w->reflectors[src] != NULL || !wanted(w, src, needs)) {
+			continue;
+		}
+		char selector[1024];
+		selector_of(w, src, selector, sizeof(selector));
+		k8s_reflector_conf_t rconf = {
+			.kind = sources[src].kind,
+			.source = src,
+			.paths = { sources[src].paths[0], sources[src].paths[1] },
+			.label_selector = (selector[0] != '\0') ? selector : NULL,
+			.optional = sources[src].optional,
+			.stall_s = w->conf.stall_s,
+		};
+		if (src == K8S_SRC_PODS) {
+			// Finished pods give no records (CoreDNS uses the same selector).
+			rconf.field_selector = "status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown";
+		} else if (src == K8S_SRC_CLUSTERPROPS) {
+			rconf.field_selector = "metadata.name=cluster.clusterset.k8s.io";
+		}
+		w->reflectors[src] = k8s_reflector_new(&rconf, &w->api, w->multi, &k8s_store_sink,
+		                                       w->store, &w->log);
+		if (w->reflectors[src] == NULL) {
+			k8s_logf(&w->log, LOG_ERR, "cannot watch %s (%s)", k8s_source_name(src),
+			         knot_strerror(KNOT_ENOMEM));
+		}
+	}
+}
+
+static bool synced(const k8s_watcher_t *w, k8s_source_t src)
+{
+	return w->reflectors[src] != NULL && k8s_reflector_stats(w->reflectors[src])->synced;
+}
+
+/*! \brief A zone answers once every resource it depends on completed a full LIST. */
+static void update_ready(k8s_watcher_t *w, unsigned needs)
+{
+	uint32_t ready = k8s_table_ready(&w->table), bits = 0;
+	bool cluster = synced(w, K8S_SRC_NAMESPACES) && synced(w, K8S_SRC_SERVICES) &&
+	               (!wanted(w, K8S_SRC_SLICES, needs) || synced(w, K8S_SRC_SLICES)) &&
+	               (!wanted(w, K8S_SRC_PODS, needs) || synced(w, K8S_SRC_PODS));
+	if (cluster && !(ready & K8S_READY_CLUSTER)) {
+		bits |= K8S_READY_CLUSTER;
+	}
+	bool clusterset = (needs & K8S_NEED_CLUSTERSET) && synced(w, K8S_SRC_NAMESPACES) &&
+	                  synced(w, K8S_SRC_IMPORTS) &&
+	                  (!wanted(w, K8S_SRC_MCS_SLICES, needs) || synced(w, K8S_SRC_MCS_SLICES)) &&
+	                  (!wanted(w, K8S_SRC_CLUSTERPROPS, needs) || synced(w, K8S_SRC_CLUSTERPROPS));
+	if (clusterset && !(ready & K8S_READY_CLUSTERSET)) {
+		bits |= K8S_READY_CLUSTERSET;
+	}
+	if (bits != 0) {
+		k8s_table_set_ready(&w->table, bits);
+		k8s_logf(&w->log, LOG_INFO, "synchronized %s, %zu services, %zu records",
+		         (bits & K8S_READY_CLUSTER) ? "cluster" : "clusterset",
+		         w->table.svc_count[K8S_ZONE_CLUSTER] + w->table.svc_count[K8S_ZONE_CLUSTERSET],
+		         w->table.record_count);
+	}
+}
+
+static void push_stats(k8s_watcher_t *w, uint64_t now)
+{
+	k8s_watcher_stats_t st = { 0 };
+	const k8s_store_stats_t *ss = k8s_store_stats(w->store);
+	memcpy(st.objects, ss->objects, sizeof(st.objects));
+	memcpy(st.latency, ss->latency, sizeof(st.latency));
+	for (int z = 0; z < K8S_ZONE_COUNT; z++) {
+		st.services[z] = w->table.svc_count[z];
+	}
+	st.records = w->table.record_count;
+	st.table_bytes = w->table.bytes;
+	st.ready = k8s_table_ready(&w->table);
+
+	uint64_t last_event = 0;
+	bool connected = w->api_ready;
+	for (int src = 0; src < K8S_SRC_COUNT; src++) {
+		if (w->reflectors[src] == NULL) {
+			continue;
+		}
+		const k8s_reflector_stats_t *rs = k8s_reflector_stats(w->reflectors[src]);
+		st.resyncs += rs->relists;
+		st.watch_restarts += rs->watch_restarts;
+		for (int e = 0; e < K8S_APIERR_COUNT; e++) {
+			st.api_errors[e] += rs->errors[e];
+		}
+		if (rs->last_event_ms > last_event) {
+			last_event = rs->last_event_ms;
+		}
+		connected = connected && (rs->connected || rs->absent);
+	}
+	st.last_event_age_s = (last_event > 0) ? (now - last_event) / 1000 : 0;
+	st.connected = connected;
+
+	pthread_mutex_lock(&w->clients_lock);
+	for (k8s_watcher_client_t *c = w->clients; c != NULL; c = c->next) {
+		if (c->stats != NULL) {
+			c->stats(c->ctx, &st);
+		}
+	}
+	pthread_mutex_unlock(&w->clients_lock);
+}
+
+static void handle_done(k8s_watcher_t *w, uint64_t now)
+{
+	CURLMsg *msg;
+	int left;
+	while ((msg = curl_multi_info_read(w->multi, &left)) != NULL) {
+		if (msg->msg != CURLMSG_DONE) {
+			continue;
+		}
+		CURL *easy = msg->easy_handle;
+		CURLcode result = msg->data.result;
+		void *owner = NULL;
+		curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&owner);
+		if (owner != NULL) {
+			k8s_reflector_done(owner, result, now);
+		}
+	}
+}
+
+static void *watcher_main(void *arg)
+{
+	k8s_watcher_t *w = arg;
+	urcu_memb_register_thread();
+
+	while (!atomic_load(&w->stop)) {
+		uint64_t now = k8s_now_ms();
+		unsigned needs = current_needs(w);
+		long wait = MAX_WAIT_MS;
+
+		load_settings(w, now);
+		if (w->api_ready) {
+			ensure_reflectors(w, needs);
+			for (int src = 0; src < K8S_SRC_COUNT; src++) {
+				if (w->reflectors[src] != NULL) {
+					long next = k8s_reflector_tick(w->reflectors[src], now);
+					if (next >= 0 && next < wait) {
+						wait = next;
+					}
+				}
+			}
+		}
+
+		curl_multi_poll(w->multi, NULL, 0, (int)wait, NULL);
+		int running = 0;
+		curl_multi_perform(w->multi, &running);
+		now = k8s_now_ms();
+		handle_done(w, now);
+
+		// Publish what arrived, then open the zones whose data is complete.
+		if (k8s_store_dirty(w->store)) {
+			k8s_store_commit(w->store, wall_ns());
+		}
+		update_ready(w, needs);
+		if (now - w->stats_ms >= STATS_PERIOD_MS) {
+			w->stats_ms = now;
+			push_stats(w, now);
+		}
+	}
+
+	for (int src = 0; src < K8S_SRC_COUNT; src++) {
+		k8s_reflector_free(w->reflectors[src]);
+		w->reflectors[src] = NULL;
+	}
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+/* Lifecycle. */
+
+static void watcher_free(k8s_watcher_t *w)
+{
+	if (w->started) {
+		atomic_store(&w->stop, true);
+		curl_multi_wakeup(w->multi);
+		pthread_join(w->thread, NULL);
+	}
+	if (w->api_ready) {
+		k8s_api_deinit(&w->api);
+	}
+	if (w->multi != NULL) {
+		curl_multi_cleanup(w->multi);
+	}
+	k8s_store_free(w->store);
+	// Wait for call_rcu() batches still holding this table's blocks, then free the rest.
+	urcu_memb_barrier();
+	k8s_table_deinit(&w->table);
+	pthread_mutex_destroy(&w->clients_lock);
+	conf_free(w);
+	free(w);
+}
+
+k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, size_t errlen)
+{
+	pthread_mutex_lock(&registry_lock);
+	for (k8s_watcher_t *w = registry; w != NULL; w = w->next) {
+		if (conf_equal(&w->conf, conf)) {
+			w->refs++;
+			pthread_mutex_unlock(&registry_lock);
+			return w;
+		}
+	}
+
+	k8s_watcher_t *w = calloc(1, sizeof(*w));
+	if (w == NULL) {
+		pthread_mutex_unlock(&registry_lock);
+		snprintf(err, errlen, "%s", knot_strerror(KNOT_ENOMEM));
+		return NULL;
+	}
+	pthread_mutex_init(&w->clients_lock, NULL);
+	w->log.fn = watcher_log;
+	w->log.ctx = w;
+	k8s_store_conf_t sconf = {
+		.endpoint_pod_names = conf->endpoint_pod_names,
+		.namespaces = conf->namespaces,
+		.namespace_count = conf->namespace_count,
+		.cluster_id = conf->cluster_id,
+	};
+	if (!conf_copy(w, conf) || k8s_table_init(&w->table) != KNOT_EOK ||
+	    (w->store = k8s_store_new(&w->table, &sconf, &w->log)) == NULL ||
+	    (w->multi = curl_multi_init()) == NULL) {
+		watcher_free(w);
+		pthread_mutex_unlock(&registry_lock);
+		snprintf(err, errlen, "%s", knot_strerror(KNOT_ENOMEM));
+		return NULL;
+	}
+	w->refs = 1;
+	w->next = registry;
+	registry = w;
+	pthread_mutex_unlock(&registry_lock);
+	return w;
+}
+
+void k8s_watcher_attach(k8s_watcher_t *w, k8s_watcher_client_t *client)
+{
+	pthread_mutex_lock(&w->clients_lock);
+	client->next = w->clients;
+	w->clients = client;
+	w->needs |= client->needs;
+	pthread_mutex_unlock(&w->clients_lock);
+
+	// The thread starts with its first zone, so that its first log line has a sink.
+	pthread_mutex_lock(&registry_lock);
+	if (!w->started) {
+		w->started = pthread_create(&w->thread, NULL, watcher_main, w) == 0;
+		if (!w->started) {
+			k8s_logf(&w->log, LOG_ERR, "cannot start the watcher thread");
+		}
+	} else {
+		curl_multi_wakeup(w->multi);
+	}
+	pthread_mutex_unlock(&registry_lock);
+}
+
+void k8s_watcher_detach(k8s_watcher_t *w, k8s_watcher_client_t *client)
+{
+	pthread_mutex_lock(&w->clients_lock);
+	for (k8s_watcher_client_t **c = &w->clients; *c != NULL; c = &(*c)->next) {
+		if (*c == client) {
+			*c = client->next;
+			break;
+		}
+	}
+	// Needs only grow: a reload reattaches the same zones right away.
+	pthread_mutex_unlock(&w->clients_lock);
+}
+
+void k8s_watcher_release(k8s_watcher_t *w)
+{
+	pthread_mutex_lock(&registry_lock);
+	if (--w->refs > 0) {
+		pthread_mutex_unlock(&registry_lock);
+		return;
+	}
+	for (k8s_watcher_t **p = &registry; *p != NULL; p = &(*p)->next) {
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&registry_lock);
+	watcher_free(w);
+}
+
+const k8s_table_t *k8s_watcher_table(const k8s_watcher_t *w)
+{
+	return &w->table;
+}
