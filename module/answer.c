@@ -562,7 +562,8 @@ static k8s_answer_t answer_name(ctx_t *c, const knot_dname_t *owner, const knot_
 	if (svc == NULL || !svc_exists(conf, svc)) {
 		return K8S_ANSWER_NXDOMAIN;
 	}
-	const knot_dname_t *domain = conf->domains[table_zone] != NULL ? conf->domains[table_zone] : zone;
+	// SRV targets are names in the zone the service was found in.
+	const knot_dname_t *domain = zone;
 	if (q.kind == K8S_Q_SERVICE) {
 		return answer_service(c, owner, qname, svc, domain, depth);
 	}

@@ -280,7 +280,9 @@ static void sort_endpoints(draft_t *d)
 		d->eps[i].cluster = (d->cluster_count > 0) ? rank[d->eps[i].cluster] : 0;
 	}
 
-	qsort(d->eps, d->ep_count, sizeof(*d->eps), ent_cmp);
+	if (d->ep_count > 1) {
+		qsort(d->eps, d->ep_count, sizeof(*d->eps), ent_cmp);
+	}
 	size_t kept = 0;
 	for (size_t i = 0; i < d->ep_count; i++) {
 		if (kept > 0 && ent_cmp(&d->eps[kept - 1], &d->eps[i]) == 0) {
@@ -358,7 +360,9 @@ static k8s_svc_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
 	}
 
 	sort_endpoints(d);
-	qsort(d->ports, d->port_count, sizeof(*d->ports), port_cmp);
+	if (d->port_count > 1) {
+		qsort(d->ports, d->port_count, sizeof(*d->ports), port_cmp);
+	}
 
 	// The A/AAAA answers of the service name: service IPs or ready endpoints, each address once.
 	ent_t *answer = endpoints_answer ? d->eps : d->sips;
@@ -367,8 +371,10 @@ static k8s_svc_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
 	if (by_ip == NULL) {
 		return NULL;
 	}
-	memcpy(by_ip, answer, answer_count * sizeof(*by_ip));
-	qsort(by_ip, answer_count, sizeof(*by_ip), ent_ip_cmp);
+	if (answer_count > 0) {
+		memcpy(by_ip, answer, answer_count * sizeof(*by_ip));
+		qsort(by_ip, answer_count, sizeof(*by_ip), ent_ip_cmp);
+	}
 	uint16_t a_count, aaaa_count;
 	size_t rdata_size = rrs_size(by_ip, answer_count, AF_INET, &a_count) +
 	                    rrs_size(by_ip, answer_count, AF_INET6, &aaaa_count);

@@ -1,0 +1,266 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*
+ * The object store: API objects (decoded from JSON, as the reflectors hand
+ * them over) in, published record blocks out.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <libknot/libknot.h>
+#include <urcu/urcu-memb.h>
+
+#include "store.h"
+
+static k8s_table_t table;
+static k8s_store_t *store;
+
+static k8s_object_t *decode(k8s_kind_t kind, const char *json)
+{
+	k8s_object_t *obj = NULL;
+	char err[256];
+	int ret = k8s_object_decode(kind, json, strlen(json), &obj, err, sizeof(err));
+	if (ret != KNOT_EOK) {
+		fail_msg("decode failed: %s (%s)", err, json);
+	}
+	return obj;
+}
+
+static void upsert(unsigned src, k8s_kind_t kind, const char *json)
+{
+	k8s_store_upsert(store, src, decode(kind, json));
+}
+
+static void remove_obj(unsigned src, k8s_kind_t kind, const char *json)
+{
+	k8s_store_remove(store, src, decode(kind, json));
+}
+
+#define NS(name) "{\"metadata\":{\"name\":\"" name "\"}}"
+#define SVC(ns, name, ip) "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"" ns "\"}," \
+	"\"spec\":{\"type\":\"ClusterIP\",\"clusterIP\":\"" ip "\",\"clusterIPs\":[\"" ip "\"]," \
+	"\"ports\":[{\"name\":\"http\",\"port\":80,\"protocol\":\"TCP\"}]}}"
+#define HEADLESS(ns, name) "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"" ns "\"}," \
+	"\"spec\":{\"type\":\"ClusterIP\",\"clusterIP\":\"None\",\"clusterIPs\":[\"None\"]}}"
+#define SLICE(ns, name, svc, ip, host) "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"" ns "\"," \
+	"\"labels\":{\"kubernetes.io/service-name\":\"" svc "\"}},\"addressType\":\"IPv4\"," \
+	"\"endpoints\":[{\"addresses\":[\"" ip "\"],\"conditions\":{\"ready\":true},\"hostname\":\"" host "\"}]," \
+	"\"ports\":[{\"name\":\"http\",\"port\":8080,\"protocol\":\"TCP\"}]}"
+
+static int setup(void **state)
+{
+	urcu_memb_register_thread();
+	assert_int_equal(k8s_table_init(&table), KNOT_EOK);
+	k8s_store_conf_t conf = { 0 };
+	store = k8s_store_new(&table, &conf, NULL);
+	assert_non_null(store);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	k8s_store_free(store);
+	urcu_memb_barrier();
+	k8s_table_deinit(&table);
+	urcu_memb_unregister_thread();
+	return 0;
+}
+
+static const k8s_svc_t *svc(k8s_zone_t zone, const char *ns, const char *name)
+{
+	uint8_t owner[128];
+	size_t len = k8s_svc_owner(ns, name, owner);
+	return k8s_table_svc(&table, zone, owner, len);
+}
+
+static size_t endpoints(const k8s_svc_t *s)
+{
+	return s->addr_count - s->sip_count;
+}
+
+static void a_service_is_published_at_commit(void **state)
+{
+	upsert(K8S_SRC_NAMESPACES, K8S_NAMESPACE, NS("shop"));
+	upsert(K8S_SRC_SERVICES, K8S_SERVICE, SVC("shop", "web", "10.96.0.20"));
+	assert_null(svc(K8S_ZONE_CLUSTER, "shop", "web"));
+	assert_true(k8s_store_dirty(store));
+	assert_int_equal(k8s_store_commit(store, 0), 1);
+	const k8s_svc_t *s = svc(K8S_ZONE_CLUSTER, "shop", "web");
+	assert_non_null(s);
+	assert_int_equal(s->rrs_a.count, 1);
+	assert_true(k8s_table_ns(&table, (const uint8_t *)"\x04shop"));
+}
+
+static void a_slice_joins_its_service(void **state)
+{
+	upsert(K8S_SRC_SLICES, K8S_ENDPOINTSLICE, SLICE("shop", "web-1", "web", "10.244.0.1", "a"));
+	upsert(K8S_SRC_SLICES, K8S_ENDPOINTSLICE, SLICE("shop", "web-2", "web", "10.244.0.2", "b"));
+	assert_int_equal(k8s_store_commit(store, 0), 1);
+	assert_int_equal(endpoints(svc(K8S_ZONE_CLUSTER, "shop", "web")), 2);
+}
+
+static void an_unchanged_update_publishes_nothing(void **state)
+{
+	upsert(K8S_SRC_SLICES, K8S_ENDPOINTSLICE, SLICE("shop", "web-1", "web", "10.244.0.1", "a"));
+	assert_false(k8s_store_dirty(store));
+	assert_int_equal(k8s_store_commit(store, 0), 0);
+}
+
+static void one_changed_slice_rebuilds_only_its_service(void **state)
+{
+	upsert(K8S_SRC_SERVICES, K8S_SERVICE, SVC("shop", "api", "10.96.0.21"));
+	k8s_store_commit(store, 0);
+	const k8s_svc_t *api = svc(K8S_ZONE_CLUSTER, "shop", "api");
+	upsert(K8S_SRC_SLICES, K8S_ENDPOINTSLICE, SLICE("shop", "web-1", "web", "10.244.0.9", "a"));
+	assert_int_equal(k8s_store_commit(store, 0), 1);
+	// The other service's block is the very same memory.
+	assert_ptr_equal(svc(K8S_ZONE_CLUSTER, "shop", "api"), api);
+}
+
+static void a_slice_moving_to_another_service_leaves_the_first(void **state)
+{
+	upsert(K8S_SRC_SLICES, K8S_ENDPOINTSLICE, SLICE("shop", "web-2", "api", "10.244.0.2", "b"));
+	assert_int_equal(k8s_store_commit(store, 0), 2);
+	assert_int_equal(endpoints(svc(K8S_ZONE_CLUSTER, "shop", "web")), 1);
+	assert_int_equal(endpoints(svc(K8S_ZONE_CLUSTER, "shop", "api")), 1);
+}
+
+static void a_deleted_service_takes_its_records_at_once(void **state)
+{
+	remove_obj(K8S_SRC_SERVICES, K8S_SERVICE, SVC("shop", "api", "10.96.0.21"));
+	k8s_store_commit(store, 0);
+	assert_null(svc(K8S_ZONE_CLUSTER, "shop", "api"));
+	k8s_ip_t ip = { .family = AF_INET, .bytes = { 10, 244, 0, 2 } };
+	const k8s_addr_t *refs[4];
+	assert_int_equal(k8s_table_ptr(&table, &ip, refs, 4), 0);
+
+	// Its slices are still known: a recreated service gets them back.
+	upsert(K8S_SRC_SERVICES, K8S_SERVICE, SVC("shop", "api", "10.96.0.21"));
+	k8s_store_commit(store, 0);
+	assert_int_equal(endpoints(svc(K8S_ZONE_CLUSTER, "shop", "api")), 1);
+}
+
+static void deleting_an_unknown_object_is_no_news(void **state)
+{
+	remove_obj(K8S_SRC_SERVICES, K8S_SERVICE, SVC("shop", "ghost", "10.96.0.99"));
+	assert_false(k8s_store_dirty(store));
+}
+
+static void a_relist_removes_what_it_did_not_return(void **state)
+{
+	k8s_store_list_begin(store, K8S_SRC_SLICES);
+	upsert(K8S_SRC_SLICES, K8S_ENDPOINTSLICE, SLICE("shop", "web-1", "web", "10.244.0.9", "a"));
+	k8s_store_list_end(store, K8S_SRC_SLICES);
+	k8s_store_commit(store, 0);
+	assert_int_equal(endpoints(svc(K8S_ZONE_CLUSTER, "shop", "web")), 1);
+	assert_int_equal(endpoints(svc(K8S_ZONE_CLUSTER, "shop", "api")), 0);
+	assert_int_equal(k8s_store_stats(store)->objects[K8S_SRC_SLICES], 1);
+}
+
+static void headless_endpoints_become_answers(void **state)
+{
+	upsert(K8S_SRC_SERVICES, K8S_SERVICE, HEADLESS("shop", "db"));
+	upsert(K8S_SRC_SLICES, K8S_ENDPOINTSLICE, SLICE("shop", "db-x", "db", "10.244.1.1", "db-0"));
+	k8s_store_commit(store, 0);
+	const k8s_svc_t *db = svc(K8S_ZONE_CLUSTER, "shop", "db");
+	assert_int_equal(db->type, K8S_SVC_HEADLESS);
+	assert_int_equal(db->rrs_a.count, 1);
+	assert_int_equal(db->port_count, 1);
+}
+
+static void programming_latency_is_measured_from_the_trigger_time(void **state)
+{
+	const char *json = "{\"metadata\":{\"name\":\"db-x\",\"namespace\":\"shop\","
+		"\"labels\":{\"kubernetes.io/service-name\":\"db\"},"
+		"\"annotations\":{\"endpoints.kubernetes.io/last-change-trigger-time\":\"2026-01-01T00:00:00Z\"}},"
+		"\"addressType\":\"IPv4\",\"endpoints\":[{\"addresses\":[\"10.244.1.2\"]}]}";
+	upsert(K8S_SRC_SLICES, K8S_ENDPOINTSLICE, json);
+	int64_t trigger = k8s_time_parse("2026-01-01T00:00:00Z");
+	k8s_store_commit(store, trigger + 3 * 1000000);  // 3 ms later
+	const k8s_store_stats_t *st = k8s_store_stats(store);
+	assert_int_equal(st->latency[2], 1);  // The <= 4 ms bucket.
+}
+
+static void imported_slices_feed_the_clusterset_zone_only(void **state)
+{
+	upsert(K8S_SRC_IMPORTS, K8S_SERVICEIMPORT,
+	       "{\"metadata\":{\"name\":\"db\",\"namespace\":\"shop\"},"
+	       "\"spec\":{\"type\":\"Headless\",\"ports\":[{\"name\":\"pg\",\"port\":5432}]}}");
+	upsert(K8S_SRC_MCS_SLICES, K8S_ENDPOINTSLICE,
+	       "{\"metadata\":{\"name\":\"db-east\",\"namespace\":\"shop\",\"labels\":{"
+	       "\"multicluster.kubernetes.io/service-name\":\"db\","
+	       "\"multicluster.kubernetes.io/source-cluster\":\"east\"}},"
+	       "\"addressType\":\"IPv4\",\"endpoints\":[{\"addresses\":[\"10.245.0.1\"],\"hostname\":\"db-0\"}]}");
+	k8s_store_commit(store, 0);
+	const k8s_svc_t *imp = svc(K8S_ZONE_CLUSTERSET, "shop", "db");
+	assert_non_null(imp);
+	assert_int_equal(endpoints(imp), 1);
+	assert_int_equal(imp->cluster_count, 1);
+	// The cluster-local service of the same name keeps its own records.
+	assert_int_equal(svc(K8S_ZONE_CLUSTER, "shop", "db")->rrs_a.count, 1);
+}
+
+static void the_cluster_id_comes_from_the_cluster_property(void **state)
+{
+	assert_string_equal(k8s_store_cluster_id(store), "");
+	upsert(K8S_SRC_CLUSTERPROPS, K8S_CLUSTERPROPERTY,
+	       "{\"metadata\":{\"name\":\"cluster.clusterset.k8s.io\"},\"spec\":{\"value\":\"west\"}}");
+	assert_string_equal(k8s_store_cluster_id(store), "west");
+	k8s_store_commit(store, 0);
+}
+
+static void namespaces_not_exposed_are_dropped(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	const char *exposed[] = { "shop" };
+	k8s_store_conf_t conf = { .namespaces = exposed, .namespace_count = 1 };
+	k8s_store_t *s = k8s_store_new(&t, &conf, NULL);
+	k8s_store_upsert(s, K8S_SRC_NAMESPACES, decode(K8S_NAMESPACE, NS("secret")));
+	k8s_store_upsert(s, K8S_SRC_SERVICES, decode(K8S_SERVICE, SVC("secret", "x", "10.96.9.9")));
+	k8s_store_upsert(s, K8S_SRC_SERVICES, decode(K8S_SERVICE, SVC("shop", "y", "10.96.9.8")));
+	k8s_store_commit(s, 0);
+	assert_int_equal(k8s_store_stats(s)->filtered, 2);
+	assert_int_equal(t.svc_count[K8S_ZONE_CLUSTER], 1);
+	k8s_store_free(s);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_service_is_published_at_commit),
+		cmocka_unit_test(a_slice_joins_its_service),
+		cmocka_unit_test(an_unchanged_update_publishes_nothing),
+		cmocka_unit_test(one_changed_slice_rebuilds_only_its_service),
+		cmocka_unit_test(a_slice_moving_to_another_service_leaves_the_first),
+		cmocka_unit_test(a_deleted_service_takes_its_records_at_once),
+		cmocka_unit_test(deleting_an_unknown_object_is_no_news),
+		cmocka_unit_test(a_relist_removes_what_it_did_not_return),
+		cmocka_unit_test(headless_endpoints_become_answers),
+		cmocka_unit_test(programming_latency_is_measured_from_the_trigger_time),
+		cmocka_unit_test(imported_slices_feed_the_clusterset_zone_only),
+		cmocka_unit_test(the_cluster_id_comes_from_the_cluster_property),
+		cmocka_unit_test(namespaces_not_exposed_are_dropped),
+	};
+	return cmocka_run_group_tests_name("store", tests, setup, teardown);
+}

@@ -1,0 +1,276 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*
+ * The record table: indexes, PTR references, prefixes, pods, and readers
+ * that never wait for the writer and never see half a change.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include <libknot/libknot.h>
+#include <urcu/urcu-memb.h>
+
+#include "records.h"
+#include "fixtures.h"
+
+static const k8s_records_conf_t rconf = { 0 };
+
+/*! \brief A headless service whose endpoints are named g<gen>-<i>. */
+static k8s_svc_t *generation(unsigned gen, unsigned count)
+{
+	static k8s_endpoint_t eps[64];
+	static char names[64][16], ips[64][16];
+	for (unsigned i = 0; i < count; i++) {
+		snprintf(names[i], sizeof(names[i]), "g%u-%u", gen, i);
+		snprintf(ips[i], sizeof(ips[i]), "10.1.%u.%u", i, (gen + i) % 250 + 1);
+		eps[i] = fx_ep(ips[i], true, names[i], NULL);
+	}
+	k8s_slice_t slice = fx_slice("shop", "web-x", "web", AF_INET, eps, count, NULL, 0);
+	const k8s_slice_t *slices[] = { &slice };
+	k8s_service_t svc = fx_service("shop", "web", K8S_SVC_HEADLESS, NULL, NULL);
+	return k8s_records_service(&svc, slices, 1, &rconf);
+}
+
+static const k8s_svc_t *lookup(const k8s_table_t *t)
+{
+	return k8s_table_svc(t, K8S_ZONE_CLUSTER, (const uint8_t *)"\x03web\x04shop", 9);
+}
+
+/*! \brief Every endpoint of a block is of one generation and the answer has them all. */
+static bool consistent(const k8s_svc_t *svc)
+{
+	size_t n = svc->addr_count - svc->sip_count;
+	if (n == 0 || svc->rrs_a.count != n) {
+		return false;
+	}
+	char first[16] = "";
+	for (size_t i = 0; i < n; i++) {
+		uint8_t label[64];
+		k8s_addr_label(svc, &svc->addrs[svc->sip_count + i], label);
+		char gen[16] = "";
+		const char *dash = memchr(label + 1, '-', label[0]);
+		if (dash == NULL) {
+			return false;
+		}
+		memcpy(gen, label + 1, dash - (const char *)label - 1);
+		if (i == 0) {
+			strcpy(first, gen);
+		} else if (strcmp(first, gen) != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static void a_replaced_service_is_found_with_its_new_records(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	assert_int_equal(k8s_table_put_svc(&t, generation(1, 3)), KNOT_EOK);
+	assert_int_equal(k8s_table_put_svc(&t, generation(2, 5)), KNOT_EOK);
+	assert_int_equal(t.svc_count[K8S_ZONE_CLUSTER], 1);
+	assert_int_equal(t.record_count, 5);
+	assert_true(consistent(lookup(&t)));
+	assert_int_equal(lookup(&t)->addr_count, 5);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
+static void ptr_references_follow_the_service(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	assert_int_equal(k8s_table_put_svc(&t, generation(1, 2)), KNOT_EOK);
+	k8s_ip_t ip = fx_ip("10.1.0.2");  // Endpoint 0 of generation 1.
+	const k8s_addr_t *refs[4];
+	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 1);
+	assert_ptr_equal(k8s_addr_svc(refs[0]), lookup(&t));
+
+	// Generation 2 moves endpoint 0 to 10.1.0.3: the old address has no PTR any more.
+	assert_int_equal(k8s_table_put_svc(&t, generation(2, 2)), KNOT_EOK);
+	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 0);
+	ip = fx_ip("10.1.0.3");
+	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 1);
+	assert_ptr_equal(k8s_addr_svc(refs[0]), lookup(&t));
+
+	k8s_table_del_svc(&t, K8S_ZONE_CLUSTER, "shop", "web");
+	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 0);
+	assert_null(lookup(&t));
+	assert_int_equal(t.record_count, 0);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
+static void reverse_prefixes_count_their_addresses(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	assert_int_equal(k8s_table_put_svc(&t, generation(1, 1)), KNOT_EOK);
+	k8s_ip_t ip = fx_ip("10.1.0.2");
+	assert_true(k8s_table_prefix(&t, &ip, 8));
+	assert_true(k8s_table_prefix(&t, &ip, 24));
+	k8s_ip_t other = fx_ip("10.2.0.0");
+	assert_false(k8s_table_prefix(&t, &other, 16));
+	k8s_table_del_svc(&t, K8S_ZONE_CLUSTER, "shop", "web");
+	assert_false(k8s_table_prefix(&t, &ip, 8));
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
+static void host_network_pods_say_nothing_of_a_namespace(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	k8s_pod_t a = { .meta = { .ns = "one", .name = "a" }, .live = true, .ip_count = 1,
+	                .ips = { fx_ip("10.0.0.5") } };
+	k8s_pod_t b = { .meta = { .ns = "two", .name = "b" }, .live = true, .host_network = true,
+	                .ip_count = 1, .ips = { fx_ip("10.0.0.5") } };
+	assert_int_equal(k8s_table_set_pod(&t, NULL, &a), KNOT_EOK);
+	k8s_ip_t ip = fx_ip("10.0.0.5");
+	assert_non_null(k8s_table_pod_by_ip(&t, &ip));
+	assert_true(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03one"));
+	assert_false(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03two"));
+	assert_int_equal(k8s_table_set_pod(&t, NULL, &b), KNOT_EOK);
+	assert_null(k8s_table_pod_by_ip(&t, &ip));
+	assert_int_equal(k8s_table_set_pod(&t, &a, NULL), KNOT_EOK);
+	assert_int_equal(k8s_table_set_pod(&t, &b, NULL), KNOT_EOK);
+	assert_int_equal(t.pod_count, 0);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
+static void many_services_grow_the_index(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	char names[1000][16];
+	for (int i = 0; i < 1000; i++) {
+		snprintf(names[i], sizeof(names[i]), "svc%d", i);
+		char ip[16];
+		snprintf(ip, sizeof(ip), "10.96.%d.%d", i / 250, i % 250 + 1);
+		k8s_service_t svc = fx_service("shop", names[i], K8S_SVC_CLUSTERIP, ip, NULL);
+		assert_int_equal(k8s_table_put_svc(&t, k8s_records_service(&svc, NULL, 0, &rconf)),
+		                 KNOT_EOK);
+		if (i % 100 == 0) {
+			k8s_table_commit(&t);
+		}
+	}
+	for (int i = 0; i < 1000; i += 2) {
+		k8s_table_del_svc(&t, K8S_ZONE_CLUSTER, "shop", names[i]);
+	}
+	for (int i = 0; i < 1000; i++) {
+		uint8_t owner[128];
+		size_t len = k8s_svc_owner("shop", names[i], owner);
+		const k8s_svc_t *svc = k8s_table_svc(&t, K8S_ZONE_CLUSTER, owner, len);
+		assert_true((svc != NULL) == (i % 2 == 1));
+	}
+	assert_int_equal(t.svc_count[K8S_ZONE_CLUSTER], 500);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
+/* Readers against a writer. */
+
+static k8s_table_t shared;
+static atomic_bool done;
+static atomic_ulong seen, torn;
+
+static void *reader(void *arg)
+{
+	urcu_memb_register_thread();
+	while (!atomic_load(&done)) {
+		urcu_memb_read_lock();
+		const k8s_svc_t *svc = lookup(&shared);
+		if (svc != NULL) {
+			atomic_fetch_add(&seen, 1);
+			if (!consistent(svc)) {
+				atomic_fetch_add(&torn, 1);
+			}
+			// PTR references lead to a consistent block too.
+			k8s_ip_t ip = { .family = AF_INET };
+			memcpy(ip.bytes, svc->addrs[svc->sip_count].bytes, 4);
+			const k8s_addr_t *refs[4];
+			size_t n = k8s_table_ptr(&shared, &ip, refs, 4);
+			for (size_t i = 0; i < n && i < 4; i++) {
+				if (!consistent(k8s_addr_svc(refs[i]))) {
+					atomic_fetch_add(&torn, 1);
+				}
+			}
+		}
+		urcu_memb_read_unlock();
+	}
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+static void readers_never_see_half_a_change(void **state)
+{
+	assert_int_equal(k8s_table_init(&shared), KNOT_EOK);
+	pthread_t threads[2];
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(pthread_create(&threads[i], NULL, reader, NULL), 0);
+	}
+	for (unsigned gen = 0; gen < 3000; gen++) {
+		assert_int_equal(k8s_table_put_svc(&shared, generation(gen, gen % 40 + 1)), KNOT_EOK);
+		k8s_table_commit(&shared);
+	}
+	atomic_store(&done, true);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(threads[i], NULL);
+	}
+	assert_true(atomic_load(&seen) > 0);
+	assert_int_equal(atomic_load(&torn), 0);
+	urcu_memb_barrier();
+	k8s_table_deinit(&shared);
+}
+
+static int setup(void **state)
+{
+	urcu_memb_register_thread();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	urcu_memb_unregister_thread();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_replaced_service_is_found_with_its_new_records),
+		cmocka_unit_test(ptr_references_follow_the_service),
+		cmocka_unit_test(reverse_prefixes_count_their_addresses),
+		cmocka_unit_test(host_network_pods_say_nothing_of_a_namespace),
+		cmocka_unit_test(many_services_grow_the_index),
+		cmocka_unit_test(readers_never_see_half_a_change),
+	};
+	return cmocka_run_group_tests_name("table", tests, setup, teardown);
+}
