@@ -14,4 +14,77 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
+/*!
+ * \file
+ *
+ * \brief Addresses of ExternalName targets outside our zones, from an upstream resolver.
+ *
+ * A stub resolver asking for an ExternalName service should get the CNAME and
+ * the target's addresses in one response, as CoreDNS gives them. knotd's
+ * workers must never wait on the network for that, so the target names are
+ * known ahead (the watcher declares every ExternalName target it holds), a
+ * resolver thread of our own asks the configured upstream for their A and
+ * AAAA records, keeps the answers (CNAME chains included) in a cache that
+ * workers read lock-free under RCU, and refreshes them before their TTL runs
+ * out while they are wanted. A name not resolved yet, or whose upstream
+ * failed, answers SERVFAIL.
+ */
+
 #pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <libknot/libknot.h>
+
+#include "log.h"
+
+/*! \brief A cached upstream answer: immutable, readable until the end of the RCU read-side section. */
+typedef struct {
+	uint16_t rcode;         /*!< Upstream RCODE: NOERROR or NXDOMAIN. */
+	uint16_t count;         /*!< RRsets of the answer section (CNAME chain first, then the addresses). */
+	uint32_t expires;       /*!< Monotonic seconds (k8s_now_ms() / 1000) when it runs out. */
+	knot_rrset_t rrsets[];  /*!< Owners and rdata live inside this allocation. */
+} k8s_upstream_answer_t;
+
+typedef enum {
+	K8S_UPSTREAM_PENDING = 0,  /*!< Not resolved yet, or the last attempts failed: SERVFAIL. */
+	K8S_UPSTREAM_READY,        /*!< \a ans holds the answer (rcode may be NXDOMAIN, count may be 0). */
+} k8s_upstream_status_t;
+
+typedef struct k8s_upstream k8s_upstream_t;
+
+/*!
+ * \brief Starts a resolver that asks \a server (UDP, TCP after a truncated answer).
+ *
+ * \param timeout_ms  Per-attempt timeout; a name failing three attempts is retried later with backoff.
+ */
+k8s_upstream_t *k8s_upstream_new(const struct sockaddr_storage *server, unsigned timeout_ms,
+                                 const k8s_log_t *log);
+
+/*! \brief Stops and joins the thread, frees everything (no reader may remain). */
+void k8s_upstream_free(k8s_upstream_t *u);
+
+/*!
+ * \brief Declares a target name to keep resolved (counted: want twice, unwant twice).
+ *
+ * Called by the watcher thread only. The resolver starts on it at once.
+ *
+ * \retval KNOT_EOK, KNOT_ENOMEM
+ */
+int k8s_upstream_want(k8s_upstream_t *u, const knot_dname_t *name);
+
+/*! \brief Withdraws one declaration; at zero the name is forgotten (its cache entry retired). */
+void k8s_upstream_unwant(k8s_upstream_t *u, const knot_dname_t *name);
+
+/*!
+ * \brief Looks up a target's cached answer for A or AAAA (reader, lock-free, never blocks).
+ *
+ * \param name   Lowercase target name.
+ * \param qtype  KNOT_RRTYPE_A or KNOT_RRTYPE_AAAA.
+ * \param ans    Out: the answer when READY. An expired entry is still served while
+ *               its refresh is under way; the caller caps TTLs at what remains (0 at least).
+ */
+k8s_upstream_status_t k8s_upstream_lookup(const k8s_upstream_t *u, const knot_dname_t *name,
+                                          uint16_t qtype, const k8s_upstream_answer_t **ans);
