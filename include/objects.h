@@ -134,6 +134,8 @@ typedef struct {
 	k8s_ip_t ips[2];
 	uint16_t port_count;
 	const k8s_port_t *ports;
+	uint16_t cluster_count;    /*!< status.clusters: the clusters exporting the service. */
+	const char *const *clusters; /*!< Their ids (one or two DNS labels, lowercase). */
 } k8s_serviceimport_t;
 
 /*! \brief about.k8s.io ClusterProperty. */

@@ -516,6 +516,11 @@ static uint64_t object_digest(const k8s_object_t *obj)
 		h = fnv_u64(h, imp->headless);
 		h = fnv_ips(h, imp->ips, imp->ip_count);
 		h = fnv_ports(h, imp->ports, imp->port_count);
+		uint64_t sum = 0;
+		for (uint16_t i = 0; i < imp->cluster_count; i++) {
+			sum += mix(fnv_str(FNV_OFFSET, imp->clusters[i]));
+		}
+		h = fnv_u64(fnv_u64(h, imp->cluster_count), sum);
 		break;
 	}
 	case K8S_CLUSTERPROPERTY: {
@@ -843,6 +848,12 @@ static int pod_decode(json_object *root, const meta_t *m, k8s_object_t **out)
 	return KNOT_EOK;
 }
 
+/*! A cluster id: one DNS label, or two joined by a dot (KEP-1645). */
+static bool cluster_id_valid(str_t s)
+{
+	return s.ptr != NULL && name_valid(s.ptr, s.len, DNS_NAME_MAX, 2, true);
+}
+
 static int serviceimport_decode(json_object *root, const meta_t *m, k8s_object_t **out)
 {
 	json_object *spec = get_obj(root, "spec");
@@ -850,9 +861,23 @@ static int serviceimport_decode(json_object *root, const meta_t *m, k8s_object_t
 	size_t strings = meta_strings(m);
 	uint16_t port_count = ports_measure(ports, &strings);
 
+	// status.clusters[].cluster: who exports it (lets the local cluster's endpoints join).
+	json_object *clusters = get_arr(get_obj(root, "status"), "clusters");
+	size_t cluster_len = arr_len(clusters);
+	uint16_t cluster_count = 0;
+	for (size_t i = 0; i < cluster_len && cluster_count < UINT16_MAX; i++) {
+		str_t id = get_str(json_object_array_get_idx(clusters, i), "cluster");
+		if (cluster_id_valid(id)) {
+			strings += str_size(id);
+			cluster_count++;
+		}
+	}
+
+	size_t ids_off = ALIGN_UP(port_count * sizeof(k8s_port_t), _Alignof(char *));
 	pack_t p;
 	void *arrays = NULL;
-	k8s_serviceimport_t *imp = object_alloc(sizeof(*imp), port_count * sizeof(k8s_port_t),
+	k8s_serviceimport_t *imp = object_alloc(sizeof(*imp),
+	                                        ids_off + cluster_count * sizeof(char *),
 	                                        strings, &p, &arrays);
 	if (imp == NULL) {
 		return KNOT_ENOMEM;
@@ -863,6 +888,15 @@ static int serviceimport_decode(json_object *root, const meta_t *m, k8s_object_t
 	imp->port_count = port_count;
 	imp->ports = (port_count > 0) ? arrays : NULL;
 	ports_pack(ports, arrays, port_count, &p);
+
+	const char **ids = (const char **)((char *)arrays + ids_off);
+	for (size_t i = 0; i < cluster_len && imp->cluster_count < cluster_count; i++) {
+		str_t id = get_str(json_object_array_get_idx(clusters, i), "cluster");
+		if (cluster_id_valid(id)) {
+			ids[imp->cluster_count++] = pack_str(&p, id, true);
+		}
+	}
+	imp->clusters = (cluster_count > 0) ? ids : NULL;
 
 	*out = &imp->meta;
 	return KNOT_EOK;

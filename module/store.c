@@ -222,6 +222,10 @@ static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const k8s_obj
 		if (entry->group != NULL && (!grouped || strcmp(entry->group, group) != 0)) {
 			group_del(groups, entry->group, entry);
 			mark(s, zone, entry->group);
+			if (source == K8S_SRC_SLICES &&
+			    k8s_map_get(&s->objects[K8S_SRC_IMPORTS], entry->group) != NULL) {
+				mark(s, K8S_ZONE_CLUSTERSET, entry->group);
+			}
 			free(entry->group);
 			entry->group = NULL;
 		}
@@ -237,6 +241,11 @@ static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const k8s_obj
 			}
 			mark(s, zone, group);
 			note_trigger(s, (const k8s_slice_t *)obj);
+		}
+		// A locally exported service's endpoints may also stand in its import.
+		if (source == K8S_SRC_SLICES && grouped &&
+		    k8s_map_get(&s->objects[K8S_SRC_IMPORTS], group) != NULL) {
+			mark(s, K8S_ZONE_CLUSTERSET, group);
 		}
 		break;
 	}
@@ -359,6 +368,32 @@ static const k8s_object_t *held(const k8s_store_t *s, unsigned source, const cha
 	return (entry != NULL) ? entry->obj : NULL;
 }
 
+/*!
+ * \brief True if the local cluster exports this import but no imported slice carries its endpoints.
+ *
+ * MCS controllers that do not mirror the exporting cluster's own endpoints
+ * into imported slices rely on DNS to add them; the import's status.clusters
+ * says the local cluster exports the service.
+ */
+static bool local_exported(const k8s_store_t *s, const k8s_object_t *obj, const group_t *group)
+{
+	const k8s_serviceimport_t *imp = (const k8s_serviceimport_t *)obj;
+	if (s->cluster_id[0] == '\0') {
+		return false;
+	}
+	bool listed = false;
+	for (uint16_t i = 0; i < imp->cluster_count; i++) {
+		listed = listed || strcmp(imp->clusters[i], s->cluster_id) == 0;
+	}
+	for (size_t i = 0; listed && group != NULL && i < group->count; i++) {
+		const k8s_slice_t *slice = (const k8s_slice_t *)group->items[i]->obj;
+		if (slice->source_cluster != NULL && strcmp(slice->source_cluster, s->cluster_id) == 0) {
+			return false;
+		}
+	}
+	return listed;
+}
+
 /*! \brief Rebuilds and publishes (or removes) one block. */
 static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 {
@@ -378,19 +413,29 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 
 	const group_t *group = k8s_map_get(zone == K8S_ZONE_CLUSTER ? &s->slice_groups
 	                                                             : &s->mcs_groups, key);
+	const group_t *local = (zone == K8S_ZONE_CLUSTERSET && local_exported(s, obj, group))
+	                       ? k8s_map_get(&s->slice_groups, key) : NULL;
 	size_t count = (group != NULL) ? group->count : 0;
-	const k8s_slice_t **slices = malloc((count > 0 ? count : 1) * sizeof(*slices));
+	size_t local_count = (local != NULL) ? local->count : 0;
+	const k8s_slice_t **slices = malloc((count + local_count + 1) * sizeof(*slices));
+	k8s_slice_t *copies = calloc(local_count + 1, sizeof(*copies));
 	k8s_svc_t *block = NULL;
-	if (slices != NULL) {
+	if (slices != NULL && copies != NULL) {
 		for (size_t i = 0; i < count; i++) {
 			slices[i] = (const k8s_slice_t *)group->items[i]->obj;
 		}
+		for (size_t i = 0; i < local_count; i++) {
+			copies[i] = *(const k8s_slice_t *)local->items[i]->obj;
+			copies[i].source_cluster = s->cluster_id;
+			slices[count + i] = &copies[i];
+		}
 		block = (zone == K8S_ZONE_CLUSTER)
 		        ? k8s_records_service((const k8s_service_t *)obj, slices, count, &s->records)
-		        : k8s_records_import((const k8s_serviceimport_t *)obj, slices, count,
-		                             &s->records);
-		free(slices);
+		        : k8s_records_import((const k8s_serviceimport_t *)obj, slices,
+		                             count + local_count, &s->records);
 	}
+	free(slices);
+	free(copies);
 	if (block == NULL || k8s_table_put_svc(s->table, block) != KNOT_EOK) {
 		// The previous records stay published: nothing known is lost.
 		k8s_logf(s->log, LOG_ERR, "cannot publish records of %s %s (%s)",

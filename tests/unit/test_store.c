@@ -227,6 +227,30 @@ static void the_cluster_id_comes_from_the_cluster_property(void **state)
 	k8s_store_commit(store, 0);
 }
 
+static void a_locally_exported_service_joins_its_import_under_the_local_cluster_id(void **state)
+{
+	// The import says west (this cluster) exports db too; no imported slice carries west's endpoints.
+	upsert(K8S_SRC_IMPORTS, K8S_SERVICEIMPORT,
+	       "{\"metadata\":{\"name\":\"db\",\"namespace\":\"shop\"},"
+	       "\"spec\":{\"type\":\"Headless\",\"ports\":[{\"name\":\"pg\",\"port\":5432}]},"
+	       "\"status\":{\"clusters\":[{\"cluster\":\"east\"},{\"cluster\":\"west\"}]}}");
+	k8s_store_commit(store, 0);
+	const k8s_svc_t *imp = svc(K8S_ZONE_CLUSTERSET, "shop", "db");
+	assert_int_equal(imp->cluster_count, 2);
+	assert_int_equal(endpoints(imp), 2);
+
+	// Once the MCS controller mirrors west's endpoints, they are not counted twice.
+	upsert(K8S_SRC_MCS_SLICES, K8S_ENDPOINTSLICE,
+	       "{\"metadata\":{\"name\":\"db-west\",\"namespace\":\"shop\",\"labels\":{"
+	       "\"multicluster.kubernetes.io/service-name\":\"db\","
+	       "\"multicluster.kubernetes.io/source-cluster\":\"west\"}},"
+	       "\"addressType\":\"IPv4\",\"endpoints\":[{\"addresses\":[\"10.244.1.2\"]}]}");
+	k8s_store_commit(store, 0);
+	imp = svc(K8S_ZONE_CLUSTERSET, "shop", "db");
+	assert_int_equal(endpoints(imp), 2);
+	assert_int_equal(imp->cluster_count, 2);
+}
+
 static void namespaces_not_exposed_are_dropped(void **state)
 {
 	k8s_table_t t;
@@ -260,6 +284,7 @@ int main(void)
 		cmocka_unit_test(programming_latency_is_measured_from_the_trigger_time),
 		cmocka_unit_test(imported_slices_feed_the_clusterset_zone_only),
 		cmocka_unit_test(the_cluster_id_comes_from_the_cluster_property),
+		cmocka_unit_test(a_locally_exported_service_joins_its_import_under_the_local_cluster_id),
 		cmocka_unit_test(namespaces_not_exposed_are_dropped),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
