@@ -197,7 +197,7 @@ def _namespace_works():
 
 @functools.lru_cache(maxsize=None)
 def load_mode():
-    """How knotd gets the built module: "namespace", "file" or "installed" (see the module doc)."""
+    """How knotd gets the built module: "namespace", "file" or "installed" (see the top of this file)."""
     build = find_build()
     forced = os.environ.get("MODK8S_LOAD", "")
     if forced not in ("", "namespace", "file", "installed"):
