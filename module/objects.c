@@ -14,4 +14,1239 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-/* Not yet written. */
+/*
+ * Decoding works in two passes over the json-c tree: the first validates and
+ * measures (counts of ports and addresses, bytes of strings), the second packs
+ * the structure, its arrays and its strings into one allocation. Both passes
+ * call the same validating readers, so they agree on what is kept.
+ */
+
+#include <arpa/inet.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libknot/errcode.h>
+
+#include "objects.h"
+
+/*! Pod managedFields nest deeply and a watch event adds two levels. */
+#define JSON_DEPTH 128
+
+#define DNS_LABEL_MAX 63
+#define DNS_NAME_MAX 253
+
+/*! At most this many ports are kept (k8s_port_t counts are 16-bit). */
+#define PORTS_MAX UINT16_MAX
+
+#define ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((size_t)(a) - 1))
+
+/*! A string inside the json-c tree; ptr is NULL when absent. */
+typedef struct {
+	const char *ptr;
+	size_t len;
+} str_t;
+
+/*! Where the second pass writes strings. */
+typedef struct {
+	char *at;
+} pack_t;
+
+static const char *KIND_NAMES[K8S_KIND_COUNT] = {
+	[K8S_SERVICE]         = "services",
+	[K8S_ENDPOINTSLICE]   = "endpointslices",
+	[K8S_NAMESPACE]       = "namespaces",
+	[K8S_POD]             = "pods",
+	[K8S_SERVICEIMPORT]   = "serviceimports",
+	[K8S_CLUSTERPROPERTY] = "clusterproperties",
+};
+
+/*! The "kind" field of each object, checked when present. */
+static const char *KIND_FIELDS[K8S_KIND_COUNT] = {
+	[K8S_SERVICE]         = "Service",
+	[K8S_ENDPOINTSLICE]   = "EndpointSlice",
+	[K8S_NAMESPACE]       = "Namespace",
+	[K8S_POD]             = "Pod",
+	[K8S_SERVICEIMPORT]   = "ServiceImport",
+	[K8S_CLUSTERPROPERTY] = "ClusterProperty",
+};
+
+static const char *PROTO_NAMES[K8S_PROTO_COUNT] = {
+	[K8S_PROTO_TCP]  = "tcp",
+	[K8S_PROTO_UDP]  = "udp",
+	[K8S_PROTO_SCTP] = "sctp",
+};
+
+const char *k8s_kind_name(k8s_kind_t kind)
+{
+	if ((unsigned)kind >= K8S_KIND_COUNT) {
+		return "unknown";
+	}
+	return KIND_NAMES[kind];
+}
+
+const char *k8s_proto_name(k8s_proto_t proto)
+{
+	if ((unsigned)proto >= K8S_PROTO_COUNT) {
+		return "unknown";
+	}
+	return PROTO_NAMES[proto];
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (err == NULL || errlen == 0) {
+		return;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* --- json-c access: a field of the wrong type reads as absent ---------------- */
+
+static json_object *get_field(json_object *parent, const char *key, json_type type)
+{
+	json_object *val = NULL;
+	if (!json_object_is_type(parent, json_type_object) ||
+	    !json_object_object_get_ex(parent, key, &val) ||
+	    !json_object_is_type(val, type)) {
+		return NULL;
+	}
+	return val;
+}
+
+static json_object *get_obj(json_object *parent, const char *key)
+{
+	return get_field(parent, key, json_type_object);
+}
+
+static json_object *get_arr(json_object *parent, const char *key)
+{
+	return get_field(parent, key, json_type_array);
+}
+
+/*! A string value; one with an embedded NUL is treated as absent. */
+static str_t str_of(json_object *val)
+{
+	str_t s = { NULL, 0 };
+	if (!json_object_is_type(val, json_type_string)) {
+		return s;
+	}
+	const char *ptr = json_object_get_string(val);
+	size_t len = json_object_get_string_len(val);
+	if (memchr(ptr, '\0', len) == NULL) {
+		s.ptr = ptr;
+		s.len = len;
+	}
+	return s;
+}
+
+static str_t get_str(json_object *parent, const char *key)
+{
+	return str_of(get_field(parent, key, json_type_string));
+}
+
+static bool str_is(str_t s, const char *lit)
+{
+	return s.ptr != NULL && s.len == strlen(lit) && memcmp(s.ptr, lit, s.len) == 0;
+}
+
+/*! A boolean; absent, null or another type gives \a dflt. */
+static bool get_bool(json_object *parent, const char *key, bool dflt)
+{
+	json_object *val = get_field(parent, key, json_type_boolean);
+	return (val != NULL) ? json_object_get_boolean(val) : dflt;
+}
+
+/*! An integer; absent, null, fractional or another type gives \a dflt. */
+static int64_t get_int(json_object *parent, const char *key, int64_t dflt)
+{
+	json_object *val = get_field(parent, key, json_type_int);
+	return (val != NULL) ? json_object_get_int64(val) : dflt;
+}
+
+static size_t arr_len(json_object *arr)
+{
+	return (arr != NULL) ? json_object_array_length(arr) : 0;
+}
+
+/* --- validation ---------------------------------------------------------------- */
+
+static bool is_lower_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+static char lower(char c)
+{
+	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+/*! RFC 1123 label; with \a fold, uppercase letters pass (the copy lowercases them). */
+static bool label_valid(const char *s, size_t len, bool fold)
+{
+	if (len == 0 || len > DNS_LABEL_MAX) {
+		return false;
+	}
+	for (size_t i = 0; i < len; i++) {
+		char c = fold ? lower(s[i]) : s[i];
+		if (c == '-') {
+			if (i == 0 || i == len - 1) {
+				return false;
+			}
+		} else if (!is_lower_alnum(c)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*! Dot-separated RFC 1123 labels, at most \a max_len bytes and \a max_labels labels (0: any). */
+static bool name_valid(const char *s, size_t len, size_t max_len, size_t max_labels, bool fold)
+{
+	if (len == 0 || len > max_len) {
+		return false;
+	}
+	size_t labels = 0;
+	const char *end = s + len;
+	while (s < end) {
+		const char *dot = memchr(s, '.', end - s);
+		const char *label_end = (dot != NULL) ? dot : end;
+		if (!label_valid(s, label_end - s, fold)) {
+			return false;
+		}
+		labels++;
+		if (max_labels > 0 && labels > max_labels) {
+			return false;
+		}
+		if (dot == NULL) {
+			break;
+		}
+		s = dot + 1;
+		if (s == end) {
+			return false; // "a." has an empty last label
+		}
+	}
+	return true;
+}
+
+static str_t label_or_null(str_t s, bool fold)
+{
+	if (s.ptr == NULL || !label_valid(s.ptr, s.len, fold)) {
+		s.ptr = NULL;
+		s.len = 0;
+	}
+	return s;
+}
+
+/*! An ExternalName target: one trailing dot dropped, case folded, <= 253 bytes. */
+static str_t hostname_or_null(str_t s)
+{
+	if (s.ptr != NULL && s.len > 0 && s.ptr[s.len - 1] == '.') {
+		s.len--;
+	}
+	if (s.ptr == NULL || !name_valid(s.ptr, s.len, DNS_NAME_MAX, 0, true)) {
+		s.ptr = NULL;
+		s.len = 0;
+	}
+	return s;
+}
+
+/*! An IP of \a family (AF_UNSPEC: either); false when invalid or of the other family. */
+static bool ip_parse(str_t s, int family, k8s_ip_t *ip)
+{
+	char text[INET6_ADDRSTRLEN];
+	if (s.ptr == NULL || s.len == 0 || s.len >= sizeof(text)) {
+		return false;
+	}
+	memcpy(text, s.ptr, s.len);
+	text[s.len] = '\0';
+
+	memset(ip, 0, sizeof(*ip));
+	if (family != AF_INET6 && inet_pton(AF_INET, text, ip->bytes) == 1) {
+		ip->family = AF_INET;
+		return true;
+	}
+	if (family != AF_INET && inet_pton(AF_INET6, text, ip->bytes) == 1) {
+		ip->family = AF_INET6;
+		return true;
+	}
+	return false;
+}
+
+/*! Up to two valid IPs from an array of strings (or of {"ip": ...} objects with \a key). */
+static uint8_t ips_read(json_object *arr, const char *key, k8s_ip_t ips[2])
+{
+	uint8_t count = 0;
+	size_t len = arr_len(arr);
+	for (size_t i = 0; i < len && count < 2; i++) {
+		json_object *item = json_object_array_get_idx(arr, i);
+		str_t s = (key != NULL) ? get_str(item, key) : str_of(item);
+		if (ip_parse(s, AF_UNSPEC, &ips[count])) {
+			count++;
+		}
+	}
+	return count;
+}
+
+/* --- packing ------------------------------------------------------------------- */
+
+static size_t str_size(str_t s)
+{
+	return (s.ptr != NULL) ? s.len + 1 : 0;
+}
+
+/*! Copies a string behind the structure; DNS strings are lowercased on the way. */
+static const char *pack_str(pack_t *p, str_t s, bool fold)
+{
+	if (s.ptr == NULL) {
+		return NULL;
+	}
+	char *out = p->at;
+	for (size_t i = 0; i < s.len; i++) {
+		out[i] = fold ? lower(s.ptr[i]) : s.ptr[i];
+	}
+	out[s.len] = '\0';
+	p->at += s.len + 1;
+	return out;
+}
+
+/*! Allocates the object: \a head bytes of structure, \a arrays bytes of arrays, then strings. */
+static void *object_alloc(size_t head, size_t arrays, size_t strings, pack_t *p, void **arr_at)
+{
+	size_t arr_off = ALIGN_UP(head, _Alignof(max_align_t));
+	size_t str_off = arr_off + arrays;
+	char *mem = calloc(1, str_off + strings);
+	if (mem == NULL) {
+		return NULL;
+	}
+	if (arr_at != NULL) {
+		*arr_at = mem + arr_off;
+	}
+	p->at = mem + str_off;
+	return mem;
+}
+
+/* --- ports --------------------------------------------------------------------- */
+
+/*! Reads one port; false when it is to be skipped (not an object, unknown protocol). */
+static bool port_read(json_object *item, k8s_port_t *port, str_t *name)
+{
+	if (!json_object_is_type(item, json_type_object)) {
+		return false;
+	}
+	str_t proto = get_str(item, "protocol");
+	if (proto.ptr == NULL || str_is(proto, "TCP")) {
+		port->proto = K8S_PROTO_TCP;
+	} else if (str_is(proto, "UDP")) {
+		port->proto = K8S_PROTO_UDP;
+	} else if (str_is(proto, "SCTP")) {
+		port->proto = K8S_PROTO_SCTP;
+	} else {
+		return false;
+	}
+	int64_t number = get_int(item, "port", 0);
+	port->port = (number >= 1 && number <= UINT16_MAX) ? (uint16_t)number : 0;
+	*name = label_or_null(get_str(item, "name"), false);
+	port->name = NULL;
+	return true;
+}
+
+/*! First pass over a ports array: kept ports and their string bytes. */
+static uint16_t ports_measure(json_object *arr, size_t *strings)
+{
+	size_t count = 0;
+	size_t len = arr_len(arr);
+	for (size_t i = 0; i < len && count < PORTS_MAX; i++) {
+		k8s_port_t port;
+		str_t name;
+		if (port_read(json_object_array_get_idx(arr, i), &port, &name)) {
+			*strings += str_size(name);
+			count++;
+		}
+	}
+	return (uint16_t)count;
+}
+
+static void ports_pack(json_object *arr, k8s_port_t *out, uint16_t count, pack_t *p)
+{
+	size_t len = arr_len(arr);
+	uint16_t done = 0;
+	for (size_t i = 0; i < len && done < count; i++) {
+		str_t name;
+		if (port_read(json_object_array_get_idx(arr, i), &out[done], &name)) {
+			out[done].name = pack_str(p, name, false);
+			done++;
+		}
+	}
+}
+
+/* --- digest -------------------------------------------------------------------- */
+
+/*
+ * The digest is FNV-1a (64-bit) over the decoded fields that make records:
+ * kind, namespace, name and each kind's DNS fields, strings with their length
+ * (NULL distinct from ""), IPs with their family. Ports and endpoints are sets
+ * to DNS, so each element is hashed alone, mixed, and the results summed: a
+ * reordered list keeps its digest. The trigger time is metadata and left out.
+ */
+
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME  0x100000001b3ULL
+
+static uint64_t fnv_bytes(uint64_t h, const void *data, size_t len)
+{
+	const uint8_t *b = data;
+	for (size_t i = 0; i < len; i++) {
+		h ^= b[i];
+		h *= FNV_PRIME;
+	}
+	return h;
+}
+
+static uint64_t fnv_u64(uint64_t h, uint64_t v)
+{
+	uint8_t b[8];
+	for (int i = 0; i < 8; i++) {
+		b[i] = (uint8_t)(v >> (8 * i));
+	}
+	return fnv_bytes(h, b, sizeof(b));
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+	if (s == NULL) {
+		return fnv_u64(h, UINT64_MAX);
+	}
+	size_t len = strlen(s);
+	return fnv_bytes(fnv_u64(h, len), s, len);
+}
+
+static uint64_t fnv_ip(uint64_t h, const k8s_ip_t *ip)
+{
+	h = fnv_u64(h, ip->family);
+	return fnv_bytes(h, ip->bytes, (ip->family == AF_INET) ? 4 : 16);
+}
+
+static uint64_t fnv_ips(uint64_t h, const k8s_ip_t *ips, uint8_t count)
+{
+	h = fnv_u64(h, count);
+	for (uint8_t i = 0; i < count; i++) {
+		h = fnv_ip(h, &ips[i]);
+	}
+	return h;
+}
+
+/*! Spreads an element hash over all bits before it is summed (splitmix64 finaliser). */
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebULL;
+	h ^= h >> 31;
+	return h;
+}
+
+static uint64_t fnv_ports(uint64_t h, const k8s_port_t *ports, uint16_t count)
+{
+	uint64_t sum = 0;
+	for (uint16_t i = 0; i < count; i++) {
+		uint64_t e = fnv_str(FNV_OFFSET, ports[i].name);
+		e = fnv_u64(e, ports[i].port);
+		e = fnv_u64(e, ports[i].proto);
+		sum += mix(e);
+	}
+	return fnv_u64(fnv_u64(h, count), sum);
+}
+
+static uint64_t fnv_endpoints(uint64_t h, const k8s_endpoint_t *eps, uint32_t count)
+{
+	uint64_t sum = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t e = fnv_ip(FNV_OFFSET, &eps[i].ip);
+		e = fnv_u64(e, eps[i].ready);
+		e = fnv_str(e, eps[i].hostname);
+		e = fnv_str(e, eps[i].target);
+		sum += mix(e);
+	}
+	return fnv_u64(fnv_u64(h, count), sum);
+}
+
+static uint64_t object_digest(const k8s_object_t *obj)
+{
+	uint64_t h = fnv_u64(FNV_OFFSET, obj->kind);
+	h = fnv_str(h, obj->ns);
+	h = fnv_str(h, obj->name);
+
+	switch (obj->kind) {
+	case K8S_SERVICE: {
+		const k8s_service_t *svc = (const k8s_service_t *)obj;
+		h = fnv_u64(h, svc->type);
+		h = fnv_u64(h, svc->publish_not_ready);
+		h = fnv_ips(h, svc->ips, svc->ip_count);
+		h = fnv_str(h, svc->external_name);
+		h = fnv_ports(h, svc->ports, svc->port_count);
+		break;
+	}
+	case K8S_ENDPOINTSLICE: {
+		const k8s_slice_t *slice = (const k8s_slice_t *)obj;
+		h = fnv_str(h, slice->service);
+		h = fnv_str(h, slice->mcs_service);
+		h = fnv_str(h, slice->source_cluster);
+		h = fnv_u64(h, slice->family);
+		h = fnv_endpoints(h, slice->endpoints, slice->endpoint_count);
+		h = fnv_ports(h, slice->ports, slice->port_count);
+		break;
+	}
+	case K8S_POD: {
+		const k8s_pod_t *pod = (const k8s_pod_t *)obj;
+		h = fnv_u64(h, pod->live);
+		h = fnv_u64(h, pod->host_network);
+		h = fnv_ips(h, pod->ips, pod->ip_count);
+		break;
+	}
+	case K8S_SERVICEIMPORT: {
+		const k8s_serviceimport_t *imp = (const k8s_serviceimport_t *)obj;
+		h = fnv_u64(h, imp->headless);
+		h = fnv_ips(h, imp->ips, imp->ip_count);
+		h = fnv_ports(h, imp->ports, imp->port_count);
+		break;
+	}
+	case K8S_CLUSTERPROPERTY: {
+		const k8s_clusterproperty_t *prop = (const k8s_clusterproperty_t *)obj;
+		h = fnv_str(h, prop->value);
+		break;
+	}
+	default:
+		break;
+	}
+	return h;
+}
+
+/* --- metadata ------------------------------------------------------------------ */
+
+/*! Name and namespace as read and validated from metadata. */
+typedef struct {
+	json_object *metadata;
+	json_object *annotations;
+	json_object *labels;
+	str_t ns;
+	str_t name;
+} meta_t;
+
+static bool kind_is_namespaced(k8s_kind_t kind)
+{
+	return kind != K8S_NAMESPACE && kind != K8S_CLUSTERPROPERTY;
+}
+
+/*! Names that become a DNS label must be one; the others may be any DNS subdomain, as in the API. */
+static bool kind_name_is_label(k8s_kind_t kind)
+{
+	return kind == K8S_SERVICE || kind == K8S_NAMESPACE || kind == K8S_SERVICEIMPORT;
+}
+
+static bool kind_name_valid(k8s_kind_t kind, str_t name)
+{
+	if (kind_name_is_label(kind)) {
+		return label_valid(name.ptr, name.len, false);
+	}
+	return name_valid(name.ptr, name.len, DNS_NAME_MAX, 0, false);
+}
+
+static int meta_read(k8s_kind_t kind, json_object *root, meta_t *m, char *err, size_t errlen)
+{
+	memset(m, 0, sizeof(*m));
+	str_t kind_field = get_str(root, "kind");
+	if (kind_field.ptr != NULL && !str_is(kind_field, KIND_FIELDS[kind])) {
+		set_err(err, errlen, "unexpected kind (expected %s)", KIND_FIELDS[kind]);
+		return KNOT_EINVAL;
+	}
+
+	m->metadata = get_obj(root, "metadata");
+	if (m->metadata == NULL) {
+		set_err(err, errlen, "missing metadata");
+		return KNOT_EINVAL;
+	}
+	m->annotations = get_obj(m->metadata, "annotations");
+	m->labels = get_obj(m->metadata, "labels");
+
+	m->name = get_str(m->metadata, "name");
+	if (m->name.ptr == NULL) {
+		set_err(err, errlen, "missing metadata.name");
+		return KNOT_EINVAL;
+	}
+	if (!kind_name_valid(kind, m->name)) {
+		set_err(err, errlen, "invalid metadata.name (not a dns %s)",
+		        kind_name_is_label(kind) ? "label" : "subdomain");
+		return KNOT_EINVAL;
+	}
+
+	if (!kind_is_namespaced(kind)) {
+		m->ns.ptr = "";
+		return KNOT_EOK;
+	}
+	m->ns = get_str(m->metadata, "namespace");
+	if (m->ns.ptr == NULL) {
+		set_err(err, errlen, "missing metadata.namespace");
+		return KNOT_EINVAL;
+	}
+	if (!label_valid(m->ns.ptr, m->ns.len, false)) {
+		set_err(err, errlen, "invalid metadata.namespace (not a dns label)");
+		return KNOT_EINVAL;
+	}
+	return KNOT_EOK;
+}
+
+static size_t meta_strings(const meta_t *m)
+{
+	return str_size(m->ns) + str_size(m->name);
+}
+
+static void meta_pack(k8s_object_t *obj, k8s_kind_t kind, const meta_t *m, pack_t *p)
+{
+	obj->kind = kind;
+	obj->ns = pack_str(p, m->ns, false);
+	obj->name = pack_str(p, m->name, false);
+}
+
+/* --- kinds --------------------------------------------------------------------- */
+
+static int service_decode(json_object *root, const meta_t *m, k8s_object_t **out)
+{
+	json_object *spec = get_obj(root, "spec");
+	str_t type = get_str(spec, "type");
+
+	// clusterIPs[0] equals clusterIP; servers older than dual-stack send clusterIP only.
+	json_object *ip_list = get_arr(spec, "clusterIPs");
+	json_object *ip_one = get_field(spec, "clusterIP", json_type_string);
+	str_t first = (arr_len(ip_list) > 0) ? str_of(json_object_array_get_idx(ip_list, 0))
+	                                     : str_of(ip_one);
+
+	k8s_service_t head = { 0 };
+	str_t external = { NULL, 0 };
+	if (str_is(type, "ExternalName")) {
+		head.type = K8S_SVC_EXTERNALNAME;
+		external = hostname_or_null(get_str(spec, "externalName"));
+	} else if ((type.ptr == NULL || str_is(type, "ClusterIP")) && str_is(first, "None")) {
+		head.type = K8S_SVC_HEADLESS;
+	} else {
+		head.type = K8S_SVC_CLUSTERIP;
+		if (arr_len(ip_list) > 0) {
+			head.ip_count = ips_read(ip_list, NULL, head.ips);
+		} else if (ip_parse(str_of(ip_one), AF_UNSPEC, &head.ips[0])) {
+			head.ip_count = 1;
+		}
+	}
+	head.publish_not_ready =
+		get_bool(spec, "publishNotReadyAddresses", false) ||
+		str_is(get_str(m->annotations, "service.alpha.kubernetes.io/tolerate-unready-endpoints"), "true");
+
+	json_object *ports = get_arr(spec, "ports");
+	size_t strings = meta_strings(m) + str_size(external);
+	uint16_t port_count = ports_measure(ports, &strings);
+
+	pack_t p;
+	void *arrays = NULL;
+	k8s_service_t *svc = object_alloc(sizeof(*svc), port_count * sizeof(k8s_port_t),
+	                                  strings, &p, &arrays);
+	if (svc == NULL) {
+		return KNOT_ENOMEM;
+	}
+	*svc = head;
+	meta_pack(&svc->meta, K8S_SERVICE, m, &p);
+	svc->external_name = pack_str(&p, external, true);
+	svc->port_count = port_count;
+	svc->ports = (port_count > 0) ? arrays : NULL;
+	ports_pack(ports, arrays, port_count, &p);
+
+	*out = &svc->meta;
+	return KNOT_EOK;
+}
+
+/*! The DNS fields of one EndpointSlice endpoint, shared by its addresses. */
+typedef struct {
+	json_object *addresses;
+	bool ready;
+	str_t hostname;
+	str_t target;
+} endpoint_view_t;
+
+static void endpoint_read(json_object *item, endpoint_view_t *v)
+{
+	v->addresses = get_arr(item, "addresses");
+	v->ready = get_bool(get_obj(item, "conditions"), "ready", true);
+	v->hostname = label_or_null(get_str(item, "hostname"), false);
+	json_object *ref = get_obj(item, "targetRef");
+	v->target = str_is(get_str(ref, "kind"), "Pod") ?
+	            label_or_null(get_str(ref, "name"), false) : (str_t){ NULL, 0 };
+}
+
+/*! Label values may be mixed case; a slice's service is found by its lowercase name. */
+static str_t slice_label(const meta_t *m, const char *key)
+{
+	return label_or_null(get_str(m->labels, key), true);
+}
+
+/*! A cluster id label: one DNS label, or two joined by a dot. */
+static str_t cluster_label(const meta_t *m)
+{
+	str_t s = get_str(m->labels, "multicluster.kubernetes.io/source-cluster");
+	if (s.ptr == NULL || !name_valid(s.ptr, s.len, DNS_NAME_MAX, 2, true)) {
+		s.ptr = NULL;
+		s.len = 0;
+	}
+	return s;
+}
+
+static int slice_decode(json_object *root, const meta_t *m, k8s_object_t **out)
+{
+	str_t service = slice_label(m, "kubernetes.io/service-name");
+	str_t mcs_service = slice_label(m, "multicluster.kubernetes.io/service-name");
+	str_t source_cluster = cluster_label(m);
+
+	str_t type = get_str(root, "addressType");
+	uint8_t family = str_is(type, "IPv4") ? AF_INET : str_is(type, "IPv6") ? AF_INET6 : 0;
+
+	size_t strings = meta_strings(m) + str_size(service) + str_size(mcs_service) +
+	                 str_size(source_cluster);
+
+	json_object *endpoints = get_arr(root, "endpoints");
+	size_t ep_len = arr_len(endpoints);
+	size_t addr_count = 0;
+	for (size_t i = 0; i < ep_len && family != 0; i++) {
+		endpoint_view_t v;
+		endpoint_read(json_object_array_get_idx(endpoints, i), &v);
+		size_t valid = 0;
+		for (size_t j = 0; j < arr_len(v.addresses); j++) {
+			k8s_ip_t ip;
+			valid += ip_parse(str_of(json_object_array_get_idx(v.addresses, j)), family, &ip);
+		}
+		if (valid > 0) {
+			addr_count += valid;
+			strings += str_size(v.hostname) + str_size(v.target);
+		}
+	}
+	if (addr_count > UINT32_MAX) {
+		return KNOT_ERANGE;
+	}
+
+	json_object *ports = get_arr(root, "ports");
+	uint16_t port_count = ports_measure(ports, &strings);
+
+	size_t ep_bytes = addr_count * sizeof(k8s_endpoint_t);
+	size_t port_off = ALIGN_UP(ep_bytes, _Alignof(k8s_port_t));
+	pack_t p;
+	void *arrays = NULL;
+	k8s_slice_t *slice = object_alloc(sizeof(*slice), port_off + port_count * sizeof(k8s_port_t),
+	                                  strings, &p, &arrays);
+	if (slice == NULL) {
+		return KNOT_ENOMEM;
+	}
+	meta_pack(&slice->meta, K8S_ENDPOINTSLICE, m, &p);
+	slice->service = pack_str(&p, service, true);
+	slice->mcs_service = pack_str(&p, mcs_service, true);
+	slice->source_cluster = pack_str(&p, source_cluster, true);
+	slice->family = family;
+	str_t trigger = get_str(m->annotations, "endpoints.kubernetes.io/last-change-trigger-time");
+	if (trigger.ptr != NULL) {
+		slice->trigger_time_ns = k8s_time_parse(trigger.ptr);
+	}
+
+	k8s_endpoint_t *eps = arrays;
+	size_t done = 0;
+	for (size_t i = 0; i < ep_len && done < addr_count; i++) {
+		endpoint_view_t v;
+		endpoint_read(json_object_array_get_idx(endpoints, i), &v);
+		const char *hostname = NULL;
+		const char *target = NULL;
+		bool packed = false;
+		for (size_t j = 0; j < arr_len(v.addresses); j++) {
+			k8s_ip_t ip;
+			if (!ip_parse(str_of(json_object_array_get_idx(v.addresses, j)), family, &ip)) {
+				continue;
+			}
+			k8s_endpoint_t *ep = &eps[done];
+			ep->ip = ip;
+			// The addresses of one endpoint share its name strings.
+			if (!packed) {
+				hostname = pack_str(&p, v.hostname, false);
+				target = pack_str(&p, v.target, false);
+				packed = true;
+			}
+			ep->ready = v.ready;
+			ep->hostname = hostname;
+			ep->target = target;
+			done++;
+		}
+	}
+	slice->endpoint_count = (uint32_t)addr_count;
+	slice->endpoints = (addr_count > 0) ? eps : NULL;
+
+	k8s_port_t *port_arr = (k8s_port_t *)((char *)arrays + port_off);
+	slice->port_count = port_count;
+	slice->ports = (port_count > 0) ? port_arr : NULL;
+	ports_pack(ports, port_arr, port_count, &p);
+
+	*out = &slice->meta;
+	return KNOT_EOK;
+}
+
+static int namespace_decode(json_object *root, const meta_t *m, k8s_object_t **out)
+{
+	pack_t p;
+	k8s_namespace_t *ns = object_alloc(sizeof(*ns), 0, meta_strings(m), &p, NULL);
+	if (ns == NULL) {
+		return KNOT_ENOMEM;
+	}
+	meta_pack(&ns->meta, K8S_NAMESPACE, m, &p);
+	*out = &ns->meta;
+	return KNOT_EOK;
+}
+
+static int pod_decode(json_object *root, const meta_t *m, k8s_object_t **out)
+{
+	json_object *spec = get_obj(root, "spec");
+	json_object *status = get_obj(root, "status");
+
+	pack_t p;
+	k8s_pod_t *pod = object_alloc(sizeof(*pod), 0, meta_strings(m), &p, NULL);
+	if (pod == NULL) {
+		return KNOT_ENOMEM;
+	}
+	meta_pack(&pod->meta, K8S_POD, m, &p);
+
+	str_t phase = get_str(status, "phase");
+	bool finished = str_is(phase, "Succeeded") || str_is(phase, "Failed") ||
+	                str_is(phase, "Unknown");
+	bool deleting = get_str(m->metadata, "deletionTimestamp").ptr != NULL;
+	pod->live = !finished && !deleting;
+	pod->host_network = get_bool(spec, "hostNetwork", false);
+	pod->ip_count = ips_read(get_arr(status, "podIPs"), "ip", pod->ips);
+	if (pod->ip_count == 0 && ip_parse(get_str(status, "podIP"), AF_UNSPEC, &pod->ips[0])) {
+		pod->ip_count = 1;
+	}
+
+	*out = &pod->meta;
+	return KNOT_EOK;
+}
+
+static int serviceimport_decode(json_object *root, const meta_t *m, k8s_object_t **out)
+{
+	json_object *spec = get_obj(root, "spec");
+	json_object *ports = get_arr(spec, "ports");
+	size_t strings = meta_strings(m);
+	uint16_t port_count = ports_measure(ports, &strings);
+
+	pack_t p;
+	void *arrays = NULL;
+	k8s_serviceimport_t *imp = object_alloc(sizeof(*imp), port_count * sizeof(k8s_port_t),
+	                                        strings, &p, &arrays);
+	if (imp == NULL) {
+		return KNOT_ENOMEM;
+	}
+	meta_pack(&imp->meta, K8S_SERVICEIMPORT, m, &p);
+	imp->headless = str_is(get_str(spec, "type"), "Headless");
+	imp->ip_count = ips_read(get_arr(spec, "ips"), NULL, imp->ips);
+	imp->port_count = port_count;
+	imp->ports = (port_count > 0) ? arrays : NULL;
+	ports_pack(ports, arrays, port_count, &p);
+
+	*out = &imp->meta;
+	return KNOT_EOK;
+}
+
+static int clusterproperty_decode(json_object *root, const meta_t *m, k8s_object_t **out)
+{
+	str_t value = get_str(get_obj(root, "spec"), "value");
+	if (value.len == 0) {
+		value.ptr = NULL; // the schema requires at least one character
+	}
+
+	pack_t p;
+	k8s_clusterproperty_t *prop = object_alloc(sizeof(*prop), 0,
+	                                           meta_strings(m) + str_size(value), &p, NULL);
+	if (prop == NULL) {
+		return KNOT_ENOMEM;
+	}
+	meta_pack(&prop->meta, K8S_CLUSTERPROPERTY, m, &p);
+	prop->value = pack_str(&p, value, false);
+
+	*out = &prop->meta;
+	return KNOT_EOK;
+}
+
+/* --- entry points -------------------------------------------------------------- */
+
+/*! Parses exactly one JSON value filling \a text; trailing whitespace is allowed. */
+static int json_parse(const char *text, size_t len, json_object **root, char *err, size_t errlen)
+{
+	if (len > INT_MAX) {
+		set_err(err, errlen, "json text too large");
+		return KNOT_EMALF;
+	}
+	struct json_tokener *tok = json_tokener_new_ex(JSON_DEPTH);
+	if (tok == NULL) {
+		return KNOT_ENOMEM;
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	json_object *val = json_tokener_parse_ex(tok, text, (int)len);
+	enum json_tokener_error jerr = json_tokener_get_error(tok);
+	size_t end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+
+	if (val == NULL) {
+		set_err(err, errlen, "malformed json (%s)", (jerr == json_tokener_continue) ?
+		        "truncated" : json_tokener_error_desc(jerr));
+		return KNOT_EMALF;
+	}
+	for (size_t i = end; i < len; i++) {
+		char c = text[i];
+		if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+			json_object_put(val);
+			set_err(err, errlen, "malformed json (trailing data)");
+			return KNOT_EMALF;
+		}
+	}
+	*root = val;
+	return KNOT_EOK;
+}
+
+static int object_decode_tree(k8s_kind_t kind, json_object *root, k8s_object_t **obj,
+                              char *err, size_t errlen)
+{
+	if (!json_object_is_type(root, json_type_object)) {
+		set_err(err, errlen, "not a json object");
+		return KNOT_EMALF;
+	}
+	meta_t m;
+	int ret = meta_read(kind, root, &m, err, errlen);
+	if (ret != KNOT_EOK) {
+		return ret;
+	}
+
+	switch (kind) {
+	case K8S_SERVICE:         ret = service_decode(root, &m, obj); break;
+	case K8S_ENDPOINTSLICE:   ret = slice_decode(root, &m, obj); break;
+	case K8S_NAMESPACE:       ret = namespace_decode(root, &m, obj); break;
+	case K8S_POD:             ret = pod_decode(root, &m, obj); break;
+	case K8S_SERVICEIMPORT:   ret = serviceimport_decode(root, &m, obj); break;
+	case K8S_CLUSTERPROPERTY: ret = clusterproperty_decode(root, &m, obj); break;
+	default:                  ret = KNOT_EINVAL; break;
+	}
+	if (ret != KNOT_EOK) {
+		set_err(err, errlen, "cannot decode %s (%s)", k8s_kind_name(kind),
+		        (ret == KNOT_ENOMEM) ? "out of memory" : "too many addresses");
+		return ret;
+	}
+	(*obj)->digest = object_digest(*obj);
+	return KNOT_EOK;
+}
+
+int k8s_object_decode(k8s_kind_t kind, const char *text, size_t len,
+                      k8s_object_t **obj, char *err, size_t errlen)
+{
+	if ((unsigned)kind >= K8S_KIND_COUNT || text == NULL || obj == NULL) {
+		return KNOT_EINVAL;
+	}
+	*obj = NULL;
+	json_object *root = NULL;
+	int ret = json_parse(text, len, &root, err, errlen);
+	if (ret != KNOT_EOK) {
+		return ret;
+	}
+	ret = object_decode_tree(kind, root, obj, err, errlen);
+	json_object_put(root);
+	return ret;
+}
+
+/*! Copies message text: control bytes become spaces, a cut never splits a UTF-8 sequence. */
+static void text_copy(char *dst, size_t size, const char *src, size_t len)
+{
+	if (len >= size) {
+		len = size - 1;
+		while (len > 0 && ((uint8_t)src[len] & 0xC0) == 0x80) {
+			len--;
+		}
+	}
+	for (size_t i = 0; i < len; i++) {
+		uint8_t c = (uint8_t)src[i];
+		dst[i] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
+	}
+	while (len > 0 && dst[len - 1] == ' ') {
+		len--;
+	}
+	dst[len] = '\0';
+}
+
+static int int_clamp(int64_t v)
+{
+	return (v < 0) ? 0 : (v > INT_MAX) ? INT_MAX : (int)v;
+}
+
+static void status_read(json_object *obj, k8s_status_t *st)
+{
+	st->code = int_clamp(get_int(obj, "code", 0));
+	st->retry_after = int_clamp(get_int(get_obj(obj, "details"), "retryAfterSeconds", 0));
+	str_t reason = get_str(obj, "reason");
+	if (reason.ptr != NULL) {
+		text_copy(st->reason, sizeof(st->reason), reason.ptr, reason.len);
+	}
+	// An embedded NUL only ends the message early.
+	json_object *message = get_field(obj, "message", json_type_string);
+	if (message != NULL) {
+		const char *s = json_object_get_string(message);
+		text_copy(st->message, sizeof(st->message), s, strlen(s));
+	}
+}
+
+int k8s_status_decode(const char *text, size_t len, k8s_status_t *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (text == NULL || len == 0) {
+		return KNOT_EOK;
+	}
+
+	json_object *root = NULL;
+	if (json_parse(text, len, &root, NULL, 0) == KNOT_EOK) {
+		if (json_object_is_type(root, json_type_object)) {
+			status_read(root, st);
+		}
+		json_object_put(root);
+		return KNOT_EOK;
+	}
+
+	// Plain text, e.g. "Too many requests, please try again later.\n".
+	size_t start = 0;
+	while (start < len && (text[start] == ' ' || text[start] == '\t' ||
+	                       text[start] == '\r' || text[start] == '\n')) {
+		start++;
+	}
+	size_t end = start;
+	while (end < len && text[end] != '\n' && text[end] != '\r' && text[end] != '\0') {
+		end++;
+	}
+	text_copy(st->message, sizeof(st->message), text + start, end - start);
+	return KNOT_EOK;
+}
+
+static int event_type(str_t type, k8s_event_type_t *out)
+{
+	static const char *NAMES[] = {
+		[K8S_EV_ADDED] = "ADDED",
+		[K8S_EV_MODIFIED] = "MODIFIED",
+		[K8S_EV_DELETED] = "DELETED",
+		[K8S_EV_BOOKMARK] = "BOOKMARK",
+		[K8S_EV_ERROR] = "ERROR",
+	};
+	for (size_t i = 0; i < sizeof(NAMES) / sizeof(NAMES[0]); i++) {
+		if (str_is(type, NAMES[i])) {
+			*out = (k8s_event_type_t)i;
+			return KNOT_EOK;
+		}
+	}
+	return KNOT_EINVAL;
+}
+
+/*! The resourceVersion goes into URLs: it must be short and printable without spaces. */
+static int rv_read(json_object *obj, char rv[K8S_RV_MAX])
+{
+	str_t s = get_str(get_obj(obj, "metadata"), "resourceVersion");
+	if (s.ptr == NULL) {
+		return KNOT_EOK;
+	}
+	if (s.len >= K8S_RV_MAX) {
+		return KNOT_EINVAL;
+	}
+	for (size_t i = 0; i < s.len; i++) {
+		if ((uint8_t)s.ptr[i] <= 0x20 || (uint8_t)s.ptr[i] >= 0x7f) {
+			return KNOT_EINVAL;
+		}
+	}
+	memcpy(rv, s.ptr, s.len);
+	rv[s.len] = '\0';
+	return KNOT_EOK;
+}
+
+static int event_decode_tree(k8s_kind_t kind, json_object *root, k8s_event_t *ev,
+                             char *err, size_t errlen)
+{
+	if (!json_object_is_type(root, json_type_object)) {
+		set_err(err, errlen, "event is not a json object");
+		return KNOT_EMALF;
+	}
+	if (event_type(get_str(root, "type"), &ev->type) != KNOT_EOK) {
+		set_err(err, errlen, "unknown event type");
+		return KNOT_EINVAL;
+	}
+	json_object *obj = get_obj(root, "object");
+	if (obj == NULL) {
+		set_err(err, errlen, "event without object");
+		return KNOT_EINVAL;
+	}
+	if (rv_read(obj, ev->rv) != KNOT_EOK) {
+		set_err(err, errlen, "invalid metadata.resourceVersion");
+		return KNOT_EINVAL;
+	}
+
+	switch (ev->type) {
+	case K8S_EV_BOOKMARK: {
+		// A bookmark's other fields are zero values of the type: never read them.
+		json_object *annotations = get_obj(get_obj(obj, "metadata"), "annotations");
+		ev->initial_events_end =
+			str_is(get_str(annotations, "k8s.io/initial-events-end"), "true");
+		return KNOT_EOK;
+	}
+	case K8S_EV_ERROR:
+		status_read(obj, &ev->status);
+		return KNOT_EOK;
+	default:
+		return object_decode_tree(kind, obj, &ev->obj, err, errlen);
+	}
+}
+
+int k8s_event_decode(k8s_kind_t kind, const char *text, size_t len,
+                     k8s_event_t *ev, char *err, size_t errlen)
+{
+	if (ev == NULL) {
+		return KNOT_EINVAL;
+	}
+	memset(ev, 0, sizeof(*ev));
+	if ((unsigned)kind >= K8S_KIND_COUNT || text == NULL) {
+		return KNOT_EINVAL;
+	}
+	json_object *root = NULL;
+	int ret = json_parse(text, len, &root, err, errlen);
+	if (ret != KNOT_EOK) {
+		return ret;
+	}
+	ret = event_decode_tree(kind, root, ev, err, errlen);
+	json_object_put(root);
+	if (ret != KNOT_EOK) {
+		ev->obj = NULL;
+	}
+	return ret;
+}
+
+/* --- time ---------------------------------------------------------------------- */
+
+/*! Reads exactly \a n digits. */
+static bool digits(const char **s, int n, int *out)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		char c = (*s)[i];
+		if (c < '0' || c > '9') {
+			return false;
+		}
+		v = v * 10 + (c - '0');
+	}
+	*s += n;
+	*out = v;
+	return true;
+}
+
+static bool expect(const char **s, char c)
+{
+	if (**s != c) {
+		return false;
+	}
+	(*s)++;
+	return true;
+}
+
+static bool leap_year(int y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/*! Days since 1970-01-01 of a civil date (H. Hinnant's algorithm). */
+static int64_t days_from_civil(int y, int m, int d)
+{
+	y -= (m <= 2);
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+int64_t k8s_time_parse(const char *text)
+{
+	static const int MDAYS[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	if (text == NULL) {
+		return 0;
+	}
+	const char *s = text;
+	int year, mon, day, hour, min, sec;
+	if (!digits(&s, 4, &year) || !expect(&s, '-') || !digits(&s, 2, &mon) ||
+	    !expect(&s, '-') || !digits(&s, 2, &day)) {
+		return 0;
+	}
+	if ((!expect(&s, 'T') && !expect(&s, 't')) || !digits(&s, 2, &hour) ||
+	    !expect(&s, ':') || !digits(&s, 2, &min) || !expect(&s, ':') ||
+	    !digits(&s, 2, &sec)) {
+		return 0;
+	}
+	if (year < 1970 || year > 2261 || mon < 1 || mon > 12 || day < 1 ||
+	    day > MDAYS[mon - 1] + (mon == 2 && leap_year(year)) ||
+	    hour > 23 || min > 59 || sec > 59) {
+		return 0;
+	}
+
+	int64_t frac_ns = 0;
+	if (*s == '.') {
+		s++;
+		int n = 0;
+		while (*s >= '0' && *s <= '9') {
+			if (n == 9) {
+				return 0; // finer than a nanosecond
+			}
+			frac_ns = frac_ns * 10 + (*s - '0');
+			n++;
+			s++;
+		}
+		if (n == 0) {
+			return 0;
+		}
+		for (; n < 9; n++) {
+			frac_ns *= 10;
+		}
+	}
+
+	int64_t offset_s = 0;
+	if (*s == 'Z' || *s == 'z') {
+		s++;
+	} else if (*s == '+' || *s == '-') {
+		int sign = (*s == '-') ? -1 : 1;
+		int oh, om;
+		s++;
+		if (!digits(&s, 2, &oh) || !expect(&s, ':') || !digits(&s, 2, &om) ||
+		    oh > 23 || om > 59) {
+			return 0;
+		}
+		offset_s = sign * (oh * 3600 + om * 60);
+	} else {
+		return 0;
+	}
+	if (*s != '\0') {
+		return 0;
+	}
+
+	int64_t secs = days_from_civil(year, mon, day) * 86400 + hour * 3600 + min * 60 + sec -
+	               offset_s;
+	if (secs <= 0 || secs > INT64_MAX / 1000000000 - 1) {
+		return 0;
+	}
+	return secs * 1000000000 + frac_ns;
+}
+
+void k8s_object_free(k8s_object_t *obj)
+{
+	free(obj);
+}

@@ -1,0 +1,1571 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*
+ * Decoding of API objects and watch events (module/objects.c).
+ * JSON samples are the shapes of the API reference (k8s_api.md, sections 1.5,
+ * 1.7, 2.1-2.6), written with single quotes for readability: q() turns them
+ * into JSON.
+ */
+
+#include <arpa/inet.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <libknot/errcode.h>
+
+#include "objects.h"
+
+/* --- samples ------------------------------------------------------------------- */
+
+static const char *SVC_DUAL =
+	"{'kind':'Service','apiVersion':'v1',"
+	" 'metadata':{'name':'web','namespace':'shop','uid':'3b0c6f1e-9a1d-4c0e-8d0f-6c2b5f1a7e10',"
+	"  'resourceVersion':'48211','creationTimestamp':'2026-01-10T09:00:00Z','labels':{'app':'web'}},"
+	" 'spec':{'ports':[{'name':'http','protocol':'TCP','port':80,'targetPort':8080},"
+	"   {'name':'grpc','protocol':'TCP','appProtocol':'kubernetes.io/h2c','port':9090,'targetPort':'grpc'}],"
+	"  'selector':{'app':'web'},'clusterIP':'10.96.12.34','clusterIPs':['10.96.12.34','fd00:10:96::1234'],"
+	"  'type':'ClusterIP','sessionAffinity':'None','ipFamilies':['IPv4','IPv6'],'ipFamilyPolicy':'PreferDualStack',"
+	"  'internalTrafficPolicy':'Cluster'},"
+	" 'status':{'loadBalancer':{}}}";
+
+static const char *SVC_HEADLESS =
+	"{'kind':'Service','apiVersion':'v1',"
+	" 'metadata':{'name':'db','namespace':'shop','uid':'9f1e','resourceVersion':'48300',"
+	"  'creationTimestamp':'2026-01-10T09:05:00Z'},"
+	" 'spec':{'ports':[{'name':'pg','protocol':'TCP','port':5432,'targetPort':5432}],'selector':{'app':'db'},"
+	"  'clusterIP':'None','clusterIPs':['None'],'type':'ClusterIP','sessionAffinity':'None',"
+	"  'publishNotReadyAddresses':true,'ipFamilies':['IPv4'],'ipFamilyPolicy':'SingleStack',"
+	"  'internalTrafficPolicy':'Cluster'},"
+	" 'status':{'loadBalancer':{}}}";
+
+static const char *SVC_EXTERNAL =
+	"{'kind':'Service','apiVersion':'v1','metadata':{'name':'ext','namespace':'shop','resourceVersion':'48310',"
+	"  'uid':'u','creationTimestamp':'2026-01-10T09:00:00Z'},"
+	" 'spec':{'type':'ExternalName','externalName':'db.example.com','sessionAffinity':'None'},"
+	" 'status':{'loadBalancer':{}}}";
+
+static const char *SLICE_DB =
+	"{'kind':'EndpointSlice','apiVersion':'discovery.k8s.io/v1',"
+	" 'metadata':{'name':'db-x7k2p','generateName':'db-','namespace':'shop','uid':'u','resourceVersion':'48320',"
+	"  'generation':4,'creationTimestamp':'2026-01-10T09:05:01Z',"
+	"  'labels':{'app':'db','endpointslice.kubernetes.io/managed-by':'endpointslice-controller.k8s.io',"
+	"   'kubernetes.io/service-name':'db','service.kubernetes.io/headless':''},"
+	"  'annotations':{'endpoints.kubernetes.io/last-change-trigger-time':'2026-01-10T09:06:12Z'},"
+	"  'ownerReferences':[{'apiVersion':'v1','kind':'Service','name':'db','uid':'9f1e','controller':true,"
+	"   'blockOwnerDeletion':true}]},"
+	" 'addressType':'IPv4',"
+	" 'endpoints':["
+	"  {'addresses':['10.244.1.17'],'conditions':{'ready':true,'serving':true,'terminating':false},"
+	"   'hostname':'db-0','targetRef':{'kind':'Pod','namespace':'shop','name':'db-0','uid':'u'},"
+	"   'nodeName':'node-a','zone':'zone-1'},"
+	"  {'addresses':['10.244.2.9'],'conditions':{'ready':false,'serving':true,'terminating':true},"
+	"   'hostname':'db-1','targetRef':{'kind':'Pod','namespace':'shop','name':'db-1','uid':'u'},"
+	"   'nodeName':'node-b'}],"
+	" 'ports':[{'name':'pg','protocol':'TCP','port':5432}]}";
+
+static const char *SLICE_MCS =
+	"{'apiVersion':'discovery.k8s.io/v1','kind':'EndpointSlice',"
+	" 'metadata':{'name':'db-cluster-b-4kq9z','namespace':'shop','resourceVersion':'50140','uid':'u',"
+	"  'creationTimestamp':'2026-01-10T09:00:00Z',"
+	"  'labels':{'multicluster.kubernetes.io/service-name':'db','multicluster.kubernetes.io/source-cluster':'cluster-b',"
+	"   'endpointslice.kubernetes.io/managed-by':'mcs-controller.example.org'}},"
+	" 'addressType':'IPv4',"
+	" 'endpoints':[{'addresses':['10.245.3.4'],'conditions':{'ready':true},'hostname':'db-0'}],"
+	" 'ports':[{'name':'pg','protocol':'TCP','port':5432}]}";
+
+static const char *POD_DB =
+	"{'kind':'Pod','apiVersion':'v1',"
+	" 'metadata':{'name':'db-0','namespace':'shop','uid':'u','resourceVersion':'48290',"
+	"  'creationTimestamp':'2026-01-10T09:00:00Z','labels':{'app':'db'}},"
+	" 'spec':{'containers':[{'name':'pg','image':'postgres:16'}],'hostname':'db-0','subdomain':'db','nodeName':'node-a'},"
+	" 'status':{'phase':'Running','podIP':'10.244.1.17','podIPs':[{'ip':'10.244.1.17'},{'ip':'fd00:10:244:1::11'}],"
+	"  'conditions':[{'type':'Ready','status':'True'}]}}";
+
+static const char *NS_SHOP =
+	"{'kind':'Namespace','apiVersion':'v1',"
+	" 'metadata':{'name':'shop','uid':'u','resourceVersion':'120','creationTimestamp':'2026-01-10T09:00:00Z',"
+	"  'labels':{'kubernetes.io/metadata.name':'shop'}},"
+	" 'spec':{'finalizers':['kubernetes']},'status':{'phase':'Active'}}";
+
+static const char *IMPORT_WEB =
+	"{'apiVersion':'multicluster.x-k8s.io/v1alpha1','kind':'ServiceImport',"
+	" 'metadata':{'name':'web','namespace':'shop','uid':'u','resourceVersion':'50112','generation':1,"
+	"  'creationTimestamp':'2026-01-10T09:00:00Z'},"
+	" 'spec':{'ips':['10.42.0.10'],'type':'ClusterSetIP','ports':[{'name':'http','protocol':'TCP','port':80}],"
+	"  'sessionAffinity':'None','ipFamilies':['IPv4']},"
+	" 'status':{'clusters':[{'cluster':'cluster-a'},{'cluster':'cluster-b'}]}}";
+
+static const char *CLUSTER_ID =
+	"{'apiVersion':'about.k8s.io/v1alpha1','kind':'ClusterProperty',"
+	" 'metadata':{'name':'cluster.clusterset.k8s.io','resourceVersion':'77','uid':'u',"
+	"  'creationTimestamp':'2026-01-10T09:00:00Z'},"
+	" 'spec':{'value':'cluster-a'}}";
+
+/* --- helpers ------------------------------------------------------------------- */
+
+/*! Single-quoted sample to JSON (the samples hold no apostrophes). */
+static char *q(const char *sq)
+{
+	char *s = strdup(sq);
+	assert_non_null(s);
+	for (char *c = s; *c != '\0'; c++) {
+		if (*c == '\'') {
+			*c = '"';
+		}
+	}
+	return s;
+}
+
+/*! \a sq with the first occurrence of \a from replaced by \a to (which must occur). */
+static char *edit(const char *sq, const char *from, const char *to)
+{
+	const char *at = strstr(sq, from);
+	assert_non_null(at);
+	size_t head = at - sq;
+	size_t len = strlen(sq) - strlen(from) + strlen(to);
+	char *out = malloc(len + 1);
+	assert_non_null(out);
+	memcpy(out, sq, head);
+	strcpy(out + head, to);
+	strcat(out, at + strlen(from));
+	return out;
+}
+
+static int decode_raw(k8s_kind_t kind, const char *text, size_t len, k8s_object_t **obj)
+{
+	char err[128] = "";
+	*obj = (k8s_object_t *)0x1;
+	int ret = k8s_object_decode(kind, text, len, obj, err, sizeof(err));
+	if (ret == KNOT_EOK) {
+		assert_non_null(*obj);
+		assert_int_equal((*obj)->kind, kind);
+	} else {
+		assert_null(*obj);
+		assert_true(err[0] != '\0');
+	}
+	return ret;
+}
+
+/*! Decodes a single-quoted sample that must be valid. */
+static k8s_object_t *decode_ok(k8s_kind_t kind, const char *sq)
+{
+	char *json = q(sq);
+	k8s_object_t *obj = NULL;
+	int ret = decode_raw(kind, json, strlen(json), &obj);
+	free(json);
+	assert_int_equal(ret, KNOT_EOK);
+	return obj;
+}
+
+/*! Decodes a single-quoted sample that must fail; returns the error. */
+static int decode_fails(k8s_kind_t kind, const char *sq)
+{
+	char *json = q(sq);
+	k8s_object_t *obj = NULL;
+	int ret = decode_raw(kind, json, strlen(json), &obj);
+	free(json);
+	assert_int_not_equal(ret, KNOT_EOK);
+	return ret;
+}
+
+/*! Decodes \a sq edited once; frees the edit. */
+static k8s_object_t *decode_edit(k8s_kind_t kind, const char *sq, const char *from, const char *to)
+{
+	char *text = edit(sq, from, to);
+	k8s_object_t *obj = decode_ok(kind, text);
+	free(text);
+	return obj;
+}
+
+static int decode_edit_fails(k8s_kind_t kind, const char *sq, const char *from, const char *to)
+{
+	char *text = edit(sq, from, to);
+	int ret = decode_fails(kind, text);
+	free(text);
+	return ret;
+}
+
+static void assert_ip(const k8s_ip_t *ip, const char *text)
+{
+	uint8_t bytes[16] = { 0 };
+	int family = (strchr(text, ':') != NULL) ? AF_INET6 : AF_INET;
+	assert_int_equal(inet_pton(family, text, bytes), 1);
+	assert_int_equal(ip->family, family);
+	assert_memory_equal(ip->bytes, bytes, (family == AF_INET) ? 4 : 16);
+}
+
+static void assert_port(const k8s_port_t *port, const char *name, uint16_t number, k8s_proto_t proto)
+{
+	if (name == NULL) {
+		assert_null(port->name);
+	} else {
+		assert_non_null(port->name);
+		assert_string_equal(port->name, name);
+	}
+	assert_int_equal(port->port, number);
+	assert_int_equal(port->proto, proto);
+}
+
+#define SVC(o) ((k8s_service_t *)(o))
+#define SLICE(o) ((k8s_slice_t *)(o))
+#define POD(o) ((k8s_pod_t *)(o))
+#define IMPORT(o) ((k8s_serviceimport_t *)(o))
+#define PROP(o) ((k8s_clusterproperty_t *)(o))
+
+/* --- Service ------------------------------------------------------------------- */
+
+static void service_dual_stack_keeps_both_cluster_ips_and_ports(void **state)
+{
+	k8s_object_t *obj = decode_ok(K8S_SERVICE, SVC_DUAL);
+	k8s_service_t *svc = SVC(obj);
+	assert_string_equal(obj->ns, "shop");
+	assert_string_equal(obj->name, "web");
+	assert_int_equal(svc->type, K8S_SVC_CLUSTERIP);
+	assert_false(svc->publish_not_ready);
+	assert_int_equal(svc->ip_count, 2);
+	assert_ip(&svc->ips[0], "10.96.12.34");
+	assert_ip(&svc->ips[1], "fd00:10:96::1234");
+	assert_null(svc->external_name);
+	assert_int_equal(svc->port_count, 2);
+	assert_port(&svc->ports[0], "http", 80, K8S_PROTO_TCP);
+	assert_port(&svc->ports[1], "grpc", 9090, K8S_PROTO_TCP);
+	k8s_object_free(obj);
+}
+
+static void service_without_cluster_ips_falls_back_to_cluster_ip(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_DUAL,
+	                                "'clusterIPs':['10.96.12.34','fd00:10:96::1234'],", "");
+	assert_int_equal(SVC(obj)->ip_count, 1);
+	assert_ip(&SVC(obj)->ips[0], "10.96.12.34");
+	k8s_object_free(obj);
+
+	obj = decode_edit(K8S_SERVICE, SVC_DUAL, "'clusterIPs':['10.96.12.34','fd00:10:96::1234']",
+	                  "'clusterIPs':null");
+	assert_int_equal(SVC(obj)->ip_count, 1);
+	k8s_object_free(obj);
+}
+
+static void service_keeps_at_most_two_valid_cluster_ips(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_DUAL,
+	                                "['10.96.12.34','fd00:10:96::1234']",
+	                                "['10.96.999.1','10.96.0.1',7,'fd00::1','fd00::2']");
+	assert_int_equal(SVC(obj)->ip_count, 2);
+	assert_ip(&SVC(obj)->ips[0], "10.96.0.1");
+	assert_ip(&SVC(obj)->ips[1], "fd00::1");
+	k8s_object_free(obj);
+}
+
+static void service_headless_is_cluster_ip_none(void **state)
+{
+	k8s_object_t *obj = decode_ok(K8S_SERVICE, SVC_HEADLESS);
+	k8s_service_t *svc = SVC(obj);
+	assert_int_equal(svc->type, K8S_SVC_HEADLESS);
+	assert_int_equal(svc->ip_count, 0);
+	assert_true(svc->publish_not_ready);
+	assert_int_equal(svc->port_count, 1);
+	assert_port(&svc->ports[0], "pg", 5432, K8S_PROTO_TCP);
+	k8s_object_free(obj);
+
+	// Old servers send clusterIP only.
+	obj = decode_edit(K8S_SERVICE, SVC_HEADLESS, "'clusterIPs':['None'],", "");
+	assert_int_equal(SVC(obj)->type, K8S_SVC_HEADLESS);
+	k8s_object_free(obj);
+
+	// The type defaults to ClusterIP.
+	obj = decode_edit(K8S_SERVICE, SVC_HEADLESS, "'type':'ClusterIP',", "");
+	assert_int_equal(SVC(obj)->type, K8S_SVC_HEADLESS);
+	k8s_object_free(obj);
+}
+
+static void service_nodeport_and_loadbalancer_are_cluster_ip(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_DUAL, "'ClusterIP'", "'NodePort'");
+	assert_int_equal(SVC(obj)->type, K8S_SVC_CLUSTERIP);
+	assert_int_equal(SVC(obj)->ip_count, 2);
+	k8s_object_free(obj);
+
+	obj = decode_edit(K8S_SERVICE, SVC_DUAL, "'ClusterIP'", "'LoadBalancer'");
+	assert_int_equal(SVC(obj)->type, K8S_SVC_CLUSTERIP);
+	k8s_object_free(obj);
+}
+
+static void service_externalname_keeps_lowercase_target(void **state)
+{
+	k8s_object_t *obj = decode_ok(K8S_SERVICE, SVC_EXTERNAL);
+	assert_int_equal(SVC(obj)->type, K8S_SVC_EXTERNALNAME);
+	assert_int_equal(SVC(obj)->ip_count, 0);
+	assert_string_equal(SVC(obj)->external_name, "db.example.com");
+	assert_int_equal(SVC(obj)->port_count, 0);
+	assert_null(SVC(obj)->ports);
+	k8s_object_free(obj);
+
+	obj = decode_edit(K8S_SERVICE, SVC_EXTERNAL, "db.example.com", "DB.Example.COM.");
+	assert_string_equal(SVC(obj)->external_name, "db.example.com");
+	k8s_object_free(obj);
+}
+
+static void service_externalname_invalid_target_is_null(void **state)
+{
+	const char *bad[] = {
+		"db..example.com", "-db.example.com", "db_1.example.com", "db.example.com..",
+		"db example.com", ".", "", "db.\\u0000.com", "d\\u00e9.example.com",
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.com", // 64-byte label
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_EXTERNAL, "db.example.com", bad[i]);
+		assert_int_equal(SVC(obj)->type, K8S_SVC_EXTERNALNAME);
+		assert_null(SVC(obj)->external_name);
+		k8s_object_free(obj);
+	}
+
+	// 254 bytes is above the limit, 253 is not.
+	char name[300];
+	memset(name, 'a', sizeof(name));
+	for (int i = 63; i < 253; i += 64) {
+		name[i] = '.';
+	}
+	name[253] = '\0';
+	k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_EXTERNAL, "db.example.com", name);
+	assert_non_null(SVC(obj)->external_name);
+	assert_int_equal(strlen(SVC(obj)->external_name), 253);
+	k8s_object_free(obj);
+	name[253] = 'a';
+	name[254] = '\0';
+	obj = decode_edit(K8S_SERVICE, SVC_EXTERNAL, "db.example.com", name);
+	assert_null(SVC(obj)->external_name);
+	k8s_object_free(obj);
+}
+
+static void service_publish_not_ready_from_spec(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_DUAL, "'type':'ClusterIP',",
+	                                "'type':'ClusterIP','publishNotReadyAddresses':true,");
+	assert_true(SVC(obj)->publish_not_ready);
+	k8s_object_free(obj);
+
+	obj = decode_edit(K8S_SERVICE, SVC_HEADLESS, "'publishNotReadyAddresses':true",
+	                  "'publishNotReadyAddresses':false");
+	assert_false(SVC(obj)->publish_not_ready);
+	k8s_object_free(obj);
+}
+
+static void service_publish_not_ready_from_tolerate_unready_annotation(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_DUAL, "'labels':{'app':'web'}",
+	        "'labels':{'app':'web'},"
+	        "'annotations':{'service.alpha.kubernetes.io/tolerate-unready-endpoints':'true'}");
+	assert_true(SVC(obj)->publish_not_ready);
+	k8s_object_free(obj);
+
+	obj = decode_edit(K8S_SERVICE, SVC_DUAL, "'labels':{'app':'web'}",
+	        "'labels':{'app':'web'},"
+	        "'annotations':{'service.alpha.kubernetes.io/tolerate-unready-endpoints':'false'}");
+	assert_false(SVC(obj)->publish_not_ready);
+	k8s_object_free(obj);
+}
+
+static void service_port_protocol_defaults_to_tcp_and_unknown_is_skipped(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_DUAL,
+	        "'ports':[{'name':'http','protocol':'TCP','port':80,'targetPort':8080},",
+	        "'ports':[{'name':'dns','protocol':'UDP','port':53},{'name':'s','protocol':'SCTP','port':9},"
+	        "{'name':'h3','protocol':'QUIC','port':443},{'name':'t','protocol':'tcp','port':1},"
+	        "{'name':'plain','port':8},{'name':'n','protocol':null,'port':7},");
+	k8s_service_t *svc = SVC(obj);
+	assert_int_equal(svc->port_count, 5);
+	assert_port(&svc->ports[0], "dns", 53, K8S_PROTO_UDP);
+	assert_port(&svc->ports[1], "s", 9, K8S_PROTO_SCTP);
+	assert_port(&svc->ports[2], "plain", 8, K8S_PROTO_TCP);
+	assert_port(&svc->ports[3], "n", 7, K8S_PROTO_TCP);
+	assert_port(&svc->ports[4], "grpc", 9090, K8S_PROTO_TCP);
+	k8s_object_free(obj);
+}
+
+static void service_port_number_outside_range_is_zero(void **state)
+{
+	const char *numbers[] = { "0", "65536", "-1", "'80'", "80.5", "null", "4294967376",
+	                          "99999999999999999999999" };
+	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+		char to[64];
+		snprintf(to, sizeof(to), "'port':%s,", numbers[i]);
+		k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_DUAL, "'port':80,", to);
+		assert_int_equal(SVC(obj)->port_count, 2);
+		assert_port(&SVC(obj)->ports[0], "http", 0, K8S_PROTO_TCP);
+		k8s_object_free(obj);
+	}
+	k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_DUAL, "'port':80,", "'port':65535,");
+	assert_int_equal(SVC(obj)->ports[0].port, 65535);
+	k8s_object_free(obj);
+}
+
+static void service_port_invalid_name_is_null(void **state)
+{
+	const char *names[] = { "'HTTP'", "'h.ttp'", "'-http'", "'http-'", "''", "'h ttp'", "7",
+	                        "'h\\u0000'", "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char to[128];
+		snprintf(to, sizeof(to), "'name':%s,'protocol':'TCP','port':80", names[i]);
+		k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_DUAL,
+		                                "'name':'http','protocol':'TCP','port':80", to);
+		assert_port(&SVC(obj)->ports[0], NULL, 80, K8S_PROTO_TCP);
+		k8s_object_free(obj);
+	}
+}
+
+static void service_without_ports_has_none(void **state)
+{
+	const char *lists[] = { "null", "[]", "{}", "'80'" };
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		char to[32];
+		snprintf(to, sizeof(to), "'ports':%s,", lists[i]);
+		k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_HEADLESS,
+		        "'ports':[{'name':'pg','protocol':'TCP','port':5432,'targetPort':5432}],", to);
+		assert_int_equal(SVC(obj)->port_count, 0);
+		assert_null(SVC(obj)->ports);
+		k8s_object_free(obj);
+	}
+	k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_HEADLESS,
+	        "'ports':[{'name':'pg','protocol':'TCP','port':5432,'targetPort':5432}],", "");
+	assert_int_equal(SVC(obj)->port_count, 0);
+	k8s_object_free(obj);
+}
+
+/* --- EndpointSlice ------------------------------------------------------------- */
+
+static void slice_sample_decodes_endpoints_ports_and_labels(void **state)
+{
+	k8s_object_t *obj = decode_ok(K8S_ENDPOINTSLICE, SLICE_DB);
+	k8s_slice_t *slice = SLICE(obj);
+	assert_string_equal(obj->ns, "shop");
+	assert_string_equal(obj->name, "db-x7k2p");
+	assert_string_equal(slice->service, "db");
+	assert_null(slice->mcs_service);
+	assert_null(slice->source_cluster);
+	assert_int_equal(slice->family, AF_INET);
+	assert_int_equal(slice->trigger_time_ns, 1768035972000000000LL); // 2026-01-10T09:06:12Z
+	assert_int_equal(slice->endpoint_count, 2);
+	assert_ip(&slice->endpoints[0].ip, "10.244.1.17");
+	assert_true(slice->endpoints[0].ready);
+	assert_string_equal(slice->endpoints[0].hostname, "db-0");
+	assert_string_equal(slice->endpoints[0].target, "db-0");
+	assert_ip(&slice->endpoints[1].ip, "10.244.2.9");
+	assert_false(slice->endpoints[1].ready);
+	assert_string_equal(slice->endpoints[1].hostname, "db-1");
+	assert_string_equal(slice->endpoints[1].target, "db-1");
+	assert_int_equal(slice->port_count, 1);
+	assert_port(&slice->ports[0], "pg", 5432, K8S_PROTO_TCP);
+	k8s_object_free(obj);
+}
+
+static void slice_multi_address_endpoint_is_flattened_sharing_names(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'addresses':['10.244.1.17']",
+	                                "'addresses':['10.244.1.17','10.244.1.18','bogus','10.244.1.19']");
+	k8s_slice_t *slice = SLICE(obj);
+	assert_int_equal(slice->endpoint_count, 4);
+	assert_ip(&slice->endpoints[0].ip, "10.244.1.17");
+	assert_ip(&slice->endpoints[1].ip, "10.244.1.18");
+	assert_ip(&slice->endpoints[2].ip, "10.244.1.19");
+	assert_ip(&slice->endpoints[3].ip, "10.244.2.9");
+	for (int i = 0; i < 3; i++) {
+		assert_true(slice->endpoints[i].ready);
+		assert_string_equal(slice->endpoints[i].hostname, "db-0");
+		// One copy of the names per endpoint, not per address.
+		assert_ptr_equal(slice->endpoints[i].hostname, slice->endpoints[0].hostname);
+		assert_ptr_equal(slice->endpoints[i].target, slice->endpoints[0].target);
+	}
+	assert_string_equal(slice->endpoints[3].hostname, "db-1");
+	k8s_object_free(obj);
+}
+
+static void slice_ready_absent_or_null_means_ready(void **state)
+{
+	const char *conditions[] = {
+		"'conditions':{'serving':true,'terminating':false}",
+		"'conditions':{'ready':null,'serving':true,'terminating':false}",
+		"'conditions':null", "'conditions':{}", "'conditions':{'ready':'false'}",
+	};
+	for (size_t i = 0; i < sizeof(conditions) / sizeof(conditions[0]); i++) {
+		k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB,
+		        "'conditions':{'ready':false,'serving':true,'terminating':true}", conditions[i]);
+		assert_true(SLICE(obj)->endpoints[1].ready);
+		k8s_object_free(obj);
+	}
+	k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB,
+	        "'conditions':{'ready':false,'serving':true,'terminating':true},", "");
+	assert_true(SLICE(obj)->endpoints[1].ready);
+	k8s_object_free(obj);
+}
+
+static void slice_ready_false_is_not_ready(void **state)
+{
+	k8s_object_t *obj = decode_ok(K8S_ENDPOINTSLICE, SLICE_DB);
+	assert_false(SLICE(obj)->endpoints[1].ready);
+	k8s_object_free(obj);
+}
+
+static void slice_fqdn_and_unknown_address_types_have_no_family_and_no_endpoints(void **state)
+{
+	const char *types[] = { "'FQDN'", "'IPv5'", "''", "null", "4" };
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		char to[32];
+		snprintf(to, sizeof(to), "'addressType':%s", types[i]);
+		k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'addressType':'IPv4'", to);
+		assert_int_equal(SLICE(obj)->family, 0);
+		assert_int_equal(SLICE(obj)->endpoint_count, 0);
+		assert_null(SLICE(obj)->endpoints);
+		assert_int_equal(SLICE(obj)->port_count, 1);
+		k8s_object_free(obj);
+	}
+}
+
+static void slice_addresses_of_the_other_family_are_skipped(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'addresses':['10.244.1.17']",
+	                                "'addresses':['fd00::1','10.244.1.17']");
+	assert_int_equal(SLICE(obj)->endpoint_count, 2);
+	assert_ip(&SLICE(obj)->endpoints[0].ip, "10.244.1.17");
+	k8s_object_free(obj);
+
+	char *v6 = edit(SLICE_DB, "'IPv4'", "'IPv6'");
+	obj = decode_edit(K8S_ENDPOINTSLICE, v6, "'addresses':['10.244.1.17']",
+	                  "'addresses':['fd00::1','10.244.1.17']");
+	assert_int_equal(SLICE(obj)->family, AF_INET6);
+	assert_int_equal(SLICE(obj)->endpoint_count, 1);
+	assert_ip(&SLICE(obj)->endpoints[0].ip, "fd00::1");
+	k8s_object_free(obj);
+	free(v6);
+}
+
+static void slice_ipv6_forms_are_parsed_and_invalid_ones_skipped(void **state)
+{
+	char *v6 = edit(SLICE_DB, "'IPv4'", "'IPv6'");
+	k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, v6, "'addresses':['10.244.1.17']",
+	        "'addresses':['fd00:10:244:1::11','FD00:0:0:0:0:0:0:2','::ffff:10.1.2.3','::1',"
+	        "'fe80::1%eth0','fd00::1::2','fd00:10:244:1:0:0:0:0:1','10.1.2.3',' fd00::3','fd00::4 ',"
+	        "'fd00::5\\u0000','::']");
+	k8s_slice_t *slice = SLICE(obj);
+	assert_int_equal(slice->endpoint_count, 5);
+	assert_ip(&slice->endpoints[0].ip, "fd00:10:244:1::11");
+	assert_ip(&slice->endpoints[1].ip, "fd00::2");
+	assert_ip(&slice->endpoints[2].ip, "::ffff:10.1.2.3");
+	assert_ip(&slice->endpoints[3].ip, "::1");
+	assert_ip(&slice->endpoints[4].ip, "::");
+	k8s_object_free(obj);
+	free(v6);
+}
+
+static void slice_invalid_ipv4_forms_are_skipped(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'addresses':['10.244.1.17']",
+	        "'addresses':['10.244.1.256','010.244.1.1','10.244.1','10.244.1.1.1','0x0a.1.1.1',"
+	        "'10.244.1.17/32','',null,17,{'ip':'10.1.1.1'},'255.255.255.255']");
+	assert_int_equal(SLICE(obj)->endpoint_count, 2);
+	assert_ip(&SLICE(obj)->endpoints[0].ip, "255.255.255.255");
+	k8s_object_free(obj);
+}
+
+static void slice_port_null_means_all_ports(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB,
+	                                "'ports':[{'name':'pg','protocol':'TCP','port':5432}]",
+	                                "'ports':[{'name':'','protocol':'TCP','port':null},{}]");
+	assert_int_equal(SLICE(obj)->port_count, 2);
+	assert_port(&SLICE(obj)->ports[0], NULL, 0, K8S_PROTO_TCP);
+	assert_port(&SLICE(obj)->ports[1], NULL, 0, K8S_PROTO_TCP);
+	k8s_object_free(obj);
+}
+
+static void slice_multicluster_labels_are_read(void **state)
+{
+	k8s_object_t *obj = decode_ok(K8S_ENDPOINTSLICE, SLICE_MCS);
+	k8s_slice_t *slice = SLICE(obj);
+	assert_null(slice->service);
+	assert_string_equal(slice->mcs_service, "db");
+	assert_string_equal(slice->source_cluster, "cluster-b");
+	assert_int_equal(slice->endpoint_count, 1);
+	assert_string_equal(slice->endpoints[0].hostname, "db-0");
+	assert_null(slice->endpoints[0].target);
+	assert_int_equal(slice->trigger_time_ns, 0);
+	k8s_object_free(obj);
+}
+
+static void slice_source_cluster_may_be_two_labels(void **state)
+{
+	const char *ok[][2] = {
+		{ "'cluster-b.region-1'", "cluster-b.region-1" },
+		{ "'Cluster-B'", "cluster-b" },
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_MCS, "'cluster-b'", ok[i][0]);
+		assert_string_equal(SLICE(obj)->source_cluster, ok[i][1]);
+		k8s_object_free(obj);
+	}
+	const char *bad[] = { "'a.b.c'", "'cluster_b'", "'.b'", "'b.'", "''", "'-b'", "7", "null" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_MCS, "'cluster-b'", bad[i]);
+		assert_null(SLICE(obj)->source_cluster);
+		k8s_object_free(obj);
+	}
+}
+
+static void slice_service_name_label_is_lowercased_or_dropped(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'kubernetes.io/service-name':'db'",
+	                                "'kubernetes.io/service-name':'DB'");
+	assert_string_equal(SLICE(obj)->service, "db");
+	k8s_object_free(obj);
+
+	const char *bad[] = { "'d.b'", "'d_b'", "''", "true" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char to[64];
+		snprintf(to, sizeof(to), "'kubernetes.io/service-name':%s", bad[i]);
+		obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'kubernetes.io/service-name':'db'", to);
+		assert_null(SLICE(obj)->service);
+		k8s_object_free(obj);
+	}
+}
+
+static void slice_target_is_only_a_pod_name(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'kind':'Pod','namespace':'shop','name':'db-0'",
+	                                "'kind':'Node','namespace':'shop','name':'db-0'");
+	assert_null(SLICE(obj)->endpoints[0].target);
+	assert_string_equal(SLICE(obj)->endpoints[1].target, "db-1");
+	k8s_object_free(obj);
+
+	obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'targetRef':{'kind':'Pod','namespace':'shop','name':'db-0','uid':'u'}",
+	                  "'targetRef':null");
+	assert_null(SLICE(obj)->endpoints[0].target);
+	k8s_object_free(obj);
+}
+
+static void slice_invalid_hostname_and_target_become_null(void **state)
+{
+	const char *bad[] = {
+		"db.0", "DB-0", "db_0", "-db", "", "db\\u00000", "d\\u00e9",
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", // 64
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char from_host[] = "'hostname':'db-0'";
+		char to_host[128];
+		snprintf(to_host, sizeof(to_host), "'hostname':'%s'", bad[i]);
+		char *text = edit(SLICE_DB, from_host, to_host);
+		char to_target[128];
+		snprintf(to_target, sizeof(to_target), "'name':'%s'", bad[i]);
+		k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, text, "'name':'db-0'", to_target);
+		assert_int_equal(SLICE(obj)->endpoint_count, 2);
+		assert_null(SLICE(obj)->endpoints[0].hostname);
+		assert_null(SLICE(obj)->endpoints[0].target);
+		assert_string_equal(SLICE(obj)->endpoints[1].hostname, "db-1");
+		k8s_object_free(obj);
+		free(text);
+	}
+
+	// 63 characters is a label.
+	const char *max = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	char to[128];
+	snprintf(to, sizeof(to), "'name':'%s'", max);
+	k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'name':'db-0'", to);
+	assert_string_equal(SLICE(obj)->endpoints[0].target, max);
+	k8s_object_free(obj);
+}
+
+static void slice_null_empty_and_absent_lists_are_empty(void **state)
+{
+	const char *forms[] = {
+		"'endpoints':null,'ports':null", "'endpoints':[],'ports':[]", "'unused':0",
+	};
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		char *text = edit(SLICE_DB, "'endpoints':[", "'endpoints_old':[");
+		char *text2 = edit(text, "'ports':[{'name':'pg','protocol':'TCP','port':5432}]", forms[i]);
+		k8s_object_t *obj = decode_ok(K8S_ENDPOINTSLICE, text2);
+		assert_int_equal(SLICE(obj)->endpoint_count, 0);
+		assert_null(SLICE(obj)->endpoints);
+		assert_int_equal(SLICE(obj)->port_count, 0);
+		assert_null(SLICE(obj)->ports);
+		k8s_object_free(obj);
+		free(text);
+		free(text2);
+	}
+
+	k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'addresses':['10.244.1.17']",
+	                                "'addresses':null");
+	assert_int_equal(SLICE(obj)->endpoint_count, 1);
+	k8s_object_free(obj);
+}
+
+static void slice_name_may_be_a_dns_subdomain(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'db-x7k2p'", "'db.x7k2p'");
+	assert_string_equal(obj->name, "db.x7k2p");
+	k8s_object_free(obj);
+}
+
+static void slice_trigger_time_is_read(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'2026-01-10T09:06:12Z'",
+	                                "'2026-01-10T09:06:12.5Z'");
+	assert_int_equal(SLICE(obj)->trigger_time_ns, 1768035972500000000LL);
+	k8s_object_free(obj);
+
+	obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'2026-01-10T09:06:12Z'", "'yesterday'");
+	assert_int_equal(SLICE(obj)->trigger_time_ns, 0);
+	k8s_object_free(obj);
+}
+
+/* --- Pod, Namespace, ServiceImport, ClusterProperty ---------------------------- */
+
+static void pod_running_is_live_with_both_ips(void **state)
+{
+	k8s_object_t *obj = decode_ok(K8S_POD, POD_DB);
+	k8s_pod_t *pod = POD(obj);
+	assert_string_equal(obj->ns, "shop");
+	assert_string_equal(obj->name, "db-0");
+	assert_true(pod->live);
+	assert_false(pod->host_network);
+	assert_int_equal(pod->ip_count, 2);
+	assert_ip(&pod->ips[0], "10.244.1.17");
+	assert_ip(&pod->ips[1], "fd00:10:244:1::11");
+	k8s_object_free(obj);
+}
+
+static void pod_pending_is_live_and_finished_phases_are_not(void **state)
+{
+	const char *phases[][2] = {
+		{ "Pending", "1" }, { "Succeeded", "0" }, { "Failed", "0" }, { "Unknown", "0" },
+		{ "Whatever", "1" },
+	};
+	for (size_t i = 0; i < sizeof(phases) / sizeof(phases[0]); i++) {
+		k8s_object_t *obj = decode_edit(K8S_POD, POD_DB, "Running", phases[i][0]);
+		assert_int_equal(POD(obj)->live, phases[i][1][0] == '1');
+		k8s_object_free(obj);
+	}
+}
+
+static void pod_being_deleted_is_not_live(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_POD, POD_DB, "'labels'",
+	                                "'deletionTimestamp':'2026-01-10T10:00:00Z','labels'");
+	assert_false(POD(obj)->live);
+	k8s_object_free(obj);
+
+	obj = decode_edit(K8S_POD, POD_DB, "'labels'", "'deletionTimestamp':null,'labels'");
+	assert_true(POD(obj)->live);
+	k8s_object_free(obj);
+}
+
+static void pod_host_network_is_read(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_POD, POD_DB, "'nodeName':'node-a'",
+	                                "'nodeName':'node-a','hostNetwork':true");
+	assert_true(POD(obj)->host_network);
+	k8s_object_free(obj);
+}
+
+static void pod_without_pod_ips_falls_back_to_pod_ip(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_POD, POD_DB,
+	        ",'podIPs':[{'ip':'10.244.1.17'},{'ip':'fd00:10:244:1::11'}]", "");
+	assert_int_equal(POD(obj)->ip_count, 1);
+	assert_ip(&POD(obj)->ips[0], "10.244.1.17");
+	k8s_object_free(obj);
+
+	obj = decode_edit(K8S_POD, POD_DB, "'podIP':'10.244.1.17','podIPs':[{'ip':'10.244.1.17'},{'ip':'fd00:10:244:1::11'}]",
+	                  "'podIP':'','podIPs':null");
+	assert_int_equal(POD(obj)->ip_count, 0);
+	k8s_object_free(obj);
+}
+
+static void pod_name_may_be_a_dns_subdomain(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_POD, POD_DB, "'db-0'", "'db.0'");
+	assert_string_equal(obj->name, "db.0");
+	k8s_object_free(obj);
+}
+
+static void namespace_is_cluster_scoped(void **state)
+{
+	k8s_object_t *obj = decode_ok(K8S_NAMESPACE, NS_SHOP);
+	assert_string_equal(obj->name, "shop");
+	assert_string_equal(obj->ns, "");
+	k8s_object_free(obj);
+
+	// A namespace name is one label.
+	decode_edit_fails(K8S_NAMESPACE, NS_SHOP, "'name':'shop'", "'name':'sh.op'");
+}
+
+static void serviceimport_cluster_set_ip_and_headless(void **state)
+{
+	k8s_object_t *obj = decode_ok(K8S_SERVICEIMPORT, IMPORT_WEB);
+	k8s_serviceimport_t *imp = IMPORT(obj);
+	assert_string_equal(obj->ns, "shop");
+	assert_string_equal(obj->name, "web");
+	assert_false(imp->headless);
+	assert_int_equal(imp->ip_count, 1);
+	assert_ip(&imp->ips[0], "10.42.0.10");
+	assert_int_equal(imp->port_count, 1);
+	assert_port(&imp->ports[0], "http", 80, K8S_PROTO_TCP);
+	k8s_object_free(obj);
+
+	obj = decode_edit(K8S_SERVICEIMPORT, IMPORT_WEB, "'ips':['10.42.0.10'],'type':'ClusterSetIP'",
+	                  "'type':'Headless'");
+	assert_true(IMPORT(obj)->headless);
+	assert_int_equal(IMPORT(obj)->ip_count, 0);
+	k8s_object_free(obj);
+
+	obj = decode_edit(K8S_SERVICEIMPORT, IMPORT_WEB, "'ips':['10.42.0.10']",
+	                  "'ips':['10.42.0.10','fd00:42::10','10.42.0.11']");
+	assert_int_equal(IMPORT(obj)->ip_count, 2);
+	assert_ip(&IMPORT(obj)->ips[1], "fd00:42::10");
+	k8s_object_free(obj);
+
+	// v1beta1 has the same schema.
+	obj = decode_edit(K8S_SERVICEIMPORT, IMPORT_WEB, "v1alpha1", "v1beta1");
+	assert_int_equal(IMPORT(obj)->ip_count, 1);
+	k8s_object_free(obj);
+}
+
+static void clusterproperty_keeps_name_and_value(void **state)
+{
+	k8s_object_t *obj = decode_ok(K8S_CLUSTERPROPERTY, CLUSTER_ID);
+	assert_string_equal(obj->name, "cluster.clusterset.k8s.io");
+	assert_string_equal(obj->ns, "");
+	assert_string_equal(PROP(obj)->value, "cluster-a");
+	k8s_object_free(obj);
+
+	obj = decode_edit(K8S_CLUSTERPROPERTY, CLUSTER_ID, "'value':'cluster-a'", "'value':'Mixed Case id'");
+	assert_string_equal(PROP(obj)->value, "Mixed Case id");
+	k8s_object_free(obj);
+
+	obj = decode_edit(K8S_CLUSTERPROPERTY, CLUSTER_ID, "'spec':{'value':'cluster-a'}", "'spec':{}");
+	assert_null(PROP(obj)->value);
+	k8s_object_free(obj);
+}
+
+/* --- hostile and malformed input ------------------------------------------------ */
+
+static void unknown_fields_are_ignored(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_DUAL, "'spec':{",
+	        "'future':{'deep':[1,2,{'x':null}]},'spec':{'newField':[true,false],'clusterIPX':'1.2.3.4',");
+	assert_int_equal(SVC(obj)->ip_count, 2);
+	k8s_object_free(obj);
+}
+
+static void wrong_types_read_as_absent(void **state)
+{
+	const char *svc =
+		"{'metadata':{'name':'web','namespace':'shop','labels':[],'annotations':'x'},"
+		" 'spec':{'type':7,'clusterIP':['10.0.0.1'],'clusterIPs':'10.0.0.1','ports':{'name':'x'},"
+		"  'publishNotReadyAddresses':'true','externalName':5}}";
+	k8s_object_t *obj = decode_ok(K8S_SERVICE, svc);
+	assert_int_equal(SVC(obj)->type, K8S_SVC_CLUSTERIP);
+	assert_int_equal(SVC(obj)->ip_count, 0);
+	assert_false(SVC(obj)->publish_not_ready);
+	assert_int_equal(SVC(obj)->port_count, 0);
+	k8s_object_free(obj);
+
+	obj = decode_ok(K8S_SERVICE, "{'metadata':{'name':'web','namespace':'shop'},'spec':'x'}");
+	k8s_object_free(obj);
+
+	const char *slice =
+		"{'metadata':{'name':'s','namespace':'shop','labels':{'kubernetes.io/service-name':7},"
+		"  'annotations':{'endpoints.kubernetes.io/last-change-trigger-time':5}},"
+		" 'addressType':'IPv4','endpoints':[7,'x',null,[],{'addresses':'10.0.0.1'},"
+		"  {'addresses':['10.0.0.2'],'conditions':[],'hostname':5,'targetRef':'db-0'},"
+		"  {'addresses':['10.0.0.3'],'targetRef':{'kind':'Pod','name':['x']}}],"
+		" 'ports':[7,null,{'name':{},'port':'80','protocol':1}]}";
+	obj = decode_ok(K8S_ENDPOINTSLICE, slice);
+	assert_null(SLICE(obj)->service);
+	assert_int_equal(SLICE(obj)->trigger_time_ns, 0);
+	assert_int_equal(SLICE(obj)->endpoint_count, 2);
+	assert_ip(&SLICE(obj)->endpoints[0].ip, "10.0.0.2");
+	assert_true(SLICE(obj)->endpoints[0].ready);
+	assert_null(SLICE(obj)->endpoints[0].hostname);
+	assert_null(SLICE(obj)->endpoints[0].target);
+	assert_null(SLICE(obj)->endpoints[1].target);
+	assert_int_equal(SLICE(obj)->port_count, 1);
+	assert_port(&SLICE(obj)->ports[0], NULL, 0, K8S_PROTO_TCP);
+	k8s_object_free(obj);
+
+	obj = decode_ok(K8S_POD, "{'metadata':{'name':'p','namespace':'shop','deletionTimestamp':5},"
+	                         "'spec':{'hostNetwork':'true'},'status':{'phase':3,'podIPs':[{'ip':7},'10.0.0.1'],"
+	                         "'podIP':'10.0.0.9'}}");
+	assert_true(POD(obj)->live);
+	assert_false(POD(obj)->host_network);
+	assert_int_equal(POD(obj)->ip_count, 1);
+	assert_ip(&POD(obj)->ips[0], "10.0.0.9");
+	k8s_object_free(obj);
+}
+
+static void name_that_is_no_dns_label_is_rejected(void **state)
+{
+	const char *names[] = {
+		"'we.b'", "'Web'", "'-web'", "'web-'", "''", "'we b'", "'we_b'", "'web\\u0000x'",
+		"'w\\u00e9b'", "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'", "7", "null",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char to[128];
+		snprintf(to, sizeof(to), "'name':%s,'namespace':'shop'", names[i]);
+		int ret = decode_edit_fails(K8S_SERVICE, SVC_DUAL, "'name':'web','namespace':'shop'", to);
+		assert_int_equal(ret, KNOT_EINVAL);
+		snprintf(to, sizeof(to), "'name':'web','namespace':%s", names[i]);
+		ret = decode_edit_fails(K8S_SERVICE, SVC_DUAL, "'name':'web','namespace':'shop'", to);
+		assert_int_equal(ret, KNOT_EINVAL);
+	}
+	// 63 characters is fine.
+	k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_DUAL, "'name':'web'",
+	        "'name':'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'");
+	assert_int_equal(strlen(obj->name), 63);
+	k8s_object_free(obj);
+}
+
+static void name_with_invalid_utf8_is_rejected(void **state)
+{
+	char *json = q(SVC_DUAL);
+	char *at = strstr(json, "\"web\"");
+	at[2] = (char)0xff;
+	k8s_object_t *obj = NULL;
+	assert_int_equal(decode_raw(K8S_SERVICE, json, strlen(json), &obj), KNOT_EINVAL);
+	free(json);
+}
+
+static void very_long_name_is_rejected(void **state)
+{
+	size_t n = 1 << 20;
+	char *name = malloc(n + 3);
+	memset(name, 'a', n + 2);
+	name[0] = '\'';
+	name[n + 1] = '\'';
+	name[n + 2] = '\0';
+	char *text = edit(SVC_DUAL, "'web'", name);
+	assert_int_equal(decode_fails(K8S_SERVICE, text), KNOT_EINVAL);
+	free(text);
+	free(name);
+}
+
+static void missing_metadata_name_or_namespace_is_rejected(void **state)
+{
+	assert_int_equal(decode_fails(K8S_SERVICE, "{'spec':{}}"), KNOT_EINVAL);
+	assert_int_equal(decode_fails(K8S_SERVICE, "{'metadata':null}"), KNOT_EINVAL);
+	assert_int_equal(decode_fails(K8S_SERVICE, "{'metadata':{'namespace':'shop'}}"), KNOT_EINVAL);
+	assert_int_equal(decode_fails(K8S_SERVICE, "{'metadata':{'name':'web'}}"), KNOT_EINVAL);
+	assert_int_equal(decode_fails(K8S_POD, "{'metadata':{'name':'web'}}"), KNOT_EINVAL);
+}
+
+static void kind_field_must_match_when_present(void **state)
+{
+	assert_int_equal(decode_fails(K8S_POD, SVC_DUAL), KNOT_EINVAL);
+	assert_int_equal(decode_fails(K8S_SERVICE, "{'kind':'Status','metadata':{},'code':410}"),
+	                 KNOT_EINVAL);
+	// List items carry no kind.
+	k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_DUAL, "'kind':'Service','apiVersion':'v1',", "");
+	k8s_object_free(obj);
+}
+
+static void non_object_json_is_malformed(void **state)
+{
+	const char *texts[] = { "[]", "null", "42", "'web'", "[{'metadata':{}}]" };
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		assert_int_equal(decode_fails(K8S_SERVICE, texts[i]), KNOT_EMALF);
+	}
+}
+
+static void malformed_json_is_rejected(void **state)
+{
+	const char *texts[] = {
+		"", "   ", "{", "}", "{\"a\":}", "{\"a\" 1}", "{\"a\":1,}", "{\"a\":tru}",
+		"{\"a\":True}", "{\"metadata\":{\"name\":\"web\",\"namespace\":\"shop\"}} x",
+		"{\"metadata\":{\"name\":\"web\",\"namespace\":\"shop\"}}{}",
+		"{\"a\":\"\\x\"}",
+	};
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		k8s_object_t *obj = NULL;
+		if (decode_raw(K8S_SERVICE, texts[i], strlen(texts[i]), &obj) != KNOT_EMALF) {
+			fail_msg("not malformed: %s", texts[i]);
+		}
+	}
+	// A raw NUL inside the text ends nothing: it is an error.
+	const char nul[] = "{\"metadata\":{\"name\":\"w\0b\",\"namespace\":\"shop\"}}";
+	k8s_object_t *obj = NULL;
+	assert_int_equal(decode_raw(K8S_SERVICE, nul, sizeof(nul) - 1, &obj), KNOT_EMALF);
+}
+
+static void trailing_whitespace_is_allowed(void **state)
+{
+	char *json = q(SVC_DUAL);
+	size_t len = strlen(json);
+	char *padded = malloc(len + 4);
+	memcpy(padded, json, len);
+	memcpy(padded + len, " \r\n\t", 4);
+	k8s_object_t *obj = NULL;
+	assert_int_equal(decode_raw(K8S_SERVICE, padded, len + 4, &obj), KNOT_EOK);
+	k8s_object_free(obj);
+	free(padded);
+	free(json);
+}
+
+static void truncated_json_is_malformed_at_every_length(void **state)
+{
+	const char *samples[] = { SVC_DUAL, SLICE_DB, POD_DB };
+	k8s_kind_t kinds[] = { K8S_SERVICE, K8S_ENDPOINTSLICE, K8S_POD };
+	for (size_t s = 0; s < 3; s++) {
+		char *json = q(samples[s]);
+		size_t len = strlen(json);
+		for (size_t cut = 0; cut < len; cut++) {
+			// Not NUL-terminated: a copy of exactly cut bytes lets ASan catch over-reads.
+			char *part = malloc(cut + 1);
+			memcpy(part, json, cut);
+			k8s_object_t *obj = NULL;
+			assert_int_equal(decode_raw(kinds[s], part, cut, &obj), KNOT_EMALF);
+			free(part);
+		}
+		free(json);
+	}
+}
+
+static char *nested(const char *head, int depth, const char *tail)
+{
+	size_t len = strlen(head) + 2 * depth + strlen(tail) + 1;
+	char *s = malloc(len);
+	strcpy(s, head);
+	char *at = s + strlen(head);
+	memset(at, '[', depth);
+	memset(at + depth, ']', depth);
+	strcpy(at + 2 * depth, tail);
+	return s;
+}
+
+static void nesting_beyond_the_depth_limit_is_malformed(void **state)
+{
+	char *text = nested("{\"metadata\":{\"name\":\"web\",\"namespace\":\"shop\"},\"x\":", 10000, "}");
+	k8s_object_t *obj = NULL;
+	assert_int_equal(decode_raw(K8S_SERVICE, text, strlen(text), &obj), KNOT_EMALF);
+	free(text);
+
+	// Deep managedFields within the limit are fine (64 levels plus the event's two).
+	text = nested("{\"metadata\":{\"name\":\"web\",\"namespace\":\"shop\"},\"x\":", 64, "}");
+	assert_int_equal(decode_raw(K8S_SERVICE, text, strlen(text), &obj), KNOT_EOK);
+	k8s_object_free(obj);
+	free(text);
+}
+
+static void three_mib_annotation_is_decoded(void **state)
+{
+	size_t n = 3 << 20;
+	char *big = malloc(n + 64);
+	strcpy(big, "'annotations':{'big':'");
+	size_t at = strlen(big);
+	for (size_t i = 0; i < n; i++) {
+		big[at + i] = "abcdefgh\\\\"[i % 10]; // a pair of backslashes is one escape
+	}
+	strcpy(big + at + n, "'},'labels'");
+	k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_DUAL, "'labels'", big);
+	assert_int_equal(SVC(obj)->ip_count, 2);
+	k8s_object_free(obj);
+	free(big);
+}
+
+/* --- watch events -------------------------------------------------------------- */
+
+static int event_raw(k8s_kind_t kind, const char *sq, k8s_event_t *ev)
+{
+	char *json = q(sq);
+	char err[128] = "";
+	int ret = k8s_event_decode(kind, json, strlen(json), ev, err, sizeof(err));
+	free(json);
+	if (ret != KNOT_EOK) {
+		assert_null(ev->obj);
+		assert_true(err[0] != '\0');
+	}
+	return ret;
+}
+
+static char *event_of(const char *type, const char *object_sq)
+{
+	char *out = malloc(strlen(object_sq) + 64);
+	sprintf(out, "{'type':'%s','object':%s}", type, object_sq);
+	return out;
+}
+
+static void event_added_modified_deleted_carry_the_object_and_rv(void **state)
+{
+	const char *types[] = { "ADDED", "MODIFIED", "DELETED" };
+	k8s_event_type_t want[] = { K8S_EV_ADDED, K8S_EV_MODIFIED, K8S_EV_DELETED };
+	for (size_t i = 0; i < 3; i++) {
+		char *line = event_of(types[i], SLICE_DB);
+		k8s_event_t ev;
+		assert_int_equal(event_raw(K8S_ENDPOINTSLICE, line, &ev), KNOT_EOK);
+		assert_int_equal(ev.type, want[i]);
+		assert_string_equal(ev.rv, "48320");
+		assert_non_null(ev.obj);
+		assert_int_equal(SLICE(ev.obj)->endpoint_count, 2);
+		assert_false(ev.initial_events_end);
+		k8s_object_free(ev.obj);
+		free(line);
+	}
+}
+
+static void event_bookmark_zero_valued_objects_give_only_the_rv(void **state)
+{
+	const char *objects[K8S_KIND_COUNT] = {
+		[K8S_SERVICE] = "{'kind':'Service','apiVersion':'v1','metadata':{'resourceVersion':'101',"
+		                "'creationTimestamp':null},'spec':{},'status':{'loadBalancer':{}}}",
+		[K8S_ENDPOINTSLICE] = "{'kind':'EndpointSlice','apiVersion':'discovery.k8s.io/v1',"
+		                      "'metadata':{'resourceVersion':'101'},'addressType':'','endpoints':null,'ports':null}",
+		[K8S_NAMESPACE] = "{'kind':'Namespace','apiVersion':'v1','metadata':{'resourceVersion':'101'},"
+		                  "'spec':{},'status':{}}",
+		[K8S_POD] = "{'kind':'Pod','apiVersion':'v1','metadata':{'resourceVersion':'101',"
+		            "'creationTimestamp':null},'spec':{'containers':null},'status':{}}",
+		[K8S_SERVICEIMPORT] = "{'kind':'ServiceImport','apiVersion':'multicluster.x-k8s.io/v1alpha1',"
+		                      "'metadata':{'resourceVersion':'101'}}",
+		[K8S_CLUSTERPROPERTY] = "{'kind':'ClusterProperty','apiVersion':'about.k8s.io/v1alpha1',"
+		                        "'metadata':{'resourceVersion':'101'}}",
+	};
+	for (int kind = 0; kind < K8S_KIND_COUNT; kind++) {
+		char *line = event_of("BOOKMARK", objects[kind]);
+		k8s_event_t ev;
+		assert_int_equal(event_raw(kind, line, &ev), KNOT_EOK);
+		assert_int_equal(ev.type, K8S_EV_BOOKMARK);
+		assert_string_equal(ev.rv, "101");
+		assert_null(ev.obj);
+		assert_false(ev.initial_events_end);
+		free(line);
+	}
+}
+
+static void event_bookmark_marks_the_end_of_initial_events(void **state)
+{
+	k8s_event_t ev;
+	assert_int_equal(event_raw(K8S_POD,
+	        "{'type':'BOOKMARK','object':{'kind':'Pod','apiVersion':'v1','metadata':{'resourceVersion':'10245',"
+	        "'annotations':{'k8s.io/initial-events-end':'true'}}}}", &ev), KNOT_EOK);
+	assert_int_equal(ev.type, K8S_EV_BOOKMARK);
+	assert_string_equal(ev.rv, "10245");
+	assert_true(ev.initial_events_end);
+}
+
+static void event_error_410_gives_the_status(void **state)
+{
+	k8s_event_t ev;
+	assert_int_equal(event_raw(K8S_ENDPOINTSLICE,
+	        "{'type':'ERROR','object':{'kind':'Status','apiVersion':'v1','metadata':{},'status':'Failure',"
+	        "'message':'too old resource version: 48000 (48210)','reason':'Expired','code':410}}", &ev),
+	        KNOT_EOK);
+	assert_int_equal(ev.type, K8S_EV_ERROR);
+	assert_null(ev.obj);
+	assert_string_equal(ev.rv, "");
+	assert_int_equal(ev.status.code, 410);
+	assert_string_equal(ev.status.reason, "Expired");
+	assert_string_equal(ev.status.message, "too old resource version: 48000 (48210)");
+	assert_int_equal(ev.status.retry_after, 0);
+
+	// Servers up to 1.17 said Gone.
+	assert_int_equal(event_raw(K8S_POD,
+	        "{'type':'ERROR','object':{'kind':'Status','apiVersion':'v1','metadata':{},'status':'Failure',"
+	        "'message':'too old resource version: 2743975 (2744775)','reason':'Gone','code':410}}", &ev),
+	        KNOT_EOK);
+	assert_int_equal(ev.status.code, 410);
+	assert_string_equal(ev.status.reason, "Gone");
+}
+
+static void event_error_reads_retry_after(void **state)
+{
+	k8s_event_t ev;
+	assert_int_equal(event_raw(K8S_POD,
+	        "{'type':'ERROR','object':{'kind':'Status','metadata':{},'status':'Failure',"
+	        "'message':'storage is (re)initializing','reason':'TooManyRequests',"
+	        "'details':{'retryAfterSeconds':3},'code':429}}", &ev), KNOT_EOK);
+	assert_int_equal(ev.status.code, 429);
+	assert_int_equal(ev.status.retry_after, 3);
+}
+
+static void event_unknown_type_is_invalid(void **state)
+{
+	k8s_event_t ev;
+	assert_int_equal(event_raw(K8S_NAMESPACE, "{'type':'RENAMED','object':{'metadata':{}}}", &ev),
+	                 KNOT_EINVAL);
+	assert_int_equal(event_raw(K8S_NAMESPACE, "{'type':'added','object':{'metadata':{}}}", &ev),
+	                 KNOT_EINVAL);
+	assert_int_equal(event_raw(K8S_NAMESPACE, "{'object':{'metadata':{}}}", &ev), KNOT_EINVAL);
+}
+
+static void event_without_object_is_invalid(void **state)
+{
+	k8s_event_t ev;
+	assert_int_equal(event_raw(K8S_NAMESPACE, "{'type':'ADDED'}", &ev), KNOT_EINVAL);
+	assert_int_equal(event_raw(K8S_NAMESPACE, "{'type':'BOOKMARK','object':null}", &ev), KNOT_EINVAL);
+	assert_int_equal(event_raw(K8S_NAMESPACE, "['ADDED']", &ev), KNOT_EMALF);
+	assert_int_equal(event_raw(K8S_NAMESPACE, "{'type':'ADDED','object':{", &ev), KNOT_EMALF);
+}
+
+static void event_with_invalid_object_fails_without_object(void **state)
+{
+	k8s_event_t ev;
+	assert_int_equal(event_raw(K8S_NAMESPACE,
+	        "{'type':'ADDED','object':{'metadata':{'name':'Bad.Name','resourceVersion':'5'}}}", &ev),
+	        KNOT_EINVAL);
+	assert_null(ev.obj);
+}
+
+static void event_resource_version_must_fit(void **state)
+{
+	char rv[100];
+	memset(rv, '7', sizeof(rv));
+	char line[400];
+
+	rv[K8S_RV_MAX - 1] = '\0';
+	snprintf(line, sizeof(line), "{'type':'BOOKMARK','object':{'metadata':{'resourceVersion':'%s'}}}", rv);
+	k8s_event_t ev;
+	assert_int_equal(event_raw(K8S_POD, line, &ev), KNOT_EOK);
+	assert_string_equal(ev.rv, rv);
+
+	rv[K8S_RV_MAX - 1] = '7';
+	rv[K8S_RV_MAX] = '\0';
+	snprintf(line, sizeof(line), "{'type':'BOOKMARK','object':{'metadata':{'resourceVersion':'%s'}}}", rv);
+	assert_int_equal(event_raw(K8S_POD, line, &ev), KNOT_EINVAL);
+
+	// It goes into a URL.
+	assert_int_equal(event_raw(K8S_POD,
+	        "{'type':'BOOKMARK','object':{'metadata':{'resourceVersion':'1&watch=0'}}}", &ev), KNOT_EOK);
+	assert_int_equal(event_raw(K8S_POD,
+	        "{'type':'BOOKMARK','object':{'metadata':{'resourceVersion':'1 2'}}}", &ev), KNOT_EINVAL);
+	assert_int_equal(event_raw(K8S_POD,
+	        "{'type':'BOOKMARK','object':{'metadata':{'resourceVersion':'1\\n2'}}}", &ev), KNOT_EINVAL);
+}
+
+/* --- Status bodies ------------------------------------------------------------- */
+
+static void status_json_body_is_read(void **state)
+{
+	char *json = q("{\n  'kind': 'Status',\n  'apiVersion': 'v1',\n  'metadata': {},\n  'status': 'Failure',\n"
+	               "  'message': 'services is forbidden: User \\u0022x\\u0022 cannot list resource',\n"
+	               "  'reason': 'Forbidden',\n  'details': {'kind': 'services'},\n  'code': 403\n}\n");
+	k8s_status_t st;
+	assert_int_equal(k8s_status_decode(json, strlen(json), &st), KNOT_EOK);
+	assert_int_equal(st.code, 403);
+	assert_string_equal(st.reason, "Forbidden");
+	assert_string_equal(st.message, "services is forbidden: User \"x\" cannot list resource");
+	free(json);
+}
+
+static void status_plain_text_body_gives_its_first_line(void **state)
+{
+	const char *text = "Too many requests, please try again later.\r\nsecond line\n";
+	k8s_status_t st;
+	assert_int_equal(k8s_status_decode(text, strlen(text), &st), KNOT_EOK);
+	assert_int_equal(st.code, 0);
+	assert_string_equal(st.reason, "");
+	assert_string_equal(st.message, "Too many requests, please try again later.");
+
+	text = "404 page not found\n";
+	assert_int_equal(k8s_status_decode(text, strlen(text), &st), KNOT_EOK);
+	assert_string_equal(st.message, "404 page not found");
+}
+
+static void status_empty_or_odd_body_gives_zeros(void **state)
+{
+	k8s_status_t st;
+	memset(&st, 0x55, sizeof(st));
+	assert_int_equal(k8s_status_decode("", 0, &st), KNOT_EOK);
+	assert_int_equal(st.code, 0);
+	assert_int_equal(st.retry_after, 0);
+	assert_string_equal(st.message, "");
+
+	assert_int_equal(k8s_status_decode("{\"code\":\"x\",\"reason\":7}", 23, &st), KNOT_EOK);
+	assert_int_equal(st.code, 0);
+	assert_string_equal(st.reason, "");
+
+	assert_int_equal(k8s_status_decode("[1,2]", 5, &st), KNOT_EOK);
+	assert_string_equal(st.message, "");
+}
+
+static void status_message_is_truncated_and_cleaned(void **state)
+{
+	char text[1200];
+	strcpy(text, "{\"message\":\"");
+	size_t at = strlen(text);
+	// 254 ASCII bytes then a two-byte character that does not fit.
+	memset(text + at, 'm', 254);
+	at += 254;
+	memcpy(text + at, "\xc3\xa9tab\\there", 11);
+	at += 11;
+	strcpy(text + at, "\",\"reason\":\"AVeryLongReasonThatDoesNotFitInThirtyTwoBytes\"}");
+	k8s_status_t st;
+	assert_int_equal(k8s_status_decode(text, strlen(text), &st), KNOT_EOK);
+	assert_int_equal(strlen(st.message), 254);
+	assert_int_equal(strlen(st.reason), 31);
+
+	const char *ctl = "{\"message\":\"a\\tb\\u001bc\"}";
+	assert_int_equal(k8s_status_decode(ctl, strlen(ctl), &st), KNOT_EOK);
+	assert_string_equal(st.message, "a b c");
+}
+
+/* --- time ---------------------------------------------------------------------- */
+
+static void time_parse_reads_rfc3339(void **state)
+{
+	assert_int_equal(k8s_time_parse("1970-01-01T00:00:01Z"), 1000000000LL);
+	assert_int_equal(k8s_time_parse("2026-01-10T09:06:12Z"), 1768035972000000000LL);
+	assert_int_equal(k8s_time_parse("2026-01-10T09:06:12.123456789Z"), 1768035972123456789LL);
+	assert_int_equal(k8s_time_parse("2026-01-10T09:06:12.1Z"), 1768035972100000000LL);
+	assert_int_equal(k8s_time_parse("2026-01-10T10:06:12+01:00"), 1768035972000000000LL);
+	assert_int_equal(k8s_time_parse("2026-01-10T08:36:12.5-00:30"), 1768035972500000000LL);
+	assert_int_equal(k8s_time_parse("2024-02-29T00:00:00z"), 1709164800000000000LL);
+	assert_int_equal(k8s_time_parse("2024-02-29t00:00:00Z"), 1709164800000000000LL);
+}
+
+static void time_parse_rejects_other_forms(void **state)
+{
+	const char *bad[] = {
+		"", "2026-01-10", "2026-01-10T09:06:12", "2026-01-10 09:06:12Z", "2026-01-10T09:06:12.Z",
+		"2026-01-10T09:06:12.1234567891Z", "2026-13-10T09:06:12Z", "2026-02-29T09:06:12Z",
+		"2026-01-32T09:06:12Z", "2026-01-10T24:00:00Z", "2026-01-10T09:60:12Z", "2026-01-10T09:06:60Z",
+		"2026-01-10T09:06:12+0100", "2026-01-10T09:06:12Zjunk", "1969-12-31T23:59:59Z", "+2026-01-10T09:06:12Z",
+		"2026-1-10T09:06:12Z", "9999-01-10T09:06:12Z", "1970-01-01T00:00:00Z",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(k8s_time_parse(bad[i]), 0);
+	}
+	assert_int_equal(k8s_time_parse(NULL), 0);
+}
+
+/* --- digest -------------------------------------------------------------------- */
+
+static uint64_t digest_of(k8s_kind_t kind, const char *sq)
+{
+	k8s_object_t *obj = decode_ok(kind, sq);
+	uint64_t digest = obj->digest;
+	k8s_object_free(obj);
+	return digest;
+}
+
+static uint64_t digest_edit(k8s_kind_t kind, const char *sq, const char *from, const char *to)
+{
+	char *text = edit(sq, from, to);
+	uint64_t digest = digest_of(kind, text);
+	free(text);
+	return digest;
+}
+
+static void digest_ignores_what_makes_no_records(void **state)
+{
+	uint64_t base = digest_of(K8S_SERVICE, SVC_DUAL);
+	assert_int_equal(digest_edit(K8S_SERVICE, SVC_DUAL, "'48211'", "'99999'"), base);
+	assert_int_equal(digest_edit(K8S_SERVICE, SVC_DUAL, "'app':'web'}", "'app':'other'},'annotations':{'a':'b'}"), base);
+	assert_int_equal(digest_edit(K8S_SERVICE, SVC_DUAL, "'targetPort':8080", "'targetPort':8081"), base);
+	assert_int_equal(digest_edit(K8S_SERVICE, SVC_DUAL, "'ClusterIP'", "'NodePort'"), base);
+	// A port with a protocol we skip makes no record.
+	assert_int_equal(digest_edit(K8S_SERVICE, SVC_DUAL, "'ports':[", "'ports':[{'name':'q','protocol':'QUIC','port':1},"), base);
+
+	uint64_t slice = digest_of(K8S_ENDPOINTSLICE, SLICE_DB);
+	assert_int_equal(digest_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'node-a'", "'node-z'"), slice);
+	assert_int_equal(digest_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'serving':true,'terminating':false", "'serving':false,'terminating':true"), slice);
+	assert_int_equal(digest_edit(K8S_ENDPOINTSLICE, SLICE_DB, "09:06:12Z", "09:07:00Z"), slice);
+	assert_int_equal(digest_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'generation':4", "'generation':5"), slice);
+
+	uint64_t pod = digest_of(K8S_POD, POD_DB);
+	assert_int_equal(digest_edit(K8S_POD, POD_DB, "'node-a'", "'node-b'"), pod);
+	assert_int_equal(digest_edit(K8S_POD, POD_DB, "'status':'True'", "'status':'False'"), pod);
+}
+
+static void digest_ignores_endpoint_and_port_order(void **state)
+{
+	const char *reordered =
+		"{'metadata':{'name':'db-x7k2p','namespace':'shop','labels':{'kubernetes.io/service-name':'db'}},"
+		" 'ports':[{'port':5432,'name':'pg'}],"
+		" 'endpoints':["
+		"  {'targetRef':{'name':'db-1','kind':'Pod'},'hostname':'db-1','conditions':{'ready':false},'addresses':['10.244.2.9']},"
+		"  {'hostname':'db-0','addresses':['10.244.1.17'],'targetRef':{'kind':'Pod','name':'db-0'}}],"
+		" 'addressType':'IPv4'}";
+	assert_int_equal(digest_of(K8S_ENDPOINTSLICE, reordered), digest_of(K8S_ENDPOINTSLICE, SLICE_DB));
+
+	const char *ports_swapped =
+		"{'metadata':{'name':'web','namespace':'shop'},"
+		" 'spec':{'clusterIPs':['10.96.12.34','fd00:10:96::1234'],"
+		"  'ports':[{'name':'grpc','port':9090},{'name':'http','port':80}]}}";
+	assert_int_equal(digest_of(K8S_SERVICE, ports_swapped), digest_of(K8S_SERVICE, SVC_DUAL));
+}
+
+static void digest_changes_with_every_dns_field(void **state)
+{
+	struct {
+		k8s_kind_t kind;
+		const char *sample;
+		const char *from;
+		const char *to;
+	} changes[] = {
+		{ K8S_SERVICE, SVC_DUAL, "'name':'web'", "'name':'web2'" },
+		{ K8S_SERVICE, SVC_DUAL, "'namespace':'shop'", "'namespace':'shop2'" },
+		{ K8S_SERVICE, SVC_DUAL, "'10.96.12.34','fd00", "'10.96.12.35','fd00" },
+		{ K8S_SERVICE, SVC_DUAL, "'fd00:10:96::1234'", "'fd00:10:96::1235'" },
+		{ K8S_SERVICE, SVC_DUAL, "'10.96.12.34','fd00:10:96::1234'", "'fd00:10:96::1234','10.96.12.34'" },
+		{ K8S_SERVICE, SVC_DUAL, "'clusterIPs':['10.96.12.34','fd00:10:96::1234']", "'clusterIPs':['10.96.12.34']" },
+		{ K8S_SERVICE, SVC_DUAL, "'port':80", "'port':81" },
+		{ K8S_SERVICE, SVC_DUAL, "'name':'http'", "'name':'http2'" },
+		{ K8S_SERVICE, SVC_DUAL, "'name':'http','protocol':'TCP'", "'name':'http','protocol':'UDP'" },
+		{ K8S_SERVICE, SVC_DUAL, "'type':'ClusterIP',", "'type':'ClusterIP','publishNotReadyAddresses':true," },
+		{ K8S_SERVICE, SVC_DUAL, "{'name':'grpc'", "{'name':'grpc2'" },
+		{ K8S_SERVICE, SVC_HEADLESS, "'clusterIP':'None','clusterIPs':['None']", "'clusterIP':'10.0.0.1'" },
+		{ K8S_SERVICE, SVC_EXTERNAL, "db.example.com", "db.example.org" },
+		{ K8S_SERVICE, SVC_EXTERNAL, "'db.example.com'", "'-'" },
+		{ K8S_ENDPOINTSLICE, SLICE_DB, "'name':'db-x7k2p'", "'name':'db-x7k2q'" },
+		{ K8S_ENDPOINTSLICE, SLICE_DB, "'kubernetes.io/service-name':'db'", "'kubernetes.io/service-name':'db2'" },
+		{ K8S_ENDPOINTSLICE, SLICE_DB, "'IPv4'", "'FQDN'" },
+		{ K8S_ENDPOINTSLICE, SLICE_DB, "'10.244.1.17'", "'10.244.1.18'" },
+		{ K8S_ENDPOINTSLICE, SLICE_DB, "'10.244.1.17'", "'10.244.1.17','10.244.1.18'" },
+		{ K8S_ENDPOINTSLICE, SLICE_DB, "'ready':false", "'ready':true" },
+		{ K8S_ENDPOINTSLICE, SLICE_DB, "'hostname':'db-0'", "'hostname':'db-9'" },
+		{ K8S_ENDPOINTSLICE, SLICE_DB, "'hostname':'db-0',", "" },
+		{ K8S_ENDPOINTSLICE, SLICE_DB, "'name':'db-0'", "'name':'db-9'" },
+		{ K8S_ENDPOINTSLICE, SLICE_DB, "'port':5432", "'port':5433" },
+		{ K8S_ENDPOINTSLICE, SLICE_DB, "'name':'pg'", "'name':'pg2'" },
+		{ K8S_ENDPOINTSLICE, SLICE_DB, "'name':'pg','protocol':'TCP'", "'name':'pg','protocol':'SCTP'" },
+		{ K8S_ENDPOINTSLICE, SLICE_MCS, "'cluster-b'", "'cluster-c'" },
+		{ K8S_ENDPOINTSLICE, SLICE_MCS, "'multicluster.kubernetes.io/service-name':'db'", "'multicluster.kubernetes.io/service-name':'db2'" },
+		{ K8S_POD, POD_DB, "'Running'", "'Failed'" },
+		{ K8S_POD, POD_DB, "'nodeName':'node-a'", "'nodeName':'node-a','hostNetwork':true" },
+		{ K8S_POD, POD_DB, "{'ip':'10.244.1.17'}", "{'ip':'10.244.1.18'}" },
+		{ K8S_NAMESPACE, NS_SHOP, "'name':'shop'", "'name':'shop2'" },
+		{ K8S_SERVICEIMPORT, IMPORT_WEB, "'ClusterSetIP'", "'Headless'" },
+		{ K8S_SERVICEIMPORT, IMPORT_WEB, "'10.42.0.10'", "'10.42.0.11'" },
+		{ K8S_SERVICEIMPORT, IMPORT_WEB, "'port':80", "'port':8080" },
+		{ K8S_CLUSTERPROPERTY, CLUSTER_ID, "'cluster-a'", "'cluster-b'" },
+	};
+	for (size_t i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+		uint64_t before = digest_of(changes[i].kind, changes[i].sample);
+		uint64_t after = digest_edit(changes[i].kind, changes[i].sample, changes[i].from, changes[i].to);
+		if (before == after) {
+			fail_msg("digest unchanged by %s -> %s", changes[i].from, changes[i].to);
+		}
+	}
+}
+
+static void digest_differs_between_kinds_with_the_same_name(void **state)
+{
+	uint64_t ns = digest_of(K8S_NAMESPACE, "{'metadata':{'name':'web'}}");
+	uint64_t svc = digest_of(K8S_SERVICE, "{'metadata':{'name':'shop','namespace':'web'}}");
+	uint64_t svc2 = digest_of(K8S_SERVICE, "{'metadata':{'name':'web','namespace':'shop'}}");
+	assert_int_not_equal(ns, svc);
+	assert_int_not_equal(svc, svc2);
+}
+
+/* --- names --------------------------------------------------------------------- */
+
+static void kind_and_proto_names(void **state)
+{
+	assert_string_equal(k8s_kind_name(K8S_SERVICE), "services");
+	assert_string_equal(k8s_kind_name(K8S_ENDPOINTSLICE), "endpointslices");
+	assert_string_equal(k8s_kind_name(K8S_NAMESPACE), "namespaces");
+	assert_string_equal(k8s_kind_name(K8S_POD), "pods");
+	assert_string_equal(k8s_kind_name(K8S_SERVICEIMPORT), "serviceimports");
+	assert_string_equal(k8s_kind_name(K8S_CLUSTERPROPERTY), "clusterproperties");
+	assert_string_equal(k8s_kind_name(K8S_KIND_COUNT), "unknown");
+	assert_string_equal(k8s_proto_name(K8S_PROTO_TCP), "tcp");
+	assert_string_equal(k8s_proto_name(K8S_PROTO_UDP), "udp");
+	assert_string_equal(k8s_proto_name(K8S_PROTO_SCTP), "sctp");
+	assert_string_equal(k8s_proto_name(K8S_PROTO_COUNT), "unknown");
+	k8s_object_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(service_dual_stack_keeps_both_cluster_ips_and_ports),
+		cmocka_unit_test(service_without_cluster_ips_falls_back_to_cluster_ip),
+		cmocka_unit_test(service_keeps_at_most_two_valid_cluster_ips),
+		cmocka_unit_test(service_headless_is_cluster_ip_none),
+		cmocka_unit_test(service_nodeport_and_loadbalancer_are_cluster_ip),
+		cmocka_unit_test(service_externalname_keeps_lowercase_target),
+		cmocka_unit_test(service_externalname_invalid_target_is_null),
+		cmocka_unit_test(service_publish_not_ready_from_spec),
+		cmocka_unit_test(service_publish_not_ready_from_tolerate_unready_annotation),
+		cmocka_unit_test(service_port_protocol_defaults_to_tcp_and_unknown_is_skipped),
+		cmocka_unit_test(service_port_number_outside_range_is_zero),
+		cmocka_unit_test(service_port_invalid_name_is_null),
+		cmocka_unit_test(service_without_ports_has_none),
+		cmocka_unit_test(slice_sample_decodes_endpoints_ports_and_labels),
+		cmocka_unit_test(slice_multi_address_endpoint_is_flattened_sharing_names),
+		cmocka_unit_test(slice_ready_absent_or_null_means_ready),
+		cmocka_unit_test(slice_ready_false_is_not_ready),
+		cmocka_unit_test(slice_fqdn_and_unknown_address_types_have_no_family_and_no_endpoints),
+		cmocka_unit_test(slice_addresses_of_the_other_family_are_skipped),
+		cmocka_unit_test(slice_ipv6_forms_are_parsed_and_invalid_ones_skipped),
+		cmocka_unit_test(slice_invalid_ipv4_forms_are_skipped),
+		cmocka_unit_test(slice_port_null_means_all_ports),
+		cmocka_unit_test(slice_multicluster_labels_are_read),
+		cmocka_unit_test(slice_source_cluster_may_be_two_labels),
+		cmocka_unit_test(slice_service_name_label_is_lowercased_or_dropped),
+		cmocka_unit_test(slice_target_is_only_a_pod_name),
+		cmocka_unit_test(slice_invalid_hostname_and_target_become_null),
+		cmocka_unit_test(slice_null_empty_and_absent_lists_are_empty),
+		cmocka_unit_test(slice_name_may_be_a_dns_subdomain),
+		cmocka_unit_test(slice_trigger_time_is_read),
+		cmocka_unit_test(pod_running_is_live_with_both_ips),
+		cmocka_unit_test(pod_pending_is_live_and_finished_phases_are_not),
+		cmocka_unit_test(pod_being_deleted_is_not_live),
+		cmocka_unit_test(pod_host_network_is_read),
+		cmocka_unit_test(pod_without_pod_ips_falls_back_to_pod_ip),
+		cmocka_unit_test(pod_name_may_be_a_dns_subdomain),
+		cmocka_unit_test(namespace_is_cluster_scoped),
+		cmocka_unit_test(serviceimport_cluster_set_ip_and_headless),
+		cmocka_unit_test(clusterproperty_keeps_name_and_value),
+		cmocka_unit_test(unknown_fields_are_ignored),
+		cmocka_unit_test(wrong_types_read_as_absent),
+		cmocka_unit_test(name_that_is_no_dns_label_is_rejected),
+		cmocka_unit_test(name_with_invalid_utf8_is_rejected),
+		cmocka_unit_test(very_long_name_is_rejected),
+		cmocka_unit_test(missing_metadata_name_or_namespace_is_rejected),
+		cmocka_unit_test(kind_field_must_match_when_present),
+		cmocka_unit_test(non_object_json_is_malformed),
+		cmocka_unit_test(malformed_json_is_rejected),
+		cmocka_unit_test(trailing_whitespace_is_allowed),
+		cmocka_unit_test(truncated_json_is_malformed_at_every_length),
+		cmocka_unit_test(nesting_beyond_the_depth_limit_is_malformed),
+		cmocka_unit_test(three_mib_annotation_is_decoded),
+		cmocka_unit_test(event_added_modified_deleted_carry_the_object_and_rv),
+		cmocka_unit_test(event_bookmark_zero_valued_objects_give_only_the_rv),
+		cmocka_unit_test(event_bookmark_marks_the_end_of_initial_events),
+		cmocka_unit_test(event_error_410_gives_the_status),
+		cmocka_unit_test(event_error_reads_retry_after),
+		cmocka_unit_test(event_unknown_type_is_invalid),
+		cmocka_unit_test(event_without_object_is_invalid),
+		cmocka_unit_test(event_with_invalid_object_fails_without_object),
+		cmocka_unit_test(event_resource_version_must_fit),
+		cmocka_unit_test(status_json_body_is_read),
+		cmocka_unit_test(status_plain_text_body_gives_its_first_line),
+		cmocka_unit_test(status_empty_or_odd_body_gives_zeros),
+		cmocka_unit_test(status_message_is_truncated_and_cleaned),
+		cmocka_unit_test(time_parse_reads_rfc3339),
+		cmocka_unit_test(time_parse_rejects_other_forms),
+		cmocka_unit_test(digest_ignores_what_makes_no_records),
+		cmocka_unit_test(digest_ignores_endpoint_and_port_order),
+		cmocka_unit_test(digest_changes_with_every_dns_field),
+		cmocka_unit_test(digest_differs_between_kinds_with_the_same_name),
+		cmocka_unit_test(kind_and_proto_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
