@@ -466,11 +466,11 @@ static int parse_file(kc_t *kc)
 		ret = kc_fail(kc, KNOT_EMALF, "not valid YAML or JSON (line %zu: %s)",
 		              parser.problem_mark.line + 1,
 		              parser.problem != NULL ? parser.problem : "unknown error");
-		memset(&kc->doc, 0, sizeof(kc->doc));
 	} else {
 		yaml_node_t *root = yaml_document_get_root_node(&kc->doc);
 		if (root == NULL || root->type != YAML_MAPPING_NODE) {
 			ret = kc_fail(kc, KNOT_EMALF, "not a YAML mapping");
+			yaml_document_delete(&kc->doc);
 		}
 	}
 	yaml_parser_delete(&parser);
