@@ -710,8 +710,9 @@ class ApiHandler(http.server.BaseHTTPRequestHandler):
                 final_bookmark = None
             watcher.wake.clear()
             items = []
-            while watcher.queue:
-                items.append(watcher.queue.popleft())
+            with store.lock:     # a multi-object write is queued as a whole before we drain
+                while watcher.queue:
+                    items.append(watcher.queue.popleft())
             if items:
                 lines = [self.encode_event(watcher, fmt, kind, payload) for kind, payload in items]
                 self.write_batch(watcher, stream, lines)
@@ -924,6 +925,8 @@ class ApiHandler(http.server.BaseHTTPRequestHandler):
 
 def object_json(rtype, obj):
     """An object dict that is not stored (dry run) as a response body."""
+    if not obj["metadata"].get("resourceVersion"):
+        obj = dict(obj, metadata={k: v for k, v in obj["metadata"].items() if k != "resourceVersion"})
     return with_type_meta(rtype, encoding.compact(obj, sort_keys=not rtype.builtin))
 
 

@@ -43,28 +43,34 @@ class Controller:
     def apply(self, doc, check):
         store = self.sim.store
         results = []
-        for obj in manifests.expand(doc):
-            rtype = manifests.type_of(obj)
-            meta = obj.get("metadata") or {}
-            obj = dict(obj, metadata={k: v for k, v in meta.items() if k != "resourceVersion"})
-            name, namespace = meta.get("name", ""), meta.get("namespace", "") if rtype.namespaced else ""
-            if not name:
-                raise ControlError(400, "every object needs metadata.name")
-            if rtype.namespaced and not namespace:
-                raise ControlError(400, f"{rtype.kind} {name} needs metadata.namespace")
-
-            def upsert(cur, rtype=rtype, obj=obj):
-                if cur is None:
-                    return objects.prepare_create(rtype, obj, None, server_side=False, check=check)
-                new = objects.prepare_update(rtype, obj, cur, server_side=False, check=check)
-                return cur if objects.same_content(new, cur.to_dict()) else new
-            existed = store.get(rtype, make_key(namespace, name)) is not None
-            ev = store.mutate(rtype, make_key(namespace, name), upsert)
-            action = "unchanged" if ev is None else ("updated" if existed else "created")
-            rec = ev.new if ev else store.get(rtype, make_key(namespace, name))
-            results.append({"kind": rtype.kind, "namespace": namespace, "name": name,
-                            "resourceVersion": str(rec.rv), "action": action})
+        with store.lock:      # watchers see the whole batch at once
+            for obj in manifests.expand(doc):
+                results.append(self._apply_one(store, obj, check))
         return {"results": results, "resourceVersion": str(store.current_rv())}
+
+    @staticmethod
+    def _apply_one(store, obj, check):
+        rtype = manifests.type_of(obj)
+        meta = obj.get("metadata") or {}
+        obj = dict(obj, metadata={k: v for k, v in meta.items() if k != "resourceVersion"})
+        name, namespace = meta.get("name", ""), meta.get("namespace", "") if rtype.namespaced else ""
+        if not name:
+            raise ControlError(400, "every object needs metadata.name")
+        if rtype.namespaced and not namespace:
+            raise ControlError(400, f"{rtype.kind} {name} needs metadata.namespace")
+
+        def upsert(cur):
+            if cur is None:
+                return objects.prepare_create(rtype, obj, None, server_side=False, check=check)
+            new = objects.prepare_update(rtype, obj, cur, server_side=False, check=check)
+            return cur if objects.same_content(new, cur.to_dict()) else new
+        key = make_key(namespace, name)
+        existed = store.get(rtype, key) is not None
+        ev = store.mutate(rtype, key, upsert)
+        action = "unchanged" if ev is None else ("updated" if existed else "created")
+        rec = ev.new if ev else store.get(rtype, key)
+        return {"kind": rtype.kind, "namespace": namespace, "name": name,
+                "resourceVersion": str(rec.rv), "action": action}
 
     def delete(self, body):
         rtype = _rtype(body.get("resource") or body.get("kind"))
@@ -217,7 +223,7 @@ class Controller:
             faults = {"too_many_requests": [dict(r) for r in st.too_many], "hang": dict(st.hang),
                       "slow_list": dict(st.slow_list), "forbid": sorted(st.forbid),
                       "initializing_seconds": max(0.0, st.initializing_until - time.monotonic())}
-            config = dict(st.config)
+            config = dict(st.config, history=store.history_size)
             absent = sorted(st.absent)
         return {"resourceVersion": str(store.current_rv()),
                 "floors": {r.plural: str(store.floor(r)) for r in resources.ALL},
@@ -306,7 +312,7 @@ class ControlHandler(http.server.BaseHTTPRequestHandler):
             "/history/compact": lambda: (sim.store.compact(),
                                          {"resourceVersion": str(sim.store.current_rv())})[1],
             "/resources/absent": lambda: c.absent(body),
-            "/config": lambda: (sim.apply_config(body), dict(sim.state.config))[1],
+            "/config": lambda: (sim.apply_config(body), c.state()["config"])[1],
             "/counters/reset": lambda: (sim.state.reset_counters(), {"reset": True})[1],
         }
         if path not in routes:

@@ -50,7 +50,9 @@ def normalize(rtype, obj):
     else:
         obj["apiVersion"] = rtype.api_version
         obj["kind"] = rtype.kind
-    meta = obj.get("metadata") or {}
+    # The store fills in resourceVersion; a placeholder keeps its place in the key order.
+    meta = dict(obj.get("metadata") or {})
+    meta.setdefault("resourceVersion", "")
     ordered_meta = {k: meta[k] for k in META_ORDER if k in meta}
     ordered_meta.update({k: v for k, v in meta.items() if k not in ordered_meta})
     obj["metadata"] = ordered_meta
