@@ -31,8 +31,11 @@
 typedef struct {
 	k8s_apiconf_t conf;       /*!< Owned. */
 	char *token;              /*!< Current bearer token (from conf.token or conf.token_file). */
-	uint64_t token_read_ms;   /*!< When token_file was last read (monotonic ms). */
+	uint64_t token_read_ms;   /*!< When token_file was last read (monotonic ms; 0 at init). */
 	const k8s_log_t *log;
+	char *url_base;           /*!< Private: conf.server, with tls_server_name as host if set. */
+	char *host_header;        /*!< Private: "Host: <server's host>" when tls_server_name is set. */
+	struct curl_slist *connect_to; /*!< Private: tls_server_name's port to the server's host. */
 } k8s_api_t;
 
 /*!
@@ -62,13 +65,20 @@ void k8s_api_refresh_token(k8s_api_t *api, bool force, uint64_t now_ms);
  * seconds (0 = none), CURLOPT_NOSIGNAL and CURLOPT_QUICK_EXIT.
  * The caller sets the write/header callbacks and private pointer.
  *
- * \param headers  Out: header list to free with curl_slist_free_all() after the transfer.
+ * A tls_server_name is verified by putting it in the URL and connecting to
+ * the real server with CURLOPT_CONNECT_TO (libcurl has no option to verify
+ * another name); the Host header still names the real server, as client-go does.
+ *
+ * \param headers  Out: header list to free with k8s_api_headers_free() after the transfer.
  *
  * \retval KNOT_EOK     on success.
  * \retval KNOT_ENOMEM  on failure.
  */
 int k8s_api_prepare(k8s_api_t *api, CURL *easy, const char *path_query,
                     struct curl_slist **headers, long stall_s, long timeout_s);
+
+/*! \brief Wipes (they hold the token) and frees headers made by k8s_api_prepare(). */
+void k8s_api_headers_free(struct curl_slist *headers);
 
 /*! \brief Percent-encodes \a in for a query parameter value into a new string. */
 char *k8s_api_escape(const char *in);

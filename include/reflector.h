@@ -37,7 +37,12 @@ typedef struct {
 	void (*upsert)(void *ctx, unsigned source, k8s_object_t *obj);
 	/*! An object is gone (DELETED, with its last state). */
 	void (*remove)(void *ctx, unsigned source, k8s_object_t *obj);
-	/*! A full LIST starts: what this source holds and is not upserted before list_end is gone. */
+	/*!
+	 * A full LIST starts: what this source holds and is not upserted before list_end is gone.
+	 * It may come again before list_end when the LIST starts over (a page failed, a continue
+	 * token expired): only upserts after the latest list_begin count. An optional resource
+	 * found absent gets list_begin and list_end with nothing between.
+	 */
 	void (*list_begin)(void *ctx, unsigned source);
 	/*! The full LIST completed (all pages). */
 	void (*list_end)(void *ctx, unsigned source);
@@ -105,12 +110,22 @@ void k8s_reflector_free(k8s_reflector_t *r);
 /*!
  * \brief Starts a transfer whose time has come (first list, retry after backoff, re-watch).
  *
+ * Call it first right after k8s_reflector_new(), then when the delay it last
+ * returned has passed, and right after each k8s_reflector_done(). The
+ * transfer's easy handle is added to the multi handle here.
+ *
  * \return Milliseconds until the reflector wants the next tick, or -1 while
  *         it waits for its transfer to finish.
  */
 long k8s_reflector_tick(k8s_reflector_t *r, uint64_t now_ms);
 
-/*! \brief Handles the end of this reflector's transfer (its easy handle's CURLOPT_PRIVATE is \a r). */
+/*!
+ * \brief Handles the end of this reflector's transfer (its easy handle's CURLOPT_PRIVATE is \a r).
+ *
+ * Removes the easy handle from the multi handle: take the handle and result out
+ * of the CURLMsg before calling (the message does not survive the removal).
+ * Starts nothing; call k8s_reflector_tick() next.
+ */
 void k8s_reflector_done(k8s_reflector_t *r, CURLcode result, uint64_t now_ms);
 
 /*! \brief The reflector's counters. */

@@ -14,4 +14,869 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-/* Not yet written. */
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <libknot/errcode.h>
+#include <libknot/error.h>
+
+#include "backoff.h"
+#include "buf.h"
+#include "jsonsplit.h"
+#include "reflector.h"
+
+#define PAGE_LIMIT_DEFAULT   500
+#define STALL_S_DEFAULT      90
+#define MAX_OBJECT_DEFAULT   (16 * 1024 * 1024)
+/*! A watch line is the object plus the {"type":...,"object":} envelope. */
+#define EVENT_ENVELOPE_MAX   128
+/*! Error bodies are read for the log line only. */
+#define ERROR_BODY_MAX       (64 * 1024)
+#define QUERY_MAX            (64 * 1024)
+/*! client-go asks for watches of a random length in [5, 10) minutes. */
+#define WATCH_TIMEOUT_MIN_S  300
+#define WATCH_TIMEOUT_SPAN_S 300
+/*! The watch's own total timeout: the server should end it first. */
+#define WATCH_TIMEOUT_MARGIN_S 60
+/*! The API server gives up on a LIST after 60 s; this only bounds a broken one. */
+#define LIST_TIMEOUT_S       300
+/*! A watch that ends this fast without an event is an error (client-go's VeryShortWatchError). */
+#define SHORT_WATCH_MS       1000
+#define ABSENT_RETRY_MS      (60 * 1000)
+#define DECODE_LOG_MS        (10 * 1000)
+/*! Real servers ask for at most 30 s; a larger Retry-After must not stall a reflector for long. */
+#define RETRY_AFTER_MAX_S    300
+
+typedef enum {
+	OP_LIST = 0,   // A LIST page: the first (cont NULL) or the next one.
+	OP_WATCH,
+} op_t;
+
+typedef enum {
+	BODY_NONE = 0, // Headers not seen yet.
+	BODY_LIST,     // 200 application/json to a LIST.
+	BODY_WATCH,    // 200 application/json to a WATCH.
+	BODY_ERROR,    // Anything else: buffered for the log line.
+} body_t;
+
+/*! Why the reflector itself stopped a transfer. */
+typedef enum {
+	ABORT_NONE = 0,
+	ABORT_ERROR_EVENT,  // A watch ERROR event (its Status is in ev_status).
+	ABORT_BAD_LIST,     // The LIST body is not a JSON object with items.
+} abort_t;
+
+struct k8s_reflector {
+	// What to read, copied from the configuration.
+	k8s_kind_t kind;
+	unsigned source;
+	char *paths[2];
+	char *label_selector;       // Escaped.
+	char *field_selector;       // Escaped.
+	bool optional;
+	unsigned page_limit;
+	long stall_s;
+	size_t max_object;
+	char name[128];             // For log lines: kind, and the label selector if any.
+
+	k8s_api_t *api;
+	CURLM *multi;
+	k8s_sink_t sink;
+	void *sink_ctx;
+	const k8s_log_t *log;
+
+	CURL *easy;
+	struct curl_slist *headers;
+	bool active;                // The easy handle is in the multi handle.
+	char errbuf[CURL_ERROR_SIZE];
+
+	// What comes next.
+	op_t next_op;
+	uint64_t due_ms;
+	unsigned path_idx;          // Index into paths: the one that answered last.
+
+	// The transfer in progress.
+	op_t op;
+	uint64_t started_ms;
+	body_t body;
+	abort_t abort;
+	long retry_after_s;         // Retry-After header, 0 if none.
+	k8s_listsplit_t list;
+	k8s_linesplit_t lines;
+	size_t skipped_seen;        // Splitter's skip count already logged.
+	k8s_buf_t errbody;
+	k8s_status_t ev_status;     // Status of an ERROR event.
+	uint64_t stream_events;     // Lines decoded in this watch (bookmarks too).
+
+	// The LIST in progress.
+	char *cont;                 // Continue token of the next page, NULL for a first page.
+	bool unpaged;               // Continue token expired: one list without limit.
+	size_t list_objects;
+	bool listed;                // A LIST completed once.
+	bool watched;               // A WATCH started once.
+
+	char rv[K8S_RV_MAX];        // Last resourceVersion: from the list, then every event.
+	k8s_backoff_t backoff;
+	uint64_t rng;
+	uint64_t decode_log_ms;
+	uint64_t decode_suppressed;
+	k8s_reflector_stats_t stats;
+};
+
+static const char *apierr_names[K8S_APIERR_COUNT] = {
+	[K8S_APIERR_NETWORK]      = "network",
+	[K8S_APIERR_TLS]          = "tls",
+	[K8S_APIERR_TIMEOUT]      = "timeout",
+	[K8S_APIERR_UNAUTHORIZED] = "unauthorized",
+	[K8S_APIERR_FORBIDDEN]    = "forbidden",
+	[K8S_APIERR_NOTFOUND]     = "notfound",
+	[K8S_APIERR_GONE]         = "gone",
+	[K8S_APIERR_THROTTLED]    = "throttled",
+	[K8S_APIERR_SERVER]       = "server",
+	[K8S_APIERR_HTTP]         = "http",
+	[K8S_APIERR_DECODE]       = "decode",
+};
+
+const char *k8s_apierr_name(k8s_apierr_t err)
+{
+	return (err >= 0 && err < K8S_APIERR_COUNT) ? apierr_names[err] : "unknown";
+}
+
+uint64_t k8s_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*! A uniformly random number in [0, 1) (xorshift64*; jitter needs no better). */
+static double rng_unit(k8s_reflector_t *r)
+{
+	r->rng ^= r->rng >> 12;
+	r->rng ^= r->rng << 25;
+	r->rng ^= r->rng >> 27;
+	return (double)((r->rng * 0x2545F4914F6CDD1DULL) >> 11) / (double)(1ULL << 53);
+}
+
+static const char *op_name(op_t op)
+{
+	return (op == OP_WATCH) ? "watch" : "list";
+}
+
+static void decode_error(k8s_reflector_t *r, uint64_t now, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*! Counts a skipped item or line and logs it, at most once per DECODE_LOG_MS. */
+static void decode_error(k8s_reflector_t *r, uint64_t now, const char *fmt, ...)
+{
+	r->stats.errors[K8S_APIERR_DECODE]++;
+	if (r->decode_log_ms != 0 && now - r->decode_log_ms < DECODE_LOG_MS) {
+		r->decode_suppressed++;
+		return;
+	}
+
+	char msg[384];
+	va_list args;
+	va_start(args, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, args);
+	va_end(args);
+	if (r->decode_suppressed > 0) {
+		k8s_logf(r->log, LOG_WARNING, "%s, %" PRIu64 " similar errors suppressed before",
+		         msg, r->decode_suppressed);
+	} else {
+		k8s_logf(r->log, LOG_WARNING, "%s", msg);
+	}
+	r->decode_log_ms = now;
+	r->decode_suppressed = 0;
+}
+
+/*! Logs any skips the splitter made since the last look (oversize items or lines). */
+static void check_skipped(k8s_reflector_t *r, size_t skipped)
+{
+	while (r->skipped_seen < skipped) {
+		r->skipped_seen++;
+		decode_error(r, k8s_now_ms(), "%s %s object skipped (larger than %zu bytes)",
+		             op_name(r->op), r->name, r->max_object);
+	}
+}
+
+/*! Schedules the next transfer. */
+static void schedule(k8s_reflector_t *r, op_t op, uint64_t due_ms)
+{
+	r->next_op = op;
+	r->due_ms = due_ms;
+}
+
+/*! Forgets a list in progress: the next LIST is a first page again. */
+static void list_reset(k8s_reflector_t *r)
+{
+	free(r->cont);
+	r->cont = NULL;
+	r->unpaged = false;
+}
+
+/*!
+ * A failed transfer: counts it, logs it, and retries after a backoff.
+ *
+ * \param relist  Start over with a full LIST (else the same page or watch again).
+ */
+static void fail(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err, bool relist,
+                 long retry_after_s, const char *reason)
+{
+	r->stats.errors[err]++;
+	uint64_t delay = k8s_backoff_next(&r->backoff, now, rng_unit(r));
+	if (retry_after_s > RETRY_AFTER_MAX_S) {
+		retry_after_s = RETRY_AFTER_MAX_S;
+	}
+	if (retry_after_s > 0 && delay < (uint64_t)retry_after_s * 1000) {
+		delay = (uint64_t)retry_after_s * 1000;
+	}
+
+	op_t next = r->op;
+	if (relist) {
+		list_reset(r);
+		next = OP_LIST;
+	}
+	schedule(r, next, now + delay);
+
+	const char *what = (next == r->op) ? "retrying" : "relisting";
+	k8s_logf(r->log, LOG_WARNING, "%s %s failed, %s in %.1f s (%s)",
+	         op_name(r->op), r->name, what, delay / 1000.0, reason);
+}
+
+/*! Builds the query of the next transfer into \a q (NUL-terminated). */
+static int query_make(k8s_reflector_t *r, op_t op, long watch_timeout_s, k8s_buf_t *q)
+{
+	char limit[32], timeout[32];
+	snprintf(limit, sizeof(limit), "%u", r->page_limit);
+	snprintf(timeout, sizeof(timeout), "%ld", watch_timeout_s);
+	char *rv = k8s_api_escape(r->rv);
+	char *cont = (r->cont != NULL) ? k8s_api_escape(r->cont) : NULL;
+	if (rv == NULL || (r->cont != NULL && cont == NULL)) {
+		free(rv);
+		free(cont);
+		return KNOT_ENOMEM;
+	}
+
+	// Values are escaped already; keys and values alternate, NULL values are skipped.
+	const char *params[16];
+	size_t n = 0;
+	if (op == OP_WATCH) {
+		params[n++] = "watch";               params[n++] = "1";
+		params[n++] = "resourceVersion";     params[n++] = rv;
+		params[n++] = "allowWatchBookmarks"; params[n++] = "true";
+		params[n++] = "timeoutSeconds";      params[n++] = timeout;
+	} else {
+		// No resourceVersion: every LIST is a consistent read of the latest state.
+		params[n++] = "limit";               params[n++] = r->unpaged ? NULL : limit;
+		params[n++] = "continue";            params[n++] = cont;
+	}
+	params[n++] = "labelSelector";               params[n++] = r->label_selector;
+	params[n++] = "fieldSelector";               params[n++] = r->field_selector;
+
+	const char *path = r->paths[r->path_idx];
+	int ret = k8s_buf_append(q, path, strlen(path), QUERY_MAX);
+	char sep = '?';
+	for (size_t i = 0; ret == KNOT_EOK && i < n; i += 2) {
+		if (params[i + 1] == NULL) {
+			continue;
+		}
+		ret = k8s_buf_append(q, &sep, 1, QUERY_MAX);
+		if (ret == KNOT_EOK) {
+			ret = k8s_buf_append(q, params[i], strlen(params[i]), QUERY_MAX);
+		}
+		if (ret == KNOT_EOK) {
+			ret = k8s_buf_append(q, "=", 1, QUERY_MAX);
+		}
+		if (ret == KNOT_EOK) {
+			ret = k8s_buf_append(q, params[i + 1], strlen(params[i + 1]), QUERY_MAX);
+		}
+		sep = '&';
+	}
+	if (ret == KNOT_EOK) {
+		ret = k8s_buf_append(q, "", 1, QUERY_MAX);
+	}
+	free(rv);
+	free(cont);
+	return ret;
+}
+
+/*! Takes a LIST item: decoded and handed to the sink, or logged and skipped. */
+static int on_item(void *ctx, const char *text, size_t len)
+{
+	k8s_reflector_t *r = ctx;
+	uint64_t now = k8s_now_ms();
+	k8s_object_t *obj = NULL;
+	char err[128] = "";
+	int ret = k8s_object_decode(r->kind, text, len, &obj, err, sizeof(err));
+	if (ret != KNOT_EOK) {
+		decode_error(r, now, "list %s item skipped (%s)", r->name,
+		             err[0] != '\0' ? err : knot_strerror(ret));
+		return KNOT_EOK;
+	}
+	r->sink.upsert(r->sink_ctx, r->source, obj);
+	r->list_objects++;
+	r->stats.last_event_ms = now;
+	return KNOT_EOK;
+}
+
+/*! Moves the resume point to an event's resourceVersion. */
+static void rv_advance(k8s_reflector_t *r, const char *rv)
+{
+	// The watch started at an explicit version, so every event's version is a safe resume point.
+	if (rv[0] != '\0') {
+		snprintf(r->rv, sizeof(r->rv), "%s", rv);
+	}
+}
+
+/*! Takes a watch line: applies the event, records its resourceVersion, or stops on ERROR. */
+static int on_line(void *ctx, const char *text, size_t len)
+{
+	k8s_reflector_t *r = ctx;
+	uint64_t now = k8s_now_ms();
+	k8s_event_t ev;
+	memset(&ev, 0, sizeof(ev)); // Its rv is read even when decoding fails.
+	char err[128] = "";
+	int ret = k8s_event_decode(r->kind, text, len, &ev, err, sizeof(err));
+	if (ret != KNOT_EOK) {
+		decode_error(r, now, "watch %s event skipped (%s)", r->name,
+		             err[0] != '\0' ? err : knot_strerror(ret));
+		// A well-formed event with an unusable object still moved the collection on.
+		rv_advance(r, ev.rv);
+		return KNOT_EOK;
+	}
+
+	r->stream_events++;
+	r->stats.last_event_ms = now;
+	switch (ev.type) {
+	case K8S_EV_ADDED:
+	case K8S_EV_MODIFIED:
+		r->sink.upsert(r->sink_ctx, r->source, ev.obj);
+		r->stats.events++;
+		break;
+	case K8S_EV_DELETED:
+		r->sink.remove(r->sink_ctx, r->source, ev.obj);
+		r->stats.events++;
+		break;
+	case K8S_EV_BOOKMARK:
+		break;
+	case K8S_EV_ERROR:
+		r->ev_status = ev.status;
+		r->abort = ABORT_ERROR_EVENT;
+		return KNOT_ECONNABORTED; // Ends the stream; done() acts on the Status.
+	}
+	rv_advance(r, ev.rv);
+	return KNOT_EOK;
+}
+
+/*! True for application/json, with or without parameters. */
+static bool is_json(const char *ctype)
+{
+	static const char json[] = "application/json";
+	if (ctype == NULL || strncasecmp(ctype, json, sizeof(json) - 1) != 0) {
+		return false;
+	}
+	char next = ctype[sizeof(json) - 1];
+	return next == '\0' || next == ';' || next == ' ';
+}
+
+/*! Once the response headers are in: a stream to split, or an error body to keep. */
+static void body_decide(k8s_reflector_t *r)
+{
+	long code = 0;
+	const char *ctype = NULL;
+	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
+	curl_easy_getinfo(r->easy, CURLINFO_CONTENT_TYPE, &ctype);
+	if (code != 200 || !is_json(ctype)) {
+		r->body = BODY_ERROR;
+		return;
+	}
+
+	if (r->op == OP_WATCH) {
+		r->body = BODY_WATCH;
+		r->stats.connected = true;
+		return;
+	}
+	r->body = BODY_LIST;
+	if (r->cont == NULL) {
+		// A first page: what the sink holds and this list does not name goes at list_end.
+		r->list_objects = 0;
+		r->sink.list_begin(r->sink_ctx, r->source);
+	}
+}
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *ctx)
+{
+	k8s_reflector_t *r = ctx;
+	size_t len = size * nmemb;
+	static const char retry_after[] = "retry-after:";
+	if (len > sizeof(retry_after) && strncasecmp(data, retry_after, sizeof(retry_after) - 1) == 0) {
+		// Only the delay-seconds form, as client-go reads it.
+		char value[24];
+		size_t vlen = len - (sizeof(retry_after) - 1);
+		vlen = (vlen < sizeof(value)) ? vlen : sizeof(value) - 1;
+		memcpy(value, data + sizeof(retry_after) - 1, vlen);
+		value[vlen] = '\0';
+		char *end = NULL;
+		long secs = strtol(value, &end, 10);
+		if (end != value && secs > 0) {
+			r->retry_after_s = secs;
+		}
+	} else if (r->body == BODY_NONE && (len <= 2 && (data[0] == '\r' || data[0] == '\n'))) {
+		long code = 0;
+		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
+		if (code >= 200) { // Not an interim 1xx response.
+			body_decide(r);
+		}
+	}
+	return len;
+}
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
+{
+	k8s_reflector_t *r = ctx;
+	size_t len = size * nmemb;
+	if (r->body == BODY_NONE) {
+		body_decide(r);
+	}
+
+	int ret = KNOT_EOK;
+	switch (r->body) {
+	case BODY_LIST:
+		ret = k8s_listsplit_feed(&r->list, data, len, on_item, r);
+		check_skipped(r, r->list.skipped);
+		if (ret != KNOT_EOK) {
+			r->abort = ABORT_BAD_LIST;
+			return 0;
+		}
+		break;
+	case BODY_WATCH:
+		ret = k8s_linesplit_feed(&r->lines, data, len, on_line, r);
+		check_skipped(r, r->lines.skipped);
+		if (ret != KNOT_EOK) {
+			return 0; // An ERROR event: end the transfer.
+		}
+		break;
+	default:
+		// Only the start of an error body is of use for the log line.
+		if (r->errbody.len < ERROR_BODY_MAX) {
+			size_t room = ERROR_BODY_MAX - r->errbody.len;
+			(void)k8s_buf_append(&r->errbody, data, (len < room) ? len : room, ERROR_BODY_MAX);
+		}
+		break;
+	}
+	return len;
+}
+
+/*! Ends the transfer's own state: handle out of the multi, headers wiped, splitters freed. */
+static void transfer_end(k8s_reflector_t *r)
+{
+	if (r->active) {
+		curl_multi_remove_handle(r->multi, r->easy);
+		r->active = false;
+	}
+	k8s_api_headers_free(r->headers);
+	r->headers = NULL;
+	r->stats.connected = false;
+	if (r->op == OP_WATCH) {
+		k8s_linesplit_deinit(&r->lines);
+	} else {
+		k8s_listsplit_deinit(&r->list);
+	}
+	k8s_buf_reset(&r->errbody, 0);
+}
+
+/*! Starts the scheduled transfer. */
+static int transfer_start(k8s_reflector_t *r, uint64_t now)
+{
+	op_t op = r->next_op;
+	long watch_timeout_s = WATCH_TIMEOUT_MIN_S + (long)(rng_unit(r) * WATCH_TIMEOUT_SPAN_S);
+	k8s_buf_t query = { 0 };
+	int ret = query_make(r, op, watch_timeout_s, &query);
+	if (ret != KNOT_EOK) {
+		k8s_buf_free(&query);
+		return ret;
+	}
+
+	k8s_api_refresh_token(r->api, false, now);
+	curl_easy_reset(r->easy);
+	long timeout_s = (op == OP_WATCH) ? watch_timeout_s + WATCH_TIMEOUT_MARGIN_S : LIST_TIMEOUT_S;
+	ret = k8s_api_prepare(r->api, r->easy, query.data, &r->headers, r->stall_s, timeout_s);
+	k8s_buf_free(&query);
+	if (ret != KNOT_EOK) {
+		return ret;
+	}
+	CURLcode rc = curl_easy_setopt(r->easy, CURLOPT_PRIVATE, r);
+	if (rc == CURLE_OK) {
+		rc = curl_easy_setopt(r->easy, CURLOPT_ERRORBUFFER, r->errbuf);
+	}
+	if (rc == CURLE_OK) {
+		rc = curl_easy_setopt(r->easy, CURLOPT_HEADERFUNCTION, on_header);
+	}
+	if (rc == CURLE_OK) {
+		rc = curl_easy_setopt(r->easy, CURLOPT_HEADERDATA, r);
+	}
+	if (rc == CURLE_OK) {
+		rc = curl_easy_setopt(r->easy, CURLOPT_WRITEFUNCTION, on_body);
+	}
+	if (rc == CURLE_OK) {
+		rc = curl_easy_setopt(r->easy, CURLOPT_WRITEDATA, r);
+	}
+	if (rc != CURLE_OK) {
+		k8s_api_headers_free(r->headers);
+		r->headers = NULL;
+		return KNOT_ENOMEM;
+	}
+
+	r->op = op;
+	r->started_ms = now;
+	r->body = BODY_NONE;
+	r->abort = ABORT_NONE;
+	r->retry_after_s = 0;
+	r->errbuf[0] = '\0';
+	r->stream_events = 0;
+	r->skipped_seen = 0;
+	memset(&r->ev_status, 0, sizeof(r->ev_status));
+	if (op == OP_WATCH) {
+		k8s_linesplit_init(&r->lines, r->max_object + EVENT_ENVELOPE_MAX);
+	} else {
+		k8s_listsplit_init(&r->list, r->max_object);
+	}
+	r->active = true;
+	if (curl_multi_add_handle(r->multi, r->easy) != CURLM_OK) {
+		r->active = false; // Not in the multi handle: transfer_end() must not remove it.
+		transfer_end(r);
+		return KNOT_ENOMEM;
+	}
+
+	if (op == OP_WATCH) {
+		r->stats.watch_restarts += r->watched ? 1 : 0;
+		r->watched = true;
+		k8s_logf(r->log, LOG_DEBUG, "watch %s started from resource version %s",
+		         r->name, r->rv);
+	} else if (r->cont == NULL) {
+		r->stats.relists += r->listed ? 1 : 0;
+	}
+	return KNOT_EOK;
+}
+
+/*! The last LIST page arrived, or one more is to be fetched. */
+static void list_page_done(k8s_reflector_t *r, uint64_t now)
+{
+	if (!r->list.done || r->list.rv[0] == '\0') {
+		fail(r, now, K8S_APIERR_DECODE, true, 0, "incomplete list body");
+		return;
+	}
+	r->stats.last_event_ms = now;
+	if (r->list.cont != NULL && !r->unpaged) {
+		char *cont = strdup(r->list.cont);
+		if (cont == NULL) {
+			fail(r, now, K8S_APIERR_DECODE, true, 0, "out of memory");
+			return;
+		}
+		free(r->cont);
+		r->cont = cont;
+		schedule(r, OP_LIST, now);
+		return;
+	}
+
+	memcpy(r->rv, r->list.rv, sizeof(r->rv));
+	r->rv[sizeof(r->rv) - 1] = '\0';
+	list_reset(r);
+	r->sink.list_end(r->sink_ctx, r->source);
+	r->listed = true;
+	r->stats.synced = true;
+	r->stats.absent = false;
+	k8s_logf(r->log, LOG_INFO, "list %s completed, %zu objects, resource version %s",
+	         r->name, r->list_objects, r->rv);
+	schedule(r, OP_WATCH, now);
+}
+
+/*! A watch stream ended: at its timeout, cut by the server or the network, or stalled. */
+static void watch_ended(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err, const char *reason)
+{
+	size_t partial = k8s_linesplit_pending(&r->lines);
+	if (r->stream_events == 0 && now - r->started_ms < SHORT_WATCH_MS) {
+		fail(r, now, K8S_APIERR_NETWORK, true, 0,
+		     (reason != NULL) ? reason : "watch ended at once without events");
+		return;
+	}
+
+	if (reason == NULL && partial > 0) {
+		err = K8S_APIERR_NETWORK;
+		reason = "stream cut inside an event";
+	}
+	if (reason != NULL) {
+		r->stats.errors[err]++;
+		k8s_logf(r->log, LOG_INFO, "watch %s interrupted, resuming from resource "
+		         "version %s (%s%s)", r->name, r->rv, reason,
+		         (partial > 0) ? ", incomplete event discarded" : "");
+	} else {
+		k8s_logf(r->log, LOG_DEBUG, "watch %s ended, resuming from resource version %s",
+		         r->name, r->rv);
+	}
+	schedule(r, OP_WATCH, now);
+}
+
+/*! The resource is not served on the current path. */
+static void not_found(k8s_reflector_t *r, uint64_t now, const char *reason)
+{
+	list_reset(r);
+	if (r->path_idx == 0 && r->paths[1] != NULL) {
+		// An older API version may still be served (e.g. ServiceImport v1alpha1).
+		r->path_idx = 1;
+		schedule(r, OP_LIST, now);
+		return;
+	}
+	r->path_idx = 0;
+	bool was_absent = r->stats.absent;
+	r->stats.absent = true;
+	if (!r->optional) {
+		fail(r, now, K8S_APIERR_NOTFOUND, true, 0, reason);
+		return;
+	}
+
+	r->stats.errors[K8S_APIERR_NOTFOUND]++;
+	if (!was_absent) {
+		k8s_logf(r->log, LOG_NOTICE, "%s not served by the API server, treated as "
+		         "empty, checking again every %d s (%s)", r->name, ABSENT_RETRY_MS / 1000, reason);
+		// An empty list: whatever this source held is gone.
+		r->sink.list_begin(r->sink_ctx, r->source);
+		r->sink.list_end(r->sink_ctx, r->source);
+	}
+	r->stats.synced = true;
+	schedule(r, OP_LIST, now + ABSENT_RETRY_MS);
+}
+
+/*! Hash of the bearer token, to tell whether a re-read changed it (the token itself is not kept). */
+static uint64_t token_hash(const k8s_api_t *api)
+{
+	uint64_t h = 14695981039346656037ULL;
+	for (const char *p = api->token; p != NULL && *p != '\0'; p++) {
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	}
+	return h;
+}
+
+/*! Too new a resourceVersion (504 or ERROR 504): only a fresh list helps. */
+static bool rv_too_large(const k8s_status_t *st)
+{
+	return strcasestr(st->message, "too large resource version") != NULL;
+}
+
+/*! An API error, as an HTTP status or a watch ERROR event. */
+static void api_error(k8s_reflector_t *r, uint64_t now, int code, const k8s_status_t *st,
+                      long retry_after_s)
+{
+	char reason[320];
+	const char *what = (st->reason[0] != '\0') ? st->reason : st->message;
+	snprintf(reason, sizeof(reason), "HTTP %d%s%s", code, what[0] != '\0' ? " " : "", what);
+	if (st->retry_after > retry_after_s) {
+		retry_after_s = st->retry_after;
+	}
+
+	if (code == 401) {
+		uint64_t before = token_hash(r->api);
+		k8s_api_refresh_token(r->api, true, now);
+		if (token_hash(r->api) != before) {
+			// A rotated token: retry at once; an unchanged one would only get 401 again.
+			r->stats.errors[K8S_APIERR_UNAUTHORIZED]++;
+			k8s_logf(r->log, LOG_INFO, "%s %s unauthorized, retrying with the "
+			         "re-read token (%s)", op_name(r->op), r->name, reason);
+			schedule(r, r->op, now);
+			return;
+		}
+		fail(r, now, K8S_APIERR_UNAUTHORIZED, false, retry_after_s, reason);
+	} else if (code == 403) {
+		fail(r, now, K8S_APIERR_FORBIDDEN, true, retry_after_s, reason);
+	} else if (code == 404) {
+		not_found(r, now, reason);
+	} else if (code == 410 && r->op == OP_LIST && r->cont != NULL) {
+		// The continue token expired: one list without paging, as client-go's pager falls back.
+		r->stats.errors[K8S_APIERR_GONE]++;
+		k8s_logf(r->log, LOG_INFO, "list %s restarted without paging (%s)", r->name, reason);
+		list_reset(r);
+		r->unpaged = true;
+		schedule(r, OP_LIST, now);
+	} else if (code == 410) {
+		fail(r, now, K8S_APIERR_GONE, true, retry_after_s, reason);
+	} else if (code == 429) {
+		fail(r, now, K8S_APIERR_THROTTLED, false, retry_after_s, reason);
+	} else if (code >= 500 && code <= 599) {
+		fail(r, now, K8S_APIERR_SERVER, code == 504 && rv_too_large(st), retry_after_s, reason);
+	} else {
+		fail(r, now, K8S_APIERR_HTTP, true, retry_after_s, reason);
+	}
+}
+
+/*! Error class of a transfer that got no (complete) answer. */
+static k8s_apierr_t curl_class(CURLcode result)
+{
+	switch (result) {
+	case CURLE_OPERATION_TIMEDOUT:
+		return K8S_APIERR_TIMEOUT;
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_CRL_BADFILE:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+	case CURLE_SSL_ENGINE_INITFAILED:
+	case CURLE_SSL_ENGINE_NOTFOUND:
+	case CURLE_SSL_ENGINE_SETFAILED:
+	case CURLE_SSL_SHUTDOWN_FAILED:
+	case CURLE_SSL_CLIENTCERT:
+		return K8S_APIERR_TLS;
+	default:
+		return K8S_APIERR_NETWORK;
+	}
+}
+
+void k8s_reflector_done(k8s_reflector_t *r, CURLcode result, uint64_t now_ms)
+{
+	if (r == NULL || !r->active) {
+		return;
+	}
+	long code = 0;
+	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
+	if (r->body == BODY_NONE && code != 0) {
+		body_decide(r); // A response without a body (e.g. a bare 401 or an empty 200).
+	}
+	char reason[CURL_ERROR_SIZE + 32];
+	snprintf(reason, sizeof(reason), "%s",
+	         r->errbuf[0] != '\0' ? r->errbuf : curl_easy_strerror(result));
+
+	if (r->abort == ABORT_ERROR_EVENT) {
+		api_error(r, now_ms, r->ev_status.code, &r->ev_status, 0);
+	} else if (r->abort == ABORT_BAD_LIST) {
+		fail(r, now_ms, K8S_APIERR_DECODE, true, 0, "malformed list body");
+	} else if (r->body == BODY_ERROR && code != 0) {
+		k8s_status_t st;
+		k8s_status_decode(r->errbody.data, r->errbody.len, &st);
+		if (code == 200) {
+			snprintf(st.reason, sizeof(st.reason), "unexpected content type");
+		}
+		api_error(r, now_ms, (int)code, &st, r->retry_after_s);
+	} else if (r->body == BODY_WATCH) {
+		watch_ended(r, now_ms, curl_class(result),
+		            (result == CURLE_OK) ? NULL : reason);
+	} else if (result != CURLE_OK) {
+		// No answer, or a LIST body cut: the same page (or watch) again after a while.
+		fail(r, now_ms, curl_class(result), false, 0, reason);
+	} else {
+		list_page_done(r, now_ms);
+	}
+
+	if (r->decode_suppressed > 0 && now_ms - r->decode_log_ms >= DECODE_LOG_MS) {
+		k8s_logf(r->log, LOG_WARNING, "%s: %" PRIu64 " more objects skipped (decode errors)",
+		         r->name, r->decode_suppressed);
+		r->decode_log_ms = now_ms;
+		r->decode_suppressed = 0;
+	}
+	transfer_end(r);
+}
+
+long k8s_reflector_tick(k8s_reflector_t *r, uint64_t now_ms)
+{
+	if (r->active) {
+		return -1;
+	}
+	if (now_ms < r->due_ms) {
+		return (long)(r->due_ms - now_ms);
+	}
+	int ret = transfer_start(r, now_ms);
+	if (ret != KNOT_EOK) {
+		r->op = r->next_op; // fail() retries r->op.
+		fail(r, now_ms, K8S_APIERR_NETWORK, false, 0, knot_strerror(ret));
+		return (long)(r->due_ms - now_ms);
+	}
+	return -1;
+}
+
+/*! Copies a configuration string; \a escape makes it a query value. */
+static bool str_copy(char **out, const char *in, bool escape)
+{
+	if (in == NULL || in[0] == '\0') {
+		*out = NULL;
+		return true;
+	}
+	*out = escape ? k8s_api_escape(in) : strdup(in);
+	return *out != NULL;
+}
+
+k8s_reflector_t *k8s_reflector_new(const k8s_reflector_conf_t *conf, k8s_api_t *api,
+                                   CURLM *multi, const k8s_sink_t *sink, void *sink_ctx,
+                                   const k8s_log_t *log)
+{
+	if (conf->paths[0] == NULL) {
+		return NULL;
+	}
+	k8s_reflector_t *r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		return NULL;
+	}
+	r->kind = conf->kind;
+	r->source = conf->source;
+	r->optional = conf->optional;
+	r->page_limit = (conf->page_limit > 0) ? conf->page_limit : PAGE_LIMIT_DEFAULT;
+	r->stall_s = (conf->stall_s > 0) ? conf->stall_s : STALL_S_DEFAULT;
+	r->max_object = (conf->max_object > 0) ? conf->max_object : MAX_OBJECT_DEFAULT;
+	r->api = api;
+	r->multi = multi;
+	r->sink = *sink;
+	r->sink_ctx = sink_ctx;
+	r->log = log;
+	r->rng = (k8s_now_ms() * 0x9E3779B97F4A7C15ULL) ^ (uintptr_t)r ^ conf->source;
+	r->rng |= 1; // xorshift must not start at zero.
+	if (conf->label_selector != NULL && conf->label_selector[0] != '\0') {
+		snprintf(r->name, sizeof(r->name), "%s (%s)", k8s_kind_name(conf->kind),
+		         conf->label_selector);
+	} else {
+		snprintf(r->name, sizeof(r->name), "%s", k8s_kind_name(conf->kind));
+	}
+
+	if (!str_copy(&r->paths[0], conf->paths[0], false) ||
+	    !str_copy(&r->paths[1], conf->paths[1], false) ||
+	    !str_copy(&r->label_selector, conf->label_selector, true) ||
+	    !str_copy(&r->field_selector, conf->field_selector, true) ||
+	    (r->easy = curl_easy_init()) == NULL) {
+		k8s_reflector_free(r);
+		return NULL;
+	}
+	schedule(r, OP_LIST, 0);
+	return r;
+}
+
+void k8s_reflector_free(k8s_reflector_t *r)
+{
+	if (r == NULL) {
+		return;
+	}
+	if (r->active) {
+		transfer_end(r);
+	}
+	if (r->easy != NULL) {
+		curl_easy_cleanup(r->easy);
+	}
+	k8s_buf_free(&r->errbody);
+	free(r->paths[0]);
+	free(r->paths[1]);
+	free(r->label_selector);
+	free(r->field_selector);
+	free(r->cont);
+	free(r);
+}
+
+const k8s_reflector_stats_t *k8s_reflector_stats(const k8s_reflector_t *r)
+{
+	return &r->stats;
+}

@@ -1,0 +1,18 @@
+"""The Kubernetes API simulator of mod-k8s (Python 3 standard library only).
+
+Modules, in the order data flows through them:
+  resources   the served resource types (what discovery announces)
+  objects     defaulting, validation and key order of objects written through the API
+  generator   lazily generated objects for scale tests
+  store       objects, the global resourceVersion, bounded history, watchers
+  selectors   label and field selectors
+  encoding    JSON as the real server writes it, Status bodies, continue tokens
+  tables      server-side printing for kubectl (meta.k8s.io/v1 Table)
+  discovery   /version, /api, /apis, OpenAPI documents for kubectl
+  faults      switchable faults and tunables, shared by the server and the control API
+  apiserver   the HTTPS API (LIST, WATCH, GET, POST, PUT, PATCH, DELETE)
+  listener    accept loop, TLS, connection tracking, outages
+  credentials certificates, tokens and kubeconfig files
+  control     the plain-HTTP control API for tests
+  manifests   JSON manifest loading
+"""

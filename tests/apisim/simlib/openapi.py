@@ -1,0 +1,137 @@
+"""OpenAPI v3 documents, as far as clients read them.
+
+kubectl create/replace/apply fetch /openapi/v3 and the document of the object's group version
+to learn whether the server validates fields itself (a PATCH operation of the kind with a
+fieldValidation query parameter).  Seeing it, kubectl sends fieldValidation=Strict and leaves
+unknown-field checks to the server (apiserver.py).  Schemas are kept to the top-level shape;
+/openapi/v2 is not served (kubectl only falls back to it when v3 is missing)."""
+
+import functools
+import hashlib
+import json
+
+from . import resources
+
+_SCHEMA_PREFIX = {
+    "": "io.k8s.api.core.v1",
+    "discovery.k8s.io": "io.k8s.api.discovery.v1",
+    "multicluster.x-k8s.io": "io.x-k8s.multicluster.v1alpha1",
+    "about.k8s.io": "io.k8s.about.v1alpha1",
+}
+
+
+def _gv_path(rtype):
+    """The key of a group version in the /openapi/v3 index ("api/v1", "apis/GROUP/VERSION")."""
+    return rtype.prefix.lstrip("/")
+
+
+def _query(name, kind="string", description=""):
+    return {"name": name, "in": "query", "description": description,
+            "schema": {"type": kind, "uniqueItems": True}}
+
+
+_WRITE_PARAMS = [
+    _query("dryRun", description="When present, indicates that modifications should not be persisted."),
+    _query("fieldManager", description="fieldManager is a name associated with the actor or entity "
+           "that is making these changes."),
+    _query("fieldValidation", description="fieldValidation instructs the server on how to handle "
+           "objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid "
+           "values are: Ignore, Warn, Strict."),
+]
+_LIST_PARAMS = [_query(n) for n in ("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector",
+                                    "limit", "resourceVersion", "resourceVersionMatch",
+                                    "sendInitialEvents", "timeoutSeconds", "watch")]
+
+
+def _operation(rtype, action, op_id, params, body=False):
+    ref = {"$ref": f"#/components/schemas/{_SCHEMA_PREFIX[rtype.group]}.{rtype.kind}"}
+    op = {"tags": [rtype.group or "core_v1"], "operationId": op_id, "parameters": params,
+          "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": ref}}}},
+          "x-kubernetes-action": action,
+          "x-kubernetes-group-version-kind": {"group": rtype.group, "kind": rtype.kind,
+                                              "version": rtype.version}}
+    if body:
+        op["requestBody"] = {"content": {"application/json": {"schema": ref}}, "required": True}
+    return op
+
+
+def _paths(rtype):
+    base = rtype.prefix + ("/namespaces/{namespace}" if rtype.namespaced else "") + "/" + rtype.plural
+    name = "".join(p.capitalize() for p in (rtype.group.split(".")[0] or "core", rtype.version))
+    scope = "Namespaced" if rtype.namespaced else ""
+    path_params = [{"name": "namespace", "in": "path", "required": True,
+                    "schema": {"type": "string", "uniqueItems": True}}] if rtype.namespaced else []
+    item_params = [{"name": "name", "in": "path", "required": True,
+                    "schema": {"type": "string", "uniqueItems": True}}] + path_params
+    return {
+        base: {
+            "get": _operation(rtype, "list", f"list{name}{scope}{rtype.kind}", _LIST_PARAMS),
+            "post": _operation(rtype, "post", f"create{name}{scope}{rtype.kind}", _WRITE_PARAMS, True),
+            "parameters": path_params,
+        },
+        base + "/{name}": {
+            "get": _operation(rtype, "get", f"read{name}{scope}{rtype.kind}", []),
+            "put": _operation(rtype, "put", f"replace{name}{scope}{rtype.kind}", _WRITE_PARAMS, True),
+            "patch": _operation(rtype, "patch", f"patch{name}{scope}{rtype.kind}",
+                                _WRITE_PARAMS + [_query("force", "boolean")], True),
+            "delete": _operation(rtype, "delete", f"delete{name}{scope}{rtype.kind}",
+                                 [_query("dryRun"), _query("gracePeriodSeconds", "integer"),
+                                  _query("propagationPolicy")]),
+            "parameters": item_params,
+        },
+    }
+
+
+def _schema(rtype):
+    props = {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+             "metadata": {"allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}],
+                          "default": {}}}
+    for key in rtype.body_keys:
+        props[key] = {"type": "string"} if key == "addressType" else (
+            {"type": "array", "items": {"type": "object"}} if key in ("endpoints", "ports", "subsets")
+            else {"type": "object"})
+    return {"type": "object", "properties": props,
+            "x-kubernetes-group-version-kind": [{"group": rtype.group, "kind": rtype.kind,
+                                                 "version": rtype.version}]}
+
+
+@functools.lru_cache(maxsize=None)
+def _gv_document(gv_path):
+    served = [r for r in resources.ALL if _gv_path(r) == gv_path]
+    if not served:
+        return None
+    paths, schemas = {}, {"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": {
+        "type": "object", "properties": {k: {"type": "string"} for k in (
+            "name", "generateName", "namespace", "uid", "resourceVersion", "creationTimestamp")}}}
+    for rtype in served:
+        paths.update(_paths(rtype))
+        schemas[f"{_SCHEMA_PREFIX[rtype.group]}.{rtype.kind}"] = _schema(rtype)
+    return {"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": "v1.32.4"},
+            "paths": paths, "components": {"schemas": schemas}}
+
+
+def etag(rest):
+    doc = _gv_document(rest) if rest else index({})
+    return hashlib.sha512(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:128].upper()
+
+
+def index(absent):
+    """The /openapi/v3 discovery document: group versions and where their documents live."""
+    out = {}
+    for rtype in resources.ALL:
+        key = _gv_path(rtype)
+        if rtype.plural in absent or key in out:
+            continue
+        out[key] = {"serverRelativeURL": f"/openapi/v3/{key}?hash={etag(key)}"}
+    return {"paths": out}
+
+
+def document(rest, absent):
+    """The document for the path after /openapi/ (v3 or v3/GVPATH), or None (404)."""
+    if rest == "v3":
+        return index(absent)
+    if rest.startswith("v3/"):
+        gv_path = rest[3:]
+        served = [r for r in resources.ALL if _gv_path(r) == gv_path and r.plural not in absent]
+        return _gv_document(gv_path) if served else None
+    return None
