@@ -52,6 +52,7 @@ struct k8s_store {
 
 	k8s_map_t objects[K8S_SRC_COUNT];  /*!< "ns/name" -> entry_t. */
 	uint32_t gen[K8S_SRC_COUNT];
+	bool listing[K8S_SRC_COUNT];       /*!< Between list_begin and list_end. */
 	k8s_map_t slice_groups;            /*!< Service key -> group_t of cluster slices. */
 	k8s_map_t mcs_groups;              /*!< Import key -> group_t of imported slices. */
 	k8s_map_t dirty[K8S_ZONE_COUNT];   /*!< Keys whose block must be rebuilt. */
@@ -240,7 +241,10 @@ static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const k8s_obj
 				}
 			}
 			mark(s, zone, group);
-			note_trigger(s, (const k8s_slice_t *)obj);
+			// A LIST returns old changes too: only watched changes measure latency.
+			if (!s->listing[source]) {
+				note_trigger(s, (const k8s_slice_t *)obj);
+			}
 		}
 		// A locally exported service's endpoints may also stand in its import.
 		if (source == K8S_SRC_SLICES && grouped &&
@@ -336,6 +340,7 @@ void k8s_store_list_begin(k8s_store_t *s, unsigned source)
 {
 	if (source < K8S_SRC_COUNT) {
 		s->gen[source]++;
+		s->listing[source] = true;
 	}
 }
 
@@ -344,6 +349,7 @@ void k8s_store_list_end(k8s_store_t *s, unsigned source)
 	if (source >= K8S_SRC_COUNT) {
 		return;
 	}
+	s->listing[source] = false;
 	// What the complete LIST did not return is gone.
 	size_t pos = 0, removed = 0;
 	const k8s_map_slot_t *slot;

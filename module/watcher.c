@@ -311,12 +311,18 @@ static void update_ready(k8s_watcher_t *w, unsigned needs)
 	if (clusterset && !(ready & K8S_READY_CLUSTERSET)) {
 		bits |= K8S_READY_CLUSTERSET;
 	}
+	if (bits & K8S_READY_CLUSTER) {
+		k8s_logf(&w->log, LOG_INFO, "synchronized the cluster zone, %zu services, "
+		         "%zu namespaces, %zu address records", w->table.svc_count[K8S_ZONE_CLUSTER],
+		         w->table.ns_count, w->table.record_count);
+	}
+	if (bits & K8S_READY_CLUSTERSET) {
+		k8s_logf(&w->log, LOG_INFO, "synchronized the clusterset zone, %zu service imports, "
+		         "cluster id '%s'", w->table.svc_count[K8S_ZONE_CLUSTERSET],
+		         k8s_store_cluster_id(w->store));
+	}
 	if (bits != 0) {
 		k8s_table_set_ready(&w->table, bits);
-		k8s_logf(&w->log, LOG_INFO, "synchronized %s, %zu services, %zu records",
-		         (bits & K8S_READY_CLUSTER) ? "cluster" : "clusterset",
-		         w->table.svc_count[K8S_ZONE_CLUSTER] + w->table.svc_count[K8S_ZONE_CLUSTERSET],
-		         w->table.record_count);
 	}
 }
 

@@ -188,6 +188,10 @@ static void headless_endpoints_become_answers(void **state)
 
 static void programming_latency_is_measured_from_the_trigger_time(void **state)
 {
+	// Items of a LIST are old news; a watched change is measured.
+	k8s_store_list_begin(store, K8S_SRC_SLICES);
+	upsert(K8S_SRC_SLICES, K8S_ENDPOINTSLICE, SLICE("shop", "web-1", "web", "10.244.0.9", "a"));
+	k8s_store_list_end(store, K8S_SRC_SLICES);
 	const char *json = "{\"metadata\":{\"name\":\"db-x\",\"namespace\":\"shop\","
 		"\"labels\":{\"kubernetes.io/service-name\":\"db\"},"
 		"\"annotations\":{\"endpoints.kubernetes.io/last-change-trigger-time\":\"2026-01-01T00:00:00Z\"}},"
@@ -197,6 +201,11 @@ static void programming_latency_is_measured_from_the_trigger_time(void **state)
 	k8s_store_commit(store, trigger + 3 * 1000000);  // 3 ms later
 	const k8s_store_stats_t *st = k8s_store_stats(store);
 	assert_int_equal(st->latency[2], 1);  // The <= 4 ms bucket.
+	uint64_t total = 0;
+	for (int i = 0; i < K8S_LATENCY_BUCKETS; i++) {
+		total += st->latency[i];
+	}
+	assert_int_equal(total, 1);
 }
 
 static void imported_slices_feed_the_clusterset_zone_only(void **state)
