@@ -1043,8 +1043,11 @@ def generated_objects_list_page_watch_and_change_like_stored_ones():
     spec = "services=50,endpoints=10,pods=120,namespaces=5,headless-every=5"
     with tempfile.TemporaryDirectory() as work:
         with Simulator(work, generate=spec) as sim:
-            slices = sim.get("/apis/discovery.k8s.io/v1/endpointslices").json()["items"]
-            check(len(slices) == 50 and sum(len(s["endpoints"]) for s in slices) == 500)
+            slices = sim.get("/apis/discovery.k8s.io/v1/endpointslices?labelSelector="
+                             "apisim.k8s.io%2Fgenerated").json()["items"]
+            check(len(slices) == 50 and sum(len(s["endpoints"]) for s in slices) == 500, len(slices))
+            check(sim.get("/api/v1/namespaces/default/services/kubernetes").status == 200,
+                  "the bootstrap objects are there too")
             pods = sim.get("/api/v1/pods").json()["items"]
             check(len(pods) == 120)
             keys = [p["metadata"]["namespace"] + "/" + p["metadata"]["name"] for p in pods]

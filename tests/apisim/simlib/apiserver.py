@@ -351,6 +351,12 @@ class ApiHandler(http.server.BaseHTTPRequestHandler):
             self.send_json(200, doc)
 
     def handle_openapi(self, rest):
+        if rest == "v2":
+            accept = self.headers.get("Accept", "")
+            protobuf = any(form in accept for form in openapi.V2_PROTOBUF_ACCEPT)
+            self.send_bytes(200, openapi.v2_document(protobuf),
+                            openapi.V2_PROTOBUF if protobuf else "application/json")
+            return
         doc = openapi.document(rest, self.ctx.state.absent)
         if doc is None:
             self.send_not_found_text()
