@@ -659,6 +659,18 @@ def send_initial_events_ends_with_the_initial_events_end_bookmark():
 
 
 @case
+def send_initial_events_false_starts_from_now_without_initial_events():
+    stream = watch("/api/v1/namespaces/shop/services?watch=1&sendInitialEvents=false"
+                   "&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion=")
+    SIM.wait_for_watches("services")
+    SIM.apply(service("after-start"))
+    event = stream.next_event()
+    stream.close()
+    SIM.delete("services", "shop", "after-start")
+    check(event["type"] == "ADDED" and event["object"]["metadata"]["name"] == "after-start", event)
+
+
+@case
 def watch_of_one_named_object():
     rv = SIM.resource_version()
     stream = watch(f"/api/v1/namespaces/shop/services/web?watch=1&resourceVersion={rv}")

@@ -177,8 +177,7 @@ class ApiHandler(ReadsMixin, WatchesMixin, WritesMixin, http.server.BaseHTTPRequ
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length else b""
 
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = \
-        lambda self: self.dispatch()
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = lambda self: self.dispatch()
 
     # -- the request --
 

@@ -45,9 +45,10 @@ class WatchesMixin:
             initial = rv_text in ("", "0")
         else:
             initial = initial_param
-        rv = self.parse_rv(rv_text) if rv_text not in ("", "0") else 0
-        if rv_text == "0" and initial_param is False:
-            rv = store.current_rv()
+        if rv_text in ("", "0"):
+            rv = store.current_rv()   # used only without initial events: start from now
+        else:
+            rv = self.parse_rv(rv_text)
         watcher = Watcher(rtype, namespace, lsel, fsel, state.get("watch_queue_limit"))
         if timeout is None or timeout <= 0:
             timeout = 1800 * (1 + random.random())   # --min-request-timeout x [1, 2)
