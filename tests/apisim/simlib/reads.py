@@ -25,13 +25,11 @@ class ReadsMixin:
                                     "message": "Too large resource version"}]},
                        retry_after=1)
 
-    def handle_list(self, rtype, namespace, fmt):
+    def check_list_options(self):
+        """ListOptions validation (422 Invalid), as apimachinery's ValidateListOptions."""
         q = self.query
-        store = self.ctx.store
-        rv_text = q.get("resourceVersion", "")
         match = q.get("resourceVersionMatch", "")
-        cont = q.get("continue", "")
-        limit = qint(q, "limit") or 0
+        rv_text = q.get("resourceVersion", "")
         if match:
             if match not in ("NotOlderThan", "Exact"):
                 raise encoding.invalid("ListOptions", "meta.k8s.io", "", [
@@ -40,7 +38,7 @@ class ReadsMixin:
             if not rv_text:
                 raise self.list_options_invalid("resourceVersionMatch", "resourceVersionMatch is "
                                                 "forbidden when resourceVersion is not provided")
-            if cont:
+            if q.get("continue"):
                 raise self.list_options_invalid("resourceVersionMatch", "resourceVersionMatch is "
                                                 "forbidden when continue is provided")
             if match == "Exact" and rv_text == "0":
@@ -48,39 +46,41 @@ class ReadsMixin:
                                                 "\"exact\" is forbidden for resourceVersion \"0\"")
         if qbool(q, "sendInitialEvents") is not None:
             raise self.list_options_invalid("sendInitialEvents", "sendInitialEvents is forbidden for list")
-        lsel, fsel = self.selectors(rtype)
-        start = ""
+
+    def list_snapshot(self, rtype):
+        """(snapshot, start key, limit) by the resourceVersion rules of a LIST (reference §1.3)."""
+        q = self.query
+        store = self.ctx.store
+        rv_text = q.get("resourceVersion", "")
+        match = q.get("resourceVersionMatch", "")
+        cont = q.get("continue", "")
+        limit = qint(q, "limit") or 0
         if cont:
             if rv_text not in ("", "0"):
                 raise encoding.bad_request("specifying resource version is not allowed when using continue")
             token_rv, start = encoding.decode_continue(cont)
             if token_rv == -1:
-                snap = store.snapshot(rtype)
-            elif token_rv < store.floor(rtype):
-                retry = encoding.encode_continue(-1, start[:-1] if start.endswith("\x00") else start)
-                raise encoding.expired(
-                    "The provided continue parameter is too old to display a consistent list result. "
-                    "You can start a new list without the continue parameter, or use the continue "
-                    "token in this response to retrieve the remainder of the results. Continuing "
-                    "with the provided token results in an inconsistent list - objects that were "
-                    "created, modified, or deleted between the time the first chunk was returned "
-                    "and now may show up in the list.", continue_token=retry)
-            else:
-                snap = store.snapshot(rtype, token_rv)
-        elif rv_text == "0":
-            snap = store.snapshot(rtype)
-            limit = 0   # the watch cache ignores limit for RV "0"
-        elif rv_text:
+                return store.snapshot(rtype), start, limit
+            if token_rv < store.floor(rtype):
+                last = start[:-1] if start.endswith("\x00") else start
+                raise encoding.expired(encoding.CONTINUE_EXPIRED,
+                                       continue_token=encoding.encode_continue(-1, last))
+            return store.snapshot(rtype, token_rv), start, limit
+        if rv_text == "0":
+            return store.snapshot(rtype), "", 0    # the watch cache ignores limit for RV "0"
+        if rv_text:
             rv = self.parse_rv(rv_text)
             if rv > store.current_rv():
                 self.wait_not_older(rv)
             exact = match == "Exact" or (limit and match != "NotOlderThan")
-            snap = store.snapshot(rtype, rv) if exact else store.snapshot(rtype)
-        else:
-            snap = store.snapshot(rtype)
+            return (store.snapshot(rtype, rv) if exact else store.snapshot(rtype)), "", limit
+        return store.snapshot(rtype), "", limit
+
+    def handle_list(self, rtype, namespace, fmt):
+        self.check_list_options()
+        lsel, fsel = self.selectors(rtype)
+        snap, start, limit = self.list_snapshot(rtype)
         prefix = namespace + "/" if namespace else ""
-        if fsel.single_name() is not None and prefix:
-            start = max(start, prefix + fsel.single_name())
         selected = (r for r in snap.iter_from(start, prefix) if
                     (lsel.empty or lsel.matches(r.labels())) and (fsel.empty or fsel.matches(r.field)))
         meta = {"resourceVersion": str(snap.rv)}
