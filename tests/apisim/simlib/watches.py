@@ -15,40 +15,40 @@ from .store import ADDED, BOOKMARK, ERROR, Watcher
 class WatchesMixin:
     """The watch verb of ApiHandler."""
 
+    def check_watch_options(self):
+        """Watch-list rules (422 Invalid); returns sendInitialEvents (None when absent)."""
+        q = self.query
+        match = q.get("resourceVersionMatch", "")
+        initial = qbool(q, "sendInitialEvents")
+        if initial is None:
+            if match:
+                raise self.list_options_invalid("resourceVersionMatch", "resourceVersionMatch is "
+                                                "forbidden for watch unless sendInitialEvents is provided")
+            return None
+        if match != "NotOlderThan":
+            raise self.list_options_invalid("resourceVersionMatch", "sendInitialEvents requires "
+                                            "setting resourceVersionMatch to NotOlderThan")
+        if initial and not qbool(q, "allowWatchBookmarks"):
+            raise self.list_options_invalid("allowWatchBookmarks", "sendInitialEvents requires "
+                                            "setting allowWatchBookmarks to true")
+        return initial
+
     def handle_watch(self, rtype, namespace, name, fmt):
         ctx = self.ctx
-        q = self.query
         store, state = ctx.store, ctx.state
-        rv_text = q.get("resourceVersion", "")
-        match = q.get("resourceVersionMatch", "")
-        bookmarks = bool(qbool(q, "allowWatchBookmarks"))
-        initial_param = qbool(q, "sendInitialEvents")
-        timeout = qint(q, "timeoutSeconds")
-        if initial_param is None and match:
-            raise self.list_options_invalid("resourceVersionMatch", "resourceVersionMatch is "
-                                            "forbidden for watch unless sendInitialEvents is provided")
-        if initial_param is not None:
-            if match != "NotOlderThan":
-                raise self.list_options_invalid("resourceVersionMatch", "sendInitialEvents requires "
-                                                "setting resourceVersionMatch to NotOlderThan")
-            if initial_param and not bookmarks:
-                raise self.list_options_invalid("allowWatchBookmarks", "sendInitialEvents requires "
-                                                "setting allowWatchBookmarks to true")
+        initial_param = self.check_watch_options()
+        bookmarks = bool(qbool(self.query, "allowWatchBookmarks"))
+        timeout = qint(self.query, "timeoutSeconds")
         lsel, fsel = self.selectors(rtype)
         if name:
             # GET .../services/NAME?watch=1: a watch of one object.
-            fsel = selectors.FieldSelector(
-                ",".join(filter(None, [fsel.text, "metadata.name=" + name.replace("\\", "\\\\")
-                                       .replace(",", "\\,").replace("=", "\\=")])),
-                rtype.field_names())
-        if initial_param is None:
-            initial = rv_text in ("", "0")
-        else:
-            initial = initial_param
-        if rv_text in ("", "0"):
-            rv = store.current_rv()   # used only without initial events: start from now
-        else:
-            rv = self.parse_rv(rv_text)
+            escaped = name.replace("\\", "\\\\").replace(",", "\\,").replace("=", "\\=")
+            fsel = selectors.FieldSelector(",".join(filter(None, [fsel.text, "metadata.name=" + escaped])),
+                                           rtype.field_names())
+        rv_text = self.query.get("resourceVersion", "")
+        # RV unset or "0": "Get State and Start at Most Recent" unless sendInitialEvents says otherwise.
+        initial = rv_text in ("", "0") if initial_param is None else initial_param
+        rv = store.current_rv() if rv_text in ("", "0") else self.parse_rv(rv_text)
         watcher = Watcher(rtype, namespace, lsel, fsel, state.get("watch_queue_limit"))
         if timeout is None or timeout <= 0:
             timeout = 1800 * (1 + random.random())   # --min-request-timeout x [1, 2)
@@ -84,11 +84,13 @@ class WatchesMixin:
         return ('{"type":"%s","object":%s}\n' % (kind, object_json)).encode()
 
     def encode_event(self, watcher, fmt, kind, payload):
+        """One event line: payload is an Event, an object's JSON (initial ADDED), the RV of a
+        BOOKMARK, or a ready line ("RAW", injected by the control API)."""
         rtype = watcher.rtype
         if kind == BOOKMARK:
             return self.event_line(BOOKMARK, self.bookmark_json(rtype, payload))
-        if kind in (ERROR, "RAW"):
-            return payload if kind == "RAW" else self.event_line(ERROR, payload)
+        if kind == "RAW":
+            return payload
         if isinstance(payload, str):
             obj_json = payload
         else:
@@ -132,7 +134,7 @@ class WatchesMixin:
         started = time.monotonic()
         deadline = started + timeout
         final_bookmark = deadline - 2 if bookmarks and timeout > 2 else None
-        next_bookmark = started + state.get("bookmark_interval")
+        last_bookmark = started
         if snap is not None:
             lines, size = [], 0
             for rec in snap.iter_from("", watcher.namespace + "/" if watcher.namespace else ""):
@@ -157,8 +159,10 @@ class WatchesMixin:
             now = time.monotonic()
             if now >= deadline:
                 return self.end_watch(watcher, stream)
+            next_bookmark = last_bookmark + state.get("bookmark_interval")   # may change at run time
             if bookmarks and now >= next_bookmark:
                 store.bookmark(watcher)
+                last_bookmark = now
                 next_bookmark = now + state.get("bookmark_interval")
             if final_bookmark is not None and now >= final_bookmark:
                 store.bookmark(watcher)
