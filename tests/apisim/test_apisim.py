@@ -538,9 +538,9 @@ def compaction_and_history_bound_make_old_versions_expire():
 def bookmarks_come_periodically_with_the_current_version_and_a_zero_valued_object():
     with with_config(bookmark_interval=0.3):
         rv = SIM.resource_version()
+        SIM.apply(service("bookmark-bump"))     # moves the global RV, not the slices
         stream = watch(f"/apis/discovery.k8s.io/v1/endpointslices?watch=1&resourceVersion={rv}"
                        "&allowWatchBookmarks=true")
-        SIM.apply(service("bookmark-bump"))
         first, second = stream.events(2)
         stream.close()
     SIM.delete("services", "shop", "bookmark-bump")
