@@ -49,6 +49,7 @@ typedef enum {
 	FAKE_SERVFAIL,
 	FAKE_SILENT,      /*!< No answer at all. */
 	FAKE_WRONG_ID,    /*!< The records, under another ID. */
+	FAKE_WRONG_NAME,  /*!< The records, for a question with another name. */
 	FAKE_GARBAGE,     /*!< The right ID, then bytes that are no DNS message. */
 } fake_mode_t;
 
@@ -289,6 +290,7 @@ static size_t fake_reply(uint8_t *wire, size_t len, bool tcp, uint16_t port, uin
 		// fall through
 	case FAKE_ANSWER:
 	case FAKE_WRONG_ID:
+	case FAKE_WRONG_NAME:
 		put_records(resp, &rule, qtype, number);
 		if (rule.soa) {
 			put_soa(resp, &rule);
@@ -314,6 +316,9 @@ static size_t fake_reply(uint8_t *wire, size_t len, bool tcp, uint16_t port, uin
 	}
 	if (rule.mode == FAKE_WRONG_ID) {
 		knot_wire_set_id(resp->wire, knot_wire_get_id(wire) ^ 0x5a5a);
+	} else if (rule.mode == FAKE_WRONG_NAME) {
+		// The first character of the question's name (owners are compressed to it).
+		resp->wire[KNOT_WIRE_HEADER_SIZE + 1] ^= 0x01;
 	}
 	size_t size = resp->size;
 	knot_pkt_free(resp);
@@ -767,6 +772,20 @@ static void answers_with_another_id_are_ignored(void **state)
 	k8s_upstream_free(u);
 }
 
+static void answers_to_another_question_are_ignored(void **state)
+{
+	const fake_rr_t rrs[] = { { "swap.example.", KNOT_RRTYPE_A, 300, "203.0.113.2" } };
+	fake_rule("swap.example.", FAKE_WRONG_NAME, rrs, 1);
+	k8s_upstream_t *u = start(100);
+
+	want(u, "swap.example.");
+	sleep_ms(450);
+	assert_int_equal(look(u, "swap.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
+	assert_true(logged("upstream resolution of swap.example failed, retrying in 1 s (timed out)\n"));
+
+	k8s_upstream_free(u);
+}
+
 static void a_garbage_answer_is_a_failure(void **state)
 {
 	fake_rule("junk.example.", FAKE_GARBAGE, NULL, 0);
@@ -1018,6 +1037,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_truncated_answer_is_asked_again_over_tcp, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_silent_server_leaves_the_name_pending_until_it_answers, setup, teardown),
 		cmocka_unit_test_setup_teardown(answers_with_another_id_are_ignored, setup, teardown),
+		cmocka_unit_test_setup_teardown(answers_to_another_question_are_ignored, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_garbage_answer_is_a_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(servfail_keeps_the_last_good_answer, setup, teardown),
 		cmocka_unit_test_setup_teardown(answers_are_refreshed_before_they_expire, setup, teardown),
