@@ -39,6 +39,7 @@
 #define ATTEMPTS         3           /*!< Per resolution, before backing off. */
 #define MAX_CHAIN        8           /*!< CNAMEs followed in one answer. */
 #define MAX_ENTRY        (16 * 1024) /*!< Bytes of one cached answer. */
+#define TTL_MAX          86400       /*!< Longest time between refreshes. */
 #define NEG_TTL_MIN      5
 #define NEG_TTL_MAX      300
 #define NEG_TTL_DEFAULT  30          /*!< Negative answer without an SOA. */
@@ -267,7 +268,7 @@ static void heap_remove(heap_t *h, job_t *job)
 
 /*! \brief RRsets taken from an answer section, before they are packed. */
 typedef struct {
-	knot_rrset_t sets[MAX_CHAIN + 1];  /*!< Owners point into the packet, rdata is allocated. */
+	knot_rrset_t sets[MAX_CHAIN + 1];  /*!< CNAMEs, then records; owners in the packet. */
 	size_t count;
 	uint32_t min_ttl;
 } chain_t;
@@ -280,7 +281,11 @@ static void chain_clear(chain_t *c)
 	c->count = 0;
 }
 
-/*! \brief Adds the records of \a type owned by \a owner as one RRset (lowest TTL); false if none. */
+/*!
+ * \brief Adds the records of \a type owned by \a owner as one RRset (at their lowest TTL).
+ *
+ * \retval KNOT_EOK, KNOT_ENOENT (none), KNOT_ENOMEM
+ */
 static int chain_add(chain_t *c, const knot_pktsection_t *an, const knot_dname_t *owner,
                      uint16_t type, bool first_only)
 {
@@ -323,15 +328,14 @@ static int chain_collect(chain_t *c, const knot_pkt_t *pkt, const knot_dname_t *
 	const knot_pktsection_t *an = knot_pkt_section(pkt, KNOT_ANSWER);
 	const knot_dname_t *name = qname;
 	for (;;) {
-		if (c->count == MAX_CHAIN) {
-			return KNOT_ELIMIT;
-		}
 		// A name has one CNAME; more would be a broken zone, so the first one counts.
 		int ret = chain_add(c, an, name, KNOT_RRTYPE_CNAME, true);
 		if (ret == KNOT_ENOENT) {
 			break;
 		} else if (ret != KNOT_EOK) {
 			return ret;
+		} else if (c->count > MAX_CHAIN) {
+			return KNOT_ELIMIT;
 		}
 		name = knot_cname_name(c->sets[c->count - 1].rrs.rdata);
 	}
@@ -423,7 +427,9 @@ static int entry_build(const knot_pkt_t *pkt, const knot_dname_t *name, uint16_t
 	int ret = chain_collect(&c, pkt, name, qtype);
 	if (ret == KNOT_EOK) {
 		bool negative = (c.count == 0 || c.sets[c.count - 1].type != qtype);
-		uint32_t ttl = c.min_ttl;
+		// TTLs above 2^31 - 1 mean 0 (RFC 2181, 8); a day at most keeps expiry in range.
+		uint32_t ttl = (c.min_ttl > INT32_MAX && c.count > 0) ? 0 : c.min_ttl;
+		ttl = (ttl > TTL_MAX) ? TTL_MAX : ttl;
 		if (negative) {
 			uint32_t neg = negative_ttl(pkt);
 			ttl = (neg < ttl) ? neg : ttl;
@@ -483,7 +489,8 @@ static void job_done(k8s_upstream_t *u, job_t *job, entry_t *e, uint64_t now)
 	}
 	job->backoff_s = 0;
 	// Refresh at 80 % of the TTL, so that readers find a warm entry.
-	uint64_t ttl_ms = (e->ans->expires > now / 1000) ? (e->ans->expires - now / 1000) * 1000 : 0;
+	uint64_t now_s = now / 1000;
+	uint64_t ttl_ms = (e->ans->expires > now_s) ? (e->ans->expires - now_s) * 1000 : 0;
 	uint64_t refresh = ttl_ms * 4 / 5;
 	heap_push(&u->heap, job, now + ((refresh < REFRESH_MIN_MS) ? REFRESH_MIN_MS : refresh));
 }
@@ -506,7 +513,8 @@ static void job_fail(k8s_upstream_t *u, job_t *job, uint64_t now, const char *re
 		t->logged = true;
 		t->logged_ms = now;
 		knot_dname_txt_storage_t buf;
-		k8s_logf(&u->log, LOG_WARNING, "upstream resolution of %s failed, retrying in %u s (%s)",
+		k8s_logf(&u->log, LOG_WARNING,
+		         "upstream resolution of %s failed, retrying in %u s (%s)",
 		         name_text(t->name, buf), job->backoff_s, reason);
 	}
 }
@@ -697,8 +705,9 @@ static void *resolver_run(void *arg)
 		for (size_t i = 0; i < MAX_QUERIES; i++) {
 			query_t *q = &u->queries[i];
 			if (q->job != NULL) {
-				fds[count] = (struct pollfd){ .fd = q->dq.fd,
-				                              .events = k8s_dnsquery_events(&q->dq) };
+				fds[count].fd = q->dq.fd;
+				fds[count].events = k8s_dnsquery_events(&q->dq);
+				fds[count].revents = 0;
 				polled[count++] = q;
 			}
 		}

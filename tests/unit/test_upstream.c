@@ -186,7 +186,8 @@ static void put_rr(knot_pkt_t *resp, const char *owner, uint16_t type, uint32_t 
 	// The packet keeps a shallow copy and frees owner and rdata (KNOT_PF_FREE).
 	knot_dname_storage_t buf;
 	knot_rrset_t rr;
-	knot_rrset_init(&rr, knot_dname_copy(dname(owner, buf), &resp->mm), type, KNOT_CLASS_IN, ttl);
+	knot_dname_t *copy = knot_dname_copy(dname(owner, buf), &resp->mm);
+	knot_rrset_init(&rr, copy, type, KNOT_CLASS_IN, ttl);
 	must(rr.owner != NULL);
 	must(knot_rrset_add_rdata(&rr, rdata, rdata_len, &resp->mm) == KNOT_EOK);
 	must(knot_pkt_put(resp, KNOT_COMPR_HINT_NONE, &rr, KNOT_PF_FREE) == KNOT_EOK);
@@ -361,6 +362,21 @@ static void fake_tcp(uint8_t *query, uint8_t *reply)
 	close(fd);
 }
 
+static void fake_udp(uint8_t *query, uint8_t *reply)
+{
+	struct sockaddr_in from;
+	socklen_t from_len = sizeof(from);
+	ssize_t len = recvfrom(fake.udp_fd, query, KNOT_WIRE_MAX_PKTSIZE, 0,
+	                       (struct sockaddr *)&from, &from_len);
+	if (len <= 0) {
+		return;
+	}
+	size_t out = fake_reply(query, len, false, ntohs(from.sin_port), reply);
+	if (out > 0) {
+		sendto(fake.udp_fd, reply, out, 0, (struct sockaddr *)&from, from_len);
+	}
+}
+
 static void *fake_run(void *arg)
 {
 	static uint8_t query[KNOT_WIRE_MAX_PKTSIZE], reply[2 + KNOT_WIRE_MAX_PKTSIZE];
@@ -374,16 +390,7 @@ static void *fake_run(void *arg)
 			return NULL;
 		}
 		if (fds[0].revents != 0) {
-			struct sockaddr_in from;
-			socklen_t from_len = sizeof(from);
-			ssize_t len = recvfrom(fake.udp_fd, query, sizeof(query), 0,
-			                       (struct sockaddr *)&from, &from_len);
-			if (len > 0) {
-				size_t out = fake_reply(query, len, false, ntohs(from.sin_port), reply);
-				if (out > 0) {
-					sendto(fake.udp_fd, reply, out, 0, (struct sockaddr *)&from, from_len);
-				}
-			}
+			fake_udp(query, reply);
 		}
 		if (fds[1].revents != 0) {
 			fake_tcp(query, reply);
@@ -453,6 +460,15 @@ static bool logged(const char *line)
 	return found;
 }
 
+/*! \brief The failure line of a name, retried in 1 s. */
+static bool failure_logged(const char *name, const char *reason)
+{
+	char line[256];
+	snprintf(line, sizeof(line), "upstream resolution of %s failed, retrying in 1 s (%s)\n",
+	         name, reason);
+	return logged(line);
+}
+
 static unsigned log_count(const char *part)
 {
 	unsigned count = 0;
@@ -476,6 +492,17 @@ static uint64_t clock_ms(void)
 static void sleep_ms(unsigned ms)
 {
 	usleep(ms * 1000);
+}
+
+/*! \brief Waits up to \a timeout_ms for a name's first failure line. */
+static void wait_failure(const char *name, unsigned timeout_ms)
+{
+	char line[256];
+	snprintf(line, sizeof(line), "upstream resolution of %s failed", name);
+	uint64_t end = clock_ms() + timeout_ms;
+	while (!logged(line) && clock_ms() < end) {
+		sleep_ms(5);
+	}
 }
 
 static k8s_upstream_t *start(unsigned timeout_ms)
@@ -649,6 +676,23 @@ static void a_cname_chain_comes_first_then_the_addresses(void **state)
 	k8s_upstream_free(u);
 }
 
+static void a_looping_cname_chain_is_a_failure(void **state)
+{
+	const fake_rr_t rrs[] = {
+		{ "loop.example.", KNOT_RRTYPE_CNAME, 300, "back.example." },
+		{ "back.example.", KNOT_RRTYPE_CNAME, 300, "loop.example." },
+	};
+	fake_rule("loop.example.", FAKE_ANSWER, rrs, 2);
+	k8s_upstream_t *u = start(1000);
+
+	want(u, "loop.example.");
+	wait_failure("loop.example", 1000);
+	assert_true(failure_logged("loop.example", "CNAME chain too long"));
+	assert_int_equal(look(u, "loop.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
+
+	k8s_upstream_free(u);
+}
+
 static void nxdomain_is_cached_for_the_soa_minimum(void **state)
 {
 	fake_rule("gone.example.", FAKE_NXDOMAIN, NULL, 0);
@@ -745,7 +789,7 @@ static void a_silent_server_leaves_the_name_pending_until_it_answers(void **stat
 	// Three attempts of 100 ms each, then a retry in 1 s.
 	sleep_ms(450);
 	assert_int_equal(look(u, "mute.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
-	assert_true(logged("upstream resolution of mute.example failed, retrying in 1 s (timed out)\n"));
+	assert_true(failure_logged("mute.example", "timed out"));
 	assert_int_equal(log_count("upstream resolution of mute.example"), 1);
 	fake_rule_t stats = fake_stats("mute.example.");
 	assert_int_equal(stats.udp_a, 3);
@@ -767,7 +811,7 @@ static void answers_with_another_id_are_ignored(void **state)
 	want(u, "spoof.example.");
 	sleep_ms(450);
 	assert_int_equal(look(u, "spoof.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
-	assert_true(logged("upstream resolution of spoof.example failed, retrying in 1 s (timed out)\n"));
+	assert_true(failure_logged("spoof.example", "timed out"));
 
 	k8s_upstream_free(u);
 }
@@ -781,7 +825,7 @@ static void answers_to_another_question_are_ignored(void **state)
 	want(u, "swap.example.");
 	sleep_ms(450);
 	assert_int_equal(look(u, "swap.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
-	assert_true(logged("upstream resolution of swap.example failed, retrying in 1 s (timed out)\n"));
+	assert_true(failure_logged("swap.example", "timed out"));
 
 	k8s_upstream_free(u);
 }
@@ -793,11 +837,8 @@ static void a_garbage_answer_is_a_failure(void **state)
 
 	want(u, "junk.example.");
 	// Well before the first timeout: garbage is not waited out.
-	uint64_t end = clock_ms() + 1000;
-	while (!logged("upstream resolution of junk.example failed") && clock_ms() < end) {
-		sleep_ms(5);
-	}
-	assert_true(logged("upstream resolution of junk.example failed, retrying in 1 s (malformed answer)\n"));
+	wait_failure("junk.example", 1000);
+	assert_true(failure_logged("junk.example", "malformed answer"));
 	assert_int_equal(look(u, "junk.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
 
 	k8s_upstream_free(u);
@@ -825,7 +866,7 @@ static void servfail_keeps_the_last_good_answer(void **state)
 	assert_int_equal(look(u, "flaky.example.", KNOT_RRTYPE_A, &ans), K8S_UPSTREAM_READY);
 	assert_true(ans.expires <= now_s());
 	assert_int_equal(last_octet(u, "flaky.example."), 30);
-	assert_true(logged("upstream resolution of flaky.example failed, retrying in 1 s (SERVFAIL)\n"));
+	assert_true(failure_logged("flaky.example", "SERVFAIL"));
 	// One query per round (a definite answer is not asked again at once), and
 	// the next round waits 2 s: the backoff doubles.
 	assert_int_equal(fake_stats("flaky.example.").udp_a, asked + 2);
@@ -1026,25 +1067,28 @@ static int group_teardown(void **state)
 	return 0;
 }
 
+#define CASE(test) cmocka_unit_test_setup_teardown(test, setup, teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(a_name_is_pending_until_resolved, setup, teardown),
-		cmocka_unit_test_setup_teardown(a_wanted_name_is_resolved_for_a_and_aaaa, setup, teardown),
-		cmocka_unit_test_setup_teardown(a_cname_chain_comes_first_then_the_addresses, setup, teardown),
-		cmocka_unit_test_setup_teardown(nxdomain_is_cached_for_the_soa_minimum, setup, teardown),
-		cmocka_unit_test_setup_teardown(negative_ttls_are_clamped_and_default_without_soa, setup, teardown),
-		cmocka_unit_test_setup_teardown(a_truncated_answer_is_asked_again_over_tcp, setup, teardown),
-		cmocka_unit_test_setup_teardown(a_silent_server_leaves_the_name_pending_until_it_answers, setup, teardown),
-		cmocka_unit_test_setup_teardown(answers_with_another_id_are_ignored, setup, teardown),
-		cmocka_unit_test_setup_teardown(answers_to_another_question_are_ignored, setup, teardown),
-		cmocka_unit_test_setup_teardown(a_garbage_answer_is_a_failure, setup, teardown),
-		cmocka_unit_test_setup_teardown(servfail_keeps_the_last_good_answer, setup, teardown),
-		cmocka_unit_test_setup_teardown(answers_are_refreshed_before_they_expire, setup, teardown),
-		cmocka_unit_test_setup_teardown(a_name_is_forgotten_when_no_longer_wanted, setup, teardown),
-		cmocka_unit_test_setup_teardown(many_names_are_resolved_32_queries_at_a_time, setup, teardown),
-		cmocka_unit_test_setup_teardown(free_returns_at_once_with_queries_in_flight, setup, teardown),
-		cmocka_unit_test_setup_teardown(readers_see_whole_answers_while_refreshing, setup, teardown),
+		CASE(a_name_is_pending_until_resolved),
+		CASE(a_wanted_name_is_resolved_for_a_and_aaaa),
+		CASE(a_cname_chain_comes_first_then_the_addresses),
+		CASE(a_looping_cname_chain_is_a_failure),
+		CASE(nxdomain_is_cached_for_the_soa_minimum),
+		CASE(negative_ttls_are_clamped_and_default_without_soa),
+		CASE(a_truncated_answer_is_asked_again_over_tcp),
+		CASE(a_silent_server_leaves_the_name_pending_until_it_answers),
+		CASE(answers_with_another_id_are_ignored),
+		CASE(answers_to_another_question_are_ignored),
+		CASE(a_garbage_answer_is_a_failure),
+		CASE(servfail_keeps_the_last_good_answer),
+		CASE(answers_are_refreshed_before_they_expire),
+		CASE(a_name_is_forgotten_when_no_longer_wanted),
+		CASE(many_names_are_resolved_32_queries_at_a_time),
+		CASE(free_returns_at_once_with_queries_in_flight),
+		CASE(readers_see_whole_answers_while_refreshing),
 	};
 	return cmocka_run_group_tests_name("upstream", tests, group_setup, group_teardown);
 }
