@@ -524,7 +524,7 @@ static void unwant(k8s_upstream_t *u, const char *name)
 	k8s_upstream_unwant(u, dname(name, buf));
 }
 
-/*! \brief What a reader sees now; \a copy receives the answer's header and first rdata byte sum. */
+/*! \brief What a reader sees now; \a copy (if any) receives the answer's rcode, count and expiry. */
 static k8s_upstream_status_t look(k8s_upstream_t *u, const char *name, uint16_t qtype,
                                   k8s_upstream_answer_t *copy)
 {
