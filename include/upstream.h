@@ -58,12 +58,21 @@ typedef struct k8s_upstream k8s_upstream_t;
 /*!
  * \brief Starts a resolver that asks \a server (UDP, TCP after a truncated answer).
  *
- * \param timeout_ms  Per-attempt timeout; a name failing three attempts is retried later with backoff.
+ * \param timeout_ms  Per-attempt timeout. A timeout or a transport error is
+ *                    retried at once, three attempts in all; an answer with an
+ *                    RCODE other than NOERROR or NXDOMAIN fails at once. A
+ *                    failed name is retried later with backoff (1 s doubling to 60 s).
+ *
+ * \return The resolver, or NULL (no memory, no thread).
  */
 k8s_upstream_t *k8s_upstream_new(const struct sockaddr_storage *server, unsigned timeout_ms,
                                  const k8s_log_t *log);
 
-/*! \brief Stops and joins the thread, frees everything (no reader may remain). */
+/*!
+ * \brief Stops and joins the thread (at once, even with queries in flight), frees everything.
+ *
+ * No reader, and no want or unwant call, may remain.
+ */
 void k8s_upstream_free(k8s_upstream_t *u);
 
 /*!
@@ -81,10 +90,13 @@ void k8s_upstream_unwant(k8s_upstream_t *u, const knot_dname_t *name);
 /*!
  * \brief Looks up a target's cached answer for A or AAAA (reader, lock-free, never blocks).
  *
+ * Call inside an RCU read-side section; the answer stays valid until it ends.
+ *
  * \param name   Lowercase target name.
  * \param qtype  KNOT_RRTYPE_A or KNOT_RRTYPE_AAAA.
  * \param ans    Out: the answer when READY. An expired entry is still served while
- *               its refresh is under way; the caller caps TTLs at what remains (0 at least).
+ *               its refresh is under way, and for up to 5 minutes while the upstream
+ *               fails; the caller caps TTLs at what remains (0 at least).
  */
 k8s_upstream_status_t k8s_upstream_lookup(const k8s_upstream_t *u, const knot_dname_t *name,
                                           uint16_t qtype, const k8s_upstream_answer_t **ans);

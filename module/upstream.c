@@ -14,4 +14,891 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-/* Not yet written. */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libknot/errcode.h>
+#include <libknot/rrtype/rdname.h>
+#include <libknot/rrtype/soa.h>
+#include <urcu/urcu-memb.h>
+
+#include "dnsquery.h"
+#include "map.h"
+#include "rcuhash.h"
+#include "retire.h"
+#include "upstream.h"
+
+#define MAX_QUERIES      32          /*!< Queries in flight at once. */
+#define ATTEMPTS         3           /*!< Per resolution, before backing off. */
+#define MAX_CHAIN        8           /*!< CNAMEs followed in one answer. */
+#define MAX_ENTRY        (16 * 1024) /*!< Bytes of one cached answer. */
+#define TTL_MAX          86400       /*!< Longest time between refreshes. */
+#define NEG_TTL_MIN      5
+#define NEG_TTL_MAX      300
+#define NEG_TTL_DEFAULT  30          /*!< Negative answer without an SOA. */
+#define REFRESH_MIN_MS   1000
+#define BACKOFF_MAX_S    60
+#define STALE_MAX_S      300         /*!< How long past expiry a failing name keeps its answer. */
+#define LOG_PERIOD_MS    (60 * 1000) /*!< One failure line per name at most this often. */
+#define MAX_WAIT_MS      1000
+
+#define NOT_SCHEDULED    SIZE_MAX
+
+typedef struct target target_t;
+typedef struct query query_t;
+
+/*! \brief A published answer with its key, in one allocation (the answer follows it). */
+typedef struct {
+	uint32_t hash;                 /*!< Of (name, qtype). */
+	uint16_t qtype;
+	const knot_dname_t *name;      /*!< Key: the wanted name, at the end of the allocation. */
+	k8s_upstream_answer_t *ans;    /*!< Right after this header. */
+} entry_t;
+
+/*! \brief Keeping one (name, qtype) resolved: resolver thread only. */
+typedef struct {
+	target_t *target;
+	uint16_t qtype;
+	size_t heap_pos;               /*!< Index in the timer heap, or NOT_SCHEDULED. */
+	uint64_t due_ms;               /*!< When to resolve next. */
+	query_t *query;                /*!< In flight, or NULL (then it is scheduled). */
+	entry_t *entry;                /*!< Published answer, or NULL. */
+	unsigned backoff_s;            /*!< Last retry delay; 0 after a success. */
+} job_t;
+
+/*! \brief A wanted name. */
+struct target {
+	/* Shared with the watcher thread, under the lock. */
+	unsigned wants;
+	bool queued;
+	target_t *next_queued;
+
+	/* Resolver thread only. */
+	bool active;                   /*!< Its jobs are scheduled or in flight. */
+	bool logged;
+	uint64_t logged_ms;            /*!< Last failure line. */
+	target_t *next;                /*!< While sorting a drained queue. */
+	job_t jobs[2];                 /*!< A, AAAA. */
+	knot_dname_t name[];           /*!< Lowercase. */
+};
+
+/*! \brief A resolution in flight: up to ATTEMPTS queries, one after the other. */
+struct query {
+	job_t *job;                    /*!< NULL: slot free. */
+	unsigned attempt;
+	k8s_dnsquery_t dq;
+};
+
+/*! \brief Jobs ordered by due time (a binary min-heap). */
+typedef struct {
+	job_t **items;
+	size_t count;
+	size_t cap;
+} heap_t;
+
+struct k8s_upstream {
+	/* Readers. */
+	k8s_rcuhash_t cache;           /*!< (name, qtype) -> entry_t. */
+
+	/* Settings. */
+	struct sockaddr_storage server;
+	unsigned timeout_ms;
+	k8s_log_t log;
+
+	/* Hand-over from the watcher thread (lock). */
+	pthread_mutex_t lock;
+	k8s_map_t names;               /*!< Presentation name -> target_t. */
+	target_t *queue_head;
+	target_t *queue_tail;
+	size_t queue_len;
+
+	/* Thread. */
+	pthread_t thread;
+	int wake_fd;                   /*!< eventfd: new work or stop. */
+	atomic_bool stop;
+
+	/* Resolver thread only. */
+	size_t active;                 /*!< Targets with scheduled jobs. */
+	heap_t heap;
+	k8s_retire_t retire;
+	query_t queries[MAX_QUERIES];
+	size_t query_count;
+};
+
+static uint64_t now_ms(void)
+{
+	// The same clock as k8s_now_ms(), which callers compare expires with.
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*! \brief FNV-1a of the name and type with a final avalanche, so that the low bits index well. */
+static uint32_t key_hash(const knot_dname_t *name, uint16_t qtype)
+{
+	uint32_t h = 2166136261u;
+	size_t size = knot_dname_size(name);
+	for (size_t i = 0; i < size; i++) {
+		h = (h ^ name[i]) * 16777619u;
+	}
+	h = (h ^ (qtype & 0xff)) * 16777619u;
+	h = (h ^ (qtype >> 8)) * 16777619u;
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
+static uint32_t entry_hash(const void *elem)
+{
+	return ((const entry_t *)elem)->hash;
+}
+
+/*! \brief The name as text without the final dot, for logs and as the map key. */
+static const char *name_text(const knot_dname_t *name, knot_dname_txt_storage_t buf)
+{
+	if (knot_dname_to_str(buf, name, sizeof(knot_dname_txt_storage_t)) == NULL) {
+		return "?";
+	}
+	size_t len = strlen(buf);
+	if (len > 1 && buf[len - 1] == '.') {
+		buf[len - 1] = '\0';
+	}
+	return buf;
+}
+
+static void wake(k8s_upstream_t *u)
+{
+	uint64_t one = 1;
+	// A full counter still wakes the thread, so a failed write loses nothing.
+	(void)!write(u->wake_fd, &one, sizeof(one));
+}
+
+/* Timer heap. */
+
+static bool heap_before(const heap_t *h, size_t a, size_t b)
+{
+	return h->items[a]->due_ms < h->items[b]->due_ms;
+}
+
+static void heap_swap(heap_t *h, size_t a, size_t b)
+{
+	job_t *tmp = h->items[a];
+	h->items[a] = h->items[b];
+	h->items[b] = tmp;
+	h->items[a]->heap_pos = a;
+	h->items[b]->heap_pos = b;
+}
+
+static void heap_up(heap_t *h, size_t pos)
+{
+	while (pos > 0 && heap_before(h, pos, (pos - 1) / 2)) {
+		heap_swap(h, pos, (pos - 1) / 2);
+		pos = (pos - 1) / 2;
+	}
+}
+
+static void heap_down(heap_t *h, size_t pos)
+{
+	for (;;) {
+		size_t min = pos;
+		size_t left = 2 * pos + 1, right = 2 * pos + 2;
+		if (left < h->count && heap_before(h, left, min)) {
+			min = left;
+		}
+		if (right < h->count && heap_before(h, right, min)) {
+			min = right;
+		}
+		if (min == pos) {
+			return;
+		}
+		heap_swap(h, pos, min);
+		pos = min;
+	}
+}
+
+static int heap_reserve(heap_t *h, size_t cap)
+{
+	if (cap <= h->cap) {
+		return KNOT_EOK;
+	}
+	cap = (cap < 2 * h->cap) ? 2 * h->cap : cap;
+	job_t **items = realloc(h->items, cap * sizeof(job_t *));
+	if (items == NULL) {
+		return KNOT_ENOMEM;
+	}
+	h->items = items;
+	h->cap = cap;
+	return KNOT_EOK;
+}
+
+/*! \brief Schedules a job; room was reserved when its target became active. */
+static void heap_push(heap_t *h, job_t *job, uint64_t due_ms)
+{
+	job->due_ms = due_ms;
+	job->heap_pos = h->count;
+	h->items[h->count++] = job;
+	heap_up(h, job->heap_pos);
+}
+
+static void heap_remove(heap_t *h, job_t *job)
+{
+	size_t pos = job->heap_pos;
+	job->heap_pos = NOT_SCHEDULED;
+	h->count--;
+	if (pos == h->count) {
+		return;
+	}
+	h->items[pos] = h->items[h->count];
+	h->items[pos]->heap_pos = pos;
+	heap_up(h, pos);
+	heap_down(h, h->items[pos]->heap_pos);
+}
+
+/* Answers: from a parsed response to one immutable block. */
+
+/*! \brief RRsets taken from an answer section, before they are packed. */
+typedef struct {
+	knot_rrset_t sets[MAX_CHAIN + 1];  /*!< CNAMEs, then records; owners in the packet. */
+	size_t count;
+	uint32_t min_ttl;
+} chain_t;
+
+static void chain_clear(chain_t *c)
+{
+	for (size_t i = 0; i < c->count; i++) {
+		knot_rdataset_clear(&c->sets[i].rrs, NULL);
+	}
+	c->count = 0;
+}
+
+/*!
+ * \brief Adds the records of \a type owned by \a owner as one RRset (at their lowest TTL).
+ *
+ * \retval KNOT_EOK, KNOT_ENOENT (none), KNOT_ENOMEM
+ */
+static int chain_add(chain_t *c, const knot_pktsection_t *an, const knot_dname_t *owner,
+                     uint16_t type, bool first_only)
+{
+	knot_rrset_t *set = &c->sets[c->count];
+	knot_rrset_init(set, (knot_dname_t *)owner, type, KNOT_CLASS_IN, UINT32_MAX);
+	for (uint16_t i = 0; i < an->count; i++) {
+		const knot_rrset_t *rr = knot_pkt_rr(an, i);
+		if (rr->type != type || rr->rclass != KNOT_CLASS_IN ||
+		    !knot_dname_is_case_equal(rr->owner, owner)) {
+			continue;
+		}
+		int ret = knot_rdataset_merge(&set->rrs, &rr->rrs, NULL);
+		if (ret != KNOT_EOK) {
+			knot_rdataset_clear(&set->rrs, NULL);
+			return ret;
+		}
+		set->ttl = (rr->ttl < set->ttl) ? rr->ttl : set->ttl;
+		if (first_only) {
+			break;
+		}
+	}
+	if (set->rrs.count == 0) {
+		return KNOT_ENOENT;
+	}
+	c->min_ttl = (set->ttl < c->min_ttl) ? set->ttl : c->min_ttl;
+	c->count++;
+	return KNOT_EOK;
+}
+
+/*!
+ * \brief Takes the CNAME chain from \a qname and the records of \a qtype at its end.
+ *
+ * Records off the chain are ignored: an upstream has no say about other names.
+ *
+ * \retval KNOT_EOK, KNOT_ELIMIT (chain too long or looping), KNOT_ENOMEM
+ */
+static int chain_collect(chain_t *c, const knot_pkt_t *pkt, const knot_dname_t *qname,
+                         uint16_t qtype)
+{
+	const knot_pktsection_t *an = knot_pkt_section(pkt, KNOT_ANSWER);
+	const knot_dname_t *name = qname;
+	for (;;) {
+		// A name has one CNAME; more would be a broken zone, so the first one counts.
+		int ret = chain_add(c, an, name, KNOT_RRTYPE_CNAME, true);
+		if (ret == KNOT_ENOENT) {
+			break;
+		} else if (ret != KNOT_EOK) {
+			return ret;
+		} else if (c->count > MAX_CHAIN) {
+			return KNOT_ELIMIT;
+		}
+		name = knot_cname_name(c->sets[c->count - 1].rrs.rdata);
+	}
+	int ret = chain_add(c, an, name, qtype, false);
+	return (ret == KNOT_ENOENT) ? KNOT_EOK : ret;
+}
+
+/*! \brief TTL of a negative answer: the SOA's, as RFC 2308 says, within bounds. */
+static uint32_t negative_ttl(const knot_pkt_t *pkt)
+{
+	const knot_pktsection_t *ns = knot_pkt_section(pkt, KNOT_AUTHORITY);
+	for (uint16_t i = 0; i < ns->count; i++) {
+		const knot_rrset_t *rr = knot_pkt_rr(ns, i);
+		if (rr->type != KNOT_RRTYPE_SOA || rr->rrs.count == 0) {
+			continue;
+		}
+		uint32_t ttl = knot_soa_minimum(rr->rrs.rdata);
+		ttl = (rr->ttl < ttl) ? rr->ttl : ttl;
+		if (ttl < NEG_TTL_MIN) {
+			return NEG_TTL_MIN;
+		}
+		return (ttl > NEG_TTL_MAX) ? NEG_TTL_MAX : ttl;
+	}
+	return NEG_TTL_DEFAULT;
+}
+
+/*!
+ * \brief Packs the chain into one block: entry, answer, RRset array, rdata, owners, key.
+ *
+ * \retval KNOT_EOK, KNOT_ESPACE (too large), KNOT_ENOMEM
+ */
+static int entry_pack(const chain_t *c, const knot_dname_t *name, uint16_t qtype,
+                      uint16_t rcode, uint32_t expires, entry_t **out)
+{
+	size_t size = sizeof(entry_t) + sizeof(k8s_upstream_answer_t) +
+	              c->count * sizeof(knot_rrset_t) + knot_dname_size(name);
+	for (size_t i = 0; i < c->count; i++) {
+		size += c->sets[i].rrs.size + knot_dname_size(c->sets[i].owner);
+	}
+	if (size > MAX_ENTRY) {
+		return KNOT_ESPACE;
+	}
+
+	entry_t *e = malloc(size);
+	if (e == NULL) {
+		return KNOT_ENOMEM;
+	}
+	k8s_upstream_answer_t *ans = (k8s_upstream_answer_t *)(e + 1);
+	uint8_t *pos = (uint8_t *)&ans->rrsets[c->count];
+	ans->rcode = rcode;
+	ans->count = c->count;
+	ans->expires = expires;
+	// Rdata first: its records are 2-byte aligned and have even sizes.
+	for (size_t i = 0; i < c->count; i++) {
+		const knot_rrset_t *src = &c->sets[i];
+		knot_rrset_t *dst = &ans->rrsets[i];
+		knot_rrset_init(dst, NULL, src->type, src->rclass, src->ttl);
+		dst->rrs.count = src->rrs.count;
+		dst->rrs.size = src->rrs.size;
+		dst->rrs.rdata = (knot_rdata_t *)pos;
+		memcpy(pos, src->rrs.rdata, src->rrs.size);
+		pos += src->rrs.size;
+	}
+	for (size_t i = 0; i < c->count; i++) {
+		ans->rrsets[i].owner = pos;
+		knot_dname_copy_lower(pos, c->sets[i].owner);
+		pos += knot_dname_size(pos);
+	}
+	memcpy(pos, name, knot_dname_size(name));
+
+	e->hash = key_hash(name, qtype);
+	e->qtype = qtype;
+	e->name = pos;
+	e->ans = ans;
+	*out = e;
+	return KNOT_EOK;
+}
+
+/*!
+ * \brief Makes a cache entry of a NOERROR or NXDOMAIN response.
+ *
+ * Expiry follows the shortest TTL of the chain; a negative answer (no records
+ * of the type) also lasts no longer than its SOA allows.
+ */
+static int entry_build(const knot_pkt_t *pkt, const knot_dname_t *name, uint16_t qtype,
+                       uint16_t rcode, uint64_t now, entry_t **out)
+{
+	chain_t c = { .min_ttl = UINT32_MAX };
+	int ret = chain_collect(&c, pkt, name, qtype);
+	if (ret == KNOT_EOK) {
+		bool negative = (c.count == 0 || c.sets[c.count - 1].type != qtype);
+		// TTLs above 2^31 - 1 mean 0 (RFC 2181, 8); a day at most keeps expiry in range.
+		uint32_t ttl = (c.min_ttl > INT32_MAX && c.count > 0) ? 0 : c.min_ttl;
+		ttl = (ttl > TTL_MAX) ? TTL_MAX : ttl;
+		if (negative) {
+			uint32_t neg = negative_ttl(pkt);
+			ttl = (neg < ttl) ? neg : ttl;
+		}
+		ret = entry_pack(&c, name, qtype, rcode, (uint32_t)(now / 1000) + ttl, out);
+	}
+	chain_clear(&c);
+	return ret;
+}
+
+/* Cache: published to readers. */
+
+static int cache_publish(k8s_upstream_t *u, job_t *job, entry_t *e)
+{
+	if (job->entry != NULL) {
+		k8s_rcuhash_replace(&u->cache, e->hash, job->entry, e);
+		k8s_retire(&u->retire, job->entry);
+	} else {
+		int ret = k8s_rcuhash_insert(&u->cache, e->hash, e, &u->retire);
+		if (ret != KNOT_EOK) {
+			free(e);
+			return ret;
+		}
+	}
+	job->entry = e;
+	return KNOT_EOK;
+}
+
+static void cache_drop(k8s_upstream_t *u, job_t *job)
+{
+	if (job->entry == NULL) {
+		return;
+	}
+	k8s_rcuhash_remove(&u->cache, job->entry->hash, job->entry);
+	k8s_retire(&u->retire, job->entry);
+	job->entry = NULL;
+}
+
+/* Queries. */
+
+static void query_release(k8s_upstream_t *u, query_t *q)
+{
+	k8s_dnsquery_close(&q->dq);
+	q->job->query = NULL;
+	q->job = NULL;
+	u->query_count--;
+}
+
+static void job_done(k8s_upstream_t *u, job_t *job, entry_t *e, uint64_t now)
+{
+	query_release(u, job->query);
+	int ret = cache_publish(u, job, e);
+	if (ret != KNOT_EOK) {
+		// Not even a slot for it: treat like a failed resolution, retried soon.
+		heap_push(&u->heap, job, now + REFRESH_MIN_MS);
+		return;
+	}
+	job->backoff_s = 0;
+	// Refresh at 80 % of the TTL, so that readers find a warm entry.
+	uint64_t now_s = now / 1000;
+	uint64_t ttl_ms = (e->ans->expires > now_s) ? (e->ans->expires - now_s) * 1000 : 0;
+	uint64_t refresh = ttl_ms * 4 / 5;
+	heap_push(&u->heap, job, now + ((refresh < REFRESH_MIN_MS) ? REFRESH_MIN_MS : refresh));
+}
+
+static void job_fail(k8s_upstream_t *u, job_t *job, uint64_t now, const char *reason)
+{
+	query_release(u, job->query);
+	job->backoff_s = (job->backoff_s == 0) ? 1 : 2 * job->backoff_s;
+	if (job->backoff_s > BACKOFF_MAX_S) {
+		job->backoff_s = BACKOFF_MAX_S;
+	}
+	// Stale data beats SERVFAIL, but not forever.
+	if (job->entry != NULL && now / 1000 > (uint64_t)job->entry->ans->expires + STALE_MAX_S) {
+		cache_drop(u, job);
+	}
+	heap_push(&u->heap, job, now + job->backoff_s * 1000);
+
+	target_t *t = job->target;
+	if (!t->logged || now - t->logged_ms >= LOG_PERIOD_MS) {
+		t->logged = true;
+		t->logged_ms = now;
+		knot_dname_txt_storage_t buf;
+		k8s_logf(&u->log, LOG_WARNING,
+		         "upstream resolution of %s failed, retrying in %u s (%s)",
+		         name_text(t->name, buf), job->backoff_s, reason);
+	}
+}
+
+static const char *reason_text(int ret)
+{
+	switch (ret) {
+	case KNOT_ETIMEOUT: return "timed out";
+	case KNOT_EMALF:    return "malformed answer";
+	case KNOT_ECONN:    return "connection closed";
+	case KNOT_ELIMIT:   return "CNAME chain too long";
+	case KNOT_ESPACE:   return "answer too large";
+	default:            return knot_strerror(ret);
+	}
+}
+
+/*! \brief Starts the next attempt, or gives up for now after the last one. */
+static void attempt_next(k8s_upstream_t *u, query_t *q, uint64_t now, int ret)
+{
+	k8s_dnsquery_close(&q->dq);
+	while (q->attempt < ATTEMPTS) {
+		q->attempt++;
+		ret = k8s_dnsquery_start(&q->dq, &u->server, q->job->target->name, q->job->qtype,
+		                         u->timeout_ms, now);
+		if (ret == KNOT_EOK) {
+			return;
+		}
+	}
+	job_fail(u, q->job, now, reason_text(ret));
+}
+
+static void job_start(k8s_upstream_t *u, job_t *job, uint64_t now)
+{
+	query_t *q = u->queries;
+	while (q->job != NULL) {
+		q++;
+	}
+	q->job = job;
+	q->attempt = 0;
+	job->query = q;
+	u->query_count++;
+	attempt_next(u, q, now, KNOT_EOK);
+}
+
+/*! \brief Takes the upstream's answer: NOERROR and NXDOMAIN are cached, any other RCODE fails. */
+static void answer_take(k8s_upstream_t *u, query_t *q, const knot_pkt_t *pkt, uint64_t now)
+{
+	job_t *job = q->job;
+	uint16_t rcode = knot_pkt_ext_rcode(pkt);
+	if (rcode != KNOT_RCODE_NOERROR && rcode != KNOT_RCODE_NXDOMAIN) {
+		// A definite answer ends this round: asking again at once would not change it.
+		job_fail(u, job, now, knot_pkt_ext_rcode_name(pkt));
+		return;
+	}
+	entry_t *e = NULL;
+	int ret = entry_build(pkt, job->target->name, job->qtype, rcode, now, &e);
+	if (ret == KNOT_EOK) {
+		job_done(u, job, e, now);
+	} else {
+		job_fail(u, job, now, reason_text(ret));
+	}
+}
+
+static void query_io(k8s_upstream_t *u, query_t *q, uint64_t now)
+{
+	knot_pkt_t *pkt = NULL;
+	int ret = k8s_dnsquery_io(&q->dq, now, &pkt);
+	if (ret == KNOT_EOK) {
+		answer_take(u, q, pkt, now);
+		knot_pkt_free(pkt);
+	} else if (ret != KNOT_EAGAIN) {
+		attempt_next(u, q, now, ret);
+	}
+}
+
+/* Wanted names. */
+
+static void target_start(k8s_upstream_t *u, target_t *t, uint64_t now)
+{
+	t->active = true;
+	u->active++;
+	for (int i = 0; i < 2; i++) {
+		heap_push(&u->heap, &t->jobs[i], now);
+	}
+}
+
+static void target_stop(k8s_upstream_t *u, target_t *t)
+{
+	if (!t->active) {
+		return;
+	}
+	for (int i = 0; i < 2; i++) {
+		job_t *job = &t->jobs[i];
+		if (job->heap_pos != NOT_SCHEDULED) {
+			heap_remove(&u->heap, job);
+		}
+		if (job->query != NULL) {
+			query_release(u, job->query);
+		}
+		cache_drop(u, job);
+	}
+	t->active = false;
+	u->active--;
+}
+
+/*! \brief Takes the names the watcher handed over: starts new ones, forgets unwanted ones. */
+static void drain(k8s_upstream_t *u, uint64_t now)
+{
+	target_t *forget = NULL, *start = NULL;
+
+	pthread_mutex_lock(&u->lock);
+	// Room for every job that may be scheduled, so that scheduling never fails.
+	if (heap_reserve(&u->heap, 2 * (u->active + u->queue_len)) != KNOT_EOK) {
+		pthread_mutex_unlock(&u->lock);
+		return;
+	}
+	for (target_t *t = u->queue_head, *next; t != NULL; t = next) {
+		next = t->next_queued;
+		t->queued = false;
+		t->next_queued = NULL;
+		if (t->wants == 0) {
+			knot_dname_txt_storage_t buf;
+			k8s_map_del(&u->names, name_text(t->name, buf));
+			t->next = forget;
+			forget = t;
+		} else if (!t->active) {
+			t->next = start;
+			start = t;
+		}
+	}
+	u->queue_head = NULL;
+	u->queue_tail = NULL;
+	u->queue_len = 0;
+	pthread_mutex_unlock(&u->lock);
+
+	// Forget first: a name unwanted and wanted again has a new target with the same key.
+	for (target_t *t = forget, *next; t != NULL; t = next) {
+		next = t->next;
+		target_stop(u, t);
+		free(t);
+	}
+	for (target_t *t = start; t != NULL; t = t->next) {
+		target_start(u, t, now);
+	}
+}
+
+/*! \brief Starts due jobs while there is room for more queries. */
+static void start_due(k8s_upstream_t *u, uint64_t now)
+{
+	while (u->query_count < MAX_QUERIES && u->heap.count > 0 &&
+	       u->heap.items[0]->due_ms <= now) {
+		job_t *job = u->heap.items[0];
+		heap_remove(&u->heap, job);
+		job_start(u, job, now);
+	}
+}
+
+static int wait_ms(const k8s_upstream_t *u, uint64_t now)
+{
+	uint64_t until = now + MAX_WAIT_MS;
+	if (u->query_count < MAX_QUERIES && u->heap.count > 0 && u->heap.items[0]->due_ms < until) {
+		until = u->heap.items[0]->due_ms;
+	}
+	for (size_t i = 0; i < MAX_QUERIES; i++) {
+		const query_t *q = &u->queries[i];
+		if (q->job != NULL && q->dq.deadline_ms < until) {
+			until = q->dq.deadline_ms;
+		}
+	}
+	return (until > now) ? (int)(until - now) : 0;
+}
+
+static void *resolver_run(void *arg)
+{
+	k8s_upstream_t *u = arg;
+	urcu_memb_register_thread();
+
+	struct pollfd fds[1 + MAX_QUERIES];
+	query_t *polled[1 + MAX_QUERIES];
+	while (!atomic_load(&u->stop)) {
+		uint64_t now = now_ms();
+		drain(u, now);
+		start_due(u, now);
+		k8s_retire_commit(&u->retire);
+
+		nfds_t count = 1;
+		fds[0] = (struct pollfd){ .fd = u->wake_fd, .events = POLLIN };
+		for (size_t i = 0; i < MAX_QUERIES; i++) {
+			query_t *q = &u->queries[i];
+			if (q->job != NULL) {
+				fds[count].fd = q->dq.fd;
+				fds[count].events = k8s_dnsquery_events(&q->dq);
+				fds[count].revents = 0;
+				polled[count++] = q;
+			}
+		}
+
+		if (poll(fds, count, wait_ms(u, now)) < 0 && errno != EINTR) {
+			k8s_logf(&u->log, LOG_ERR, "upstream resolver, poll failed (%s)",
+			         knot_strerror(knot_map_errno()));
+			break;
+		}
+		if (fds[0].revents != 0) {
+			uint64_t value;
+			(void)!read(u->wake_fd, &value, sizeof(value));
+		}
+
+		now = now_ms();
+		for (nfds_t i = 1; i < count; i++) {
+			query_t *q = polled[i];
+			if (fds[i].revents != 0) {
+				query_io(u, q, now);
+			}
+			// A new attempt or the switch to TCP has moved the deadline.
+			if (q->job != NULL && now >= q->dq.deadline_ms) {
+				attempt_next(u, q, now, KNOT_ETIMEOUT);
+			}
+		}
+		k8s_retire_commit(&u->retire);
+	}
+
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+/* API. */
+
+k8s_upstream_t *k8s_upstream_new(const struct sockaddr_storage *server, unsigned timeout_ms,
+                                 const k8s_log_t *log)
+{
+	k8s_upstream_t *u = calloc(1, sizeof(*u));
+	if (u == NULL) {
+		return NULL;
+	}
+	u->server = *server;
+	u->timeout_ms = (timeout_ms > 0) ? timeout_ms : 1;
+	if (log != NULL) {
+		u->log = *log;
+	}
+	for (size_t i = 0; i < MAX_QUERIES; i++) {
+		u->queries[i].dq.fd = -1;
+	}
+	atomic_init(&u->stop, false);
+
+	u->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (u->wake_fd < 0) {
+		free(u);
+		return NULL;
+	}
+	if (k8s_rcuhash_init(&u->cache, entry_hash) != KNOT_EOK) {
+		close(u->wake_fd);
+		free(u);
+		return NULL;
+	}
+	pthread_mutex_init(&u->lock, NULL);
+	if (pthread_create(&u->thread, NULL, resolver_run, u) != 0) {
+		pthread_mutex_destroy(&u->lock);
+		k8s_rcuhash_deinit(&u->cache);
+		close(u->wake_fd);
+		free(u);
+		return NULL;
+	}
+	return u;
+}
+
+void k8s_upstream_free(k8s_upstream_t *u)
+{
+	if (u == NULL) {
+		return;
+	}
+	atomic_store(&u->stop, true);
+	wake(u);
+	pthread_join(u->thread, NULL);
+
+	// No reader remains: everything goes at once.
+	for (size_t i = 0; i < MAX_QUERIES; i++) {
+		if (u->queries[i].job != NULL) {
+			query_release(u, &u->queries[i]);
+		}
+	}
+	size_t pos = 0;
+	entry_t *e;
+	while ((e = k8s_rcuhash_walk(&u->cache, &pos)) != NULL) {
+		free(e);
+	}
+	k8s_rcuhash_deinit(&u->cache);
+	k8s_retire_flush_now(&u->retire);
+	pos = 0;
+	const k8s_map_slot_t *slot;
+	while ((slot = k8s_map_next(&u->names, &pos)) != NULL) {
+		free(slot->value);
+	}
+	k8s_map_clear(&u->names);
+	free(u->heap.items);
+	pthread_mutex_destroy(&u->lock);
+	close(u->wake_fd);
+	free(u);
+}
+
+/*! \brief Puts a target on the hand-over queue (under the lock). */
+static void enqueue(k8s_upstream_t *u, target_t *t)
+{
+	if (t->queued) {
+		return;
+	}
+	t->queued = true;
+	if (u->queue_tail != NULL) {
+		u->queue_tail->next_queued = t;
+	} else {
+		u->queue_head = t;
+	}
+	u->queue_tail = t;
+	u->queue_len++;
+}
+
+int k8s_upstream_want(k8s_upstream_t *u, const knot_dname_t *name)
+{
+	// The key is the lowercase name, so that any spelling finds the same target.
+	knot_dname_storage_t lower;
+	knot_dname_copy_lower(lower, name);
+	knot_dname_txt_storage_t key;
+	name_text(lower, key);
+
+	pthread_mutex_lock(&u->lock);
+	target_t *t = k8s_map_get(&u->names, key);
+	if (t == NULL) {
+		t = calloc(1, sizeof(*t) + knot_dname_size(lower));
+		if (t == NULL) {
+			pthread_mutex_unlock(&u->lock);
+			return KNOT_ENOMEM;
+		}
+		memcpy(t->name, lower, knot_dname_size(lower));
+		for (int i = 0; i < 2; i++) {
+			t->jobs[i].target = t;
+			t->jobs[i].qtype = (i == 0) ? KNOT_RRTYPE_A : KNOT_RRTYPE_AAAA;
+			t->jobs[i].heap_pos = NOT_SCHEDULED;
+		}
+		if (k8s_map_set(&u->names, key, t) != KNOT_EOK) {
+			pthread_mutex_unlock(&u->lock);
+			free(t);
+			return KNOT_ENOMEM;
+		}
+	}
+	t->wants++;
+	enqueue(u, t);
+	pthread_mutex_unlock(&u->lock);
+
+	wake(u);
+	return KNOT_EOK;
+}
+
+void k8s_upstream_unwant(k8s_upstream_t *u, const knot_dname_t *name)
+{
+	knot_dname_storage_t lower;
+	knot_dname_copy_lower(lower, name);
+	knot_dname_txt_storage_t buf;
+
+	pthread_mutex_lock(&u->lock);
+	target_t *t = k8s_map_get(&u->names, name_text(lower, buf));
+	if (t == NULL || t->wants == 0) {
+		pthread_mutex_unlock(&u->lock);
+		return;
+	}
+	t->wants--;
+	if (t->wants == 0) {
+		enqueue(u, t);
+	}
+	pthread_mutex_unlock(&u->lock);
+
+	wake(u);
+}
+
+k8s_upstream_status_t k8s_upstream_lookup(const k8s_upstream_t *u, const knot_dname_t *name,
+                                          uint16_t qtype, const k8s_upstream_answer_t **ans)
+{
+	uint32_t hash = key_hash(name, qtype);
+	k8s_rcuhash_iter_t it;
+	k8s_rcuhash_iter_init(&it, &u->cache, hash);
+	const entry_t *e;
+	while ((e = k8s_rcuhash_iter_next(&it)) != NULL) {
+		if (e->hash == hash && e->qtype == qtype && knot_dname_is_equal(e->name, name)) {
+			*ans = e->ans;
+			return K8S_UPSTREAM_READY;
+		}
+	}
+	return K8S_UPSTREAM_PENDING;
+}

@@ -1,0 +1,89 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*!
+ * \file
+ *
+ * \brief One DNS question to one server, driven by poll() without blocking.
+ *
+ * Each query is asked from a fresh UDP socket (a new source port) with a
+ * random ID, RD and EDNS; a truncated answer is asked again over TCP. Only an
+ * answer with our ID and question is taken: anything else on the UDP socket
+ * is ignored, as a spoofed packet would be. The caller owns the clock: it
+ * polls the descriptor, calls k8s_dnsquery_io() on readiness, and gives up
+ * at the deadline.
+ */
+
+#pragma once
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <libknot/libknot.h>
+
+/*! \brief Room for a query: header, name, question, OPT. */
+#define K8S_DNSQUERY_MAX 512
+
+typedef enum {
+	K8S_DNSQUERY_UDP = 0,
+	K8S_DNSQUERY_TCP_CONNECT,
+	K8S_DNSQUERY_TCP_SEND,
+	K8S_DNSQUERY_TCP_RECV,
+} k8s_dnsquery_state_t;
+
+typedef struct {
+	int fd;                        /*!< Descriptor to poll, -1 when closed. */
+	k8s_dnsquery_state_t state;
+	uint16_t id;
+	uint16_t qtype;
+	const knot_dname_t *qname;     /*!< The caller's; must outlive the query. */
+	const struct sockaddr_storage *server;  /*!< Likewise. */
+	unsigned timeout_ms;
+	uint64_t deadline_ms;          /*!< The caller gives up then (a switch to TCP moves it). */
+	size_t size;                   /*!< Query bytes after the TCP length prefix. */
+	size_t done;                   /*!< TCP: bytes sent, then bytes received. */
+	uint8_t *tcp_buf;              /*!< TCP: length prefix and answer. */
+	uint8_t wire[2 + K8S_DNSQUERY_MAX]; /*!< TCP length prefix, then the query. */
+} k8s_dnsquery_t;
+
+/*!
+ * \brief Sends the question over UDP from a fresh socket.
+ *
+ * \retval KNOT_EOK, or a negative KNOT_E* (socket errors as mapped from errno);
+ *         the query is closed then.
+ */
+int k8s_dnsquery_start(k8s_dnsquery_t *q, const struct sockaddr_storage *server,
+                       const knot_dname_t *qname, uint16_t qtype, unsigned timeout_ms,
+                       uint64_t now_ms);
+
+/*! \brief The poll() events to wait for. */
+short k8s_dnsquery_events(const k8s_dnsquery_t *q);
+
+/*!
+ * \brief Makes progress when the descriptor is ready.
+ *
+ * \param answer  Out: the parsed answer, to free with knot_pkt_free(), on KNOT_EOK.
+ *
+ * \retval KNOT_EOK      Our answer arrived (any RCODE).
+ * \retval KNOT_EAGAIN   Nothing yet (or something that was not our answer): poll again.
+ * \retval KNOT_EMALF    An answer with our ID that is no valid DNS message, or was
+ *                       truncated over TCP.
+ * \retval other         Socket errors (e.g. KNOT_ECONNREFUSED), KNOT_ENOMEM.
+ */
+int k8s_dnsquery_io(k8s_dnsquery_t *q, uint64_t now_ms, knot_pkt_t **answer);
+
+/*! \brief Closes the socket and frees buffers; safe on a closed query. */
+void k8s_dnsquery_close(k8s_dnsquery_t *q);

@@ -1,0 +1,1094 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*
+ * The upstream resolver of ExternalName targets, against a fake DNS server
+ * on 127.0.0.1 (UDP and TCP on one port) whose answers each case controls.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libknot/libknot.h>
+#include <urcu/urcu-memb.h>
+
+#include "upstream.h"
+
+/* The fake server. */
+
+typedef enum {
+	FAKE_ANSWER = 0,  /*!< The rule's records (CNAMEs and those of the query type). */
+	FAKE_NXDOMAIN,    /*!< The rule's CNAMEs, NXDOMAIN, and the SOA if it has one. */
+	FAKE_TRUNCATE,    /*!< UDP: TC and nothing else; TCP: the records. */
+	FAKE_SERVFAIL,
+	FAKE_SILENT,      /*!< No answer at all. */
+	FAKE_WRONG_ID,    /*!< The records, under another ID. */
+	FAKE_WRONG_NAME,  /*!< The records, for a question with another name. */
+	FAKE_GARBAGE,     /*!< The right ID, then bytes that are no DNS message. */
+} fake_mode_t;
+
+typedef struct {
+	const char *owner;
+	uint16_t type;
+	uint32_t ttl;
+	const char *data;  /*!< Address, or CNAME target; NULL for A: 192.0.2.<query number>. */
+} fake_rr_t;
+
+#define FAKE_RULES 64
+#define FAKE_RRS 8
+#define FAKE_PORTS 8
+
+typedef struct {
+	char name[128];           /*!< Query name, as knot_dname_to_str() writes it. */
+	fake_mode_t mode;
+	fake_rr_t rrs[FAKE_RRS];
+	size_t rr_count;
+	bool soa;                 /*!< Negative answers carry an SOA... */
+	uint32_t soa_ttl;         /*!< ...with this TTL... */
+	uint32_t soa_min;         /*!< ...and this minimum. */
+	unsigned delay_ms;        /*!< Before answering. */
+	unsigned udp;             /*!< Queries received, by transport. */
+	unsigned tcp;
+	unsigned udp_a;           /*!< UDP queries for A. */
+	uint16_t ports[FAKE_PORTS]; /*!< Source ports of the first UDP queries. */
+} fake_rule_t;
+
+/*! \brief Checks in the server's thread, where cmocka cannot fail a test: abort. */
+#define must(cond) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond); \
+		abort(); \
+	} \
+} while (0)
+
+static struct {
+	pthread_mutex_t lock;
+	fake_rule_t rules[FAKE_RULES];
+	size_t rule_count;
+	int udp_fd;
+	int tcp_fd;
+	int stop_pipe[2];
+	pthread_t thread;
+	struct sockaddr_storage addr;
+} fake = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static knot_dname_t *dname(const char *text, knot_dname_storage_t buf)
+{
+	knot_dname_t *name = knot_dname_from_str(buf, text, sizeof(knot_dname_storage_t));
+	must(name != NULL);
+	knot_dname_to_lower(name);
+	return name;
+}
+
+static fake_rule_t *rule_find(const char *name)
+{
+	for (size_t i = 0; i < fake.rule_count; i++) {
+		if (strcasecmp(fake.rules[i].name, name) == 0) {
+			return &fake.rules[i];
+		}
+	}
+	return NULL;
+}
+
+/*! \brief Adds (or replaces) the server's rule for a name. */
+static void fake_rule(const char *name, fake_mode_t mode, const fake_rr_t *rrs, size_t rr_count)
+{
+	pthread_mutex_lock(&fake.lock);
+	fake_rule_t *r = rule_find(name);
+	if (r == NULL) {
+		must(fake.rule_count < FAKE_RULES);
+		r = &fake.rules[fake.rule_count++];
+	}
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->mode = mode;
+	must(rr_count <= FAKE_RRS);
+	if (rr_count > 0) {
+		memcpy(r->rrs, rrs, rr_count * sizeof(*rrs));
+	}
+	r->rr_count = rr_count;
+	pthread_mutex_unlock(&fake.lock);
+}
+
+static void fake_soa(const char *name, uint32_t ttl, uint32_t min)
+{
+	pthread_mutex_lock(&fake.lock);
+	fake_rule_t *r = rule_find(name);
+	r->soa = true;
+	r->soa_ttl = ttl;
+	r->soa_min = min;
+	pthread_mutex_unlock(&fake.lock);
+}
+
+static void fake_delay(const char *name, unsigned delay_ms)
+{
+	pthread_mutex_lock(&fake.lock);
+	rule_find(name)->delay_ms = delay_ms;
+	pthread_mutex_unlock(&fake.lock);
+}
+
+static void fake_mode(const char *name, fake_mode_t mode)
+{
+	pthread_mutex_lock(&fake.lock);
+	rule_find(name)->mode = mode;
+	pthread_mutex_unlock(&fake.lock);
+}
+
+/*! \brief A copy of a rule's counters. */
+static fake_rule_t fake_stats(const char *name)
+{
+	pthread_mutex_lock(&fake.lock);
+	fake_rule_t copy = *rule_find(name);
+	pthread_mutex_unlock(&fake.lock);
+	return copy;
+}
+
+static unsigned fake_total_queries(void)
+{
+	unsigned total = 0;
+	pthread_mutex_lock(&fake.lock);
+	for (size_t i = 0; i < fake.rule_count; i++) {
+		total += fake.rules[i].udp + fake.rules[i].tcp;
+	}
+	pthread_mutex_unlock(&fake.lock);
+	return total;
+}
+
+static void put_rr(knot_pkt_t *resp, const char *owner, uint16_t type, uint32_t ttl,
+                   const uint8_t *rdata, size_t rdata_len)
+{
+	// The packet keeps a shallow copy and frees owner and rdata (KNOT_PF_FREE).
+	knot_dname_storage_t buf;
+	knot_rrset_t rr;
+	knot_dname_t *copy = knot_dname_copy(dname(owner, buf), &resp->mm);
+	knot_rrset_init(&rr, copy, type, KNOT_CLASS_IN, ttl);
+	must(rr.owner != NULL);
+	must(knot_rrset_add_rdata(&rr, rdata, rdata_len, &resp->mm) == KNOT_EOK);
+	must(knot_pkt_put(resp, KNOT_COMPR_HINT_NONE, &rr, KNOT_PF_FREE) == KNOT_EOK);
+}
+
+/*! \brief Puts the rule's records: its CNAMEs and those of the query type. */
+static void put_records(knot_pkt_t *resp, const fake_rule_t *r, uint16_t qtype, unsigned number)
+{
+	for (size_t i = 0; i < r->rr_count; i++) {
+		const fake_rr_t *rr = &r->rrs[i];
+		if (rr->type != qtype && rr->type != KNOT_RRTYPE_CNAME) {
+			continue;
+		}
+		uint8_t rdata[KNOT_DNAME_MAXLEN];
+		size_t len = 0;
+		if (rr->type == KNOT_RRTYPE_CNAME) {
+			knot_dname_storage_t buf;
+			const knot_dname_t *target = dname(rr->data, buf);
+			len = knot_dname_size(target);
+			memcpy(rdata, target, len);
+		} else if (rr->type == KNOT_RRTYPE_A) {
+			char text[32];
+			snprintf(text, sizeof(text), "192.0.2.%u", number % 256);
+			must(inet_pton(AF_INET, rr->data ? rr->data : text, rdata) == 1);
+			len = 4;
+		} else {
+			must(inet_pton(AF_INET6, rr->data, rdata) == 1);
+			len = 16;
+		}
+		put_rr(resp, rr->owner, rr->type, rr->ttl, rdata, len);
+	}
+}
+
+static void put_soa(knot_pkt_t *resp, const fake_rule_t *r)
+{
+	uint8_t rdata[64];
+	const uint8_t names[] = "\x02ns\x07""example\x00\x05""admin\x07""example";
+	size_t len = sizeof(names);
+	memcpy(rdata, names, len);
+	uint32_t values[] = { 1, 3600, 600, 86400, r->soa_min };
+	for (size_t i = 0; i < 5; i++) {
+		uint32_t v = htonl(values[i]);
+		memcpy(rdata + len, &v, 4);
+		len += 4;
+	}
+	must(knot_pkt_begin(resp, KNOT_AUTHORITY) == KNOT_EOK);
+	put_rr(resp, "example.", KNOT_RRTYPE_SOA, r->soa_ttl, rdata, len);
+}
+
+/*!
+ * \brief The server's reply to one query, by the rule of its name.
+ *
+ * \return Bytes to send, 0 for none.
+ */
+static size_t fake_reply(uint8_t *wire, size_t len, bool tcp, uint16_t port, uint8_t *out)
+{
+	knot_pkt_t *query = knot_pkt_new(wire, len, NULL);
+	must(query != NULL);
+	must(knot_pkt_parse(query, 0) == KNOT_EOK);
+	uint16_t qtype = knot_pkt_qtype(query);
+	knot_dname_txt_storage_t name;
+	knot_dname_to_str(name, knot_pkt_qname(query), sizeof(name));
+
+	pthread_mutex_lock(&fake.lock);
+	fake_rule_t *r = rule_find(name);
+	fake_rule_t rule = { .mode = FAKE_SILENT };
+	unsigned number = 0;
+	if (r != NULL) {
+		if (tcp) {
+			r->tcp++;
+		} else {
+			if (r->udp < FAKE_PORTS) {
+				r->ports[r->udp] = port;
+			}
+			r->udp++;
+			r->udp_a += (qtype == KNOT_RRTYPE_A);
+		}
+		number = r->udp + r->tcp;
+		rule = *r;
+	}
+	pthread_mutex_unlock(&fake.lock);
+
+	if (rule.delay_ms > 0) {
+		usleep(rule.delay_ms * 1000);
+	}
+	if (rule.mode == FAKE_SILENT) {
+		knot_pkt_free(query);
+		return 0;
+	}
+
+	knot_pkt_t *resp = knot_pkt_new(out, KNOT_WIRE_MAX_PKTSIZE, NULL);
+	must(resp != NULL);
+	must(knot_pkt_init_response(resp, query) == KNOT_EOK);
+	knot_wire_set_ra(resp->wire);
+	switch (rule.mode) {
+	case FAKE_TRUNCATE:
+		if (!tcp) {
+			knot_wire_set_tc(resp->wire);
+			break;
+		}
+		// fall through
+	case FAKE_ANSWER:
+	case FAKE_WRONG_ID:
+	case FAKE_WRONG_NAME:
+		put_records(resp, &rule, qtype, number);
+		if (rule.soa) {
+			put_soa(resp, &rule);
+		}
+		break;
+	case FAKE_NXDOMAIN:
+		knot_wire_set_rcode(resp->wire, KNOT_RCODE_NXDOMAIN);
+		put_records(resp, &rule, qtype, number);
+		if (rule.soa) {
+			put_soa(resp, &rule);
+		}
+		break;
+	case FAKE_SERVFAIL:
+		knot_wire_set_rcode(resp->wire, KNOT_RCODE_SERVFAIL);
+		break;
+	case FAKE_GARBAGE:
+		knot_wire_set_ancount(resp->wire, 3);
+		memcpy(resp->wire + resp->size, "\xc0\x77\x01", 3);
+		resp->size += 3;
+		break;
+	default:
+		break;
+	}
+	if (rule.mode == FAKE_WRONG_ID) {
+		knot_wire_set_id(resp->wire, knot_wire_get_id(wire) ^ 0x5a5a);
+	} else if (rule.mode == FAKE_WRONG_NAME) {
+		// The first character of the question's name (owners are compressed to it).
+		resp->wire[KNOT_WIRE_HEADER_SIZE + 1] ^= 0x01;
+	}
+	size_t size = resp->size;
+	knot_pkt_free(resp);
+	knot_pkt_free(query);
+	return size;
+}
+
+static bool read_full(int fd, uint8_t *buf, size_t len)
+{
+	size_t done = 0;
+	while (done < len) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		if (poll(&pfd, 1, 1000) <= 0) {
+			return false;
+		}
+		ssize_t got = read(fd, buf + done, len - done);
+		if (got <= 0) {
+			return false;
+		}
+		done += got;
+	}
+	return true;
+}
+
+static void fake_tcp(uint8_t *query, uint8_t *reply)
+{
+	int fd = accept(fake.tcp_fd, NULL, NULL);
+	if (fd < 0) {
+		return;
+	}
+	uint8_t prefix[2];
+	if (read_full(fd, prefix, 2) && read_full(fd, query, prefix[0] << 8 | prefix[1])) {
+		size_t len = fake_reply(query, prefix[0] << 8 | prefix[1], true, 0, reply + 2);
+		if (len > 0) {
+			reply[0] = len >> 8;
+			reply[1] = len & 0xff;
+			(void)!write(fd, reply, len + 2);
+		}
+	}
+	close(fd);
+}
+
+static void fake_udp(uint8_t *query, uint8_t *reply)
+{
+	struct sockaddr_in from;
+	socklen_t from_len = sizeof(from);
+	ssize_t len = recvfrom(fake.udp_fd, query, KNOT_WIRE_MAX_PKTSIZE, 0,
+	                       (struct sockaddr *)&from, &from_len);
+	if (len <= 0) {
+		return;
+	}
+	size_t out = fake_reply(query, len, false, ntohs(from.sin_port), reply);
+	if (out > 0) {
+		sendto(fake.udp_fd, reply, out, 0, (struct sockaddr *)&from, from_len);
+	}
+}
+
+static void *fake_run(void *arg)
+{
+	static uint8_t query[KNOT_WIRE_MAX_PKTSIZE], reply[2 + KNOT_WIRE_MAX_PKTSIZE];
+	for (;;) {
+		struct pollfd fds[3] = {
+			{ .fd = fake.udp_fd, .events = POLLIN },
+			{ .fd = fake.tcp_fd, .events = POLLIN },
+			{ .fd = fake.stop_pipe[0], .events = POLLIN },
+		};
+		if (poll(fds, 3, -1) < 0 || fds[2].revents != 0) {
+			return NULL;
+		}
+		if (fds[0].revents != 0) {
+			fake_udp(query, reply);
+		}
+		if (fds[1].revents != 0) {
+			fake_tcp(query, reply);
+		}
+	}
+}
+
+/*! \brief Starts the server on a free port of 127.0.0.1, UDP and TCP alike. */
+static void fake_start(void)
+{
+	fake.rule_count = 0;
+	for (int tries = 0; tries < 20; tries++) {
+		struct sockaddr_in addr = { .sin_family = AF_INET };
+		addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		fake.udp_fd = socket(AF_INET, SOCK_DGRAM, 0);
+		assert_true(fake.udp_fd >= 0);
+		assert_int_equal(bind(fake.udp_fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+		socklen_t len = sizeof(addr);
+		getsockname(fake.udp_fd, (struct sockaddr *)&addr, &len);
+
+		fake.tcp_fd = socket(AF_INET, SOCK_STREAM, 0);
+		assert_true(fake.tcp_fd >= 0);
+		if (bind(fake.tcp_fd, (struct sockaddr *)&addr, sizeof(addr)) == 0 &&
+		    listen(fake.tcp_fd, 16) == 0) {
+			memset(&fake.addr, 0, sizeof(fake.addr));
+			memcpy(&fake.addr, &addr, sizeof(addr));
+			assert_int_equal(pipe(fake.stop_pipe), 0);
+			assert_int_equal(pthread_create(&fake.thread, NULL, fake_run, NULL), 0);
+			return;
+		}
+		close(fake.tcp_fd);
+		close(fake.udp_fd);
+	}
+	fail_msg("no free port for the fake server");
+}
+
+static void fake_stop(void)
+{
+	(void)!write(fake.stop_pipe[1], "x", 1);
+	pthread_join(fake.thread, NULL);
+	close(fake.stop_pipe[0]);
+	close(fake.stop_pipe[1]);
+	close(fake.udp_fd);
+	close(fake.tcp_fd);
+}
+
+/* Logs. */
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static char log_text[8192];
+
+static void log_capture(void *ctx, int priority, const char *msg)
+{
+	pthread_mutex_lock(&log_lock);
+	size_t len = strlen(log_text);
+	snprintf(log_text + len, sizeof(log_text) - len, "%s\n", msg);
+	pthread_mutex_unlock(&log_lock);
+}
+
+static const k8s_log_t test_log = { .fn = log_capture };
+
+static bool logged(const char *line)
+{
+	pthread_mutex_lock(&log_lock);
+	bool found = strstr(log_text, line) != NULL;
+	pthread_mutex_unlock(&log_lock);
+	return found;
+}
+
+/*! \brief The failure line of a name, retried in 1 s. */
+static bool failure_logged(const char *name, const char *reason)
+{
+	char line[256];
+	snprintf(line, sizeof(line), "upstream resolution of %s failed, retrying in 1 s (%s)\n",
+	         name, reason);
+	return logged(line);
+}
+
+static unsigned log_count(const char *part)
+{
+	unsigned count = 0;
+	pthread_mutex_lock(&log_lock);
+	for (const char *pos = log_text; (pos = strstr(pos, part)) != NULL; pos++) {
+		count++;
+	}
+	pthread_mutex_unlock(&log_lock);
+	return count;
+}
+
+/* Helpers. */
+
+static uint64_t clock_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	usleep(ms * 1000);
+}
+
+/*! \brief Waits up to \a timeout_ms for a name's first failure line. */
+static void wait_failure(const char *name, unsigned timeout_ms)
+{
+	char line[256];
+	snprintf(line, sizeof(line), "upstream resolution of %s failed", name);
+	uint64_t end = clock_ms() + timeout_ms;
+	while (!logged(line) && clock_ms() < end) {
+		sleep_ms(5);
+	}
+}
+
+static k8s_upstream_t *start(unsigned timeout_ms)
+{
+	k8s_upstream_t *u = k8s_upstream_new(&fake.addr, timeout_ms, &test_log);
+	assert_non_null(u);
+	return u;
+}
+
+static void want(k8s_upstream_t *u, const char *name)
+{
+	knot_dname_storage_t buf;
+	assert_int_equal(k8s_upstream_want(u, dname(name, buf)), KNOT_EOK);
+}
+
+static void unwant(k8s_upstream_t *u, const char *name)
+{
+	knot_dname_storage_t buf;
+	k8s_upstream_unwant(u, dname(name, buf));
+}
+
+/*! \brief What a reader sees now; \a copy (if any) receives the answer's rcode, count and expiry. */
+static k8s_upstream_status_t look(k8s_upstream_t *u, const char *name, uint16_t qtype,
+                                  k8s_upstream_answer_t *copy)
+{
+	knot_dname_storage_t buf;
+	const k8s_upstream_answer_t *ans = NULL;
+	urcu_memb_read_lock();
+	k8s_upstream_status_t status = k8s_upstream_lookup(u, dname(name, buf), qtype, &ans);
+	if (status == K8S_UPSTREAM_READY && copy != NULL) {
+		*copy = *ans;
+	}
+	urcu_memb_read_unlock();
+	return status;
+}
+
+/*! \brief Waits until a name has a status; false after \a timeout_ms. */
+static bool wait_for(k8s_upstream_t *u, const char *name, uint16_t qtype,
+                     k8s_upstream_status_t status, unsigned timeout_ms)
+{
+	uint64_t end = clock_ms() + timeout_ms;
+	while (look(u, name, qtype, NULL) != status) {
+		if (clock_ms() > end) {
+			return false;
+		}
+		sleep_ms(5);
+	}
+	return true;
+}
+
+/*! \brief The last byte of the first address of the answer's last RRset (0 if none). */
+static unsigned last_octet(k8s_upstream_t *u, const char *name)
+{
+	knot_dname_storage_t buf;
+	const k8s_upstream_answer_t *ans = NULL;
+	unsigned octet = 0;
+	urcu_memb_read_lock();
+	if (k8s_upstream_lookup(u, dname(name, buf), KNOT_RRTYPE_A, &ans) == K8S_UPSTREAM_READY &&
+	    ans->count > 0) {
+		const knot_rrset_t *rr = &ans->rrsets[ans->count - 1];
+		octet = rr->rrs.rdata->data[3];
+	}
+	urcu_memb_read_unlock();
+	return octet;
+}
+
+static uint32_t now_s(void)
+{
+	return clock_ms() / 1000;
+}
+
+static void assert_rrset(const knot_rrset_t *rr, const char *owner, uint16_t type, uint32_t ttl,
+                         uint16_t count)
+{
+	knot_dname_storage_t buf;
+	assert_true(knot_dname_is_equal(rr->owner, dname(owner, buf)));
+	assert_int_equal(rr->type, type);
+	assert_int_equal(rr->rclass, KNOT_CLASS_IN);
+	assert_int_equal(rr->ttl, ttl);
+	assert_int_equal(rr->rrs.count, count);
+}
+
+/* Cases. */
+
+static void a_name_is_pending_until_resolved(void **state)
+{
+	const fake_rr_t rrs[] = { { "slow.example.", KNOT_RRTYPE_A, 300, "192.0.2.7" } };
+	fake_rule("slow.example.", FAKE_ANSWER, rrs, 1);
+	fake_delay("slow.example.", 300);
+	k8s_upstream_t *u = start(1000);
+
+	assert_int_equal(look(u, "slow.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
+	want(u, "slow.example.");
+	sleep_ms(100);
+	assert_int_equal(look(u, "slow.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
+	assert_true(wait_for(u, "slow.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+
+	k8s_upstream_free(u);
+}
+
+static void a_wanted_name_is_resolved_for_a_and_aaaa(void **state)
+{
+	const fake_rr_t rrs[] = {
+		{ "web.example.", KNOT_RRTYPE_A, 300, "192.0.2.1" },
+		{ "web.example.", KNOT_RRTYPE_AAAA, 120, "2001:db8::1" },
+	};
+	fake_rule("web.example.", FAKE_ANSWER, rrs, 2);
+	k8s_upstream_t *u = start(1000);
+
+	// Asked in any case, found lowercase.
+	want(u, "WEB.Example.");
+	assert_true(wait_for(u, "web.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+	assert_true(wait_for(u, "web.example.", KNOT_RRTYPE_AAAA, K8S_UPSTREAM_READY, 2000));
+
+	knot_dname_storage_t buf;
+	const k8s_upstream_answer_t *ans = NULL;
+	urcu_memb_read_lock();
+	assert_int_equal(k8s_upstream_lookup(u, dname("web.example.", buf), KNOT_RRTYPE_A, &ans),
+	                 K8S_UPSTREAM_READY);
+	assert_int_equal(ans->rcode, KNOT_RCODE_NOERROR);
+	assert_int_equal(ans->count, 1);
+	assert_rrset(&ans->rrsets[0], "web.example.", KNOT_RRTYPE_A, 300, 1);
+	assert_memory_equal(ans->rrsets[0].rrs.rdata->data, "\xc0\x00\x02\x01", 4);
+	assert_in_range(ans->expires, now_s() + 298, now_s() + 300);
+
+	assert_int_equal(k8s_upstream_lookup(u, dname("web.example.", buf), KNOT_RRTYPE_AAAA, &ans),
+	                 K8S_UPSTREAM_READY);
+	assert_int_equal(ans->count, 1);
+	assert_rrset(&ans->rrsets[0], "web.example.", KNOT_RRTYPE_AAAA, 120, 1);
+	assert_int_equal(ans->rrsets[0].rrs.rdata->len, 16);
+	assert_in_range(ans->expires, now_s() + 118, now_s() + 120);
+	urcu_memb_read_unlock();
+
+	k8s_upstream_free(u);
+}
+
+static void a_cname_chain_comes_first_then_the_addresses(void **state)
+{
+	const fake_rr_t rrs[] = {
+		{ "www.example.com.", KNOT_RRTYPE_CNAME, 600, "edge.example.net." },
+		{ "edge.example.net.", KNOT_RRTYPE_CNAME, 60, "pop.example.org." },
+		{ "pop.example.org.", KNOT_RRTYPE_A, 300, "198.51.100.1" },
+		{ "pop.example.org.", KNOT_RRTYPE_A, 200, "198.51.100.2" },
+		// Off the chain: an upstream has no say about other names.
+		{ "evil.example.", KNOT_RRTYPE_A, 300, "203.0.113.66" },
+	};
+	fake_rule("www.example.com.", FAKE_ANSWER, rrs, 5);
+	k8s_upstream_t *u = start(1000);
+
+	want(u, "www.example.com.");
+	assert_true(wait_for(u, "www.example.com.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+
+	knot_dname_storage_t buf;
+	const k8s_upstream_answer_t *ans = NULL;
+	urcu_memb_read_lock();
+	k8s_upstream_lookup(u, dname("www.example.com.", buf), KNOT_RRTYPE_A, &ans);
+	assert_int_equal(ans->rcode, KNOT_RCODE_NOERROR);
+	assert_int_equal(ans->count, 3);
+	assert_rrset(&ans->rrsets[0], "www.example.com.", KNOT_RRTYPE_CNAME, 600, 1);
+	assert_true(knot_dname_is_equal(knot_cname_name(ans->rrsets[0].rrs.rdata),
+	                                dname("edge.example.net.", buf)));
+	assert_rrset(&ans->rrsets[1], "edge.example.net.", KNOT_RRTYPE_CNAME, 60, 1);
+	assert_true(knot_dname_is_equal(knot_cname_name(ans->rrsets[1].rrs.rdata),
+	                                dname("pop.example.org.", buf)));
+	// One RRset of both addresses, at the lower of their TTLs.
+	assert_rrset(&ans->rrsets[2], "pop.example.org.", KNOT_RRTYPE_A, 200, 2);
+	// The chain expires with its shortest TTL.
+	assert_in_range(ans->expires, now_s() + 58, now_s() + 60);
+	urcu_memb_read_unlock();
+
+	k8s_upstream_free(u);
+}
+
+static void a_looping_cname_chain_is_a_failure(void **state)
+{
+	const fake_rr_t rrs[] = {
+		{ "loop.example.", KNOT_RRTYPE_CNAME, 300, "back.example." },
+		{ "back.example.", KNOT_RRTYPE_CNAME, 300, "loop.example." },
+	};
+	fake_rule("loop.example.", FAKE_ANSWER, rrs, 2);
+	k8s_upstream_t *u = start(1000);
+
+	want(u, "loop.example.");
+	wait_failure("loop.example", 1000);
+	assert_true(failure_logged("loop.example", "CNAME chain too long"));
+	assert_int_equal(look(u, "loop.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
+
+	k8s_upstream_free(u);
+}
+
+static void nxdomain_is_cached_for_the_soa_minimum(void **state)
+{
+	fake_rule("gone.example.", FAKE_NXDOMAIN, NULL, 0);
+	fake_soa("gone.example.", 3600, 60);
+	const fake_rr_t rrs[] = { { "alias.example.", KNOT_RRTYPE_CNAME, 600, "gone.example." } };
+	fake_rule("alias.example.", FAKE_NXDOMAIN, rrs, 1);
+	fake_soa("alias.example.", 3600, 90);
+	k8s_upstream_t *u = start(1000);
+
+	want(u, "gone.example.");
+	want(u, "alias.example.");
+	assert_true(wait_for(u, "gone.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+	assert_true(wait_for(u, "alias.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+
+	k8s_upstream_answer_t ans;
+	look(u, "gone.example.", KNOT_RRTYPE_A, &ans);
+	assert_int_equal(ans.rcode, KNOT_RCODE_NXDOMAIN);
+	assert_int_equal(ans.count, 0);
+	assert_in_range(ans.expires, now_s() + 58, now_s() + 60);
+
+	// The CNAME is kept with the NXDOMAIN of its target.
+	look(u, "alias.example.", KNOT_RRTYPE_A, &ans);
+	assert_int_equal(ans.rcode, KNOT_RCODE_NXDOMAIN);
+	assert_int_equal(ans.count, 1);
+	assert_in_range(ans.expires, now_s() + 88, now_s() + 90);
+
+	k8s_upstream_free(u);
+}
+
+static void negative_ttls_are_clamped_and_default_without_soa(void **state)
+{
+	fake_rule("short.example.", FAKE_NXDOMAIN, NULL, 0);
+	fake_soa("short.example.", 3600, 1);
+	fake_rule("long.example.", FAKE_NXDOMAIN, NULL, 0);
+	fake_soa("long.example.", 86400, 86400);
+	fake_rule("nosoa.example.", FAKE_NXDOMAIN, NULL, 0);
+	// NODATA: the name exists without addresses; the SOA TTL is lower than its minimum.
+	fake_rule("nodata.example.", FAKE_ANSWER, NULL, 0);
+	fake_soa("nodata.example.", 120, 3600);
+	k8s_upstream_t *u = start(1000);
+
+	const char *names[] = { "short.example.", "long.example.", "nosoa.example.",
+	                        "nodata.example." };
+	const uint32_t ttls[] = { 5, 300, 30, 120 };
+	for (size_t i = 0; i < 4; i++) {
+		want(u, names[i]);
+	}
+	for (size_t i = 0; i < 4; i++) {
+		assert_true(wait_for(u, names[i], KNOT_RRTYPE_AAAA, K8S_UPSTREAM_READY, 2000));
+		k8s_upstream_answer_t ans;
+		look(u, names[i], KNOT_RRTYPE_AAAA, &ans);
+		assert_int_equal(ans.rcode, (i < 3) ? KNOT_RCODE_NXDOMAIN : KNOT_RCODE_NOERROR);
+		assert_int_equal(ans.count, 0);
+		assert_in_range(ans.expires, now_s() + ttls[i] - 2, now_s() + ttls[i]);
+	}
+
+	k8s_upstream_free(u);
+}
+
+static void a_truncated_answer_is_asked_again_over_tcp(void **state)
+{
+	const fake_rr_t rrs[] = {
+		{ "big.example.", KNOT_RRTYPE_A, 300, "192.0.2.10" },
+		{ "big.example.", KNOT_RRTYPE_A, 300, "192.0.2.11" },
+	};
+	fake_rule("big.example.", FAKE_TRUNCATE, rrs, 2);
+	k8s_upstream_t *u = start(1000);
+
+	want(u, "big.example.");
+	assert_true(wait_for(u, "big.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+	knot_dname_storage_t buf;
+	const k8s_upstream_answer_t *ans = NULL;
+	urcu_memb_read_lock();
+	k8s_upstream_lookup(u, dname("big.example.", buf), KNOT_RRTYPE_A, &ans);
+	assert_int_equal(ans->count, 1);
+	assert_rrset(&ans->rrsets[0], "big.example.", KNOT_RRTYPE_A, 300, 2);
+	urcu_memb_read_unlock();
+
+	assert_true(wait_for(u, "big.example.", KNOT_RRTYPE_AAAA, K8S_UPSTREAM_READY, 2000));
+	fake_rule_t stats = fake_stats("big.example.");
+	assert_int_equal(stats.udp, 2);
+	assert_int_equal(stats.tcp, 2);
+
+	k8s_upstream_free(u);
+}
+
+static void a_silent_server_leaves_the_name_pending_until_it_answers(void **state)
+{
+	const fake_rr_t rrs[] = { { "mute.example.", KNOT_RRTYPE_A, 300, "192.0.2.20" } };
+	fake_rule("mute.example.", FAKE_SILENT, rrs, 1);
+	k8s_upstream_t *u = start(100);
+
+	want(u, "mute.example.");
+	// Three attempts of 100 ms each, then a retry in 1 s.
+	sleep_ms(450);
+	assert_int_equal(look(u, "mute.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
+	assert_true(failure_logged("mute.example", "timed out"));
+	assert_int_equal(log_count("upstream resolution of mute.example"), 1);
+	fake_rule_t stats = fake_stats("mute.example.");
+	assert_int_equal(stats.udp_a, 3);
+	// Each attempt comes from a fresh socket, so from another source port.
+	assert_true(stats.ports[0] != stats.ports[1] || stats.ports[1] != stats.ports[2]);
+
+	fake_mode("mute.example.", FAKE_ANSWER);
+	assert_true(wait_for(u, "mute.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 1500));
+
+	k8s_upstream_free(u);
+}
+
+static void answers_with_another_id_are_ignored(void **state)
+{
+	const fake_rr_t rrs[] = { { "spoof.example.", KNOT_RRTYPE_A, 300, "203.0.113.1" } };
+	fake_rule("spoof.example.", FAKE_WRONG_ID, rrs, 1);
+	k8s_upstream_t *u = start(100);
+
+	want(u, "spoof.example.");
+	sleep_ms(450);
+	assert_int_equal(look(u, "spoof.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
+	assert_true(failure_logged("spoof.example", "timed out"));
+
+	k8s_upstream_free(u);
+}
+
+static void answers_to_another_question_are_ignored(void **state)
+{
+	const fake_rr_t rrs[] = { { "swap.example.", KNOT_RRTYPE_A, 300, "203.0.113.2" } };
+	fake_rule("swap.example.", FAKE_WRONG_NAME, rrs, 1);
+	k8s_upstream_t *u = start(100);
+
+	want(u, "swap.example.");
+	sleep_ms(450);
+	assert_int_equal(look(u, "swap.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
+	assert_true(failure_logged("swap.example", "timed out"));
+
+	k8s_upstream_free(u);
+}
+
+static void a_garbage_answer_is_a_failure(void **state)
+{
+	fake_rule("junk.example.", FAKE_GARBAGE, NULL, 0);
+	k8s_upstream_t *u = start(2000);
+
+	want(u, "junk.example.");
+	// Well before the first timeout: garbage is not waited out.
+	wait_failure("junk.example", 1000);
+	assert_true(failure_logged("junk.example", "malformed answer"));
+	assert_int_equal(look(u, "junk.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
+
+	k8s_upstream_free(u);
+}
+
+static void servfail_keeps_the_last_good_answer(void **state)
+{
+	const fake_rr_t rrs[] = { { "flaky.example.", KNOT_RRTYPE_A, 1, "192.0.2.30" } };
+	fake_rule("flaky.example.", FAKE_ANSWER, rrs, 1);
+	k8s_upstream_t *u = start(1000);
+
+	want(u, "flaky.example.");
+	assert_true(wait_for(u, "flaky.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+	uint64_t resolved = clock_ms();
+	fake_mode("flaky.example.", FAKE_SERVFAIL);
+	unsigned asked = fake_stats("flaky.example.").udp_a;
+
+	// The refresh (1 s after the answer) fails, and its retry 1 s later; the
+	// answer stays, past its expiry.
+	while (clock_ms() < resolved + 3300) {
+		assert_int_equal(look(u, "flaky.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_READY);
+		sleep_ms(10);
+	}
+	k8s_upstream_answer_t ans;
+	assert_int_equal(look(u, "flaky.example.", KNOT_RRTYPE_A, &ans), K8S_UPSTREAM_READY);
+	assert_true(ans.expires <= now_s());
+	assert_int_equal(last_octet(u, "flaky.example."), 30);
+	assert_true(failure_logged("flaky.example", "SERVFAIL"));
+	// One query per round (a definite answer is not asked again at once), and
+	// the next round waits 2 s: the backoff doubles.
+	assert_int_equal(fake_stats("flaky.example.").udp_a, asked + 2);
+
+	k8s_upstream_free(u);
+}
+
+static void answers_are_refreshed_before_they_expire(void **state)
+{
+	// The address's last byte counts the queries, so a refresh shows.
+	const fake_rr_t rrs[] = { { "fresh.example.", KNOT_RRTYPE_A, 2, NULL } };
+	fake_rule("fresh.example.", FAKE_ANSWER, rrs, 1);
+	k8s_upstream_t *u = start(1000);
+
+	want(u, "fresh.example.");
+	assert_true(wait_for(u, "fresh.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+	uint64_t first = clock_ms();
+	unsigned octet = last_octet(u, "fresh.example.");
+
+	uint64_t changed = 0;
+	while (clock_ms() < first + 3000) {
+		assert_int_equal(look(u, "fresh.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_READY);
+		if (last_octet(u, "fresh.example.") != octet) {
+			changed = clock_ms();
+			break;
+		}
+		sleep_ms(5);
+	}
+	// At 80 % of the 2 s TTL: not before a second, and before the expiry.
+	assert_true(changed >= first + 1000);
+	assert_true(changed < first + 1950);
+	assert_int_equal(fake_stats("fresh.example.").udp_a, 2);
+
+	k8s_upstream_free(u);
+}
+
+static void a_name_is_forgotten_when_no_longer_wanted(void **state)
+{
+	const fake_rr_t rrs[] = { { "old.example.", KNOT_RRTYPE_A, 1, "192.0.2.40" } };
+	fake_rule("old.example.", FAKE_ANSWER, rrs, 1);
+	k8s_upstream_t *u = start(1000);
+
+	want(u, "old.example.");
+	want(u, "old.example.");
+	assert_true(wait_for(u, "old.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+
+	// Wanted twice: one withdrawal leaves it.
+	unwant(u, "old.example.");
+	sleep_ms(50);
+	assert_int_equal(look(u, "old.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_READY);
+
+	unwant(u, "old.example.");
+	assert_true(wait_for(u, "old.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_PENDING, 500));
+	assert_int_equal(look(u, "old.example.", KNOT_RRTYPE_AAAA, NULL), K8S_UPSTREAM_PENDING);
+	// And it is not refreshed any more.
+	fake_rule_t before = fake_stats("old.example.");
+	sleep_ms(1300);
+	fake_rule_t after = fake_stats("old.example.");
+	assert_int_equal(after.udp, before.udp);
+
+	k8s_upstream_free(u);
+}
+
+#define MANY 40
+
+static void many_names_are_resolved_32_queries_at_a_time(void **state)
+{
+	char names[MANY][32];
+	for (int i = 0; i < MANY; i++) {
+		snprintf(names[i], sizeof(names[i]), "n%d.example.", i);
+		fake_rule(names[i], FAKE_SILENT, NULL, 0);
+	}
+	k8s_upstream_t *u = start(1000);
+
+	for (int i = 0; i < MANY; i++) {
+		want(u, names[i]);
+	}
+	sleep_ms(300);
+	assert_int_equal(fake_total_queries(), 32);
+
+	k8s_upstream_free(u);
+}
+
+static void free_returns_at_once_with_queries_in_flight(void **state)
+{
+	char names[MANY][32];
+	for (int i = 0; i < MANY; i++) {
+		snprintf(names[i], sizeof(names[i]), "q%d.example.", i);
+		fake_rule(names[i], FAKE_SILENT, NULL, 0);
+	}
+	k8s_upstream_t *u = start(5000);
+
+	for (int i = 0; i < MANY; i++) {
+		want(u, names[i]);
+	}
+	sleep_ms(100);
+	assert_true(fake_total_queries() > 0);
+
+	uint64_t before = clock_ms();
+	k8s_upstream_free(u);
+	assert_true(clock_ms() - before < 200);
+}
+
+/* Readers against the refreshing resolver. */
+
+#define READ_NAMES 8
+
+static k8s_upstream_t *shared;
+static atomic_bool done;
+static atomic_ulong reads, bad;
+
+static void *reader(void *arg)
+{
+	urcu_memb_register_thread();
+	knot_dname_storage_t names[READ_NAMES];
+	for (int i = 0; i < READ_NAMES; i++) {
+		char text[32];
+		snprintf(text, sizeof(text), "r%d.example.", i);
+		dname(text, names[i]);
+	}
+	while (!atomic_load(&done)) {
+		for (int i = 0; i < READ_NAMES; i++) {
+			const k8s_upstream_answer_t *ans = NULL;
+			urcu_memb_read_lock();
+			if (k8s_upstream_lookup(shared, names[i], KNOT_RRTYPE_A, &ans) ==
+			    K8S_UPSTREAM_READY) {
+				atomic_fetch_add(&reads, 1);
+				const knot_rrset_t *rr = &ans->rrsets[0];
+				if (ans->count != 1 || rr->type != KNOT_RRTYPE_A ||
+				    !knot_dname_is_equal(rr->owner, names[i]) || rr->rrs.count != 1 ||
+				    rr->rrs.rdata->len != 4 ||
+				    memcmp(rr->rrs.rdata->data, "\xc0\x00\x02", 3) != 0) {
+					atomic_fetch_add(&bad, 1);
+				}
+			}
+			urcu_memb_read_unlock();
+		}
+	}
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+static void readers_see_whole_answers_while_refreshing(void **state)
+{
+	char names[READ_NAMES][32];
+	for (int i = 0; i < READ_NAMES; i++) {
+		snprintf(names[i], sizeof(names[i]), "r%d.example.", i);
+		const fake_rr_t rrs[] = { { names[i], KNOT_RRTYPE_A, 1, NULL } };
+		fake_rule(names[i], FAKE_ANSWER, rrs, 1);
+	}
+	shared = start(1000);
+	pthread_t threads[2];
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(pthread_create(&threads[i], NULL, reader, NULL), 0);
+	}
+	for (int i = 0; i < READ_NAMES; i++) {
+		want(shared, names[i]);
+	}
+	sleep_ms(2300);
+	atomic_store(&done, true);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(threads[i], NULL);
+	}
+
+	assert_true(atomic_load(&reads) > 0);
+	assert_int_equal(atomic_load(&bad), 0);
+	// Every name was replaced at least twice under the readers.
+	for (int i = 0; i < READ_NAMES; i++) {
+		assert_true(fake_stats(names[i]).udp_a >= 3);
+	}
+	k8s_upstream_free(shared);
+}
+
+static int setup(void **state)
+{
+	log_text[0] = '\0';
+	fake_start();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fake_stop();
+	// Retired answers are freed by call_rcu; let them go before the next case.
+	urcu_memb_barrier();
+	return 0;
+}
+
+static int group_setup(void **state)
+{
+	urcu_memb_register_thread();
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	urcu_memb_unregister_thread();
+	return 0;
+}
+
+#define CASE(test) cmocka_unit_test_setup_teardown(test, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		CASE(a_name_is_pending_until_resolved),
+		CASE(a_wanted_name_is_resolved_for_a_and_aaaa),
+		CASE(a_cname_chain_comes_first_then_the_addresses),
+		CASE(a_looping_cname_chain_is_a_failure),
+		CASE(nxdomain_is_cached_for_the_soa_minimum),
+		CASE(negative_ttls_are_clamped_and_default_without_soa),
+		CASE(a_truncated_answer_is_asked_again_over_tcp),
+		CASE(a_silent_server_leaves_the_name_pending_until_it_answers),
+		CASE(answers_with_another_id_are_ignored),
+		CASE(answers_to_another_question_are_ignored),
+		CASE(a_garbage_answer_is_a_failure),
+		CASE(servfail_keeps_the_last_good_answer),
+		CASE(answers_are_refreshed_before_they_expire),
+		CASE(a_name_is_forgotten_when_no_longer_wanted),
+		CASE(many_names_are_resolved_32_queries_at_a_time),
+		CASE(free_returns_at_once_with_queries_in_flight),
+		CASE(readers_see_whole_answers_while_refreshing),
+	};
+	return cmocka_run_group_tests_name("upstream", tests, group_setup, group_teardown);
+}
