@@ -34,25 +34,13 @@
 
 #include "qname.h"
 #include "table.h"
+#include "upstream.h"
 
 typedef enum {
 	K8S_PODS_DISABLED = 0,  /*!< No pod records. */
 	K8S_PODS_INSECURE,      /*!< Any dashed address in an existing namespace. */
 	K8S_PODS_VERIFIED,      /*!< Only addresses of live pods in that namespace. */
 } k8s_pods_mode_t;
-
-/*! \brief What an external name resolves to, from the upstream cache. */
-typedef enum {
-	K8S_EXT_NONE = 0,   /*!< No upstream: answer the CNAME alone. */
-	K8S_EXT_PENDING,    /*!< Not resolved yet, or the upstream failed: SERVFAIL. */
-	K8S_EXT_OK,         /*!< Records (possibly none of the type: NODATA). */
-	K8S_EXT_NXDOMAIN,   /*!< The target does not exist. */
-} k8s_ext_status_t;
-
-/*! \brief Looks up an external CNAME target's records (A or AAAA) in the upstream cache. */
-typedef k8s_ext_status_t (*k8s_ext_lookup_f)(const void *ctx, const knot_dname_t *target,
-                                              uint16_t qtype, knot_rdataset_t *rrs,
-                                              uint32_t *ttl);
 
 /*! \brief Per-zone answer settings, fixed at load. */
 typedef struct {
@@ -63,8 +51,7 @@ typedef struct {
 	knot_rdataset_t version;                /*!< dns-version TXT rdata of this zone. */
 	uint8_t pods;                           /*!< k8s_pods_mode_t. */
 	bool ignore_empty;                      /*!< ClusterIP services without ready endpoints are NXDOMAIN. */
-	k8s_ext_lookup_f ext_lookup;            /*!< Upstream cache for ExternalName targets, or NULL. */
-	const void *ext_ctx;
+	const k8s_upstream_t *upstream;         /*!< Cache of ExternalName targets outside our zones, or NULL. */
 } k8s_answer_conf_t;
 
 /*! \brief TTL of dns-version, as in the specification's example. */

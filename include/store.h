@@ -39,6 +39,7 @@
 #include "objects.h"
 #include "reflector.h"
 #include "table.h"
+#include "upstream.h"
 
 /*! \brief Where objects come from: one reflector each. */
 typedef enum {
@@ -63,6 +64,7 @@ typedef struct {
 	const char *const *namespaces; /*!< Exposed namespaces; none means all. */
 	size_t namespace_count;
 	const char *cluster_id;        /*!< Overrides the ClusterProperty, or NULL. */
+	k8s_upstream_t *upstream;      /*!< Told which ExternalName targets to keep resolved, or NULL. */
 } k8s_store_conf_t;
 
 typedef struct {

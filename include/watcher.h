@@ -43,6 +43,7 @@
 #include "reflector.h"
 #include "store.h"
 #include "table.h"
+#include "upstream.h"
 
 /*! \brief Watch settings; zones with equal settings share a watcher. */
 typedef struct {
@@ -57,6 +58,7 @@ typedef struct {
 	bool endpoint_pod_names;       /*!< Name endpoints without hostname by pod name. */
 	bool no_endpoints;             /*!< Do not watch EndpointSlices. */
 	unsigned stall_s;              /*!< Cut a transfer silent this long (0: default). */
+	const struct sockaddr_storage *upstream; /*!< Resolver for ExternalName targets, or NULL. */
 } k8s_watcher_conf_t;
 
 /*! \brief What a zone needs watched beyond services, slices and namespaces. */
@@ -114,3 +116,6 @@ void k8s_watcher_release(k8s_watcher_t *w);
 
 /*! \brief The record table (read it inside an RCU read-side section). */
 const k8s_table_t *k8s_watcher_table(const k8s_watcher_t *w);
+
+/*! \brief The cache of ExternalName targets, or NULL without an upstream. */
+const k8s_upstream_t *k8s_watcher_upstream(const k8s_watcher_t *w);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "answer.h"
+#include "reflector.h"
 
 /*! \brief Most PTR records one address gets (a pod behind many services). */
 #define MAX_PTR 32
@@ -360,26 +361,26 @@ static k8s_answer_t answer_cname(ctx_t *c, const knot_dname_t *owner, const knot
 	}
 
 	// Elsewhere: the upstream cache, for address queries.
-	if (conf->ext_lookup == NULL ||
+	if (conf->upstream == NULL ||
 	    (c->qtype != KNOT_RRTYPE_A && c->qtype != KNOT_RRTYPE_AAAA)) {
 		return K8S_ANSWER_HIT;
 	}
-	uint32_t ttl = 0;
-	knot_rdataset_t ext;
-	knot_rdataset_init(&ext);
-	switch (conf->ext_lookup(conf->ext_ctx, svc->target, c->qtype, &ext, &ttl)) {
-	case K8S_EXT_NONE:
-		return K8S_ANSWER_HIT;
-	case K8S_EXT_NXDOMAIN:
-		return K8S_ANSWER_HIT_NXDOMAIN;
-	case K8S_EXT_OK:
-		if (ext.count == 0) {
-			return K8S_ANSWER_HIT;
-		}
-		return put_result(put(c, svc->target, KNOT_COMPR_HINT_NONE, c->qtype, ttl, &ext, 0));
-	default:
+	const k8s_upstream_answer_t *ext;
+	if (k8s_upstream_lookup(conf->upstream, svc->target, c->qtype, &ext) != K8S_UPSTREAM_READY) {
 		return K8S_ANSWER_SERVFAIL;
 	}
+	// The cached chain is shared: only the TTL, capped at what remains, is our own.
+	uint64_t now_s = k8s_now_ms() / 1000;
+	uint32_t left = (ext->expires > now_s) ? ext->expires - now_s : 0;
+	for (uint16_t i = 0; i < ext->count; i++) {
+		knot_rrset_t rr = ext->rrsets[i];
+		rr.ttl = (rr.ttl < left) ? rr.ttl : left;
+		ret = knot_pkt_put(c->pkt, KNOT_COMPR_HINT_NONE, &rr, 0);
+		if (ret != KNOT_EOK) {
+			return put_result(ret);
+		}
+	}
+	return (ext->rcode == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_HIT_NXDOMAIN : K8S_ANSWER_HIT;
 }
 
 /*! \brief Whether a service's names exist at all. */

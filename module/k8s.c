@@ -409,6 +409,14 @@ static int watch_conf_read(knotd_mod_t *mod, k8s_watcher_conf_t *conf)
 	conf->endpoint_pod_names = knotd_conf_mod(mod, MOD_EP_POD_NAMES).single.boolean;
 	conf->no_endpoints = knotd_conf_mod(mod, MOD_NO_ENDPOINTS).single.boolean;
 	conf->stall_s = knotd_conf_mod(mod, MOD_STALL).single.integer;
+	knotd_conf_t upstream = knotd_conf_mod(mod, MOD_UPSTREAM);
+	if (upstream.count > 0) {
+		struct sockaddr_storage *addr = malloc(sizeof(*addr));
+		if (addr != NULL) {
+			*addr = upstream.single.addr;
+		}
+		conf->upstream = addr;
+	}
 
 	knotd_conf_t namespaces = knotd_conf_mod(mod, MOD_NAMESPACES);
 	if (namespaces.count > 0) {
@@ -431,6 +439,7 @@ static void watch_conf_free(k8s_watcher_conf_t *conf)
 	free((char *)conf->labels);
 	free((char *)conf->namespace_labels);
 	free((char *)conf->cluster_id);
+	free((void *)conf->upstream);
 	for (size_t i = 0; i < conf->namespace_count; i++) {
 		free((char *)conf->namespaces[i]);
 	}
@@ -488,6 +497,8 @@ static int k8s_load(knotd_mod_t *mod)
 		ctx_free(ctx);
 		return KNOT_ENOMEM;
 	}
+
+	answer->upstream = k8s_watcher_upstream(ctx->watcher);
 
 	// Store the context before the watcher may call back into this zone.
 	knotd_mod_ctx_set(mod, ctx);

@@ -14,11 +14,13 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libknot/errcode.h>
+#include <libknot/dname.h>
 #include <libknot/error.h>
 
 #include "map.h"
@@ -43,6 +45,7 @@ typedef struct {
 
 struct k8s_store {
 	k8s_table_t *table;
+	k8s_upstream_t *upstream;
 	const k8s_log_t *log;
 	k8s_records_conf_t records;
 	char **namespaces;
@@ -184,6 +187,47 @@ static void note_trigger(k8s_store_t *s, const k8s_slice_t *slice)
 	s->triggers[s->trigger_count++] = slice->trigger_time_ns;
 }
 
+/*! \brief An ExternalName service's target as a lowercase name, or false (none, or an IP). */
+static bool external_target(const k8s_object_t *obj, knot_dname_storage_t out)
+{
+	const k8s_service_t *svc = (const k8s_service_t *)obj;
+	if (obj == NULL || svc->type != K8S_SVC_EXTERNALNAME || svc->external_name == NULL) {
+		return false;
+	}
+	uint8_t addr[16];
+	if (inet_pton(AF_INET, svc->external_name, addr) == 1 ||
+	    inet_pton(AF_INET6, svc->external_name, addr) == 1) {
+		return false;
+	}
+	if (knot_dname_from_str(out, svc->external_name, KNOT_DNAME_MAXLEN) == NULL) {
+		return false;
+	}
+	knot_dname_to_lower(out);
+	return true;
+}
+
+/*! \brief Keeps the upstream resolving the targets of the ExternalName services held. */
+static void update_targets(k8s_store_t *s, const k8s_object_t *old, const k8s_object_t *obj)
+{
+	if (s->upstream == NULL) {
+		return;
+	}
+	knot_dname_storage_t old_target, new_target;
+	bool had = external_target(old, old_target);
+	bool has = external_target(obj, new_target);
+	if (had && has && knot_dname_is_equal(old_target, new_target)) {
+		return;
+	}
+	// The new target first: a service whose target changes is never without one.
+	if (has && k8s_upstream_want(s->upstream, new_target) != KNOT_EOK) {
+		k8s_logf(s->log, LOG_ERR, "cannot resolve ExternalName target of %s/%s (%s)",
+		         obj->ns, obj->name, knot_strerror(KNOT_ENOMEM));
+	}
+	if (had) {
+		k8s_upstream_unwant(s->upstream, old_target);
+	}
+}
+
 /*! \brief What a change of an object (old and/or new state) means for the records. */
 static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const k8s_object_t *old,
                   const k8s_object_t *obj)
@@ -201,6 +245,7 @@ static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const k8s_obj
 		break;
 	case K8S_SRC_SERVICES:
 		mark(s, K8S_ZONE_CLUSTER, key);
+		update_targets(s, old, obj);
 		break;
 	case K8S_SRC_PODS:
 		if (k8s_table_set_pod(s->table, (const k8s_pod_t *)old,
@@ -510,6 +555,7 @@ k8s_store_t *k8s_store_new(k8s_table_t *table, const k8s_store_conf_t *conf,
 		return NULL;
 	}
 	s->table = table;
+	s->upstream = conf->upstream;
 	s->log = log;
 	s->records.endpoint_pod_names = conf->endpoint_pod_names;
 	if (conf->namespace_count > 0) {

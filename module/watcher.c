@@ -14,6 +14,7 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -34,6 +35,8 @@
 #define SETTINGS_RETRY_MS (10 * 1000)
 #define STATS_PERIOD_MS 1000
 #define MAX_WAIT_MS 1000
+/*! \brief Per attempt; a stub resolver never waits for it (names are resolved ahead). */
+#define UPSTREAM_TIMEOUT_MS 1000
 
 /*! \brief Where each source is read from. */
 typedef struct {
@@ -66,6 +69,7 @@ struct k8s_watcher {
 	/* Settings: an owned deep copy. */
 	k8s_watcher_conf_t conf;
 	char **namespaces;
+	struct sockaddr_storage upstream_addr;
 
 	/* Attached zones (clients_lock). */
 	pthread_mutex_t clients_lock;
@@ -87,6 +91,9 @@ struct k8s_watcher {
 	k8s_store_t *store;
 	uint64_t stats_ms;
 
+	/* Resolver of ExternalName targets (its own thread), or NULL. */
+	k8s_upstream_t *upstream;
+
 	k8s_table_t table;
 };
 
@@ -100,6 +107,16 @@ static bool str_equal(const char *a, const char *b)
 	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
 }
 
+static bool addr_equal(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a == NULL || b == NULL) {
+		return a == b;
+	}
+	size_t len = (a->ss_family == AF_INET6) ? sizeof(struct sockaddr_in6)
+	                                       : sizeof(struct sockaddr_in);
+	return a->ss_family == b->ss_family && memcmp(a, b, len) == 0;
+}
+
 static bool conf_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b)
 {
 	if (!str_equal(a->kubeconfig, b->kubeconfig) || !str_equal(a->context, b->context) ||
@@ -107,7 +124,8 @@ static bool conf_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b)
 	    !str_equal(a->namespace_labels, b->namespace_labels) ||
 	    !str_equal(a->cluster_id, b->cluster_id) ||
 	    a->endpoint_pod_names != b->endpoint_pod_names || a->no_endpoints != b->no_endpoints ||
-	    a->stall_s != b->stall_s || a->namespace_count != b->namespace_count) {
+	    a->stall_s != b->stall_s || a->namespace_count != b->namespace_count ||
+	    !addr_equal(a->upstream, b->upstream)) {
 		return false;
 	}
 	for (size_t i = 0; i < a->namespace_count; i++) {
@@ -158,6 +176,10 @@ static bool conf_copy(k8s_watcher_t *w, const k8s_watcher_conf_t *conf)
 		w->namespaces[i] = dup_or_null(conf->namespaces[i], &ok);
 	}
 	w->conf.namespaces = (const char *const *)w->namespaces;
+	if (conf->upstream != NULL) {
+		w->upstream_addr = *conf->upstream;
+		w->conf.upstream = &w->upstream_addr;
+	}
 	return ok;
 }
 
@@ -450,6 +472,8 @@ static void watcher_free(k8s_watcher_t *w)
 		curl_multi_cleanup(w->multi);
 	}
 	k8s_store_free(w->store);
+	// No zone reads the cache any more, and the thread that declared names is gone.
+	k8s_upstream_free(w->upstream);
 	// Wait for call_rcu() batches still holding this table's blocks, then free the rest.
 	urcu_memb_barrier();
 	k8s_table_deinit(&w->table);
@@ -478,11 +502,21 @@ k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, si
 	pthread_mutex_init(&w->clients_lock, NULL);
 	w->log.fn = watcher_log;
 	w->log.ctx = w;
+	if (conf->upstream != NULL) {
+		w->upstream = k8s_upstream_new(conf->upstream, UPSTREAM_TIMEOUT_MS, &w->log);
+		if (w->upstream == NULL) {
+			watcher_free(w);
+			pthread_mutex_unlock(&registry_lock);
+			snprintf(err, errlen, "cannot start the upstream resolver");
+			return NULL;
+		}
+	}
 	k8s_store_conf_t sconf = {
 		.endpoint_pod_names = conf->endpoint_pod_names,
 		.namespaces = conf->namespaces,
 		.namespace_count = conf->namespace_count,
 		.cluster_id = conf->cluster_id,
+		.upstream = w->upstream,
 	};
 	if (!conf_copy(w, conf) || k8s_table_init(&w->table) != KNOT_EOK ||
 	    (w->store = k8s_store_new(&w->table, &sconf, &w->log)) == NULL ||
@@ -553,4 +587,9 @@ void k8s_watcher_release(k8s_watcher_t *w)
 const k8s_table_t *k8s_watcher_table(const k8s_watcher_t *w)
 {
 	return &w->table;
+}
+
+const k8s_upstream_t *k8s_watcher_upstream(const k8s_watcher_t *w)
+{
+	return w->upstream;
 }

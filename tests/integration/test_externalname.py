@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""ExternalName services (specification 2.5) with an upstream resolver.
+
+"Given a Service named <service> in Namespace <ns> with ExternalName
+<extname>, a CNAME record named <service>.<ns>.svc.<zone> pointing to
+<extname> must exist", and the example answer carries the target's address
+too: "foo.default.svc.cluster.local. 10 IN CNAME www.example.com." /
+"www.example.com. 28715 IN A 192.0.2.53". With the `upstream` option the
+module resolves targets outside its zones ahead of time, so a stub resolver
+gets the CNAME and the addresses in one answer; a target in our zones is
+answered from the table. The upstream here is a second knotd serving
+example.com.
+"""
+
+import contextlib
+import os
+
+import knotd
+import testing
+from cluster import Cluster, MANIFESTS
+
+tests = testing.Tests()
+
+EXAMPLE_COM = """
+www     300 A     192.0.2.53
+www     300 AAAA  2001:db8::53
+alias   300 CNAME www
+mail    300 MX    10 www
+v6only  300 AAAA  2001:db8::66
+"""
+
+
+class Fixture(contextlib.ExitStack):
+    """The upstream (a plain knotd with example.com) and a cluster whose mod-k8s uses it."""
+
+    def __enter__(self):
+        super().__enter__()
+        try:
+            self.upstream = self.enter_context(knotd.Knotd(
+                zones={"example.com.": None}, zone_extra={"example.com.": EXAMPLE_COM}))
+            self.cluster = self.enter_context(Cluster(
+                manifests=[os.path.join(MANIFESTS, "spec-clusterip")], sim_args=["--no-bootstrap"],
+                module={"upstream": f"127.0.0.1@{self.upstream.port}"},
+                zones=("cluster.local.",)))
+        except BaseException:
+            self.close()
+            raise
+        return self.cluster
+
+
+def external(name, target):
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"type": "ExternalName", "externalName": target}}
+
+
+# 2.5, the specification's example: the CNAME and the target's address in one answer.
+# (The target's TTL is the upstream's, counting down: not checked.)
+@tests.case
+def externalname_answer_has_the_cname_and_the_targets_address(cluster):
+    cluster.expect_answer("foo.default.svc.cluster.local.", "A", "NOERROR")
+    answer = cluster.query("foo.default.svc.cluster.local.", "A")
+    got = {(rr.owner, rr.type, rr.rdata) for rr in answer.answer}
+    testing.expect_equal(got, {("foo.default.svc.cluster.local.", "CNAME", "www.example.com."),
+                               ("www.example.com.", "A", "192.0.2.53")}, "answer")
+    testing.expect("aa" in answer.flags, "no AA")
+
+
+tests.table("""
+foo.default.svc.cluster.local. AAAA  NOERROR foo.default.svc.cluster.local. CNAME www.example.com. | www.example.com. AAAA 2001:db8::53
+foo.default.svc.cluster.local. CNAME NOERROR www.example.com.
+foo.default.svc.cluster.local. MX    NOERROR foo.default.svc.cluster.local. CNAME www.example.com.
+""")
+
+
+@tests.case
+def a_cname_chain_at_the_upstream_comes_whole(cluster):
+    cluster.sim.apply(external("chain", "alias.example.com"))
+    answer = cluster.expect_answer("chain.default.svc.cluster.local.", "A", "NOERROR")
+    got = {(rr.owner, rr.type, rr.rdata) for rr in answer.answer}
+    testing.expect_equal(got, {("chain.default.svc.cluster.local.", "CNAME", "alias.example.com."),
+                               ("alias.example.com.", "CNAME", "www.example.com."),
+                               ("www.example.com.", "A", "192.0.2.53")}, "answer")
+
+
+@tests.case
+def a_target_that_does_not_exist_is_nxdomain_after_the_cname(cluster):
+    cluster.sim.apply(external("missing", "nope.example.com"))
+    answer = cluster.expect_answer("missing.default.svc.cluster.local.", "A", "NXDOMAIN")
+    testing.expect_equal({(rr.type, rr.rdata) for rr in answer.answer},
+                         {("CNAME", "nope.example.com.")}, "answer")
+
+
+@tests.case
+def a_target_without_the_type_is_the_cname_alone(cluster):
+    cluster.sim.apply(external("sixonly", "v6only.example.com"))
+    answer = cluster.expect_answer("sixonly.default.svc.cluster.local.", "A", "NOERROR")
+    testing.expect_equal({(rr.type, rr.rdata) for rr in answer.answer},
+                         {("CNAME", "v6only.example.com.")}, "answer")
+    answer = cluster.query("sixonly.default.svc.cluster.local.", "AAAA")
+    testing.expect_equal({(rr.type, rr.rdata) for rr in answer.answer},
+                         {("CNAME", "v6only.example.com."), ("AAAA", "2001:db8::66")}, "AAAA answer")
+
+
+@tests.case
+def a_target_in_our_zone_is_answered_from_the_table(cluster):
+    cluster.sim.apply(external("api", "kubernetes.default.svc.cluster.local"))
+    answer = cluster.expect_answer("api.default.svc.cluster.local.", "A", "NOERROR")
+    got = {(rr.owner, rr.type, rr.rdata) for rr in answer.answer}
+    testing.expect_equal(got, {("api.default.svc.cluster.local.", "CNAME",
+                                "kubernetes.default.svc.cluster.local."),
+                               ("kubernetes.default.svc.cluster.local.", "A", "10.3.0.1")}, "answer")
+
+
+@tests.case
+def a_changed_target_is_resolved_anew(cluster):
+    cluster.sim.apply(external("moving", "www.example.com"))
+    cluster.expect_answer("moving.default.svc.cluster.local.", "A", "NOERROR")
+    cluster.sim.apply(external("moving", "alias.example.com"))
+
+    def moved():
+        answer = cluster.query("moving.default.svc.cluster.local.", "A")
+        rdata = {rr.rdata for rr in answer.answer}
+        testing.expect("alias.example.com." in rdata and "192.0.2.53" in rdata,
+                       f"not the new target: {answer.summary()}")
+    cluster.eventually(moved)
+
+
+@tests.case
+def an_unreachable_upstream_answers_servfail_never_a_stalled_worker(cluster):
+    dead = knotd.free_port()
+    with cluster.knotd(module={"upstream": f"127.0.0.1@{dead}"}, zones=("cluster.local.",)) as server:
+        from cluster import wait_ready
+        wait_ready(server)
+        for _ in range(3):
+            answer = server.query("foo.default.svc.cluster.local.", "A")
+            testing.expect_equal(answer.rcode, "SERVFAIL", "rcode with a dead upstream")
+        # Other names are unaffected, and fast.
+        answer = server.query("kubernetes.default.svc.cluster.local.", "A")
+        testing.expect_equal(answer.rcode, "NOERROR", "rcode of a service")
+
+
+tests.main(fixture=Fixture)
