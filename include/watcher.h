@@ -88,6 +88,7 @@ typedef struct k8s_watcher_client {
 	void (*stats)(void *ctx, const k8s_watcher_stats_t *stats); /*!< Counter sink, likewise. */
 	void *ctx;
 	unsigned needs;                 /*!< K8S_NEED_* bits. */
+	const uint8_t *zone;            /*!< The zone's name (wire format), for the reload hand-over. */
 	struct k8s_watcher_client *next; /*!< Private. */
 } k8s_watcher_client_t;
 
@@ -105,7 +106,15 @@ typedef struct k8s_watcher k8s_watcher_t;
  */
 k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, size_t errlen);
 
-/*! \brief Attaches a zone; its needs are watched from now on. */
+/*!
+ * \brief Attaches a zone; its needs are watched from now on.
+ *
+ * When a reload changed the watch settings, the zone's new watcher starts
+ * from nothing while the old one (still attached to the old instance of the
+ * same zone) is synchronized: the new watcher keeps the old one as its
+ * predecessor and k8s_watcher_serving() answers from it until the new one is
+ * ready, then lets it go.
+ */
 void k8s_watcher_attach(k8s_watcher_t *w, k8s_watcher_client_t *client);
 
 /*! \brief Detaches a zone; no callback reaches it after this returns. */
@@ -116,6 +125,12 @@ void k8s_watcher_release(k8s_watcher_t *w);
 
 /*! \brief The record table (read it inside an RCU read-side section). */
 const k8s_table_t *k8s_watcher_table(const k8s_watcher_t *w);
+
+/*!
+ * \brief The watcher to answer from: \a w once ready for \a ready_bits, else its
+ * predecessor while that one is (inside an RCU read-side section).
+ */
+const k8s_watcher_t *k8s_watcher_serving(const k8s_watcher_t *w, uint32_t ready_bits);
 
 /*! \brief The cache of ExternalName targets, or NULL without an upstream. */
 const k8s_upstream_t *k8s_watcher_upstream(const k8s_watcher_t *w);

@@ -246,6 +246,7 @@ typedef struct {
 	k8s_watcher_t *watcher;
 	k8s_watcher_client_t client;
 	k8s_answer_conf_t answer;
+	uint32_t ready_bits;    /*!< What the zone needs synchronized to answer. */
 	knot_dname_t *zone;
 	knot_dname_t *domains[K8S_ZONE_COUNT];
 } k8s_ctx_t;
@@ -319,7 +320,16 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 
 	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 	urcu_memb_read_lock();
-	k8s_answer_t res = k8s_answer(&ctx->answer, k8s_watcher_table(ctx->watcher), qdata->name,
+	// After a reload that changed the watch settings, the old watcher serves until the new one is ready.
+	const k8s_watcher_t *w = k8s_watcher_serving(ctx->watcher, ctx->ready_bits);
+	const k8s_answer_conf_t *conf = &ctx->answer;
+	k8s_answer_conf_t handover;
+	if (w != ctx->watcher) {
+		handover = ctx->answer;
+		handover.upstream = k8s_watcher_upstream(w);
+		conf = &handover;
+	}
+	k8s_answer_t res = k8s_answer(conf, k8s_watcher_table(w), qdata->name,
 	                              knot_pkt_qtype(qdata->query), pkt, qdata->mm);
 	urcu_memb_read_unlock();
 
@@ -471,6 +481,8 @@ static int k8s_load(knotd_mod_t *mod)
 	} else {
 		answer->role = K8S_ROLE_CLUSTER;
 	}
+	ctx->ready_bits = (answer->role == K8S_ROLE_CLUSTERSET) ? K8S_READY_CLUSTERSET
+	                                                        : K8S_READY_CLUSTER;
 	answer->domains[K8S_ZONE_CLUSTER] = ctx->domains[K8S_ZONE_CLUSTER];
 	answer->domains[K8S_ZONE_CLUSTERSET] = ctx->domains[K8S_ZONE_CLUSTERSET];
 	answer->ttl = knotd_conf_mod(mod, MOD_TTL).single.integer;
@@ -507,6 +519,7 @@ static int k8s_load(knotd_mod_t *mod)
 	ctx->client.ctx = mod;
 	ctx->client.needs = (answer->role == K8S_ROLE_CLUSTERSET ? K8S_NEED_CLUSTERSET : 0) |
 	                    (answer->pods == K8S_PODS_VERIFIED ? K8S_NEED_PODS : 0);
+	ctx->client.zone = ctx->zone;
 	k8s_watcher_attach(ctx->watcher, &ctx->client);
 
 	ret = knotd_mod_in_hook(mod, KNOTD_STAGE_ANSWER, k8s_answer_hook);

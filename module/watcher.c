@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include <curl/curl.h>
+#include <libknot/dname.h>
 #include <libknot/errcode.h>
 #include <libknot/error.h>
 #include <urcu/urcu-memb.h>
@@ -93,6 +94,9 @@ struct k8s_watcher {
 
 	/* Resolver of ExternalName targets (its own thread), or NULL. */
 	k8s_upstream_t *upstream;
+
+	/* The synchronized watcher this one replaces after a reload (a reference), or NULL. */
+	k8s_watcher_t *predecessor;
 
 	k8s_table_t table;
 };
@@ -316,6 +320,24 @@ static bool synced(const k8s_watcher_t *w, k8s_source_t src)
 	return w->reflectors[src] != NULL && k8s_reflector_stats(w->reflectors[src])->synced;
 }
 
+/*! \brief True if every zone attached can answer from this watcher. */
+static bool ready_for(const k8s_watcher_t *w, unsigned needs)
+{
+	uint32_t ready = k8s_table_ready(&w->table);
+	return (ready & K8S_READY_CLUSTER) &&
+	       (!(needs & K8S_NEED_CLUSTERSET) || (ready & K8S_READY_CLUSTERSET));
+}
+
+/*! \brief Lets the predecessor go once no reader can be answering from it. */
+static void drop_predecessor(k8s_watcher_t *w)
+{
+	k8s_watcher_t *old = w->predecessor;
+	rcu_assign_pointer(w->predecessor, NULL);
+	urcu_memb_synchronize_rcu();
+	k8s_logf(&w->log, LOG_INFO, "synchronized with the new settings, the previous watcher is released");
+	k8s_watcher_release(old);
+}
+
 /*! \brief A zone answers once every resource it depends on completed a full LIST. */
 static void update_ready(k8s_watcher_t *w, unsigned needs)
 {
@@ -345,6 +367,9 @@ static void update_ready(k8s_watcher_t *w, unsigned needs)
 	}
 	if (bits != 0) {
 		k8s_table_set_ready(&w->table, bits);
+	}
+	if (w->predecessor != NULL && ready_for(w, needs)) {
+		drop_predecessor(w);
 	}
 }
 
@@ -474,6 +499,9 @@ static void watcher_free(k8s_watcher_t *w)
 	k8s_store_free(w->store);
 	// No zone reads the cache any more, and the thread that declared names is gone.
 	k8s_upstream_free(w->upstream);
+	if (w->predecessor != NULL) {
+		k8s_watcher_release(w->predecessor);
+	}
 	// Wait for call_rcu() batches still holding this table's blocks, then free the rest.
 	urcu_memb_barrier();
 	k8s_table_deinit(&w->table);
@@ -533,8 +561,39 @@ k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, si
 	return w;
 }
 
+/*! \brief True if \a w has a zone of this name attached. */
+static bool has_zone(k8s_watcher_t *w, const uint8_t *zone)
+{
+	bool found = false;
+	pthread_mutex_lock(&w->clients_lock);
+	for (k8s_watcher_client_t *c = w->clients; c != NULL && !found; c = c->next) {
+		found = c->zone != NULL && knot_dname_is_equal(c->zone, zone);
+	}
+	pthread_mutex_unlock(&w->clients_lock);
+	return found;
+}
+
+/*! \brief After a reload with other settings: the old, synchronized watcher of the same zone. */
+static void find_predecessor(k8s_watcher_t *w, const uint8_t *zone)
+{
+	if (zone == NULL || w->predecessor != NULL || k8s_table_ready(&w->table) != 0) {
+		return;
+	}
+	for (k8s_watcher_t *old = registry; old != NULL; old = old->next) {
+		if (old != w && k8s_table_ready(&old->table) != 0 && has_zone(old, zone)) {
+			old->refs++;
+			rcu_assign_pointer(w->predecessor, old);
+			return;
+		}
+	}
+}
+
 void k8s_watcher_attach(k8s_watcher_t *w, k8s_watcher_client_t *client)
 {
+	pthread_mutex_lock(&registry_lock);
+	find_predecessor(w, client->zone);
+	pthread_mutex_unlock(&registry_lock);
+
 	pthread_mutex_lock(&w->clients_lock);
 	client->next = w->clients;
 	w->clients = client;
@@ -587,6 +646,18 @@ void k8s_watcher_release(k8s_watcher_t *w)
 const k8s_table_t *k8s_watcher_table(const k8s_watcher_t *w)
 {
 	return &w->table;
+}
+
+const k8s_watcher_t *k8s_watcher_serving(const k8s_watcher_t *w, uint32_t ready_bits)
+{
+	if ((k8s_table_ready(&w->table) & ready_bits) == ready_bits) {
+		return w;
+	}
+	const k8s_watcher_t *old = rcu_dereference(((k8s_watcher_t *)w)->predecessor);
+	if (old != NULL && (k8s_table_ready(&old->table) & ready_bits) == ready_bits) {
+		return old;
+	}
+	return w;
 }
 
 const k8s_upstream_t *k8s_watcher_upstream(const k8s_watcher_t *w)
