@@ -369,6 +369,12 @@ def the_local_cluster_id_follows_the_cluster_property(cluster):
 kv-0.cluster-z.kv.rename.svc.clusterset.local. A NOERROR aa 10.244.10.1
 kv-0.cluster-a.kv.rename.svc.clusterset.local. A NXDOMAIN aa
 """)
+        # A property without value (the CRD forbids it; an old one may not): no local cluster id.
+        cluster.sim.apply({**cluster_property(""), "spec": {}}, validate=False)
+        expect(cluster, """
+kv-0.cluster-z.kv.rename.svc.clusterset.local. A NXDOMAIN aa
+kv.rename.svc.clusterset.local. A NXDOMAIN aa
+""")
     finally:
         cluster.sim.apply(cluster_property("cluster-a"))
     expect(cluster, "kv-0.cluster-a.kv.rename.svc.clusterset.local. A NOERROR aa 10.244.10.1")
