@@ -431,32 +431,37 @@ static const uint8_t *last_labels(const uint8_t *name, size_t n, size_t *size)
  * A cluster id has one or two labels. <clusterid>.<svc> (and the last label of
  * a two-label id) exists only as an empty non-terminal: it never answers
  * addresses, so no name targets a single cluster's backends (MCS DNS 2.3.4, 2.4.4).
+ * Several ids can share a name ("prod" and "east.prod", "east.prod" and
+ * "west.prod"), so every id is considered before a name is denied.
  */
 static k8s_answer_t answer_cluster_subname(ctx_t *c, const knot_dname_t *owner,
                                            const knot_dname_t *qname, const k8s_qname_t *q,
                                            const k8s_svc_t *svc)
 {
+	// <hostname>.<clusterid>: that cluster's ready endpoints with that label.
+	for (uint16_t i = 0; i < svc->cluster_count && q->sub_count >= 2; i++) {
+		const uint8_t *id = svc->strings + svc->clusters[i];
+		size_t id_size = knot_dname_size(id) - 1;
+		if (q->sub_count == knot_dname_labels(id, NULL) + 1 &&
+		    q->owner - q->sub[1] == (ptrdiff_t)id_size && memcmp(q->sub[1], id, id_size) == 0) {
+			size_t count = 0;
+			const k8s_addr_t *eps = k8s_svc_endpoints(svc, id, id_size, q->sub[0], &count);
+			if (eps != NULL) {
+				return answer_addrs(c, owner, qname, eps, count);
+			}
+		}
+	}
+
+	// <clusterid>, or its last label: an empty non-terminal while the cluster has a ready endpoint.
 	const uint8_t *given = q->sub[0];
 	size_t given_size = q->owner - given;
 	for (uint16_t i = 0; i < svc->cluster_count; i++) {
 		const uint8_t *id = svc->strings + svc->clusters[i];
-		size_t id_labels = knot_dname_labels(id, NULL);
-		size_t id_size = knot_dname_size(id) - 1;
-
 		size_t tail_size = 0;
 		const uint8_t *tail = last_labels(id, q->sub_count, &tail_size);
-		if (tail != NULL && tail_size == given_size && memcmp(tail, given, given_size) == 0) {
-			return k8s_svc_has_cluster(svc, id, id_size) ? K8S_ANSWER_NODATA
-			                                               : K8S_ANSWER_NXDOMAIN;
-		}
-		if (q->sub_count == id_labels + 1 && q->owner - q->sub[1] == (ptrdiff_t)id_size &&
-		    memcmp(q->sub[1], id, id_size) == 0) {
-			size_t count = 0;
-			const k8s_addr_t *eps = k8s_svc_endpoints(svc, id, id_size, q->sub[0], &count);
-			if (eps == NULL) {
-				return K8S_ANSWER_NXDOMAIN;
-			}
-			return answer_addrs(c, owner, qname, eps, count);
+		if (tail != NULL && tail_size == given_size && memcmp(tail, given, given_size) == 0 &&
+		    k8s_svc_has_cluster(svc, id, knot_dname_size(id) - 1)) {
+			return K8S_ANSWER_NODATA;
 		}
 	}
 	return K8S_ANSWER_NXDOMAIN;

@@ -228,6 +228,23 @@ static void update_targets(k8s_store_t *s, const k8s_object_t *old, const k8s_ob
 	}
 }
 
+/*! \brief Takes the local cluster id from the ClusterProperty (NULL: none); imports may change. */
+static void set_cluster_id(k8s_store_t *s, const char *value)
+{
+	// Cluster ids are DNS labels, compared with the lowercased ids of imports and slices.
+	char id[sizeof(s->cluster_id)];
+	size_t len = 0;
+	for (; value != NULL && value[len] != '\0' && len + 1 < sizeof(id); len++) {
+		id[len] = (value[len] >= 'A' && value[len] <= 'Z') ? value[len] - 'A' + 'a' : value[len];
+	}
+	id[len] = '\0';
+	if (strcmp(id, s->cluster_id) != 0) {
+		k8s_logf(s->log, LOG_INFO, "cluster id is '%s'", id);
+		memcpy(s->cluster_id, id, len + 1);
+		mark_all_imports(s);
+	}
+}
+
 /*! \brief What a change of an object (old and/or new state) means for the records. */
 static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const k8s_object_t *old,
                   const k8s_object_t *obj)
@@ -300,12 +317,7 @@ static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const k8s_obj
 	}
 	case K8S_SRC_CLUSTERPROPS:
 		if (strcmp(any->name, CLUSTER_ID_PROPERTY) == 0 && s->cluster_id_conf == NULL) {
-			const char *value = (obj != NULL) ? ((const k8s_clusterproperty_t *)obj)->value : "";
-			if (strcmp(value, s->cluster_id) != 0) {
-				k8s_logf(s->log, LOG_INFO, "cluster id is '%s'", value);
-				snprintf(s->cluster_id, sizeof(s->cluster_id), "%s", value);
-				mark_all_imports(s);
-			}
+			set_cluster_id(s, (obj != NULL) ? ((const k8s_clusterproperty_t *)obj)->value : NULL);
 		}
 		break;
 	default:

@@ -141,6 +141,8 @@ def parse_args(argv):
                    help="refuse TLS connections without a client certificate signed by the CA")
     p.add_argument("--absent", action="append", default=[],
                    help="a resource served as 404 from the start (e.g. serviceimports)")
+    p.add_argument("--serviceimport-version", choices=("v1alpha1", "v1beta1"), default="v1alpha1",
+                   help="the one version ServiceImports are served at")
     p.add_argument("--seed", type=int, default=1, help="seed for chunk splitting")
     p.add_argument("--no-bootstrap", action="store_true",
                    help="start empty: no system namespaces, no default/kubernetes service")
@@ -153,6 +155,8 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.serviceimport_version != resources.SERVICEIMPORTS.version:
+        resources.serve_version("serviceimports", args.serviceimport_version)
     sim = Simulator(args)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

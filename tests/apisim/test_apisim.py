@@ -1044,6 +1044,24 @@ def required_client_certificate_refuses_handshakes_without_one():
 
 
 @case
+def serviceimports_can_be_served_at_v1beta1_only():
+    imp = {"apiVersion": "multicluster.x-k8s.io/v1beta1", "kind": "ServiceImport",
+           "metadata": {"name": "web", "namespace": "default"},
+           "spec": {"type": "ClusterSetIP", "ips": ["10.42.0.1"],
+                    "ports": [{"name": "http", "protocol": "TCP", "port": 80}]}}
+    with tempfile.TemporaryDirectory() as work:
+        with Simulator(work, args=["--serviceimport-version", "v1beta1"]) as sim:
+            sim.apply(imp)
+            items = sim.get("/apis/multicluster.x-k8s.io/v1beta1/serviceimports").json()["items"]
+            check([i["metadata"]["name"] for i in items] == ["web"], str(items))
+            check(items[0]["apiVersion"] == "multicluster.x-k8s.io/v1beta1", str(items[0]))
+            check(sim.get("/apis/multicluster.x-k8s.io/v1alpha1/serviceimports").status == 404)
+            versions = [v["version"] for g in sim.get("/apis").json()["groups"]
+                        if g["name"] == "multicluster.x-k8s.io" for v in g["versions"]]
+            check(versions == ["v1beta1"], str(versions))
+
+
+@case
 def simulator_start_fails_clearly_on_a_bad_manifest():
     with tempfile.TemporaryDirectory() as work:
         bad = os.path.join(work, "bad.json")

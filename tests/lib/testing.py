@@ -30,6 +30,11 @@ mismatch) or any other exception (printed with its traceback), and skips by
 raising Skip("reason"). A fixture that raises Skip skips the whole file. After
 a failure the fixture's new log lines are printed (anything with log_text());
 once the fixture is down (is_running() false) the remaining tests fail at once.
+
+A file whose cases cannot share one fixture (examples that contradict each
+other) gives each group its own: tests registered after `tests.fixture(make,
+"label")` run inside make(), one group after the other; main() needs no fixture
+then.
 """
 
 import signal
@@ -80,6 +85,8 @@ class Tests:
 
     def __init__(self):
         self._tests = []
+        # (fixture factory or None for main()'s, label, tests), in registration order.
+        self._groups = [(None, None, self._tests)]
         self.passed = 0
         self.failed = 0
         self.skipped = 0
@@ -93,6 +100,11 @@ class Tests:
     def add(self, name, function):
         """Registers `function(fixture_value)` as a test called `name`."""
         self._tests.append((name, function))
+
+    def fixture(self, factory, label):
+        """Tests registered from now on run inside factory(), not main()'s fixture."""
+        self._tests = []
+        self._groups.append((factory, label, self._tests))
 
     def table(self, text):
         """Registers one test per case line of `text` (see cases.py for the format)."""
@@ -154,9 +166,12 @@ class Tests:
             _diag("knotd log (new lines):")
             _diag("\n".join(new[-30:]))
 
-    def run(self, value=None, with_value=True):
-        """Runs every registered test with the fixture value."""
-        for name, function in self._tests:
+    def run(self, value=None, with_value=True, tests=None):
+        """Runs the registered tests (or the given ones) with the fixture value."""
+        self._log_lines_shown = 0
+        if tests is None:
+            tests = [test for _, _, group in self._groups for test in group]
+        for name, function in tests:
             self._run_one(name, function, value, with_value)
 
     def main(self, fixture=None):
@@ -164,10 +179,14 @@ class Tests:
         signal.signal(signal.SIGTERM, _raise_system_exit)
         signal.signal(signal.SIGHUP, _raise_system_exit)
         try:
-            if fixture is None:
-                self.run(with_value=False)
-            else:
-                self._run_in_fixture(fixture)
+            for factory, label, tests in self._groups:
+                factory = factory or fixture
+                if not tests:
+                    continue
+                if factory is None:
+                    self.run(with_value=False, tests=tests)
+                else:
+                    self._run_in_fixture(factory, tests, label)
         finally:
             if self.skipped:
                 print(f"# {self.skipped} skipped")
@@ -175,12 +194,13 @@ class Tests:
             sys.stdout.flush()
         sys.exit(0 if self.failed == 0 and self.passed + self.skipped > 0 else 1)
 
-    def _run_in_fixture(self, fixture):
+    def _run_in_fixture(self, fixture, tests, label=None):
+        stopped = "the server stops cleanly with no sanitizer report" + (f" ({label})" if label else "")
         try:
             context = fixture()
             value = context.__enter__()
         except Skip as e:
-            for name, _ in self._tests:
+            for name, _ in tests:
                 self.skipped += 1
                 print(f"ok - {name} # SKIP {e}")
             return
@@ -188,11 +208,11 @@ class Tests:
             self._report(False, "start the test fixture",
                          f"{type(e).__name__}: {(str(e).splitlines() or [''])[0]}")
             _diag(str(e) or traceback.format_exc())
-            for name, _ in self._tests:
+            for name, _ in tests:
                 self._report(False, name, "not run: the fixture did not start")
             return
         try:
-            self.run(value)
+            self.run(value, tests=tests)
         except BaseException:
             # Interrupted (Ctrl-C, SIGTERM): still stop the fixture, then let it propagate.
             context.__exit__(*sys.exc_info())
@@ -200,7 +220,7 @@ class Tests:
         try:
             context.__exit__(None, None, None)
         except Exception as e:
-            self._report(False, "the server stops cleanly with no sanitizer report", type(e).__name__)
+            self._report(False, stopped, type(e).__name__)
             _diag(str(e))
             return
-        self._report(True, "the server stops cleanly with no sanitizer report")
+        self._report(True, stopped)

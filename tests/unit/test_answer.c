@@ -133,7 +133,29 @@ static int setup(void **state)
 	alias.external_name = "web.shop.svc.cluster.local";
 	put_service(&alias, NULL, 0);
 
-	k8s_table_set_ready(&table, K8S_READY_CLUSTER);
+	// ring.shop: a headless import whose cluster ids share labels. "prod" is a cluster and
+	// the last label of "east.prod"; "east.stage" has no ready endpoint, "west.stage" has.
+	static k8s_endpoint_t ring_eps[4][1];
+	static const char *ring_ids[] = { "prod", "east.prod", "east.stage", "west.stage" };
+	static const char *ring_ips[] = { "10.80.0.1", "10.80.1.1", "10.80.2.1", "10.80.3.1" };
+	k8s_slice_t ring_slices[4];
+	const k8s_slice_t *ring_ptrs[4];
+	for (size_t i = 0; i < 4; i++) {
+		ring_eps[i][0] = fx_ep(ring_ips[i], i != 2, "web-0", NULL);
+		ring_slices[i] = fx_slice("shop", ring_ids[i], NULL, AF_INET, ring_eps[i], 1, NULL, 0);
+		ring_slices[i].mcs_service = "ring";
+		ring_slices[i].source_cluster = ring_ids[i];
+		ring_ptrs[i] = &ring_slices[i];
+	}
+	k8s_serviceimport_t ring = {
+		.meta = { .kind = K8S_SERVICEIMPORT, .ns = "shop", .name = "ring" },
+		.headless = true,
+	};
+	k8s_svc_t *ring_block = k8s_records_import(&ring, ring_ptrs, 4, &rconf);
+	assert_non_null(ring_block);
+	assert_int_equal(k8s_table_put_svc(&table, ring_block), KNOT_EOK);
+
+	k8s_table_set_ready(&table, K8S_READY_CLUSTER | K8S_READY_CLUSTERSET);
 
 	zone_cluster = knot_dname_from_str_alloc("cluster.local.");
 	zone_clusterset = knot_dname_from_str_alloc("clusterset.local.");
@@ -516,6 +538,46 @@ static void oversize_answer_is_truncated(void **state)
 	assert_true(r.tc);
 }
 
+/* Multicluster DNS: names below a headless ServiceImport. */
+
+static reply_t ask_clusterset(const char *name, uint16_t type)
+{
+	k8s_answer_conf_t c = conf;
+	c.role = K8S_ROLE_CLUSTERSET;
+	c.zone = zone_clusterset;
+	return ask_conf(&c, name, type, KNOT_WIRE_MAX_PKTSIZE);
+}
+
+static void hostname_and_cluster_id_name_one_clusters_endpoint(void **state)
+{
+	assert_reply(ask_clusterset("web-0.prod.ring.shop.svc.clusterset.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_HIT, "web-0.prod.ring.shop.svc.clusterset.local. A 10.80.0.1");
+	assert_reply(ask_clusterset("web-0.east.prod.ring.shop.svc.clusterset.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_HIT, "web-0.east.prod.ring.shop.svc.clusterset.local. A 10.80.1.1");
+	assert_reply(ask_clusterset("web-0.west.stage.ring.shop.svc.clusterset.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_HIT, "web-0.west.stage.ring.shop.svc.clusterset.local. A 10.80.3.1");
+	assert_reply(ask_clusterset("web-0.east.stage.ring.shop.svc.clusterset.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_NXDOMAIN, "");
+}
+
+static void cluster_ids_are_empty_non_terminals_whichever_ids_share_their_labels(void **state)
+{
+	// "east.prod" exists although "prod" has no endpoint labelled "east".
+	assert_reply(ask_clusterset("east.prod.ring.shop.svc.clusterset.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_NODATA, "");
+	assert_reply(ask_clusterset("prod.ring.shop.svc.clusterset.local.", KNOT_RRTYPE_AAAA),
+	             K8S_ANSWER_NODATA, "");
+	// "stage" exists through west.stage although east.stage (sorted first) has no ready endpoint.
+	assert_reply(ask_clusterset("stage.ring.shop.svc.clusterset.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_NODATA, "");
+	assert_reply(ask_clusterset("west.stage.ring.shop.svc.clusterset.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_NODATA, "");
+	assert_reply(ask_clusterset("east.stage.ring.shop.svc.clusterset.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask_clusterset("dev.ring.shop.svc.clusterset.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_NXDOMAIN, "");
+}
+
 static void ignore_empty_service(void **state)
 {
 	k8s_answer_conf_t c = conf;
@@ -557,6 +619,8 @@ int main(void)
 		cmocka_unit_test(not_ready_before_the_first_sync),
 		cmocka_unit_test(oversize_answer_is_truncated),
 		cmocka_unit_test(ignore_empty_service),
+		cmocka_unit_test(hostname_and_cluster_id_name_one_clusters_endpoint),
+		cmocka_unit_test(cluster_ids_are_empty_non_terminals_whichever_ids_share_their_labels),
 	};
 	return cmocka_run_group_tests_name("answer", tests, setup, teardown);
 }

@@ -236,6 +236,19 @@ static void the_cluster_id_comes_from_the_cluster_property(void **state)
 	k8s_store_commit(store, 0);
 }
 
+static void a_cluster_property_without_value_leaves_no_cluster_id(void **state)
+{
+	// The CRD requires a value; an older CRD or a hand-made object may still lack it.
+	upsert(K8S_SRC_CLUSTERPROPS, K8S_CLUSTERPROPERTY,
+	       "{\"metadata\":{\"name\":\"cluster.clusterset.k8s.io\"},\"spec\":{}}");
+	assert_string_equal(k8s_store_cluster_id(store), "");
+	// Cluster ids are DNS labels: compared as the lowercase labels of the imports.
+	upsert(K8S_SRC_CLUSTERPROPS, K8S_CLUSTERPROPERTY,
+	       "{\"metadata\":{\"name\":\"cluster.clusterset.k8s.io\"},\"spec\":{\"value\":\"West\"}}");
+	assert_string_equal(k8s_store_cluster_id(store), "west");
+	k8s_store_commit(store, 0);
+}
+
 static void a_locally_exported_service_joins_its_import_under_the_local_cluster_id(void **state)
 {
 	// The import says west (this cluster) exports db too; no imported slice carries west's endpoints.
@@ -293,6 +306,7 @@ int main(void)
 		cmocka_unit_test(programming_latency_is_measured_from_the_trigger_time),
 		cmocka_unit_test(imported_slices_feed_the_clusterset_zone_only),
 		cmocka_unit_test(the_cluster_id_comes_from_the_cluster_property),
+		cmocka_unit_test(a_cluster_property_without_value_leaves_no_cluster_id),
 		cmocka_unit_test(a_locally_exported_service_joins_its_import_under_the_local_cluster_id),
 		cmocka_unit_test(namespaces_not_exposed_are_dropped),
 	};

@@ -16,11 +16,16 @@ import json
 from . import resources
 
 _SCHEMA_PREFIX = {
-    "": "io.k8s.api.core.v1",
-    "discovery.k8s.io": "io.k8s.api.discovery.v1",
-    "multicluster.x-k8s.io": "io.x-k8s.multicluster.v1alpha1",
-    "about.k8s.io": "io.k8s.about.v1alpha1",
+    "": "io.k8s.api.core",
+    "discovery.k8s.io": "io.k8s.api.discovery",
+    "multicluster.x-k8s.io": "io.x-k8s.multicluster",
+    "about.k8s.io": "io.k8s.about",
 }
+
+
+def _schema_name(rtype):
+    """The schema's name in the OpenAPI documents, e.g. io.k8s.api.core.v1.Service."""
+    return f"{_SCHEMA_PREFIX[rtype.group]}.{rtype.version}.{rtype.kind}"
 
 
 def _gv_path(rtype):
@@ -47,7 +52,7 @@ _LIST_PARAMS = [_query(n) for n in ("allowWatchBookmarks", "continue", "fieldSel
 
 
 def _operation(rtype, action, op_id, params, body=False):
-    ref = {"$ref": f"#/components/schemas/{_SCHEMA_PREFIX[rtype.group]}.{rtype.kind}"}
+    ref = {"$ref": f"#/components/schemas/{_schema_name(rtype)}"}
     op = {"tags": [rtype.group or "core_v1"], "operationId": op_id, "parameters": params,
           "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": ref}}}},
           "x-kubernetes-action": action,
@@ -108,7 +113,7 @@ def _gv_document(gv_path):
             "name", "generateName", "namespace", "uid", "resourceVersion", "creationTimestamp")}}}
     for rtype in served:
         paths.update(_paths(rtype))
-        schemas[f"{_SCHEMA_PREFIX[rtype.group]}.{rtype.kind}"] = _schema(rtype)
+        schemas[_schema_name(rtype)] = _schema(rtype)
     return {"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": "v1.32.4"},
             "paths": paths, "components": {"schemas": schemas}}
 

@@ -1,6 +1,6 @@
 """The resource types the simulator serves, as the real API server describes them."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -109,6 +109,19 @@ CLUSTERPROPERTIES = ResourceType(
 ALL = (NAMESPACES, SERVICES, ENDPOINTS, PODS, ENDPOINTSLICES, SERVICEIMPORTS, CLUSTERPROPERTIES)
 BY_PLURAL = {r.plural: r for r in ALL}
 BY_KIND = {r.kind: r for r in ALL}
+
+
+def serve_version(plural, version):
+    """Serves a CRD at another version (ServiceImport v1beta1, as mcs-api >= 0.5 can).
+
+    Call before the store is built: other modules read these names at call time.
+    """
+    global ALL, BY_PLURAL, BY_KIND, SERVICEIMPORTS, CLUSTERPROPERTIES
+    ALL = tuple(replace(r, version=version) if r.plural == plural else r for r in ALL)
+    BY_PLURAL = {r.plural: r for r in ALL}
+    BY_KIND = {r.kind: r for r in ALL}
+    SERVICEIMPORTS = BY_PLURAL["serviceimports"]
+    CLUSTERPROPERTIES = BY_PLURAL["clusterproperties"]
 
 
 def verbs(rtype):
