@@ -439,6 +439,7 @@ class OptionalAndPaths(ReflectorCase):
     def test_absent_optional_resource_is_synced_empty_then_listed_when_installed(self):
         d = self.drive(SERVICES, f"kind=serviceimports,path={IMPORTS_V1A1},optional")
         d.synced(source=0)
+        d.synced(source=1)
         self.wait_model(d, IMPORTS_V1A1, source=1)
         start = d.mark()
         self.sim.set_absent("serviceimports")
