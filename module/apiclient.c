@@ -38,15 +38,6 @@
 #define KEEPALIVE_INTVL_S 10
 #define CONNECT_TIMEOUT_S 10
 
-static void secret_free(char **str)
-{
-	if (*str != NULL) {
-		explicit_bzero(*str, strlen(*str));
-		free(*str);
-	}
-	*str = NULL;
-}
-
 /*! Reads a token file; surrounding white space is dropped (client-go trims it too). */
 static int token_read(const char *path, char **out)
 {
@@ -125,7 +116,7 @@ void k8s_api_refresh_token(k8s_api_t *api, bool force, uint64_t now_ms)
 		         token_error(ret));
 		return;
 	}
-	secret_free(&api->token);
+	k8s_secret_free(api->token, api->token != NULL ? strlen(api->token) : 0);
 	api->token = token;
 }
 
@@ -231,7 +222,7 @@ int k8s_api_init(k8s_api_t *api, k8s_apiconf_t *conf, const k8s_log_t *log)
 
 void k8s_api_deinit(k8s_api_t *api)
 {
-	secret_free(&api->token);
+	k8s_secret_free(api->token, api->token != NULL ? strlen(api->token) : 0);
 	k8s_apiconf_free(&api->conf);
 	free(api->url_base);
 	free(api->host_header);
