@@ -367,7 +367,11 @@ int k8s_api_prepare(k8s_api_t *api, CURL *easy, const char *path_query,
 	bool https = strncasecmp(api->url_base, "https:", 6) == 0;
 	CURLcode rc = curl_easy_setopt(easy, CURLOPT_URL, url);
 	if (rc == CURLE_OK) {
+#if LIBCURL_VERSION_NUM >= 0x075500
 		rc = curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, https ? "https" : "http");
+#else
+		rc = curl_easy_setopt(easy, CURLOPT_PROTOCOLS, https ? CURLPROTO_HTTPS : CURLPROTO_HTTP);
+#endif
 	}
 	if (rc == CURLE_OK) {
 		rc = curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
