@@ -26,7 +26,12 @@
 
 #include "buf.h"
 
-/*! \brief Receives one complete item or line; a non-zero return stops the feed and is returned by it. */
+/*!
+ * \brief Receives one complete item or line.
+ *
+ * A non-zero return stops the feed and is returned by it. \a text is valid
+ * only during the call (it may point into the fed data).
+ */
 typedef int (*k8s_split_cb)(void *ctx, const char *text, size_t len);
 
 /*! \brief Splitter of a LIST response body. */
@@ -50,9 +55,10 @@ void k8s_listsplit_init(k8s_listsplit_t *s, size_t max_item);
 /*!
  * \brief Feeds body bytes; calls \a cb for each complete element of "items".
  *
- * \retval KNOT_EOK    fed; more may follow.
- * \retval KNOT_EMALF  the body is not a JSON object with an "items" array.
- * \retval other       the callback's non-zero return.
+ * \retval KNOT_EOK     fed; more may follow.
+ * \retval KNOT_EMALF   the body is not a JSON object with an "items" array (or null).
+ * \retval KNOT_ENOMEM  out of memory.
+ * \retval other        the callback's non-zero return.
  */
 int k8s_listsplit_feed(k8s_listsplit_t *s, const char *data, size_t len,
                        k8s_split_cb cb, void *ctx);
@@ -74,13 +80,18 @@ void k8s_linesplit_init(k8s_linesplit_t *s, size_t max_line);
 /*!
  * \brief Feeds stream bytes; calls \a cb for each complete non-empty line (without the newline).
  *
- * \retval KNOT_EOK  fed.
- * \retval other     the callback's non-zero return.
+ * \retval KNOT_EOK     fed.
+ * \retval KNOT_ENOMEM  out of memory.
+ * \retval other        the callback's non-zero return.
  */
 int k8s_linesplit_feed(k8s_linesplit_t *s, const char *data, size_t len,
                        k8s_split_cb cb, void *ctx);
 
-/*! \brief Bytes of an unterminated last line (a cut stream leaves one). */
+/*!
+ * \brief Bytes of an unterminated last line (a cut stream leaves one).
+ *
+ * Inside an oversize line it is max_line + 1: at least that much was cut.
+ */
 size_t k8s_linesplit_pending(const k8s_linesplit_t *s);
 
 /*! \brief Frees the splitter's memory. */

@@ -462,7 +462,7 @@ int k8s_linesplit_feed(k8s_linesplit_t *s, const char *data, size_t len,
 		} else {
 			ret = k8s_buf_append(&s->buf, data, piece, limit);
 			if (ret == KNOT_ESPACE) {
-				// Too long already: drop what we have and the rest up to its newline.
+				// Too long already: drop it and the rest up to its newline.
 				s->skipped++;
 				s->skipping = (nl == NULL);
 				k8s_buf_reset(&s->buf, BUF_KEEP);

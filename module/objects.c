@@ -545,7 +545,7 @@ static bool kind_is_namespaced(k8s_kind_t kind)
 	return kind != K8S_NAMESPACE && kind != K8S_CLUSTERPROPERTY;
 }
 
-/*! Names that become a DNS label must be one; the others may be any DNS subdomain, as in the API. */
+/*! Names that become a DNS label must be one; others may be a DNS subdomain, as in the API. */
 static bool kind_name_is_label(k8s_kind_t kind)
 {
 	return kind == K8S_SERVICE || kind == K8S_NAMESPACE || kind == K8S_SERVICEIMPORT;
@@ -643,9 +643,10 @@ static int service_decode(json_object *root, const meta_t *m, k8s_object_t **out
 			head.ip_count = 1;
 		}
 	}
-	head.publish_not_ready =
-		get_bool(spec, "publishNotReadyAddresses", false) ||
-		str_is(get_str(m->annotations, "service.alpha.kubernetes.io/tolerate-unready-endpoints"), "true");
+	str_t tolerate = get_str(m->annotations,
+	                         "service.alpha.kubernetes.io/tolerate-unready-endpoints");
+	head.publish_not_ready = get_bool(spec, "publishNotReadyAddresses", false) ||
+	                         str_is(tolerate, "true");
 
 	json_object *ports = get_arr(spec, "ports");
 	size_t strings = meta_strings(m) + str_size(external);
@@ -687,6 +688,12 @@ static void endpoint_read(json_object *item, endpoint_view_t *v)
 	            label_or_null(get_str(ref, "name"), false) : (str_t){ NULL, 0 };
 }
 
+/*! The j-th address of an endpoint, if it is a valid IP of the slice's family. */
+static bool address_read(json_object *addresses, size_t j, int family, k8s_ip_t *ip)
+{
+	return ip_parse(str_of(json_object_array_get_idx(addresses, j)), family, ip);
+}
+
 /*! Label values may be mixed case; a slice's service is found by its lowercase name. */
 static str_t slice_label(const meta_t *m, const char *key)
 {
@@ -725,7 +732,7 @@ static int slice_decode(json_object *root, const meta_t *m, k8s_object_t **out)
 		size_t valid = 0;
 		for (size_t j = 0; j < arr_len(v.addresses); j++) {
 			k8s_ip_t ip;
-			valid += ip_parse(str_of(json_object_array_get_idx(v.addresses, j)), family, &ip);
+			valid += address_read(v.addresses, j, family, &ip);
 		}
 		if (valid > 0) {
 			addr_count += valid;
@@ -743,8 +750,8 @@ static int slice_decode(json_object *root, const meta_t *m, k8s_object_t **out)
 	size_t port_off = ALIGN_UP(ep_bytes, _Alignof(k8s_port_t));
 	pack_t p;
 	void *arrays = NULL;
-	k8s_slice_t *slice = object_alloc(sizeof(*slice), port_off + port_count * sizeof(k8s_port_t),
-	                                  strings, &p, &arrays);
+	size_t arrays_size = port_off + port_count * sizeof(k8s_port_t);
+	k8s_slice_t *slice = object_alloc(sizeof(*slice), arrays_size, strings, &p, &arrays);
 	if (slice == NULL) {
 		return KNOT_ENOMEM;
 	}
@@ -768,7 +775,7 @@ static int slice_decode(json_object *root, const meta_t *m, k8s_object_t **out)
 		bool packed = false;
 		for (size_t j = 0; j < arr_len(v.addresses); j++) {
 			k8s_ip_t ip;
-			if (!ip_parse(str_of(json_object_array_get_idx(v.addresses, j)), family, &ip)) {
+			if (!address_read(v.addresses, j, family, &ip)) {
 				continue;
 			}
 			k8s_endpoint_t *ep = &eps[done];

@@ -378,6 +378,48 @@ static void list_items_of_a_real_list_decode(void **state)
 	k8s_listsplit_deinit(&s);
 }
 
+static int check_item(void *ctx, const char *text, size_t len)
+{
+	size_t max_item = *(size_t *)ctx;
+	assert_true(len > 0 && len <= max_item);
+	return 0;
+}
+
+static void list_mutated_bodies_split_or_fail_cleanly(void **state)
+{
+	const char *body =
+		"{\"kind\":\"ServiceList\",\"metadata\":{\"resourceVersion\":\"48230\",\"continue\":\"e30\"},"
+		"\"items\":[{\"metadata\":{\"name\":\"a\\\"b\"},\"spec\":{\"ports\":[{\"port\":80}]}},"
+		"{\"metadata\":{\"name\":\"c\"},\"x\":[1,2.5,true,null,\"]}\"]}]}";
+	const char bytes[] = "\"\\{}[],:0n ";
+	size_t len = strlen(body);
+	unsigned seed = 11;
+	for (int round = 0; round < 3000; round++) {
+		char *text = malloc(len);
+		memcpy(text, body, len);
+		int edits = 1 + rand_r(&seed) % 3;
+		for (int e = 0; e < edits; e++) {
+			text[rand_r(&seed) % len] = bytes[rand_r(&seed) % (sizeof(bytes) - 1)];
+		}
+		size_t max_item = 20 + rand_r(&seed) % 100;
+		k8s_listsplit_t s;
+		k8s_listsplit_init(&s, max_item);
+		int ret = KNOT_EOK;
+		for (size_t at = 0; at < len && ret == KNOT_EOK; ) {
+			size_t n = piece_len(RANDOM, len - at, &seed);
+			char *piece = malloc(n);
+			memcpy(piece, text + at, n);
+			ret = k8s_listsplit_feed(&s, piece, n, check_item, &max_item);
+			free(piece);
+			at += n;
+		}
+		assert_true(ret == KNOT_EOK || ret == KNOT_EMALF);
+		assert_true(strlen(s.rv) < sizeof(s.rv));
+		k8s_listsplit_deinit(&s);
+		free(text);
+	}
+}
+
 /* --- line splitter ------------------------------------------------------------- */
 
 static int line_feed(k8s_linesplit_t *s, const char *stream, cut_t cut, unsigned seed, got_t *got)
@@ -504,6 +546,7 @@ int main(void)
 		cmocka_unit_test(list_done_only_after_the_closing_brace),
 		cmocka_unit_test(list_malformed_bodies_are_rejected),
 		cmocka_unit_test(list_items_of_a_real_list_decode),
+		cmocka_unit_test(list_mutated_bodies_split_or_fail_cleanly),
 		cmocka_unit_test(line_events_split_across_feeds),
 		cmocka_unit_test(line_many_events_in_one_feed),
 		cmocka_unit_test(line_crlf_and_empty_lines),

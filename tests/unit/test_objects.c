@@ -1089,6 +1089,70 @@ static void three_mib_annotation_is_decoded(void **state)
 	free(big);
 }
 
+static bool is_label(const char *s)
+{
+	size_t len = strlen(s);
+	if (len == 0 || len > 63 || s[0] == '-' || s[len - 1] == '-') {
+		return false;
+	}
+	return strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == len;
+}
+
+/*! What any decoded object guarantees, however odd its input. */
+static void assert_object_sane(const k8s_object_t *obj)
+{
+	assert_non_null(obj->name);
+	assert_non_null(obj->ns);
+	if (obj->kind == K8S_SERVICE || obj->kind == K8S_NAMESPACE) {
+		assert_true(is_label(obj->name));
+	}
+	if (obj->kind == K8S_ENDPOINTSLICE) {
+		const k8s_slice_t *slice = (const k8s_slice_t *)obj;
+		for (uint32_t i = 0; i < slice->endpoint_count; i++) {
+			const k8s_endpoint_t *ep = &slice->endpoints[i];
+			assert_int_equal(ep->ip.family, slice->family);
+			assert_true(ep->hostname == NULL || is_label(ep->hostname));
+			assert_true(ep->target == NULL || is_label(ep->target));
+		}
+		for (uint16_t i = 0; i < slice->port_count; i++) {
+			assert_true(slice->ports[i].name == NULL || is_label(slice->ports[i].name));
+			assert_true(slice->ports[i].proto < K8S_PROTO_COUNT);
+		}
+	}
+}
+
+static void mutated_objects_decode_or_fail_cleanly(void **state)
+{
+	const char *samples[] = { SVC_DUAL, SVC_HEADLESS, SVC_EXTERNAL, SLICE_DB, SLICE_MCS, POD_DB,
+	                          NS_SHOP, IMPORT_WEB, CLUSTER_ID };
+	k8s_kind_t kinds[] = { K8S_SERVICE, K8S_SERVICE, K8S_SERVICE, K8S_ENDPOINTSLICE,
+	                       K8S_ENDPOINTSLICE, K8S_POD, K8S_NAMESPACE, K8S_SERVICEIMPORT,
+	                       K8S_CLUSTERPROPERTY };
+	const char bytes[] = "\"\\{}[],:0aA.-_ \xff\xc3\n";
+	unsigned seed = 7;
+	for (size_t s = 0; s < sizeof(samples) / sizeof(samples[0]); s++) {
+		char *json = q(samples[s]);
+		size_t len = strlen(json);
+		for (int round = 0; round < 400; round++) {
+			char *text = malloc(len);
+			memcpy(text, json, len);
+			int edits = 1 + rand_r(&seed) % 3;
+			for (int e = 0; e < edits; e++) {
+				text[rand_r(&seed) % len] = bytes[rand_r(&seed) % (sizeof(bytes) - 1)];
+			}
+			k8s_object_t *obj = NULL;
+			int ret = decode_raw(kinds[s], text, len, &obj);
+			assert_true(ret == KNOT_EOK || ret == KNOT_EMALF || ret == KNOT_EINVAL);
+			if (ret == KNOT_EOK) {
+				assert_object_sane(obj);
+				k8s_object_free(obj);
+			}
+			free(text);
+		}
+		free(json);
+	}
+}
+
 /* --- watch events -------------------------------------------------------------- */
 
 static int event_raw(k8s_kind_t kind, const char *sq, k8s_event_t *ev)
@@ -1546,6 +1610,7 @@ int main(void)
 		cmocka_unit_test(truncated_json_is_malformed_at_every_length),
 		cmocka_unit_test(nesting_beyond_the_depth_limit_is_malformed),
 		cmocka_unit_test(three_mib_annotation_is_decoded),
+		cmocka_unit_test(mutated_objects_decode_or_fail_cleanly),
 		cmocka_unit_test(event_added_modified_deleted_carry_the_object_and_rv),
 		cmocka_unit_test(event_bookmark_zero_valued_objects_give_only_the_rv),
 		cmocka_unit_test(event_bookmark_marks_the_end_of_initial_events),
