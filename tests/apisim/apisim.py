@@ -14,7 +14,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from simlib import apiserver, control, credentials, faults, generator, listener, manifests  # noqa: E402
-from simlib import resources, store  # noqa: E402
+from simlib import objects, resources, store  # noqa: E402
 
 
 def log(message):
@@ -44,8 +44,35 @@ class Simulator:
         except KeyError as err:
             raise control.ControlError(400, f"unknown config key(s): {err.args[0]}") from None
 
+    def bootstrap(self):
+        """What every real cluster has: the system namespaces and default/kubernetes, whose
+        endpoint is this simulator's own address."""
+        ip = self.args.address
+        family = "IPv6" if ":" in ip else "IPv4"
+        port = self.listener.port
+        objs = [(resources.NAMESPACES, {"metadata": {"name": name}})
+                for name in ("default", "kube-node-lease", "kube-public", "kube-system")]
+        labels = {"component": "apiserver", "provider": "kubernetes"}
+        objs.append((resources.SERVICES, {
+            "metadata": {"name": "kubernetes", "namespace": "default", "labels": labels},
+            "spec": {"ports": [{"name": "https", "protocol": "TCP", "port": 443, "targetPort": port}],
+                     "clusterIP": "10.96.0.1", "type": "ClusterIP"}}))
+        objs.append((resources.ENDPOINTS, {
+            "metadata": {"name": "kubernetes", "namespace": "default",
+                         "labels": {"endpointslice.kubernetes.io/skip-mirror": "true"}},
+            "subsets": [{"addresses": [{"ip": ip}], "ports": [{"name": "https", "port": port}]}]}))
+        objs.append((resources.ENDPOINTSLICES, {
+            "metadata": {"name": "kubernetes", "namespace": "default",
+                         "labels": {"kubernetes.io/service-name": "kubernetes"}},
+            "addressType": family, "endpoints": [{"addresses": [ip], "conditions": {"ready": True}}],
+            "ports": [{"name": "https", "protocol": "TCP", "port": port}]}))
+        for rtype, obj in objs:
+            self.store.load(rtype, objects.prepare_load(rtype, obj))
+
     def load(self):
         started = time.monotonic()
+        if not self.args.no_bootstrap:
+            self.bootstrap()
         if self.args.generate:
             sets = generator.build(generator.parse_spec(",".join(self.args.generate)), self.store)
             log("generated " + ", ".join(f"{g.count} {g.rtype.plural}" for g in sets))
@@ -72,12 +99,13 @@ class Simulator:
         if os.path.exists(ready):
             os.unlink(ready)
         self.creds.setup()
-        self.load()
         self.state.set_config({"bookmark_interval": self.args.bookmark_interval})
         ctx = apiserver.Context(self.store, self.state, self.creds, log, seed=self.args.seed)
         handler = type("BoundApiHandler", (apiserver.ApiHandler,), {"ctx": ctx})
         self.listener = listener.Listener(self.args.address, self.args.port, self.tls_context(),
                                           handler, log)
+        self.listener.bind()
+        self.load()
         self.listener.start()
         ctx.address, ctx.port = self.args.address, self.listener.port
         self.control = control.serve(self, self.args.control_port)
@@ -114,6 +142,8 @@ def parse_args(argv):
     p.add_argument("--absent", action="append", default=[],
                    help="a resource served as 404 from the start (e.g. serviceimports)")
     p.add_argument("--seed", type=int, default=1, help="seed for chunk splitting")
+    p.add_argument("--no-bootstrap", action="store_true",
+                   help="start empty: no system namespaces, no default/kubernetes service")
     args = p.parse_args(argv)
     for name in args.absent:
         if resources.lookup(name) is None:

@@ -538,9 +538,9 @@ def compaction_and_history_bound_make_old_versions_expire():
 def bookmarks_come_periodically_with_the_current_version_and_a_zero_valued_object():
     with with_config(bookmark_interval=0.3):
         rv = SIM.resource_version()
+        SIM.apply(service("bookmark-bump"))     # moves the global RV, not the slices
         stream = watch(f"/apis/discovery.k8s.io/v1/endpointslices?watch=1&resourceVersion={rv}"
                        "&allowWatchBookmarks=true")
-        SIM.apply(service("bookmark-bump"))
         first, second = stream.events(2)
         stream.close()
     SIM.delete("services", "shop", "bookmark-bump")
@@ -656,6 +656,18 @@ def send_initial_events_ends_with_the_initial_events_end_bookmark():
     check([e["type"] for e in events] == ["ADDED", "ADDED", "BOOKMARK"], events)
     meta = events[2]["object"]["metadata"]
     check(meta["annotations"] == {"k8s.io/initial-events-end": "true"} and meta["resourceVersion"], meta)
+
+
+@case
+def send_initial_events_false_starts_from_now_without_initial_events():
+    stream = watch("/api/v1/namespaces/shop/services?watch=1&sendInitialEvents=false"
+                   "&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion=")
+    SIM.wait_for_watches("services")
+    SIM.apply(service("after-start"))
+    event = stream.next_event()
+    stream.close()
+    SIM.delete("services", "shop", "after-start")
+    check(event["type"] == "ADDED" and event["object"]["metadata"]["name"] == "after-start", event)
 
 
 @case
@@ -1043,8 +1055,11 @@ def generated_objects_list_page_watch_and_change_like_stored_ones():
     spec = "services=50,endpoints=10,pods=120,namespaces=5,headless-every=5"
     with tempfile.TemporaryDirectory() as work:
         with Simulator(work, generate=spec) as sim:
-            slices = sim.get("/apis/discovery.k8s.io/v1/endpointslices").json()["items"]
-            check(len(slices) == 50 and sum(len(s["endpoints"]) for s in slices) == 500)
+            slices = sim.get("/apis/discovery.k8s.io/v1/endpointslices?labelSelector="
+                             "apisim.k8s.io%2Fgenerated").json()["items"]
+            check(len(slices) == 50 and sum(len(s["endpoints"]) for s in slices) == 500, len(slices))
+            check(sim.get("/api/v1/namespaces/default/services/kubernetes").status == 200,
+                  "the bootstrap objects are there too")
             pods = sim.get("/api/v1/pods").json()["items"]
             check(len(pods) == 120)
             keys = [p["metadata"]["namespace"] + "/" + p["metadata"]["name"] for p in pods]

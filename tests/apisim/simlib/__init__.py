@@ -10,7 +10,12 @@ Modules, in the order data flows through them:
   tables      server-side printing for kubectl (meta.k8s.io/v1 Table)
   discovery   /version, /api, /apis, OpenAPI documents for kubectl
   faults      switchable faults and tunables, shared by the server and the control API
-  apiserver   the HTTPS API (LIST, WATCH, GET, POST, PUT, PATCH, DELETE)
+  query       query parameters and content negotiation
+  apiserver   the HTTPS API: authentication, faults, routing, discovery
+  reads       LIST and GET
+  watches     WATCH streams
+  writes      POST, PUT, PATCH, DELETE, garbage collection
+  httpio      response bodies and chunked streams on the wire
   listener    accept loop, TLS, connection tracking, outages
   credentials certificates, tokens and kubeconfig files
   control     the plain-HTTP control API for tests

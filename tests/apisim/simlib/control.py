@@ -8,9 +8,9 @@ import threading
 import time
 import urllib.parse
 
-from . import apiserver, encoding, manifests, objects, resources
+from . import encoding, manifests, objects, resources, writes
 from .encoding import ApiError
-from .store import ERROR, make_key
+from .store import make_key
 
 CUT_MODES = ("chunk-end", "close", "mid-chunk", "rst", "clean")
 
@@ -77,9 +77,9 @@ class Controller:
         namespace = body.get("namespace", "") if rtype.namespaced else ""
         name = body.get("name", "")
         if rtype is resources.NAMESPACES:
-            apiserver.delete_namespace(self.sim.store, name, {})
+            writes.delete_namespace(self.sim.store, name, {})
         else:
-            apiserver.delete_object(self.sim.store, rtype, namespace, name, {})
+            writes.delete_object(self.sim.store, rtype, namespace, name, {})
         return {"resourceVersion": str(self.sim.store.current_rv())}
 
     def get(self, parts):
@@ -246,6 +246,7 @@ class ControlHandler(http.server.BaseHTTPRequestHandler):
         pass
 
     def reply(self, code, obj):
+        self.code = code
         data = (json.dumps(obj, indent=1) + "\n").encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
@@ -275,7 +276,7 @@ class ControlHandler(http.server.BaseHTTPRequestHandler):
             self.reply(err.code, {"error": err.message, "status": err.body()})
         except (ValueError, KeyError, TypeError) as err:
             self.reply(400, {"error": f"{type(err).__name__}: {err}"})
-        self.controller.sim.log(f"control {method} {self.path} done")
+        self.controller.sim.log(f"control {method} {self.path} {self.code}")
 
     @staticmethod
     def route(c, method, path, query, body):

@@ -98,6 +98,14 @@ def invalid(kind, group, name, causes):
     return ApiError(422, "Invalid", f"{qualified} \"{name}\" is invalid: {text}", details)
 
 
+CONTINUE_EXPIRED = (
+    "The provided continue parameter is too old to display a consistent list result. You can "
+    "start a new list without the continue parameter, or use the continue token in this response "
+    "to retrieve the remainder of the results. Continuing with the provided token results in an "
+    "inconsistent list - objects that were created, modified, or deleted between the time the "
+    "first chunk was returned and now may show up in the list.")
+
+
 def expired(message, continue_token=None):
     return ApiError(410, "Expired", message, continue_token=continue_token)
 

@@ -11,11 +11,9 @@ CONFIG_DEFAULTS = {
     "split_probability": 0.3,         # chance that a watch write is split into two chunks
     "bookmark_creation_timestamp_null": True,   # 1.32 bookmarks carry "creationTimestamp":null
     "empty_items_null": False,        # encode an empty LIST as "items":null instead of []
-    "continue_ttl": 0.0,              # seconds a continue token lives (0: until compacted)
     "too_large_wait": 3.0,            # seconds a LIST waits for a too-new RV before 504
     "watch_queue_limit": 100000,      # events queued for a slow watcher before it is closed
     "gzip_threshold": 128 * 1024,     # gzip non-watch bodies larger than this when accepted
-    "watch_idle_write_timeout": 120.0,   # a write blocked this long drops the connection
 }
 
 APF_TEXT = "Too many requests, please try again later.\n"

@@ -33,8 +33,13 @@ class Listener:
         self.port = sock.getsockname()[1]
         return sock
 
-    def start(self):
+    def bind(self):
+        """Binds now (the port is known from here on); start() begins accepting."""
         self.sock = self._bind()
+
+    def start(self):
+        if self.sock is None:
+            self.sock = self._bind()
         self.thread = threading.Thread(target=self._accept_loop, name="accept", daemon=True)
         self.thread.start()
 

@@ -27,6 +27,9 @@ def expand(doc, where="body"):
 def type_of(obj, where="body"):
     """The served ResourceType of an object, checked against its apiVersion."""
     kind = obj.get("kind")
+    if not kind:
+        raise ManifestError(f"{where}: an object without kind (items of built-in lists carry none: "
+                            "add kind and apiVersion)")
     rtype = resources.BY_KIND.get(kind)
     if rtype is None:
         raise ManifestError(f"{where}: kind {kind!r} is not served by the simulator")

@@ -21,6 +21,10 @@ META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "resourceV
 _MAP_FIELDS = (("metadata", "labels"), ("metadata", "annotations"), ("spec", "selector"),
                ("spec", "nodeSelector"))
 
+# Types whose status only the status subresource writes: the main resource ignores it.
+STATUS_SUBRESOURCE = (resources.SERVICES, resources.PODS, resources.NAMESPACES,
+                      resources.SERVICEIMPORTS)
+
 _DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -404,7 +408,7 @@ def prepare_create(rtype, body, namespace, manager=None, server_side=True, check
     if rtype in (resources.ENDPOINTSLICES, resources.SERVICEIMPORTS, resources.CLUSTERPROPERTIES):
         meta["generation"] = 1
     if server_side:
-        if rtype in (resources.SERVICES, resources.PODS, resources.NAMESPACES):
+        if rtype in STATUS_SUBRESOURCE:
             obj.pop("status", None)
         meta.pop("managedFields", None)
     apply_defaults(rtype, obj)
@@ -448,8 +452,7 @@ def prepare_update(rtype, body, current, manager=None, server_side=True, check=T
             raise invalid(rtype.kind, rtype.group, name,
                           [("spec.clusterIPs[0]", "FieldValueInvalid",
                             f"Invalid value: []string{{\"{spec.get('clusterIP')}\"}}: may not change once set")])
-    if server_side and rtype in (resources.SERVICES, resources.PODS, resources.NAMESPACES,
-                                 resources.SERVICEIMPORTS):
+    if server_side and rtype in STATUS_SUBRESOURCE:
         # The main resource ignores status: only the status subresource writes it.
         if "status" in old:
             obj["status"] = old["status"]

@@ -1,10 +1,13 @@
-"""OpenAPI v3 documents, as far as clients read them.
+"""OpenAPI documents, as far as clients read them.
 
 kubectl create/replace/apply fetch /openapi/v3 and the document of the object's group version
 to learn whether the server validates fields itself (a PATCH operation of the kind with a
 fieldValidation query parameter).  Seeing it, kubectl sends fieldValidation=Strict and leaves
-unknown-field checks to the server (apiserver.py).  Schemas are kept to the top-level shape;
-/openapi/v2 is not served (kubectl only falls back to it when v3 is missing)."""
+unknown-field checks to the server (apiserver.py).  Schemas are kept to the top-level shape.
+
+A file holding a List makes kubectl validate on its side with the OpenAPI v2 document, which it
+asks for in protobuf (gnostic openapi_v2.Document).  /openapi/v2 is served without definitions:
+kubectl skips client-side checks of kinds it finds no schema for, and the server still checks."""
 
 import functools
 import hashlib
@@ -135,3 +138,32 @@ def document(rest, absent):
         served = [r for r in resources.ALL if _gv_path(r) == gv_path and r.plural not in absent]
         return _gv_document(gv_path) if served else None
     return None
+
+
+# Clients ask for either form; the server answers with the dotted one ('@' is no MIME token char).
+V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+V2_PROTOBUF_ACCEPT = ("com.github.proto-openapi.spec.v2@v1.0+protobuf",
+                      "com.github.proto-openapi.spec.v2.v1.0+protobuf")
+
+
+def _pb_field(number, payload):
+    """A length-delimited protobuf field (wire type 2)."""
+    def varint(n):
+        out = bytearray()
+        while True:
+            byte, n = n & 0x7F, n >> 7
+            out.append(byte | (0x80 if n else 0))
+            if not n:
+                return bytes(out)
+    data = payload.encode() if isinstance(payload, str) else payload
+    return varint(number << 3 | 2) + varint(len(data)) + data
+
+
+def v2_document(protobuf):
+    """The /openapi/v2 document: swagger 2.0, info, empty paths and definitions."""
+    if protobuf:
+        # Document: swagger = 1, info = 2 (Info: title = 1, version = 2), paths = 8, definitions = 9.
+        info = _pb_field(1, "Kubernetes") + _pb_field(2, "v1.32.4")
+        return _pb_field(1, "2.0") + _pb_field(2, info) + _pb_field(8, b"") + _pb_field(9, b"")
+    return json.dumps({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.32.4"},
+                       "paths": {}, "definitions": {}}, separators=(",", ":")).encode()

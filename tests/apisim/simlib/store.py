@@ -268,16 +268,6 @@ class Snapshot:
                     n -= 1
         return n
 
-    def get(self, key):
-        if key in self.extras:
-            return self.extras[key]
-        if self.gen is not None:
-            idx = self.gen.index_of(key)
-            if idx is not None:
-                if key in self.overrides:
-                    return self.overrides[key]
-                return GenRecord(self.gen, idx)
-        return None
 
 
 class ResourceState:
@@ -399,8 +389,7 @@ class Store:
 
     def _record(self, st, ev):
         st.history.append(ev)
-        while len(st.history) > self.history_size:
-            st.floor = st.history.popleft().rv
+        self._trim(st)
         for w in st.watchers:
             w.offer(ev)
 
@@ -469,10 +458,14 @@ class Store:
         with self.lock:
             self.history_size = max(1, int(size))
             for st in self.states.values():
-                while len(st.history) > self.history_size:
-                    st.floor = st.history.popleft().rv
+                self._trim(st)
 
     # -- internals --
+
+    def _trim(self, st):
+        """Drops the oldest events beyond the history size; the floor follows them."""
+        while len(st.history) > self.history_size:
+            st.floor = st.history.popleft().rv
 
     def _get(self, st, key):
         if key in st.extras:

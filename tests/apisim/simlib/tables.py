@@ -116,7 +116,9 @@ def _endpoints_cells(obj):
         ports = [p.get("port") for p in subset.get("ports") or ()] or [None]
         for a in subset.get("addresses") or ():
             for port in ports:
-                addrs.append(f"{a.get('ip')}:{port}" if port else a.get("ip"))
+                ip = a.get("ip", "")
+                host = f"[{ip}]" if ":" in ip else ip
+                addrs.append(f"{host}:{port}" if port else ip)
     return [_join_limited(addrs), _age(obj)]
 
 
