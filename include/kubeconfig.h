@@ -75,5 +75,8 @@ int k8s_kubeconfig_load(const char *path, const char *context, k8s_apiconf_t *ou
  */
 int k8s_incluster_load(const char *sa_dir, k8s_apiconf_t *out, char *err, size_t errlen);
 
-/*! \brief Frees the settings' members and zeroes them. */
+/*! \brief Overwrites and frees memory that holds a secret (a token, a key); NULL is fine. */
+void k8s_secret_free(void *data, size_t len);
+
+/*! \brief Frees the settings' members (secrets overwritten first) and zeroes them. */
 void k8s_apiconf_free(k8s_apiconf_t *conf);

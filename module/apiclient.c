@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libknot/errcode.h>
@@ -37,15 +36,6 @@
 #define KEEPALIVE_IDLE_S 30
 #define KEEPALIVE_INTVL_S 10
 #define CONNECT_TIMEOUT_S 10
-
-static void secret_free(char **str)
-{
-	if (*str != NULL) {
-		explicit_bzero(*str, strlen(*str));
-		free(*str);
-	}
-	*str = NULL;
-}
 
 /*! Reads a token file; surrounding white space is dropped (client-go trims it too). */
 static int token_read(const char *path, char **out)
@@ -125,7 +115,7 @@ void k8s_api_refresh_token(k8s_api_t *api, bool force, uint64_t now_ms)
 		         token_error(ret));
 		return;
 	}
-	secret_free(&api->token);
+	k8s_secret_free(api->token, api->token != NULL ? strlen(api->token) : 0);
 	api->token = token;
 }
 
@@ -231,7 +221,7 @@ int k8s_api_init(k8s_api_t *api, k8s_apiconf_t *conf, const k8s_log_t *log)
 
 void k8s_api_deinit(k8s_api_t *api)
 {
-	secret_free(&api->token);
+	k8s_secret_free(api->token, api->token != NULL ? strlen(api->token) : 0);
 	k8s_apiconf_free(&api->conf);
 	free(api->url_base);
 	free(api->host_header);
@@ -376,7 +366,11 @@ int k8s_api_prepare(k8s_api_t *api, CURL *easy, const char *path_query,
 	bool https = strncasecmp(api->url_base, "https:", 6) == 0;
 	CURLcode rc = curl_easy_setopt(easy, CURLOPT_URL, url);
 	if (rc == CURLE_OK) {
+#if LIBCURL_VERSION_NUM >= 0x075500
 		rc = curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, https ? "https" : "http");
+#else
+		rc = curl_easy_setopt(easy, CURLOPT_PROTOCOLS, https ? CURLPROTO_HTTPS : CURLPROTO_HTTP);
+#endif
 	}
 	if (rc == CURLE_OK) {
 		rc = curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);

@@ -626,23 +626,12 @@ int k8s_incluster_load(const char *sa_dir, k8s_apiconf_t *out, char *err, size_t
 	return ret;
 }
 
-static void blob_free(k8s_blob_t *blob)
+void k8s_secret_free(void *data, size_t len)
 {
-	if (blob->data != NULL) {
-		explicit_bzero(blob->data, blob->len);
-		free(blob->data);
+	if (data != NULL) {
+		explicit_bzero(data, len);
+		free(data);
 	}
-	blob->data = NULL;
-	blob->len = 0;
-}
-
-static void secret_free(char **str)
-{
-	if (*str != NULL) {
-		explicit_bzero(*str, strlen(*str));
-		free(*str);
-	}
-	*str = NULL;
 }
 
 void k8s_apiconf_free(k8s_apiconf_t *conf)
@@ -653,12 +642,12 @@ void k8s_apiconf_free(k8s_apiconf_t *conf)
 	free(conf->server);
 	free(conf->tls_server_name);
 	free(conf->ca_file);
-	blob_free(&conf->ca);
+	k8s_secret_free(conf->ca.data, conf->ca.len);
 	free(conf->cert_file);
-	blob_free(&conf->cert);
+	k8s_secret_free(conf->cert.data, conf->cert.len);
 	free(conf->key_file);
-	blob_free(&conf->key);
-	secret_free(&conf->token);
+	k8s_secret_free(conf->key.data, conf->key.len);
+	k8s_secret_free(conf->token, conf->token != NULL ? strlen(conf->token) : 0);
 	free(conf->token_file);
 	free(conf->source);
 	memset(conf, 0, sizeof(*conf));

@@ -674,9 +674,15 @@ static bool rv_too_large(const k8s_status_t *st)
 static void api_error(k8s_reflector_t *r, uint64_t now, int code, const k8s_status_t *st,
                       long retry_after_s)
 {
+	// "HTTP 410 Expired" from a Status, "HTTP 429, Too many requests..." from a text body.
 	char reason[320];
-	const char *what = (st->reason[0] != '\0') ? st->reason : st->message;
-	snprintf(reason, sizeof(reason), "HTTP %d%s%s", code, what[0] != '\0' ? " " : "", what);
+	if (st->reason[0] != '\0') {
+		snprintf(reason, sizeof(reason), "HTTP %d %s", code, st->reason);
+	} else if (st->message[0] != '\0') {
+		snprintf(reason, sizeof(reason), "HTTP %d, %s", code, st->message);
+	} else {
+		snprintf(reason, sizeof(reason), "HTTP %d", code);
+	}
 	if (st->retry_after > retry_after_s) {
 		retry_after_s = st->retry_after;
 	}
