@@ -20,6 +20,9 @@ import tempfile
 import threading
 import unittest
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import testing  # noqa: E402
+
 BUILDDIR = os.environ.get("MODK8S_BUILDDIR",
                           os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 API_GET = os.path.join(BUILDDIR, "tests", "integration", "api_get")
@@ -198,4 +201,4 @@ class ApiClientTls(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    testing.unittest_main()

@@ -34,6 +34,7 @@ SLOW = 4 if WRAPPER else 1
 
 sys.path.insert(0, os.path.join(SRCDIR, "tests", "lib"))
 from simctl import Simulator  # noqa: E402
+import testing  # noqa: E402
 
 SERVICES = "kind=services,path=/api/v1/services"
 # The test's own LISTs: the reflector never sends a resourceVersion on a LIST.
@@ -528,4 +529,4 @@ class Limits(ReflectorCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    testing.unittest_main()

@@ -224,3 +224,56 @@ class Tests:
             _diag(str(e))
             return
         self._report(True, stopped)
+
+
+class _TapResult:
+    """unittest result that prints this module's `ok - name` lines."""
+
+    def __init__(self):
+        import unittest
+        self._base = unittest.TestResult()
+
+    @staticmethod
+    def name(test):
+        return _title(test.id().rsplit(".", 1)[-1])
+
+
+def unittest_main(module="__main__"):
+    """Runs a unittest module's tests with this module's output: TAP lines and the totals."""
+    import unittest
+
+    class Result(unittest.TestResult):
+        def __init__(self):
+            super().__init__()
+            self.ok = 0
+            self.bad = 0
+
+        def addSuccess(self, test):
+            super().addSuccess(test)
+            self.ok += 1
+            print(f"ok - {_TapResult.name(test)}", flush=True)
+
+        def _fail(self, test, err):
+            self.bad += 1
+            print(f"not ok - {_TapResult.name(test)}", flush=True)
+            _diag("".join(traceback.format_exception(*err)))
+
+        def addFailure(self, test, err):
+            super().addFailure(test, err)
+            self._fail(test, err)
+
+        def addError(self, test, err):
+            super().addError(test, err)
+            self._fail(test, err)
+
+        def addSkip(self, test, reason):
+            super().addSkip(test, reason)
+            self.ok += 1
+            print(f"ok - {_TapResult.name(test)} # SKIP {reason}", flush=True)
+
+    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[module])
+    result = Result()
+    signal.signal(signal.SIGTERM, _raise_system_exit)
+    suite.run(result)
+    print(f"{result.ok} passed, {result.bad} failed", flush=True)
+    sys.exit(0 if result.bad == 0 and result.ok > 0 else 1)
