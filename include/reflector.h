@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "apiclient.h"
+#include "clock.h"
 #include "log.h"
 #include "objects.h"
 
@@ -131,5 +132,3 @@ void k8s_reflector_done(k8s_reflector_t *r, CURLcode result, uint64_t now_ms);
 /*! \brief The reflector's counters. */
 const k8s_reflector_stats_t *k8s_reflector_stats(const k8s_reflector_t *r);
 
-/*! \brief Monotonic clock in milliseconds. */
-uint64_t k8s_now_ms(void);

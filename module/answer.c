@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "answer.h"
-#include "reflector.h"
+#include "clock.h"
 
 /*! \brief Most PTR records one address gets (a pod behind many services). */
 #define MAX_PTR 32

@@ -19,6 +19,7 @@
 
 #include <libknot/errcode.h>
 
+#include "hash.h"
 #include "map.h"
 
 static char tombstone;
@@ -26,14 +27,7 @@ static char tombstone;
 
 static uint32_t hash_str(const char *key)
 {
-	uint32_t h = 2166136261u;
-	for (const unsigned char *c = (const unsigned char *)key; *c != '\0'; c++) {
-		h = (h ^ *c) * 16777619u;
-	}
-	h ^= h >> 15;
-	h *= 0x2c1b3c6du;
-	h ^= h >> 12;
-	return h;
+	return k8s_hash_final(k8s_hash_bytes(K8S_HASH_INIT, key, strlen(key)));
 }
 
 static k8s_map_slot_t *find(const k8s_map_t *map, const char *key)

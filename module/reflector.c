@@ -148,13 +148,6 @@ const char *k8s_apierr_name(k8s_apierr_t err)
 	return (err >= 0 && err < K8S_APIERR_COUNT) ? apierr_names[err] : "unknown";
 }
 
-uint64_t k8s_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*! A uniformly random number in [0, 1) (xorshift64*; jitter needs no better). */
 static double rng_unit(k8s_reflector_t *r)
 {

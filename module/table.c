@@ -21,28 +21,9 @@
 
 #include <libknot/errcode.h>
 
+#include "hash.h"
 #include "table.h"
 
-/*! \brief FNV-1a with a final avalanche, so that the low bits index well. */
-static uint32_t hash_bytes(uint32_t h, const uint8_t *data, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		h = (h ^ data[i]) * 16777619u;
-	}
-	return h;
-}
-
-static uint32_t hash_final(uint32_t h)
-{
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35u;
-	h ^= h >> 16;
-	return h;
-}
-
-#define HASH_SEED 2166136261u
 
 static size_t ip_len(uint8_t family)
 {
@@ -51,19 +32,19 @@ static size_t ip_len(uint8_t family)
 
 static uint32_t hash_ip(uint8_t family, const uint8_t *bytes)
 {
-	uint32_t h = hash_bytes(HASH_SEED, &family, 1);
-	return hash_final(hash_bytes(h, bytes, ip_len(family)));
+	uint32_t h = k8s_hash_bytes(K8S_HASH_INIT, &family, 1);
+	return k8s_hash_final(k8s_hash_bytes(h, bytes, ip_len(family)));
 }
 
 static uint32_t svc_hash(uint8_t zone, const uint8_t *owner, size_t owner_len)
 {
-	uint32_t h = hash_bytes(HASH_SEED, &zone, 1);
-	return hash_final(hash_bytes(h, owner, owner_len));
+	uint32_t h = k8s_hash_bytes(K8S_HASH_INIT, &zone, 1);
+	return k8s_hash_final(k8s_hash_bytes(h, owner, owner_len));
 }
 
 static uint32_t label_hash(const uint8_t *label)
 {
-	return hash_final(hash_bytes(HASH_SEED, label, 1 + label[0]));
+	return k8s_hash_final(k8s_hash_bytes(K8S_HASH_INIT, label, 1 + label[0]));
 }
 
 static uint32_t elem_hash(const void *elem)
@@ -82,7 +63,7 @@ static uint32_t prefix_hash(uint8_t family, uint8_t bits, const uint8_t *bytes)
 {
 	uint8_t key[10] = { family, bits };
 	memcpy(key + 2, bytes, 8);
-	return hash_final(hash_bytes(HASH_SEED, key, sizeof(key)));
+	return k8s_hash_final(k8s_hash_bytes(K8S_HASH_INIT, key, sizeof(key)));
 }
 
 /* Block helpers (readers and writer). */

@@ -29,7 +29,9 @@
 #include <libknot/rrtype/soa.h>
 #include <urcu/urcu-memb.h>
 
+#include "clock.h"
 #include "dnsquery.h"
+#include "hash.h"
 #include "map.h"
 #include "rcuhash.h"
 #include "retire.h"
@@ -132,30 +134,13 @@ struct k8s_upstream {
 	size_t query_count;
 };
 
-static uint64_t now_ms(void)
-{
-	// The same clock as k8s_now_ms(), which callers compare expires with.
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
-/*! \brief FNV-1a of the name and type with a final avalanche, so that the low bits index well. */
+/*! \brief Hash of a cache key: the name and the type. */
 static uint32_t key_hash(const knot_dname_t *name, uint16_t qtype)
 {
-	uint32_t h = 2166136261u;
-	size_t size = knot_dname_size(name);
-	for (size_t i = 0; i < size; i++) {
-		h = (h ^ name[i]) * 16777619u;
-	}
-	h = (h ^ (qtype & 0xff)) * 16777619u;
-	h = (h ^ (qtype >> 8)) * 16777619u;
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35u;
-	h ^= h >> 16;
-	return h;
+	uint8_t type[2] = { qtype & 0xff, qtype >> 8 };
+	uint32_t h = k8s_hash_bytes(K8S_HASH_INIT, name, knot_dname_size(name));
+	return k8s_hash_final(k8s_hash_bytes(h, type, sizeof(type)));
 }
 
 static uint32_t entry_hash(const void *elem)
@@ -695,7 +680,7 @@ static void *resolver_run(void *arg)
 	struct pollfd fds[1 + MAX_QUERIES];
 	query_t *polled[1 + MAX_QUERIES];
 	while (!atomic_load(&u->stop)) {
-		uint64_t now = now_ms();
+		uint64_t now = k8s_now_ms();
 		drain(u, now);
 		start_due(u, now);
 		k8s_retire_commit(&u->retire);
@@ -722,7 +707,7 @@ static void *resolver_run(void *arg)
 			(void)!read(u->wake_fd, &value, sizeof(value));
 		}
 
-		now = now_ms();
+		now = k8s_now_ms();
 		for (nfds_t i = 1; i < count; i++) {
 			query_t *q = polled[i];
 			if (fds[i].revents != 0) {
