@@ -206,6 +206,15 @@ int k8s_event_decode(k8s_kind_t kind, const char *text, size_t len,
  */
 int k8s_status_decode(const char *text, size_t len, k8s_status_t *st);
 
+/*!
+ * \brief The digest of a decoded object: FNV-1a (64-bit) over the fields that make records.
+ *
+ * Ports and endpoints are sets to DNS, so reordering them keeps the digest;
+ * resourceVersion, annotations other than those used, and the trigger time
+ * are left out.
+ */
+uint64_t k8s_object_digest(const k8s_object_t *obj);
+
 /*! \brief Parses an RFC 3339 timestamp (with optional fraction) to Unix ns; 0 on error. */
 int64_t k8s_time_parse(const char *text);
 
