@@ -943,6 +943,19 @@ def fault_slow_list_throttles_the_body():
 
 
 @case
+def fault_slow_list_of_a_small_body_is_not_gzipped():
+    # A client accepting gzip would otherwise get the small body compressed, and fast.
+    SIM.slow_list(100000, "services")
+    try:
+        stream = SIM.stream("/api/v1/services", headers={"Accept-Encoding": "gzip"})
+        check(stream.chunked and "content-encoding" not in stream.headers, stream.headers)
+        check(json.loads(stream.body())["kind"] == "ServiceList")
+        stream.close()
+    finally:
+        SIM.slow_list(0, "services")
+
+
+@case
 def fault_big_object_makes_a_watch_line_over_2_mib():
     rv = SIM.resource_version()
     stream = watch(f"/api/v1/namespaces/shop/services?watch=1&resourceVersion={rv}")
