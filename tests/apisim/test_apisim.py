@@ -1028,6 +1028,16 @@ def injected_events_reach_open_watches_unchanged():
 
 
 @case
+def injected_events_may_be_of_any_type_and_shape():
+    rv = SIM.resource_version()
+    stream = watch(f"/api/v1/services?watch=1&resourceVersion={rv}")
+    check(SIM.inject_event("services", "RENAMED", "not an object")["delivered"] >= 1)
+    event = stream.next_event()
+    stream.close()
+    check(event == {"type": "RENAMED", "object": "not an object"}, event)
+
+
+@case
 def counters_and_request_log_show_what_the_client_did():
     since = SIM.counters()["last_seq"]
     SIM.get("/api/v1/pods?limit=1")
