@@ -148,19 +148,19 @@ def wait_log(server, pattern, after=0, timeout=20):
     return found[0]
 
 
-def addresses(server, qname, qtype="A"):
-    """(rcode, sorted rdata of qtype) of one query."""
-    answer = dig.query(server, qname, qtype)
+def addresses(server, qname, qtype="A", **options):
+    """(rcode, sorted rdata of qtype) of one query (options as for dig.query, e.g. tcp=True)."""
+    answer = dig.query(server, qname, qtype, **options)
     return answer.rcode, sorted(rr.rdata for rr in answer.answer if rr.type == qtype)
 
 
-def expect_addresses(server, qname, expected, qtype="A", timeout=20):
+def expect_addresses(server, qname, expected, qtype="A", timeout=20, **options):
     """Waits until qname answers exactly `expected` (a list of rdata; [] means NXDOMAIN)."""
     want = ("NOERROR", sorted(expected)) if expected else ("NXDOMAIN", [])
     got = []
 
     def condition():
-        got[:] = [addresses(server, qname, qtype)]
+        got[:] = [addresses(server, qname, qtype, **options)]
         return got[0] == want
     try:
         return wait_for(condition, f"{qname} {qtype} answers {want}", timeout)
