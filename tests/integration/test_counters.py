@@ -19,8 +19,9 @@ import tempfile
 import dig
 import testing
 from cluster import Cluster, SRCDIR, stats
-from faults import (counter, endpoint_slice, expect_addresses, headless_service, objects_in_api,
-                    service, start_knotd, trigger_time, wait_counter, wait_for, wait_log)
+from faults import (api_items, counter, endpoint_slice, expect_addresses, headless_service,
+                    objects_in_api, service, start_knotd, trigger_time, wait_counter, wait_for,
+                    wait_log)
 
 tests = testing.Tests()
 
@@ -56,7 +57,7 @@ def the_synchronized_state_shows_in_objects_services_ready_and_connected(c):
         values = snapshot(c, zone)
         held = {k: v for k, v in values.items() if k.startswith("objects[")}
         testing.expect_equal(held, objects_in_api(c.sim), f"{zone} objects held")
-        testing.expect_equal(values.get("services[cluster]"), len(c.sim.get("/api/v1/services").json()["items"]),
+        testing.expect_equal(values.get("services[cluster]"), len(api_items(c.sim, "/api/v1/services")),
                              f"{zone} services[cluster]")
         testing.expect_equal(values.get("services[clusterset]"), 2, f"{zone} services[clusterset]")
         for key in ("ready[cluster]", "ready[clusterset]", "connected"):
@@ -91,7 +92,8 @@ def query_outcomes_are_counted_in_the_zone_that_answered(c):
                      f"{zone} {key} grows by one", zone=zone)
     snapshot(c)
     testing.expect_equal(stats(c.server, "clusterset.local.").get("queries[answer]", 0),
-                         before["clusterset.local."].get("queries[answer]", 0), "clusterset.local. queries[answer]")
+                         before["clusterset.local."].get("queries[answer]", 0),
+                         "clusterset.local. queries[answer]")
 
 
 @tests.case
@@ -100,7 +102,7 @@ def records_and_table_bytes_follow_what_is_published(c):
     c.sim.apply(service("shop", "one", "10.96.120.1"))
     wait_counter(c.server, "records", lambda v: v == base["records"] + 1, "one more address record")
     testing.expect(counter(c.server, "table-bytes") > base["table-bytes"], "table-bytes grows")
-    c.sim.apply(endpoint_slice("shop", "many", [f"10.244.50.{i}" for i in range(1, 31)], name="many-abcde"))
+    c.sim.apply(endpoint_slice("shop", "many", [f"10.244.50.{i}" for i in range(1, 31)]))
     wait_counter(c.server, "records", lambda v: v == base["records"] + 1 - 30, "30 endpoints fewer")
     c.sim.delete("services", "shop", "one")
     c.sim.delete("services", "shop", "many")
@@ -173,8 +175,8 @@ def resyncs_watch_restarts_and_api_errors_count_relists_and_their_causes(c):
                  timeout=30)
     wait_counter(c.server, "watch-restarts", lambda v: v >= before["watch-restarts"] + 2 * REFLECTORS,
                  "a resumed watch and a watch after the relist each")
-    wait_counter(c.server, "api-errors[gone]", lambda v: v == before.get("api-errors[gone]", 0) + REFLECTORS,
-                 "api-errors[gone]")
+    wait_counter(c.server, "api-errors[gone]",
+                 lambda v: v == before.get("api-errors[gone]", 0) + REFLECTORS, "api-errors[gone]")
     # A bookmark whose resourceVersion the server then rejects (400): api-errors[http].
     c.sim.inject_event("services", "BOOKMARK",
                        {"kind": "Service", "apiVersion": "v1", "metadata": {"resourceVersion": "abc"}})
@@ -186,7 +188,8 @@ def resyncs_watch_restarts_and_api_errors_count_relists_and_their_causes(c):
     wait_counter(c.server, "api-errors[http]", lambda v: v == before.get("api-errors[http]", 0) + 1,
                  "api-errors[http]", timeout=30)
     wait_counter(c.server, "api-errors[throttled]",
-                 lambda v: v == before.get("api-errors[throttled]", 0) + 1, "api-errors[throttled]", timeout=30)
+                 lambda v: v == before.get("api-errors[throttled]", 0) + 1, "api-errors[throttled]",
+                 timeout=30)
     wait_counter(c.server, "connected", lambda v: v == 1, "connected again", timeout=30)
     snapshot(c)
 

@@ -98,7 +98,8 @@ def a_skipped_event_is_logged_with_its_reason_and_a_burst_at_a_limited_rate(c):
     wait_for(lambda: time.monotonic() - logged > 10.5, "the rate limit's 10 s to pass", 15)
     c.sim.inject_event("services", "ADDED", injected(c.sim, svc("fourth_bad")))
     line = wait_log(c.server, "watch services event skipped (", mark)
-    testing.expect("2 similar errors suppressed before" in line, f"the suppressed count is logged: {line}")
+    testing.expect("2 similar errors suppressed before" in line,
+                   f"the suppressed count is logged: {line}")
     wait_counter(c.server, "api-errors[decode]", lambda v: v == decode + 4, "four decode errors")
 
 
@@ -107,12 +108,14 @@ BAD = [
     ("an_object_without_metadata", "ADDED",
      lambda sim: {"kind": "Service", "apiVersion": "v1", "spec": {"clusterIP": "10.96.111.2"}}, None),
     ("an_object_without_a_name", "ADDED",
-     lambda sim: injected(sim, {"kind": "Service", "apiVersion": "v1", "metadata": {"namespace": "shop"}}),
+     lambda sim: injected(sim, {"kind": "Service", "apiVersion": "v1",
+                                "metadata": {"namespace": "shop"}}),
      None),
     ("a_name_with_an_underscore", "ADDED", lambda sim: injected(sim, svc("bad_name")), None),
     ("a_name_with_a_dot", "ADDED", lambda sim: injected(sim, svc("dotted.name")),
      "dotted.name.shop.svc.cluster.local."),
-    ("an_uppercase_name", "ADDED", lambda sim: injected(sim, svc("UPPER")), "upper.shop.svc.cluster.local."),
+    ("an_uppercase_name", "ADDED", lambda sim: injected(sim, svc("UPPER")),
+     "upper.shop.svc.cluster.local."),
     ("a_name_of_64_characters", "ADDED", lambda sim: injected(sim, svc("n" * 64)), None),
     ("a_namespace_that_is_not_a_dns_label", "ADDED", lambda sim: injected(sim, svc("good", ns="bad/ns")),
      None),
@@ -121,13 +124,15 @@ BAD = [
     ("an_unknown_event_type", "RENAMED", lambda sim: injected(sim, svc("renamed")),
      "renamed.shop.svc.cluster.local."),
     ("a_resource_version_with_a_space", "ADDED",
-     lambda sim: dict(svc("spacy"), metadata={"name": "spacy", "namespace": "shop", "resourceVersion": "1 2"}),
+     lambda sim: dict(svc("spacy"), metadata={"name": "spacy", "namespace": "shop",
+                                              "resourceVersion": "1 2"}),
      "spacy.shop.svc.cluster.local."),
     ("a_resource_version_of_200_characters", "ADDED",
      lambda sim: dict(svc("longrv"), metadata={"name": "longrv", "namespace": "shop",
                                                "resourceVersion": "9" * 200}),
      "longrv.shop.svc.cluster.local."),
-    ("json_nested_200_levels_deep", "ADDED", lambda sim: injected(sim, svc("deep", selector=nested(200))),
+    ("json_nested_200_levels_deep", "ADDED",
+     lambda sim: injected(sim, svc("deep", selector=nested(200))),
      "deep.shop.svc.cluster.local."),
 ]
 
@@ -153,8 +158,8 @@ def an_endpointslice_with_unusable_addresses_and_labels_is_taken_for_what_it_is(
     orphan = endpoint_slice("shop", "x" * 300, ["10.244.2.51"], name="orphan")
     c.sim.inject_event("endpointslices", "ADDED", injected(c.sim, orphan))
     follow_with_valid_event(c)
-    testing.expect_equal(addresses(c.server, "cache.shop.svc.cluster.local."), ("NOERROR", ["10.244.2.50"]),
-                         "cache keeps its one valid address")
+    testing.expect_equal(addresses(c.server, "cache.shop.svc.cluster.local."),
+                         ("NOERROR", ["10.244.2.50"]), "cache keeps its one valid address")
 
 
 def services_held_expected(c):
@@ -165,8 +170,10 @@ def services_held_expected(c):
 @tests.case
 def deleted_for_an_object_never_seen_changes_nothing(c):
     decode = counter(c.server, "api-errors[decode]")
-    wait_counter(c.server, "objects[services]", lambda v: v == services_held_expected(c), "services held")
-    c.sim.inject_event("services", "DELETED", injected(c.sim, service("shop", "never-seen", "10.96.111.20")))
+    wait_counter(c.server, "objects[services]", lambda v: v == services_held_expected(c),
+                 "services held")
+    ghost = service("shop", "never-seen", "10.96.111.20")
+    c.sim.inject_event("services", "DELETED", injected(c.sim, ghost))
     follow_with_valid_event(c)
     wait_counter(c.server, "objects[services]", lambda v: v == services_held_expected(c),
                  "only the valid service added")
@@ -175,7 +182,8 @@ def deleted_for_an_object_never_seen_changes_nothing(c):
 
 @tests.case
 def modified_for_an_unknown_object_adds_it_and_added_for_a_known_one_updates_it(c):
-    c.sim.inject_event("services", "MODIFIED", injected(c.sim, service("shop", "surprise", "10.96.111.30")))
+    surprise = service("shop", "surprise", "10.96.111.30")
+    c.sim.inject_event("services", "MODIFIED", injected(c.sim, surprise))
     expect_addresses(c.server, "surprise.shop.svc.cluster.local.", ["10.96.111.30"])
     c.sim.inject_event("services", "ADDED", injected(c.sim, service("shop", "surprise", "10.96.111.31")))
     expect_addresses(c.server, "surprise.shop.svc.cluster.local.", ["10.96.111.31"])

@@ -13,7 +13,8 @@ import time
 import dig
 import testing
 from cluster import Cluster, stats, wait_ready
-from faults import counter, expect_addresses, log_lines, start_knotd, wait_for
+from faults import (begin_outage, counter, end_outage, expect_addresses, log_lines, start_knotd,
+                    wait_for)
 from knotd import zone_soa
 
 tests = testing.Tests()
@@ -25,7 +26,7 @@ class ClusterNotUpYet(Cluster):
     def __enter__(self):
         try:
             self.sim.start()
-            self.sim.outage(3600)  # Ended by a test: outage(0).
+            begin_outage(self.sim)  # Ended by a test.
             self.server = self.knotd(module=self.module, zones=self.zones,
                                      **self.knotd_options).__enter__()
         except BaseException:
@@ -59,8 +60,8 @@ def not_ready_shows_in_the_counters_and_the_log(c):
     wait_for(lambda: counter(c.server, "api-errors[network]") > 0, "api-errors[network] counted")
     for zone in ("cluster.local.", "clusterset.local."):
         counters = stats(c.server, zone)
-        testing.expect(counters.get("ready[cluster]", 0) == 0 and counters.get("ready[clusterset]", 0) == 0,
-                       f"{zone} ready counters are 0: {counters}")
+        ready = [counters.get("ready[cluster]", 0), counters.get("ready[clusterset]", 0)]
+        testing.expect(ready == [0, 0], f"{zone} ready counters are 0: {counters}")
         testing.expect_equal(counters.get("connected", 0), 0, f"{zone} connected")
     testing.expect(counter(c.server, "queries[not-ready]") > 0, "queries[not-ready] counted")
     failed = log_lines(c.server, "list services failed, retrying in")
@@ -70,7 +71,7 @@ def not_ready_shows_in_the_counters_and_the_log(c):
 @tests.case
 def once_the_api_server_is_up_names_resolve_without_restarting_knotd(c):
     pid = c.server.pid
-    c.sim.outage(0)
+    end_outage(c.sim)
     # The module retries with backoff (0.8 s doubling, jitter): a few seconds at most here.
     wait_ready(c.server, ("cluster.local.", "clusterset.local."), timeout=40)
     testing.expect_equal(c.server.pid, pid, "knotd's pid")
@@ -79,7 +80,8 @@ def once_the_api_server_is_up_names_resolve_without_restarting_knotd(c):
                      qtype="PTR")
     expect_addresses(c.server, "web.shop.svc.clusterset.local.", ["10.42.0.10"])
     expect_addresses(c.server, "nonexistent.shop.svc.cluster.local.", [])
-    testing.expect(log_lines(c.server, "synchronized the cluster zone"), "a log line says the zone synchronized")
+    testing.expect(log_lines(c.server, "synchronized the cluster zone"),
+                   "a log line says the zone synchronized")
 
 
 # The sample cluster's EndpointSlice list is about 12 kB: some 4 s at this rate.
@@ -104,7 +106,8 @@ def a_slow_list_keeps_the_zone_not_ready_until_it_is_complete(c):
                 break
             # The list had not ended when this answer was sent.
             testing.expect(answer.rcode == "SERVFAIL" and answer.ede == [14],
-                           f"while the list trickles in: expected SERVFAIL ede=14, got {answer.summary()}")
+                           "while the list trickles in: expected SERVFAIL ede=14, got "
+                           + answer.summary())
             answered_before_list_end += 1
             testing.expect(time.monotonic() - started < 30, "the slow list did not end in 30 s")
             time.sleep(0.1)
@@ -115,7 +118,8 @@ def a_slow_list_keeps_the_zone_not_ready_until_it_is_complete(c):
         # Headless answers come from the EndpointSlices: the list must be complete.
         expect_addresses(server, "cache.shop.svc.cluster.local.", ["10.244.0.30", "10.244.1.30"])
         expect_addresses(server, "postgres.db.svc.cluster.local.", ["10.244.0.20", "10.244.1.20"])
-        lists = [r for r in c.sim.requests(seq) if r["verb"] == "list" and r["resource"] == "endpointslices"]
+        lists = [r for r in c.sim.requests(seq)
+                 if r["verb"] == "list" and r["resource"] == "endpointslices"]
         testing.expect_equal([r["code"] for r in lists], [200], "EndpointSlice lists (one, not cut)")
     finally:
         c.sim.slow_list(0, resource="endpointslices")

@@ -15,8 +15,8 @@ import time
 
 import testing
 from cluster import Cluster, wait_ready
-from faults import (Watch, counter, expect_addresses, log_lines, log_mark, start_knotd,
-                    thread_count, wait_counter, wait_for)
+from faults import (Watch, begin_outage, counter, end_outage, expect_addresses, log_lines, log_mark,
+                    namespace, start_knotd, thread_count, wait_counter, wait_for)
 
 tests = testing.Tests()
 
@@ -64,10 +64,10 @@ def reloads_keep_one_watcher_its_table_and_its_watches(c):
 
 @tests.case
 def a_reload_during_an_api_outage_keeps_serving_the_table(c):
-    c.sim.outage(3600)
+    begin_outage(c.sim)
     wait_counter(c.server, "connected", lambda v: v == 0, "connected drops to 0")
     watch = reload_while_querying(c, 3)
-    c.sim.outage(0)
+    end_outage(c.sim)
     watch.expect_unchanged(minimum=3)
     testing.expect_equal(thread_count(c.server), state["threads"], "knotd's threads after the reloads")
     wait_counter(c.server, "connected", lambda v: v == 1, "connected again", timeout=40)
@@ -83,7 +83,8 @@ def a_reload_with_other_watch_settings_replaces_the_watcher_by_one_new_one(c):
             f.write(c.server.config_text())
         c.server.reload()
         wait_ready(c.server, ("cluster.local.", "clusterset.local."))
-        testing.expect_equal(len(log_lines(c.server, NEW_WATCHER, mark)), 1, "log lines of a new watcher")
+        testing.expect_equal(len(log_lines(c.server, NEW_WATCHER, mark)), 1,
+                             "log lines of a new watcher")
         wait_for(lambda: thread_count(c.server) == state["threads"], "the old watcher's thread is gone")
         for (qname, qtype), rdata in EXPECTED.items():
             expect_addresses(c.server, qname, rdata, qtype=qtype)
@@ -104,7 +105,7 @@ def knotd_stops_at_once_while_every_watch_hangs(c):
     server = start_knotd(c)
     c.sim.hang(True)
     try:
-        c.sim.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "hung"}})
+        c.sim.apply(namespace("hung"))  # An event queued behind the hang.
         took = timed_stop(server)
     finally:
         c.sim.hang(False)
@@ -127,12 +128,12 @@ def knotd_stops_at_once_in_the_middle_of_a_slow_list(c):
 @tests.case
 def knotd_stops_at_once_while_the_api_server_refuses_connections(c):
     server = start_knotd(c)
-    c.sim.outage(3600)
+    begin_outage(c.sim)
     try:
         wait_counter(server, "connected", lambda v: v == 0, "connected drops to 0")
         took = timed_stop(server)
     finally:
-        c.sim.outage(0)
+        end_outage(c.sim)
     testing.expect(took < STOP_LIMIT_S, f"knotd took {took:.1f} s to stop")
 
 

@@ -17,8 +17,8 @@ line, a hung connection, and objects of several MiB.
 
 import testing
 from cluster import Cluster
-from faults import (Watch, addresses, counter, endpoint_slice, expect_addresses, expect_objects_match_api,
-                    log_lines, log_mark, service, start_knotd, wait_counter, wait_log)
+from faults import (Watch, addresses, age_watches, counter, endpoint_slice, expect_addresses,
+                    expect_objects_match_api, log_mark, service, start_knotd, wait_counter, wait_log)
 
 tests = testing.Tests()
 
@@ -29,6 +29,7 @@ STEADY = [("kubernetes.default.svc.cluster.local.", "A"), ("web.shop.svc.cluster
 
 def cut_case(mode, octet):
     def case(c):
+        age_watches(c.sim, 3)  # Cut, they are resumed (not relisted as very short).
         before = c.stats()
         mark = log_mark(c.server)
         rv = c.sim.resource_version()
@@ -43,11 +44,13 @@ def cut_case(mode, octet):
         testing.expect(counter(c.server, "api-errors[network]") > before.get("api-errors[network]", 0),
                        "the cut counts as a network error")
         interrupted = wait_log(c.server, "watch services interrupted", mark)
-        testing.expect("incomplete event discarded" in interrupted and f"resource version {rv}" in interrupted,
+        testing.expect("incomplete event discarded" in interrupted
+                       and f"resource version {rv}" in interrupted,
                        f"the log says the half event was discarded and the watch resumes from {rv}: "
                        + interrupted)
         expect_objects_match_api(c.server, c.sim, clusterset=False)
-    case.__name__ = f"a_watch_cut_mid_line_by_{mode.replace('-', '_')}_resumes_from_the_last_event_without_loss"
+    case.__name__ = (f"a_watch_cut_mid_line_by_{mode.replace('-', '_')}"
+                     "_resumes_from_the_last_event_without_loss")
     return case
 
 
@@ -83,7 +86,8 @@ def a_hung_watch_is_cut_after_the_stall_timeout_and_resumed(c):
             testing.expect(f"{STALL_S} seconds" in line, f"the log line names the stall: {line}")
             # Other resources are not held up by the hung one.
             c.sim.apply(endpoint_slice("shop", "cache", ["10.244.2.36"], name="cache-mw5tq"))
-            took = expect_addresses(c.server, "cache.shop.svc.cluster.local.", ["10.244.2.36"], timeout=5)
+            took = expect_addresses(c.server, "cache.shop.svc.cluster.local.", ["10.244.2.36"],
+                                    timeout=5)
             testing.expect(took < 2, f"an EndpointSlice change took {took:.1f} s during the hang")
             # The hung watch's pending change is not there yet.
             testing.expect_equal(addresses(c.server, "behind-hang.shop.svc.cluster.local."),

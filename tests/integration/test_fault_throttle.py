@@ -101,7 +101,8 @@ def watch_throttled(c, body, name, address, warmup_address):
     watch.expect_unchanged()
     testing.expect(took < 2, f"the change took {took:.1f} s after the watch reopened")
     testing.expect_equal(counter(c.server, "resyncs"), resyncs, "resyncs (a throttled watch resumes)")
-    wait_counter(c.server, "api-errors[throttled]", lambda v: v == throttled + 2, "api-errors[throttled]")
+    wait_counter(c.server, "api-errors[throttled]", lambda v: v == throttled + 2,
+                 "api-errors[throttled]")
 
 
 @tests.case

@@ -1,16 +1,22 @@
 """Helpers for the tests of mod-k8s under API faults (tests/integration/test_fault_*.py).
 
-    from faults import service, endpoint_slice, Watch, wait_for
+    from faults import (Watch, begin_outage, end_outage, endpoint_slice, expect_addresses,
+                        service, wait_counter)
 
-    c.sim.apply([service("shop", "late", "10.96.70.1"), endpoint_slice("shop", "late", ["10.244.7.1"])])
-    wait_for(lambda: stats(server)["connected"] == 1, "connected", timeout=20)
-    with Watch(c, names) as watch:       # queries the names in a loop while a fault lasts
-        ...
-    watch.expect_unchanged()
+    with Watch(c.server, [("web.shop.svc.cluster.local.", "A")]) as watch:
+        begin_outage(c.sim)                     # queried in a loop meanwhile
+        wait_counter(c.server, "connected", lambda v: v == 0)
+        c.sim.apply([service("shop", "late", "10.96.70.1"),
+                     endpoint_slice("shop", "late", ["10.244.7.1"])])
+    watch.expect_unchanged()                    # the last known state was served throughout
+    end_outage(c.sim)
+    expect_addresses(c.server, "late.shop.svc.cluster.local.", ["10.96.70.1"])
 
 Objects are written the way the cluster's controllers write them (as the
 simulator's control API takes them); the helpers that wait poll with a
-deadline, never sleep a fixed time.
+deadline, never sleep a fixed time. Counters come from `knotc zone-stats`,
+which knotd updates about once a second: wait for a counter's value rather
+than read it right after a change.
 """
 
 import datetime
@@ -84,6 +90,16 @@ def service_import(ns, name, ips, ports=(("http", 80),)):
                      "ports": [{"name": p, "protocol": "TCP", "port": n} for p, n in ports]}}
 
 
+def begin_outage(sim):
+    """The API server refuses connections and drops open ones until end_outage()."""
+    sim.outage(3600)
+
+
+def end_outage(sim):
+    """Ends an outage now: a new outage of 0 s moves the end of the current one to now."""
+    sim.outage(0)
+
+
 def api_items(sim, path):
     """The items of a LIST of the simulator's API (what a fresh client would read)."""
     response = sim.get(path)
@@ -107,6 +123,17 @@ def wait_for(condition, what, timeout=20, interval=0.05):
         if time.monotonic() - started > timeout:
             raise testing.Failure(f"{what}: not true after {timeout} s")
         time.sleep(interval)
+
+
+def age_watches(sim, count):
+    """Waits until `count` watches are open and then 1 s more.
+
+    A watch that ends younger than 1 s without an event is a "very short watch", which
+    the module (as client-go) retries with a backoff and a relist instead of resuming it.
+    """
+    wait_for(lambda: sim.open_watches() >= count, f"{count} open watches")
+    opened = time.monotonic()
+    wait_for(lambda: time.monotonic() - opened > 1.1, "the watches to be older than 1 s")
 
 
 def counter(server, name, zone="cluster.local."):
@@ -216,7 +243,8 @@ def expect_objects_match_api(server, sim, clusterset=True, timeout=20):
     try:
         wait_for(condition, "objects held equal the API's", timeout)
     except testing.Failure:
-        raise testing.Failure(f"objects held {held[0]}, the API serves {objects_in_api(sim, clusterset)}") from None
+        raise testing.Failure(f"objects held {held[0]}, the API serves "
+                              f"{objects_in_api(sim, clusterset)}") from None
 
 
 def start_knotd(c, module=None, zones=("cluster.local.", "in-addr.arpa."), ready=True,
