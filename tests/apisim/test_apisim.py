@@ -949,6 +949,19 @@ def fault_slow_list_throttles_the_body():
 
 
 @case
+def fault_slow_list_of_a_small_body_is_not_gzipped():
+    # A client accepting gzip would otherwise get the small body compressed, and fast.
+    SIM.slow_list(100000, "services")
+    try:
+        stream = SIM.stream("/api/v1/services", headers={"Accept-Encoding": "gzip"})
+        check(stream.chunked and "content-encoding" not in stream.headers, stream.headers)
+        check(json.loads(stream.body())["kind"] == "ServiceList")
+        stream.close()
+    finally:
+        SIM.slow_list(0, "services")
+
+
+@case
 def fault_big_object_makes_a_watch_line_over_2_mib():
     rv = SIM.resource_version()
     stream = watch(f"/api/v1/namespaces/shop/services?watch=1&resourceVersion={rv}")
@@ -1018,6 +1031,16 @@ def injected_events_reach_open_watches_unchanged():
     event = stream.next_event()
     stream.close()
     check(event == {"type": "DELETED", "object": ghost}, event)
+
+
+@case
+def injected_events_may_be_of_any_type_and_shape():
+    rv = SIM.resource_version()
+    stream = watch(f"/api/v1/services?watch=1&resourceVersion={rv}")
+    check(SIM.inject_event("services", "RENAMED", "not an object")["delivered"] >= 1)
+    event = stream.next_event()
+    stream.close()
+    check(event == {"type": "RENAMED", "object": "not an object"}, event)
 
 
 @case

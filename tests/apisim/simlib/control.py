@@ -117,12 +117,14 @@ class Controller:
         rtype = _rtype(body.get("resource"))
         kind = body.get("type", "MODIFIED")
         obj = body.get("object")
-        if kind not in ("ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"):
-            raise ControlError(400, f"unknown event type {kind!r}")
-        line = ('{"type":"%s","object":%s}\n' % (kind, encoding.compact(obj))).encode()
+        # Any type string: clients must skip types they do not know (a future or broken server).
+        if not isinstance(kind, str) or not kind:
+            raise ControlError(400, "type must be a non-empty string")
+        line = ('{"type":%s,"object":%s}\n' % (encoding.compact(kind), encoding.compact(obj))).encode()
+        meta = obj.get("metadata") if isinstance(obj, dict) else None
+        ns = meta.get("namespace", "") if isinstance(meta, dict) else ""
         count = 0
         for w in self.sim.store.watchers(rtype):
-            ns = ((obj or {}).get("metadata") or {}).get("namespace", "")
             if w.namespace and ns and w.namespace != ns:
                 continue
             w.push(("RAW", line))

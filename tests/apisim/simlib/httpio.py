@@ -46,7 +46,9 @@ class BodyWriter:
         h = self.handler
         h.send_response(self.code)
         h.send_common_headers(self.content_type, self.headers)
-        if self.gzip_ok:
+        # As the real server, decide on what is written so far: a throttled (slow-list) body
+        # starts streaming at its first small write and is then not compressed.
+        if self.gzip_ok and self.size > self.threshold:
             h.send_header("Content-Encoding", "gzip")
             self.gz = zlib.compressobj(1, zlib.DEFLATED, 31)
         h.send_header("Transfer-Encoding", "chunked")

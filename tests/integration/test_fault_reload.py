@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""`knotc reload` and shutdown (issue 3): "`knotc reload` must not leave two watchers running
+or lose the table. Stop and join cleanly on unload; knotd's shutdown is never delayed by a
+hung connection."
+
+knotd loads a reloaded configuration's modules before it unloads the old ones; zones with
+the same mod-k8s settings share one watcher, so a reload hands the watcher, its table and
+its open watches over to the new module instances: no second watcher thread, no relist,
+no moment without answers, even while the API server is down. A reload that changes the
+watch settings starts one new watcher and stops the old one. Stopping knotd must not wait
+for the API server, whatever state its connections are in.
+"""
+
+import time
+
+import testing
+from cluster import Cluster, wait_ready
+from faults import (Watch, begin_outage, counter, end_outage, expect_addresses, log_lines, log_mark,
+                    namespace, start_knotd, thread_count, wait_counter, wait_for)
+
+tests = testing.Tests()
+
+# Names and what they answer throughout.
+EXPECTED = {
+    ("kubernetes.default.svc.cluster.local.", "A"): ["10.96.0.1"],
+    ("web.shop.svc.cluster.local.", "AAAA"): ["fd00:10:96::1234"],
+    ("postgres-0.postgres.db.svc.cluster.local.", "A"): ["10.244.0.20"],
+    ("nonexistent.shop.svc.cluster.local.", "A"): [],
+    ("34.12.96.10.in-addr.arpa.", "PTR"): ["web.shop.svc.cluster.local."],
+    ("web.shop.svc.clusterset.local.", "A"): ["10.42.0.10"],
+}
+NAMES = list(EXPECTED)
+RELOADS = 5
+NEW_WATCHER = "watching the API server"
+STOP_LIMIT_S = 2
+state = {}
+
+
+def reload_while_querying(c, reloads):
+    with Watch(c.server, NAMES) as watch:
+        for _ in range(reloads):
+            rounds = len(watch.answers)
+            c.server.reload()
+            # Queries between reloads, so that each reload's aftermath is seen.
+            wait_for(lambda: len(watch.answers) >= rounds + len(NAMES), "queries after a reload", 10)
+    return watch
+
+
+@tests.case
+def reloads_keep_one_watcher_its_table_and_its_watches(c):
+    state["threads"] = thread_count(c.server)
+    mark = log_mark(c.server)
+    seq = c.sim.counters()["last_seq"]
+    watch = reload_while_querying(c, RELOADS)
+    watch.expect_unchanged(minimum=RELOADS)
+    testing.expect_equal(thread_count(c.server), state["threads"], "knotd's threads after the reloads")
+    testing.expect_equal(log_lines(c.server, NEW_WATCHER, mark), [], "log lines of a new watcher")
+    testing.expect_equal([f"{r['verb']} {r['resource']}" for r in c.sim.requests(seq)], [],
+                         "API requests during the reloads (no relist, no new watch)")
+    wait_counter(c.server, "ready[cluster]", lambda v: v == 1, "the reloaded zone's counters")
+    testing.expect_equal(counter(c.server, "resyncs"), 0, "resyncs")
+    testing.expect_equal(counter(c.server, "watch-restarts"), 0, "watch-restarts")
+
+
+@tests.case
+def a_reload_during_an_api_outage_keeps_serving_the_table(c):
+    begin_outage(c.sim)
+    wait_counter(c.server, "connected", lambda v: v == 0, "connected drops to 0")
+    watch = reload_while_querying(c, 3)
+    end_outage(c.sim)
+    watch.expect_unchanged(minimum=3)
+    testing.expect_equal(thread_count(c.server), state["threads"], "knotd's threads after the reloads")
+    wait_counter(c.server, "connected", lambda v: v == 1, "connected again", timeout=40)
+
+
+@tests.case
+def a_reload_with_other_watch_settings_replaces_the_watcher_by_one_new_one(c):
+    mark = log_mark(c.server)
+    c.sim.set_bookmark_interval(1)  # The simulator notices closed watches when it writes.
+    try:
+        c.server.module_options["watch-stall-timeout"] = 30
+        with open(c.server.conf_path, "w", encoding="utf-8") as f:
+            f.write(c.server.config_text())
+        c.server.reload()
+        wait_ready(c.server, ("cluster.local.", "clusterset.local."))
+        testing.expect_equal(len(log_lines(c.server, NEW_WATCHER, mark)), 1,
+                             "log lines of a new watcher")
+        wait_for(lambda: thread_count(c.server) == state["threads"], "the old watcher's thread is gone")
+        for (qname, qtype), rdata in EXPECTED.items():
+            expect_addresses(c.server, qname, rdata, qtype=qtype)
+        # The old watcher's six watches are closed: only the new one's remain.
+        wait_for(lambda: c.sim.open_watches() == 6, "only the new watcher's watches open", 15)
+    finally:
+        c.sim.set_bookmark_interval(60)
+
+
+def timed_stop(server):
+    started = time.monotonic()
+    server.stop()
+    return time.monotonic() - started
+
+
+@tests.case
+def knotd_stops_at_once_while_every_watch_hangs(c):
+    server = start_knotd(c)
+    c.sim.hang(True)
+    try:
+        c.sim.apply(namespace("hung"))  # An event queued behind the hang.
+        took = timed_stop(server)
+    finally:
+        c.sim.hang(False)
+    testing.expect(took < STOP_LIMIT_S, f"knotd took {took:.1f} s to stop")
+
+
+@tests.case
+def knotd_stops_at_once_in_the_middle_of_a_slow_list(c):
+    c.sim.slow_list(50, resource="endpointslices")  # 12 kB at 50 B/s: minutes.
+    try:
+        server = start_knotd(c, ready=False)
+        wait_for(lambda: counter(server, "objects[services]") > 0, "services listed")
+        testing.expect_equal(counter(server, "ready[cluster]"), 0, "ready (the slices are still coming)")
+        took = timed_stop(server)
+    finally:
+        c.sim.slow_list(0, resource="endpointslices")
+    testing.expect(took < STOP_LIMIT_S, f"knotd took {took:.1f} s to stop")
+
+
+@tests.case
+def knotd_stops_at_once_while_the_api_server_refuses_connections(c):
+    server = start_knotd(c)
+    begin_outage(c.sim)
+    try:
+        wait_counter(server, "connected", lambda v: v == 0, "connected drops to 0")
+        took = timed_stop(server)
+    finally:
+        end_outage(c.sim)
+    testing.expect(took < STOP_LIMIT_S, f"knotd took {took:.1f} s to stop")
+
+
+tests.main(fixture=lambda: Cluster())
