@@ -15,6 +15,7 @@ simulator).
 
 import os
 import re
+import shutil
 import tempfile
 import time
 
@@ -102,6 +103,8 @@ class Cluster:
                 self.server.__exit__(kind, value, traceback)
         finally:
             self.sim.stop()
+            if not os.environ.get("MODK8S_KEEP_TMP"):
+                shutil.rmtree(self.workdir, ignore_errors=True)
         return False
 
     # -- another knotd on the same simulator
