@@ -24,6 +24,7 @@
 
 #include <assert.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +167,14 @@ static int k8s_conf_check(knotd_conf_check_args_t *args)
 	knotd_conf_t cluster_id = knotd_conf_check_item(args, MOD_CLUSTER_ID);
 	if (cluster_id.count > 0 && !cluster_id_valid(cluster_id.single.string)) {
 		args->err_str = "cluster-id must be one or two lowercase DNS labels";
+		return KNOT_EINVAL;
+	}
+
+	// Knot's address type also takes a UNIX socket path; a resolver needs an IP address.
+	knotd_conf_t upstream = knotd_conf_check_item(args, MOD_UPSTREAM);
+	if (upstream.count > 0 && upstream.single.addr.ss_family != AF_INET &&
+	    upstream.single.addr.ss_family != AF_INET6) {
+		args->err_str = "upstream must be an IPv4 or IPv6 address, optionally with @port";
 		return KNOT_EINVAL;
 	}
 

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""`knotc conf-check` rejects bad mod-k8s settings with a clear message, without the network.
+
+Issue 3: "`knotc conf-check` rejects a bad value with a clear message, without
+touching the network." Each case checks the generated configuration with one
+bad option and looks for the reason in knotc's output.
+"""
+
+import knotd
+import testing
+
+tests = testing.Tests()
+
+
+def rejected(options, reason):
+    def check():
+        result = knotd.check_config(module=options)
+        testing.expect(result.returncode != 0, f"{options} accepted:\n{result.stdout}")
+        testing.expect(reason in result.stdout, f"no '{reason}' in:\n{result.stdout}")
+    return check
+
+
+def accepted(options):
+    def check():
+        result = knotd.check_config(module=options)
+        testing.expect(result.returncode == 0 and "Configuration is valid" in result.stdout,
+                       f"{options} rejected:\n{result.stdout}")
+    return check
+
+
+tests.add("a missing kubeconfig is named with its path",
+          rejected({"kubeconfig": "/nonexistent/kubeconfig"},
+                   "invalid kubeconfig (kubeconfig /nonexistent/kubeconfig: cannot open"))
+tests.add("a label selector with other characters is refused",
+          rejected({"labels": "app=web;rm"}, "invalid label selector in labels"))
+tests.add("a namespace label selector with other characters is refused",
+          rejected({"namespace-labels": "a b'c"}, "invalid label selector in namespace-labels"))
+tests.add("namespaces and namespace-labels exclude each other",
+          rejected({"namespaces": ["a"], "namespace-labels": "team=x"},
+                   "namespaces and namespace-labels are mutually exclusive"))
+tests.add("a cluster id must be one or two DNS labels",
+          rejected({"cluster-id": "Bad_Id"}, "cluster-id must be one or two lowercase DNS labels"))
+tests.add("a cluster id of three labels is refused",
+          rejected({"cluster-id": "a.b.c"}, "cluster-id must be one or two lowercase DNS labels"))
+tests.add("an unknown pods mode is refused", rejected({"pods": "sometimes"}, "'pods'"))
+tests.add("a ttl above 3600 is refused", rejected({"ttl": 9999}, "out of range"))
+tests.add("an upstream that is no IP address is refused",
+          rejected({"upstream": "not-an-address"}, "upstream must be an IPv4 or IPv6 address"))
+tests.add("a stall timeout below 5 s is refused", rejected({"watch-stall-timeout": 1}, "out of range"))
+tests.add("an upstream with a port is accepted", accepted({"upstream": "10.0.0.1@5353"}))
+tests.add("an IPv6 upstream is accepted", accepted({"upstream": "::1"}))
+tests.add("a two-label cluster id is accepted", accepted({"cluster-id": "east.prod"}))
+tests.add("a set-based label selector is accepted", accepted({"labels": "app in (web,db),!canary"}))
+
+tests.main()
