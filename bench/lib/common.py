@@ -6,6 +6,7 @@ kdig parsing), so this module puts tests/lib on sys.path first.
 
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -66,6 +67,20 @@ def cpu_time(pid):
         fields = f.read().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
     return (int(fields[11]) + int(fields[12])) / ticks
+
+
+def cpu_busy():
+    """CPU seconds the whole machine has spent busy (all CPUs, /proc/stat), and its CPU count."""
+    with open("/proc/stat", encoding="ascii") as f:
+        fields = [int(x) for x in f.readline().split()[1:9]]
+    idle = fields[3] + fields[4]
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu():
+    """CPU seconds used by the finished child processes of this one (dnsperf runs)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def median(values):

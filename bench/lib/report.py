@@ -87,6 +87,7 @@ def _throughput_rows(results):
             title,
             _fmt(_get(t, "module", "qps"), ","), _fmt(_get(t, "zone", "qps"), ","),
             _fmt(_get(t, "ratio"), ".3f"),
+            _fmt(_get(t, "other_cores"), ".2f"),
             _fmt(_get(c, "module", "ir_per_query"), ","), _fmt(_get(c, "zone", "ir_per_query"), ","),
             _ratio(_get(c, "module", "ir_per_query"), _get(c, "zone", "ir_per_query")),
             _fmt(_get(c, "module", "module_ir_per_query"), ","),
@@ -99,7 +100,7 @@ def _throughput_rows(results):
     return rows
 
 
-_TP_HEADER = ["mix", "module QPS", "zone QPS", "ratio", "module Ir/q", "zone Ir/q", "Ir ratio",
+_TP_HEADER = ["mix", "module QPS", "zone QPS", "ratio", "other CPU", "module Ir/q", "zone Ir/q", "Ir ratio",
               "mod-k8s Ir/q", "knotd CPU us/q mod / zone", "latency at QPS",
               "module p50 / p99 us", "zone p50 / p99 us"]
 
@@ -222,9 +223,10 @@ def markdown(results):
             parts += [f"knotd+mod-k8s used {min(cpu):.2f} to {max(cpu):.2f} us of CPU per "
                       f"query, i.e. {1e3 / max(cpu):.0f}k to {1e3 / min(cpu):.0f}k queries per "
                       "second per core if the load generator were not the limit.", ""]
-            parts += ["QPS of every round (module; zone file): " + "; ".join(
-                f"{_title(m)} {e['module']['qps_runs']}; {e['zone']['qps_runs']}"
-                for m, e in tp.items()) + ".", ""]
+            parts += ["QPS of every round, module; zone file; their ratios:", ""]
+            parts += [f"- {_title(m)}: {e['module']['qps_runs']}; {e['zone']['qps_runs']}; "
+                      f"{e['round_ratios']}" for m, e in tp.items()]
+            parts.append("")
     for title, rows in (("Scale", _scale_rows(results)),
                         ("DNS programming latency", _latency_rows(results))):
         if rows:
