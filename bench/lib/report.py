@@ -91,6 +91,8 @@ def _throughput_rows(results):
             _fmt(_get(c, "module", "ir_per_query"), ","), _fmt(_get(c, "zone", "ir_per_query"), ","),
             _ratio(_get(c, "module", "ir_per_query"), _get(c, "zone", "ir_per_query")),
             _fmt(_get(c, "module", "module_ir_per_query"), ","),
+            _fmt(_get(c, "module", "ll_data_misses_per_query"), ".1f") + " / " +
+            _fmt(_get(c, "zone", "ll_data_misses_per_query"), ".1f"),
             _fmt(_get(t, "module", "server_cpu_us_per_query"), ".2f") + " / " +
             _fmt(_get(t, "zone", "server_cpu_us_per_query"), ".2f"),
             _fmt(_get(l, "offered_qps"), ","),
@@ -101,7 +103,7 @@ def _throughput_rows(results):
 
 
 _TP_HEADER = ["mix", "module QPS", "zone QPS", "ratio", "other CPU", "module Ir/q", "zone Ir/q", "Ir ratio",
-              "mod-k8s Ir/q", "knotd CPU us/q mod / zone", "latency at QPS",
+              "mod-k8s Ir/q", "LL misses/q mod / zone", "knotd CPU us/q mod / zone", "latency at QPS",
               "module p50 / p99 us", "zone p50 / p99 us"]
 
 
