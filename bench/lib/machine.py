@@ -38,6 +38,11 @@ def _os_release():
         return None
 
 
+def _dnsperf_version():
+    line = _first_line(["sh", "-c", "dnsperf -h 2>&1 | grep -i '^version'"])
+    return f"dnsperf {line.split()[-1]}" if line else None
+
+
 def _git_commit(srcdir):
     return _first_line(["git", "-C", srcdir, "describe", "--always", "--dirty"])
 
@@ -57,7 +62,7 @@ def describe(srcdir, cflags):
         "os": _os_release(),
         "virtualization": _first_line(["systemd-detect-virt"]),
         "knotd": _first_line(["knotd", "-V"]),
-        "dnsperf": _first_line(["sh", "-c", "dnsperf -h 2>&1 | grep -i '^version'"]),
+        "dnsperf": _dnsperf_version(),
         "valgrind": _first_line(["valgrind", "--version"]),
         "python": platform.python_version(),
         "commit": _git_commit(srcdir),

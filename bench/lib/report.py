@@ -159,7 +159,9 @@ def _latency_rows(results):
 
 
 def _machine_line(results):
-    m = results["machine"]
+    m = dict(results["machine"])
+    if (m.get("dnsperf") or "").startswith("Version "):
+        m["dnsperf"] = "dnsperf " + m["dnsperf"].split()[-1]  # Runs before the name was added.
     return (f"{m['date']}; {m['cpu']}, {m['cpus']} vCPU, {m['memory_gib']} GiB, "
             f"{m.get('virtualization') or 'bare metal'}; {m['os']}, Linux {m['kernel']}; "
             f"{m['knotd']}; {m['dnsperf']}; {m['valgrind']}; module CFLAGS "
