@@ -70,7 +70,7 @@ def cpu_time(pid):
 
 
 def cpu_busy():
-    """CPU seconds the whole machine has spent busy (all CPUs, /proc/stat), and its CPU count."""
+    """CPU seconds the whole machine has spent busy, all CPUs together (/proc/stat)."""
     with open("/proc/stat", encoding="ascii") as f:
         fields = [int(x) for x in f.readline().split()[1:9]]
     idle = fields[3] + fields[4]

@@ -17,6 +17,7 @@ import os
 import random
 
 from common import progress
+import dig
 import knotd as knotd_lib
 
 # The generated part: 10k services, every 10th headless, 10 endpoints each, 2 pods per service.
@@ -243,7 +244,6 @@ def write_query_files(queries, directory, limit=None):
 
 def check_equivalence(module_server, zone_server, queries, samples=25):
     """Queries both servers for samples of each mix; returns {mix: [differences]}."""
-    import dig
     differences = {}
     for mix, names in queries.items():
         found = []
