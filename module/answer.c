@@ -39,6 +39,7 @@ static __thread struct {
 	const knot_pkt_t *pkt;
 	const k8s_svc_t *svc;
 	const knot_dname_t *domain;
+	uint16_t rr;            /*!< Index of the SRV RRset in the packet. */
 } last_srv;
 
 static void *mm_get(knot_mm_t *mm, size_t size)
@@ -278,6 +279,7 @@ static k8s_answer_t answer_srv(ctx_t *c, const knot_dname_t *owner, const knot_d
 		last_srv.pkt = c->pkt;
 		last_srv.svc = svc;
 		last_srv.domain = domain;
+		last_srv.rr = c->pkt->rrset_count - 1;
 	}
 	return put_result(ret);
 }
@@ -682,13 +684,19 @@ void k8s_answer_additional(const k8s_answer_conf_t *conf, const knot_pkt_t *answ
 		if (owner == NULL) {
 			return;
 		}
+		// The owner is every SRV record's target: point at the first one, as knotd
+		// does for zone data, instead of searching the packet for a suffix.
+		uint16_t hint = KNOT_COMPR_HINT_NONE;
+		if (last_srv.rr < pkt->rrset_count && pkt->rr[last_srv.rr].type == KNOT_RRTYPE_SRV) {
+			hint = knot_compr_hint(&pkt->rr_info[last_srv.rr], KNOT_COMPR_HINT_RDATA);
+		}
 		if (svc->rrs_a.count > 0 &&
-		    put(&c, owner, KNOT_COMPR_HINT_NONE, KNOT_RRTYPE_A, conf->ttl, &svc->rrs_a,
+		    put(&c, owner, hint, KNOT_RRTYPE_A, conf->ttl, &svc->rrs_a,
 		        KNOT_PF_NOTRUNC) != KNOT_EOK) {
 			return;
 		}
 		if (svc->rrs_aaaa.count > 0) {
-			(void)put(&c, owner, KNOT_COMPR_HINT_NONE, KNOT_RRTYPE_AAAA, conf->ttl,
+			(void)put(&c, owner, hint, KNOT_RRTYPE_AAAA, conf->ttl,
 			          &svc->rrs_aaaa, KNOT_PF_NOTRUNC);
 		}
 		return;

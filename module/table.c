@@ -74,6 +74,20 @@ static bool addr_ip_equal(const k8s_addr_t *addr, const k8s_ip_t *ip)
 	       memcmp(addr->bytes, ip->bytes, ip_len(ip->family)) == 0;
 }
 
+/*! \brief Writes a byte in decimal without leading zeros; returns the digits written. */
+static size_t put_decimal(uint8_t *out, uint8_t value)
+{
+	size_t n = 0;
+	if (value >= 100) {
+		out[n++] = '0' + value / 100;
+	}
+	if (value >= 10) {
+		out[n++] = '0' + value / 10 % 10;
+	}
+	out[n++] = '0' + value % 10;
+	return n;
+}
+
 size_t k8s_addr_label(const k8s_svc_t *svc, const k8s_addr_t *addr, uint8_t out[64])
 {
 	if (addr->label != 0) {
@@ -82,7 +96,19 @@ size_t k8s_addr_label(const k8s_svc_t *svc, const k8s_addr_t *addr, uint8_t out[
 		return 1 + label[0];
 	}
 
-	// No hostname: the dashed address, as CoreDNS derives it.
+	// No hostname: the dashed address, as CoreDNS derives it. IPv4 by hand:
+	// inet_ntop() formats with sprintf(), which costs more than a whole PTR answer.
+	if (addr->family == AF_INET) {
+		size_t len = 0;
+		for (int i = 0; i < 4; i++) {
+			if (i > 0) {
+				out[1 + len++] = '-';
+			}
+			len += put_decimal(out + 1 + len, addr->bytes[i]);
+		}
+		out[0] = len;
+		return 1 + len;
+	}
 	char text[INET6_ADDRSTRLEN];
 	if (inet_ntop(addr->family, addr->bytes, text, sizeof(text)) == NULL) {
 		out[0] = 0;

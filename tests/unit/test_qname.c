@@ -139,6 +139,31 @@ static void pod_name_ipv4_dashed(void **state)
 	                       K8S_ROLE_CLUSTER).kind, K8S_Q_INVALID);
 }
 
+/*! \brief Reads a dashed label alone; true if it is an address. */
+static bool pod_ip(const char *text, k8s_ip_t *ip)
+{
+	uint8_t label[64] = { strlen(text) };
+	memcpy(label + 1, text, label[0]);
+	return k8s_qname_pod_ip(label, ip);
+}
+
+static void pod_name_ipv4_octets_are_read_as_inet_pton_reads_them(void **state)
+{
+	k8s_ip_t ip;
+	assert_true(pod_ip("0-0-0-0", &ip));
+	assert_memory_equal(ip.bytes, "\0\0\0\0", 4);
+	assert_true(pod_ip("255-10-100-9", &ip));
+	assert_int_equal(ip.family, AF_INET);
+	assert_memory_equal(ip.bytes, "\xff\x0a\x64\x09", 4);
+	assert_false(pod_ip("01-2-3-4", &ip));
+	assert_false(pod_ip("1-2-3-00", &ip));
+	assert_false(pod_ip("1234-2-3-4", &ip));
+	assert_false(pod_ip("1-2-3-4a", &ip));
+	assert_false(pod_ip("1-2-3-", &ip));
+	assert_false(pod_ip("-1-2-3", &ip));
+	assert_false(pod_ip("a-b-c-d", &ip));
+}
+
 static void pod_name_ipv6_dashed(void **state)
 {
 	k8s_qname_t q = parse("fd00-10-244--11.default.pod.cluster.local.", "cluster.local.",
@@ -210,6 +235,7 @@ int main(void)
 		cmocka_unit_test(endpoint_name_has_one_label_below_the_service),
 		cmocka_unit_test(three_labels_below_a_service_exist_only_in_the_clusterset_zone),
 		cmocka_unit_test(pod_name_ipv4_dashed),
+		cmocka_unit_test(pod_name_ipv4_octets_are_read_as_inet_pton_reads_them),
 		cmocka_unit_test(pod_name_ipv6_dashed),
 		cmocka_unit_test(pods_have_no_names_in_the_clusterset_zone),
 		cmocka_unit_test(reverse_ipv4_address_and_prefixes),

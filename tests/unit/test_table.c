@@ -19,6 +19,7 @@
  * that never wait for the writer and never see half a change.
  */
 
+#include <arpa/inet.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -139,6 +140,25 @@ static void reverse_prefixes_count_their_addresses(void **state)
 	k8s_table_commit(&t);
 	urcu_memb_barrier();
 	k8s_table_deinit(&t);
+}
+
+static void assert_dashed(uint8_t family, const char *ip, const char *expected)
+{
+	k8s_addr_t addr = { .family = family };
+	assert_int_equal(inet_pton(family, ip, addr.bytes), 1);
+	uint8_t label[64];
+	size_t size = k8s_addr_label(NULL, &addr, label);
+	assert_int_equal(size, 1 + strlen(expected));
+	assert_int_equal(label[0], strlen(expected));
+	assert_memory_equal(label + 1, expected, strlen(expected));
+}
+
+static void an_endpoint_without_hostname_is_labelled_by_its_dashed_address(void **state)
+{
+	assert_dashed(AF_INET, "10.0.100.255", "10-0-100-255");
+	assert_dashed(AF_INET, "0.9.10.99", "0-9-10-99");
+	assert_dashed(AF_INET6, "fd00::7", "fd00--7");
+	assert_dashed(AF_INET6, "fd00::", "fd00--0");
 }
 
 static void host_network_pods_say_nothing_of_a_namespace(void **state)
@@ -268,6 +288,7 @@ int main(void)
 		cmocka_unit_test(a_replaced_service_is_found_with_its_new_records),
 		cmocka_unit_test(ptr_references_follow_the_service),
 		cmocka_unit_test(reverse_prefixes_count_their_addresses),
+		cmocka_unit_test(an_endpoint_without_hostname_is_labelled_by_its_dashed_address),
 		cmocka_unit_test(host_network_pods_say_nothing_of_a_namespace),
 		cmocka_unit_test(many_services_grow_the_index),
 		cmocka_unit_test(readers_never_see_half_a_change),
