@@ -369,7 +369,10 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 static knotd_in_state_t k8s_additional_hook(knotd_in_state_t state, knot_pkt_t *pkt,
                                             knotd_qdata_t *qdata, knotd_mod_t *mod)
 {
-	if (state == KNOTD_IN_STATE_HIT) {
+	// Only an SRV answer has targets to add: every other query leaves at once.
+	uint16_t qtype = knot_pkt_qtype(qdata->query);
+	if (state == KNOTD_IN_STATE_HIT &&
+	    (qtype == KNOT_RRTYPE_SRV || qtype == KNOT_RRTYPE_ANY)) {
 		k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 		urcu_memb_read_lock();
 		k8s_answer_additional(&ctx->answer, pkt, pkt, qdata->mm);
