@@ -287,16 +287,18 @@ class Knotd:
                 ${port} filled in (needs a module directory: not in "file" load mode).
     workdir:    a directory to use and keep (default: a temporary one, removed on stop).
     daemon:     leave it running when this process exits (scripts/demo).
+    environment: extra environment variables of knotd (e.g. KUBERNETES_SERVICE_HOST).
     """
 
     address = "127.0.0.1"
 
     def __init__(self, module=None, zones=DEFAULT_ZONES, zone_extra=None, extra="", template=None,
                  config=None, workdir=None, daemon=False, port=None, log_level="debug",
-                 start_timeout=None):
+                 start_timeout=None, environment=None):
         self.build = find_build()
         self.module_options = dict(module or {})
         self.template_options = dict(template or {})
+        self.environment = dict(environment or {})
         self.config = config
         self.zones = dict(zones) if isinstance(zones, dict) else {z: MODULE_REF for z in zones}
         self.zone_extra = dict(zone_extra or {})
@@ -413,6 +415,10 @@ class Knotd:
         """argv and environment that run `program` (knotd, knotc) seeing the built module."""
         env_vars, preload = self._sanitizer_env()
         env = dict(os.environ, **env_vars)
+        # Hermetic: a test run inside a pod must not reach that cluster's API server.
+        for name in ("KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"):
+            env.pop(name, None)
+        env.update(self.environment)
         argv = ["env"] + preload + [_program(program), "-c", self.conf_path] + list(args)
         if self.load == "namespace":
             argv = _namespace_prefix(os.path.join(self.dir, "modules"),
