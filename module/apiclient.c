@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <libknot/errcode.h>
+#include <libknot/error.h>
 
 #include "apiclient.h"
 
@@ -92,7 +93,7 @@ static const char *token_error(int ret)
 	switch (ret) {
 	case KNOT_ESPACE:   return "too large";
 	case KNOT_EFEWDATA: return "empty";
-	default:            return strerror(-ret); // The others come from errno.
+	default:            return knot_strerror(ret); // No strerror(): it takes the locale lock.
 	}
 }
 

@@ -27,6 +27,7 @@
 
 #include <curl/curl.h>
 #include <libknot/errcode.h>
+#include <libknot/error.h>
 #include <yaml.h>
 
 #include "kubeconfig.h"
@@ -262,7 +263,7 @@ static int get_file_or_data(kc_t *kc, yaml_node_t *map, const char *key,
 	}
 	if (access(*file, R_OK) != 0) {
 		return kc_fail(kc, KNOT_ENOENT, "%s: %s file %s is not readable (%s)",
-		               where, key, *file, strerror(errno));
+		               where, key, *file, knot_strerror(knot_map_errno()));
 	}
 	return KNOT_EOK;
 }
@@ -448,7 +449,9 @@ static int parse_file(kc_t *kc)
 {
 	FILE *f = fopen(kc->path, "r");
 	if (f == NULL) {
-		return kc_fail(kc, KNOT_ENOENT, "cannot open (%s)", strerror(errno));
+		// knot_strerror(), not strerror(): glibc's locale lock has deadlocked knotc at exit.
+		return kc_fail(kc, KNOT_ENOENT, "cannot open (%s)",
+		               knot_strerror(knot_map_errno()));
 	}
 
 	yaml_parser_t parser;
@@ -612,7 +615,7 @@ int k8s_incluster_load(const char *sa_dir, k8s_apiconf_t *out, char *err, size_t
 	for (size_t i = 0; ret == KNOT_EOK && i < 2; i++) {
 		if (access(files[i], R_OK) != 0) {
 			snprintf(err, errlen, "in-cluster: %s is not readable (%s)",
-			         files[i], strerror(errno));
+			         files[i], knot_strerror(knot_map_errno()));
 			ret = KNOT_ENOENT;
 		}
 	}
