@@ -52,6 +52,7 @@ typedef struct {
 	uint8_t pods;                           /*!< k8s_pods_mode_t. */
 	bool ignore_empty;                      /*!< ClusterIP services without ready endpoints are NXDOMAIN. */
 	const k8s_upstream_t *upstream;         /*!< Cache of ExternalName targets outside our zones, or NULL. */
+	uint16_t autopath_option;               /*!< EDNS option code of a search list (autopath zone), 0: none. */
 } k8s_answer_conf_t;
 
 /*! \brief TTL of dns-version, as in the specification's example. */
@@ -73,12 +74,13 @@ typedef enum {
  *
  * \param qname  Lowercase query name (knotd's qdata->name).
  * \param qtype  Query type.
+ * \param query  The query (its EDNS options), or NULL.
  * \param pkt    Response, positioned at the ANSWER section.
  * \param mm     Per-query memory (knotd's qdata->mm).
  */
 k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
-                        const knot_dname_t *qname, uint16_t qtype, knot_pkt_t *pkt,
-                        knot_mm_t *mm);
+                        const knot_dname_t *qname, uint16_t qtype, const knot_pkt_t *query,
+                        knot_pkt_t *pkt, knot_mm_t *mm);
 
 /*!
  * \brief Forgets the previous query's SRV answer on this thread.

@@ -640,9 +640,188 @@ static k8s_answer_t answer_reverse(ctx_t *c, const knot_dname_t *qname, const k8
 	                      &rrs, 0));
 }
 
+/* Server-side search path expansion (KEP "DNS Autopath in PodSpec"). */
+
+/*! \brief Most search paths taken from a query's EDNS option. */
+#define MAX_SEARCH 8
+
+/*! \brief A candidate: the name's labels, then a search path (a wire dname), into \a out. */
+static size_t candidate(uint8_t out[KNOT_DNAME_MAXLEN], const uint8_t *name, size_t name_size,
+                        const knot_dname_t *path)
+{
+	size_t path_size = knot_dname_size(path);
+	if (name_size + path_size > KNOT_DNAME_MAXLEN) {
+		return 0;
+	}
+	memcpy(out, name, name_size);
+	memcpy(out + name_size, path, path_size);
+	return name_size + path_size;
+}
+
+/*! \brief The search list: the query's EDNS option (comma-separated domains) or the KEP's three. */
+static size_t search_list(const ctx_t *c, const knot_pkt_t *query, const uint8_t *ns,
+                          knot_dname_storage_t paths[MAX_SEARCH])
+{
+	const knot_dname_t *suffix = c->conf->domains[K8S_ZONE_CLUSTER];
+	uint8_t *opt = NULL;
+	if (c->conf->autopath_option != 0 && query != NULL && query->opt_rr != NULL) {
+		opt = knot_edns_get_option(query->opt_rr, c->conf->autopath_option, NULL);
+	}
+	if (opt == NULL) {
+		// <ns>.svc.<suffix>, svc.<suffix>, <suffix>: the pod's ClusterFirst search path.
+		size_t ns_size = 1 + ns[0], suffix_size = knot_dname_size(suffix);
+		if (ns_size + 4 + suffix_size > KNOT_DNAME_MAXLEN) {
+			return 0;
+		}
+		memcpy(paths[0], ns, ns_size);
+		memcpy(paths[0] + ns_size, "\x03svc", 4);
+		memcpy(paths[0] + ns_size + 4, suffix, suffix_size);
+		memcpy(paths[1], "\x03svc", 4);
+		memcpy(paths[1] + 4, suffix, suffix_size);
+		memcpy(paths[2], suffix, suffix_size);
+		return 3;
+	}
+
+	size_t count = 0, len = knot_edns_opt_get_length(opt);
+	const char *text = (const char *)knot_edns_opt_get_data(opt);
+	for (size_t start = 0; start < len && count < MAX_SEARCH; ) {
+		size_t end = start;
+		while (end < len && text[end] != ',') {
+			end++;
+		}
+		char domain[KNOT_DNAME_TXT_MAXLEN + 1];
+		size_t size = end - start;
+		if (size > 0 && size < sizeof(domain)) {
+			memcpy(domain, text + start, size);
+			domain[size] = '\0';
+			if (knot_dname_from_str(paths[count], domain, KNOT_DNAME_MAXLEN) != NULL) {
+				knot_dname_to_lower(paths[count++]);
+			}
+		}
+		start = end + 1;
+	}
+	return count;
+}
+
+/*!
+ * \brief Answers <name>.search.<ns>.<cluster domain>.<autopath zone> from the first name of
+ * the search list that exists in our zones: a CNAME to it, then its records.
+ *
+ * Only names in our zones are tried, so nothing waits on the network; when none
+ * exists the answer is NXDOMAIN and the client goes on with the absolute name.
+ */
+static k8s_answer_t answer_autopath(ctx_t *c, const knot_dname_t *qname, const knot_pkt_t *query)
+{
+	const k8s_answer_conf_t *conf = c->conf;
+	const knot_dname_t *suffix = conf->domains[K8S_ZONE_CLUSTER];
+	size_t suffix_labels = knot_dname_labels(suffix, NULL);
+	size_t suffix_size = knot_dname_size(suffix) - 1;
+
+	const uint8_t *labels[KNOT_DNAME_MAXLABELS];
+	size_t total = 0;
+	for (const uint8_t *l = qname; *l != 0; l += 1 + *l) {
+		labels[total++] = l;
+	}
+	size_t n = total - knot_dname_labels(conf->zone, NULL);
+	if (n == 0) {
+		return K8S_ANSWER_PASS;
+	}
+
+	// Right below the zone apex: the cluster domain, else the name cannot be a search path.
+	const uint8_t *apex = labels[n - 1] + 1 + labels[n - 1][0];
+	if (n <= suffix_labels) {
+		const uint8_t *tail = suffix;
+		for (size_t skip = suffix_labels - n; skip > 0; skip--) {
+			tail += 1 + tail[0];
+		}
+		size_t size = apex - qname;
+		return (memcmp(tail, qname, size) == 0) ? K8S_ANSWER_NODATA : K8S_ANSWER_NXDOMAIN;
+	}
+	if (memcmp(labels[n - suffix_labels], suffix, suffix_size) != 0) {
+		return K8S_ANSWER_NXDOMAIN;
+	}
+	const uint8_t *ns = labels[n - suffix_labels - 1];
+	if (!k8s_table_ns(c->t, ns)) {
+		return K8S_ANSWER_NXDOMAIN;
+	}
+	if (n == suffix_labels + 1) {
+		return K8S_ANSWER_NODATA;  // <ns>.<suffix>: above the search domain.
+	}
+	if (!k8s_label_is(labels[n - suffix_labels - 2], "search")) {
+		return K8S_ANSWER_NXDOMAIN;
+	}
+	if (n == suffix_labels + 2) {
+		return K8S_ANSWER_NODATA;  // The search domain itself.
+	}
+	const uint8_t *name = qname;
+	size_t name_size = labels[n - suffix_labels - 2] - qname;
+
+	knot_dname_storage_t paths[MAX_SEARCH];
+	size_t path_count = search_list(c, query, ns, paths);
+
+	// Each candidate is answered aside; the first one that exists is copied over.
+	knot_pkt_t *scratch = knot_pkt_new(NULL, c->pkt->max_size, c->mm);
+	if (scratch == NULL) {
+		return K8S_ANSWER_SERVFAIL;
+	}
+	ctx_t aside = *c;
+	aside.pkt = scratch;
+	for (size_t i = 0; i < path_count; i++) {
+		uint8_t cand[KNOT_DNAME_MAXLEN];
+		size_t cand_size = candidate(cand, name, name_size, paths[i]);
+		k8s_role_t role;
+		uint32_t ready;
+		if (cand_size == 0) {
+			continue;
+		} else if (knot_dname_in_bailiwick(cand, conf->domains[K8S_ZONE_CLUSTER]) > 0) {
+			role = K8S_ROLE_CLUSTER;
+			ready = K8S_READY_CLUSTER;
+		} else if (knot_dname_in_bailiwick(cand, conf->domains[K8S_ZONE_CLUSTERSET]) > 0) {
+			role = K8S_ROLE_CLUSTERSET;
+			ready = K8S_READY_CLUSTERSET;
+		} else {
+			continue;  // Not ours: answering it would wait on the network.
+		}
+		if (!(k8s_table_ready(c->t) & ready)) {
+			continue;
+		}
+		knot_dname_t *owner = mm_get(c->mm, cand_size);
+		if (owner == NULL) {
+			return K8S_ANSWER_SERVFAIL;
+		}
+		memcpy(owner, cand, cand_size);
+		const knot_dname_t *zone = (role == K8S_ROLE_CLUSTER) ? conf->domains[K8S_ZONE_CLUSTER]
+		                                                      : conf->domains[K8S_ZONE_CLUSTERSET];
+		k8s_answer_t res = answer_name(&aside, owner, qname, role, zone, 0);
+		if (res == K8S_ANSWER_NXDOMAIN || res == K8S_ANSWER_PASS) {
+			continue;
+		}
+		if (res != K8S_ANSWER_HIT && res != K8S_ANSWER_NODATA && res != K8S_ANSWER_HIT_NXDOMAIN) {
+			return res;
+		}
+
+		// qname CNAME <candidate>, then what the candidate answered.
+		knot_rdataset_t rrs = { .count = 1, .size = knot_rdata_size(cand_size) };
+		rrs.rdata = mm_get(c->mm, rrs.size);
+		if (rrs.rdata == NULL) {
+			return K8S_ANSWER_SERVFAIL;
+		}
+		knot_rdata_init(rrs.rdata, cand_size, owner);
+		int ret = put(c, qname, KNOT_COMPR_HINT_QNAME, KNOT_RRTYPE_CNAME, conf->ttl, &rrs, 0);
+		for (uint16_t j = 0; ret == KNOT_EOK && j < scratch->rrset_count; j++) {
+			ret = knot_pkt_put(c->pkt, KNOT_COMPR_HINT_NONE, &scratch->rr[j], 0);
+		}
+		if (ret != KNOT_EOK) {
+			return put_result(ret);
+		}
+		return (res == K8S_ANSWER_HIT_NXDOMAIN) ? K8S_ANSWER_HIT_NXDOMAIN : K8S_ANSWER_HIT;
+	}
+	return K8S_ANSWER_NXDOMAIN;
+}
+
 k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
-                        const knot_dname_t *qname, uint16_t qtype, knot_pkt_t *pkt,
-                        knot_mm_t *mm)
+                        const knot_dname_t *qname, uint16_t qtype, const knot_pkt_t *query,
+                        knot_pkt_t *pkt, knot_mm_t *mm)
 {
 	uint32_t need = (conf->role == K8S_ROLE_CLUSTERSET) ? K8S_READY_CLUSTERSET
 	                                                    : K8S_READY_CLUSTER;
@@ -651,6 +830,9 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 	}
 
 	ctx_t c = { .conf = conf, .t = t, .pkt = pkt, .mm = mm, .qtype = qtype };
+	if (conf->role == K8S_ROLE_AUTOPATH) {
+		return answer_autopath(&c, qname, query);
+	}
 	if (conf->role == K8S_ROLE_REVERSE) {
 		k8s_qname_t q;
 		k8s_qname_parse(qname, conf->zone, conf->role, &q);

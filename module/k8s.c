@@ -53,6 +53,8 @@
 #define MOD_PODS		"\x04""pods"
 #define MOD_UPSTREAM		"\x08""upstream"
 #define MOD_STALL		"\x13""watch-stall-timeout"
+#define MOD_AUTOPATH_DOMAIN	"\x0f""autopath-domain"
+#define MOD_AUTOPATH_OPTION	"\x14""autopath-edns-option"
 
 static const knot_lookup_t pods_modes[] = {
 	{ K8S_PODS_DISABLED, "disabled" },
@@ -80,6 +82,8 @@ static const yp_item_t k8s_conf[] = {
 	{ MOD_PODS,              YP_TOPT,   YP_VOPT = { pods_modes, K8S_PODS_INSECURE } },
 	{ MOD_UPSTREAM,          YP_TADDR,  YP_VADDR = { 53 } },
 	{ MOD_STALL,             YP_TINT,   YP_VINT = { 5, 3600, 90, YP_STIME } },
+	{ MOD_AUTOPATH_DOMAIN,   YP_TDNAME, YP_VDNAME = { 11, (const uint8_t *)"\x02""ap""\x03""k8s""\x02""io" } },
+	{ MOD_AUTOPATH_OPTION,   YP_TINT,   YP_VINT = { 0, 65535, 65001 } },
 	{ NULL }
 };
 
@@ -339,7 +343,7 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 		conf = &handover;
 	}
 	k8s_answer_t res = k8s_answer(conf, k8s_watcher_table(w), qdata->name,
-	                              knot_pkt_qtype(qdata->query), pkt, qdata->mm);
+	                              knot_pkt_qtype(qdata->query), qdata->query, pkt, qdata->mm);
 	urcu_memb_read_unlock();
 
 	switch (res) {
@@ -488,6 +492,8 @@ static int k8s_load(knotd_mod_t *mod)
 	answer->zone = ctx->zone;
 	if (under(ctx->zone, "in-addr.arpa.") || under(ctx->zone, "ip6.arpa.")) {
 		answer->role = K8S_ROLE_REVERSE;
+	} else if (knot_dname_is_equal(ctx->zone, knotd_conf_mod(mod, MOD_AUTOPATH_DOMAIN).single.dname)) {
+		answer->role = K8S_ROLE_AUTOPATH;
 	} else if (knot_dname_is_equal(ctx->zone, ctx->domains[K8S_ZONE_CLUSTERSET])) {
 		answer->role = K8S_ROLE_CLUSTERSET;
 	} else {
@@ -498,6 +504,7 @@ static int k8s_load(knotd_mod_t *mod)
 	answer->domains[K8S_ZONE_CLUSTER] = ctx->domains[K8S_ZONE_CLUSTER];
 	answer->domains[K8S_ZONE_CLUSTERSET] = ctx->domains[K8S_ZONE_CLUSTERSET];
 	answer->ttl = knotd_conf_mod(mod, MOD_TTL).single.integer;
+	answer->autopath_option = knotd_conf_mod(mod, MOD_AUTOPATH_OPTION).single.integer;
 	answer->pods = knotd_conf_mod(mod, MOD_PODS).single.option;
 	answer->ignore_empty = knotd_conf_mod(mod, MOD_IGNORE_EMPTY).single.boolean;
 	const yp_name_t *version = (answer->role == K8S_ROLE_CLUSTERSET) ? MOD_CS_DNS_VERSION

@@ -232,21 +232,38 @@ static void dump_section(const knot_pkt_t *pkt, knot_section_t id, char *out, si
 	}
 }
 
+static reply_t ask_edns(const k8s_answer_conf_t *c, const char *name, uint16_t type,
+                        uint16_t max_size, const char *search);
+
 static reply_t ask_conf(const k8s_answer_conf_t *c, const char *name, uint16_t type,
                         uint16_t max_size)
+{
+	return ask_edns(c, name, type, max_size, NULL);
+}
+
+/*! \brief A query, optionally with the autopath EDNS option holding \a search. */
+static reply_t ask_edns(const k8s_answer_conf_t *c, const char *name, uint16_t type,
+                        uint16_t max_size, const char *search)
 {
 	knot_dname_t *qname = knot_dname_from_str_alloc(name);
 	assert_non_null(qname);
 	knot_dname_to_lower(qname);
 	knot_pkt_t *query = knot_pkt_new(NULL, KNOT_WIRE_MAX_PKTSIZE, NULL);
 	assert_int_equal(knot_pkt_put_question(query, qname, KNOT_CLASS_IN, type), KNOT_EOK);
+	knot_rrset_t opt;
+	if (search != NULL) {
+		assert_int_equal(knot_edns_init(&opt, 1232, 0, 0, NULL), KNOT_EOK);
+		assert_int_equal(knot_edns_add_option(&opt, 65001, strlen(search),
+		                                      (const uint8_t *)search, NULL), KNOT_EOK);
+		query->opt_rr = &opt;
+	}
 	knot_pkt_t *resp = knot_pkt_new(NULL, KNOT_WIRE_MAX_PKTSIZE, NULL);
 	assert_int_equal(knot_pkt_init_response(resp, query), KNOT_EOK);
 	resp->max_size = max_size;
 
 	reply_t reply = { 0 };
 	k8s_answer_forget();
-	reply.result = k8s_answer(c, &table, qname, type, resp, &mm);
+	reply.result = k8s_answer(c, &table, qname, type, query, resp, &mm);
 	if (reply.result == K8S_ANSWER_HIT) {
 		assert_int_equal(knot_pkt_begin(resp, KNOT_ADDITIONAL), KNOT_EOK);
 		k8s_answer_additional(c, resp, resp, &mm);
@@ -261,6 +278,10 @@ static reply_t ask_conf(const k8s_answer_conf_t *c, const char *name, uint16_t t
 
 	knot_pkt_free(parsed);
 	knot_pkt_free(resp);
+	if (search != NULL) {
+		query->opt_rr = NULL;
+		knot_rrset_clear(&opt, NULL);
+	}
 	knot_pkt_free(query);
 	free(qname);
 	arena_free();
@@ -589,6 +610,95 @@ static void ignore_empty_service(void **state)
 	             "kubernetes.default.svc.cluster.local. A 10.3.0.1");
 }
 
+
+/* Server-side search path expansion (KEP "DNS Autopath in PodSpec"). */
+
+static k8s_answer_conf_t autopath_conf(void)
+{
+	static knot_dname_t *zone;
+	if (zone == NULL) {
+		zone = knot_dname_from_str_alloc("ap.k8s.io.");
+	}
+	k8s_answer_conf_t c = conf;
+	c.role = K8S_ROLE_AUTOPATH;
+	c.zone = zone;
+	c.autopath_option = 65001;
+	return c;
+}
+
+static void autopath_tries_the_pods_namespace_first(void **state)
+{
+	k8s_answer_conf_t c = autopath_conf();
+	assert_reply(ask_conf(&c, "web.search.shop.cluster.local.ap.k8s.io.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "web.search.shop.cluster.local.ap.k8s.io. CNAME web.shop.svc.cluster.local. | "
+	             "web.shop.svc.cluster.local. A 10.96.1.1");
+}
+
+static void autopath_then_svc_then_the_cluster_domain(void **state)
+{
+	k8s_answer_conf_t c = autopath_conf();
+	assert_reply(ask_conf(&c, "kubernetes.default.search.shop.cluster.local.ap.k8s.io.",
+	                      KNOT_RRTYPE_A, KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "kubernetes.default.search.shop.cluster.local.ap.k8s.io. CNAME kubernetes.default.svc.cluster.local. | "
+	             "kubernetes.default.svc.cluster.local. A 10.3.0.1");
+	assert_reply(ask_conf(&c, "my-pet.headless.default.svc.search.shop.cluster.local.ap.k8s.io.",
+	                      KNOT_RRTYPE_A, KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "my-pet.headless.default.svc.cluster.local. A 10.3.0.100 | "
+	             "my-pet.headless.default.svc.search.shop.cluster.local.ap.k8s.io. CNAME my-pet.headless.default.svc.cluster.local.");
+}
+
+static void autopath_without_a_match_is_nxdomain(void **state)
+{
+	k8s_answer_conf_t c = autopath_conf();
+	assert_reply(ask_conf(&c, "nope.search.shop.cluster.local.ap.k8s.io.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NXDOMAIN, "");
+	// An external name is left to the client's next query: answering it would wait on the network.
+	assert_reply(ask_conf(&c, "www.example.com.search.shop.cluster.local.ap.k8s.io.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask_conf(&c, "web.search.nowhere.cluster.local.ap.k8s.io.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask_conf(&c, "web.lookup.shop.cluster.local.ap.k8s.io.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask_conf(&c, "web.search.shop.other.local.ap.k8s.io.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NXDOMAIN, "");
+}
+
+static void autopath_search_domains_are_empty_non_terminals(void **state)
+{
+	k8s_answer_conf_t c = autopath_conf();
+	const char *names[] = { "search.shop.cluster.local.ap.k8s.io.", "shop.cluster.local.ap.k8s.io.",
+	                        "cluster.local.ap.k8s.io.", "local.ap.k8s.io." };
+	for (size_t i = 0; i < 4; i++) {
+		assert_reply(ask_conf(&c, names[i], KNOT_RRTYPE_A, KNOT_WIRE_MAX_PKTSIZE),
+		             K8S_ANSWER_NODATA, "");
+	}
+	assert_int_equal(ask_conf(&c, "ap.k8s.io.", KNOT_RRTYPE_A, KNOT_WIRE_MAX_PKTSIZE).result,
+	                 K8S_ANSWER_PASS);
+}
+
+static void autopath_nodata_ends_the_search_with_the_cname(void **state)
+{
+	k8s_answer_conf_t c = autopath_conf();
+	assert_reply(ask_conf(&c, "web.search.shop.cluster.local.ap.k8s.io.", KNOT_RRTYPE_TXT,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "web.search.shop.cluster.local.ap.k8s.io. CNAME web.shop.svc.cluster.local.");
+}
+
+static void autopath_takes_the_search_list_of_the_edns_option(void **state)
+{
+	k8s_answer_conf_t c = autopath_conf();
+	assert_reply(ask_edns(&c, "headless.search.shop.cluster.local.ap.k8s.io.", KNOT_RRTYPE_AAAA,
+	                      KNOT_WIRE_MAX_PKTSIZE, "shop.svc.cluster.local,default.svc.cluster.local"),
+	             K8S_ANSWER_HIT,
+	             "headless.default.svc.cluster.local. AAAA 2001:db8::100 | "
+	             "headless.search.shop.cluster.local.ap.k8s.io. CNAME headless.default.svc.cluster.local.");
+	c.autopath_option = 0;
+	assert_reply(ask_edns(&c, "headless.search.shop.cluster.local.ap.k8s.io.", KNOT_RRTYPE_AAAA,
+	                      KNOT_WIRE_MAX_PKTSIZE, "default.svc.cluster.local"),
+	             K8S_ANSWER_NXDOMAIN, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -619,6 +729,12 @@ int main(void)
 		cmocka_unit_test(not_ready_before_the_first_sync),
 		cmocka_unit_test(oversize_answer_is_truncated),
 		cmocka_unit_test(ignore_empty_service),
+		cmocka_unit_test(autopath_tries_the_pods_namespace_first),
+		cmocka_unit_test(autopath_then_svc_then_the_cluster_domain),
+		cmocka_unit_test(autopath_without_a_match_is_nxdomain),
+		cmocka_unit_test(autopath_search_domains_are_empty_non_terminals),
+		cmocka_unit_test(autopath_nodata_ends_the_search_with_the_cname),
+		cmocka_unit_test(autopath_takes_the_search_list_of_the_edns_option),
 		cmocka_unit_test(hostname_and_cluster_id_name_one_clusters_endpoint),
 		cmocka_unit_test(cluster_ids_are_empty_non_terminals_whichever_ids_share_their_labels),
 	};
