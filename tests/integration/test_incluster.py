@@ -64,18 +64,6 @@ class InCluster:
         return self.server.is_running() and self.sim.alive()
 
 
-def eventually(check, timeout=30):
-    import time
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return check()
-        except AssertionError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
-
-
 @tests.case
 def the_environment_and_the_service_account_are_enough(env):
     answer = env.query("kubernetes.default.svc.cluster.local.", "A")
@@ -96,7 +84,7 @@ def a_rotated_token_is_read_again_after_a_401(env):
     def arrived():
         answer = env.query("after-rotation.shop.svc.cluster.local.", "A")
         testing.expect_equal(answer.rcode, "NOERROR", "rcode of the service made after the rotation")
-    eventually(arrived)
+    testing.eventually(arrived, timeout=30)
     testing.expect(env.sim.token not in env.log_text(), "the token is in knotd's log")
 
 
@@ -114,7 +102,7 @@ def the_api_server_certificate_is_verified(env):
             def refused():
                 counters = stats(server)
                 testing.expect(counters.get("api-errors[tls]", 0) > 0, f"no TLS error counted: {counters}")
-            eventually(refused)
+            testing.eventually(refused, timeout=30)
             answer = server.query("kubernetes.default.svc.cluster.local.", "A", edns=True)
             testing.expect(answer.rcode == "SERVFAIL" and answer.ede == [14],
                            f"not SERVFAIL with EDE 14: {answer.summary()}")

@@ -145,14 +145,7 @@ class Cluster:
 
     def eventually(self, check, timeout=10, interval=0.02):
         """Calls check() until it returns without raising AssertionError, or fails after timeout."""
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                return check()
-            except AssertionError:
-                if time.monotonic() > deadline:
-                    raise
-            time.sleep(interval)
+        return testing.eventually(check, timeout, interval)
 
     def expect_answer(self, qname, qtype, rcode, rdata=None, timeout=10, **options):
         """Waits until qname/qtype answers rcode (and exactly the rdata set, when given)."""

@@ -65,6 +65,18 @@ def expect_equal(actual, expected, what):
         raise Failure(f"{what}: expected {expected!r}, got {actual!r}")
 
 
+def eventually(check, timeout=10, interval=0.02):
+    """Calls check() until it returns without raising AssertionError; fails after timeout s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return check()
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(interval)
+
+
 def _title(name):
     return name.replace("_", " ")
 
