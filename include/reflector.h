@@ -78,6 +78,7 @@ typedef struct {
 	bool optional;              /*!< A 404 means "not installed": synced as empty, retried later. */
 	unsigned page_limit;        /*!< LIST page size; 0 means 500. */
 	unsigned stall_s;           /*!< A transfer silent this long is cut; 0 means 90. */
+	unsigned absent_retry_s;    /*!< An absent optional resource is listed again this often; 0 means 60. */
 	size_t max_object;          /*!< Larger objects are skipped; 0 means 16 MiB. */
 } k8s_reflector_conf_t;
 

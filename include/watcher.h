@@ -58,6 +58,7 @@ typedef struct {
 	bool endpoint_pod_names;       /*!< Name endpoints without hostname by pod name. */
 	bool no_endpoints;             /*!< Do not watch EndpointSlices. */
 	unsigned stall_s;              /*!< Cut a transfer silent this long (0: default). */
+	unsigned absent_retry_s;       /*!< Look for a missing optional resource this often (0: default). */
 	const struct sockaddr_storage *upstream; /*!< Resolver for ExternalName targets, or NULL. */
 } k8s_watcher_conf_t;
 

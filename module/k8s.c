@@ -53,6 +53,7 @@
 #define MOD_PODS		"\x04""pods"
 #define MOD_UPSTREAM		"\x08""upstream"
 #define MOD_STALL		"\x13""watch-stall-timeout"
+#define MOD_CRD_RETRY		"\x12""crd-retry-interval"
 #define MOD_AUTOPATH_DOMAIN	"\x0f""autopath-domain"
 #define MOD_AUTOPATH_OPTION	"\x14""autopath-edns-option"
 
@@ -82,6 +83,7 @@ static const yp_item_t k8s_conf[] = {
 	{ MOD_PODS,              YP_TOPT,   YP_VOPT = { pods_modes, K8S_PODS_INSECURE } },
 	{ MOD_UPSTREAM,          YP_TADDR,  YP_VADDR = { 53 } },
 	{ MOD_STALL,             YP_TINT,   YP_VINT = { 5, 3600, 90, YP_STIME } },
+	{ MOD_CRD_RETRY,         YP_TINT,   YP_VINT = { 1, 86400, 60, YP_STIME } },
 	{ MOD_AUTOPATH_DOMAIN,   YP_TDNAME, YP_VDNAME = { 11, (const uint8_t *)"\x02""ap""\x03""k8s""\x02""io" } },
 	{ MOD_AUTOPATH_OPTION,   YP_TINT,   YP_VINT = { 0, 65535, 65001 } },
 	{ NULL }
@@ -435,6 +437,7 @@ static int watch_conf_read(knotd_mod_t *mod, k8s_watcher_conf_t *conf)
 	conf->endpoint_pod_names = knotd_conf_mod(mod, MOD_EP_POD_NAMES).single.boolean;
 	conf->no_endpoints = knotd_conf_mod(mod, MOD_NO_ENDPOINTS).single.boolean;
 	conf->stall_s = knotd_conf_mod(mod, MOD_STALL).single.integer;
+	conf->absent_retry_s = knotd_conf_mod(mod, MOD_CRD_RETRY).single.integer;
 	knotd_conf_t upstream = knotd_conf_mod(mod, MOD_UPSTREAM);
 	if (upstream.count > 0) {
 		struct sockaddr_storage *addr = malloc(sizeof(*addr));

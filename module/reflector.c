@@ -48,7 +48,7 @@
 #define LIST_TIMEOUT_S       300
 /*! A watch that ends this fast without an event is an error (client-go's VeryShortWatchError). */
 #define SHORT_WATCH_MS       1000
-#define ABSENT_RETRY_MS      (60 * 1000)
+#define ABSENT_RETRY_S_DEFAULT 60
 #define DECODE_LOG_MS        (10 * 1000)
 /*! Real servers ask for at most 30 s; a larger Retry-After must not stall a reflector for long. */
 #define RETRY_AFTER_MAX_S    300
@@ -82,6 +82,7 @@ struct k8s_reflector {
 	bool optional;
 	unsigned page_limit;
 	long stall_s;
+	unsigned absent_retry_s;
 	size_t max_object;
 	char name[128];             // For log lines: kind, and the label selector if any.
 
@@ -638,13 +639,13 @@ static void not_found(k8s_reflector_t *r, uint64_t now, const char *reason)
 	r->stats.errors[K8S_APIERR_NOTFOUND]++;
 	if (!was_absent) {
 		k8s_logf(r->log, LOG_NOTICE, "%s not served by the API server, treated as "
-		         "empty, checking again every %d s (%s)", r->name, ABSENT_RETRY_MS / 1000, reason);
+		         "empty, checking again every %u s (%s)", r->name, r->absent_retry_s, reason);
 		// An empty list: whatever this source held is gone.
 		r->sink.list_begin(r->sink_ctx, r->source);
 		r->sink.list_end(r->sink_ctx, r->source);
 	}
 	r->stats.synced = true;
-	schedule(r, OP_LIST, now + ABSENT_RETRY_MS);
+	schedule(r, OP_LIST, now + (uint64_t)r->absent_retry_s * 1000);
 }
 
 /*! Hash of the bearer token, to tell whether a re-read changed it (the token itself is not kept). */
@@ -828,6 +829,7 @@ k8s_reflector_t *k8s_reflector_new(const k8s_reflector_conf_t *conf, k8s_api_t *
 	r->optional = conf->optional;
 	r->page_limit = (conf->page_limit > 0) ? conf->page_limit : PAGE_LIMIT_DEFAULT;
 	r->stall_s = (conf->stall_s > 0) ? conf->stall_s : STALL_S_DEFAULT;
+	r->absent_retry_s = (conf->absent_retry_s > 0) ? conf->absent_retry_s : ABSENT_RETRY_S_DEFAULT;
 	r->max_object = (conf->max_object > 0) ? conf->max_object : MAX_OBJECT_DEFAULT;
 	r->api = api;
 	r->multi = multi;

@@ -128,7 +128,8 @@ static bool conf_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b)
 	    !str_equal(a->namespace_labels, b->namespace_labels) ||
 	    !str_equal(a->cluster_id, b->cluster_id) ||
 	    a->endpoint_pod_names != b->endpoint_pod_names || a->no_endpoints != b->no_endpoints ||
-	    a->stall_s != b->stall_s || a->namespace_count != b->namespace_count ||
+	    a->stall_s != b->stall_s || a->absent_retry_s != b->absent_retry_s ||
+	    a->namespace_count != b->namespace_count ||
 	    !addr_equal(a->upstream, b->upstream)) {
 		return false;
 	}
@@ -299,6 +300,7 @@ static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
 			.label_selector = (selector[0] != '\0') ? selector : NULL,
 			.optional = sources[src].optional,
 			.stall_s = w->conf.stall_s,
+			.absent_retry_s = w->conf.absent_retry_s,
 		};
 		if (src == K8S_SRC_PODS) {
 			// Finished pods give no records (CoreDNS uses the same selector).

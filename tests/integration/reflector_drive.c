@@ -23,7 +23,7 @@
  *
  * Each SPEC is one reflector, its source number being its position (0, 1, ...):
  *   kind=services,path=/api/v1/services[,path=/second/path][,optional]
- *   [,limit=N][,stall=SECONDS][,max=BYTES][,labels=SELECTOR][,fields=SELECTOR]
+ *   [,limit=N][,stall=SECONDS][,absent=SECONDS][,max=BYTES][,labels=SELECTOR][,fields=SELECTOR]
  *
  * Every sink call and log line goes to stdout as one line, in order:
  *   list_begin SRC | list_end SRC | upsert SRC NS/NAME DIGEST | remove SRC NS/NAME
@@ -117,6 +117,8 @@ static int spec_parse(char *spec, unsigned source, k8s_reflector_conf_t *conf)
 			conf->page_limit = strtoul(value, NULL, 10);
 		} else if (strcmp(tok, "stall") == 0) {
 			conf->stall_s = strtoul(value, NULL, 10);
+		} else if (strcmp(tok, "absent") == 0) {
+			conf->absent_retry_s = strtoul(value, NULL, 10);
 		} else if (strcmp(tok, "max") == 0) {
 			conf->max_object = strtoul(value, NULL, 10);
 		} else if (strcmp(tok, "labels") == 0) {
