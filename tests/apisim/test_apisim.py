@@ -15,13 +15,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lib"))
 
-from simctl import SAMPLE, Simulator, SimulatorError, StreamCut  # noqa: E402
+from simctl import SAMPLE, Simulator, SimulatorError, StreamCut, run_cases  # noqa: E402
 
 CASES = []
 SIM = None          # the shared simulator with the sample cluster
@@ -1137,31 +1136,14 @@ def generated_objects_list_page_watch_and_change_like_stored_ones():
 
 def main(argv):
     global SIM
-    selected = [c for c in CASES if not argv or any(a in c.__name__ for a in argv)]
     work = tempfile.mkdtemp(prefix="apisim-test-")
     SIM = Simulator(os.path.join(work, "shared"), manifests=[SAMPLE])
-    passed = failed = 0
     try:
         SIM.start()
-        for fn in selected:
-            try:
-                fn()
-                print(f"ok - {fn.__name__}")
-                passed += 1
-            except Exception as err:  # report every failure and go on
-                print(f"not ok - {fn.__name__}: {type(err).__name__}: {err}")
-                traceback.print_exc(file=sys.stderr)
-                failed += 1
-            sys.stdout.flush()
-            if not SIM.alive():
-                print(f"not ok - simulator died:\n{SIM.log_tail()}")
-                failed += 1
-                break
+        return run_cases(CASES, argv, SIM)
     finally:
         SIM.stop()
         subprocess.run(["rm", "-rf", work])
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
 
 
 if __name__ == "__main__":

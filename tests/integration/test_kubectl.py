@@ -15,12 +15,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lib"))
 
-from simctl import SAMPLE, Simulator  # noqa: E402
+from simctl import SAMPLE, Simulator, run_cases  # noqa: E402
 
 KUBECTL = shutil.which("kubectl")
 CASES = []
@@ -291,27 +290,14 @@ def main(argv):
     if not KUBECTL:
         print("kubectl not found: skipped")
         return 77
-    selected = [c for c in CASES if not argv or any(a in c.__name__ for a in argv)]
     WORK = tempfile.mkdtemp(prefix="kubectl-test-")
     SIM = Simulator(os.path.join(WORK, "sim"), manifests=[SAMPLE])
-    passed = failed = 0
     try:
         SIM.start()
-        for fn in selected:
-            try:
-                fn()
-                print(f"ok - {fn.__name__}")
-                passed += 1
-            except Exception as err:  # report every failure and go on
-                print(f"not ok - {fn.__name__}: {type(err).__name__}: {err}")
-                traceback.print_exc(file=sys.stderr)
-                failed += 1
-            sys.stdout.flush()
+        return run_cases(CASES, argv, SIM)
     finally:
         SIM.stop()
         shutil.rmtree(WORK, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import ssl
 import subprocess
 import sys
 import time
+import traceback
 import urllib.parse
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -436,3 +437,27 @@ class Simulator:
         lines += [f"{k}: {v}" for k, v in hdrs.items()]
         sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
         return Stream(sock, timeout)
+
+
+def run_cases(cases, argv, sim):
+    """Runs the cases whose names contain an argument of argv (all without one) against the
+    started simulator `sim`, reporting each as ok / not ok, and stops early if the simulator
+    dies. Returns the exit status: 1 if a case failed, else 0."""
+    selected = [c for c in cases if not argv or any(a in c.__name__ for a in argv)]
+    passed = failed = 0
+    for case in selected:
+        try:
+            case()
+            print(f"ok - {case.__name__}")
+            passed += 1
+        except Exception as err:  # report every failure and go on
+            print(f"not ok - {case.__name__}: {type(err).__name__}: {err}")
+            traceback.print_exc(file=sys.stderr)
+            failed += 1
+        sys.stdout.flush()
+        if not sim.alive():
+            print(f"not ok - simulator died:\n{sim.log_tail()}")
+            failed += 1
+            break
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
