@@ -32,6 +32,7 @@
 
 #include <libknot/libknot.h>
 
+#include "federation.h"
 #include "qname.h"
 #include "table.h"
 #include "upstream.h"
@@ -53,6 +54,9 @@ typedef struct {
 	bool ignore_empty;                      /*!< ClusterIP services without ready endpoints are NXDOMAIN. */
 	const k8s_upstream_t *upstream;         /*!< Cache of ExternalName targets outside our zones, or NULL. */
 	uint16_t autopath_option;               /*!< EDNS option code of a search list (autopath zone), 0: none. */
+	const k8s_federation_t *federations;    /*!< Configured federations (cluster zones). */
+	size_t federation_count;
+	const k8s_topology_t *topology;         /*!< Static federation topology, or NULL: the table's. */
 } k8s_answer_conf_t;
 
 /*! \brief TTL of dns-version, as in the specification's example. */

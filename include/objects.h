@@ -34,6 +34,7 @@ typedef enum {
 	K8S_POD,
 	K8S_SERVICEIMPORT,
 	K8S_CLUSTERPROPERTY,
+	K8S_NODE,
 	K8S_KIND_COUNT
 } k8s_kind_t;
 
@@ -143,6 +144,19 @@ typedef struct {
 	k8s_object_t meta;
 	const char *value;         /*!< spec.value. */
 } k8s_clusterproperty_t;
+
+/*!
+ * \brief core/v1 Node: its topology, for federation names.
+ *
+ * Zone and region come from topology.kubernetes.io/zone and /region, else from
+ * the deprecated failure-domain.beta.kubernetes.io labels; a value that is no
+ * DNS name (lowercased, dot-separated RFC 1123 labels) counts as absent.
+ */
+typedef struct {
+	k8s_object_t meta;
+	const char *zone;          /*!< Lowercase zone, or NULL. */
+	const char *region;        /*!< Lowercase region, or NULL. */
+} k8s_node_t;
 
 /*! \brief A Status object (error bodies and ERROR events). */
 typedef struct {

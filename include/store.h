@@ -25,7 +25,9 @@
  * event changes. A commit rebuilds only those services' blocks and publishes
  * them: one changed EndpointSlice touches only its service. Objects whose
  * DNS-relevant content did not change (same digest) change nothing. A LIST
- * after a 410 is reconciled: what it did not return is deleted.
+ * after a 410 is reconciled: what it did not return is deleted. Nodes give
+ * the federation topology: the zone and region of the configured node, or of
+ * the first node by name that has both.
  * Single-threaded: only the watcher thread calls it.
  */
 
@@ -50,6 +52,7 @@ typedef enum {
 	K8S_SRC_IMPORTS,       /*!< ServiceImports. */
 	K8S_SRC_MCS_SLICES,    /*!< Imported EndpointSlices (multicluster labels). */
 	K8S_SRC_CLUSTERPROPS,  /*!< ClusterProperties. */
+	K8S_SRC_NODES,         /*!< Nodes (the federation topology). */
 	K8S_SRC_COUNT
 } k8s_source_t;
 
@@ -65,6 +68,7 @@ typedef struct {
 	size_t namespace_count;
 	const char *cluster_id;        /*!< Overrides the ClusterProperty, or NULL. */
 	k8s_upstream_t *upstream;      /*!< Told which ExternalName targets to keep resolved, or NULL. */
+	const char *node_name;         /*!< The node whose topology federation names use, or NULL: the first with one. */
 } k8s_store_conf_t;
 
 typedef struct {

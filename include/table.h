@@ -149,6 +149,16 @@ typedef struct {
 	uint32_t count;            /*!< Addresses under it (written by the writer only). */
 } k8s_prefix_t;
 
+/*!
+ * \brief Where this cluster runs, for federation names: its node's zone and region.
+ *
+ * Published whole and immutable; a change publishes a new one.
+ */
+typedef struct {
+	uint16_t size;             /*!< Bytes of labels. */
+	uint8_t labels[];          /*!< "<zone><region>" as lowercase wire labels, no root label. */
+} k8s_topology_t;
+
 /*! \brief Readiness bits: a zone answers once its resources completed a first full LIST. */
 enum {
 	K8S_READY_CLUSTER = 1 << 0,
@@ -161,6 +171,7 @@ typedef struct {
 	k8s_rcuhash_t nss;         /*!< Name -> k8s_nsent_t. */
 	k8s_rcuhash_t pods;        /*!< Address -> k8s_podent_t (several per address). */
 	k8s_rcuhash_t prefixes;    /*!< Prefix -> k8s_prefix_t. */
+	k8s_topology_t *topology;  /*!< Federation topology from the nodes, or NULL. */
 	uint32_t ready;            /*!< K8S_READY_* bits, set once, never cleared. */
 	k8s_retire_t retire;       /*!< Writer: unpublished memory awaiting a grace period. */
 	size_t svc_count[K8S_ZONE_COUNT]; /*!< Writer: published blocks. */
@@ -196,6 +207,12 @@ const k8s_podent_t *k8s_table_pod_by_ip(const k8s_table_t *t, const k8s_ip_t *ip
 
 /*! \brief True if some PTR-owning address starts with the first \a bits bits of \a ip. */
 bool k8s_table_prefix(const k8s_table_t *t, const k8s_ip_t *ip, unsigned bits);
+
+/*! \brief The federation topology read from the nodes, or NULL while none is known. */
+static inline const k8s_topology_t *k8s_table_topology(const k8s_table_t *t)
+{
+	return rcu_dereference(t->topology);
+}
 
 /*! \brief Readiness bits (K8S_READY_*). */
 static inline uint32_t k8s_table_ready(const k8s_table_t *t)
@@ -236,6 +253,9 @@ int k8s_table_set_ns(k8s_table_t *t, const char *name, bool present);
  * \retval KNOT_EOK, KNOT_ENOMEM
  */
 int k8s_table_set_pod(k8s_table_t *t, const k8s_pod_t *old_pod, const k8s_pod_t *new_pod);
+
+/*! \brief Publishes a topology (taking it; NULL: none), retiring the previous one. */
+void k8s_table_set_topology(k8s_table_t *t, k8s_topology_t *topology);
 
 /*! \brief Marks zones ready (bits are never cleared). */
 void k8s_table_set_ready(k8s_table_t *t, uint32_t bits);

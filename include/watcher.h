@@ -30,7 +30,8 @@
  * What a watcher watches grows with what its zones need: services,
  * EndpointSlices and namespaces always; pods for verified pod records;
  * ServiceImports, imported EndpointSlices and the cluster id when a
- * clusterset zone is attached.
+ * clusterset zone is attached; nodes when a zone answers federation names
+ * without a static topology.
  */
 
 #pragma once
@@ -55,6 +56,7 @@ typedef struct {
 	const char *labels;            /*!< Label selector for services, slices and pods, or NULL. */
 	const char *namespace_labels;  /*!< Label selector for namespaces, or NULL. */
 	const char *cluster_id;        /*!< Cluster id overriding the ClusterProperty, or NULL. */
+	const char *node_name;         /*!< The node whose topology federation names use, or NULL. */
 	bool endpoint_pod_names;       /*!< Name endpoints without hostname by pod name. */
 	bool no_endpoints;             /*!< Do not watch EndpointSlices. */
 	unsigned stall_s;              /*!< Cut a transfer silent this long (0: default). */
@@ -66,6 +68,7 @@ typedef struct {
 enum {
 	K8S_NEED_PODS = 1 << 0,        /*!< Pod IPs (verified pod records, autopath). */
 	K8S_NEED_CLUSTERSET = 1 << 1,  /*!< ServiceImports, imported slices, cluster id. */
+	K8S_NEED_NODES = 1 << 2,       /*!< Nodes: the topology of federation names. */
 };
 
 /*! \brief Counters a watcher reports to its zones about once a second. */

@@ -323,46 +323,71 @@ static const uint8_t *strip_underscore(const uint8_t *label, uint8_t out[64])
 static k8s_answer_t answer_name(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                                 k8s_role_t role, const knot_dname_t *zone, unsigned depth);
 
+/*! \brief Puts "owner CNAME target"; \a target must live as long as the packet. */
+static int put_cname(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+                     const knot_dname_t *target)
+{
+	size_t size = knot_dname_size(target);
+	uint8_t *rdata = mm_get(c->mm, knot_rdata_size(size));
+	if (rdata == NULL) {
+		return KNOT_ENOMEM;
+	}
+	knot_rdata_init((knot_rdata_t *)rdata, size, target);
+	knot_rdataset_t rrs = { .count = 1, .size = knot_rdata_size(size),
+	                        .rdata = (knot_rdata_t *)rdata };
+	return put(c, owner, hint_for(owner, qname), KNOT_RRTYPE_CNAME, c->conf->ttl, &rrs, 0);
+}
+
+/*! \brief Answers a CNAME's target in one of our zones, after the CNAME. */
+static k8s_answer_t follow(ctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
+                           k8s_role_t role, const knot_dname_t *zone, unsigned depth)
+{
+	if (depth >= MAX_CHASE) {
+		return K8S_ANSWER_HIT;
+	}
+	k8s_answer_t res = answer_name(c, target, qname, role, zone, depth + 1);
+	switch (res) {
+	case K8S_ANSWER_NXDOMAIN: return K8S_ANSWER_HIT_NXDOMAIN;
+	case K8S_ANSWER_NODATA:
+	case K8S_ANSWER_PASS:     return K8S_ANSWER_HIT;
+	default:                  return res;
+	}
+}
+
+/*!
+ * \brief Answers a CNAME target in one of our zones, as knotd follows CNAMEs in a zone.
+ *
+ * \return The target's outcome, or K8S_ANSWER_PASS if it is in none of our zones.
+ */
+static k8s_answer_t chase(ctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
+                          unsigned depth)
+{
+	const k8s_answer_conf_t *conf = c->conf;
+	for (int z = 0; z < K8S_ZONE_COUNT; z++) {
+		const knot_dname_t *domain = conf->domains[z];
+		if (domain != NULL && knot_dname_in_bailiwick(target, domain) > 0) {
+			k8s_role_t role = (z == K8S_ZONE_CLUSTER) ? K8S_ROLE_CLUSTER : K8S_ROLE_CLUSTERSET;
+			return follow(c, target, qname, role, domain, depth);
+		}
+	}
+	return K8S_ANSWER_PASS;
+}
+
 /*! \brief ExternalName: the CNAME, then its target's records when we can have them. */
 static k8s_answer_t answer_cname(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                                  const k8s_svc_t *svc, unsigned depth)
 {
-	knot_rdataset_t rrs = { 0 };
-	size_t size = knot_dname_size(svc->target);
-	uint8_t *rdata = mm_get(c->mm, knot_rdata_size(size));
-	if (rdata == NULL) {
-		return K8S_ANSWER_SERVFAIL;
-	}
-	knot_rdata_init((knot_rdata_t *)rdata, size, svc->target);
-	rrs.rdata = (knot_rdata_t *)rdata;
-	rrs.count = 1;
-	rrs.size = knot_rdata_size(size);
-	int ret = put(c, owner, hint_for(owner, qname), KNOT_RRTYPE_CNAME, c->conf->ttl, &rrs, 0);
+	int ret = put_cname(c, owner, qname, svc->target);
 	if (ret != KNOT_EOK || c->qtype == KNOT_RRTYPE_CNAME) {
 		return put_result(ret);
 	}
-
-	// A target in one of our zones is answered here, as knotd follows CNAMEs in a zone.
-	const k8s_answer_conf_t *conf = c->conf;
-	for (int z = 0; z < K8S_ZONE_COUNT; z++) {
-		const knot_dname_t *domain = conf->domains[z];
-		if (domain == NULL || knot_dname_in_bailiwick(svc->target, domain) <= 0) {
-			continue;
-		}
-		if (depth >= MAX_CHASE) {
-			return K8S_ANSWER_HIT;
-		}
-		k8s_role_t role = (z == K8S_ZONE_CLUSTER) ? K8S_ROLE_CLUSTER : K8S_ROLE_CLUSTERSET;
-		k8s_answer_t res = answer_name(c, svc->target, qname, role, domain, depth + 1);
-		switch (res) {
-		case K8S_ANSWER_NXDOMAIN: return K8S_ANSWER_HIT_NXDOMAIN;
-		case K8S_ANSWER_NODATA:
-		case K8S_ANSWER_PASS:     return K8S_ANSWER_HIT;
-		default:                  return res;
-		}
+	k8s_answer_t res = chase(c, svc->target, qname, depth);
+	if (res != K8S_ANSWER_PASS) {
+		return res;
 	}
 
 	// Elsewhere: the upstream cache, for address queries.
+	const k8s_answer_conf_t *conf = c->conf;
 	if (conf->upstream == NULL ||
 	    (c->qtype != KNOT_RRTYPE_A && c->qtype != KNOT_RRTYPE_AAAA)) {
 		return K8S_ANSWER_HIT;
@@ -383,6 +408,48 @@ static k8s_answer_t answer_cname(ctx_t *c, const knot_dname_t *owner, const knot
 		}
 	}
 	return (ext->rcode == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_HIT_NXDOMAIN : K8S_ANSWER_HIT;
+}
+
+/*!
+ * \brief A federated service: a CNAME to the local service while it has
+ * endpoints, followed by its records; else a CNAME to the federation's name for
+ * this cluster's zone and region, which the resolver follows elsewhere.
+ */
+static k8s_answer_t answer_federation(ctx_t *c, const knot_dname_t *owner,
+                                      const knot_dname_t *qname, const k8s_fedquery_t *fq,
+                                      const knot_dname_t *zone, unsigned depth)
+{
+	const k8s_svc_t *svc = NULL;
+	if (k8s_table_ns(c->t, fq->ns)) {
+		svc = k8s_table_svc(c->t, K8S_ZONE_CLUSTER, fq->owner, fq->owner_len);
+	}
+	bool local = svc != NULL && k8s_federation_local(svc);
+
+	uint8_t name[KNOT_DNAME_MAXLEN];
+	size_t size;
+	if (local) {
+		size = k8s_federation_local_name(fq, zone, name);
+	} else {
+		const k8s_topology_t *topology = c->conf->topology;
+		if (topology == NULL) {
+			topology = k8s_table_topology(c->t);
+		}
+		size = k8s_federation_remote_name(fq, topology, name);
+	}
+	if (size == 0) {
+		return K8S_ANSWER_NXDOMAIN;  // Longer than a DNS name: no name to point to.
+	}
+	knot_dname_t *target = mm_get(c->mm, size);
+	if (target == NULL) {
+		return K8S_ANSWER_SERVFAIL;
+	}
+	memcpy(target, name, size);
+
+	int ret = put_cname(c, owner, qname, target);
+	if (ret != KNOT_EOK || !local || c->qtype == KNOT_RRTYPE_CNAME) {
+		return put_result(ret);
+	}
+	return follow(c, target, qname, K8S_ROLE_CLUSTER, zone, depth);
 }
 
 /*! \brief Whether a service's names exist at all. */
@@ -560,6 +627,13 @@ static k8s_answer_t answer_name(ctx_t *c, const knot_dname_t *owner, const knot_
 		break;
 	default:
 		return K8S_ANSWER_NXDOMAIN;
+	}
+
+	// <svc>.<ns>.<fed>.svc.<zone> names a federated service when <fed> is a federation.
+	k8s_fedquery_t fq;
+	if (role == K8S_ROLE_CLUSTER &&
+	    k8s_federation_query(conf->federations, conf->federation_count, &q, &fq)) {
+		return answer_federation(c, owner, qname, &fq, zone, depth);
 	}
 
 	// Services exist only in existing (exposed) namespaces.

@@ -159,6 +159,12 @@ uint64_t k8s_object_digest(const k8s_object_t *obj)
 		h = fnv_str(h, prop->value);
 		break;
 	}
+	case K8S_NODE: {
+		const k8s_node_t *node = (const k8s_node_t *)obj;
+		h = fnv_str(h, node->zone);
+		h = fnv_str(h, node->region);
+		break;
+	}
 	default:
 		break;
 	}

@@ -56,6 +56,10 @@
 #define MOD_CRD_RETRY		"\x12""crd-retry-interval"
 #define MOD_AUTOPATH_DOMAIN	"\x0f""autopath-domain"
 #define MOD_AUTOPATH_OPTION	"\x14""autopath-edns-option"
+#define MOD_FEDERATIONS		"\x0b""federations"
+#define MOD_FED_ZONE		"\x0f""federation-zone"
+#define MOD_FED_REGION		"\x11""federation-region"
+#define MOD_NODE_NAME		"\x09""node-name"
 
 static const knot_lookup_t pods_modes[] = {
 	{ K8S_PODS_DISABLED, "disabled" },
@@ -86,6 +90,10 @@ static const yp_item_t k8s_conf[] = {
 	{ MOD_CRD_RETRY,         YP_TINT,   YP_VINT = { 1, 86400, 60, YP_STIME } },
 	{ MOD_AUTOPATH_DOMAIN,   YP_TDNAME, YP_VDNAME = { 11, (const uint8_t *)"\x02""ap""\x03""k8s""\x02""io" } },
 	{ MOD_AUTOPATH_OPTION,   YP_TINT,   YP_VINT = { 0, 65535, 65001 } },
+	{ MOD_FEDERATIONS,       YP_TSTR,   YP_VNONE, YP_FMULTI },
+	{ MOD_FED_ZONE,          YP_TSTR,   YP_VNONE },
+	{ MOD_FED_REGION,        YP_TSTR,   YP_VNONE },
+	{ MOD_NODE_NAME,         YP_TSTR,   YP_VNONE },
 	{ NULL }
 };
 
@@ -125,6 +133,54 @@ static bool selector_valid(const char *text)
 		}
 	}
 	return true;
+}
+
+/*! \brief Checks federations (NAME=DOMAIN, each name once), the static topology and node-name. */
+static int federations_check(knotd_conf_check_args_t *args, char *msg, size_t msglen)
+{
+	knotd_conf_t feds = knotd_conf_check_item(args, MOD_FEDERATIONS);
+	int ret = KNOT_EOK;
+	for (size_t i = 0; ret == KNOT_EOK && i < feds.count; i++) {
+		k8s_federation_t fed, earlier;
+		char err[128];
+		if (k8s_federation_parse(feds.multi[i].string, &fed, err, sizeof(err)) != KNOT_EOK) {
+			snprintf(msg, msglen, "invalid federation '%s' (%s)", feds.multi[i].string, err);
+			ret = KNOT_EINVAL;
+		}
+		for (size_t j = 0; ret == KNOT_EOK && j < i; j++) {
+			if (k8s_federation_parse(feds.multi[j].string, &earlier, err, sizeof(err)) == KNOT_EOK &&
+			    memcmp(fed.name, earlier.name, sizeof(fed.name)) == 0) {
+				snprintf(msg, msglen, "federation '%.*s' given twice", fed.name[0], fed.name + 1);
+				ret = KNOT_EINVAL;
+			}
+		}
+	}
+	knotd_conf_free(&feds);
+	if (ret != KNOT_EOK) {
+		return ret;
+	}
+
+	knotd_conf_t zone = knotd_conf_check_item(args, MOD_FED_ZONE);
+	knotd_conf_t region = knotd_conf_check_item(args, MOD_FED_REGION);
+	if ((zone.count > 0) != (region.count > 0)) {
+		snprintf(msg, msglen, "federation-zone and federation-region must be set together");
+		return KNOT_EINVAL;
+	}
+	if (zone.count > 0) {
+		k8s_topology_t *topology = k8s_topology_new(zone.single.string, region.single.string);
+		if (topology == NULL) {
+			snprintf(msg, msglen, "federation-zone and federation-region must be DNS names");
+			return KNOT_EINVAL;
+		}
+		free(topology);
+	}
+
+	knotd_conf_t node = knotd_conf_check_item(args, MOD_NODE_NAME);
+	if (node.count > 0 && !k8s_federation_node_valid(node.single.string)) {
+		snprintf(msg, msglen, "node-name must be a node's name (a lowercase DNS name)");
+		return KNOT_EINVAL;
+	}
+	return KNOT_EOK;
 }
 
 static int k8s_conf_check(knotd_conf_check_args_t *args)
@@ -182,6 +238,12 @@ static int k8s_conf_check(knotd_conf_check_args_t *args)
 	    upstream.single.addr.ss_family != AF_INET6) {
 		args->err_str = "upstream must be an IPv4 or IPv6 address, optionally with @port";
 		return KNOT_EINVAL;
+	}
+
+	int ret = federations_check(args, msg, sizeof(msg));
+	if (ret != KNOT_EOK) {
+		args->err_str = msg;
+		return ret;
 	}
 
 	const yp_name_t *versions[] = { MOD_DNS_VERSION, MOD_CS_DNS_VERSION };
@@ -264,6 +326,8 @@ typedef struct {
 	uint32_t ready_bits;    /*!< What the zone needs synchronized to answer. */
 	knot_dname_t *zone;
 	knot_dname_t *domains[K8S_ZONE_COUNT];
+	k8s_federation_t *federations;
+	k8s_topology_t *topology;   /*!< federation-zone and federation-region, or NULL. */
 } k8s_ctx_t;
 
 /*! \brief Watcher logs go to knotd's log as this zone's module. */
@@ -416,11 +480,76 @@ static void ctx_free(k8s_ctx_t *ctx)
 		free(ctx->domains[z]);
 	}
 	free(ctx->answer.version.rdata);
+	free(ctx->federations);
+	free(ctx->topology);
 	free(ctx);
 }
 
+/*!
+ * \brief The node whose labels give the federation topology: option node-name,
+ * else NODE_NAME from the environment (the downward API sets it in a pod).
+ */
+static char *node_name(knotd_mod_t *mod)
+{
+	knotd_conf_t option = knotd_conf_mod(mod, MOD_NODE_NAME);
+	if (option.count > 0) {
+		return strdup(option.single.string);
+	}
+	const char *env = getenv("NODE_NAME");
+	if (env == NULL || env[0] == '\0') {
+		return NULL;
+	}
+	if (!k8s_federation_node_valid(env)) {
+		knotd_mod_log(mod, LOG_WARNING, "ignoring NODE_NAME from the environment (not a node name)");
+		return NULL;
+	}
+	return strdup(env);
+}
+
+/*! \brief Reads the federations and the static topology into the zone's answer settings. */
+static int federations_read(knotd_mod_t *mod, k8s_ctx_t *ctx)
+{
+	knotd_conf_t feds = knotd_conf_mod(mod, MOD_FEDERATIONS);
+	if (feds.count > 0) {
+		ctx->federations = calloc(feds.count, sizeof(*ctx->federations));
+		if (ctx->federations == NULL) {
+			knotd_conf_free(&feds);
+			return KNOT_ENOMEM;
+		}
+		// The conf check refused what does not parse.
+		for (size_t i = 0; i < feds.count; i++) {
+			char err[128];
+			k8s_federation_t *fed = &ctx->federations[ctx->answer.federation_count];
+			if (k8s_federation_parse(feds.multi[i].string, fed, err, sizeof(err)) == KNOT_EOK) {
+				ctx->answer.federation_count++;
+			}
+		}
+		ctx->answer.federations = ctx->federations;
+	}
+	knotd_conf_free(&feds);
+
+	knotd_conf_t zone = knotd_conf_mod(mod, MOD_FED_ZONE);
+	knotd_conf_t region = knotd_conf_mod(mod, MOD_FED_REGION);
+	if (zone.count > 0 && region.count > 0) {
+		ctx->topology = k8s_topology_new(zone.single.string, region.single.string);
+		if (ctx->topology == NULL) {
+			return KNOT_ENOMEM;
+		}
+		ctx->answer.topology = ctx->topology;
+	}
+	return KNOT_EOK;
+}
+
+/*! \brief True if the zone answers federation names from the nodes' topology. */
+static bool needs_nodes(const k8s_answer_conf_t *answer)
+{
+	return (answer->role == K8S_ROLE_CLUSTER || answer->role == K8S_ROLE_AUTOPATH) &&
+	       answer->federation_count > 0 && answer->topology == NULL;
+}
+
 /*! \brief Reads the watch settings; the strings are freed by watch_conf_free(). */
-static int watch_conf_read(knotd_mod_t *mod, k8s_watcher_conf_t *conf)
+static int watch_conf_read(knotd_mod_t *mod, const k8s_answer_conf_t *answer,
+                           k8s_watcher_conf_t *conf)
 {
 	memset(conf, 0, sizeof(*conf));
 	knotd_conf_t kubeconfig = knotd_conf_mod(mod, MOD_KUBECONFIG);
@@ -438,6 +567,8 @@ static int watch_conf_read(knotd_mod_t *mod, k8s_watcher_conf_t *conf)
 	conf->no_endpoints = knotd_conf_mod(mod, MOD_NO_ENDPOINTS).single.boolean;
 	conf->stall_s = knotd_conf_mod(mod, MOD_STALL).single.integer;
 	conf->absent_retry_s = knotd_conf_mod(mod, MOD_CRD_RETRY).single.integer;
+	// Only a zone that reads nodes has a node: others keep sharing their watcher.
+	conf->node_name = needs_nodes(answer) ? node_name(mod) : NULL;
 	knotd_conf_t upstream = knotd_conf_mod(mod, MOD_UPSTREAM);
 	if (upstream.count > 0) {
 		struct sockaddr_storage *addr = malloc(sizeof(*addr));
@@ -468,6 +599,7 @@ static void watch_conf_free(k8s_watcher_conf_t *conf)
 	free((char *)conf->labels);
 	free((char *)conf->namespace_labels);
 	free((char *)conf->cluster_id);
+	free((char *)conf->node_name);
 	free((void *)conf->upstream);
 	for (size_t i = 0; i < conf->namespace_count; i++) {
 		free((char *)conf->namespaces[i]);
@@ -514,6 +646,9 @@ static int k8s_load(knotd_mod_t *mod)
 	                                                                : MOD_DNS_VERSION;
 	int ret = k8s_answer_txt(&answer->version, knotd_conf_mod(mod, version).single.string);
 	if (ret == KNOT_EOK) {
+		ret = federations_read(mod, ctx);
+	}
+	if (ret == KNOT_EOK) {
 		ret = add_stats(mod);
 	}
 	if (ret != KNOT_EOK) {
@@ -522,7 +657,7 @@ static int k8s_load(knotd_mod_t *mod)
 	}
 
 	k8s_watcher_conf_t wconf;
-	watch_conf_read(mod, &wconf);
+	watch_conf_read(mod, answer, &wconf);
 	char err[256] = "";
 	ctx->watcher = k8s_watcher_acquire(&wconf, err, sizeof(err));
 	watch_conf_free(&wconf);
@@ -540,7 +675,8 @@ static int k8s_load(knotd_mod_t *mod)
 	ctx->client.stats = mod_stats;
 	ctx->client.ctx = mod;
 	ctx->client.needs = (answer->role == K8S_ROLE_CLUSTERSET ? K8S_NEED_CLUSTERSET : 0) |
-	                    (answer->pods == K8S_PODS_VERIFIED ? K8S_NEED_PODS : 0);
+	                    (answer->pods == K8S_PODS_VERIFIED ? K8S_NEED_PODS : 0) |
+	                    (needs_nodes(answer) ? K8S_NEED_NODES : 0);
 	ctx->client.zone = ctx->zone;
 	k8s_watcher_attach(ctx->watcher, &ctx->client);
 

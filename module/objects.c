@@ -62,6 +62,7 @@ static const char *KIND_NAMES[K8S_KIND_COUNT] = {
 	[K8S_POD]             = "pods",
 	[K8S_SERVICEIMPORT]   = "serviceimports",
 	[K8S_CLUSTERPROPERTY] = "clusterproperties",
+	[K8S_NODE]            = "nodes",
 };
 
 /*! The "kind" field of each object, checked when present. */
@@ -72,6 +73,7 @@ static const char *KIND_FIELDS[K8S_KIND_COUNT] = {
 	[K8S_POD]             = "Pod",
 	[K8S_SERVICEIMPORT]   = "ServiceImport",
 	[K8S_CLUSTERPROPERTY] = "ClusterProperty",
+	[K8S_NODE]            = "Node",
 };
 
 static const char *PROTO_NAMES[K8S_PROTO_COUNT] = {
@@ -399,7 +401,7 @@ typedef struct {
 
 static bool kind_is_namespaced(k8s_kind_t kind)
 {
-	return kind != K8S_NAMESPACE && kind != K8S_CLUSTERPROPERTY;
+	return kind != K8S_NAMESPACE && kind != K8S_CLUSTERPROPERTY && kind != K8S_NODE;
 }
 
 /*! Names that become a DNS label must be one; others may be a DNS subdomain, as in the API. */
@@ -774,6 +776,41 @@ static int clusterproperty_decode(json_object *root, const meta_t *m, k8s_object
 	return KNOT_EOK;
 }
 
+/*! A topology label: the current key, else the deprecated one; absent unless a DNS name. */
+static str_t topology_label(const meta_t *m, const char *key, const char *deprecated)
+{
+	str_t s = get_str(m->labels, key);
+	if (s.ptr == NULL) {
+		s = get_str(m->labels, deprecated);
+	}
+	if (s.ptr == NULL || !name_valid(s.ptr, s.len, DNS_LABEL_MAX, 0, true)) {
+		s.ptr = NULL;
+		s.len = 0;
+	}
+	return s;
+}
+
+static int node_decode(json_object *root, const meta_t *m, k8s_object_t **out)
+{
+	str_t zone = topology_label(m, "topology.kubernetes.io/zone",
+	                            "failure-domain.beta.kubernetes.io/zone");
+	str_t region = topology_label(m, "topology.kubernetes.io/region",
+	                              "failure-domain.beta.kubernetes.io/region");
+
+	pack_t p;
+	k8s_node_t *node = object_alloc(sizeof(*node), 0,
+	                                meta_strings(m) + str_size(zone) + str_size(region), &p, NULL);
+	if (node == NULL) {
+		return KNOT_ENOMEM;
+	}
+	meta_pack(&node->meta, K8S_NODE, m, &p);
+	node->zone = pack_str(&p, zone, true);
+	node->region = pack_str(&p, region, true);
+
+	*out = &node->meta;
+	return KNOT_EOK;
+}
+
 /* --- entry points -------------------------------------------------------------- */
 
 /*! Parses exactly one JSON value filling \a text; trailing whitespace is allowed. */
@@ -830,6 +867,7 @@ static int object_decode_tree(k8s_kind_t kind, json_object *root, k8s_object_t *
 	case K8S_POD:             ret = pod_decode(root, &m, obj); break;
 	case K8S_SERVICEIMPORT:   ret = serviceimport_decode(root, &m, obj); break;
 	case K8S_CLUSTERPROPERTY: ret = clusterproperty_decode(root, &m, obj); break;
+	case K8S_NODE:            ret = node_decode(root, &m, obj); break;
 	default:                  ret = KNOT_EINVAL; break;
 	}
 	if (ret != KNOT_EOK) {

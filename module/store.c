@@ -23,6 +23,7 @@
 #include <libknot/dname.h>
 #include <libknot/error.h>
 
+#include "federation.h"
 #include "map.h"
 #include "records.h"
 #include "store.h"
@@ -52,6 +53,9 @@ struct k8s_store {
 	size_t namespace_count;
 	char *cluster_id_conf;
 	char cluster_id[256];
+	char *node_name;                   /*!< The node whose topology is used, or NULL. */
+	char topology[256];                /*!< "zone/region" published, "" for none. */
+	bool topology_dirty;               /*!< Nodes changed since the last commit. */
 
 	k8s_map_t objects[K8S_SRC_COUNT];  /*!< "ns/name" -> entry_t. */
 	uint32_t gen[K8S_SRC_COUNT];
@@ -75,6 +79,7 @@ const char *k8s_source_name(k8s_source_t src)
 		[K8S_SRC_IMPORTS] = "serviceimports",
 		[K8S_SRC_MCS_SLICES] = "imported-endpointslices",
 		[K8S_SRC_CLUSTERPROPS] = "clusterproperties",
+		[K8S_SRC_NODES] = "nodes",
 	};
 	return (src < K8S_SRC_COUNT) ? names[src] : "unknown";
 }
@@ -144,6 +149,12 @@ static void mark_all_imports(k8s_store_t *s)
 	while ((slot = k8s_map_next(&s->objects[K8S_SRC_IMPORTS], &pos)) != NULL) {
 		mark(s, K8S_ZONE_CLUSTERSET, slot->key);
 	}
+}
+
+/*! \brief True if a source's objects live in namespaces (the namespaces option applies). */
+static bool namespaced(unsigned source)
+{
+	return source != K8S_SRC_CLUSTERPROPS && source != K8S_SRC_NODES;
 }
 
 static bool exposed(const k8s_store_t *s, const char *ns)
@@ -320,6 +331,9 @@ static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const k8s_obj
 			set_cluster_id(s, (obj != NULL) ? ((const k8s_clusterproperty_t *)obj)->value : NULL);
 		}
 		break;
+	case K8S_SRC_NODES:
+		s->topology_dirty = true;
+		break;
 	default:
 		break;
 	}
@@ -332,7 +346,7 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 		return;
 	}
 	const char *ns = (source == K8S_SRC_NAMESPACES) ? obj->name : obj->ns;
-	if (source != K8S_SRC_CLUSTERPROPS && !exposed(s, ns)) {
+	if (namespaced(source) && !exposed(s, ns)) {
 		s->stats.filtered++;
 		k8s_object_free(obj);
 		return;
@@ -507,6 +521,63 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 	}
 }
 
+/*! \brief The node federation names take their topology from, or NULL. */
+static const k8s_node_t *topology_node(const k8s_store_t *s)
+{
+	if (s->node_name != NULL) {
+		char key[256];
+		key_of(key, sizeof(key), "", s->node_name);
+		return (const k8s_node_t *)held(s, K8S_SRC_NODES, key);
+	}
+	// As kube-dns: the first node (by name) that has both labels.
+	const k8s_node_t *first = NULL;
+	size_t pos = 0;
+	const k8s_map_slot_t *slot;
+	while ((slot = k8s_map_next(&s->objects[K8S_SRC_NODES], &pos)) != NULL) {
+		const k8s_node_t *node = (const k8s_node_t *)((const entry_t *)slot->value)->obj;
+		if (node->zone != NULL && node->region != NULL &&
+		    (first == NULL || strcmp(node->meta.name, first->meta.name) < 0)) {
+			first = node;
+		}
+	}
+	return first;
+}
+
+/*! \brief Publishes the topology of the chosen node when it changed. */
+static void update_topology(k8s_store_t *s)
+{
+	s->topology_dirty = false;
+	const k8s_node_t *node = topology_node(s);
+	bool known = node != NULL && node->zone != NULL && node->region != NULL;
+	char text[sizeof(s->topology)] = "";
+	if (known) {
+		snprintf(text, sizeof(text), "%s/%s", node->zone, node->region);
+	}
+	if (strcmp(text, s->topology) == 0) {
+		return;
+	}
+
+	k8s_topology_t *topology = NULL;
+	if (known) {
+		topology = k8s_topology_new(node->zone, node->region);
+		if (topology == NULL) {
+			k8s_logf(s->log, LOG_ERR, "cannot publish the federation topology of node %s (%s)",
+			         node->meta.name, knot_strerror(KNOT_ENOMEM));
+			s->topology_dirty = true;  // Tried again at the next commit.
+			return;
+		}
+		k8s_logf(s->log, LOG_INFO, "federation topology is zone %s, region %s (node %s)",
+		         node->zone, node->region, node->meta.name);
+	} else if (s->node_name != NULL) {
+		k8s_logf(s->log, LOG_INFO, "no federation topology (node %s %s)", s->node_name,
+		         node == NULL ? "not found" : "has no zone and region labels");
+	} else {
+		k8s_logf(s->log, LOG_INFO, "no federation topology (no node has zone and region labels)");
+	}
+	k8s_table_set_topology(s->table, topology);
+	memcpy(s->topology, text, sizeof(text));
+}
+
 static unsigned latency_bucket(int64_t ns)
 {
 	int64_t ms = (ns + 999999) / 1000000;
@@ -529,6 +600,9 @@ size_t k8s_store_commit(k8s_store_t *s, int64_t now_ns)
 		}
 		k8s_map_clear(&s->dirty[zone]);
 	}
+	if (s->topology_dirty) {
+		update_topology(s);
+	}
 	k8s_table_commit(s->table);
 
 	for (size_t i = 0; i < s->trigger_count; i++) {
@@ -546,7 +620,8 @@ size_t k8s_store_commit(k8s_store_t *s, int64_t now_ns)
 
 bool k8s_store_dirty(const k8s_store_t *s)
 {
-	return s->dirty[K8S_ZONE_CLUSTER].count > 0 || s->dirty[K8S_ZONE_CLUSTERSET].count > 0;
+	return s->dirty[K8S_ZONE_CLUSTER].count > 0 || s->dirty[K8S_ZONE_CLUSTERSET].count > 0 ||
+	       s->topology_dirty;
 }
 
 const k8s_store_stats_t *k8s_store_stats(const k8s_store_t *s)
@@ -592,6 +667,13 @@ k8s_store_t *k8s_store_new(k8s_table_t *table, const k8s_store_conf_t *conf,
 		}
 		snprintf(s->cluster_id, sizeof(s->cluster_id), "%s", conf->cluster_id);
 	}
+	if (conf->node_name != NULL) {
+		s->node_name = strdup(conf->node_name);
+		if (s->node_name == NULL) {
+			k8s_store_free(s);
+			return NULL;
+		}
+	}
 	return s;
 }
 
@@ -632,6 +714,7 @@ void k8s_store_free(k8s_store_t *s)
 	}
 	free(s->namespaces);
 	free(s->cluster_id_conf);
+	free(s->node_name);
 	free(s->triggers);
 	free(s);
 }

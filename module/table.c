@@ -408,6 +408,7 @@ void k8s_table_deinit(k8s_table_t *t)
 	k8s_rcuhash_deinit(&t->nss);
 	k8s_rcuhash_deinit(&t->pods);
 	k8s_rcuhash_deinit(&t->prefixes);
+	free(t->topology);
 	k8s_retire_flush_now(&t->retire);
 	memset(t, 0, sizeof(*t));
 }
@@ -693,6 +694,15 @@ int k8s_table_set_pod(k8s_table_t *t, const k8s_pod_t *old_pod, const k8s_pod_t 
 		}
 	}
 	return KNOT_EOK;
+}
+
+void k8s_table_set_topology(k8s_table_t *t, k8s_topology_t *topology)
+{
+	k8s_topology_t *old = t->topology;
+	rcu_assign_pointer(t->topology, topology);
+	if (old != NULL) {
+		k8s_retire(&t->retire, old);
+	}
 }
 
 void k8s_table_set_ready(k8s_table_t *t, uint32_t bits)

@@ -58,6 +58,7 @@ static const source_def_t sources[K8S_SRC_COUNT] = {
 	[K8S_SRC_CLUSTERPROPS] = { K8S_CLUSTERPROPERTY,
 	                           { "/apis/about.k8s.io/v1alpha1/clusterproperties",
 	                             "/apis/about.k8s.io/v1beta1/clusterproperties" }, true },
+	[K8S_SRC_NODES] = { K8S_NODE, { "/api/v1/nodes" } },
 };
 
 #define MCS_SERVICE_LABEL "multicluster.kubernetes.io/service-name"
@@ -126,7 +127,7 @@ static bool conf_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b)
 	if (!str_equal(a->kubeconfig, b->kubeconfig) || !str_equal(a->context, b->context) ||
 	    !str_equal(a->sa_dir, b->sa_dir) || !str_equal(a->labels, b->labels) ||
 	    !str_equal(a->namespace_labels, b->namespace_labels) ||
-	    !str_equal(a->cluster_id, b->cluster_id) ||
+	    !str_equal(a->cluster_id, b->cluster_id) || !str_equal(a->node_name, b->node_name) ||
 	    a->endpoint_pod_names != b->endpoint_pod_names || a->no_endpoints != b->no_endpoints ||
 	    a->stall_s != b->stall_s || a->absent_retry_s != b->absent_retry_s ||
 	    a->namespace_count != b->namespace_count ||
@@ -159,6 +160,7 @@ static void conf_free(k8s_watcher_t *w)
 	free((char *)w->conf.labels);
 	free((char *)w->conf.namespace_labels);
 	free((char *)w->conf.cluster_id);
+	free((char *)w->conf.node_name);
 	for (size_t i = 0; i < w->conf.namespace_count; i++) {
 		free(w->namespaces[i]);
 	}
@@ -175,6 +177,7 @@ static bool conf_copy(k8s_watcher_t *w, const k8s_watcher_conf_t *conf)
 	w->conf.labels = dup_or_null(conf->labels, &ok);
 	w->conf.namespace_labels = dup_or_null(conf->namespace_labels, &ok);
 	w->conf.cluster_id = dup_or_null(conf->cluster_id, &ok);
+	w->conf.node_name = dup_or_null(conf->node_name, &ok);
 	w->namespaces = calloc(conf->namespace_count + 1, sizeof(char *));
 	ok = ok && w->namespaces != NULL;
 	for (size_t i = 0; ok && i < conf->namespace_count; i++) {
@@ -255,6 +258,7 @@ static bool wanted(const k8s_watcher_t *w, k8s_source_t src, unsigned needs)
 	case K8S_SRC_IMPORTS:      return needs & K8S_NEED_CLUSTERSET;
 	case K8S_SRC_MCS_SLICES:   return (needs & K8S_NEED_CLUSTERSET) && !w->conf.no_endpoints;
 	case K8S_SRC_CLUSTERPROPS: return (needs & K8S_NEED_CLUSTERSET) && w->conf.cluster_id == NULL;
+	case K8S_SRC_NODES:        return needs & K8S_NEED_NODES;
 	default:                   return true;
 	}
 }
@@ -291,7 +295,7 @@ static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
 		if (w->reflectors[src] != NULL || !wanted(w, src, needs)) {
 			continue;
 		}
-		char selector[1024];
+		char selector[1024], field[300];
 		selector_of(w, src, selector, sizeof(selector));
 		k8s_reflector_conf_t rconf = {
 			.kind = sources[src].kind,
@@ -307,6 +311,10 @@ static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
 			rconf.field_selector = "status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown";
 		} else if (src == K8S_SRC_CLUSTERPROPS) {
 			rconf.field_selector = "metadata.name=cluster.clusterset.k8s.io";
+		} else if (src == K8S_SRC_NODES && w->conf.node_name != NULL) {
+			// Only this node's topology counts: no other node is read.
+			snprintf(field, sizeof(field), "metadata.name=%s", w->conf.node_name);
+			rconf.field_selector = field;
 		}
 		w->reflectors[src] = k8s_reflector_new(&rconf, &w->api, w->multi, &k8s_store_sink,
 		                                       w->store, &w->log);
@@ -547,6 +555,7 @@ k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, si
 		.namespace_count = conf->namespace_count,
 		.cluster_id = conf->cluster_id,
 		.upstream = w->upstream,
+		.node_name = conf->node_name,
 	};
 	if (!conf_copy(w, conf) || k8s_table_init(&w->table) != KNOT_EOK ||
 	    (w->store = k8s_store_new(&w->table, &sconf, &w->log)) == NULL ||

@@ -88,7 +88,7 @@ def version_reports_kubernetes_1_32():
 @case
 def legacy_discovery_lists_every_served_resource():
     core = {r["name"] for r in list_all("/api/v1")["resources"]}
-    check({"services", "endpoints", "pods", "namespaces"} <= core, core)
+    check({"services", "endpoints", "pods", "namespaces", "nodes"} <= core, core)
     groups = {g["name"] for g in list_all("/apis")["groups"]}
     check(groups == {"discovery.k8s.io", "multicluster.x-k8s.io", "about.k8s.io"}, groups)
     check([r["name"] for r in list_all("/apis/discovery.k8s.io/v1")["resources"]] == ["endpointslices"])
@@ -619,6 +619,29 @@ def watch_with_field_selector_sees_only_its_object():
     SIM.apply({"apiVersion": "about.k8s.io/v1alpha1", "kind": "ClusterProperty",
                "metadata": {"name": "cluster.clusterset.k8s.io"}, "spec": {"value": "cluster-a"}})
     SIM.delete("clusterproperties", None, "other.example.com")
+
+
+@case
+def nodes_are_cluster_scoped_and_a_label_change_keeps_their_status():
+    nodes = list_all("/api/v1/nodes")["items"]
+    check([n["metadata"]["name"] for n in nodes] == ["node-a", "node-b", "node-c"], nodes)
+    check("namespace" not in nodes[0]["metadata"] and "kind" not in nodes[0], nodes[0])
+    rv = SIM.resource_version()
+    stream = watch(f"/api/v1/nodes?watch=1&resourceVersion={rv}&fieldSelector=metadata.name%3Dnode-b")
+    label = {"metadata": {"labels": {"topology.kubernetes.io/zone": "elsewhere"}}}
+    merge = {"Content-Type": "application/merge-patch+json"}
+    check(SIM.request("PATCH", "/api/v1/nodes/node-a", label, headers=merge).status == 200)
+    patched = SIM.request("PATCH", "/api/v1/nodes/node-b", label, headers=merge)
+    event = stream.next_event()
+    stream.close()
+    check(patched.status == 200, patched.body)
+    check(event["type"] == "MODIFIED" and event["object"]["metadata"]["name"] == "node-b", event)
+    check(event["object"]["metadata"]["labels"]["topology.kubernetes.io/zone"] == "elsewhere", event)
+    check(event["object"]["status"]["nodeInfo"]["kubeletVersion"] == "v1.32.4", event)
+    undo = {"metadata": {"labels": {"topology.kubernetes.io/zone": "testcontinent-testreg-otherzone"}}}
+    SIM.request("PATCH", "/api/v1/nodes/node-b", undo, headers=merge)
+    undo["metadata"]["labels"]["topology.kubernetes.io/zone"] = "testcontinent-testreg-testzone"
+    SIM.request("PATCH", "/api/v1/nodes/node-a", undo, headers=merge)
 
 
 @case

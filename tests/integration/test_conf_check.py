@@ -47,6 +47,29 @@ tests.add("a ttl above 3600 is refused", rejected({"ttl": 9999}, "out of range")
 tests.add("an upstream that is no IP address is refused",
           rejected({"upstream": "not-an-address"}, "upstream must be an IPv4 or IPv6 address"))
 tests.add("a stall timeout below 5 s is refused", rejected({"watch-stall-timeout": 1}, "out of range"))
+tests.add("a federation must be NAME=DOMAIN",
+          rejected({"federations": ["example.com"]}, "invalid federation 'example.com' (not NAME=DOMAIN)"))
+tests.add("a federation name must be a lowercase DNS label",
+          rejected({"federations": ["My_Fed=example.com"]},
+                   "invalid federation 'My_Fed=example.com' (the name is no lowercase DNS label)"))
+tests.add("a federation domain must be a DNS name",
+          rejected({"federations": ["fed=exa mple.com"]},
+                   "invalid federation 'fed=exa mple.com' (the domain is no lowercase DNS name)"))
+tests.add("a federation name is given once",
+          rejected({"federations": ["fed=example.com", "fed=example.org"]},
+                   "federation 'fed' given twice"))
+tests.add("federation-zone needs federation-region",
+          rejected({"federation-zone": "us-central1-b"},
+                   "federation-zone and federation-region must be set together"))
+tests.add("federation-zone and federation-region are DNS names",
+          rejected({"federation-zone": "zone_b", "federation-region": "us-central1"},
+                   "federation-zone and federation-region must be DNS names"))
+tests.add("node-name is a node's name",
+          rejected({"node-name": "Node_A"}, "node-name must be a node's name (a lowercase DNS name)"))
+tests.add("federations with a static topology are accepted",
+          accepted({"federations": ["myfederation=example.com", "second=second.example.com."],
+                    "federation-zone": "us-central1-b", "federation-region": "us-central1",
+                    "node-name": "gke-pool-1-abcd.c.project.internal"}))
 tests.add("an upstream with a port is accepted", accepted({"upstream": "10.0.0.1@5353"}))
 tests.add("an IPv6 upstream is accepted", accepted({"upstream": "::1"}))
 tests.add("a two-label cluster id is accepted", accepted({"cluster-id": "east.prod"}))

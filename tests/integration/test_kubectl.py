@@ -91,7 +91,7 @@ def kubectl_get_services_prints_the_server_side_table():
 def kubectl_get_every_served_resource():
     expect = {"endpointslices": "kube-dns-8xk2p", "pods": "coredns-668d6bf9bc-4rk7x",
               "namespaces": "kube-system", "serviceimports": "web", "endpoints": "kube-dns",
-              "clusterproperties": "cluster.clusterset.k8s.io"}
+              "clusterproperties": "cluster.clusterset.k8s.io", "nodes": "node-a"}
     for resource, name in expect.items():
         _, out, _ = kubectl("get", resource, "-A", "-o", "name")
         check(any(line.endswith("/" + name) for line in out.split()), (resource, out))
@@ -200,7 +200,7 @@ def kubectl_create_of_the_sample_manifests_into_an_empty_cluster():
     with Simulator(os.path.join(WORK, "empty"), args=["--no-bootstrap"]) as empty:
         _, out, _ = kubectl("create", "-f", SAMPLE, kubeconfig=empty.kubeconfig)
         created = out.strip().splitlines()
-        check(len(created) == 52 and all(line.endswith(" created") for line in created), out)
+        check(len(created) == 55 and all(line.endswith(" created") for line in created), out)
         _, out, _ = kubectl("get", "endpointslices", "-n", "kube-system", "-o", "name",
                             kubeconfig=empty.kubeconfig)
         check(out.strip() == "endpointslice.discovery.k8s.io/kube-dns-8xk2p", out)

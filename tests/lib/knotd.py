@@ -415,8 +415,9 @@ class Knotd:
         """argv and environment that run `program` (knotd, knotc) seeing the built module."""
         env_vars, preload = self._sanitizer_env()
         env = dict(os.environ, **env_vars)
-        # Hermetic: a test run inside a pod must not reach that cluster's API server.
-        for name in ("KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"):
+        # Hermetic: a test run inside a pod must not reach that cluster's API server
+        # nor take its node for the federation topology.
+        for name in ("KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT", "NODE_NAME"):
             env.pop(name, None)
         env.update(self.environment)
         argv = ["env"] + preload + [_program(program), "-c", self.conf_path] + list(args)

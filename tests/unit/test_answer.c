@@ -31,6 +31,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "answer.h"
+#include "federation.h"
 #include "records.h"
 #include "fixtures.h"
 
@@ -610,6 +611,184 @@ static void ignore_empty_service(void **state)
 	             "kubernetes.default.svc.cluster.local. A 10.3.0.1");
 }
 
+/* Federated services (kube-dns's federations, shared/specs/federated-service-discovery.md). */
+
+/*! \brief kube-dns's test configuration: myfederation=example.com, secondfederation=second.example.com. */
+static k8s_answer_conf_t federation_conf(void)
+{
+	static k8s_federation_t feds[2];
+	char err[128];
+	assert_int_equal(k8s_federation_parse("myfederation=example.com", &feds[0], err, sizeof(err)),
+	                 KNOT_EOK);
+	assert_int_equal(k8s_federation_parse("secondfederation=second.example.com.", &feds[1], err,
+	                                      sizeof(err)), KNOT_EOK);
+	k8s_answer_conf_t c = conf;
+	c.federations = feds;
+	c.federation_count = 2;
+	return c;
+}
+
+static void federation_query_for_a_local_service_with_endpoints_is_a_cname_to_it(void **state)
+{
+	k8s_answer_conf_t c = federation_conf();
+	// ClusterIP with a ready endpoint: the CNAME, then the local records.
+	assert_reply(ask_conf(&c, "kubernetes.default.myfederation.svc.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "kubernetes.default.myfederation.svc.cluster.local. CNAME kubernetes.default.svc.cluster.local. | "
+	             "kubernetes.default.svc.cluster.local. A 10.3.0.1");
+	assert_reply(ask_conf(&c, "kubernetes.default.myfederation.svc.cluster.local.", KNOT_RRTYPE_SRV,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "kubernetes.default.myfederation.svc.cluster.local. CNAME kubernetes.default.svc.cluster.local. | "
+	             "kubernetes.default.svc.cluster.local. SRV 0 100 443 kubernetes.default.svc.cluster.local.");
+	// Headless with ready endpoints.
+	assert_reply(ask_conf(&c, "headless.default.secondfederation.svc.cluster.local.", KNOT_RRTYPE_AAAA,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "headless.default.secondfederation.svc.cluster.local. CNAME headless.default.svc.cluster.local. | "
+	             "headless.default.svc.cluster.local. AAAA 2001:db8::100");
+	// ExternalName: its CNAME follows.
+	assert_reply(ask_conf(&c, "foo.default.myfederation.svc.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "foo.default.myfederation.svc.cluster.local. CNAME foo.default.svc.cluster.local. | "
+	             "foo.default.svc.cluster.local. CNAME www.example.com.");
+	// A CNAME query gets the CNAME alone.
+	assert_reply(ask_conf(&c, "kubernetes.default.myfederation.svc.cluster.local.", KNOT_RRTYPE_CNAME,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "kubernetes.default.myfederation.svc.cluster.local. CNAME kubernetes.default.svc.cluster.local.");
+}
+
+static void federation_query_without_local_endpoints_is_a_cname_to_the_zone_and_region(void **state)
+{
+	k8s_answer_conf_t c = federation_conf();
+	k8s_topology_t *topology = k8s_topology_new("testcontinent-testreg-testzone",
+	                                            "testcontinent-testreg");
+	assert_non_null(topology);
+	c.topology = topology;
+	// kube-dns's test: no such service (and no such namespace) here.
+	assert_reply(ask_conf(&c, "mysvc.myns.myfederation.svc.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "mysvc.myns.myfederation.svc.cluster.local. CNAME "
+	             "mysvc.myns.myfederation.svc.testcontinent-testreg-testzone.testcontinent-testreg.example.com.");
+	// A ClusterIP service without a ready endpoint, a headless one without a ready endpoint.
+	assert_reply(ask_conf(&c, "web.shop.myfederation.svc.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "web.shop.myfederation.svc.cluster.local. CNAME "
+	             "web.shop.myfederation.svc.testcontinent-testreg-testzone.testcontinent-testreg.example.com.");
+	assert_reply(ask_conf(&c, "empty.shop.myfederation.svc.cluster.local.", KNOT_RRTYPE_AAAA,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "empty.shop.myfederation.svc.cluster.local. CNAME "
+	             "empty.shop.myfederation.svc.testcontinent-testreg-testzone.testcontinent-testreg.example.com.");
+	// A federation whose domain is a subdomain.
+	assert_reply(ask_conf(&c, "mysvc.myns.secondfederation.svc.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "mysvc.myns.secondfederation.svc.cluster.local. CNAME "
+	             "mysvc.myns.secondfederation.svc.testcontinent-testreg-testzone.testcontinent-testreg.second.example.com.");
+	free(topology);
+}
+
+static void federation_topology_comes_from_the_table_unless_given(void **state)
+{
+	k8s_answer_conf_t c = federation_conf();
+	k8s_table_set_topology(&table, k8s_topology_new("eu-west1-b", "eu-west1"));
+	assert_reply(ask_conf(&c, "web.shop.myfederation.svc.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "web.shop.myfederation.svc.cluster.local. CNAME "
+	             "web.shop.myfederation.svc.eu-west1-b.eu-west1.example.com.");
+	// federation-zone and federation-region win over the nodes.
+	k8s_topology_t *given = k8s_topology_new("Zone-A", "Region-1");
+	c.topology = given;
+	assert_reply(ask_conf(&c, "web.shop.myfederation.svc.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "web.shop.myfederation.svc.cluster.local. CNAME "
+	             "web.shop.myfederation.svc.zone-a.region-1.example.com.");
+	free(given);
+	k8s_table_set_topology(&table, NULL);
+	k8s_table_commit(&table);
+}
+
+static void federation_query_without_topology_is_the_global_name(void **state)
+{
+	k8s_answer_conf_t c = federation_conf();
+	assert_null(k8s_table_topology(&table));
+	assert_reply(ask_conf(&c, "web.shop.myfederation.svc.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "web.shop.myfederation.svc.cluster.local. CNAME web.shop.myfederation.svc.example.com.");
+	// So is a name that would be too long with the topology.
+	char zone[64] = "", domain[200] = "";
+	memset(zone, 'z', 63);
+	k8s_topology_t *topology = k8s_topology_new(zone, zone);
+	k8s_federation_t fed;
+	char err[128];
+	snprintf(domain, sizeof(domain), "long=%s.%s.example.com", zone, zone);
+	assert_int_equal(k8s_federation_parse(domain, &fed, err, sizeof(err)), KNOT_EOK);
+	c.federations = &fed;
+	c.federation_count = 1;
+	c.topology = topology;
+	reply_t r = ask_conf(&c, "web.shop.long.svc.cluster.local.", KNOT_RRTYPE_A, KNOT_WIRE_MAX_PKTSIZE);
+	assert_int_equal(r.result, K8S_ANSWER_HIT);
+	char expect[512];
+	snprintf(expect, sizeof(expect), "web.shop.long.svc.cluster.local. CNAME web.shop.long.svc.%s.%s.example.com.",
+	         zone, zone);
+	assert_string_equal(r.answer, expect);
+	free(topology);
+}
+
+static void unconfigured_federation_is_an_endpoint_name_as_before(void **state)
+{
+	// Without federations the name is an endpoint of service <ns> in namespace <fed>.
+	assert_reply(ask("kubernetes.default.myfederation.svc.cluster.local.", KNOT_RRTYPE_A),
+	             K8S_ANSWER_NXDOMAIN, "");
+	k8s_answer_conf_t c = federation_conf();
+	assert_reply(ask_conf(&c, "web.shop.otherfederation.svc.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask_conf(&c, "my-pet.headless.default.svc.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "my-pet.headless.default.svc.cluster.local. A 10.3.0.100");
+	// A service label must be an RFC 1035 label (kube-dns's rule), else no federation query.
+	assert_reply(ask_conf(&c, "1web.shop.myfederation.svc.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NXDOMAIN, "");
+	// Names above and below a federation name are what they were.
+	assert_reply(ask_conf(&c, "shop.myfederation.svc.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask_conf(&c, "_http._tcp.web.shop.myfederation.svc.cluster.local.", KNOT_RRTYPE_SRV,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NXDOMAIN, "");
+}
+
+static void federation_reading_wins_over_an_endpoint_name(void **state)
+{
+	// A federation named like a namespace: <svc>.<ns>.default.svc is a federated service.
+	k8s_federation_t fed;
+	char err[128];
+	assert_int_equal(k8s_federation_parse("default=example.com", &fed, err, sizeof(err)), KNOT_EOK);
+	k8s_answer_conf_t c = conf;
+	c.federations = &fed;
+	c.federation_count = 1;
+	assert_reply(ask_conf(&c, "my-pet.headless.default.svc.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "my-pet.headless.default.svc.cluster.local. CNAME my-pet.headless.default.svc.example.com.");
+}
+
+static void federation_names_are_parsed_and_validated(void **state)
+{
+	k8s_federation_t fed;
+	char err[128];
+	assert_int_equal(k8s_federation_parse("myfederation=example.com", &fed, err, sizeof(err)), KNOT_EOK);
+	assert_memory_equal(fed.name, "\x0cmyfederation", 13);
+	assert_true(knot_dname_is_equal(fed.domain, (const uint8_t *)"\x07""example\x03""com"));
+	assert_int_equal(k8s_federation_parse("example.com", &fed, err, sizeof(err)), KNOT_EINVAL);
+	assert_string_equal(err, "not NAME=DOMAIN");
+	assert_int_equal(k8s_federation_parse("My_Fed=example.com", &fed, err, sizeof(err)), KNOT_EINVAL);
+	assert_string_equal(err, "the name is no lowercase DNS label");
+	assert_int_equal(k8s_federation_parse("a.b=example.com", &fed, err, sizeof(err)), KNOT_EINVAL);
+	assert_int_equal(k8s_federation_parse("=example.com", &fed, err, sizeof(err)), KNOT_EINVAL);
+	assert_int_equal(k8s_federation_parse("fed=", &fed, err, sizeof(err)), KNOT_EINVAL);
+	assert_string_equal(err, "the domain is no lowercase DNS name");
+	assert_int_equal(k8s_federation_parse("fed=exa mple.com", &fed, err, sizeof(err)), KNOT_EINVAL);
+	assert_int_equal(k8s_federation_parse("fed=example..com", &fed, err, sizeof(err)), KNOT_EINVAL);
+	assert_null(k8s_topology_new("zone_a", "region"));
+	assert_null(k8s_topology_new("zone", ""));
+	assert_true(k8s_federation_node_valid("node-a.example.internal"));
+	assert_false(k8s_federation_node_valid("Node_A"));
+}
 
 /* Server-side search path expansion (KEP "DNS Autopath in PodSpec"). */
 
@@ -729,6 +908,13 @@ int main(void)
 		cmocka_unit_test(not_ready_before_the_first_sync),
 		cmocka_unit_test(oversize_answer_is_truncated),
 		cmocka_unit_test(ignore_empty_service),
+		cmocka_unit_test(federation_query_for_a_local_service_with_endpoints_is_a_cname_to_it),
+		cmocka_unit_test(federation_query_without_local_endpoints_is_a_cname_to_the_zone_and_region),
+		cmocka_unit_test(federation_topology_comes_from_the_table_unless_given),
+		cmocka_unit_test(federation_query_without_topology_is_the_global_name),
+		cmocka_unit_test(unconfigured_federation_is_an_endpoint_name_as_before),
+		cmocka_unit_test(federation_reading_wins_over_an_endpoint_name),
+		cmocka_unit_test(federation_names_are_parsed_and_validated),
 		cmocka_unit_test(autopath_tries_the_pods_namespace_first),
 		cmocka_unit_test(autopath_then_svc_then_the_cluster_domain),
 		cmocka_unit_test(autopath_without_a_match_is_nxdomain),

@@ -121,6 +121,16 @@ static const char *CLUSTER_ID =
 	"  'creationTimestamp':'2026-01-10T09:00:00Z'},"
 	" 'spec':{'value':'cluster-a'}}";
 
+static const char *NODE_B =
+	"{'kind':'Node','apiVersion':'v1',"
+	" 'metadata':{'name':'node-b','uid':'u','resourceVersion':'88','creationTimestamp':'2026-01-10T08:00:00Z',"
+	"  'labels':{'kubernetes.io/hostname':'node-b','kubernetes.io/os':'linux',"
+	"   'topology.kubernetes.io/region':'eu-west1','topology.kubernetes.io/zone':'eu-west1-b'}},"
+	" 'spec':{'podCIDR':'10.244.1.0/24','podCIDRs':['10.244.1.0/24']},"
+	" 'status':{'conditions':[{'type':'Ready','status':'True','lastHeartbeatTime':'2026-01-10T09:00:00Z'}],"
+	"  'addresses':[{'type':'InternalIP','address':'192.168.10.12'}],"
+	"  'nodeInfo':{'kubeletVersion':'v1.32.4'}}}";
+
 /* --- helpers ------------------------------------------------------------------- */
 
 /*! Single-quoted sample to JSON (the samples hold no apostrophes). */
@@ -231,6 +241,7 @@ static void assert_port(const k8s_port_t *port, const char *name, uint16_t numbe
 #define POD(o) ((k8s_pod_t *)(o))
 #define IMPORT(o) ((k8s_serviceimport_t *)(o))
 #define PROP(o) ((k8s_clusterproperty_t *)(o))
+#define NODE(o) ((k8s_node_t *)(o))
 
 /* --- Service ------------------------------------------------------------------- */
 
@@ -865,6 +876,60 @@ static void clusterproperty_keeps_name_and_value(void **state)
 	k8s_object_free(obj);
 }
 
+/* --- Node ---------------------------------------------------------------------- */
+
+static void node_keeps_name_zone_and_region(void **state)
+{
+	k8s_object_t *obj = decode_ok(K8S_NODE, NODE_B);
+	assert_int_equal(obj->kind, K8S_NODE);
+	assert_string_equal(obj->name, "node-b");
+	assert_string_equal(obj->ns, "");
+	assert_string_equal(NODE(obj)->zone, "eu-west1-b");
+	assert_string_equal(NODE(obj)->region, "eu-west1");
+	k8s_object_free(obj);
+}
+
+static void node_falls_back_to_the_failure_domain_labels(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_NODE, NODE_B, "'topology.kubernetes.io/region':'eu-west1',",
+	                                "'failure-domain.beta.kubernetes.io/region':'old-region',");
+	assert_string_equal(NODE(obj)->region, "old-region");
+	assert_string_equal(NODE(obj)->zone, "eu-west1-b");
+	k8s_object_free(obj);
+
+	// The current label wins over the deprecated one.
+	obj = decode_edit(K8S_NODE, NODE_B, "'kubernetes.io/os':'linux',",
+	                  "'failure-domain.beta.kubernetes.io/zone':'old-zone',");
+	assert_string_equal(NODE(obj)->zone, "eu-west1-b");
+	k8s_object_free(obj);
+}
+
+static void node_without_topology_labels_has_none(void **state)
+{
+	k8s_object_t *obj = decode_edit(K8S_NODE, NODE_B,
+	                                "'topology.kubernetes.io/zone':'eu-west1-b'", "'x':'y'");
+	assert_null(NODE(obj)->zone);
+	assert_string_equal(NODE(obj)->region, "eu-west1");
+	k8s_object_free(obj);
+}
+
+static void node_topology_values_must_be_dns_names(void **state)
+{
+	// Label values may hold '_' and upper case; only DNS names can become labels of a name.
+	k8s_object_t *obj = decode_edit(K8S_NODE, NODE_B, "'eu-west1-b'", "'EU-West1-B'");
+	assert_string_equal(NODE(obj)->zone, "eu-west1-b");
+	k8s_object_free(obj);
+	obj = decode_edit(K8S_NODE, NODE_B, "'eu-west1-b'", "'zone_b'");
+	assert_null(NODE(obj)->zone);
+	k8s_object_free(obj);
+	obj = decode_edit(K8S_NODE, NODE_B, "'eu-west1-b'", "'rack.eu-west1-b'");
+	assert_string_equal(NODE(obj)->zone, "rack.eu-west1-b");
+	k8s_object_free(obj);
+	obj = decode_edit(K8S_NODE, NODE_B, "'eu-west1',", "'',");
+	assert_null(NODE(obj)->region);
+	k8s_object_free(obj);
+}
+
 /* --- hostile and malformed input ------------------------------------------------ */
 
 static void unknown_fields_are_ignored(void **state)
@@ -1124,10 +1189,10 @@ static void assert_object_sane(const k8s_object_t *obj)
 static void mutated_objects_decode_or_fail_cleanly(void **state)
 {
 	const char *samples[] = { SVC_DUAL, SVC_HEADLESS, SVC_EXTERNAL, SLICE_DB, SLICE_MCS, POD_DB,
-	                          NS_SHOP, IMPORT_WEB, CLUSTER_ID };
+	                          NS_SHOP, IMPORT_WEB, CLUSTER_ID, NODE_B };
 	k8s_kind_t kinds[] = { K8S_SERVICE, K8S_SERVICE, K8S_SERVICE, K8S_ENDPOINTSLICE,
 	                       K8S_ENDPOINTSLICE, K8S_POD, K8S_NAMESPACE, K8S_SERVICEIMPORT,
-	                       K8S_CLUSTERPROPERTY };
+	                       K8S_CLUSTERPROPERTY, K8S_NODE };
 	const char bytes[] = "\"\\{}[],:0aA.-_ \xff\xc3\n";
 	unsigned seed = 7;
 	for (size_t s = 0; s < sizeof(samples) / sizeof(samples[0]); s++) {
@@ -1208,6 +1273,9 @@ static void event_bookmark_zero_valued_objects_give_only_the_rv(void **state)
 		                      "'metadata':{'resourceVersion':'101'}}",
 		[K8S_CLUSTERPROPERTY] = "{'kind':'ClusterProperty','apiVersion':'about.k8s.io/v1alpha1',"
 		                        "'metadata':{'resourceVersion':'101'}}",
+		[K8S_NODE] = "{'kind':'Node','apiVersion':'v1','metadata':{'resourceVersion':'101',"
+		             "'creationTimestamp':null},'spec':{},'status':{'daemonEndpoints':"
+		             "{'kubeletEndpoint':{'Port':0}},'nodeInfo':{}}}",
 	};
 	for (int kind = 0; kind < K8S_KIND_COUNT; kind++) {
 		char *line = event_of("BOOKMARK", objects[kind]);
@@ -1454,6 +1522,12 @@ static void digest_ignores_what_makes_no_records(void **state)
 	uint64_t pod = digest_of(K8S_POD, POD_DB);
 	assert_int_equal(digest_edit(K8S_POD, POD_DB, "'node-a'", "'node-b'"), pod);
 	assert_int_equal(digest_edit(K8S_POD, POD_DB, "'status':'True'", "'status':'False'"), pod);
+
+	// Node heartbeats change nothing DNS reads.
+	uint64_t node = digest_of(K8S_NODE, NODE_B);
+	assert_int_equal(digest_edit(K8S_NODE, NODE_B, "09:00:00Z", "09:00:40Z"), node);
+	assert_int_equal(digest_edit(K8S_NODE, NODE_B, "'resourceVersion':'88'", "'resourceVersion':'89'"), node);
+	assert_int_equal(digest_edit(K8S_NODE, NODE_B, "'kubernetes.io/os':'linux'", "'kubernetes.io/os':'windows'"), node);
 }
 
 static void digest_ignores_endpoint_and_port_order(void **state)
@@ -1518,6 +1592,9 @@ static void digest_changes_with_every_dns_field(void **state)
 		{ K8S_SERVICEIMPORT, IMPORT_WEB, "'10.42.0.10'", "'10.42.0.11'" },
 		{ K8S_SERVICEIMPORT, IMPORT_WEB, "'port':80", "'port':8080" },
 		{ K8S_CLUSTERPROPERTY, CLUSTER_ID, "'cluster-a'", "'cluster-b'" },
+		{ K8S_NODE, NODE_B, "'eu-west1-b'", "'eu-west1-c'" },
+		{ K8S_NODE, NODE_B, "'eu-west1',", "'eu-west2'," },
+		{ K8S_NODE, NODE_B, "'name':'node-b'", "'name':'node-c'" },
 	};
 	for (size_t i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
 		uint64_t before = digest_of(changes[i].kind, changes[i].sample);
@@ -1547,6 +1624,7 @@ static void kind_and_proto_names(void **state)
 	assert_string_equal(k8s_kind_name(K8S_POD), "pods");
 	assert_string_equal(k8s_kind_name(K8S_SERVICEIMPORT), "serviceimports");
 	assert_string_equal(k8s_kind_name(K8S_CLUSTERPROPERTY), "clusterproperties");
+	assert_string_equal(k8s_kind_name(K8S_NODE), "nodes");
 	assert_string_equal(k8s_kind_name(K8S_KIND_COUNT), "unknown");
 	assert_string_equal(k8s_proto_name(K8S_PROTO_TCP), "tcp");
 	assert_string_equal(k8s_proto_name(K8S_PROTO_UDP), "udp");
@@ -1597,6 +1675,10 @@ int main(void)
 		cmocka_unit_test(namespace_is_cluster_scoped),
 		cmocka_unit_test(serviceimport_cluster_set_ip_and_headless),
 		cmocka_unit_test(clusterproperty_keeps_name_and_value),
+		cmocka_unit_test(node_keeps_name_zone_and_region),
+		cmocka_unit_test(node_falls_back_to_the_failure_domain_labels),
+		cmocka_unit_test(node_without_topology_labels_has_none),
+		cmocka_unit_test(node_topology_values_must_be_dns_names),
 		cmocka_unit_test(unknown_fields_are_ignored),
 		cmocka_unit_test(wrong_types_read_as_absent),
 		cmocka_unit_test(name_that_is_no_dns_label_is_rejected),

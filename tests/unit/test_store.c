@@ -28,6 +28,7 @@
 #include <libknot/libknot.h>
 #include <urcu/urcu-memb.h>
 
+#include "federation.h"
 #include "store.h"
 
 static k8s_table_t table;
@@ -64,6 +65,10 @@ static void remove_obj(unsigned src, k8s_kind_t kind, const char *json)
 	"\"labels\":{\"kubernetes.io/service-name\":\"" svc "\"}},\"addressType\":\"IPv4\"," \
 	"\"endpoints\":[{\"addresses\":[\"" ip "\"],\"conditions\":{\"ready\":true},\"hostname\":\"" host "\"}]," \
 	"\"ports\":[{\"name\":\"http\",\"port\":8080,\"protocol\":\"TCP\"}]}"
+
+#define NODE(name, zone, region) "{\"metadata\":{\"name\":\"" name "\",\"labels\":{" \
+	"\"topology.kubernetes.io/zone\":\"" zone "\",\"topology.kubernetes.io/region\":\"" region "\"}}}"
+#define BARE_NODE(name) "{\"metadata\":{\"name\":\"" name "\",\"labels\":{\"kubernetes.io/os\":\"linux\"}}}"
 
 static int setup(void **state)
 {
@@ -291,6 +296,72 @@ static void namespaces_not_exposed_are_dropped(void **state)
 	k8s_table_deinit(&t);
 }
 
+/*! \brief True if the table's topology is this zone and region (NULL, NULL: none). */
+static bool topology_is(const k8s_table_t *t, const char *zone, const char *region)
+{
+	const k8s_topology_t *have = k8s_table_topology(t);
+	if (zone == NULL) {
+		return have == NULL;
+	}
+	k8s_topology_t *want = k8s_topology_new(zone, region);
+	bool equal = have != NULL && have->size == want->size &&
+	             memcmp(have->labels, want->labels, want->size) == 0;
+	free(want);
+	return equal;
+}
+
+static void the_topology_is_the_first_node_by_name_with_zone_and_region(void **state)
+{
+	upsert(K8S_SRC_NODES, K8S_NODE, NODE("node-c", "zone-c", "region-1"));
+	upsert(K8S_SRC_NODES, K8S_NODE, BARE_NODE("node-a"));
+	upsert(K8S_SRC_NODES, K8S_NODE, NODE("node-b", "zone-b", "region-1"));
+	assert_true(topology_is(&table, NULL, NULL));
+	assert_true(k8s_store_dirty(store));
+	assert_int_equal(k8s_store_commit(store, 0), 0);  // No service block changed.
+	assert_true(topology_is(&table, "zone-b", "region-1"));
+
+	// A heartbeat (same labels) changes nothing.
+	upsert(K8S_SRC_NODES, K8S_NODE, NODE("node-b", "zone-b", "region-1"));
+	assert_false(k8s_store_dirty(store));
+
+	// The chosen node's labels change, then it goes: the next one counts.
+	upsert(K8S_SRC_NODES, K8S_NODE, NODE("node-b", "zone-x", "region-1"));
+	k8s_store_commit(store, 0);
+	assert_true(topology_is(&table, "zone-x", "region-1"));
+	remove_obj(K8S_SRC_NODES, K8S_NODE, BARE_NODE("node-b"));
+	k8s_store_commit(store, 0);
+	assert_true(topology_is(&table, "zone-c", "region-1"));
+
+	// No node with both labels: no topology.
+	remove_obj(K8S_SRC_NODES, K8S_NODE, BARE_NODE("node-c"));
+	k8s_store_commit(store, 0);
+	assert_true(topology_is(&table, NULL, NULL));
+	assert_int_equal(k8s_store_stats(store)->objects[K8S_SRC_NODES], 1);
+}
+
+static void the_topology_is_the_named_nodes_even_in_filtered_namespaces(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	const char *exposed[] = { "shop" };
+	k8s_store_conf_t conf = { .namespaces = exposed, .namespace_count = 1, .node_name = "node-c" };
+	k8s_store_t *s = k8s_store_new(&t, &conf, NULL);
+	k8s_store_upsert(s, K8S_SRC_NODES, decode(K8S_NODE, NODE("node-b", "zone-b", "region-1")));
+	k8s_store_upsert(s, K8S_SRC_NODES, decode(K8S_NODE, NODE("node-c", "zone-c", "region-1")));
+	k8s_store_commit(s, 0);
+	assert_true(topology_is(&t, "zone-c", "region-1"));
+
+	// The named node without labels gives none, whatever the others have.
+	k8s_store_upsert(s, K8S_SRC_NODES, decode(K8S_NODE, BARE_NODE("node-c")));
+	k8s_store_commit(s, 0);
+	assert_true(topology_is(&t, NULL, NULL));
+	assert_int_equal(k8s_store_stats(s)->filtered, 0);
+	k8s_store_free(s);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +380,8 @@ int main(void)
 		cmocka_unit_test(a_cluster_property_without_value_leaves_no_cluster_id),
 		cmocka_unit_test(a_locally_exported_service_joins_its_import_under_the_local_cluster_id),
 		cmocka_unit_test(namespaces_not_exposed_are_dropped),
+		cmocka_unit_test(the_topology_is_the_first_node_by_name_with_zone_and_region),
+		cmocka_unit_test(the_topology_is_the_named_nodes_even_in_filtered_namespaces),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
 }

@@ -23,7 +23,9 @@ _MAP_FIELDS = (("metadata", "labels"), ("metadata", "annotations"), ("spec", "se
 
 # Types whose status only the status subresource writes: the main resource ignores it
 # (by plural: a CRD may be served at another version, see resources.serve_version).
-STATUS_SUBRESOURCE = ("services", "pods", "namespaces", "serviceimports")
+STATUS_SUBRESOURCE = ("services", "pods", "namespaces", "serviceimports", "nodes")
+# Of those, types that take status on create (a kubelet registers its Node with its status).
+STATUS_ON_CREATE = ("nodes",)
 
 _DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
@@ -408,7 +410,7 @@ def prepare_create(rtype, body, namespace, manager=None, server_side=True, check
     if rtype in (resources.ENDPOINTSLICES, resources.SERVICEIMPORTS, resources.CLUSTERPROPERTIES):
         meta["generation"] = 1
     if server_side:
-        if rtype.plural in STATUS_SUBRESOURCE:
+        if rtype.plural in STATUS_SUBRESOURCE and rtype.plural not in STATUS_ON_CREATE:
             obj.pop("status", None)
         meta.pop("managedFields", None)
     apply_defaults(rtype, obj)

@@ -87,6 +87,18 @@ NAMESPACES = ResourceType(
     bookmark_body={"spec": {}, "status": {}},
     delete_returns_object=True, storage_version_hash="Q3oi5N2YM8M=")
 
+NODES = ResourceType(
+    plural="nodes", singular="node", kind="Node", group="", version="v1",
+    namespaced=False, short_names=("no",),
+    body_keys=("spec", "status"), extra_fields=("spec.unschedulable",),
+    bookmark_body={"spec": {}, "status": {"daemonEndpoints": {"kubeletEndpoint": {"Port": 0}},
+                                          "nodeInfo": {"machineID": "", "systemUUID": "",
+                                                       "bootID": "", "kernelVersion": "",
+                                                       "osImage": "", "containerRuntimeVersion": "",
+                                                       "kubeletVersion": "", "kubeProxyVersion": "",
+                                                       "operatingSystem": "", "architecture": ""}}},
+    delete_returns_object=True, storage_version_hash="XwShjMxG9Fs=")
+
 ENDPOINTSLICES = ResourceType(
     plural="endpointslices", singular="endpointslice", kind="EndpointSlice",
     group="discovery.k8s.io", version="v1", namespaced=True,
@@ -106,7 +118,8 @@ CLUSTERPROPERTIES = ResourceType(
     categories=("multicluster",), builtin=False,
     body_keys=("spec", "status"), storage_version_hash="4dvTVU1m+Gs=")
 
-ALL = (NAMESPACES, SERVICES, ENDPOINTS, PODS, ENDPOINTSLICES, SERVICEIMPORTS, CLUSTERPROPERTIES)
+ALL = (NAMESPACES, NODES, SERVICES, ENDPOINTS, PODS, ENDPOINTSLICES, SERVICEIMPORTS,
+       CLUSTERPROPERTIES)
 BY_PLURAL = {r.plural: r for r in ALL}
 BY_KIND = {r.kind: r for r in ALL}
 

@@ -35,6 +35,17 @@ COLUMNS = {
              _col("Nominated Node", "string", "Name of the node where the pod is nominated.", priority=1),
              _col("Readiness Gates", "string", "Pod readiness gates", priority=1)],
     "namespaces": [_NAME, _col("Status", "string", "The status of the namespace"), _AGE],
+    "nodes": [_NAME, _col("Status", "string", "The status of the node"),
+              _col("Roles", "string", "The roles of the node"), _AGE,
+              _col("Version", "string", "Kubelet Version reported by the node."),
+              _col("Internal-IP", "string", "List of internal IPs for the node.", priority=1),
+              _col("External-IP", "string", "List of external IPs for the node.", priority=1),
+              _col("OS-Image", "string", "OS image reported by the node from /etc/os-release "
+                   "(e.g. Debian GNU/Linux 7 (wheezy)).", priority=1),
+              _col("Kernel-Version", "string", "Kernel version reported by the node from "
+                   "'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", priority=1),
+              _col("Container-Runtime", "string", "Container runtime version reported by the "
+                   "node through runtime remote API (e.g. containerd://1.4.2).", priority=1)],
     "serviceimports": [_NAME, _col("Type", "string", "The type of this ServiceImport"),
                        _col("IP", "string", "The VIP for this ServiceImport"), _AGE],
     "clusterproperties": [_NAME, _col("value", "string", "value of the cluster property"),
@@ -147,6 +158,24 @@ def _namespace_cells(obj):
     return [(obj.get("status") or {}).get("phase", "Active"), _age(obj)]
 
 
+def _node_cells(obj):
+    meta, spec, status = obj.get("metadata") or {}, obj.get("spec") or {}, obj.get("status") or {}
+    ready = [c for c in status.get("conditions") or () if c.get("type") == "Ready"]
+    state = "Unknown" if not ready else ("Ready" if ready[0].get("status") == "True" else "NotReady")
+    if spec.get("unschedulable"):
+        state += ",SchedulingDisabled"
+    prefix = "node-role.kubernetes.io/"
+    roles = sorted(k[len(prefix):] for k in meta.get("labels") or {} if k.startswith(prefix))
+    info = status.get("nodeInfo") or {}
+
+    def addresses(kind):
+        found = [a.get("address") for a in status.get("addresses") or () if a.get("type") == kind]
+        return ",".join(found) if found else "<none>"
+    return [state, ",".join(roles) or "<none>", _age(obj), info.get("kubeletVersion", ""),
+            addresses("InternalIP"), addresses("ExternalIP"), info.get("osImage") or "<unknown>",
+            info.get("kernelVersion") or "<unknown>", info.get("containerRuntimeVersion") or "<unknown>"]
+
+
 def _import_cells(obj):
     spec = obj.get("spec") or {}
     return [spec.get("type", ""), json.dumps(spec["ips"], separators=(",", ":")) if spec.get("ips") else "",
@@ -159,6 +188,7 @@ def _property_cells(obj):
 
 _CELLS = {"services": _service_cells, "endpoints": _endpoints_cells,
           "endpointslices": _slice_cells, "pods": _pod_cells, "namespaces": _namespace_cells,
+          "nodes": _node_cells,
           "serviceimports": _import_cells, "clusterproperties": _property_cells}
 
 

@@ -1,0 +1,199 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "federation.h"
+
+/*! \brief True if a wire label is an RFC 1123 label (RFC 1035: starting with a letter). */
+static bool label_valid(const uint8_t *label, bool rfc1035)
+{
+	size_t len = label[0];
+	if (len == 0 || len > 63 || (rfc1035 && !(label[1] >= 'a' && label[1] <= 'z'))) {
+		return false;
+	}
+	for (size_t i = 1; i <= len; i++) {
+		uint8_t c = label[i];
+		bool inner = i > 1 && i < len;
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c == '-' && inner))) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*!
+ * \brief Writes a dot-separated name as wire labels without the root label.
+ *
+ * \param fold  Lowercase uppercase letters; else they are refused.
+ *
+ * \return Bytes written, or 0 if a label is no RFC 1123 label or \a max is exceeded.
+ */
+static size_t text_labels(const char *text, size_t len, bool fold, uint8_t *out, size_t max)
+{
+	const char *end = text + len, *start = text;
+	size_t pos = 0;
+	while (len > 0) {
+		const char *dot = memchr(start, '.', end - start);
+		size_t n = ((dot != NULL) ? dot : end) - start;
+		if (n == 0 || n > 63 || pos + 1 + n > max) {
+			return 0;
+		}
+		out[pos] = n;
+		for (size_t i = 0; i < n; i++) {
+			char c = start[i];
+			out[pos + 1 + i] = (fold && c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
+		}
+		if (!label_valid(out + pos, false)) {
+			return 0;
+		}
+		pos += 1 + n;
+		if (dot == NULL) {
+			return pos;
+		}
+		start = dot + 1;
+	}
+	return 0;
+}
+
+int k8s_federation_parse(const char *text, k8s_federation_t *fed, char *err, size_t errlen)
+{
+	memset(fed, 0, sizeof(*fed));
+	const char *eq = strchr(text, '=');
+	if (eq == NULL) {
+		snprintf(err, errlen, "not NAME=DOMAIN");
+		return KNOT_EINVAL;
+	}
+	size_t name_len = eq - text;
+	if (memchr(text, '.', name_len) != NULL ||
+	    text_labels(text, name_len, false, fed->name, sizeof(fed->name)) == 0) {
+		snprintf(err, errlen, "the name is no lowercase DNS label");
+		return KNOT_EINVAL;
+	}
+	const char *domain = eq + 1;
+	size_t domain_len = strlen(domain);
+	if (domain_len > 0 && domain[domain_len - 1] == '.') {
+		domain_len--;  // An absolute name says the same.
+	}
+	size_t size = text_labels(domain, domain_len, false, fed->domain, KNOT_DNAME_MAXLEN - 1);
+	if (size == 0) {
+		snprintf(err, errlen, "the domain is no lowercase DNS name");
+		return KNOT_EINVAL;
+	}
+	fed->domain[size] = '\0';
+	return KNOT_EOK;
+}
+
+bool k8s_federation_node_valid(const char *name)
+{
+	uint8_t labels[KNOT_DNAME_MAXLEN];
+	return text_labels(name, strlen(name), false, labels, sizeof(labels) - 1) > 0;
+}
+
+k8s_topology_t *k8s_topology_new(const char *zone, const char *region)
+{
+	uint8_t labels[KNOT_DNAME_MAXLEN];
+	size_t zone_size = text_labels(zone, strlen(zone), true, labels, sizeof(labels) - 1);
+	size_t region_size = (zone_size == 0) ? 0 :
+		text_labels(region, strlen(region), true, labels + zone_size,
+		            sizeof(labels) - 1 - zone_size);
+	if (region_size == 0) {
+		return NULL;
+	}
+	size_t size = zone_size + region_size;
+	k8s_topology_t *topology = malloc(sizeof(*topology) + size);
+	if (topology != NULL) {
+		topology->size = size;
+		memcpy(topology->labels, labels, size);
+	}
+	return topology;
+}
+
+bool k8s_federation_query(const k8s_federation_t *feds, size_t count, const k8s_qname_t *q,
+                          k8s_fedquery_t *fq)
+{
+	// <svc>.<ns>.<fed>.svc.<zone> parses as the endpoint <svc> of service <ns> in namespace <fed>.
+	if (count == 0 || q->kind != K8S_Q_SUBNAME || q->sub_count != 1) {
+		return false;
+	}
+	const uint8_t *svc = q->sub[0], *ns = q->owner, *name = q->ns;
+	if (!label_valid(svc, true) || !label_valid(ns, false)) {
+		return false;
+	}
+	for (size_t i = 0; i < count; i++) {
+		if (memcmp(feds[i].name, name, 1 + name[0]) == 0) {
+			fq->fed = &feds[i];
+			fq->owner = svc;
+			fq->owner_len = (ns + 1 + ns[0]) - svc;
+			fq->ns = ns;
+			fq->labels = svc;
+			fq->labels_len = (q->owner + q->owner_len + 4) - svc;  // Up to and with "svc".
+			return true;
+		}
+	}
+	return false;
+}
+
+bool k8s_federation_local(const k8s_svc_t *svc)
+{
+	switch (svc->type) {
+	case K8S_SVC_EXTERNALNAME:
+		return true;
+	case K8S_SVC_HEADLESS:
+		return svc->rrs_a.count + svc->rrs_aaaa.count > 0;
+	default:
+		return svc->ready_count > 0;
+	}
+}
+
+size_t k8s_federation_local_name(const k8s_fedquery_t *fq, const knot_dname_t *zone,
+                                 uint8_t out[KNOT_DNAME_MAXLEN])
+{
+	size_t zone_size = knot_dname_size(zone);
+	size_t size = fq->owner_len + 4 + zone_size;
+	if (size > KNOT_DNAME_MAXLEN) {
+		return 0;
+	}
+	memcpy(out, fq->owner, fq->owner_len);
+	memcpy(out + fq->owner_len, "\x03svc", 4);
+	memcpy(out + fq->owner_len + 4, zone, zone_size);
+	return size;
+}
+
+size_t k8s_federation_remote_name(const k8s_fedquery_t *fq, const k8s_topology_t *topology,
+                                  uint8_t out[KNOT_DNAME_MAXLEN])
+{
+	size_t domain_size = knot_dname_size(fq->fed->domain);
+	size_t topology_size = (topology != NULL) ? topology->size : 0;
+	if (fq->labels_len + topology_size + domain_size > KNOT_DNAME_MAXLEN) {
+		topology_size = 0;  // The global name is the next best.
+	}
+	size_t size = fq->labels_len + topology_size + domain_size;
+	if (size > KNOT_DNAME_MAXLEN) {
+		return 0;
+	}
+	uint8_t *pos = out;
+	memcpy(pos, fq->labels, fq->labels_len);
+	pos += fq->labels_len;
+	if (topology_size > 0) {
+		memcpy(pos, topology->labels, topology_size);
+		pos += topology_size;
+	}
+	memcpy(pos, fq->fed->domain, domain_size);
+	return size;
+}
