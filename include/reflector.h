@@ -85,6 +85,7 @@ typedef struct {
 /*! \brief Counters of one reflector, read by the watcher. */
 typedef struct {
 	uint64_t events;               /*!< Watch events applied. */
+	uint64_t bookmarks;            /*!< BOOKMARKs received (each moves the resume point). */
 	uint64_t relists;              /*!< Full LISTs after the first. */
 	uint64_t watch_restarts;       /*!< Watches started after the first. */
 	uint64_t errors[K8S_APIERR_COUNT];

@@ -359,6 +359,7 @@ static int on_line(void *ctx, const char *text, size_t len)
 		r->stats.events++;
 		break;
 	case K8S_EV_BOOKMARK:
+		r->stats.bookmarks++;
 		break;
 	case K8S_EV_ERROR:
 		r->ev_status = ev.status;

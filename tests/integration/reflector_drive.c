@@ -136,8 +136,9 @@ static void stats_print(k8s_reflector_t **refl, size_t count)
 {
 	for (size_t i = 0; i < count; i++) {
 		const k8s_reflector_stats_t *st = k8s_reflector_stats(refl[i]);
-		printf("stats %zu events=%" PRIu64 " relists=%" PRIu64 " watch_restarts=%" PRIu64
-		       " synced=%d absent=%d connected=%d", i, st->events, st->relists,
+		printf("stats %zu events=%" PRIu64 " bookmarks=%" PRIu64 " relists=%" PRIu64
+		       " watch_restarts=%" PRIu64 " synced=%d absent=%d connected=%d",
+		       i, st->events, st->bookmarks, st->relists,
 		       st->watch_restarts, st->synced, st->absent, st->connected);
 		for (int e = 0; e < K8S_APIERR_COUNT; e++) {
 			printf(" %s=%" PRIu64, k8s_apierr_name(e), st->errors[e]);

@@ -261,7 +261,13 @@ class ListAndWatch(ReflectorCase):
         # A change elsewhere moves the collection's version: only a bookmark tells the watch.
         self.sim.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}})
         rv = self.sim.resource_version()
-        time.sleep(1.5)
+        # Three bookmarks after the change: at least one was sent after it, however late
+        # a loaded machine delivers them (a fixed sleep was flaky in CI).
+        seen = d.stats()[0]["bookmarks"]
+        deadline = time.monotonic() + 30
+        while d.stats()[0]["bookmarks"] < seen + 3:
+            self.assertLess(time.monotonic(), deadline, "no bookmarks arrive")
+            time.sleep(0.2)
         since = self.sim.requests()[-1]["seq"]
         self.sim.cut_streams("clean", "services")
         self.sim.wait_for_watches("services")
