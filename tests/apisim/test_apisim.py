@@ -20,20 +20,12 @@ import urllib.parse
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lib"))
 
-from simctl import SAMPLE, Simulator, SimulatorError, StreamCut, run_cases  # noqa: E402
+from simctl import SAMPLE, Simulator, SimulatorError, StreamCut, case_collector, check, run_cases  # noqa: E402
 
 CASES = []
 SIM = None          # the shared simulator with the sample cluster
 
-
-def case(fn):
-    CASES.append(fn)
-    return fn
-
-
-def check(cond, message="check failed"):
-    if not cond:
-        raise AssertionError(message)
+case = case_collector(CASES)
 
 
 def status_of(resp):

@@ -19,22 +19,14 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lib"))
 
-from simctl import SAMPLE, Simulator, run_cases  # noqa: E402
+from simctl import SAMPLE, Simulator, case_collector, check, run_cases  # noqa: E402
 
 KUBECTL = shutil.which("kubectl")
 CASES = []
 SIM = None
 WORK = None
 
-
-def case(fn):
-    CASES.append(fn)
-    return fn
-
-
-def check(cond, message="check failed"):
-    if not cond:
-        raise AssertionError(message)
+case = case_collector(CASES)
 
 
 def kubectl(*args, kubeconfig=None, ok=True, timeout=30):

@@ -439,6 +439,20 @@ class Simulator:
         return Stream(sock, timeout)
 
 
+def check(cond, message="check failed"):
+    """A case's assertion: fails the case with message unless cond holds."""
+    if not cond:
+        raise AssertionError(message)
+
+
+def case_collector(cases):
+    """A decorator that appends each decorated function to the list cases, for run_cases."""
+    def case(fn):
+        cases.append(fn)
+        return fn
+    return case
+
+
 def run_cases(cases, argv, sim):
     """Runs the cases whose names contain an argument of argv (all without one) against the
     started simulator `sim`, reporting each as ok / not ok, and stops early if the simulator
