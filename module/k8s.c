@@ -31,6 +31,15 @@
 #include <knot/module.h>
 #include <urcu/urcu-memb.h>
 
+/*
+ * The reader state urcu_memb_read_lock() touches on every query lives in liburcu, which
+ * knotd itself links, so it is in static TLS: initial-exec reaches it with one
+ * %fs-relative access instead of a __tls_get_addr call (the default in a shared object).
+ */
+#ifdef CONFIG_RCU_TLS
+extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("initial-exec")));
+#endif
+
 #include "answer.h"
 #include "kubeconfig.h"
 #include "watcher.h"
