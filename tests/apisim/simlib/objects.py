@@ -126,7 +126,8 @@ def _default_service(spec):
         return
     for port in spec.get("ports") or ():
         port.setdefault("protocol", "TCP")
-        port.setdefault("targetPort", port.get("port"))
+        if not port.get("targetPort"):     # absent, 0 or "": SetDefaults_ServicePort
+            port["targetPort"] = port.get("port")
     if spec.get("clusterIPs") and not spec.get("clusterIP"):
         spec["clusterIP"] = spec["clusterIPs"][0]
     headless = spec.get("clusterIP") == "None"
@@ -165,7 +166,11 @@ def apply_defaults(rtype, obj):
         obj.setdefault("status", {"loadBalancer": {}})
     elif rtype is resources.NAMESPACES:
         meta["labels"] = dict(meta.get("labels") or {}, **{"kubernetes.io/metadata.name": meta["name"]})
-        obj.setdefault("spec", {"finalizers": ["kubernetes"]})
+        # The strategy adds the kubernetes finalizer to whatever spec the client sent ({} too).
+        spec = obj.setdefault("spec", {})
+        finalizers = spec.get("finalizers") or []
+        if "kubernetes" not in finalizers:
+            spec["finalizers"] = finalizers + ["kubernetes"]
         obj.setdefault("status", {"phase": "Active"})
     elif rtype is resources.PODS:
         spec = obj.setdefault("spec", {})
