@@ -375,7 +375,8 @@ def _generate_name(prefix):
     return prefix + "".join(random.choice(_SUFFIX_ALPHABET) for _ in range(5))
 
 
-def _check_type_meta(rtype, obj):
+def check_type_meta(rtype, obj):
+    """400 unless the body's kind and apiVersion, where given, are those of rtype."""
     kind, api_version = obj.get("kind"), obj.get("apiVersion")
     if kind and kind != rtype.kind:
         raise ApiError(400, "BadRequest", f"the kind in the data ({kind}) does not match the "
@@ -392,7 +393,7 @@ def prepare_create(rtype, body, namespace, manager=None, server_side=True, check
     check=False skips validation (the control API may store objects the server would refuse)."""
     if not isinstance(body, dict) or not isinstance(body.get("metadata", {}), dict):
         raise ApiError(400, "BadRequest", "the body of the request was not a valid object")
-    _check_type_meta(rtype, body)
+    check_type_meta(rtype, body)
     obj = copy.deepcopy(body)
     meta = obj.setdefault("metadata", {})
     if rtype.namespaced:
@@ -432,7 +433,7 @@ def prepare_update(rtype, body, current, manager=None, server_side=True, check=T
     """The object the store keeps for a replace of current (a Record) by body."""
     if not isinstance(body, dict) or not isinstance(body.get("metadata", {}), dict):
         raise ApiError(400, "BadRequest", "the body of the request was not a valid object")
-    _check_type_meta(rtype, body)
+    check_type_meta(rtype, body)
     old = current.to_dict()
     old_meta = old["metadata"]
     obj = copy.deepcopy(body)
