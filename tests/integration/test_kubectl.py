@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The real kubectl (1.32) against the API simulator, through the kubeconfig files it writes:
-get, get -w, create -f, replace -f, delete.  If kubectl cannot use the simulator, the simulator
-is wrong: fix it there, never the expectations here.
+get, get -w, create -f, create namespace/service (protobuf bodies), replace -f, delete.  If
+kubectl cannot use the simulator, the simulator is wrong: fix it there, never the expectations
+here.
 
 Run: python3 tests/integration/test_kubectl.py [name-substring ...]
 Prints "ok - NAME" / "not ok - NAME" per case and "N passed, N failed"; exit status 1 on
@@ -238,6 +239,90 @@ def kubectl_delete_removes_the_object():
     check(out.strip() == 'service "to-delete" deleted', out)
     code, _, err = kubectl("get", "service", "-n", "shop", "to-delete", ok=False)
     check(code != 0 and 'services "to-delete" not found' in err, err)
+
+
+# ---------------------------------------------------------------- kubectl create's generators
+
+def create_with_protobuf(*args):
+    """kubectl create NAMESPACE|SERVICE ...: its typed client POSTs a protobuf body (-v=8
+    shows the request headers).  Returns the stdout line."""
+    code, out, err = kubectl("create", *args, "-v=8", ok=False)
+    last = err.strip().splitlines()[-1:]      # the error line, not the whole -v=8 log
+    check(code == 0, f"kubectl create {' '.join(args)} failed ({code}): {last}")
+    check("Content-Type: application/vnd.kubernetes.protobuf" in err,
+          "the body was not sent as protobuf:\n" + err[-3000:])
+    return out.strip()
+
+
+def get_json(*args):
+    _, out, _ = kubectl("get", *args, "-o", "json")
+    return json.loads(out)
+
+
+@case
+def kubectl_create_namespace():
+    check(create_with_protobuf("namespace", "demo-ns") == "namespace/demo-ns created")
+    obj = get_json("namespace", "demo-ns")
+    check(obj["metadata"]["labels"] == {"kubernetes.io/metadata.name": "demo-ns"}, obj)
+    check(obj["spec"] == {"finalizers": ["kubernetes"]}, obj["spec"])
+    check(obj["status"] == {"phase": "Active"}, obj["status"])
+    kubectl("delete", "namespace", "demo-ns")
+
+
+@case
+def kubectl_create_service_clusterip():
+    out = create_with_protobuf("service", "clusterip", "demo-x", "-n", "shop", "--tcp=80:8080",
+                               "--tcp=443:https")
+    check(out == "service/demo-x created", out)
+    obj = get_json("service", "-n", "shop", "demo-x")
+    spec = obj["spec"]
+    check(spec["ports"] == [
+        {"name": "80-8080", "port": 80, "protocol": "TCP", "targetPort": 8080},
+        {"name": "443-https", "port": 443, "protocol": "TCP", "targetPort": "https"}], spec)
+    check(spec["selector"] == {"app": "demo-x"} and obj["metadata"]["labels"] == {"app": "demo-x"})
+    check(spec["type"] == "ClusterIP" and spec["clusterIP"].startswith("10.96.")
+          and spec["clusterIPs"] == [spec["clusterIP"]], spec)
+    kubectl("delete", "service", "-n", "shop", "demo-x")
+
+
+@case
+def kubectl_create_service_clusterip_none_is_headless():
+    out = create_with_protobuf("service", "clusterip", "demo-headless", "-n", "shop",
+                               "--clusterip=None")
+    check(out == "service/demo-headless created", out)
+    spec = get_json("service", "-n", "shop", "demo-headless")["spec"]
+    check(spec["clusterIP"] == "None" and spec["clusterIPs"] == ["None"], spec)
+    check(spec["selector"] == {"app": "demo-headless"} and "ports" not in spec, spec)
+    kubectl("delete", "service", "-n", "shop", "demo-headless")
+
+
+@case
+def kubectl_create_service_externalname():
+    out = create_with_protobuf("service", "externalname", "demo-ext", "-n", "shop",
+                               "--external-name=www.example.org")
+    check(out == "service/demo-ext created", out)
+    spec = get_json("service", "-n", "shop", "demo-ext")["spec"]
+    check(spec["type"] == "ExternalName" and spec["externalName"] == "www.example.org", spec)
+    check("clusterIP" not in spec, spec)
+    kubectl("delete", "service", "-n", "shop", "demo-ext")
+
+
+@case
+def kubectl_create_service_nodeport_and_loadbalancer():
+    out = create_with_protobuf("service", "nodeport", "demo-np", "-n", "shop", "--tcp=80:8080",
+                               "--node-port=30080")
+    check(out == "service/demo-np created", out)
+    spec = get_json("service", "-n", "shop", "demo-np")["spec"]
+    check(spec["type"] == "NodePort" and spec["clusterIP"].startswith("10.96."), spec)
+    check(spec["ports"] == [{"name": "80-8080", "nodePort": 30080, "port": 80, "protocol": "TCP",
+                             "targetPort": 8080}], spec)
+    out = create_with_protobuf("service", "loadbalancer", "demo-lb", "-n", "shop", "--tcp=443")
+    check(out == "service/demo-lb created", out)
+    spec = get_json("service", "-n", "shop", "demo-lb")["spec"]
+    check(spec["type"] == "LoadBalancer" and spec["clusterIP"].startswith("10.96."), spec)
+    check(spec["ports"] == [{"name": "443", "port": 443, "protocol": "TCP", "targetPort": 443}],
+          spec)
+    kubectl("delete", "service", "-n", "shop", "demo-np", "demo-lb")
 
 
 # ---------------------------------------------------------------- credentials and API shape

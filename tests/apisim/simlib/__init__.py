@@ -15,6 +15,7 @@ Modules, in the order data flows through them:
   reads       LIST and GET
   watches     WATCH streams
   writes      POST, PUT, PATCH, DELETE, garbage collection
+  protobuf    request bodies in the Kubernetes protobuf encoding (Namespace, Service)
   httpio      response bodies and chunked streams on the wire
   listener    accept loop, TLS, connection tracking, outages
   credentials certificates, tokens and kubeconfig files

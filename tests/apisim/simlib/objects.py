@@ -126,7 +126,8 @@ def _default_service(spec):
         return
     for port in spec.get("ports") or ():
         port.setdefault("protocol", "TCP")
-        port.setdefault("targetPort", port.get("port"))
+        if not port.get("targetPort"):     # absent, 0 or "": SetDefaults_ServicePort
+            port["targetPort"] = port.get("port")
     if spec.get("clusterIPs") and not spec.get("clusterIP"):
         spec["clusterIP"] = spec["clusterIPs"][0]
     headless = spec.get("clusterIP") == "None"
@@ -165,7 +166,11 @@ def apply_defaults(rtype, obj):
         obj.setdefault("status", {"loadBalancer": {}})
     elif rtype is resources.NAMESPACES:
         meta["labels"] = dict(meta.get("labels") or {}, **{"kubernetes.io/metadata.name": meta["name"]})
-        obj.setdefault("spec", {"finalizers": ["kubernetes"]})
+        # The strategy adds the kubernetes finalizer to whatever spec the client sent ({} too).
+        spec = obj.setdefault("spec", {})
+        finalizers = spec.get("finalizers") or []
+        if "kubernetes" not in finalizers:
+            spec["finalizers"] = finalizers + ["kubernetes"]
         obj.setdefault("status", {"phase": "Active"})
     elif rtype is resources.PODS:
         spec = obj.setdefault("spec", {})
@@ -370,7 +375,8 @@ def _generate_name(prefix):
     return prefix + "".join(random.choice(_SUFFIX_ALPHABET) for _ in range(5))
 
 
-def _check_type_meta(rtype, obj):
+def check_type_meta(rtype, obj):
+    """400 unless the body's kind and apiVersion, where given, are those of rtype."""
     kind, api_version = obj.get("kind"), obj.get("apiVersion")
     if kind and kind != rtype.kind:
         raise ApiError(400, "BadRequest", f"the kind in the data ({kind}) does not match the "
@@ -387,7 +393,7 @@ def prepare_create(rtype, body, namespace, manager=None, server_side=True, check
     check=False skips validation (the control API may store objects the server would refuse)."""
     if not isinstance(body, dict) or not isinstance(body.get("metadata", {}), dict):
         raise ApiError(400, "BadRequest", "the body of the request was not a valid object")
-    _check_type_meta(rtype, body)
+    check_type_meta(rtype, body)
     obj = copy.deepcopy(body)
     meta = obj.setdefault("metadata", {})
     if rtype.namespaced:
@@ -427,7 +433,7 @@ def prepare_update(rtype, body, current, manager=None, server_side=True, check=T
     """The object the store keeps for a replace of current (a Record) by body."""
     if not isinstance(body, dict) or not isinstance(body.get("metadata", {}), dict):
         raise ApiError(400, "BadRequest", "the body of the request was not a valid object")
-    _check_type_meta(rtype, body)
+    check_type_meta(rtype, body)
     old = current.to_dict()
     old_meta = old["metadata"]
     obj = copy.deepcopy(body)

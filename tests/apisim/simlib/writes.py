@@ -3,7 +3,7 @@ namespace finalization)."""
 
 import json
 
-from . import encoding, objects, resources
+from . import encoding, objects, protobuf, resources
 from .encoding import ApiError
 from .store import DELETED, make_key, with_type_meta
 
@@ -13,13 +13,24 @@ MAX_BODY = 3 * 1024 * 1024     # the API server's MaxRequestBodyBytes
 class WritesMixin:
     """The write verbs of ApiHandler."""
 
-    def read_object(self, body):
+    def read_object(self, rtype, body):
+        """The body of a POST or PUT as a JSON dict, read by its Content-Type as the real
+        server's content negotiation does: JSON (also when no type is given), protobuf for
+        the kinds protobuf.py reads, 415 UnsupportedMediaType for anything else."""
+        media = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if media == protobuf.MEDIA_TYPE and protobuf.readable(rtype):
+            check_size(body)
+            return protobuf.read_object(rtype, body)
+        if media not in ("", "application/json"):
+            accepted = "application/json"
+            if protobuf.readable(rtype):
+                accepted += ", " + protobuf.MEDIA_TYPE
+            raise ApiError(415, "UnsupportedMediaType", "the body of the request was in an "
+                           f"unknown format - accepted media types include: {accepted}")
         if not body:
             raise encoding.bad_request("the body of the request was in an unknown format - "
                                        "accepted media types include: application/json")
-        if len(body) > MAX_BODY:
-            raise ApiError(413, "RequestEntityTooLarge", "the server has received too large of a "
-                           f"request body (limit is {MAX_BODY})")
+        check_size(body)
         try:
             obj = json.loads(body)
         except ValueError as err:
@@ -66,7 +77,7 @@ class WritesMixin:
         self.send_bytes(code, (text + "\n").encode(), "application/json", self.warnings)
 
     def handle_create(self, rtype, namespace, body):
-        obj = self.read_object(body)
+        obj = self.read_object(rtype, body)
         self.warnings = self.check_fields(rtype, obj)
         if rtype.namespaced and not namespace:
             raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on the "
@@ -89,7 +100,7 @@ class WritesMixin:
         self.send_object(201, ev.new)
 
     def handle_update(self, rtype, namespace, name, body):
-        obj = self.read_object(body)
+        obj = self.read_object(rtype, body)
         self.warnings = self.check_fields(rtype, obj)
         meta = obj.get("metadata") or {}
         if meta.get("name") and meta["name"] != name:
@@ -204,6 +215,12 @@ class WritesMixin:
                 except ApiError:
                     pass
         self.send_json(200, encoding.status_success({"kind": rtype.plural}))
+
+
+def check_size(body):
+    if len(body) > MAX_BODY:
+        raise ApiError(413, "RequestEntityTooLarge", "the server has received too large of a "
+                       f"request body (limit is {MAX_BODY})")
 
 
 def object_json(rtype, obj):
