@@ -22,22 +22,11 @@ EndpointSlice of 100 ready endpoints each (1,000,000 endpoint addresses) and
 import os
 import time
 
-from common import BenchError, progress, proc_status, reset_peak_rss
+from common import progress, proc_status, reset_peak_rss
 import servers
 import simctl
 
 GENERATE = "services=10000,endpoints=100,pods=150000,namespaces=1000,headless-every=10"
-
-
-def _wait(predicate, timeout, what, server):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        if not server.is_running():
-            raise BenchError(f"knotd exited while waiting for {what}:\n" + server.log_tail(20))
-        time.sleep(0.05)
-    raise BenchError(f"timed out waiting for {what}:\n" + server.log_tail(20))
 
 
 def _settle(server, seconds=1.5):
@@ -119,10 +108,10 @@ def relist(sim, server, steady):
     # history: every watch resumes from a resource version that is too old.
     sim.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "bench-relist"}})
     sim.compact()
-    _wait(lambda: _list_completions(server) >= completions + sources, 600,
-          "the relist of every resource", server)
-    _wait(lambda: servers.stats(server).get("connected") == 1, 120, "the watches after the relist",
-          server)
+    servers.wait_for(server, lambda: _list_completions(server) >= completions + sources, 600,
+                     "the relist of every resource")
+    servers.wait_for(server, lambda: servers.stats(server).get("connected") == 1, 120,
+                     "the watches after the relist")
     duration = time.monotonic() - started
     status = proc_status(server.pid)
     counters = servers.stats(server)

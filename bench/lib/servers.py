@@ -60,16 +60,25 @@ def stats(server, zone="cluster.local."):
     return cluster_lib.stats(server, zone)
 
 
-def wait_ready(server, timeout=300, poll=0.05):
-    """Waits until mod-k8s reports the cluster zone synchronized; returns when it did (monotonic)."""
+def wait_for(server, predicate, timeout, what, poll=0.05):
+    """Polls predicate() until it is true; returns when it was (monotonic).
+
+    Raises BenchError naming `what` if knotd exits first or after timeout seconds.
+    """
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if stats(server).get("ready[cluster]") == 1:
+        if predicate():
             return time.monotonic()
         if not server.is_running():
-            raise BenchError("knotd exited while mod-k8s was synchronizing:\n" + server.log_tail(20))
+            raise BenchError(f"knotd exited while waiting for {what}:\n" + server.log_tail(20))
         time.sleep(poll)
-    raise BenchError(f"mod-k8s not synchronized after {timeout} s:\n" + server.log_tail(20))
+    raise BenchError(f"timed out after {timeout} s waiting for {what}:\n" + server.log_tail(20))
+
+
+def wait_ready(server, timeout=300):
+    """Waits until mod-k8s reports the cluster zone synchronized; returns when it did (monotonic)."""
+    return wait_for(server, lambda: stats(server).get("ready[cluster]") == 1, timeout,
+                    "mod-k8s to synchronize")
 
 
 def stop(server):

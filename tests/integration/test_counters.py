@@ -20,8 +20,8 @@ import dig
 import testing
 from cluster import Cluster, SRCDIR, stats
 from faults import (api_items, counter, endpoint_slice, expect_addresses, headless_service,
-                    objects_in_api, service, start_knotd, trigger_time, wait_counter, wait_for,
-                    wait_log)
+                    objects_in_api, service, start_knotd, trigger_time, unwatched_write, wait_counter,
+                    wait_for, wait_log)
 
 tests = testing.Tests()
 
@@ -157,11 +157,6 @@ def last_event_age_grows_while_nothing_happens_and_restarts_with_an_event(c):
     wait_counter(c.server, "last-event-age", lambda v: v >= 2, "last-event-age reaches 2 s", timeout=10)
     c.sim.apply(service("shop", "wake", "10.96.122.1"))
     wait_counter(c.server, "last-event-age", lambda v: v == 0, "last-event-age back to 0", timeout=5)
-
-
-def unwatched_write(sim, name):
-    sim.apply({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "shop"},
-               "spec": {"containers": [{"name": "main", "image": "busybox"}]}})
 
 
 @tests.case

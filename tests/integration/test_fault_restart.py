@@ -19,7 +19,8 @@ from urllib.parse import parse_qs
 import testing
 from cluster import Cluster
 from faults import (Watch, age_watches, counter, endpoint_slice, expect_addresses,
-                    expect_objects_match_api, headless_service, log_lines, log_mark, wait_counter)
+                    expect_objects_match_api, headless_service, log_lines, log_mark, unwatched_write,
+                    wait_counter)
 
 tests = testing.Tests()
 
@@ -33,12 +34,6 @@ STEADY = [
     ("1.0.96.10.in-addr.arpa.", "PTR"),
     ("web.shop.svc.clusterset.local.", "A"),
 ]
-
-
-def unwatched_write(sim, name):
-    """A write the module does not see: it moves the API's resourceVersion past the module's."""
-    sim.apply({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "shop"},
-               "spec": {"containers": [{"name": "main", "image": "busybox"}]}})
 
 
 def quiet_bookmarks(c):

@@ -15,53 +15,29 @@ import subprocess
 import tempfile
 
 import knotd
-import simctl
 import testing
-from cluster import SAMPLE, stats, wait_ready
+from cluster import SAMPLE, Cluster, stats
 
 tests = testing.Tests()
 
 
-class InCluster:
-    """The simulator and a knotd whose mod-k8s has no kubeconfig."""
+class InCluster(Cluster):
+    """The simulator and a knotd whose mod-k8s has no kubeconfig: the environment and the
+    service account directory point it at the simulator."""
 
     def __init__(self, address="127.0.0.1"):
-        self.workdir = tempfile.mkdtemp(prefix="mod-k8s-incluster-")
-        self.sim = simctl.Simulator(os.path.join(self.workdir, "apisim"), manifests=[SAMPLE],
-                                    args=["--address", address])
+        super().__init__(manifests=[SAMPLE], sim_args=["--address", address], zones=("cluster.local.",))
         self.address_api = address
-        self.server = None
 
-    def knotd(self, sa_dir=None, **options):
+    def module_options(self, module=None):
+        options = {"serviceaccount-dir": self.sim.workdir}
+        options.update(module or {})
+        return options
+
+    def knotd(self, module=None, **options):
         environment = {"KUBERNETES_SERVICE_HOST": self.address_api,
                        "KUBERNETES_SERVICE_PORT": str(self.sim.port)}
-        module = {"serviceaccount-dir": sa_dir or self.sim.workdir}
-        module.update(options)
-        return knotd.Knotd(module=module, zones=("cluster.local.",), environment=environment)
-
-    def __enter__(self):
-        self.sim.start()
-        self.server = self.knotd().__enter__()
-        wait_ready(self.server)
-        return self
-
-    def __exit__(self, *exc):
-        try:
-            self.server.__exit__(*exc)
-        finally:
-            self.sim.stop()
-            shutil.rmtree(self.workdir, ignore_errors=True)
-        return False
-
-    # What the harness and the tests use.
-    def query(self, qname, qtype="A", **options):
-        return self.server.query(qname, qtype, **options)
-
-    def log_text(self):
-        return self.server.log_text()
-
-    def is_running(self):
-        return self.server.is_running() and self.sim.alive()
+        return super().knotd(module, environment=environment, **options)
 
 
 @tests.case
@@ -98,7 +74,7 @@ def the_api_server_certificate_is_verified(env):
                         "-out", os.path.join(other, "ca.crt")],
                        check=True, capture_output=True)
         shutil.copy(env.sim.token_path, os.path.join(other, "token"))
-        with env.knotd(sa_dir=other) as server:
+        with env.knotd(module={"serviceaccount-dir": other}) as server:
             def refused():
                 counters = stats(server)
                 testing.expect(counters.get("api-errors[tls]", 0) > 0, f"no TLS error counted: {counters}")

@@ -17,6 +17,7 @@ import urllib.parse
 import cases
 import testing
 from cluster import Cluster, SAMPLE
+from faults import namespace
 
 tests = testing.Tests()
 
@@ -24,10 +25,6 @@ CONTROLLER = "mcs-controller.example.org"
 
 
 # -- objects an MCS controller (and the cluster's own controllers) would write
-
-def namespace(name):
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
-
 
 def ports_of(ports):
     return [{"name": name, "protocol": "TCP", "port": number} if name else

@@ -100,6 +100,12 @@ def end_outage(sim):
     sim.outage(0)
 
 
+def unwatched_write(sim, name):
+    """A write the module does not see: it moves the API's resourceVersion past the module's."""
+    sim.apply({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "shop"},
+               "spec": {"containers": [{"name": "main", "image": "busybox"}]}})
+
+
 def api_items(sim, path):
     """The items of a LIST of the simulator's API (what a fresh client would read)."""
     response = sim.get(path)
