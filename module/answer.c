@@ -881,13 +881,7 @@ static k8s_answer_t answer_autopath(ctx_t *c, const knot_dname_t *qname, const k
 		}
 
 		// qname CNAME <candidate>, then what the candidate answered.
-		knot_rdataset_t rrs = { .count = 1, .size = knot_rdata_size(cand_size) };
-		rrs.rdata = mm_get(c->mm, rrs.size);
-		if (rrs.rdata == NULL) {
-			return K8S_ANSWER_SERVFAIL;
-		}
-		knot_rdata_init(rrs.rdata, cand_size, owner);
-		int ret = put(c, qname, KNOT_COMPR_HINT_QNAME, KNOT_RRTYPE_CNAME, conf->ttl, &rrs, 0);
+		int ret = put_cname(c, qname, qname, owner);
 		for (uint16_t j = 0; ret == KNOT_EOK && j < scratch->rrset_count; j++) {
 			ret = knot_pkt_put(c->pkt, KNOT_COMPR_HINT_NONE, &scratch->rr[j], 0);
 		}
