@@ -447,7 +447,7 @@ static k8s_answer_t answer_federation(ctx_t *c, const knot_dname_t *owner,
 	uint8_t name[KNOT_DNAME_MAXLEN];
 	size_t size;
 	if (local) {
-		size = k8s_federation_local_name(fq, zone, name);
+		size = write_name(name, sizeof(name), svc, NULL, zone);
 	} else {
 		const k8s_topology_t *topology = c->conf->topology;
 		if (topology == NULL) {
