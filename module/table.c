@@ -287,6 +287,12 @@ size_t k8s_table_ptr(const k8s_table_t *t, const k8s_ip_t *ip, const k8s_addr_t 
 	return found;
 }
 
+static bool podent_has_ip(const k8s_podent_t *pod, const k8s_ip_t *ip, uint32_t hash)
+{
+	return pod->hash == hash && pod->ip.family == ip->family &&
+	       memcmp(pod->ip.bytes, ip->bytes, ip_len(ip->family)) == 0;
+}
+
 bool k8s_table_pod(const k8s_table_t *t, const k8s_ip_t *ip, const uint8_t *ns)
 {
 	uint32_t hash = hash_ip(ip->family, ip->bytes);
@@ -294,9 +300,7 @@ bool k8s_table_pod(const k8s_table_t *t, const k8s_ip_t *ip, const uint8_t *ns)
 	k8s_rcuhash_iter_init(&it, &t->pods, hash);
 	const k8s_podent_t *pod;
 	while ((pod = k8s_rcuhash_iter_next(&it)) != NULL) {
-		if (pod->hash == hash && pod->ip.family == ip->family &&
-		    memcmp(pod->ip.bytes, ip->bytes, ip_len(ip->family)) == 0 &&
-		    memcmp(pod->ns, ns, 1 + ns[0]) == 0) {
+		if (podent_has_ip(pod, ip, hash) && memcmp(pod->ns, ns, 1 + ns[0]) == 0) {
 			return true;
 		}
 	}
@@ -310,8 +314,7 @@ const k8s_podent_t *k8s_table_pod_by_ip(const k8s_table_t *t, const k8s_ip_t *ip
 	k8s_rcuhash_iter_init(&it, &t->pods, hash);
 	const k8s_podent_t *pod, *match = NULL;
 	while ((pod = k8s_rcuhash_iter_next(&it)) != NULL) {
-		if (pod->hash != hash || pod->ip.family != ip->family ||
-		    memcmp(pod->ip.bytes, ip->bytes, ip_len(ip->family)) != 0) {
+		if (!podent_has_ip(pod, ip, hash)) {
 			continue;
 		}
 		// A node IP (host-network pods) says nothing about the client's namespace.
@@ -635,9 +638,7 @@ static k8s_podent_t *find_podent(const k8s_table_t *t, const k8s_ip_t *ip, const
 	k8s_rcuhash_iter_init(&it, &t->pods, hash);
 	k8s_podent_t *pod;
 	while ((pod = k8s_rcuhash_iter_next(&it)) != NULL) {
-		if (pod->hash == hash && pod->ip.family == ip->family &&
-		    memcmp(pod->ip.bytes, ip->bytes, ip_len(ip->family)) == 0 &&
-		    pod->host_network == host_network &&
+		if (podent_has_ip(pod, ip, hash) && pod->host_network == host_network &&
 		    memcmp(pod->ns, ns, 1 + ns[0]) == 0) {
 			return pod;
 		}
