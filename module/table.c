@@ -593,14 +593,24 @@ void k8s_table_del_svc(k8s_table_t *t, k8s_zone_t zone, const char *ns, const ch
 	k8s_retire(&t->retire, (void *)old);
 }
 
+static size_t ns_label(const char *ns, uint8_t out[64])
+{
+	size_t len = strlen(ns);
+	if (len == 0 || len > 63) {
+		return 0;
+	}
+	out[0] = len;
+	memcpy(out + 1, ns, len);
+	return 1 + len;
+}
+
 int k8s_table_set_ns(k8s_table_t *t, const char *name, bool present)
 {
-	size_t len = strlen(name);
-	if (len == 0 || len > 63) {
+	uint8_t label[64];
+	size_t size = ns_label(name, label);
+	if (size == 0) {
 		return KNOT_EINVAL;
 	}
-	uint8_t label[64] = { len };
-	memcpy(label + 1, name, len);
 	uint32_t hash = label_hash(label);
 	const k8s_nsent_t *old = find_ns(t, label, hash);
 
@@ -616,12 +626,12 @@ int k8s_table_set_ns(k8s_table_t *t, const char *name, bool present)
 		return KNOT_EOK;
 	}
 
-	k8s_nsent_t *ns = malloc(sizeof(*ns) + 1 + len);
+	k8s_nsent_t *ns = malloc(sizeof(*ns) + size);
 	if (ns == NULL) {
 		return KNOT_ENOMEM;
 	}
 	ns->hash = hash;
-	memcpy(ns->label, label, 1 + len);
+	memcpy(ns->label, label, size);
 	int ret = k8s_rcuhash_insert(&t->nss, hash, ns, &t->retire);
 	if (ret != KNOT_EOK) {
 		free(ns);
@@ -644,17 +654,6 @@ static k8s_podent_t *find_podent(const k8s_table_t *t, const k8s_ip_t *ip, const
 		}
 	}
 	return NULL;
-}
-
-static size_t ns_label(const char *ns, uint8_t out[64])
-{
-	size_t len = strlen(ns);
-	if (len == 0 || len > 63) {
-		return 0;
-	}
-	out[0] = len;
-	memcpy(out + 1, ns, len);
-	return 1 + len;
 }
 
 int k8s_table_set_pod(k8s_table_t *t, const k8s_pod_t *old_pod, const k8s_pod_t *new_pod)
