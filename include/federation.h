@@ -98,14 +98,6 @@ bool k8s_federation_query(const k8s_federation_t *feds, size_t count, const k8s_
 bool k8s_federation_local(const k8s_svc_t *svc);
 
 /*!
- * \brief Writes the local service's name <svc>.<ns>.svc.<zone>.
- *
- * \return Its size, or 0 if it is longer than a DNS name.
- */
-size_t k8s_federation_local_name(const k8s_fedquery_t *fq, const knot_dname_t *zone,
-                                 uint8_t out[KNOT_DNAME_MAXLEN]);
-
-/*!
  * \brief Writes the federation's name for this cluster:
  * <svc>.<ns>.<fed>.svc.<zone>.<region>.<domain>, or the global
  * <svc>.<ns>.<fed>.svc.<domain> without a topology (or when the other is too long).

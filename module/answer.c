@@ -360,6 +360,23 @@ static k8s_answer_t follow(ctx_t *c, const knot_dname_t *target, const knot_dnam
 	}
 }
 
+/*! \brief The table zone whose domain a name is below, or K8S_ZONE_COUNT if none of ours. */
+static k8s_zone_t zone_of(const k8s_answer_conf_t *conf, const knot_dname_t *name)
+{
+	for (int z = 0; z < K8S_ZONE_COUNT; z++) {
+		const knot_dname_t *domain = conf->domains[z];
+		if (domain != NULL && knot_dname_in_bailiwick(name, domain) > 0) {
+			return z;
+		}
+	}
+	return K8S_ZONE_COUNT;
+}
+
+static k8s_role_t zone_role(k8s_zone_t zone)
+{
+	return (zone == K8S_ZONE_CLUSTER) ? K8S_ROLE_CLUSTER : K8S_ROLE_CLUSTERSET;
+}
+
 /*!
  * \brief Answers a CNAME target in one of our zones, as knotd follows CNAMEs in a zone.
  *
@@ -368,15 +385,11 @@ static k8s_answer_t follow(ctx_t *c, const knot_dname_t *target, const knot_dnam
 static k8s_answer_t chase(ctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
                           unsigned depth)
 {
-	const k8s_answer_conf_t *conf = c->conf;
-	for (int z = 0; z < K8S_ZONE_COUNT; z++) {
-		const knot_dname_t *domain = conf->domains[z];
-		if (domain != NULL && knot_dname_in_bailiwick(target, domain) > 0) {
-			k8s_role_t role = (z == K8S_ZONE_CLUSTER) ? K8S_ROLE_CLUSTER : K8S_ROLE_CLUSTERSET;
-			return follow(c, target, qname, role, domain, depth);
-		}
+	k8s_zone_t z = zone_of(c->conf, target);
+	if (z == K8S_ZONE_COUNT) {
+		return K8S_ANSWER_PASS;
 	}
-	return K8S_ANSWER_PASS;
+	return follow(c, target, qname, zone_role(z), c->conf->domains[z], depth);
 }
 
 /*! \brief ExternalName: the CNAME, then its target's records when we can have them. */
@@ -434,7 +447,7 @@ static k8s_answer_t answer_federation(ctx_t *c, const knot_dname_t *owner,
 	uint8_t name[KNOT_DNAME_MAXLEN];
 	size_t size;
 	if (local) {
-		size = k8s_federation_local_name(fq, zone, name);
+		size = write_name(name, sizeof(name), svc, NULL, zone);
 	} else {
 		const k8s_topology_t *topology = c->conf->topology;
 		if (topology == NULL) {
@@ -849,19 +862,14 @@ static k8s_answer_t answer_autopath(ctx_t *c, const knot_dname_t *qname, const k
 	for (size_t i = 0; i < path_count; i++) {
 		uint8_t cand[KNOT_DNAME_MAXLEN];
 		size_t cand_size = candidate(cand, name, name_size, paths[i]);
-		k8s_role_t role;
-		uint32_t ready;
 		if (cand_size == 0) {
 			continue;
-		} else if (knot_dname_in_bailiwick(cand, conf->domains[K8S_ZONE_CLUSTER]) > 0) {
-			role = K8S_ROLE_CLUSTER;
-			ready = K8S_READY_CLUSTER;
-		} else if (knot_dname_in_bailiwick(cand, conf->domains[K8S_ZONE_CLUSTERSET]) > 0) {
-			role = K8S_ROLE_CLUSTERSET;
-			ready = K8S_READY_CLUSTERSET;
-		} else {
+		}
+		k8s_zone_t z = zone_of(conf, cand);
+		if (z == K8S_ZONE_COUNT) {
 			continue;  // Not ours: answering it would wait on the network.
 		}
+		uint32_t ready = (z == K8S_ZONE_CLUSTER) ? K8S_READY_CLUSTER : K8S_READY_CLUSTERSET;
 		if (!(k8s_table_ready(c->t) & ready)) {
 			continue;
 		}
@@ -870,9 +878,7 @@ static k8s_answer_t answer_autopath(ctx_t *c, const knot_dname_t *qname, const k
 			return K8S_ANSWER_SERVFAIL;
 		}
 		memcpy(owner, cand, cand_size);
-		const knot_dname_t *zone = (role == K8S_ROLE_CLUSTER) ? conf->domains[K8S_ZONE_CLUSTER]
-		                                                      : conf->domains[K8S_ZONE_CLUSTERSET];
-		k8s_answer_t res = answer_name(&aside, owner, qname, role, zone, 0);
+		k8s_answer_t res = answer_name(&aside, owner, qname, zone_role(z), conf->domains[z], 0);
 		if (res == K8S_ANSWER_NXDOMAIN || res == K8S_ANSWER_PASS) {
 			continue;
 		}
@@ -881,13 +887,7 @@ static k8s_answer_t answer_autopath(ctx_t *c, const knot_dname_t *qname, const k
 		}
 
 		// qname CNAME <candidate>, then what the candidate answered.
-		knot_rdataset_t rrs = { .count = 1, .size = knot_rdata_size(cand_size) };
-		rrs.rdata = mm_get(c->mm, rrs.size);
-		if (rrs.rdata == NULL) {
-			return K8S_ANSWER_SERVFAIL;
-		}
-		knot_rdata_init(rrs.rdata, cand_size, owner);
-		int ret = put(c, qname, KNOT_COMPR_HINT_QNAME, KNOT_RRTYPE_CNAME, conf->ttl, &rrs, 0);
+		int ret = put_cname(c, qname, qname, owner);
 		for (uint16_t j = 0; ret == KNOT_EOK && j < scratch->rrset_count; j++) {
 			ret = knot_pkt_put(c->pkt, KNOT_COMPR_HINT_NONE, &scratch->rr[j], 0);
 		}

@@ -161,20 +161,6 @@ bool k8s_federation_local(const k8s_svc_t *svc)
 	}
 }
 
-size_t k8s_federation_local_name(const k8s_fedquery_t *fq, const knot_dname_t *zone,
-                                 uint8_t out[KNOT_DNAME_MAXLEN])
-{
-	size_t zone_size = knot_dname_size(zone);
-	size_t size = fq->owner_len + 4 + zone_size;
-	if (size > KNOT_DNAME_MAXLEN) {
-		return 0;
-	}
-	memcpy(out, fq->owner, fq->owner_len);
-	memcpy(out + fq->owner_len, "\x03svc", 4);
-	memcpy(out + fq->owner_len + 4, zone, zone_size);
-	return size;
-}
-
 size_t k8s_federation_remote_name(const k8s_fedquery_t *fq, const k8s_topology_t *topology,
                                   uint8_t out[KNOT_DNAME_MAXLEN])
 {

@@ -561,17 +561,12 @@ static int watch_conf_read(knotd_mod_t *mod, const k8s_answer_conf_t *answer,
                            k8s_watcher_conf_t *conf)
 {
 	memset(conf, 0, sizeof(*conf));
-	knotd_conf_t kubeconfig = knotd_conf_mod(mod, MOD_KUBECONFIG);
-	conf->kubeconfig = (kubeconfig.count > 0) ? strdup(kubeconfig.single.string) : NULL;
-	knotd_conf_t context = knotd_conf_mod(mod, MOD_CONTEXT);
-	conf->context = (context.count > 0) ? strdup(context.single.string) : NULL;
+	conf->kubeconfig = conf_str(mod, MOD_KUBECONFIG);
+	conf->context = conf_str(mod, MOD_CONTEXT);
 	conf->sa_dir = conf_str(mod, MOD_SA_DIR);
-	knotd_conf_t labels = knotd_conf_mod(mod, MOD_LABELS);
-	conf->labels = (labels.count > 0) ? strdup(labels.single.string) : NULL;
-	knotd_conf_t ns_labels = knotd_conf_mod(mod, MOD_NS_LABELS);
-	conf->namespace_labels = (ns_labels.count > 0) ? strdup(ns_labels.single.string) : NULL;
-	knotd_conf_t cluster_id = knotd_conf_mod(mod, MOD_CLUSTER_ID);
-	conf->cluster_id = (cluster_id.count > 0) ? strdup(cluster_id.single.string) : NULL;
+	conf->labels = conf_str(mod, MOD_LABELS);
+	conf->namespace_labels = conf_str(mod, MOD_NS_LABELS);
+	conf->cluster_id = conf_str(mod, MOD_CLUSTER_ID);
 	conf->endpoint_pod_names = knotd_conf_mod(mod, MOD_EP_POD_NAMES).single.boolean;
 	conf->no_endpoints = knotd_conf_mod(mod, MOD_NO_ENDPOINTS).single.boolean;
 	conf->stall_s = knotd_conf_mod(mod, MOD_STALL).single.integer;

@@ -28,9 +28,24 @@ bool k8s_label_is(const uint8_t *label, const char *text)
 }
 
 /*!
- * \brief Reads "a-b-c-d" as inet_pton() reads "a.b.c.d": four decimal octets
- * of one to three digits, no leading zero, none above 255.
+ * \brief Reads a decimal octet at \a *c as inet_pton() reads one: one to three
+ * digits, no leading zero, none above 255; \a *c moves past the digits.
  */
+static bool read_octet(const uint8_t **c, const uint8_t *end, uint8_t *out)
+{
+	unsigned value = 0;
+	const uint8_t *start = *c;
+	while (*c < end && **c >= '0' && **c <= '9' && *c - start < 3) {
+		value = value * 10 + (*(*c)++ - '0');
+	}
+	if (*c == start || value > 255 || (*c - start > 1 && *start == '0')) {
+		return false;
+	}
+	*out = value;
+	return true;
+}
+
+/*! \brief Reads "a-b-c-d" as inet_pton() reads "a.b.c.d". */
 static bool pod_ipv4(const uint8_t *label, k8s_ip_t *ip)
 {
 	const uint8_t *c = label + 1, *end = c + label[0];
@@ -40,15 +55,9 @@ static bool pod_ipv4(const uint8_t *label, k8s_ip_t *ip)
 		if (i > 0 && (c == end || *c++ != '-')) {
 			return false;
 		}
-		unsigned value = 0;
-		const uint8_t *start = c;
-		while (c < end && *c >= '0' && *c <= '9' && c - start < 3) {
-			value = value * 10 + (*c++ - '0');
-		}
-		if (c == start || value > 255 || (c - start > 1 && *start == '0')) {
+		if (!read_octet(&c, end, &ip->bytes[i])) {
 			return false;
 		}
-		ip->bytes[i] = value;
 	}
 	return c == end;
 }
@@ -103,21 +112,12 @@ static size_t split(const uint8_t *name, const uint8_t **labels, size_t max)
 	return n;
 }
 
-/*! \brief Reads a decimal octet label (no leading zeros). */
+/*! \brief Reads a label that is one decimal octet. */
 static bool octet(const uint8_t *label, uint8_t *out)
 {
-	size_t len = label[0];
-	if (len == 0 || len > 3 || (len > 1 && label[1] == '0')) {
-		return false;
-	}
-	unsigned value = 0;
-	for (size_t i = 1; i <= len; i++) {
-		if (label[i] < '0' || label[i] > '9') {
-			return false;
-		}
-		value = value * 10 + (label[i] - '0');
-	}
-	if (value > 255) {
+	const uint8_t *c = label + 1, *end = c + label[0];
+	uint8_t value;
+	if (!read_octet(&c, end, &value) || c != end) {
 		return false;
 	}
 	*out = value;

@@ -142,6 +142,19 @@ static void mark(k8s_store_t *s, k8s_zone_t zone, const char *key)
 	}
 }
 
+/*! \brief Marks the block a slice group feeds; a local service's slices may also stand in its import. */
+static void mark_group(k8s_store_t *s, unsigned source, const char *key)
+{
+	if (source == K8S_SRC_MCS_SLICES) {
+		mark(s, K8S_ZONE_CLUSTERSET, key);
+		return;
+	}
+	mark(s, K8S_ZONE_CLUSTER, key);
+	if (k8s_map_get(&s->objects[K8S_SRC_IMPORTS], key) != NULL) {
+		mark(s, K8S_ZONE_CLUSTERSET, key);
+	}
+}
+
 static void mark_all_imports(k8s_store_t *s)
 {
 	size_t pos = 0;
@@ -288,18 +301,13 @@ static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const k8s_obj
 	case K8S_SRC_SLICES:
 	case K8S_SRC_MCS_SLICES: {
 		k8s_map_t *groups = (source == K8S_SRC_SLICES) ? &s->slice_groups : &s->mcs_groups;
-		k8s_zone_t zone = (source == K8S_SRC_SLICES) ? K8S_ZONE_CLUSTER : K8S_ZONE_CLUSTERSET;
 		char group[256];
 		bool grouped = obj != NULL &&
 		               slice_group((const k8s_slice_t *)obj, source, group, sizeof(group));
 		// Leave the old service's group (the label may have changed), join the new one.
 		if (entry->group != NULL && (!grouped || strcmp(entry->group, group) != 0)) {
 			group_del(groups, entry->group, entry);
-			mark(s, zone, entry->group);
-			if (source == K8S_SRC_SLICES &&
-			    k8s_map_get(&s->objects[K8S_SRC_IMPORTS], entry->group) != NULL) {
-				mark(s, K8S_ZONE_CLUSTERSET, entry->group);
-			}
+			mark_group(s, source, entry->group);
 			free(entry->group);
 			entry->group = NULL;
 		}
@@ -313,16 +321,11 @@ static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const k8s_obj
 					entry->group = NULL;
 				}
 			}
-			mark(s, zone, group);
+			mark_group(s, source, group);
 			// A LIST returns old changes too: only watched changes measure latency.
 			if (!s->listing[source]) {
 				note_trigger(s, (const k8s_slice_t *)obj);
 			}
-		}
-		// A locally exported service's endpoints may also stand in its import.
-		if (source == K8S_SRC_SLICES && grouped &&
-		    k8s_map_get(&s->objects[K8S_SRC_IMPORTS], group) != NULL) {
-			mark(s, K8S_ZONE_CLUSTERSET, group);
 		}
 		break;
 	}

@@ -287,6 +287,12 @@ size_t k8s_table_ptr(const k8s_table_t *t, const k8s_ip_t *ip, const k8s_addr_t 
 	return found;
 }
 
+static bool podent_has_ip(const k8s_podent_t *pod, const k8s_ip_t *ip, uint32_t hash)
+{
+	return pod->hash == hash && pod->ip.family == ip->family &&
+	       memcmp(pod->ip.bytes, ip->bytes, ip_len(ip->family)) == 0;
+}
+
 bool k8s_table_pod(const k8s_table_t *t, const k8s_ip_t *ip, const uint8_t *ns)
 {
 	uint32_t hash = hash_ip(ip->family, ip->bytes);
@@ -294,9 +300,7 @@ bool k8s_table_pod(const k8s_table_t *t, const k8s_ip_t *ip, const uint8_t *ns)
 	k8s_rcuhash_iter_init(&it, &t->pods, hash);
 	const k8s_podent_t *pod;
 	while ((pod = k8s_rcuhash_iter_next(&it)) != NULL) {
-		if (pod->hash == hash && pod->ip.family == ip->family &&
-		    memcmp(pod->ip.bytes, ip->bytes, ip_len(ip->family)) == 0 &&
-		    memcmp(pod->ns, ns, 1 + ns[0]) == 0) {
+		if (podent_has_ip(pod, ip, hash) && memcmp(pod->ns, ns, 1 + ns[0]) == 0) {
 			return true;
 		}
 	}
@@ -310,8 +314,7 @@ const k8s_podent_t *k8s_table_pod_by_ip(const k8s_table_t *t, const k8s_ip_t *ip
 	k8s_rcuhash_iter_init(&it, &t->pods, hash);
 	const k8s_podent_t *pod, *match = NULL;
 	while ((pod = k8s_rcuhash_iter_next(&it)) != NULL) {
-		if (pod->hash != hash || pod->ip.family != ip->family ||
-		    memcmp(pod->ip.bytes, ip->bytes, ip_len(ip->family)) != 0) {
+		if (!podent_has_ip(pod, ip, hash)) {
 			continue;
 		}
 		// A node IP (host-network pods) says nothing about the client's namespace.
@@ -590,14 +593,24 @@ void k8s_table_del_svc(k8s_table_t *t, k8s_zone_t zone, const char *ns, const ch
 	k8s_retire(&t->retire, (void *)old);
 }
 
+static size_t ns_label(const char *ns, uint8_t out[64])
+{
+	size_t len = strlen(ns);
+	if (len == 0 || len > 63) {
+		return 0;
+	}
+	out[0] = len;
+	memcpy(out + 1, ns, len);
+	return 1 + len;
+}
+
 int k8s_table_set_ns(k8s_table_t *t, const char *name, bool present)
 {
-	size_t len = strlen(name);
-	if (len == 0 || len > 63) {
+	uint8_t label[64];
+	size_t size = ns_label(name, label);
+	if (size == 0) {
 		return KNOT_EINVAL;
 	}
-	uint8_t label[64] = { len };
-	memcpy(label + 1, name, len);
 	uint32_t hash = label_hash(label);
 	const k8s_nsent_t *old = find_ns(t, label, hash);
 
@@ -613,12 +626,12 @@ int k8s_table_set_ns(k8s_table_t *t, const char *name, bool present)
 		return KNOT_EOK;
 	}
 
-	k8s_nsent_t *ns = malloc(sizeof(*ns) + 1 + len);
+	k8s_nsent_t *ns = malloc(sizeof(*ns) + size);
 	if (ns == NULL) {
 		return KNOT_ENOMEM;
 	}
 	ns->hash = hash;
-	memcpy(ns->label, label, 1 + len);
+	memcpy(ns->label, label, size);
 	int ret = k8s_rcuhash_insert(&t->nss, hash, ns, &t->retire);
 	if (ret != KNOT_EOK) {
 		free(ns);
@@ -635,25 +648,12 @@ static k8s_podent_t *find_podent(const k8s_table_t *t, const k8s_ip_t *ip, const
 	k8s_rcuhash_iter_init(&it, &t->pods, hash);
 	k8s_podent_t *pod;
 	while ((pod = k8s_rcuhash_iter_next(&it)) != NULL) {
-		if (pod->hash == hash && pod->ip.family == ip->family &&
-		    memcmp(pod->ip.bytes, ip->bytes, ip_len(ip->family)) == 0 &&
-		    pod->host_network == host_network &&
+		if (podent_has_ip(pod, ip, hash) && pod->host_network == host_network &&
 		    memcmp(pod->ns, ns, 1 + ns[0]) == 0) {
 			return pod;
 		}
 	}
 	return NULL;
-}
-
-static size_t ns_label(const char *ns, uint8_t out[64])
-{
-	size_t len = strlen(ns);
-	if (len == 0 || len > 63) {
-		return 0;
-	}
-	out[0] = len;
-	memcpy(out + 1, ns, len);
-	return 1 + len;
 }
 
 int k8s_table_set_pod(k8s_table_t *t, const k8s_pod_t *old_pod, const k8s_pod_t *new_pod)
