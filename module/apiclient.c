@@ -97,13 +97,13 @@ static const char *token_error(int ret)
 	}
 }
 
-void k8s_api_refresh_token(k8s_api_t *api, bool force, uint64_t now_ms)
+bool k8s_api_refresh_token(k8s_api_t *api, bool force, uint64_t now_ms)
 {
 	if (api->conf.token_file == NULL) {
-		return;
+		return false;
 	}
 	if (!force && now_ms - api->token_read_ms < K8S_TOKEN_REREAD_MS) {
-		return;
+		return false;
 	}
 	api->token_read_ms = now_ms;
 
@@ -114,10 +114,12 @@ void k8s_api_refresh_token(k8s_api_t *api, bool force, uint64_t now_ms)
 		         api->conf.token_file,
 		         api->token != NULL ? "keeping the previous token" : "sending no token",
 		         token_error(ret));
-		return;
+		return false;
 	}
+	bool changed = api->token == NULL || strcmp(api->token, token) != 0;
 	k8s_secret_free(api->token, api->token != NULL ? strlen(api->token) : 0);
 	api->token = token;
+	return changed;
 }
 
 /*! Copies a URL without trailing slashes. */
