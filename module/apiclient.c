@@ -122,16 +122,6 @@ bool k8s_api_refresh_token(k8s_api_t *api, bool force, uint64_t now_ms)
 	return changed;
 }
 
-/*! Copies a URL without trailing slashes. */
-static char *url_dup(const char *url)
-{
-	size_t len = strlen(url);
-	while (len > 0 && url[len - 1] == '/') {
-		len--;
-	}
-	return strndup(url, len);
-}
-
 /*!
  * Makes the URL base and, for a tls_server_name, the CONNECT_TO entry and Host header:
  * libcurl verifies the URL's host, so the URL names tls_server_name and the
@@ -140,7 +130,7 @@ static char *url_dup(const char *url)
 static int url_setup(k8s_api_t *api)
 {
 	if (api->conf.tls_server_name == NULL) {
-		api->url_base = url_dup(api->conf.server);
+		api->url_base = k8s_url_dup(api->conf.server);
 		return (api->url_base != NULL) ? KNOT_EOK : KNOT_ENOMEM;
 	}
 
@@ -183,7 +173,7 @@ static int url_setup(k8s_api_t *api)
 		api->host_header = NULL;
 		goto done;
 	}
-	if ((api->url_base = url_dup(url)) == NULL) {
+	if ((api->url_base = k8s_url_dup(url)) == NULL) {
 		goto done;
 	}
 	ret = KNOT_EOK;
