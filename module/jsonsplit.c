@@ -365,15 +365,12 @@ int k8s_listsplit_feed(k8s_listsplit_t *s, const char *data, size_t len,
 			}
 			if (s->state == LS_SCAN) {
 				mark = i;
+				// A scalar has no opening byte: scan() reads it from its first one.
+				if (s->flags & F_SCALAR) {
+					continue;
+				}
 			}
 			i++;
-			// A scalar may end at the very next byte: scan() must see it.
-			if (s->state != LS_SCAN || !(s->flags & F_SCALAR)) {
-				continue;
-			}
-			if (s->key_len < sizeof(s->key)) {
-				s->key[s->key_len++] = c;
-			}
 			continue;
 		}
 
