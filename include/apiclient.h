@@ -52,8 +52,10 @@ void k8s_api_deinit(k8s_api_t *api);
  * \brief Re-reads the token file if it is older than K8S_TOKEN_REREAD_MS, or at once when \a force.
  *
  * Called before each request and with \a force after any 401.
+ *
+ * \return True if the token changed (a rotated token; a 401 is worth retrying at once).
  */
-void k8s_api_refresh_token(k8s_api_t *api, bool force, uint64_t now_ms);
+bool k8s_api_refresh_token(k8s_api_t *api, bool force, uint64_t now_ms);
 
 /*!
  * \brief Prepares an easy handle for a GET of \a path_query (e.g. "/api/v1/services?limit=500").

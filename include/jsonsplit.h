@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "buf.h"
+#include "objects.h"
 
 /*!
  * \brief Receives one complete item or line.
@@ -43,7 +44,7 @@ typedef struct {
 	int flags;            /*!< Private. */
 	char key[16];         /*!< Private: current top-level key. */
 	size_t key_len;       /*!< Private. */
-	char rv[64];          /*!< metadata.resourceVersion of the list, "" until seen. */
+	char rv[K8S_RV_MAX];  /*!< metadata.resourceVersion of the list, "" until seen. */
 	char *cont;           /*!< metadata.continue token (malloc'd), NULL if none or empty. */
 	size_t skipped;       /*!< Items dropped for exceeding max_item. */
 	bool done;            /*!< The closing brace of the document was seen. */

@@ -75,6 +75,9 @@ int k8s_kubeconfig_load(const char *path, const char *context, k8s_apiconf_t *ou
  */
 int k8s_incluster_load(const char *sa_dir, k8s_apiconf_t *out, char *err, size_t errlen);
 
+/*! \brief Copies a server URL without trailing slashes. */
+char *k8s_url_dup(const char *url);
+
 /*! \brief Overwrites and frees memory that holds a secret (a token, a key); NULL is fine. */
 void k8s_secret_free(void *data, size_t len);
 

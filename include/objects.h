@@ -176,6 +176,9 @@ typedef enum {
 
 #define K8S_RV_MAX 64
 
+/*! \brief Whether a resourceVersion can go into URLs: shorter than K8S_RV_MAX, printable, no spaces. */
+bool k8s_rv_valid(const char *rv, size_t len);
+
 /*! \brief One decoded watch event. */
 typedef struct {
 	k8s_event_type_t type;

@@ -97,13 +97,13 @@ static const char *token_error(int ret)
 	}
 }
 
-void k8s_api_refresh_token(k8s_api_t *api, bool force, uint64_t now_ms)
+bool k8s_api_refresh_token(k8s_api_t *api, bool force, uint64_t now_ms)
 {
 	if (api->conf.token_file == NULL) {
-		return;
+		return false;
 	}
 	if (!force && now_ms - api->token_read_ms < K8S_TOKEN_REREAD_MS) {
-		return;
+		return false;
 	}
 	api->token_read_ms = now_ms;
 
@@ -114,20 +114,12 @@ void k8s_api_refresh_token(k8s_api_t *api, bool force, uint64_t now_ms)
 		         api->conf.token_file,
 		         api->token != NULL ? "keeping the previous token" : "sending no token",
 		         token_error(ret));
-		return;
+		return false;
 	}
+	bool changed = api->token == NULL || strcmp(api->token, token) != 0;
 	k8s_secret_free(api->token, api->token != NULL ? strlen(api->token) : 0);
 	api->token = token;
-}
-
-/*! Copies a URL without trailing slashes. */
-static char *url_dup(const char *url)
-{
-	size_t len = strlen(url);
-	while (len > 0 && url[len - 1] == '/') {
-		len--;
-	}
-	return strndup(url, len);
+	return changed;
 }
 
 /*!
@@ -138,7 +130,7 @@ static char *url_dup(const char *url)
 static int url_setup(k8s_api_t *api)
 {
 	if (api->conf.tls_server_name == NULL) {
-		api->url_base = url_dup(api->conf.server);
+		api->url_base = k8s_url_dup(api->conf.server);
 		return (api->url_base != NULL) ? KNOT_EOK : KNOT_ENOMEM;
 	}
 
@@ -181,7 +173,7 @@ static int url_setup(k8s_api_t *api)
 		api->host_header = NULL;
 		goto done;
 	}
-	if ((api->url_base = url_dup(url)) == NULL) {
+	if ((api->url_base = k8s_url_dup(url)) == NULL) {
 		goto done;
 	}
 	ret = KNOT_EOK;

@@ -109,17 +109,10 @@ static int meta_parse(k8s_listsplit_t *s, const char *text, size_t len)
 	    json_object_is_type(val, json_type_string)) {
 		size_t rv_len = json_object_get_string_len(val);
 		const char *rv = json_object_get_string(val);
-		for (size_t i = 0; i < rv_len; i++) {
-			// It goes into URLs: short and printable without spaces.
-			if ((unsigned char)rv[i] <= 0x20 || (unsigned char)rv[i] >= 0x7f) {
-				ret = KNOT_EMALF;
-			}
-		}
-		if (rv_len >= sizeof(s->rv)) {
-			ret = KNOT_EMALF;
-		}
-		if (ret == KNOT_EOK) {
+		if (k8s_rv_valid(rv, rv_len)) {
 			memcpy(s->rv, rv, rv_len + 1);
+		} else {
+			ret = KNOT_EMALF;
 		}
 	}
 	if (ret == KNOT_EOK && json_object_object_get_ex(meta, "continue", &val) &&
@@ -372,15 +365,12 @@ int k8s_listsplit_feed(k8s_listsplit_t *s, const char *data, size_t len,
 			}
 			if (s->state == LS_SCAN) {
 				mark = i;
+				// A scalar has no opening byte: scan() reads it from its first one.
+				if (s->flags & F_SCALAR) {
+					continue;
+				}
 			}
 			i++;
-			// A scalar may end at the very next byte: scan() must see it.
-			if (s->state != LS_SCAN || !(s->flags & F_SCALAR)) {
-				continue;
-			}
-			if (s->key_len < sizeof(s->key)) {
-				s->key[s->key_len++] = c;
-			}
 			continue;
 		}
 

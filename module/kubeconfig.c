@@ -318,8 +318,7 @@ static int server_check(const char *url, char *why, size_t whylen)
 	return ret;
 }
 
-/*! Copies a server URL without trailing slashes. */
-static char *server_dup(const char *url)
+char *k8s_url_dup(const char *url)
 {
 	size_t len = strlen(url);
 	while (len > 0 && url[len - 1] == '/') {
@@ -365,7 +364,7 @@ static int load_cluster(kc_t *kc, const char *name, k8s_apiconf_t *out)
 		               "(set https_proxy in knotd's environment instead)", where);
 	}
 
-	out->server = server_dup(server);
+	out->server = k8s_url_dup(server);
 	out->tls_server_name = (tls_name != NULL) ? strdup(tls_name) : NULL;
 	if (out->server == NULL || (tls_name != NULL && out->tls_server_name == NULL)) {
 		return KNOT_ENOMEM;

@@ -559,11 +559,16 @@ static str_t slice_label(const meta_t *m, const char *key)
 	return label_or_null(get_str(m->labels, key), true);
 }
 
-/*! A cluster id label: one DNS label, or two joined by a dot. */
+/*! A cluster id: one DNS label, or two joined by a dot (KEP-1645). */
+static bool cluster_id_valid(str_t s)
+{
+	return s.ptr != NULL && name_valid(s.ptr, s.len, DNS_NAME_MAX, 2, true);
+}
+
 static str_t cluster_label(const meta_t *m)
 {
 	str_t s = get_str(m->labels, "multicluster.kubernetes.io/source-cluster");
-	if (s.ptr == NULL || !name_valid(s.ptr, s.len, DNS_NAME_MAX, 2, true)) {
+	if (!cluster_id_valid(s)) {
 		s.ptr = NULL;
 		s.len = 0;
 	}
@@ -700,12 +705,6 @@ static int pod_decode(json_object *root, const meta_t *m, k8s_object_t **out)
 
 	*out = &pod->meta;
 	return KNOT_EOK;
-}
-
-/*! A cluster id: one DNS label, or two joined by a dot (KEP-1645). */
-static bool cluster_id_valid(str_t s)
-{
-	return s.ptr != NULL && name_valid(s.ptr, s.len, DNS_NAME_MAX, 2, true);
 }
 
 static int serviceimport_decode(json_object *root, const meta_t *m, k8s_object_t **out)
@@ -984,20 +983,27 @@ static int event_type(str_t type, k8s_event_type_t *out)
 	return KNOT_EINVAL;
 }
 
-/*! The resourceVersion goes into URLs: it must be short and printable without spaces. */
+bool k8s_rv_valid(const char *rv, size_t len)
+{
+	if (len >= K8S_RV_MAX) {
+		return false;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if ((uint8_t)rv[i] <= 0x20 || (uint8_t)rv[i] >= 0x7f) {
+			return false;
+		}
+	}
+	return true;
+}
+
 static int rv_read(json_object *obj, char rv[K8S_RV_MAX])
 {
 	str_t s = get_str(get_obj(obj, "metadata"), "resourceVersion");
 	if (s.ptr == NULL) {
 		return KNOT_EOK;
 	}
-	if (s.len >= K8S_RV_MAX) {
+	if (!k8s_rv_valid(s.ptr, s.len)) {
 		return KNOT_EINVAL;
-	}
-	for (size_t i = 0; i < s.len; i++) {
-		if ((uint8_t)s.ptr[i] <= 0x20 || (uint8_t)s.ptr[i] >= 0x7f) {
-			return KNOT_EINVAL;
-		}
 	}
 	memcpy(rv, s.ptr, s.len);
 	rv[s.len] = '\0';

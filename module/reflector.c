@@ -649,16 +649,6 @@ static void not_found(k8s_reflector_t *r, uint64_t now, const char *reason)
 	schedule(r, OP_LIST, now + (uint64_t)r->absent_retry_s * 1000);
 }
 
-/*! Hash of the bearer token, to tell whether a re-read changed it (the token itself is not kept). */
-static uint64_t token_hash(const k8s_api_t *api)
-{
-	uint64_t h = 14695981039346656037ULL;
-	for (const char *p = api->token; p != NULL && *p != '\0'; p++) {
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	}
-	return h;
-}
-
 /*! Too new a resourceVersion (504 or ERROR 504): only a fresh list helps. */
 static bool rv_too_large(const k8s_status_t *st)
 {
@@ -683,9 +673,7 @@ static void api_error(k8s_reflector_t *r, uint64_t now, int code, const k8s_stat
 	}
 
 	if (code == 401) {
-		uint64_t before = token_hash(r->api);
-		k8s_api_refresh_token(r->api, true, now);
-		if (token_hash(r->api) != before) {
+		if (k8s_api_refresh_token(r->api, true, now)) {
 			// A rotated token: retry at once; an unchanged one would only get 401 again.
 			r->stats.errors[K8S_APIERR_UNAUTHORIZED]++;
 			k8s_logf(r->log, LOG_INFO, "%s %s unauthorized, retrying with the "

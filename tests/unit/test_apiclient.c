@@ -126,8 +126,9 @@ static void forced_refresh_rereads_at_once(void **state)
 {
 	write_token("one\n");
 	api_with(NULL, true, NULL);
+	assert_false(k8s_api_refresh_token(&api, true, api.token_read_ms + 1)); // Unchanged.
 	write_token("rotated\n");
-	k8s_api_refresh_token(&api, true, api.token_read_ms + 1);
+	assert_true(k8s_api_refresh_token(&api, true, api.token_read_ms + 1));
 	assert_string_equal(api.token, "rotated");
 }
 
@@ -148,7 +149,7 @@ static void unreadable_or_empty_token_file_keeps_the_previous_token(void **state
 	write_token("good\n");
 	api_with(NULL, true, NULL);
 	write_token(" \n");
-	k8s_api_refresh_token(&api, true, api.token_read_ms + 1);
+	assert_false(k8s_api_refresh_token(&api, true, api.token_read_ms + 1));
 	assert_string_equal(api.token, "good");
 	assert_non_null(strstr(logged, "keeping the previous token (empty)"));
 
