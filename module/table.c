@@ -708,7 +708,8 @@ void k8s_table_set_topology(k8s_table_t *t, k8s_topology_t *topology)
 
 void k8s_table_set_ready(k8s_table_t *t, uint32_t bits)
 {
-	CMM_STORE_SHARED(t->ready, t->ready | bits);
+	// Release: the records published before are visible to whoever sees the bits.
+	__atomic_store_n(&t->ready, t->ready | bits, __ATOMIC_RELEASE);
 }
 
 void k8s_table_commit(k8s_table_t *t)
