@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "objects.h"
 
@@ -82,3 +83,9 @@ bool k8s_qname_pod_ip(const uint8_t *label, k8s_ip_t *ip);
 
 /*! \brief True if a wire label equals a C string. */
 bool k8s_label_is(const uint8_t *label, const char *text);
+
+/*! \brief True if two wire labels are equal; lengths first, so neither is read past its end. */
+static inline bool k8s_label_equal(const uint8_t *a, const uint8_t *b)
+{
+	return a[0] == b[0] && memcmp(a + 1, b + 1, a[0]) == 0;
+}

@@ -214,10 +214,15 @@ static inline const k8s_topology_t *k8s_table_topology(const k8s_table_t *t)
 	return rcu_dereference(t->topology);
 }
 
-/*! \brief Readiness bits (K8S_READY_*). */
+/*!
+ * \brief Readiness bits (K8S_READY_*).
+ *
+ * Acquire: pairs with k8s_table_set_ready()'s release, so a reader that sees a
+ * zone ready also sees every record published before (a plain load on x86).
+ */
 static inline uint32_t k8s_table_ready(const k8s_table_t *t)
 {
-	return CMM_LOAD_SHARED(t->ready);
+	return __atomic_load_n(&t->ready, __ATOMIC_ACQUIRE);
 }
 
 /* Writer: only the watcher thread. */
@@ -257,7 +262,7 @@ int k8s_table_set_pod(k8s_table_t *t, const k8s_pod_t *old_pod, const k8s_pod_t 
 /*! \brief Publishes a topology (taking it; NULL: none), retiring the previous one. */
 void k8s_table_set_topology(k8s_table_t *t, k8s_topology_t *topology);
 
-/*! \brief Marks zones ready (bits are never cleared). */
+/*! \brief Marks zones ready (bits are never cleared), after what was published so far. */
 void k8s_table_set_ready(k8s_table_t *t, uint32_t bits);
 
 /*! \brief Ends a commit: hands retired memory to RCU for freeing after a grace period. */

@@ -296,7 +296,7 @@ static const k8s_svc_port_t *find_port(const k8s_svc_t *svc, const uint8_t *name
 	for (uint16_t i = 0; i < svc->port_count; i++) {
 		const k8s_svc_port_t *port = &svc->ports[i];
 		const uint8_t *port_name = svc->strings + port->name;
-		if (memcmp(port_name, name, 1 + name[0]) == 0 &&
+		if (k8s_label_equal(port_name, name) &&
 		    k8s_label_is(proto, k8s_proto_name(port->proto))) {
 			return port;
 		}
@@ -827,10 +827,13 @@ static k8s_answer_t answer_autopath(ctx_t *c, const knot_dname_t *qname, const k
 		for (size_t skip = suffix_labels - n; skip > 0; skip--) {
 			tail += 1 + tail[0];
 		}
+		// Sizes first: either name may be the shorter, and neither is read past its end.
 		size_t size = apex - qname;
-		return (memcmp(tail, qname, size) == 0) ? K8S_ANSWER_NODATA : K8S_ANSWER_NXDOMAIN;
+		bool equal = size == knot_dname_size(tail) - 1 && memcmp(tail, qname, size) == 0;
+		return equal ? K8S_ANSWER_NODATA : K8S_ANSWER_NXDOMAIN;
 	}
-	if (memcmp(labels[n - suffix_labels], suffix, suffix_size) != 0) {
+	const uint8_t *domain = labels[n - suffix_labels];
+	if ((size_t)(apex - domain) != suffix_size || memcmp(domain, suffix, suffix_size) != 0) {
 		return K8S_ANSWER_NXDOMAIN;
 	}
 	const uint8_t *ns = labels[n - suffix_labels - 1];

@@ -136,7 +136,7 @@ bool k8s_federation_query(const k8s_federation_t *feds, size_t count, const k8s_
 		return false;
 	}
 	for (size_t i = 0; i < count; i++) {
-		if (memcmp(feds[i].name, name, 1 + name[0]) == 0) {
+		if (k8s_label_equal(feds[i].name, name)) {
 			fq->fed = &feds[i];
 			fq->owner = svc;
 			fq->owner_len = (ns + 1 + ns[0]) - svc;

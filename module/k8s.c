@@ -476,10 +476,16 @@ static bool under(const knot_dname_t *name, const char *apex)
 	       knot_dname_in_bailiwick(name, wire) >= 0;
 }
 
-static char *conf_str(knotd_mod_t *mod, const yp_name_t *item)
+/*! \brief A copy of a string option in \a out, NULL if unset. \retval KNOT_EOK, KNOT_ENOMEM */
+static int conf_str(knotd_mod_t *mod, const yp_name_t *item, const char **out)
 {
 	knotd_conf_t val = knotd_conf_mod(mod, item);
-	return (val.count > 0 || val.single.string != NULL) ? strdup(val.single.string) : NULL;
+	if (val.count == 0 && val.single.string == NULL) {
+		*out = NULL;
+		return KNOT_EOK;
+	}
+	*out = strdup(val.single.string);
+	return (*out != NULL) ? KNOT_EOK : KNOT_ENOMEM;
 }
 
 static void ctx_free(k8s_ctx_t *ctx)
@@ -497,22 +503,26 @@ static void ctx_free(k8s_ctx_t *ctx)
 /*!
  * \brief The node whose labels give the federation topology: option node-name,
  * else NODE_NAME from the environment (the downward API sets it in a pod).
+ *
+ * \param out  Out: a copy of the name, or NULL for none.
+ *
+ * \retval KNOT_EOK, KNOT_ENOMEM
  */
-static char *node_name(knotd_mod_t *mod)
+static int node_name(knotd_mod_t *mod, const char **out)
 {
+	*out = NULL;
+	const char *name = getenv("NODE_NAME");
 	knotd_conf_t option = knotd_conf_mod(mod, MOD_NODE_NAME);
 	if (option.count > 0) {
-		return strdup(option.single.string);
-	}
-	const char *env = getenv("NODE_NAME");
-	if (env == NULL || env[0] == '\0') {
-		return NULL;
-	}
-	if (!k8s_federation_node_valid(env)) {
+		name = option.single.string;
+	} else if (name == NULL || name[0] == '\0') {
+		return KNOT_EOK;
+	} else if (!k8s_federation_node_valid(name)) {
 		knotd_mod_log(mod, LOG_WARNING, "ignoring NODE_NAME from the environment (not a node name)");
-		return NULL;
+		return KNOT_EOK;
 	}
-	return strdup(env);
+	*out = strdup(name);
+	return (*out != NULL) ? KNOT_EOK : KNOT_ENOMEM;
 }
 
 /*! \brief Reads the federations and the static topology into the zone's answer settings. */
@@ -556,45 +566,6 @@ static bool needs_nodes(const k8s_answer_conf_t *answer)
 	       answer->federation_count > 0 && answer->topology == NULL;
 }
 
-/*! \brief Reads the watch settings; the strings are freed by watch_conf_free(). */
-static int watch_conf_read(knotd_mod_t *mod, const k8s_answer_conf_t *answer,
-                           k8s_watcher_conf_t *conf)
-{
-	memset(conf, 0, sizeof(*conf));
-	conf->kubeconfig = conf_str(mod, MOD_KUBECONFIG);
-	conf->context = conf_str(mod, MOD_CONTEXT);
-	conf->sa_dir = conf_str(mod, MOD_SA_DIR);
-	conf->labels = conf_str(mod, MOD_LABELS);
-	conf->namespace_labels = conf_str(mod, MOD_NS_LABELS);
-	conf->cluster_id = conf_str(mod, MOD_CLUSTER_ID);
-	conf->endpoint_pod_names = knotd_conf_mod(mod, MOD_EP_POD_NAMES).single.boolean;
-	conf->no_endpoints = knotd_conf_mod(mod, MOD_NO_ENDPOINTS).single.boolean;
-	conf->stall_s = knotd_conf_mod(mod, MOD_STALL).single.integer;
-	conf->absent_retry_s = knotd_conf_mod(mod, MOD_CRD_RETRY).single.integer;
-	// Only a zone that reads nodes has a node: others keep sharing their watcher.
-	conf->node_name = needs_nodes(answer) ? node_name(mod) : NULL;
-	knotd_conf_t upstream = knotd_conf_mod(mod, MOD_UPSTREAM);
-	if (upstream.count > 0) {
-		struct sockaddr_storage *addr = malloc(sizeof(*addr));
-		if (addr != NULL) {
-			*addr = upstream.single.addr;
-		}
-		conf->upstream = addr;
-	}
-
-	knotd_conf_t namespaces = knotd_conf_mod(mod, MOD_NAMESPACES);
-	if (namespaces.count > 0) {
-		char **list = calloc(namespaces.count, sizeof(char *));
-		for (size_t i = 0; list != NULL && i < namespaces.count; i++) {
-			list[i] = strdup(namespaces.multi[i].string);
-		}
-		conf->namespaces = (const char *const *)list;
-		conf->namespace_count = (list != NULL) ? namespaces.count : 0;
-	}
-	knotd_conf_free(&namespaces);
-	return KNOT_EOK;
-}
-
 static void watch_conf_free(k8s_watcher_conf_t *conf)
 {
 	free((char *)conf->kubeconfig);
@@ -609,6 +580,68 @@ static void watch_conf_free(k8s_watcher_conf_t *conf)
 		free((char *)conf->namespaces[i]);
 	}
 	free((void *)conf->namespaces);
+	memset(conf, 0, sizeof(*conf));
+}
+
+/*!
+ * \brief Reads the watch settings; the strings are freed by watch_conf_free().
+ *
+ * \retval KNOT_EOK, KNOT_ENOMEM (nothing is left to free)
+ */
+static int watch_conf_read(knotd_mod_t *mod, const k8s_answer_conf_t *answer,
+                           k8s_watcher_conf_t *conf)
+{
+	memset(conf, 0, sizeof(*conf));
+	const struct { const yp_name_t *item; const char **out; } strings[] = {
+		{ MOD_KUBECONFIG, &conf->kubeconfig },
+		{ MOD_CONTEXT, &conf->context },
+		{ MOD_SA_DIR, &conf->sa_dir },
+		{ MOD_LABELS, &conf->labels },
+		{ MOD_NS_LABELS, &conf->namespace_labels },
+		{ MOD_CLUSTER_ID, &conf->cluster_id },
+	};
+	int ret = KNOT_EOK;
+	for (size_t i = 0; ret == KNOT_EOK && i < sizeof(strings) / sizeof(strings[0]); i++) {
+		ret = conf_str(mod, strings[i].item, strings[i].out);
+	}
+	conf->endpoint_pod_names = knotd_conf_mod(mod, MOD_EP_POD_NAMES).single.boolean;
+	conf->no_endpoints = knotd_conf_mod(mod, MOD_NO_ENDPOINTS).single.boolean;
+	conf->stall_s = knotd_conf_mod(mod, MOD_STALL).single.integer;
+	conf->absent_retry_s = knotd_conf_mod(mod, MOD_CRD_RETRY).single.integer;
+	// Only a zone that reads nodes has a node: others keep sharing their watcher.
+	if (ret == KNOT_EOK && needs_nodes(answer)) {
+		ret = node_name(mod, &conf->node_name);
+	}
+	knotd_conf_t upstream = knotd_conf_mod(mod, MOD_UPSTREAM);
+	if (ret == KNOT_EOK && upstream.count > 0) {
+		struct sockaddr_storage *addr = malloc(sizeof(*addr));
+		if (addr != NULL) {
+			*addr = upstream.single.addr;
+		}
+		conf->upstream = addr;
+		ret = (addr != NULL) ? KNOT_EOK : KNOT_ENOMEM;
+	}
+
+	knotd_conf_t namespaces = knotd_conf_mod(mod, MOD_NAMESPACES);
+	if (ret == KNOT_EOK && namespaces.count > 0) {
+		char **list = calloc(namespaces.count, sizeof(char *));
+		conf->namespaces = (const char *const *)list;
+		// Counted as copied, so that watch_conf_free() frees exactly those.
+		for (size_t i = 0; list != NULL && i < namespaces.count; i++) {
+			if ((list[i] = strdup(namespaces.multi[i].string)) == NULL) {
+				break;
+			}
+			conf->namespace_count++;
+		}
+		if (conf->namespace_count < namespaces.count) {
+			ret = KNOT_ENOMEM;
+		}
+	}
+	knotd_conf_free(&namespaces);
+	if (ret != KNOT_EOK) {
+		watch_conf_free(conf);
+	}
+	return ret;
 }
 
 static int k8s_load(knotd_mod_t *mod)
@@ -652,16 +685,26 @@ static int k8s_load(knotd_mod_t *mod)
 	if (ret == KNOT_EOK) {
 		ret = federations_read(mod, ctx);
 	}
+	// Everything that can fail comes before the watcher holds this zone: knotd frees
+	// the module after a failed load without calling unload.
 	if (ret == KNOT_EOK) {
 		ret = add_stats(mod);
+	}
+	if (ret == KNOT_EOK) {
+		ret = knotd_mod_in_hook(mod, KNOTD_STAGE_ANSWER, k8s_answer_hook);
+	}
+	if (ret == KNOT_EOK) {
+		ret = knotd_mod_in_hook(mod, KNOTD_STAGE_ADDITIONAL, k8s_additional_hook);
+	}
+	k8s_watcher_conf_t wconf;
+	if (ret == KNOT_EOK) {
+		ret = watch_conf_read(mod, answer, &wconf);
 	}
 	if (ret != KNOT_EOK) {
 		ctx_free(ctx);
 		return ret;
 	}
 
-	k8s_watcher_conf_t wconf;
-	watch_conf_read(mod, answer, &wconf);
 	char err[256] = "";
 	ctx->watcher = k8s_watcher_acquire(&wconf, err, sizeof(err));
 	watch_conf_free(&wconf);
@@ -682,13 +725,9 @@ static int k8s_load(knotd_mod_t *mod)
 	                    (answer->pods == K8S_PODS_VERIFIED ? K8S_NEED_PODS : 0) |
 	                    (needs_nodes(answer) ? K8S_NEED_NODES : 0);
 	ctx->client.zone = ctx->zone;
+	// Cannot fail: from here on only unload lets the watcher go.
 	k8s_watcher_attach(ctx->watcher, &ctx->client);
-
-	ret = knotd_mod_in_hook(mod, KNOTD_STAGE_ANSWER, k8s_answer_hook);
-	if (ret == KNOT_EOK) {
-		ret = knotd_mod_in_hook(mod, KNOTD_STAGE_ADDITIONAL, k8s_additional_hook);
-	}
-	return ret;
+	return KNOT_EOK;
 }
 
 static void k8s_unload(knotd_mod_t *mod)

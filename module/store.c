@@ -30,6 +30,13 @@
 
 #define CLUSTER_ID_PROPERTY "cluster.clusterset.k8s.io"
 
+/*! \brief Longest namespace (a DNS label) and object name (a DNS subdomain) the API accepts. */
+#define NS_MAX 63
+#define NAME_MAX_LEN 253
+
+/*! \brief Longest key, "<namespace>/<name>": keys are never cut, so never shared. */
+#define KEY_MAX (NS_MAX + 1 + NAME_MAX_LEN)
+
 /*! \brief An object held, with the generation of the LIST (or event) that last saw it. */
 typedef struct {
 	k8s_object_t *obj;
@@ -54,7 +61,7 @@ struct k8s_store {
 	char *cluster_id_conf;
 	char cluster_id[256];
 	char *node_name;                   /*!< The node whose topology is used, or NULL. */
-	char topology[256];                /*!< "zone/region" published, "" for none. */
+	char topology[2 * NAME_MAX_LEN + 2]; /*!< "zone/region" published (DNS names), "" for none. */
 	bool topology_dirty;               /*!< Nodes changed since the last commit. */
 
 	k8s_map_t objects[K8S_SRC_COUNT];  /*!< "ns/name" -> entry_t. */
@@ -84,9 +91,17 @@ const char *k8s_source_name(k8s_source_t src)
 	return (src < K8S_SRC_COUNT) ? names[src] : "unknown";
 }
 
-static void key_of(char *out, size_t size, const char *ns, const char *name)
+/*! \brief Writes "<ns>/<name>"; false if either is longer than the API allows. */
+static bool key_of(char out[KEY_MAX + 1], const char *ns, const char *name)
 {
-	snprintf(out, size, "%s/%s", ns, name);
+	size_t ns_len = strlen(ns), name_len = strlen(name);
+	if (ns_len > NS_MAX || name_len > NAME_MAX_LEN) {
+		return false;
+	}
+	memcpy(out, ns, ns_len);
+	out[ns_len] = '/';
+	memcpy(out + ns_len + 1, name, name_len + 1);
+	return true;
 }
 
 /* Groups of slices per service. */
@@ -184,14 +199,13 @@ static bool exposed(const k8s_store_t *s, const char *ns)
 }
 
 /*! \brief The service (or import) a slice belongs to, as a key; false if none. */
-static bool slice_group(const k8s_slice_t *slice, unsigned source, char *key, size_t size)
+static bool slice_group(const k8s_slice_t *slice, unsigned source, char key[KEY_MAX + 1])
 {
 	const char *service = (source == K8S_SRC_MCS_SLICES) ? slice->mcs_service : slice->service;
 	if (service == NULL || service[0] == '\0') {
 		return false;
 	}
-	key_of(key, size, slice->meta.ns, service);
-	return true;
+	return key_of(key, slice->meta.ns, service);
 }
 
 static void note_trigger(k8s_store_t *s, const k8s_slice_t *slice)
@@ -270,12 +284,10 @@ static void set_cluster_id(k8s_store_t *s, const char *value)
 }
 
 /*! \brief What a change of an object (old and/or new state) means for the records. */
-static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const k8s_object_t *old,
-                  const k8s_object_t *obj)
+static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const char *key,
+                  const k8s_object_t *old, const k8s_object_t *obj)
 {
-	char key[256];
 	const k8s_object_t *any = (obj != NULL) ? obj : old;
-	key_of(key, sizeof(key), any->ns, any->name);
 
 	switch (source) {
 	case K8S_SRC_NAMESPACES:
@@ -301,9 +313,8 @@ static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const k8s_obj
 	case K8S_SRC_SLICES:
 	case K8S_SRC_MCS_SLICES: {
 		k8s_map_t *groups = (source == K8S_SRC_SLICES) ? &s->slice_groups : &s->mcs_groups;
-		char group[256];
-		bool grouped = obj != NULL &&
-		               slice_group((const k8s_slice_t *)obj, source, group, sizeof(group));
+		char group[KEY_MAX + 1];
+		bool grouped = obj != NULL && slice_group((const k8s_slice_t *)obj, source, group);
 		// Leave the old service's group (the label may have changed), join the new one.
 		if (entry->group != NULL && (!grouped || strcmp(entry->group, group) != 0)) {
 			group_del(groups, entry->group, entry);
@@ -355,8 +366,14 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 		return;
 	}
 
-	char key[256];
-	key_of(key, sizeof(key), obj->ns, obj->name);
+	char key[KEY_MAX + 1];
+	if (!key_of(key, obj->ns, obj->name)) {
+		// The decoder refuses such names; a cut key would merge two objects.
+		k8s_logf(s->log, LOG_WARNING, "ignoring %s %.*s/%.*s... (name longer than the API allows)",
+		         k8s_source_name(source), NS_MAX, obj->ns, NS_MAX, obj->name);
+		k8s_object_free(obj);
+		return;
+	}
 	entry_t *entry = k8s_map_get(&s->objects[source], key);
 	if (entry != NULL) {
 		entry->gen = s->gen[source];
@@ -367,7 +384,7 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 		}
 		k8s_object_t *old = entry->obj;
 		entry->obj = obj;
-		apply(s, source, entry, old, obj);
+		apply(s, source, entry, key, old, obj);
 		k8s_object_free(old);
 		return;
 	}
@@ -383,12 +400,12 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 	entry->obj = obj;
 	entry->gen = s->gen[source];
 	s->stats.objects[source]++;
-	apply(s, source, entry, NULL, obj);
+	apply(s, source, entry, key, NULL, obj);
 }
 
 static void remove_entry(k8s_store_t *s, unsigned source, const char *key, entry_t *entry)
 {
-	apply(s, source, entry, entry->obj, NULL);
+	apply(s, source, entry, key, entry->obj, NULL);
 	k8s_map_del(&s->objects[source], key);
 	k8s_object_free(entry->obj);
 	free(entry->group);
@@ -399,9 +416,9 @@ static void remove_entry(k8s_store_t *s, unsigned source, const char *key, entry
 void k8s_store_remove(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 {
 	if (source < K8S_SRC_COUNT && obj != NULL) {
-		char key[256];
-		key_of(key, sizeof(key), obj->ns, obj->name);
-		entry_t *entry = k8s_map_get(&s->objects[source], key);
+		char key[KEY_MAX + 1];
+		entry_t *entry = key_of(key, obj->ns, obj->name)
+		                 ? k8s_map_get(&s->objects[source], key) : NULL;
 		// A deletion of something never seen (e.g. around a relist) is no news.
 		if (entry != NULL) {
 			remove_entry(s, source, key, entry);
@@ -430,7 +447,8 @@ void k8s_store_list_end(k8s_store_t *s, unsigned source)
 	while ((slot = k8s_map_next(&s->objects[source], &pos)) != NULL) {
 		entry_t *entry = slot->value;
 		if (entry->gen != s->gen[source]) {
-			char key[256];
+			// Every key held was written by key_of(): it fits.
+			char key[KEY_MAX + 1];
 			snprintf(key, sizeof(key), "%s", slot->key);
 			remove_entry(s, source, key, entry);
 			removed++;
@@ -481,7 +499,7 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 	const k8s_object_t *obj = held(s, source, key);
 	s->stats.publishes++;
 	if (obj == NULL) {
-		char ns[128];
+		char ns[NS_MAX + 1];
 		const char *slash = strchr(key, '/');
 		if (slash != NULL && (size_t)(slash - key) < sizeof(ns)) {
 			memcpy(ns, key, slash - key);
@@ -528,9 +546,9 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 static const k8s_node_t *topology_node(const k8s_store_t *s)
 {
 	if (s->node_name != NULL) {
-		char key[256];
-		key_of(key, sizeof(key), "", s->node_name);
-		return (const k8s_node_t *)held(s, K8S_SRC_NODES, key);
+		char key[KEY_MAX + 1];
+		return key_of(key, "", s->node_name)
+		       ? (const k8s_node_t *)held(s, K8S_SRC_NODES, key) : NULL;
 	}
 	// As kube-dns: the first node (by name) that has both labels.
 	const k8s_node_t *first = NULL;

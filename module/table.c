@@ -22,6 +22,7 @@
 #include <libknot/errcode.h>
 
 #include "hash.h"
+#include "qname.h"
 #include "table.h"
 
 
@@ -248,7 +249,7 @@ static const k8s_nsent_t *find_ns(const k8s_table_t *t, const uint8_t *label, ui
 	k8s_rcuhash_iter_init(&it, &t->nss, hash);
 	const k8s_nsent_t *ns;
 	while ((ns = k8s_rcuhash_iter_next(&it)) != NULL) {
-		if (ns->hash == hash && memcmp(ns->label, label, 1 + label[0]) == 0) {
+		if (ns->hash == hash && k8s_label_equal(ns->label, label)) {
 			return ns;
 		}
 	}
@@ -300,7 +301,7 @@ bool k8s_table_pod(const k8s_table_t *t, const k8s_ip_t *ip, const uint8_t *ns)
 	k8s_rcuhash_iter_init(&it, &t->pods, hash);
 	const k8s_podent_t *pod;
 	while ((pod = k8s_rcuhash_iter_next(&it)) != NULL) {
-		if (podent_has_ip(pod, ip, hash) && memcmp(pod->ns, ns, 1 + ns[0]) == 0) {
+		if (podent_has_ip(pod, ip, hash) && k8s_label_equal(pod->ns, ns)) {
 			return true;
 		}
 	}
@@ -649,7 +650,7 @@ static k8s_podent_t *find_podent(const k8s_table_t *t, const k8s_ip_t *ip, const
 	k8s_podent_t *pod;
 	while ((pod = k8s_rcuhash_iter_next(&it)) != NULL) {
 		if (podent_has_ip(pod, ip, hash) && pod->host_network == host_network &&
-		    memcmp(pod->ns, ns, 1 + ns[0]) == 0) {
+		    k8s_label_equal(pod->ns, ns)) {
 			return pod;
 		}
 	}
@@ -707,7 +708,8 @@ void k8s_table_set_topology(k8s_table_t *t, k8s_topology_t *topology)
 
 void k8s_table_set_ready(k8s_table_t *t, uint32_t bits)
 {
-	CMM_STORE_SHARED(t->ready, t->ready | bits);
+	// Release: the records published before are visible to whoever sees the bits.
+	__atomic_store_n(&t->ready, t->ready | bits, __ATOMIC_RELEASE);
 }
 
 void k8s_table_commit(k8s_table_t *t)

@@ -30,6 +30,8 @@ nope.{AP}                   A    NXDOMAIN aa
 www.example.com.{AP}        A    NXDOMAIN aa
 web.search.nowhere.cluster.local.ap.k8s.io. A NXDOMAIN aa
 {AP}                        A    NOERROR aa
+xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.ap.k8s.io. A NXDOMAIN aa
+xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.local.ap.k8s.io. A NXDOMAIN aa
 """)
 
 

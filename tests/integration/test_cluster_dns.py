@@ -48,6 +48,13 @@ prometheus.monitoring.svc.cluster.local.     A    NOERROR aa 10.96.50.90
 dns-version.cluster.local.                   TXT  NOERROR aa ttl=28800 "1.1.0"
 """)
 
+# Query labels longer than the stored label they are compared with (issue 10): a plain
+# NXDOMAIN, never a read past the port name ending the service's record block.
+tests.table("""
+_pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp._tcp.kubernetes.default.svc.cluster.local. SRV NXDOMAIN aa
+_httpsx._tcp.kubernetes.default.svc.cluster.local. SRV NXDOMAIN aa
+""")
+
 # Dual stack (schema 1.1.0): A and AAAA of both cluster IPs, endpoints of both families,
 # IPv6 PTR and pod names.
 tests.table("""
@@ -277,6 +284,7 @@ def option_pods_verified_answers_only_pods_of_that_namespace(cluster):
     10-244-0-10.shop.pod.cluster.local.     A    NOERROR 10.244.0.10
     fd00-10-244--a.shop.pod.cluster.local.  AAAA NOERROR fd00:10:244::a
     10-244-0-10.db.pod.cluster.local.       A    NXDOMAIN
+    10-244-0-10.kube-system.pod.cluster.local. A NXDOMAIN
     10-244-9-9.shop.pod.cluster.local.      A    NXDOMAIN
     10-244-0-20.db.pod.cluster.local.       A    NOERROR 10.244.0.20
     """)

@@ -11,12 +11,15 @@ watch settings starts one new watcher and stops the old one. Stopping knotd must
 for the API server, whatever state its connections are in.
 """
 
+import os
+import tempfile
 import time
 
+import knotd
 import testing
 from cluster import Cluster, wait_ready
 from faults import (Watch, begin_outage, counter, end_outage, expect_addresses, log_lines, log_mark,
-                    namespace, start_knotd, thread_count, wait_counter, wait_for)
+                    namespace, start_knotd, thread_count, wait_counter, wait_for, wait_log)
 
 tests = testing.Tests()
 
@@ -92,6 +95,49 @@ def a_reload_with_other_watch_settings_replaces_the_watcher_by_one_new_one(c):
         wait_for(lambda: c.sim.open_watches() == 6, "only the new watcher's watches open", 15)
     finally:
         c.sim.set_bookmark_interval(60)
+
+
+def rewrite_config(server):
+    with open(server.conf_path, "w", encoding="utf-8") as f:
+        f.write(server.config_text())
+
+
+def knotc_reload(server):
+    """`knotc reload` alone: Knotd.reload() refuses a log with a load failure in it."""
+    result = server.knotc("reload")
+    testing.expect_equal(result.returncode, 0, f"knotc reload ({result.stdout.strip()})")
+
+
+@tests.case
+def a_module_that_fails_to_load_leaves_nothing_behind_for_later_reloads(c):
+    # knotd 3.2 frees a module whose load failed without calling its unload: the watcher
+    # must not hold the zone. An upstream needs a resolver, and the resolver an eventfd,
+    # which the preloaded fail_eventfd.so refuses while the flag file exists.
+    shim = os.path.join(knotd.find_build().builddir, "tests", "integration", ".libs",
+                        "fail_eventfd.so")
+    flag = os.path.join(tempfile.mkdtemp(prefix="mod-k8s-fail-"), "eventfd")
+    server = start_knotd(c, preload=[shim], environment={"MODK8S_FAIL_EVENTFD": flag})
+    try:
+        mark = log_mark(server)
+        open(flag, "w", encoding="utf-8").close()
+        server.module_options["upstream"] = "127.0.0.1@53"
+        rewrite_config(server)
+        knotc_reload(server)
+        wait_log(server, "failed to start the watcher (cannot start the upstream resolver)", mark)
+        wait_log(server, "failed to load", mark)
+        # The zone is served without the module meanwhile.
+        wait_for(lambda: server.query("cluster.local.", "SOA").rcode == "NOERROR", "the zone's SOA")
+        knotc_reload(server)  # Fails again, after the instances of the failed load are gone.
+        wait_for(lambda: len(log_lines(server, "failed to load", mark)) >= 4, "a second failed load")
+        os.remove(flag)
+        knotc_reload(server)
+        wait_ready(server, ("cluster.local.",))
+        expect_addresses(server, "kubernetes.default.svc.cluster.local.", ["10.96.0.1"])
+    finally:
+        if os.path.exists(flag):
+            os.remove(flag)
+        os.rmdir(os.path.dirname(flag))
+        server.stop()
 
 
 def timed_stop(server):

@@ -288,17 +288,19 @@ class Knotd:
     workdir:    a directory to use and keep (default: a temporary one, removed on stop).
     daemon:     leave it running when this process exits (scripts/demo).
     environment: extra environment variables of knotd (e.g. KUBERNETES_SERVICE_HOST).
+    preload:    libraries preloaded into knotd after the sanitizer runtimes (fault injection).
     """
 
     address = "127.0.0.1"
 
     def __init__(self, module=None, zones=DEFAULT_ZONES, zone_extra=None, extra="", template=None,
                  config=None, workdir=None, daemon=False, port=None, log_level="debug",
-                 start_timeout=None, environment=None):
+                 start_timeout=None, environment=None, preload=()):
         self.build = find_build()
         self.module_options = dict(module or {})
         self.template_options = dict(template or {})
         self.environment = dict(environment or {})
+        self.preload = list(preload)
         self.config = config
         self.zones = dict(zones) if isinstance(zones, dict) else {z: MODULE_REF for z in zones}
         self.zone_extra = dict(zone_extra or {})
@@ -401,15 +403,16 @@ class Knotd:
     # -- running programs with the module
 
     def _sanitizer_env(self):
+        preload = self.build.sanitizer_runtimes + self.preload
         if not self.build.sanitized:
-            return {}, []
+            return {}, [f"LD_PRELOAD={' '.join(preload)}"] if preload else []
         common = f"log_path={self.sanitizer_dir}"
         env = {
             "ASAN_OPTIONS": f"{common}/asan:abort_on_error=1:halt_on_error=1:detect_leaks=1",
             "UBSAN_OPTIONS": f"{common}/ubsan:halt_on_error=1:abort_on_error=1:print_stacktrace=1",
         }
         # Only the final program gets the runtimes; unshare, sh and mount stay plain.
-        return env, [f"LD_PRELOAD={' '.join(self.build.sanitizer_runtimes)}"]
+        return env, [f"LD_PRELOAD={' '.join(preload)}"]
 
     def command(self, program, *args):
         """argv and environment that run `program` (knotd, knotc) seeing the built module."""

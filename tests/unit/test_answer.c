@@ -358,6 +358,15 @@ static void srv_matching_port_and_protocol_only(void **state)
 	             K8S_ANSWER_NODATA, "");
 }
 
+static void srv_port_label_longer_than_every_port_name_is_nxdomain(void **state)
+{
+	// kubernetes.default's only port name, "https", is the last label of its block.
+	assert_reply(ask("_pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp._tcp.kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_SRV),
+	             K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask("_httpsx._tcp.kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_SRV),
+	             K8S_ANSWER_NXDOMAIN, "");
+}
+
 static void unnamed_ports_have_no_srv_record(void **state)
 {
 	assert_reply(ask("web.shop.svc.cluster.local.", KNOT_RRTYPE_SRV), K8S_ANSWER_HIT,
@@ -790,6 +799,24 @@ static void federation_names_are_parsed_and_validated(void **state)
 	assert_false(k8s_federation_node_valid("Node_A"));
 }
 
+static void a_verified_pod_is_compared_with_a_longer_namespace_by_length(void **state)
+{
+	static const char ns[] = "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn";
+	assert_int_equal(k8s_table_set_ns(&table, ns, true), KNOT_EOK);
+	k8s_answer_conf_t c = conf;
+	c.pods = K8S_PODS_VERIFIED;
+	k8s_pod_t pod = { .meta = { .kind = K8S_POD, .ns = "default", .name = "p" }, .live = true,
+	                  .ip_count = 1, .ips = { fx_ip("1.2.3.5") } };
+	assert_int_equal(k8s_table_set_pod(&table, NULL, &pod), KNOT_EOK);
+	assert_reply(ask_conf(&c, "1-2-3-5.nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn.pod.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask_conf(&c, "1-2-3-5.default.pod.cluster.local.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "1-2-3-5.default.pod.cluster.local. A 1.2.3.5");
+	assert_int_equal(k8s_table_set_pod(&table, &pod, NULL), KNOT_EOK);
+	assert_int_equal(k8s_table_set_ns(&table, ns, false), KNOT_EOK);
+}
+
 /* Server-side search path expansion (KEP "DNS Autopath in PodSpec"). */
 
 static k8s_answer_conf_t autopath_conf(void)
@@ -856,6 +883,24 @@ static void autopath_search_domains_are_empty_non_terminals(void **state)
 	                 K8S_ANSWER_PASS);
 }
 
+static void autopath_names_are_compared_with_the_cluster_domain_by_length(void **state)
+{
+	k8s_answer_conf_t c = autopath_conf();
+	// One label longer than the cluster domain's last, right below the autopath zone.
+	assert_reply(ask_conf(&c, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.ap.k8s.io.", KNOT_RRTYPE_A, KNOT_WIRE_MAX_PKTSIZE),
+	             K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask_conf(&c, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.local.ap.k8s.io.", KNOT_RRTYPE_A, KNOT_WIRE_MAX_PKTSIZE),
+	             K8S_ANSWER_NXDOMAIN, "");
+	// Labels shorter than the cluster domain, below a short autopath zone.
+	knot_dname_t *zone = knot_dname_from_str_alloc("k.");
+	c.zone = zone;
+	assert_reply(ask_conf(&c, "x.a.b.k.", KNOT_RRTYPE_A, KNOT_WIRE_MAX_PKTSIZE),
+	             K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask_conf(&c, "search.shop.cluster.local.k.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_NODATA, "");
+	free(zone);
+}
+
 static void autopath_nodata_ends_the_search_with_the_cname(void **state)
 {
 	k8s_answer_conf_t c = autopath_conf();
@@ -888,6 +933,7 @@ int main(void)
 		cmocka_unit_test(ipv4_only_service_has_nodata_for_aaaa),
 		cmocka_unit_test(named_port_has_an_srv_record),
 		cmocka_unit_test(srv_matching_port_and_protocol_only),
+		cmocka_unit_test(srv_port_label_longer_than_every_port_name_is_nxdomain),
 		cmocka_unit_test(unnamed_ports_have_no_srv_record),
 		cmocka_unit_test(protocol_label_is_an_empty_non_terminal),
 		cmocka_unit_test(cluster_ip_has_a_ptr_record),
@@ -903,6 +949,7 @@ int main(void)
 		cmocka_unit_test(externalname_in_our_zone_is_followed),
 		cmocka_unit_test(pod_a_record_from_its_dashed_address),
 		cmocka_unit_test(pods_disabled_and_verified),
+		cmocka_unit_test(a_verified_pod_is_compared_with_a_longer_namespace_by_length),
 		cmocka_unit_test(existing_namespace_and_roots_are_nodata),
 		cmocka_unit_test(unknown_names_are_nxdomain),
 		cmocka_unit_test(not_ready_before_the_first_sync),
@@ -919,6 +966,7 @@ int main(void)
 		cmocka_unit_test(autopath_then_svc_then_the_cluster_domain),
 		cmocka_unit_test(autopath_without_a_match_is_nxdomain),
 		cmocka_unit_test(autopath_search_domains_are_empty_non_terminals),
+		cmocka_unit_test(autopath_names_are_compared_with_the_cluster_domain_by_length),
 		cmocka_unit_test(autopath_nodata_ends_the_search_with_the_cname),
 		cmocka_unit_test(autopath_takes_the_search_list_of_the_edns_option),
 		cmocka_unit_test(hostname_and_cluster_id_name_one_clusters_endpoint),

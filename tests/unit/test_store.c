@@ -362,6 +362,78 @@ static void the_topology_is_the_named_nodes_even_in_filtered_namespaces(void **s
 	k8s_table_deinit(&t);
 }
 
+/* Keys of the longest names the API accepts: a namespace of 63 characters, names of 253. */
+
+#define L10(c) c c c c c c c c c c
+#define L60(c) L10(c) L10(c) L10(c) L10(c) L10(c) L10(c)
+#define L63(c) L60(c) c c c
+#define LONG_NS L63("n")
+/* 253 characters, three labels of 63 and one of 61: the key "<ns>/<name>" has 317. */
+#define LONG_NAME(last) L63("a") "." L63("b") "." L63("c") "." L60("d") last
+#define LONG_POD(name, ip) "{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"" LONG_NS "\"}," \
+	"\"status\":{\"phase\":\"Running\",\"podIP\":\"" ip "\"}}"
+
+static void pods_whose_keys_share_255_bytes_stay_distinct(void **state)
+{
+	assert_int_equal(strlen(LONG_NAME("x")), 253);
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	k8s_store_conf_t conf = { 0 };
+	k8s_store_t *s = k8s_store_new(&t, &conf, NULL);
+	const uint8_t ns[] = "\x3f" LONG_NS;
+	k8s_ip_t ip1 = { .family = AF_INET, .bytes = { 10, 244, 7, 1 } };
+	k8s_ip_t ip2 = { .family = AF_INET, .bytes = { 10, 244, 7, 2 } };
+
+	k8s_store_upsert(s, K8S_SRC_PODS, decode(K8S_POD, LONG_POD(LONG_NAME("x"), "10.244.7.1")));
+	k8s_store_upsert(s, K8S_SRC_PODS, decode(K8S_POD, LONG_POD(LONG_NAME("y"), "10.244.7.2")));
+	assert_int_equal(k8s_store_stats(s)->objects[K8S_SRC_PODS], 2);
+	assert_true(k8s_table_pod(&t, &ip1, ns));
+	assert_true(k8s_table_pod(&t, &ip2, ns));
+
+	// Deleting one leaves the other.
+	k8s_store_remove(s, K8S_SRC_PODS, decode(K8S_POD, LONG_POD(LONG_NAME("y"), "10.244.7.2")));
+	assert_true(k8s_table_pod(&t, &ip1, ns));
+	assert_false(k8s_table_pod(&t, &ip2, ns));
+	assert_int_equal(k8s_store_stats(s)->objects[K8S_SRC_PODS], 1);
+
+	k8s_store_free(s);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
+static void slices_whose_keys_share_255_bytes_stay_distinct(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	k8s_store_conf_t conf = { 0 };
+	k8s_store_t *s = k8s_store_new(&t, &conf, NULL);
+	k8s_store_upsert(s, K8S_SRC_SERVICES, decode(K8S_SERVICE, HEADLESS(LONG_NS, "db")));
+	k8s_store_upsert(s, K8S_SRC_SLICES, decode(K8S_ENDPOINTSLICE,
+	                 SLICE(LONG_NS, LONG_NAME("x"), "db", "10.244.8.1", "db-0")));
+	k8s_store_upsert(s, K8S_SRC_SLICES, decode(K8S_ENDPOINTSLICE,
+	                 SLICE(LONG_NS, LONG_NAME("y"), "db", "10.244.8.2", "db-1")));
+	k8s_store_commit(s, 0);
+	uint8_t owner[128];
+	size_t len = k8s_svc_owner(LONG_NS, "db", owner);
+	const k8s_svc_t *db = k8s_table_svc(&t, K8S_ZONE_CLUSTER, owner, len);
+	assert_non_null(db);
+	assert_int_equal(db->rrs_a.count, 2);
+
+	k8s_store_remove(s, K8S_SRC_SLICES, decode(K8S_ENDPOINTSLICE,
+	                 SLICE(LONG_NS, LONG_NAME("x"), "db", "10.244.8.1", "db-0")));
+	k8s_store_commit(s, 0);
+	db = k8s_table_svc(&t, K8S_ZONE_CLUSTER, owner, len);
+	assert_non_null(db);
+	assert_int_equal(db->rrs_a.count, 1);
+	assert_int_equal(k8s_store_stats(s)->objects[K8S_SRC_SLICES], 1);
+
+	k8s_store_free(s);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +454,8 @@ int main(void)
 		cmocka_unit_test(namespaces_not_exposed_are_dropped),
 		cmocka_unit_test(the_topology_is_the_first_node_by_name_with_zone_and_region),
 		cmocka_unit_test(the_topology_is_the_named_nodes_even_in_filtered_namespaces),
+		cmocka_unit_test(pods_whose_keys_share_255_bytes_stay_distinct),
+		cmocka_unit_test(slices_whose_keys_share_255_bytes_stay_distinct),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
 }

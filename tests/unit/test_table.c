@@ -184,6 +184,47 @@ static void host_network_pods_say_nothing_of_a_namespace(void **state)
 	k8s_table_deinit(&t);
 }
 
+/* A 63-character namespace as a wire label. */
+#define NS63 "\x3f" "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+
+static void a_pod_is_verified_only_in_its_own_namespace_whatever_the_lengths(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	k8s_pod_t a = { .meta = { .ns = "one", .name = "a" }, .live = true, .ip_count = 1,
+	                .ips = { fx_ip("10.0.0.6") } };
+	assert_int_equal(k8s_table_set_pod(&t, NULL, &a), KNOT_EOK);
+	k8s_ip_t ip = fx_ip("10.0.0.6");
+	// The stored namespace is shorter than the one asked: only its own bytes are compared.
+	assert_false(k8s_table_pod(&t, &ip, (const uint8_t *)NS63));
+	assert_true(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03one"));
+	assert_int_equal(k8s_table_set_pod(&t, &a, NULL), KNOT_EOK);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
+static void removing_a_pod_leaves_one_with_its_address_in_a_shorter_namespace(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	k8s_pod_t a = { .meta = { .ns = "one", .name = "a" }, .live = true, .ip_count = 1,
+	                .ips = { fx_ip("10.0.0.7") } };
+	k8s_pod_t b = { .meta = { .ns = (const char *)NS63 + 1, .name = "b" }, .live = true,
+	                .ip_count = 1, .ips = { fx_ip("10.0.0.7") } };
+	assert_int_equal(k8s_table_set_pod(&t, NULL, &a), KNOT_EOK);
+	assert_int_equal(k8s_table_set_pod(&t, NULL, &b), KNOT_EOK);
+	assert_int_equal(k8s_table_set_pod(&t, &b, NULL), KNOT_EOK);
+	k8s_ip_t ip = fx_ip("10.0.0.7");
+	assert_true(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03one"));
+	assert_false(k8s_table_pod(&t, &ip, (const uint8_t *)NS63));
+	assert_int_equal(t.pod_count, 1);
+	assert_int_equal(k8s_table_set_pod(&t, &a, NULL), KNOT_EOK);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
 static void many_services_grow_the_index(void **state)
 {
 	k8s_table_t t;
@@ -290,6 +331,8 @@ int main(void)
 		cmocka_unit_test(reverse_prefixes_count_their_addresses),
 		cmocka_unit_test(an_endpoint_without_hostname_is_labelled_by_its_dashed_address),
 		cmocka_unit_test(host_network_pods_say_nothing_of_a_namespace),
+		cmocka_unit_test(a_pod_is_verified_only_in_its_own_namespace_whatever_the_lengths),
+		cmocka_unit_test(removing_a_pod_leaves_one_with_its_address_in_a_shorter_namespace),
 		cmocka_unit_test(many_services_grow_the_index),
 		cmocka_unit_test(readers_never_see_half_a_change),
 	};
