@@ -41,7 +41,12 @@ typedef struct {
 /*!
  * \brief Takes over \a conf (its members are moved, \a conf is zeroed) and reads the token.
  *
- * \retval KNOT_EOK     on success (a missing token file is logged and retried later).
+ * Logs a warning when conf->insecure is set (once per client, never per request).
+ * A token (static or read from the token file) with control characters is
+ * refused: libcurl would send a CR LF in it as further headers.
+ *
+ * \retval KNOT_EOK     on success (a missing or refused token file is logged and retried later).
+ * \retval KNOT_EINVAL  the static token contains control characters (logged, without the token).
  */
 int k8s_api_init(k8s_api_t *api, k8s_apiconf_t *conf, const k8s_log_t *log);
 

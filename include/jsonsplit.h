@@ -48,6 +48,8 @@ typedef struct {
 	char *cont;           /*!< metadata.continue token (malloc'd), NULL if none or empty. */
 	size_t skipped;       /*!< Items dropped for exceeding max_item. */
 	bool done;            /*!< The closing brace of the document was seen. */
+	k8s_split_cb on_skip; /*!< Optional (set after init): the first max_item bytes of a skipped item. */
+	void *skip_ctx;       /*!< Context of on_skip. */
 } k8s_listsplit_t;
 
 /*! \brief Prepares a splitter; items above \a max_item bytes are skipped. */
@@ -73,6 +75,8 @@ typedef struct {
 	size_t max_line;      /*!< Longer lines are skipped up to their newline. */
 	bool skipping;        /*!< Inside an oversize line. */
 	size_t skipped;       /*!< Lines dropped for exceeding max_line. */
+	k8s_split_cb on_skip; /*!< Optional (set after init): the first max_line bytes of a skipped line. */
+	void *skip_ctx;       /*!< Context of on_skip. */
 } k8s_linesplit_t;
 
 /*! \brief Prepares a splitter; lines above \a max_line bytes are skipped. */
@@ -97,3 +101,27 @@ size_t k8s_linesplit_pending(const k8s_linesplit_t *s);
 
 /*! \brief Frees the splitter's memory. */
 void k8s_linesplit_deinit(k8s_linesplit_t *s);
+
+/*! \brief What the head of a JSON object or watch event names. */
+typedef struct {
+	char type[16];        /*!< Event type ("ADDED"...), "" for an object or when absent. */
+	char ns[64];          /*!< metadata.namespace, "" when absent. */
+	char name[254];       /*!< metadata.name. */
+	char rv[K8S_RV_MAX];  /*!< metadata.resourceVersion, "" when absent. */
+} k8s_json_ident_t;
+
+/*!
+ * \brief Reads type, namespace, name and resourceVersion from the head of an
+ *        object (or of a watch event's object) too large to parse.
+ *
+ * A lexer like the list splitter's: it needs no complete text and allocates
+ * nothing. It stops at the end of metadata, which the API server writes before
+ * spec and status. Values that are not plain printable strings are left empty.
+ *
+ * \param event  \a text is a watch event ({"type":...,"object":{...}}).
+ *
+ * \retval KNOT_EOK     metadata.name was found.
+ * \retval KNOT_ENOENT  it was not (\a id may hold the other fields).
+ * \retval KNOT_EMALF   the text is not a JSON object.
+ */
+int k8s_json_ident(const char *text, size_t len, bool event, k8s_json_ident_t *id);

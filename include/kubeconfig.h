@@ -23,6 +23,9 @@
 
 #define K8S_SA_DIR_DEFAULT "/var/run/secrets/kubernetes.io/serviceaccount"
 
+/*! \brief A larger kubeconfig is refused (real ones are a few KiB); enforced while reading. */
+#define K8S_KUBECONFIG_MAX (4 * 1024 * 1024)
+
 /*! \brief A PEM blob given inline (the kubeconfig *-data fields, base64-decoded). */
 typedef struct {
 	uint8_t *data;
@@ -49,7 +52,9 @@ typedef struct {
  * \brief Reads a kubeconfig file (YAML or JSON).
  *
  * Relative file references are relative to the kubeconfig's directory.
- * Exec and auth-provider plugins are rejected with a clear message.
+ * Exec and auth-provider plugins are rejected with a clear message, so are a
+ * server URL with user information and a token with control characters (the
+ * message names neither). A file over K8S_KUBECONFIG_MAX bytes is refused.
  *
  * \param path     Kubeconfig path.
  * \param context  Context to use, or NULL for current-context.
@@ -74,6 +79,13 @@ int k8s_kubeconfig_load(const char *path, const char *context, k8s_apiconf_t *ou
  * \retval KNOT_ENOENT  not in a cluster (variables unset) or files missing.
  */
 int k8s_incluster_load(const char *sa_dir, k8s_apiconf_t *out, char *err, size_t errlen);
+
+/*!
+ * \brief Whether a bearer token can go into a header: no control characters.
+ *
+ * libcurl sends a header as given, so a CR LF in a token would start headers of its own.
+ */
+bool k8s_token_valid(const char *token, size_t len);
 
 /*! \brief Copies a server URL without trailing slashes. */
 char *k8s_url_dup(const char *url);

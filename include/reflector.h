@@ -18,7 +18,9 @@
  * honoured) on errors. It never blocks: its transfers run on the watcher's
  * curl multi handle, and the watcher calls tick() and done().
  * Objects go to a sink as they are decoded; malformed, oversize or unexpected
- * ones are logged (rate-limited) and skipped.
+ * ones are logged (rate-limited) and skipped. An oversize one is named to the
+ * sink from the head of its text, so that what is held of it is neither lost
+ * at a relist nor kept after its deletion.
  */
 
 #pragma once
@@ -31,6 +33,15 @@
 #include "clock.h"
 #include "log.h"
 #include "objects.h"
+
+/*!
+ * \brief Largest object read, in bytes of JSON (a watch line may add 128 for its envelope).
+ *
+ * The API server refuses request bodies over 3 MiB (and etcd objects over 1.5 MiB):
+ * anything larger is not a real object. Larger ones are skipped, counted as
+ * api-errors[too-large] and logged.
+ */
+#define K8S_OBJECT_MAX (3 * 1024 * 1024)
 
 /*! \brief Receives what a reflector reads; every object's ownership passes to the sink. */
 typedef struct {
@@ -47,6 +58,14 @@ typedef struct {
 	void (*list_begin)(void *ctx, unsigned source);
 	/*! The full LIST completed (all pages). */
 	void (*list_end)(void *ctx, unsigned source);
+	/*!
+	 * An object too large to read (K8S_OBJECT_MAX, K8S_JSON_VALUES_MAX, K8S_JSON_OBJECTS_MAX),
+	 * named by the head of its text: the version held stays (a LIST item, ADDED, MODIFIED;
+	 * list_end must not drop it), or goes (\a deleted: a DELETED event). \a ns is "" for
+	 * cluster-scoped kinds.
+	 */
+	void (*too_large)(void *ctx, unsigned source, const char *ns, const char *name,
+	                  bool deleted);
 } k8s_sink_t;
 
 /*! \brief Classes of API errors, for stats. */
@@ -61,7 +80,8 @@ typedef enum {
 	K8S_APIERR_THROTTLED,    /*!< 429. */
 	K8S_APIERR_SERVER,       /*!< 5xx. */
 	K8S_APIERR_HTTP,         /*!< Other HTTP status. */
-	K8S_APIERR_DECODE,       /*!< Malformed or oversize body, line or object. */
+	K8S_APIERR_DECODE,       /*!< Malformed body, line or object. */
+	K8S_APIERR_TOO_LARGE,    /*!< An object skipped for its size or JSON value count. */
 	K8S_APIERR_COUNT
 } k8s_apierr_t;
 
@@ -79,7 +99,7 @@ typedef struct {
 	unsigned page_limit;        /*!< LIST page size; 0 means 500. */
 	unsigned stall_s;           /*!< A transfer silent this long is cut; 0 means 90. */
 	unsigned absent_retry_s;    /*!< An absent optional resource is listed again this often; 0 means 60. */
-	size_t max_object;          /*!< Larger objects are skipped; 0 means 16 MiB. */
+	size_t max_object;          /*!< Larger objects are skipped; 0 means K8S_OBJECT_MAX. */
 } k8s_reflector_conf_t;
 
 /*! \brief Counters of one reflector, read by the watcher. */

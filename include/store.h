@@ -95,6 +95,9 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj);
 void k8s_store_remove(k8s_store_t *s, unsigned source, k8s_object_t *obj);
 void k8s_store_list_begin(k8s_store_t *s, unsigned source);
 void k8s_store_list_end(k8s_store_t *s, unsigned source);
+/*! \brief An object too large to read: the version held stays (also at list_end), or goes if \a deleted. */
+void k8s_store_too_large(k8s_store_t *s, unsigned source, const char *ns, const char *name,
+                         bool deleted);
 
 /*!
  * \brief Publishes what changed since the last commit.

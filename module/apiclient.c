@@ -80,6 +80,9 @@ static int token_read(const char *path, char **out)
 	if (ret == KNOT_EOK && len == start) {
 		ret = KNOT_EFEWDATA;
 	}
+	if (ret == KNOT_EOK && !k8s_token_valid(buf + start, len - start)) {
+		ret = KNOT_EMALF;
+	}
 	if (ret == KNOT_EOK && (*out = strndup(buf + start, len - start)) == NULL) {
 		ret = KNOT_ENOMEM;
 	}
@@ -93,6 +96,7 @@ static const char *token_error(int ret)
 	switch (ret) {
 	case KNOT_ESPACE:   return "too large";
 	case KNOT_EFEWDATA: return "empty";
+	case KNOT_EMALF:    return "contains control characters";
 	default:            return knot_strerror(ret); // No strerror(): it takes the locale lock.
 	}
 }
@@ -198,6 +202,15 @@ int k8s_api_init(k8s_api_t *api, k8s_apiconf_t *conf, const k8s_log_t *log)
 	if (ret != KNOT_EOK) {
 		k8s_api_deinit(api);
 		return ret;
+	}
+	if (api->conf.token != NULL && !k8s_token_valid(api->conf.token, strlen(api->conf.token))) {
+		k8s_logf(log, LOG_ERR, "static token refused (contains control characters)");
+		k8s_api_deinit(api);
+		return KNOT_EINVAL;
+	}
+	if (api->conf.insecure) {
+		k8s_logf(log, LOG_WARNING, "the API server's certificate is not verified "
+		         "(insecure-skip-tls-verify), anyone on the path can impersonate it");
 	}
 	if (api->conf.token != NULL) {
 		api->token = strdup(api->conf.token);

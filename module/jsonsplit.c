@@ -91,6 +91,9 @@ void k8s_listsplit_deinit(k8s_listsplit_t *s)
 /*! Reads resourceVersion and continue from the captured ListMeta. */
 static int meta_parse(k8s_listsplit_t *s, const char *text, size_t len)
 {
+	if (k8s_json_bounded(text, len, NULL, 0) != KNOT_EOK) {
+		return KNOT_EMALF;
+	}
 	struct json_tokener *tok = json_tokener_new();
 	if (tok == NULL) {
 		return KNOT_ENOMEM;
@@ -162,6 +165,24 @@ static size_t capture_limit(const k8s_listsplit_t *s)
 	return (s->flags & F_META) ? LIST_META_MAX : s->max_item;
 }
 
+/*! Gives the first \a max bytes of a skipped value (buffered ones, then \a data) to on_skip. */
+static int skip_head(k8s_buf_t *buf, size_t max, const char *data, size_t len,
+                     k8s_split_cb on_skip, void *ctx)
+{
+	if (on_skip == NULL) {
+		return KNOT_EOK;
+	}
+	if (buf->len == 0) {
+		return on_skip(ctx, data, (len < max) ? len : max);
+	}
+	size_t room = (buf->len < max) ? max - buf->len : 0;
+	int ret = k8s_buf_append(buf, data, (len < room) ? len : room, max);
+	if (ret != KNOT_EOK) {
+		return ret;
+	}
+	return on_skip(ctx, buf->data, (buf->len < max) ? buf->len : max);
+}
+
 /*! Buffers bytes of the value; an item that outgrows max_item is dropped and only scanned. */
 static int capture(k8s_listsplit_t *s, const char *data, size_t len)
 {
@@ -171,8 +192,8 @@ static int capture(k8s_listsplit_t *s, const char *data, size_t len)
 			return KNOT_EMALF;
 		}
 		s->flags |= F_OVERSIZE;
+		ret = skip_head(&s->buf, s->max_item, data, len, s->on_skip, s->skip_ctx);
 		k8s_buf_reset(&s->buf, BUF_KEEP);
-		return KNOT_EOK;
 	}
 	return ret;
 }
@@ -193,8 +214,11 @@ static int scan_end(k8s_listsplit_t *s, const char *text, size_t len,
 	} else if (flags & F_META) {
 		ret = meta_parse(s, text, len);
 	} else if (flags & F_ITEM) {
-		if ((flags & F_OVERSIZE) || len > s->max_item) {
+		if (flags & F_OVERSIZE) {
+			s->skipped++; // on_skip had its head when it outgrew the buffer.
+		} else if (len > s->max_item) {
 			s->skipped++;
+			ret = skip_head(&s->buf, s->max_item, text, len, s->on_skip, s->skip_ctx);
 		} else {
 			ret = cb(ctx, text, len);
 		}
@@ -428,7 +452,7 @@ static int line_emit(k8s_linesplit_t *s, const char *text, size_t len,
 	}
 	if (len > s->max_line) {
 		s->skipped++;
-		return KNOT_EOK;
+		return (s->on_skip != NULL) ? s->on_skip(s->skip_ctx, text, s->max_line) : KNOT_EOK;
 	}
 	return cb(ctx, text, len);
 }
@@ -455,8 +479,8 @@ int k8s_linesplit_feed(k8s_linesplit_t *s, const char *data, size_t len,
 				// Too long already: drop it and the rest up to its newline.
 				s->skipped++;
 				s->skipping = (nl == NULL);
+				ret = skip_head(&s->buf, s->max_line, data, piece, s->on_skip, s->skip_ctx);
 				k8s_buf_reset(&s->buf, BUF_KEEP);
-				ret = KNOT_EOK;
 			} else if (ret == KNOT_EOK && nl != NULL) {
 				ret = line_emit(s, s->buf.data, s->buf.len, cb, ctx);
 				k8s_buf_reset(&s->buf, BUF_KEEP);
@@ -478,4 +502,138 @@ size_t k8s_linesplit_pending(const k8s_linesplit_t *s)
 		return (s->max_line < SIZE_MAX) ? s->max_line + 1 : SIZE_MAX;
 	}
 	return s->buf.len;
+}
+
+/*! Roles of the containers k8s_json_ident() looks into. */
+enum {
+	R_OTHER = 0,
+	R_EVENT,     /*!< A watch event: "type" and "object". */
+	R_OBJECT,    /*!< An API object: "metadata". */
+	R_METADATA,  /*!< Its metadata: "namespace", "name", "resourceVersion". */
+};
+
+/*! Depth of metadata inside an event; deeper containers only count. */
+#define IDENT_DEPTH 3
+
+/*! Copies a string value that is a plain DNS name or resourceVersion; else leaves \a out empty. */
+static void ident_copy(char *out, size_t size, const char *val, size_t len)
+{
+	out[0] = '\0';
+	if (len >= size) {
+		return;
+	}
+	for (size_t i = 0; i < len; i++) {
+		uint8_t c = (uint8_t)val[i];
+		if (c <= 0x20 || c >= 0x7f || c == '\\' || c == '/') {
+			return;
+		}
+	}
+	memcpy(out, val, len);
+	out[len] = '\0';
+}
+
+int k8s_json_ident(const char *text, size_t len, bool event, k8s_json_ident_t *id)
+{
+	memset(id, 0, sizeof(*id));
+	uint8_t role[IDENT_DEPTH + 1] = { R_OTHER };
+	bool is_object[IDENT_DEPTH + 1] = { false };
+	size_t depth = 0;
+	bool key_next = false;
+	const char *key = NULL;
+	size_t key_len = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		bool here = depth <= IDENT_DEPTH;
+		switch (c) {
+		case '{':
+		case '[': {
+			uint8_t r = R_OTHER;
+			if (c == '{' && depth == 0) {
+				r = event ? R_EVENT : R_OBJECT;
+			} else if (c == '{' && here && key != NULL) {
+				if (role[depth] == R_EVENT && key_len == 6 && memcmp(key, "object", 6) == 0) {
+					r = R_OBJECT;
+				} else if (role[depth] == R_OBJECT && key_len == 8 &&
+				           memcmp(key, "metadata", 8) == 0) {
+					r = R_METADATA;
+				}
+			}
+			depth++;
+			if (depth <= IDENT_DEPTH) {
+				role[depth] = r;
+				is_object[depth] = (c == '{');
+			}
+			key_next = (c == '{');
+			key = NULL;
+			break;
+		}
+		case '}':
+		case ']':
+			if (depth == 0) {
+				return KNOT_EMALF;
+			}
+			if (here && role[depth] == R_METADATA) {
+				// Metadata comes before spec and status (Go's field order, sorted keys).
+				return (id->name[0] != '\0') ? KNOT_EOK : KNOT_ENOENT;
+			}
+			if (--depth == 0) {
+				return (id->name[0] != '\0') ? KNOT_EOK : KNOT_ENOENT;
+			}
+			key_next = false;
+			break;
+		case ',':
+			key_next = here && is_object[depth];
+			key = NULL;
+			break;
+		case '"': {
+			size_t start = i + 1, end = start;
+			bool escaped = false;
+			while (end < len && text[end] != '"') {
+				if (text[end] == '\\') {
+					escaped = true;
+					end++;
+				}
+				end++;
+			}
+			if (end >= len) {
+				i = len;
+				break;
+			}
+			i = end;
+			if (!here) {
+				break;
+			}
+			if (key_next) {
+				// An escaped key is none of ours (only "\u0022" could spell one: never sent).
+				key = escaped ? "" : text + start;
+				key_len = escaped ? 0 : end - start;
+				key_next = false;
+				break;
+			}
+			if (key == NULL || escaped) {
+				break;
+			}
+			const char *v = text + start;
+			size_t vlen = end - start;
+			if (role[depth] == R_EVENT && key_len == 4 && memcmp(key, "type", 4) == 0) {
+				ident_copy(id->type, sizeof(id->type), v, vlen);
+			} else if (role[depth] == R_METADATA && key_len == 4 && memcmp(key, "name", 4) == 0) {
+				ident_copy(id->name, sizeof(id->name), v, vlen);
+			} else if (role[depth] == R_METADATA && key_len == 9 &&
+			           memcmp(key, "namespace", 9) == 0) {
+				ident_copy(id->ns, sizeof(id->ns), v, vlen);
+			} else if (role[depth] == R_METADATA && key_len == 15 &&
+			           memcmp(key, "resourceVersion", 15) == 0) {
+				ident_copy(id->rv, sizeof(id->rv), v, vlen);
+			}
+			key = NULL;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	// The head was cut inside the object: what it named so far.
+	return (id->name[0] != '\0') ? KNOT_EOK : KNOT_ENOENT;
 }

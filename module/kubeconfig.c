@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -32,8 +32,8 @@
 
 #include "kubeconfig.h"
 
-/*! A kubeconfig over this size is surely not one (real ones are a few KiB). */
-#define KUBECONFIG_MAX (4 * 1024 * 1024)
+/*! The read buffer starts at this size and doubles up to K8S_KUBECONFIG_MAX + 1. */
+#define READ_CHUNK (16 * 1024)
 
 /*! One kubeconfig being read. */
 typedef struct {
@@ -302,17 +302,25 @@ static int server_check(const char *url, char *why, size_t whylen)
 	if (u == NULL) {
 		return KNOT_ENOMEM;
 	}
-	char *host = NULL;
+	char *host = NULL, *user = NULL;
 	int ret = KNOT_EOK;
 	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || host[0] == '\0') {
 		snprintf(why, whylen, "not a valid url (an IPv6 host needs brackets)");
+		ret = KNOT_EINVAL;
+	} else if (curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK) {
+		// libcurl would send it as Basic credentials; the URL is not logged, it holds a password.
+		snprintf(why, whylen, "a url with user information (not allowed, use a token or a client certificate)");
 		ret = KNOT_EINVAL;
 	} else if (!https && !host_is_loopback(host)) {
 		// kubectl proxy and local test servers speak plain HTTP; a token must not leave the machine that way.
 		snprintf(why, whylen, "plain http:// is allowed only to a loopback address");
 		ret = KNOT_EINVAL;
 	}
+	if (user != NULL) {
+		explicit_bzero(user, strlen(user));
+	}
+	curl_free(user);
 	curl_free(host);
 	curl_url_cleanup(u);
 	return ret;
@@ -420,6 +428,10 @@ static int load_user(kc_t *kc, const char *name, k8s_apiconf_t *out)
 	if (ret != KNOT_EOK) {
 		return ret;
 	}
+	// libcurl sends a CR LF inside a header value as is: the rest would be headers of ours.
+	if (token != NULL && !k8s_token_valid(token, strlen(token))) {
+		return kc_fail(kc, KNOT_EINVAL, "%s: token contains control characters", where);
+	}
 	if (token != NULL && (out->token = strdup(token)) == NULL) {
 		return KNOT_ENOMEM;
 	}
@@ -443,28 +455,77 @@ static int load_user(kc_t *kc, const char *name, k8s_apiconf_t *out)
 	return KNOT_EOK;
 }
 
+/*!
+ * Reads at most \a max + 1 bytes of \a fd into \a out: the limit holds for a FIFO or a
+ * /proc file too, whose st_size says nothing. Buffers are wiped: the text may hold keys.
+ */
+static int read_bounded(int fd, size_t max, char **out, size_t *out_len)
+{
+	size_t cap = READ_CHUNK, len = 0;
+	char *buf = malloc(cap);
+	if (buf == NULL) {
+		return KNOT_ENOMEM;
+	}
+	while (len <= max) {
+		if (len == cap) {
+			size_t cap_new = (cap <= max / 2) ? cap * 2 : max + 1;
+			char *buf_new = malloc(cap_new);
+			if (buf_new == NULL) {
+				k8s_secret_free(buf, cap);
+				return KNOT_ENOMEM;
+			}
+			memcpy(buf_new, buf, len);
+			k8s_secret_free(buf, cap);
+			buf = buf_new;
+			cap = cap_new;
+		}
+		ssize_t n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		} else if (n < 0) {
+			int ret = knot_map_errno();
+			k8s_secret_free(buf, cap);
+			return ret;
+		} else if (n == 0) {
+			break;
+		}
+		len += (size_t)n;
+	}
+	if (len > max) {
+		k8s_secret_free(buf, cap);
+		return KNOT_ESPACE;
+	}
+	*out = buf;
+	*out_len = len;
+	return KNOT_EOK;
+}
+
 /*! Reads the whole file and parses its first YAML document into kc->doc. */
 static int parse_file(kc_t *kc)
 {
-	FILE *f = fopen(kc->path, "r");
-	if (f == NULL) {
+	int fd = open(kc->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
 		// knot_strerror(), not strerror(): glibc's locale lock has deadlocked knotc at exit.
 		return kc_fail(kc, KNOT_ENOENT, "cannot open (%s)",
 		               knot_strerror(knot_map_errno()));
 	}
+	char *text = NULL;
+	size_t len = 0;
+	int ret = read_bounded(fd, K8S_KUBECONFIG_MAX, &text, &len);
+	close(fd);
+	if (ret == KNOT_ESPACE) {
+		return kc_fail(kc, KNOT_EMALF, "larger than %d bytes", K8S_KUBECONFIG_MAX);
+	} else if (ret != KNOT_EOK) {
+		return kc_fail(kc, ret, "cannot read (%s)", knot_strerror(ret));
+	}
 
 	yaml_parser_t parser;
 	if (!yaml_parser_initialize(&parser)) {
-		fclose(f);
+		k8s_secret_free(text, len);
 		return KNOT_ENOMEM;
 	}
-	yaml_parser_set_input_file(&parser, f);
-
-	int ret = KNOT_EOK;
-	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && st.st_size > KUBECONFIG_MAX) {
-		ret = kc_fail(kc, KNOT_EMALF, "larger than %d bytes", KUBECONFIG_MAX);
-	} else if (!yaml_parser_load(&parser, &kc->doc)) {
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &kc->doc)) {
 		ret = kc_fail(kc, KNOT_EMALF, "not valid YAML or JSON (line %zu: %s)",
 		              parser.problem_mark.line + 1,
 		              parser.problem != NULL ? parser.problem : "unknown error");
@@ -476,7 +537,7 @@ static int parse_file(kc_t *kc)
 		}
 	}
 	yaml_parser_delete(&parser);
-	fclose(f);
+	k8s_secret_free(text, len);
 	return ret;
 }
 
@@ -626,6 +687,17 @@ int k8s_incluster_load(const char *sa_dir, k8s_apiconf_t *out, char *err, size_t
 		k8s_apiconf_free(out);
 	}
 	return ret;
+}
+
+bool k8s_token_valid(const char *token, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		uint8_t c = (uint8_t)token[i];
+		if (c < 0x20 || c == 0x7f) {
+			return false;
+		}
+	}
+	return true;
 }
 
 void k8s_secret_free(void *data, size_t len)

@@ -33,7 +33,6 @@
 
 #define PAGE_LIMIT_DEFAULT   500
 #define STALL_S_DEFAULT      90
-#define MAX_OBJECT_DEFAULT   (16 * 1024 * 1024)
 /*! A watch line is the object plus the {"type":...,"object":} envelope. */
 #define EVENT_ENVELOPE_MAX   128
 /*! Error bodies are read for the log line only. */
@@ -110,7 +109,6 @@ struct k8s_reflector {
 	long retry_after_s;         // Retry-After header, 0 if none.
 	k8s_listsplit_t list;
 	k8s_linesplit_t lines;
-	size_t skipped_seen;        // Splitter's skip count already logged.
 	k8s_buf_t errbody;
 	k8s_status_t ev_status;     // Status of an ERROR event.
 	uint64_t stream_events;     // Lines decoded in this watch (bookmarks too).
@@ -142,6 +140,7 @@ static const char *apierr_names[K8S_APIERR_COUNT] = {
 	[K8S_APIERR_SERVER]       = "server",
 	[K8S_APIERR_HTTP]         = "http",
 	[K8S_APIERR_DECODE]       = "decode",
+	[K8S_APIERR_TOO_LARGE]    = "too-large",
 };
 
 const char *k8s_apierr_name(k8s_apierr_t err)
@@ -163,13 +162,13 @@ static const char *op_name(op_t op)
 	return (op == OP_WATCH) ? "watch" : "list";
 }
 
-static void decode_error(k8s_reflector_t *r, uint64_t now, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void skip_error(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /*! Counts a skipped item or line and logs it, at most once per DECODE_LOG_MS. */
-static void decode_error(k8s_reflector_t *r, uint64_t now, const char *fmt, ...)
+static void skip_error(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err, const char *fmt, ...)
 {
-	r->stats.errors[K8S_APIERR_DECODE]++;
+	r->stats.errors[err]++;
 	if (r->decode_log_ms != 0 && now - r->decode_log_ms < DECODE_LOG_MS) {
 		r->decode_suppressed++;
 		return;
@@ -188,16 +187,6 @@ static void decode_error(k8s_reflector_t *r, uint64_t now, const char *fmt, ...)
 	}
 	r->decode_log_ms = now;
 	r->decode_suppressed = 0;
-}
-
-/*! Logs any skips the splitter made since the last look (oversize items or lines). */
-static void check_skipped(k8s_reflector_t *r, size_t skipped)
-{
-	while (r->skipped_seen < skipped) {
-		r->skipped_seen++;
-		decode_error(r, k8s_now_ms(), "%s %s object skipped (larger than %zu bytes)",
-		             op_name(r->op), r->name, r->max_object);
-	}
 }
 
 /*! Schedules the next transfer. */
@@ -301,6 +290,55 @@ static int query_make(k8s_reflector_t *r, op_t op, long watch_timeout_s, k8s_buf
 	return ret;
 }
 
+/*! Moves the resume point to an event's resourceVersion. */
+static void rv_advance(k8s_reflector_t *r, const char *rv)
+{
+	// The watch started at an explicit version, so every event's version is a safe resume point.
+	if (rv[0] != '\0') {
+		snprintf(r->rv, sizeof(r->rv), "%s", rv);
+	}
+}
+
+/*!
+ * An object too large to read (\a why): counted, logged, and named to the sink from
+ * the \a head of its text, so that what is held of it is neither lost nor kept deleted.
+ */
+static void too_large(k8s_reflector_t *r, const char *head, size_t len, const char *why)
+{
+	bool event = (r->op == OP_WATCH);
+	k8s_json_ident_t id;
+	bool named = k8s_json_ident(head, len, event, &id) == KNOT_EOK;
+	if (!k8s_kind_namespaced(r->kind)) {
+		id.ns[0] = '\0';
+	}
+	skip_error(r, k8s_now_ms(), K8S_APIERR_TOO_LARGE, "%s %s object %s%s%s skipped (%s)",
+	           op_name(r->op), r->name, id.ns, (id.ns[0] != '\0') ? "/" : "",
+	           named ? id.name : "without name", why);
+	if (!event) {
+		if (named) {
+			r->sink.too_large(r->sink_ctx, r->source, id.ns, id.name, false);
+		}
+		return;
+	}
+	// Like an event with an unusable object, it moved the collection on.
+	rv_advance(r, id.rv);
+	if (named && strcmp(id.type, "DELETED") == 0) {
+		r->sink.too_large(r->sink_ctx, r->source, id.ns, id.name, true);
+	} else if (named && (strcmp(id.type, "ADDED") == 0 || strcmp(id.type, "MODIFIED") == 0)) {
+		r->sink.too_large(r->sink_ctx, r->source, id.ns, id.name, false);
+	}
+}
+
+/*! The splitter dropped an item or line over max_object bytes; \a text is its head. */
+static int on_skip(void *ctx, const char *text, size_t len)
+{
+	k8s_reflector_t *r = ctx;
+	char why[64];
+	snprintf(why, sizeof(why), "larger than %zu bytes", r->max_object);
+	too_large(r, text, len, why);
+	return KNOT_EOK;
+}
+
 /*! Takes a LIST item: decoded and handed to the sink, or logged and skipped. */
 static int on_item(void *ctx, const char *text, size_t len)
 {
@@ -309,24 +347,18 @@ static int on_item(void *ctx, const char *text, size_t len)
 	k8s_object_t *obj = NULL;
 	char err[128] = "";
 	int ret = k8s_object_decode(r->kind, text, len, &obj, err, sizeof(err));
-	if (ret != KNOT_EOK) {
-		decode_error(r, now, "list %s item skipped (%s)", r->name,
-		             err[0] != '\0' ? err : knot_strerror(ret));
+	if (ret == KNOT_ESPACE) {
+		too_large(r, text, len, err);
+		return KNOT_EOK;
+	} else if (ret != KNOT_EOK) {
+		skip_error(r, now, K8S_APIERR_DECODE, "list %s item skipped (%s)", r->name,
+		           err[0] != '\0' ? err : knot_strerror(ret));
 		return KNOT_EOK;
 	}
 	r->sink.upsert(r->sink_ctx, r->source, obj);
 	r->list_objects++;
 	r->stats.last_event_ms = now;
 	return KNOT_EOK;
-}
-
-/*! Moves the resume point to an event's resourceVersion. */
-static void rv_advance(k8s_reflector_t *r, const char *rv)
-{
-	// The watch started at an explicit version, so every event's version is a safe resume point.
-	if (rv[0] != '\0') {
-		snprintf(r->rv, sizeof(r->rv), "%s", rv);
-	}
 }
 
 /*! Takes a watch line: applies the event, records its resourceVersion, or stops on ERROR. */
@@ -338,9 +370,12 @@ static int on_line(void *ctx, const char *text, size_t len)
 	memset(&ev, 0, sizeof(ev)); // Its rv is read even when decoding fails.
 	char err[128] = "";
 	int ret = k8s_event_decode(r->kind, text, len, &ev, err, sizeof(err));
-	if (ret != KNOT_EOK) {
-		decode_error(r, now, "watch %s event skipped (%s)", r->name,
-		             err[0] != '\0' ? err : knot_strerror(ret));
+	if (ret == KNOT_ESPACE) {
+		too_large(r, text, len, err);
+		return KNOT_EOK;
+	} else if (ret != KNOT_EOK) {
+		skip_error(r, now, K8S_APIERR_DECODE, "watch %s event skipped (%s)", r->name,
+		           err[0] != '\0' ? err : knot_strerror(ret));
 		// A well-formed event with an unusable object still moved the collection on.
 		rv_advance(r, ev.rv);
 		return KNOT_EOK;
@@ -445,7 +480,6 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
 	switch (r->body) {
 	case BODY_LIST:
 		ret = k8s_listsplit_feed(&r->list, data, len, on_item, r);
-		check_skipped(r, r->list.skipped);
 		if (ret != KNOT_EOK) {
 			r->abort = ABORT_BAD_LIST;
 			return 0;
@@ -453,7 +487,6 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
 		break;
 	case BODY_WATCH:
 		ret = k8s_linesplit_feed(&r->lines, data, len, on_line, r);
-		check_skipped(r, r->lines.skipped);
 		if (ret != KNOT_EOK) {
 			return 0; // An ERROR event: end the transfer.
 		}
@@ -536,12 +569,15 @@ static int transfer_start(k8s_reflector_t *r, uint64_t now)
 	r->retry_after_s = 0;
 	r->errbuf[0] = '\0';
 	r->stream_events = 0;
-	r->skipped_seen = 0;
 	memset(&r->ev_status, 0, sizeof(r->ev_status));
 	if (op == OP_WATCH) {
 		k8s_linesplit_init(&r->lines, r->max_object + EVENT_ENVELOPE_MAX);
+		r->lines.on_skip = on_skip;
+		r->lines.skip_ctx = r;
 	} else {
 		k8s_listsplit_init(&r->list, r->max_object);
+		r->list.on_skip = on_skip;
+		r->list.skip_ctx = r;
 	}
 	r->active = true;
 	if (curl_multi_add_handle(r->multi, r->easy) != CURLM_OK) {
@@ -766,7 +802,8 @@ void k8s_reflector_done(k8s_reflector_t *r, CURLcode result, uint64_t now_ms)
 	}
 
 	if (r->decode_suppressed > 0 && now_ms - r->decode_log_ms >= DECODE_LOG_MS) {
-		k8s_logf(r->log, LOG_WARNING, "%s: %" PRIu64 " more objects skipped (decode errors)",
+		k8s_logf(r->log, LOG_WARNING, "%s: %" PRIu64 " more objects skipped (decode errors "
+		         "or too large)",
 		         r->name, r->decode_suppressed);
 		r->decode_log_ms = now_ms;
 		r->decode_suppressed = 0;
@@ -819,7 +856,7 @@ k8s_reflector_t *k8s_reflector_new(const k8s_reflector_conf_t *conf, k8s_api_t *
 	r->page_limit = (conf->page_limit > 0) ? conf->page_limit : PAGE_LIMIT_DEFAULT;
 	r->stall_s = (conf->stall_s > 0) ? conf->stall_s : STALL_S_DEFAULT;
 	r->absent_retry_s = (conf->absent_retry_s > 0) ? conf->absent_retry_s : ABSENT_RETRY_S_DEFAULT;
-	r->max_object = (conf->max_object > 0) ? conf->max_object : MAX_OBJECT_DEFAULT;
+	r->max_object = (conf->max_object > 0) ? conf->max_object : K8S_OBJECT_MAX;
 	r->api = api;
 	r->multi = multi;
 	r->sink = *sink;

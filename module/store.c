@@ -427,6 +427,25 @@ void k8s_store_remove(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 	k8s_object_free(obj);
 }
 
+void k8s_store_too_large(k8s_store_t *s, unsigned source, const char *ns, const char *name,
+                         bool deleted)
+{
+	if (source >= K8S_SRC_COUNT) {
+		return;
+	}
+	char key[KEY_MAX + 1];
+	// A name longer than the API allows was never stored: nothing to keep or remove.
+	entry_t *entry = key_of(key, ns, name) ? k8s_map_get(&s->objects[source], key) : NULL;
+	if (entry == NULL) {
+		return;
+	} else if (deleted) {
+		remove_entry(s, source, key, entry);
+	} else {
+		// Still there, only unreadable: a relist keeps the version held.
+		entry->gen = s->gen[source];
+	}
+}
+
 void k8s_store_list_begin(k8s_store_t *s, unsigned source)
 {
 	if (source < K8S_SRC_COUNT) {
@@ -760,9 +779,16 @@ static void sink_list_end(void *ctx, unsigned source)
 	k8s_store_list_end(ctx, source);
 }
 
+static void sink_too_large(void *ctx, unsigned source, const char *ns, const char *name,
+                           bool deleted)
+{
+	k8s_store_too_large(ctx, source, ns, name, deleted);
+}
+
 const k8s_sink_t k8s_store_sink = {
 	.upsert = sink_upsert,
 	.remove = sink_remove,
 	.list_begin = sink_list_begin,
 	.list_end = sink_list_end,
+	.too_large = sink_too_large,
 };

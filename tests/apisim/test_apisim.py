@@ -1153,6 +1153,26 @@ def fault_big_object_makes_a_watch_line_over_2_mib():
 
 
 @case
+def fault_big_object_of_empty_objects_is_served_in_watch_and_list():
+    rv = SIM.resource_version()
+    stream = watch(f"/api/v1/namespaces/shop/services?watch=1&resourceVersion={rv}")
+    info = SIM.big_object("services", "shop", "syslog", 3 * 1024 * 1024, shape="empty-objects")
+    event = stream.next_event()
+    stream.close()
+    fields = event["object"]["metadata"]["managedFields"]
+    check(len(fields) == 1024 * 1024 and all(f == {} for f in fields), len(fields))
+    check(3 * 1024 * 1024 < info["bytes"] < 3 * 1024 * 1024 + 4096, info)
+    items = SIM.get("/api/v1/namespaces/shop/services?fieldSelector=metadata.name%3Dsyslog").json()["items"]
+    check(len(items[0]["metadata"]["managedFields"]) == 1024 * 1024)
+    try:
+        SIM.big_object("services", "shop", "syslog", 10, shape="round")
+        check(False, "an unknown shape is refused")
+    except SimulatorError as e:
+        check("400" in str(e), e)
+    SIM.apply(json.load(open(os.path.join(SAMPLE, "60-ports-named-unnamed-udp.json"))))
+
+
+@case
 def fault_absent_resource_is_404_text_and_leaves_discovery():
     SIM.set_absent("serviceimports")
     try:

@@ -27,6 +27,7 @@
  *
  * Every sink call and log line goes to stdout as one line, in order:
  *   list_begin SRC | list_end SRC | upsert SRC NS/NAME DIGEST | remove SRC NS/NAME
+ *   too_large SRC NS/NAME [deleted]
  *   log PRIORITY MESSAGE
  * Commands on stdin: "stats" prints one "stats SRC key=value..." line per
  * reflector, then "stats end"; "quit" or end of input frees everything and exits.
@@ -81,11 +82,19 @@ static void sink_list_end(void *ctx, unsigned source)
 	fflush(stdout);
 }
 
+static void sink_too_large(void *ctx, unsigned source, const char *ns, const char *name,
+                           bool deleted)
+{
+	printf("too_large %u %s/%s%s\n", source, ns, name, deleted ? " deleted" : "");
+	fflush(stdout);
+}
+
 static const k8s_sink_t sink = {
 	.upsert = sink_upsert,
 	.remove = sink_remove,
 	.list_begin = sink_list_begin,
 	.list_end = sink_list_end,
+	.too_large = sink_too_large,
 };
 
 /*! Parses one SPEC (modified in place) into \a conf. */

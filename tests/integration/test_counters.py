@@ -35,7 +35,7 @@ DOCUMENTED = {
     "ready": {"cluster", "clusterset"},
     "connected": None, "resyncs": None, "watch-restarts": None,
     "api-errors": {"network", "tls", "timeout", "unauthorized", "forbidden", "not-found", "gone",
-                   "throttled", "server", "http", "decode"},
+                   "throttled", "server", "http", "decode", "too-large"},
     "last-event-age": None,
     "programming-latency": "buckets",
 }

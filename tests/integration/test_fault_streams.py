@@ -11,8 +11,8 @@ line, a hung connection, and objects of several MiB.
   timer (`watch-stall-timeout`, here its minimum of 5 s) and the watch resumed; the
   simulator sends bookmarks every second, so a healthy watch is never silent that long.
 - One object, hence one watch line, can be several MiB (the API server takes request
-  bodies up to 3 MiB); it must be processed. A line above the module's cap (16 MiB) is
-  skipped with a log line, without holding up anything else.
+  bodies up to 3 MiB); it must be processed. A line above the module's cap (3 MiB, see
+  test_fault_big_objects.py) is skipped with a log line, without holding up anything else.
 """
 
 import testing
@@ -104,16 +104,17 @@ MIB = 1024 * 1024
 
 
 @tests.case
-def a_service_with_a_3_mib_annotation_is_processed(c):
+def a_service_just_under_3_mib_is_processed(c):
     decode = counter(c.server, "api-errors[decode]")
-    big = service("shop", "big", "10.96.100.30", annotations={"example.com/blob": "x" * (3 * MIB)})
-    c.sim.apply(big)  # One ADDED line of 3 MiB.
+    big = service("shop", "big", "10.96.100.30", annotations={"example.com/blob": "x" * (3 * MIB - 8192)})
+    c.sim.apply(big)  # One ADDED line of almost 3 MiB.
     expect_addresses(c.server, "big.shop.svc.cluster.local.", ["10.96.100.30"], timeout=10)
-    c.sim.big_object("services", "shop", "web", size=3 * MIB)  # MODIFIED, 3 MiB, nothing for DNS.
+    c.sim.big_object("services", "shop", "web", size=3 * MIB - 8192)  # MODIFIED, nothing for DNS.
     c.sim.apply(service("shop", "after-big", "10.96.100.31"))
     expect_addresses(c.server, "after-big.shop.svc.cluster.local.", ["10.96.100.31"], timeout=10)
     expect_addresses(c.server, "web.shop.svc.cluster.local.", ["10.96.12.34"])
     testing.expect_equal(counter(c.server, "api-errors[decode]"), decode, "api-errors[decode]")
+    testing.expect_equal(counter(c.server, "api-errors[too-large]"), 0, "api-errors[too-large]")
     # The same objects in a LIST.
     server = start_knotd(c)
     try:
@@ -124,17 +125,18 @@ def a_service_with_a_3_mib_annotation_is_processed(c):
 
 
 @tests.case
-def a_watch_line_above_16_mib_is_skipped_with_a_log_line_without_holding_up_others(c):
+def a_watch_line_above_3_mib_is_skipped_with_a_log_line_without_holding_up_others(c):
     mark = log_mark(c.server)
-    decode = counter(c.server, "api-errors[decode]")
-    huge = service("shop", "huge", "10.96.100.40", annotations={"example.com/blob": "x" * (17 * MIB)})
+    too_large = counter(c.server, "api-errors[too-large]")
+    huge = service("shop", "huge", "10.96.100.40", annotations={"example.com/blob": "x" * (4 * MIB)})
     c.sim.apply(huge)
     c.sim.apply(endpoint_slice("shop", "cache", ["10.244.2.37"], name="cache-mw5tq"))
     took = expect_addresses(c.server, "cache.shop.svc.cluster.local.", ["10.244.2.37"], timeout=5)
     testing.expect(took < 3, f"an EndpointSlice change took {took:.1f} s beside the huge line")
     line = wait_log(c.server, "skipped (larger than", mark, timeout=30)
-    testing.expect("services" in line, f"the log line names the resource: {line}")
-    wait_counter(c.server, "api-errors[decode]", lambda v: v == decode + 1, "api-errors[decode]")
+    testing.expect("services object shop/huge" in line, f"the log line names the object: {line}")
+    wait_counter(c.server, "api-errors[too-large]", lambda v: v == too_large + 1,
+                 "api-errors[too-large]")
     expect_addresses(c.server, "huge.shop.svc.cluster.local.", [])
     # The services watch goes on after the skipped line.
     c.sim.apply(service("shop", "after-huge", "10.96.100.41"))
@@ -142,7 +144,7 @@ def a_watch_line_above_16_mib_is_skipped_with_a_log_line_without_holding_up_othe
     # In a LIST the huge item is skipped alike, and the list completes.
     server = start_knotd(c)
     try:
-        wait_log(server, "list services object skipped (larger than")
+        wait_log(server, "list services object shop/huge skipped (larger than")
         expect_addresses(server, "after-huge.shop.svc.cluster.local.", ["10.96.100.41"])
         expect_addresses(server, "huge.shop.svc.cluster.local.", [])
     finally:

@@ -312,10 +312,11 @@ class Simulator:
         parts = [kind, namespace, name] if namespace else [kind, name]
         return self.control("GET", "/objects/" + "/".join(parts))
 
-    def big_object(self, kind, namespace, name, size=5 * 512 * 1024):
-        """Adds an annotation of size bytes to an object (a watch line of several MiB)."""
+    def big_object(self, kind, namespace, name, size=5 * 512 * 1024, shape="annotation"):
+        """Adds size bytes to an object (a watch line of several MiB): an annotation, or with
+        shape="empty-objects" metadata.managedFields of {} elements."""
         return self.post("/objects/big", {"resource": kind, "namespace": namespace or "", "name": name,
-                                          "bytes": size})
+                                          "bytes": size, "shape": shape})
 
     def inject_event(self, kind, event_type, obj):
         """Sends a raw event to open watches of kind without changing any object."""

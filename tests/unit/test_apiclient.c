@@ -28,7 +28,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -167,6 +170,79 @@ static void refresh_without_token_file_keeps_static_token(void **state)
 	assert_string_equal(logged, "");
 }
 
+static void token_file_with_control_characters_is_refused_without_logging_it(void **state)
+{
+	write_token("evil\r\nX-Injected: 1\n");
+	api_with(NULL, true, NULL);
+	assert_null(api.token);
+	assert_non_null(strstr(logged, "sending no token (contains control characters)"));
+
+	write_token("good\n");
+	assert_true(k8s_api_refresh_token(&api, true, api.token_read_ms + 1));
+	write_token("good\tX\n");
+	assert_false(k8s_api_refresh_token(&api, true, api.token_read_ms + 1));
+	assert_string_equal(api.token, "good");
+	assert_non_null(strstr(logged, "keeping the previous token (contains control characters)"));
+	assert_null(strstr(logged, "evil"));
+	assert_null(strstr(logged, "X-Injected"));
+	assert_null(strstr(logged, "good"));
+}
+
+static void static_token_with_control_characters_is_refused(void **state)
+{
+	k8s_apiconf_t conf = { 0 };
+	conf.server = strdup("https://127.0.0.1:6443");
+	conf.token = strdup("evil\r\nX-Injected: 1");
+	assert_int_equal(k8s_api_init(&api, &conf, &test_log), KNOT_EINVAL);
+	assert_null(api.token);
+	assert_non_null(strstr(logged, "static token refused (contains control characters)"));
+	assert_null(strstr(logged, "evil"));
+}
+
+static void token_file_from_a_fifo_is_cut_at_its_size_limit(void **state)
+{
+	// A FIFO has no size: the limit holds while reading.
+	assert_int_equal(mkfifo(token_path, 0600), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		FILE *f = fopen(token_path, "w");
+		for (size_t i = 0; f != NULL && i < 2 * 64 * 1024; i++) {
+			fputc('t', f);
+		}
+		_exit(0);
+	}
+	api_with(NULL, true, NULL);
+	assert_null(api.token);
+	assert_non_null(strstr(logged, "sending no token (too large)"));
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+}
+
+static void insecure_skip_verify_is_warned_once(void **state)
+{
+	k8s_apiconf_t conf = { 0 };
+	conf.server = strdup("https://127.0.0.1:6443");
+	conf.insecure = true;
+	assert_int_equal(k8s_api_init(&api, &conf, &test_log), KNOT_EOK);
+	for (int i = 0; i < 3; i++) {
+		CURL *easy = curl_easy_init();
+		struct curl_slist *headers = NULL;
+		assert_int_equal(k8s_api_prepare(&api, easy, "/api/v1/pods", &headers, 90, 0), KNOT_EOK);
+		k8s_api_headers_free(headers);
+		curl_easy_cleanup(easy);
+	}
+	const char *first = strstr(logged, "(insecure-skip-tls-verify)");
+	assert_non_null(first);
+	assert_null(strstr(first + 1, "(insecure-skip-tls-verify)"));
+}
+
+static void verified_tls_gives_no_insecure_warning(void **state)
+{
+	api_with(NULL, false, NULL);
+	assert_null(strstr(logged, "insecure"));
+}
+
 /* --- request set-up ------------------------------------------------------------------- */
 
 static bool has_header(const struct curl_slist *h, const char *line)
@@ -274,6 +350,11 @@ int main(void)
 		T(missing_token_file_is_logged_and_retried),
 		T(unreadable_or_empty_token_file_keeps_the_previous_token),
 		T(refresh_without_token_file_keeps_static_token),
+		T(token_file_with_control_characters_is_refused_without_logging_it),
+		T(static_token_with_control_characters_is_refused),
+		T(token_file_from_a_fifo_is_cut_at_its_size_limit),
+		T(insecure_skip_verify_is_warned_once),
+		T(verified_tls_gives_no_insecure_warning),
 		T(prepare_sets_accept_and_bearer_headers),
 		T(prepare_without_token_sends_no_authorization),
 		T(tls_server_name_is_put_in_the_url_and_connected_to_the_server),

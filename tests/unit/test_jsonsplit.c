@@ -529,6 +529,104 @@ static void line_callback_return_stops_the_feed(void **state)
 	k8s_linesplit_deinit(&s);
 }
 
+/* --- heads of skipped items, and what they name ------------------------------- */
+
+static void list_oversize_items_give_their_head_to_on_skip(void **state)
+{
+	const char *small = "{\"metadata\":{\"name\":\"a\"}}";
+	const char *big = "{\"metadata\":{\"name\":\"b\",\"annotations\":{\"x\":\"0123456789012345678901234567890123456789\"}}}";
+	char body[512];
+	snprintf(body, sizeof(body), "{\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[%s,%s,%s,%s]}",
+	         small, big, small, big);
+	char head[41];
+	memcpy(head, big, 40);
+	head[40] = '\0';
+	const char *want[] = { small, small };
+	const char *heads[] = { head, head };
+	for (unsigned seed = 0; seed < 40; seed++) {
+		cut_t cut = (seed == 0) ? WHOLE : (seed == 1) ? BYTES : RANDOM;
+		k8s_listsplit_t s;
+		k8s_listsplit_init(&s, 40);
+		got_t got = { 0 }, skipped = { 0 };
+		s.on_skip = collect;
+		s.skip_ctx = &skipped;
+		assert_int_equal(list_feed(&s, body, cut, seed, &got), KNOT_EOK);
+		assert_items(&got, want, 2);
+		assert_items(&skipped, heads, 2); // The first max_item bytes of each.
+		assert_int_equal(s.skipped, 2);
+		got_free(&got);
+		got_free(&skipped);
+		k8s_listsplit_deinit(&s);
+	}
+}
+
+static void line_oversize_lines_give_their_head_to_on_skip(void **state)
+{
+	const char *stream = "short\n123456789\n12345678\r\nabcdefghijklmnopqrstuvwxy\nok\n";
+	const char *want[] = { "short", "12345678", "ok" };
+	const char *heads[] = { "12345678", "abcdefgh" };
+	for (unsigned seed = 0; seed < 40; seed++) {
+		cut_t cut = (seed == 0) ? WHOLE : (seed == 1) ? BYTES : RANDOM;
+		k8s_linesplit_t s;
+		k8s_linesplit_init(&s, 8);
+		got_t got = { 0 }, skipped = { 0 };
+		s.on_skip = collect;
+		s.skip_ctx = &skipped;
+		assert_int_equal(line_feed(&s, stream, cut, seed, &got), KNOT_EOK);
+		assert_items(&got, want, 3);
+		assert_items(&skipped, heads, 2);
+		got_free(&got);
+		got_free(&skipped);
+		k8s_linesplit_deinit(&s);
+	}
+}
+
+static void ident_reads_namespace_name_and_version_from_a_cut_head(void **state)
+{
+	const char *obj = "{\"kind\":\"Service\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"web\","
+	                  "\"namespace\":\"shop\",\"uid\":\"u\",\"resourceVersion\":\"48211\","
+	                  "\"labels\":{\"name\":\"not-this\"},\"annotations\":{\"x\":\"[{\\\"";
+	k8s_json_ident_t id;
+	assert_int_equal(k8s_json_ident(obj, strlen(obj), false, &id), KNOT_EOK);
+	assert_string_equal(id.ns, "shop");
+	assert_string_equal(id.name, "web");
+	assert_string_equal(id.rv, "48211");
+	assert_string_equal(id.type, "");
+
+	// Cut before the name: nothing to name it by.
+	assert_int_equal(k8s_json_ident(obj, 55, false, &id), KNOT_ENOENT);
+	assert_string_equal(id.name, "");
+}
+
+static void ident_reads_the_type_and_the_object_of_a_watch_event(void **state)
+{
+	const char *ev = "{\"type\":\"DELETED\",\"object\":{\"kind\":\"Namespace\",\"spec\":"
+	                 "{\"metadata\":{\"name\":\"nested\"}},\"metadata\":{\"name\":\"team-a\","
+	                 "\"resourceVersion\":\"9\"},\"status\":{\"phase\":\"Terminating\"}}}";
+	k8s_json_ident_t id;
+	assert_int_equal(k8s_json_ident(ev, strlen(ev), true, &id), KNOT_EOK);
+	assert_string_equal(id.type, "DELETED");
+	assert_string_equal(id.name, "team-a");
+	assert_string_equal(id.ns, "");
+	assert_string_equal(id.rv, "9");
+
+	// Read as an object, the event has no metadata of its own.
+	assert_int_equal(k8s_json_ident(ev, strlen(ev), false, &id), KNOT_ENOENT);
+}
+
+static void ident_leaves_escaped_or_odd_values_empty(void **state)
+{
+	const char *obj = "{\"metadata\":{\"name\":\"we\\u0062\",\"namespace\":\"a b\","
+	                  "\"resourceVersion\":\"1\"}}";
+	k8s_json_ident_t id;
+	assert_int_equal(k8s_json_ident(obj, strlen(obj), false, &id), KNOT_ENOENT);
+	assert_string_equal(id.name, "");
+	assert_string_equal(id.ns, "");
+	assert_string_equal(id.rv, "1");
+	assert_int_equal(k8s_json_ident("]", 1, false, &id), KNOT_EMALF);
+	assert_int_equal(k8s_json_ident("", 0, false, &id), KNOT_ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,6 +651,11 @@ int main(void)
 		cmocka_unit_test(line_cut_mid_line_is_pending),
 		cmocka_unit_test(line_oversize_lines_are_skipped_and_counted),
 		cmocka_unit_test(line_callback_return_stops_the_feed),
+		cmocka_unit_test(list_oversize_items_give_their_head_to_on_skip),
+		cmocka_unit_test(line_oversize_lines_give_their_head_to_on_skip),
+		cmocka_unit_test(ident_reads_namespace_name_and_version_from_a_cut_head),
+		cmocka_unit_test(ident_reads_the_type_and_the_object_of_a_watch_event),
+		cmocka_unit_test(ident_leaves_escaped_or_odd_values_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,7 +27,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -410,6 +413,100 @@ static void impersonation_is_rejected(void **state)
 	assert_non_null(strstr(err, "impersonation"));
 }
 
+static void token_with_control_characters_is_refused_without_naming_it(void **state)
+{
+	// A CR LF in the token would be sent by libcurl as a header of its own.
+	assert_int_equal(load_with(SERVER, "    token: \"t0ken\\r\\nX-Injected: 1\"\n"),
+	                 KNOT_EINVAL);
+	assert_non_null(strstr(err, "user 'u': token contains control characters"));
+	assert_null(strstr(err, "t0ken"));
+	assert_null(strstr(err, "X-Injected"));
+	assert_null(conf.token);
+	k8s_apiconf_free(&conf);
+
+	assert_int_equal(load_with(SERVER, "    token: \"t0ken\\u007f\"\n"), KNOT_EINVAL);
+	assert_null(strstr(err, "t0ken"));
+}
+
+static void server_with_user_information_is_refused_and_not_repeated(void **state)
+{
+	static const char *servers[] = {
+		"    server: https://admin:hunter2@127.0.0.1:6443\n",
+		"    server: https://admin@127.0.0.1:6443\n",
+		"    server: http://admin:hunter2@127.0.0.1:8001\n",
+	};
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(load_with(servers[i], WITH_TOKEN), KNOT_EINVAL);
+		assert_non_null(strstr(err, "cluster 'c': server is a url with user information"));
+		assert_null(strstr(err, "hunter2"));
+		assert_null(strstr(err, "admin"));
+		assert_null(conf.server);
+	}
+}
+
+/* A child writing \a pad bytes of YAML comments, then a valid kubeconfig, into a FIFO. */
+static pid_t fifo_writer(const char *path, size_t pad)
+{
+	assert_int_equal(mkfifo(path, 0600), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid > 0) {
+		return pid;
+	}
+	FILE *f = fopen(path, "w");
+	if (f == NULL) {
+		_exit(1);
+	}
+	char line[128];
+	memset(line, 'x', sizeof(line));
+	line[0] = '#';
+	line[sizeof(line) - 1] = '\n';
+	for (size_t done = 0; done < pad; done += sizeof(line)) {
+		fwrite(line, 1, sizeof(line), f);
+	}
+	fputs("current-context: t\n"
+	      "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:6443'}}]\n"
+	      "contexts: [{name: t, context: {cluster: c}}]\n", f);
+	fclose(f);
+	_exit(0);
+}
+
+static void kubeconfig_from_a_fifo_is_cut_at_the_size_limit(void **state)
+{
+	// A FIFO has no size: the limit must hold while reading.
+	pid_t pid = fifo_writer(path_of("fifo"), K8S_KUBECONFIG_MAX + 65536);
+	assert_int_equal(k8s_kubeconfig_load(path_of("fifo"), NULL, &conf, err, sizeof(err)),
+	                 KNOT_EMALF);
+	assert_non_null(strstr(err, "larger than 4194304 bytes"));
+	assert_null(conf.server);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+}
+
+static void kubeconfig_from_a_fifo_under_the_limit_is_read(void **state)
+{
+	pid_t pid = fifo_writer(path_of("fifo"), K8S_KUBECONFIG_MAX - 4096);
+	assert_int_equal(k8s_kubeconfig_load(path_of("fifo"), NULL, &conf, err, sizeof(err)),
+	                 KNOT_EOK);
+	assert_string_equal(conf.server, "https://127.0.0.1:6443");
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void regular_file_over_the_size_limit_is_refused(void **state)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s", path_of("big"));
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, K8S_KUBECONFIG_MAX, SEEK_SET), 0);
+	fputc('\n', f);
+	fclose(f);
+	assert_int_equal(k8s_kubeconfig_load(path, NULL, &conf, err, sizeof(err)), KNOT_EMALF);
+	assert_non_null(strstr(err, "larger than"));
+}
+
 /* --- kubeconfig: missing and broken pieces ------------------------------------------- */
 
 static void missing_file_names_the_file(void **state)
@@ -610,6 +707,11 @@ int main(void)
 		T(auth_provider_is_rejected),
 		T(username_and_password_are_rejected),
 		T(impersonation_is_rejected),
+		T(token_with_control_characters_is_refused_without_naming_it),
+		T(server_with_user_information_is_refused_and_not_repeated),
+		T(kubeconfig_from_a_fifo_is_cut_at_the_size_limit),
+		T(kubeconfig_from_a_fifo_under_the_limit_is_read),
+		T(regular_file_over_the_size_limit_is_refused),
 		T(missing_file_names_the_file),
 		T(malformed_yaml_gives_the_line),
 		T(top_level_that_is_no_mapping_is_malformed),

@@ -34,6 +34,7 @@
 #include <libknot/errcode.h>
 
 #include "objects.h"
+#include "reflector.h"
 
 /* --- samples ------------------------------------------------------------------- */
 
@@ -1633,6 +1634,126 @@ static void kind_and_proto_names(void **state)
 	k8s_object_free(NULL);
 }
 
+/* --- json value limits -------------------------------------------------------- */
+
+/* A Service whose metadata.managedFields holds \a n copies of \a elem (json-c builds them all). */
+static char *service_padded(const char *elem, size_t n)
+{
+	static const char head[] = "{\"metadata\":{\"name\":\"big\",\"namespace\":\"shop\","
+	                           "\"managedFields\":[";
+	static const char tail[] = "]},\"spec\":{\"clusterIP\":\"10.96.0.9\"}}";
+	size_t elen = strlen(elem);
+	char *text = malloc(sizeof(head) + n * (elen + 1) + sizeof(tail));
+	assert_non_null(text);
+	char *p = text;
+	memcpy(p, head, sizeof(head) - 1);
+	p += sizeof(head) - 1;
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0) {
+			*p++ = ',';
+		}
+		memcpy(p, elem, elen);
+		p += elen;
+	}
+	memcpy(p, tail, sizeof(tail));
+	return text;
+}
+
+static void objects_over_the_json_object_limit_are_refused_before_parsing(void **state)
+{
+	// 64 Ki "{}" took json-c 50 MiB; 5.6 M of them, 16 MiB of text, took 4.2 GiB.
+	k8s_object_t *obj = NULL;
+	char err[128] = "";
+	char *text = service_padded("{}", K8S_JSON_OBJECTS_MAX + 1);
+	assert_int_equal(k8s_object_decode(K8S_SERVICE, text, strlen(text), &obj, err, sizeof(err)),
+	                 KNOT_ESPACE);
+	assert_null(obj);
+	assert_string_equal(err, "more than 65536 json objects");
+	free(text);
+
+	// The root and metadata are objects too: this many fit.
+	text = service_padded("{}", K8S_JSON_OBJECTS_MAX - 3);
+	assert_int_equal(k8s_object_decode(K8S_SERVICE, text, strlen(text), &obj, err, sizeof(err)),
+	                 KNOT_EOK);
+	k8s_object_free(obj);
+	free(text);
+}
+
+static void objects_over_the_json_value_limit_are_refused_before_parsing(void **state)
+{
+	k8s_object_t *obj = NULL;
+	char err[128] = "";
+	char *text = service_padded("0", K8S_JSON_VALUES_MAX);
+	assert_int_equal(k8s_object_decode(K8S_SERVICE, text, strlen(text), &obj, err, sizeof(err)),
+	                 KNOT_ESPACE);
+	assert_string_equal(err, "more than 262144 json values");
+	free(text);
+
+	k8s_event_t ev;
+	char *line = NULL;
+	text = service_padded("\"x\"", K8S_JSON_VALUES_MAX);
+	assert_true(asprintf(&line, "{\"type\":\"ADDED\",\"object\":%s}", text) > 0);
+	assert_int_equal(k8s_event_decode(K8S_SERVICE, line, strlen(line), &ev, err, sizeof(err)),
+	                 KNOT_ESPACE);
+	assert_null(ev.obj);
+	free(line);
+	free(text);
+}
+
+static void json_limits_count_values_not_keys_nor_string_contents(void **state)
+{
+	char err[64];
+	// Keys, and brackets, commas or escaped quotes inside strings, are not values.
+	const char *text = "{\"a\":\"[{,}]\\\"{\",\"b\":[1,true,null,{\"c\":-2.5e3}],\"d\":{}}";
+	assert_int_equal(k8s_json_bounded(text, strlen(text), err, sizeof(err)), KNOT_EOK);
+
+	// {"k0":0,...}: the object and its N members' values, keys not counted.
+	size_t n = K8S_JSON_VALUES_MAX - 1;
+	char *members = malloc(n * 16 + 8);
+	assert_non_null(members);
+	size_t mlen = 0;
+	members[mlen++] = '{';
+	for (size_t i = 0; i < n; i++) {
+		mlen += sprintf(members + mlen, "%s\"k%zu\":0", i > 0 ? "," : "", i);
+	}
+	members[mlen++] = '}';
+	assert_int_equal(k8s_json_bounded(members, mlen, err, sizeof(err)), KNOT_EOK);
+	memcpy(members + mlen - 1, ",\"z\":0}", 7);
+	assert_int_equal(k8s_json_bounded(members, mlen + 6, err, sizeof(err)), KNOT_ESPACE);
+	// Brackets inside a string are text.
+	memset(members, '{', mlen);
+	members[0] = '"';
+	members[mlen - 1] = '"';
+	assert_int_equal(k8s_json_bounded(members, mlen, err, sizeof(err)), KNOT_EOK);
+	free(members);
+
+	// An EndpointSlice at the API's limits (1000 endpoints of 100 addresses) is within them.
+	size_t cap = 8 * 1024 * 1024, len = 0;
+	char *slice = malloc(cap);
+	assert_non_null(slice);
+	len += snprintf(slice + len, cap - len, "{\"metadata\":{\"name\":\"s\",\"namespace\":\"n\"},"
+	                "\"addressType\":\"IPv4\",\"endpoints\":[");
+	for (int e = 0; e < 1000; e++) {
+		len += snprintf(slice + len, cap - len, "%s{\"addresses\":[", e > 0 ? "," : "");
+		for (int a = 0; a < 100; a++) {
+			len += snprintf(slice + len, cap - len, "%s\"10.%d.%d.%d\"", a > 0 ? "," : "",
+			                e / 256, e % 256, a);
+		}
+		len += snprintf(slice + len, cap - len, "],\"conditions\":{\"ready\":true,"
+		                "\"serving\":true,\"terminating\":false},\"nodeName\":\"node-1\","
+		                "\"targetRef\":{\"kind\":\"Pod\",\"namespace\":\"n\",\"name\":\"p-%d\"},"
+		                "\"zone\":\"z\",\"hints\":{\"forZones\":[{\"name\":\"z\"}]}}", e);
+	}
+	len += snprintf(slice + len, cap - len, "],\"ports\":[{\"name\":\"http\",\"port\":80}]}");
+	assert_true(len < K8S_OBJECT_MAX); // What fits the byte limit must fit these.
+	assert_int_equal(k8s_json_bounded(slice, len, err, sizeof(err)), KNOT_EOK);
+	k8s_object_t *obj = NULL;
+	assert_int_equal(k8s_object_decode(K8S_ENDPOINTSLICE, slice, len, &obj, err, sizeof(err)),
+	                 KNOT_EOK);
+	k8s_object_free(obj);
+	free(slice);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1713,6 +1834,9 @@ int main(void)
 		cmocka_unit_test(digest_changes_with_every_dns_field),
 		cmocka_unit_test(digest_differs_between_kinds_with_the_same_name),
 		cmocka_unit_test(kind_and_proto_names),
+		cmocka_unit_test(objects_over_the_json_object_limit_are_refused_before_parsing),
+		cmocka_unit_test(objects_over_the_json_value_limit_are_refused_before_parsing),
+		cmocka_unit_test(json_limits_count_values_not_keys_nor_string_contents),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

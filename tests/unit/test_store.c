@@ -434,6 +434,43 @@ static void slices_whose_keys_share_255_bytes_stay_distinct(void **state)
 	k8s_table_deinit(&t);
 }
 
+static void an_object_too_large_to_read_keeps_its_version_through_a_relist(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	k8s_store_conf_t conf = { 0 };
+	k8s_store_t *s = k8s_store_new(&t, &conf, NULL);
+	k8s_store_upsert(s, K8S_SRC_SERVICES, decode(K8S_SERVICE, SVC("big", "kept", "10.96.7.1")));
+	k8s_store_upsert(s, K8S_SRC_SERVICES, decode(K8S_SERVICE, SVC("big", "gone", "10.96.7.2")));
+	k8s_store_commit(s, 0);
+
+	// The relist names "kept" but cannot read it; "gone" it does not return.
+	k8s_store_list_begin(s, K8S_SRC_SERVICES);
+	k8s_store_too_large(s, K8S_SRC_SERVICES, "big", "kept", false);
+	k8s_store_list_end(s, K8S_SRC_SERVICES);
+	k8s_store_commit(s, 0);
+	uint8_t owner[128];
+	size_t len = k8s_svc_owner("big", "kept", owner);
+	assert_non_null(k8s_table_svc(&t, K8S_ZONE_CLUSTER, owner, len));
+	len = k8s_svc_owner("big", "gone", owner);
+	assert_null(k8s_table_svc(&t, K8S_ZONE_CLUSTER, owner, len));
+	assert_int_equal(k8s_store_stats(s)->objects[K8S_SRC_SERVICES], 1);
+
+	// Not known: no news. Deleted while too large to read: gone.
+	k8s_store_too_large(s, K8S_SRC_SERVICES, "big", "never", true);
+	assert_false(k8s_store_dirty(s));
+	k8s_store_too_large(s, K8S_SRC_SERVICES, "big", "kept", true);
+	k8s_store_commit(s, 0);
+	len = k8s_svc_owner("big", "kept", owner);
+	assert_null(k8s_table_svc(&t, K8S_ZONE_CLUSTER, owner, len));
+	assert_int_equal(k8s_store_stats(s)->objects[K8S_SRC_SERVICES], 0);
+
+	k8s_store_free(s);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -456,6 +493,7 @@ int main(void)
 		cmocka_unit_test(the_topology_is_the_named_nodes_even_in_filtered_namespaces),
 		cmocka_unit_test(pods_whose_keys_share_255_bytes_stay_distinct),
 		cmocka_unit_test(slices_whose_keys_share_255_bytes_stay_distinct),
+		cmocka_unit_test(an_object_too_large_to_read_keeps_its_version_through_a_relist),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
 }

@@ -96,18 +96,29 @@ class Controller:
         return json.loads(rec.event_json())
 
     def big(self, body):
-        """Adds an annotation of the given size (default 2.5 MiB), making a multi-MiB watch line."""
+        """Makes an object of about the given size (default 2.5 MiB): a multi-MiB watch line.
+
+        shape "annotation" (default): one annotation string of that many bytes; "empty-objects":
+        metadata.managedFields of that many bytes of {} elements, as cheap to send as costly to
+        parse (a client's JSON library builds an object for each)."""
         rtype = _rtype(body.get("resource"))
         namespace = body.get("namespace", "") if rtype.namespaced else ""
         size = int(body.get("bytes", 5 * 512 * 1024))
-        filler = ("apisim-padding-" * (size // 15 + 1))[:size]
+        shape = body.get("shape", "annotation")
+        if shape not in ("annotation", "empty-objects"):
+            raise ControlError(400, "shape must be annotation or empty-objects")
 
         def pad(cur):
             if cur is None:
                 raise encoding.not_found(rtype, body.get("name", ""))
             obj = cur.to_dict()
             meta = dict(obj["metadata"])
-            meta["annotations"] = dict(meta.get("annotations") or {}, **{"apisim.k8s.io/padding": filler})
+            if shape == "empty-objects":
+                # One shared dict: the encoder writes it n times, the simulator holds it once.
+                meta["managedFields"] = [{}] * max(1, (size + 1) // 3)
+            else:
+                filler = ("apisim-padding-" * (size // 15 + 1))[:size]
+                meta["annotations"] = dict(meta.get("annotations") or {}, **{"apisim.k8s.io/padding": filler})
             return objects.normalize(rtype, dict(obj, metadata=meta))
         ev = self.sim.store.mutate(rtype, make_key(namespace, body.get("name", "")), pad)
         return {"resourceVersion": str(ev.rv), "bytes": len(ev.new.event_json())}
