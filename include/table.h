@@ -88,6 +88,7 @@ typedef struct {
 	uint32_t addr_count;       /*!< Records in addrs. */
 	uint32_t sip_count;        /*!< addrs[0, sip_count) are service IPs, the rest endpoints. */
 	uint32_t ready_count;      /*!< Ready endpoint addresses behind the service (ignore-empty-service). */
+	uint32_t capped;           /*!< Records and ports left out at the caps of records.h. */
 	const uint8_t *owner;      /*!< Wire labels "<svc><ns>", lowercase, no root label. */
 	const uint8_t *target;     /*!< ExternalName target, lowercase wire dname, or NULL. */
 	knot_rdataset_t rrs_a;     /*!< A of <svc>.<ns>.svc: service IPs, or the ready endpoints (headless). */
