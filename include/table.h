@@ -177,6 +177,7 @@ typedef struct {
 	k8s_retire_t retire;       /*!< Writer: unpublished memory awaiting a grace period. */
 	size_t svc_count[K8S_ZONE_COUNT]; /*!< Writer: published blocks. */
 	size_t record_count;       /*!< Writer: address records published (service IPs and endpoints). */
+	size_t capped_count;       /*!< Writer: records and ports the published blocks left out at the caps. */
 	size_t bytes;              /*!< Writer: bytes of published blocks. */
 	size_t pod_count;          /*!< Writer: pod entries published. */
 	size_t ns_count;           /*!< Writer: namespaces published. */

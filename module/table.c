@@ -559,6 +559,7 @@ int k8s_table_put_svc(k8s_table_t *t, k8s_svc_t *svc)
 	if (old != NULL) {
 		k8s_rcuhash_replace(&t->svcs, svc->hash, old, svc);
 		t->record_count -= old->addr_count;
+		t->capped_count -= old->capped;
 		t->bytes -= old->size;
 		k8s_retire(&t->retire, (void *)old);
 	} else {
@@ -568,6 +569,7 @@ int k8s_table_put_svc(k8s_table_t *t, k8s_svc_t *svc)
 		t->svc_count[svc->zone]++;
 	}
 	t->record_count += svc->addr_count;
+	t->capped_count += svc->capped;
 	t->bytes += svc->size;
 	return KNOT_EOK;
 }
@@ -589,6 +591,7 @@ void k8s_table_del_svc(k8s_table_t *t, k8s_zone_t zone, const char *ns, const ch
 	k8s_rcuhash_remove(&t->svcs, hash, old);
 	t->svc_count[zone]--;
 	t->record_count -= old->addr_count;
+	t->capped_count -= old->capped;
 	t->bytes -= old->size;
 	k8s_retire(&t->retire, (void *)old);
 }
