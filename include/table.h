@@ -168,7 +168,7 @@ enum {
 
 typedef struct {
 	k8s_rcuhash_t svcs;        /*!< (zone, ns, name) -> k8s_svc_t. */
-	k8s_rcuhash_t ptrs;        /*!< Address -> k8s_addr_t in a block (several per address). */
+	k8s_rcuhash_t ptrs;        /*!< Address -> its k8s_addr_t in a block, or the set of them (one slot per address). */
 	k8s_rcuhash_t nss;         /*!< Name -> k8s_nsent_t. */
 	k8s_rcuhash_t pods;        /*!< Address -> k8s_podent_t (several per address). */
 	k8s_rcuhash_t prefixes;    /*!< Prefix -> k8s_prefix_t. */
@@ -240,8 +240,12 @@ void k8s_table_deinit(k8s_table_t *t);
  */
 int k8s_table_put_svc(k8s_table_t *t, k8s_svc_t *svc);
 
-/*! \brief Unpublishes and retires a service block; no-op if absent. */
-void k8s_table_del_svc(k8s_table_t *t, k8s_zone_t zone, const char *ns, const char *name);
+/*!
+ * \brief Unpublishes and retires a service block; no-op if absent.
+ *
+ * \retval KNOT_EOK, KNOT_ENOMEM (the block stays published)
+ */
+int k8s_table_del_svc(k8s_table_t *t, k8s_zone_t zone, const char *ns, const char *name);
 
 /*! \brief Writes the owner labels "<svc><ns>" of a service; returns their size, 0 if a name is no label. */
 size_t k8s_svc_owner(const char *ns, const char *name, uint8_t out[128]);

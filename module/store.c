@@ -512,7 +512,11 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 		if (slash != NULL && (size_t)(slash - key) < sizeof(ns)) {
 			memcpy(ns, key, slash - key);
 			ns[slash - key] = '\0';
-			k8s_table_del_svc(s->table, zone, ns, slash + 1);
+			if (k8s_table_del_svc(s->table, zone, ns, slash + 1) != KNOT_EOK) {
+				k8s_logf(s->log, LOG_ERR, "cannot remove records of %s %s (%s)",
+				         zone == K8S_ZONE_CLUSTER ? "service" : "serviceimport", key,
+				         knot_strerror(KNOT_ENOMEM));
+			}
 		}
 		return;
 	}
