@@ -14,41 +14,77 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
+
 /*!
  * \file
  *
- * \brief The hash of the module's tables: FNV-1a with a final avalanche.
+ * \brief The hash of the module's tables: keyed, drawn at random when the module loads.
  *
  * The tables index with the low bits of the hash (open addressing, power-of-two
- * sizes), which plain FNV-1a spreads poorly; the avalanche (MurmurHash3's
- * finaliser) fixes that. Keys are cluster data or query names, not secrets:
- * no seed is needed.
+ * sizes). Their keys are names and addresses that any namespace user chooses
+ * (services, hostnames, EndpointSlice addresses): with a public hash, one
+ * could pick thousands that share a slot and make every insertion and lookup
+ * walk them all. Under a secret key there is nothing to pick. The function is
+ * the fallback memory hash of Go's runtime (wyhash's multiply-fold under a
+ * per-process random key), which guards Go's maps against the same attack: a
+ * few 64x64->128-bit multiplications, cheaper than byte-wise FNV-1a on the
+ * 4 to 40 byte keys used here.
  */
 
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-#define K8S_HASH_INIT 2166136261u
+/*! \brief The process's hash key: random odd words, set before any table exists. */
+extern uint64_t k8s_hash_key[2];
 
-/*! \brief Adds bytes to a running hash (start with K8S_HASH_INIT). */
-static inline uint32_t k8s_hash_bytes(uint32_t h, const void *data, size_t len)
+static inline uint64_t k8s_hash_mix(uint64_t a, uint64_t b)
 {
-	const uint8_t *bytes = data;
-	for (size_t i = 0; i < len; i++) {
-		h = (h ^ bytes[i]) * 16777619u;
-	}
-	return h;
+	__uint128_t r = (__uint128_t)a * b;
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
 }
 
-/*! \brief Mixes a running hash into the table index hash. */
-static inline uint32_t k8s_hash_final(uint32_t h)
+static inline uint64_t k8s_hash_r8(const uint8_t *p)
 {
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35u;
-	h ^= h >> 16;
-	return h;
+	uint64_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint64_t k8s_hash_r4(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*! \brief Hash of bytes for the tables' indexes. */
+static inline uint32_t k8s_hash(const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	uint64_t seed = k8s_hash_key[0], a, b;
+	if (len == 0) {
+		a = b = 0;
+	} else if (len < 4) {
+		a = p[0] | (uint64_t)p[len >> 1] << 8 | (uint64_t)p[len - 1] << 16;
+		b = 0;
+	} else if (len <= 8) {
+		a = k8s_hash_r4(p);
+		b = k8s_hash_r4(p + len - 4);
+	} else if (len <= 16) {
+		a = k8s_hash_r8(p);
+		b = k8s_hash_r8(p + len - 8);
+	} else {
+		size_t left = len;
+		for (; left > 16; left -= 16, p += 16) {
+			seed = k8s_hash_mix(k8s_hash_r8(p) ^ k8s_hash_key[1], k8s_hash_r8(p + 8) ^ seed);
+		}
+		a = k8s_hash_r8(p + left - 16);
+		b = k8s_hash_r8(p + left - 8);
+	}
+	uint64_t h = k8s_hash_mix(0x1d8e4e27c47d124fULL ^ len,
+	                          k8s_hash_mix(a ^ k8s_hash_key[1], b ^ seed));
+	return (uint32_t)(h ^ (h >> 32));
 }

@@ -24,15 +24,35 @@
  * ready endpoint addresses labelled by hostname (else pod name with
  * endpoint-pod-names, else the dashed address), named ports, prebuilt A and
  * AAAA answers. Slices of a service are merged and their duplicates dropped.
+ * What passes the caps below is left out and counted in the block's capped.
  */
 
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "objects.h"
 #include "table.h"
+
+/*!
+ * \brief Most A records one name holds (the service name, or an endpoint name).
+ *
+ * An A record with its owner compressed takes 16 bytes: 4000 of them fill a
+ * 65535-byte message but for room for any question and an OPT record. More
+ * could never be sent; the lowest addresses are kept.
+ */
+#define K8S_MAX_A_PER_NAME 4000
+
+/*! \brief Most AAAA records one name holds: 2300 x 28 bytes, as for K8S_MAX_A_PER_NAME. */
+#define K8S_MAX_AAAA_PER_NAME 2300
+
+/*! \brief Most named ports (name, protocol) of a service: counted in 16 bits. */
+#define K8S_MAX_PORTS UINT16_MAX
+
+/*! \brief Most source clusters of a headless ServiceImport: counted in 16 bits. */
+#define K8S_MAX_CLUSTERS UINT16_MAX
 
 typedef struct {
 	bool endpoint_pod_names;  /*!< Label endpoints without hostname by their pod name. */

@@ -88,6 +88,7 @@ typedef struct {
 	uint32_t addr_count;       /*!< Records in addrs. */
 	uint32_t sip_count;        /*!< addrs[0, sip_count) are service IPs, the rest endpoints. */
 	uint32_t ready_count;      /*!< Ready endpoint addresses behind the service (ignore-empty-service). */
+	uint32_t capped;           /*!< Records and ports left out at the caps of records.h. */
 	const uint8_t *owner;      /*!< Wire labels "<svc><ns>", lowercase, no root label. */
 	const uint8_t *target;     /*!< ExternalName target, lowercase wire dname, or NULL. */
 	knot_rdataset_t rrs_a;     /*!< A of <svc>.<ns>.svc: service IPs, or the ready endpoints (headless). */
@@ -167,7 +168,7 @@ enum {
 
 typedef struct {
 	k8s_rcuhash_t svcs;        /*!< (zone, ns, name) -> k8s_svc_t. */
-	k8s_rcuhash_t ptrs;        /*!< Address -> k8s_addr_t in a block (several per address). */
+	k8s_rcuhash_t ptrs;        /*!< Address -> its k8s_addr_t in a block, or the set of them (one slot per address). */
 	k8s_rcuhash_t nss;         /*!< Name -> k8s_nsent_t. */
 	k8s_rcuhash_t pods;        /*!< Address -> k8s_podent_t (several per address). */
 	k8s_rcuhash_t prefixes;    /*!< Prefix -> k8s_prefix_t. */
@@ -176,6 +177,7 @@ typedef struct {
 	k8s_retire_t retire;       /*!< Writer: unpublished memory awaiting a grace period. */
 	size_t svc_count[K8S_ZONE_COUNT]; /*!< Writer: published blocks. */
 	size_t record_count;       /*!< Writer: address records published (service IPs and endpoints). */
+	size_t capped_count;       /*!< Writer: records and ports the published blocks left out at the caps. */
 	size_t bytes;              /*!< Writer: bytes of published blocks. */
 	size_t pod_count;          /*!< Writer: pod entries published. */
 	size_t ns_count;           /*!< Writer: namespaces published. */
@@ -243,8 +245,12 @@ void k8s_table_deinit(k8s_table_t *t);
  */
 int k8s_table_put_svc(k8s_table_t *t, k8s_svc_t *svc);
 
-/*! \brief Unpublishes and retires a service block; no-op if absent. */
-void k8s_table_del_svc(k8s_table_t *t, k8s_zone_t zone, const char *ns, const char *name);
+/*!
+ * \brief Unpublishes and retires a service block; no-op if absent.
+ *
+ * \retval KNOT_EOK, KNOT_ENOMEM (the block stays published)
+ */
+int k8s_table_del_svc(k8s_table_t *t, k8s_zone_t zone, const char *ns, const char *name);
 
 /*! \brief Writes the owner labels "<svc><ns>" of a service; returns their size, 0 if a name is no label. */
 size_t k8s_svc_owner(const char *ns, const char *name, uint8_t out[128]);

@@ -76,6 +76,7 @@ typedef struct {
 	uint64_t objects[K8S_SRC_COUNT];       /*!< Objects held per source. */
 	uint64_t services[K8S_ZONE_COUNT];     /*!< Service blocks published. */
 	uint64_t records;                      /*!< Address records published. */
+	uint64_t records_capped;               /*!< Records and ports left out at the per-name caps. */
 	uint64_t table_bytes;                  /*!< Bytes of published blocks. */
 	uint64_t resyncs;                      /*!< Full relists after the first. */
 	uint64_t watch_restarts;               /*!< Watches restarted. */

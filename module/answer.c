@@ -128,12 +128,17 @@ static knot_dname_t *name_of(ctx_t *c, const k8s_svc_t *svc, const k8s_addr_t *e
 	return name;
 }
 
-/*! \brief Builds an rdataset of the addresses of one family among adjacent records. */
+/*!
+ * \brief Builds an rdataset of the addresses of one family among adjacent records.
+ *
+ * The records of one name never pass K8S_MAX_A_PER_NAME or K8S_MAX_AAAA_PER_NAME
+ * (the block builder cuts them), so their count fits the rdataset's.
+ */
 static int addr_rrs(ctx_t *c, const k8s_addr_t *addrs, size_t count, uint8_t family,
                     knot_rdataset_t *rrs)
 {
 	size_t len = (family == AF_INET) ? 4 : 16;
-	uint16_t n = 0;
+	size_t n = 0;
 	for (size_t i = 0; i < count; i++) {
 		n += (addrs[i].family == family);
 	}

@@ -273,6 +273,7 @@ enum {
 	CTR_SERVICES,
 	CTR_RECORDS,
 	CTR_TABLE_BYTES,
+	CTR_RECORDS_CAPPED,
 	CTR_READY,
 	CTR_CONNECTED,
 	CTR_RESYNCS,
@@ -358,6 +359,7 @@ static void mod_stats(void *ctx, const k8s_watcher_stats_t *st)
 	}
 	knotd_mod_stats_store(mod, 0, CTR_RECORDS, 0, st->records);
 	knotd_mod_stats_store(mod, 0, CTR_TABLE_BYTES, 0, st->table_bytes);
+	knotd_mod_stats_store(mod, 0, CTR_RECORDS_CAPPED, 0, st->records_capped);
 	knotd_mod_stats_store(mod, 0, CTR_CONNECTED, 0, st->connected);
 	knotd_mod_stats_store(mod, 0, CTR_RESYNCS, 0, st->resyncs);
 	knotd_mod_stats_store(mod, 0, CTR_WATCH_RESTARTS, 0, st->watch_restarts);
@@ -378,6 +380,7 @@ static int add_stats(knotd_mod_t *mod)
 	ret |= knotd_mod_stats_add(mod, "services", K8S_ZONE_COUNT, zone_str);
 	ret |= knotd_mod_stats_add(mod, "records", 1, NULL);
 	ret |= knotd_mod_stats_add(mod, "table-bytes", 1, NULL);
+	ret |= knotd_mod_stats_add(mod, "records-capped", 1, NULL);
 	ret |= knotd_mod_stats_add(mod, "ready", K8S_ZONE_COUNT, zone_str);
 	ret |= knotd_mod_stats_add(mod, "connected", 1, NULL);
 	ret |= knotd_mod_stats_add(mod, "resyncs", 1, NULL);

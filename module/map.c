@@ -27,7 +27,7 @@ static char tombstone;
 
 static uint32_t hash_str(const char *key)
 {
-	return k8s_hash_final(k8s_hash_bytes(K8S_HASH_INIT, key, strlen(key)));
+	return k8s_hash(key, strlen(key));
 }
 
 static k8s_map_slot_t *find(const k8s_map_t *map, const char *key)

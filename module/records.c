@@ -26,7 +26,7 @@
 /*! \brief An address record being built, with its label in wire form for sorting. */
 typedef struct {
 	k8s_ip_t ip;
-	uint16_t cluster;       /*!< Index into the sorted cluster ids. */
+	uint32_t cluster;       /*!< Slice's cluster id while drafting, then index into the sorted ids. */
 	bool explicit_label;    /*!< Hostname or pod name, as opposed to the dashed address. */
 	uint8_t label[64];      /*!< Wire label (explicit or derived). */
 } ent_t;
@@ -37,11 +37,14 @@ typedef struct {
 	size_t sip_count;
 	ent_t *eps;
 	size_t ep_count, ep_cap;
-	k8s_port_t *ports;      /*!< Named ports (names point into the objects). */
+	k8s_port_t *ports;      /*!< Named ports (names point into the objects), duplicates until sorted. */
 	size_t port_count, port_cap;
-	const char **clusters;  /*!< Source cluster ids (point into the objects). */
+	const char **clusters;  /*!< Source cluster id of each slice kept (points into the objects). */
 	size_t cluster_count, cluster_cap;
+	uint8_t *cluster_wire;  /*!< Distinct cluster ids in wire form, in order, once sorted. */
+	size_t cluster_bytes;
 	uint32_t ready_count;
+	size_t capped;          /*!< Records and ports left out at the caps. */
 } draft_t;
 
 static void draft_free(draft_t *d)
@@ -50,6 +53,7 @@ static void draft_free(draft_t *d)
 	free(d->eps);
 	free(d->ports);
 	free(d->clusters);
+	free(d->cluster_wire);
 }
 
 static bool grow(void **arr, size_t *cap, size_t count, size_t elem_size)
@@ -120,15 +124,11 @@ static int ent_ip_cmp(const void *a, const void *b)
 	return ip_cmp(&((const ent_t *)a)->ip, &((const ent_t *)b)->ip);
 }
 
+/*! \brief Collects a named port; duplicates go when the ports are sorted (sort_ports()). */
 static int add_port(draft_t *d, const k8s_port_t *port)
 {
 	if (port->name == NULL || port->port == 0) {
 		return KNOT_EOK;  // Unnamed ports have no SRV record.
-	}
-	for (size_t i = 0; i < d->port_count; i++) {
-		if (d->ports[i].proto == port->proto && strcmp(d->ports[i].name, port->name) == 0) {
-			return KNOT_EOK;
-		}
 	}
 	if (!grow((void **)&d->ports, &d->port_cap, d->port_count, sizeof(*d->ports))) {
 		return KNOT_ENOMEM;
@@ -137,11 +137,45 @@ static int add_port(draft_t *d, const k8s_port_t *port)
 	return KNOT_EOK;
 }
 
+/*! \brief Order of named ports: (name, protocol) as answers search them, then number. */
 static int port_cmp(const void *a, const void *b)
 {
 	const k8s_port_t *x = a, *y = b;
 	int cmp = strcmp(x->name, y->name);
-	return (cmp != 0) ? cmp : (x->proto > y->proto) - (x->proto < y->proto);
+	if (cmp != 0) {
+		return cmp;
+	}
+	if (x->proto != y->proto) {
+		return (x->proto < y->proto) ? -1 : 1;
+	}
+	return (x->port > y->port) - (x->port < y->port);
+}
+
+/*!
+ * \brief Sorts the named ports and keeps one per (name, protocol), at most K8S_MAX_PORTS.
+ *
+ * Slices disagree on a port's number during a rollout; the lowest number wins,
+ * whatever order the slices come in.
+ */
+static void sort_ports(draft_t *d)
+{
+	if (d->port_count > 1) {
+		qsort(d->ports, d->port_count, sizeof(*d->ports), port_cmp);
+	}
+	size_t kept = 0;
+	for (size_t i = 0; i < d->port_count; i++) {
+		const k8s_port_t *prev = (kept > 0) ? &d->ports[kept - 1] : NULL;
+		if (prev != NULL && prev->proto == d->ports[i].proto &&
+		    strcmp(prev->name, d->ports[i].name) == 0) {
+			continue;
+		}
+		if (kept == K8S_MAX_PORTS) {
+			d->capped++;
+			continue;
+		}
+		d->ports[kept++] = d->ports[i];
+	}
+	d->port_count = kept;
 }
 
 static int add_sips(draft_t *d, const k8s_ip_t *ips, size_t count)
@@ -162,15 +196,10 @@ static int add_sips(draft_t *d, const k8s_ip_t *ips, size_t count)
 	return KNOT_EOK;
 }
 
-static int cluster_index(draft_t *d, const char *id, uint16_t *index)
+/*! \brief Notes a slice's cluster id; equal ids are merged when sorted (sort_clusters()). */
+static int cluster_add(draft_t *d, const char *id, uint32_t *index)
 {
-	for (size_t i = 0; i < d->cluster_count; i++) {
-		if (strcmp(d->clusters[i], id) == 0) {
-			*index = i;
-			return KNOT_EOK;
-		}
-	}
-	if (d->cluster_count == UINT16_MAX ||
+	if (d->cluster_count == UINT32_MAX ||
 	    !grow((void **)&d->clusters, &d->cluster_cap, d->cluster_count, sizeof(char *))) {
 		return KNOT_ENOMEM;
 	}
@@ -186,9 +215,9 @@ static int add_slice(draft_t *d, const k8s_slice_t *slice, bool all_ready, bool 
 	if (slice->family != AF_INET && slice->family != AF_INET6) {
 		return KNOT_EOK;
 	}
-	uint16_t cluster_idx = 0;
+	uint32_t cluster_idx = 0;
 	if (cluster != NULL && keep_records) {
-		int ret = cluster_index(d, cluster, &cluster_idx);
+		int ret = cluster_add(d, cluster, &cluster_idx);
 		if (ret != KNOT_EOK) {
 			return ret;
 		}
@@ -199,7 +228,7 @@ static int add_slice(draft_t *d, const k8s_slice_t *slice, bool all_ready, bool 
 		if (!(ep->ready || all_ready) || ep->ip.family != slice->family) {
 			continue;
 		}
-		d->ready_count++;
+		d->ready_count += (d->ready_count < UINT32_MAX);
 		if (!keep_records) {
 			continue;
 		}
@@ -231,68 +260,6 @@ static int add_slice(draft_t *d, const k8s_slice_t *slice, bool all_ready, bool 
 	return KNOT_EOK;
 }
 
-/*! \brief Orders cluster ids by wire form: size, then bytes. */
-static int cluster_cmp(const char *a, const char *b)
-{
-	uint8_t wa[KNOT_DNAME_MAXLEN], wb[KNOT_DNAME_MAXLEN];
-	if (knot_dname_from_str(wa, a, sizeof(wa)) == NULL ||
-	    knot_dname_from_str(wb, b, sizeof(wb)) == NULL) {
-		return strcmp(a, b);
-	}
-	knot_dname_to_lower(wa);
-	knot_dname_to_lower(wb);
-	size_t sa = knot_dname_size(wa), sb = knot_dname_size(wb);
-	if (sa != sb) {
-		return (sa < sb) ? -1 : 1;
-	}
-	return memcmp(wa, wb, sa);
-}
-
-/*! \brief Sorts the endpoints (clusters first, by id) and drops duplicates. */
-static void sort_endpoints(draft_t *d)
-{
-	// Renumber clusters in the order of their wire form (length, then bytes),
-	// the order in which k8s_svc_endpoints() compares them.
-	uint16_t order[d->cluster_count > 0 ? d->cluster_count : 1];
-	for (size_t i = 0; i < d->cluster_count; i++) {
-		order[i] = i;
-	}
-	for (size_t i = 1; i < d->cluster_count; i++) {
-		for (size_t j = i; j > 0; j--) {
-			if (cluster_cmp(d->clusters[order[j - 1]], d->clusters[order[j]]) <= 0) {
-				break;
-			}
-			uint16_t tmp = order[j - 1];
-			order[j - 1] = order[j];
-			order[j] = tmp;
-		}
-	}
-	uint16_t rank[d->cluster_count > 0 ? d->cluster_count : 1];
-	const char *sorted[d->cluster_count > 0 ? d->cluster_count : 1];
-	for (size_t i = 0; i < d->cluster_count; i++) {
-		rank[order[i]] = i;
-		sorted[i] = d->clusters[order[i]];
-	}
-	for (size_t i = 0; i < d->cluster_count; i++) {
-		d->clusters[i] = sorted[i];
-	}
-	for (size_t i = 0; i < d->ep_count; i++) {
-		d->eps[i].cluster = (d->cluster_count > 0) ? rank[d->eps[i].cluster] : 0;
-	}
-
-	if (d->ep_count > 1) {
-		qsort(d->eps, d->ep_count, sizeof(*d->eps), ent_cmp);
-	}
-	size_t kept = 0;
-	for (size_t i = 0; i < d->ep_count; i++) {
-		if (kept > 0 && ent_cmp(&d->eps[kept - 1], &d->eps[i]) == 0) {
-			continue;  // The same endpoint in two slices (e.g. during a rollout).
-		}
-		d->eps[kept++] = d->eps[i];
-	}
-	d->ep_count = kept;
-}
-
 /*! \brief Size of a cluster id in wire form with its terminating zero; 0 if invalid. */
 static size_t cluster_wire_size(const char *id)
 {
@@ -303,27 +270,193 @@ static size_t cluster_wire_size(const char *id)
 	return knot_dname_size(wire);
 }
 
-/*! \brief Bytes taken by an rdataset of unique addresses of one family. */
-static size_t rrs_size(const ent_t *ents, size_t count, uint8_t family, uint16_t *rr_count)
+/*! \brief A slice's cluster id in lowercase wire form, to sort. */
+typedef struct {
+	const uint8_t *wire;
+	size_t size;
+	uint32_t slice;
+} cluster_key_t;
+
+/*! \brief Orders cluster ids as k8s_svc_endpoints() compares them: wire size, then bytes. */
+static int cluster_key_cmp(const void *a, const void *b)
 {
-	*rr_count = 0;
-	for (size_t i = 0; i < count; i++) {
-		if (ents[i].ip.family == family &&
-		    (i == 0 || ip_cmp(&ents[i - 1].ip, &ents[i].ip) != 0)) {
-			(*rr_count)++;
-		}
+	const cluster_key_t *x = a, *y = b;
+	if (x->size != y->size) {
+		return (x->size < y->size) ? -1 : 1;
 	}
-	return *rr_count * knot_rdata_size(ip_len(family));
+	return memcmp(x->wire, y->wire, x->size);
 }
 
+/*!
+ * \brief Merges the slices' cluster ids into the distinct ones, sorted, and renumbers the endpoints.
+ *
+ * Endpoints of the clusters past K8S_MAX_CLUSTERS get an index of at least
+ * K8S_MAX_CLUSTERS: sort_endpoints() leaves them out.
+ */
+static int sort_clusters(draft_t *d)
+{
+	size_t n = d->cluster_count;
+	if (n == 0) {
+		return KNOT_EOK;
+	}
+	cluster_key_t *keys = malloc(n * sizeof(*keys));
+	uint32_t *rank = malloc(n * sizeof(*rank));
+	uint8_t *wire = NULL;
+	int ret = KNOT_ENOMEM;
+	if (keys == NULL || rank == NULL) {
+		goto out;
+	}
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		keys[i].size = cluster_wire_size(d->clusters[i]);
+		if (keys[i].size == 0) {
+			ret = KNOT_EINVAL;
+			goto out;
+		}
+		total += keys[i].size;
+	}
+	wire = malloc(total);
+	d->cluster_wire = malloc(total);
+	if (wire == NULL || d->cluster_wire == NULL) {
+		goto out;
+	}
+	uint8_t *pos = wire;
+	for (size_t i = 0; i < n; i++) {
+		knot_dname_from_str(pos, d->clusters[i], keys[i].size);
+		knot_dname_to_lower(pos);
+		keys[i].wire = pos;
+		keys[i].slice = i;
+		pos += keys[i].size;
+	}
+	qsort(keys, n, sizeof(*keys), cluster_key_cmp);
+
+	size_t distinct = 0;
+	d->cluster_bytes = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || cluster_key_cmp(&keys[i - 1], &keys[i]) != 0) {
+			if (distinct < K8S_MAX_CLUSTERS) {
+				memcpy(d->cluster_wire + d->cluster_bytes, keys[i].wire, keys[i].size);
+				d->cluster_bytes += keys[i].size;
+			}
+			distinct++;
+		}
+		rank[keys[i].slice] = distinct - 1;
+	}
+	d->cluster_count = (distinct < K8S_MAX_CLUSTERS) ? distinct : K8S_MAX_CLUSTERS;
+	for (size_t i = 0; i < d->ep_count; i++) {
+		d->eps[i].cluster = rank[d->eps[i].cluster];
+	}
+	ret = KNOT_EOK;
+out:
+	free(keys);
+	free(rank);
+	free(wire);
+	return ret;
+}
+
+/*! \brief True if two endpoint records have one owner name: same cluster, same label text. */
+static bool same_owner(const ent_t *a, const ent_t *b)
+{
+	return a->cluster == b->cluster && label_cmp(a->label, b->label) == 0;
+}
+
+/*! \brief Most addresses of a family one name holds. */
+static size_t max_per_name(uint8_t family)
+{
+	return (family == AF_INET) ? K8S_MAX_A_PER_NAME : K8S_MAX_AAAA_PER_NAME;
+}
+
+/*!
+ * \brief Sorts the endpoints (clusters first, by id), drops duplicates and what passes the caps.
+ *
+ * An explicit hostname can equal another endpoint's dashed address (any pod
+ * can set hostname "10-244-1-7"): it is one DNS name, so, as CoreDNS matches
+ * every address whose hostname or dashed address is the queried label, the
+ * name gets both addresses, and both records are labelled explicitly so that
+ * they share the stored label and one SRV target.
+ */
+static int sort_endpoints(draft_t *d)
+{
+	int ret = sort_clusters(d);
+	if (ret != KNOT_EOK) {
+		return ret;
+	}
+	if (d->ep_count > 1) {
+		qsort(d->eps, d->ep_count, sizeof(*d->eps), ent_cmp);
+	}
+
+	size_t kept = 0, count[2] = { 0 };
+	for (size_t i = 0; i < d->ep_count; i++) {
+		const ent_t *ent = &d->eps[i];
+		const ent_t *prev = (kept > 0) ? &d->eps[kept - 1] : NULL;
+		if (prev != NULL && ent_cmp(prev, ent) == 0) {
+			continue;  // The same endpoint in two slices (e.g. during a rollout).
+		}
+		if (prev == NULL || !same_owner(prev, ent)) {
+			count[0] = count[1] = 0;
+		}
+		size_t *n = &count[ent->ip.family == AF_INET6];
+		if (ent->cluster >= K8S_MAX_CLUSTERS || *n == max_per_name(ent->ip.family)) {
+			d->capped++;
+			continue;
+		}
+		(*n)++;
+		d->eps[kept++] = *ent;
+	}
+	d->ep_count = kept;
+
+	for (size_t i = 0, end; i < d->ep_count; i = end) {
+		bool explicit_label = false;
+		for (end = i; end < d->ep_count && same_owner(&d->eps[i], &d->eps[end]); end++) {
+			explicit_label = explicit_label || d->eps[end].explicit_label;
+		}
+		for (size_t j = i; j < end; j++) {
+			d->eps[j].explicit_label = explicit_label;
+		}
+	}
+	return KNOT_EOK;
+}
+
+/*!
+ * \brief True if an endpoint's label is stored once with the previous endpoint's.
+ *
+ * The block's size and its filling both follow this: they must agree.
+ */
+static bool label_shared(const ent_t *prev, const ent_t *ent)
+{
+	return ent->explicit_label && prev != NULL && prev->explicit_label &&
+	       label_cmp(prev->label, ent->label) == 0;
+}
+
+/*! \brief True if a record of a by-address array is an answer of its family (first of its address). */
+static bool rr_takes(const ent_t *ents, size_t i, uint8_t family)
+{
+	return ents[i].ip.family == family && (i == 0 || ip_cmp(&ents[i - 1].ip, &ents[i].ip) != 0);
+}
+
+/*! \brief How many records an rdataset of unique addresses of one family gets, at most the cap. */
+static size_t rrs_count(const ent_t *ents, size_t count, uint8_t family, size_t *capped)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < count; i++) {
+		n += rr_takes(ents, i, family);
+	}
+	size_t max = max_per_name(family);
+	if (n > max) {
+		*capped += n - max;
+		n = max;
+	}
+	return n;
+}
+
+/*! \brief Fills an rdataset with the first \a n addresses rrs_count() counted. */
 static uint8_t *fill_rrs(knot_rdataset_t *rrs, uint8_t *pos, const ent_t *ents, size_t count,
-                         uint8_t family)
+                         uint8_t family, size_t n)
 {
 	rrs->rdata = (knot_rdata_t *)pos;
 	rrs->count = 0;
-	for (size_t i = 0; i < count; i++) {
-		if (ents[i].ip.family != family ||
-		    (i > 0 && ip_cmp(&ents[i - 1].ip, &ents[i].ip) == 0)) {
+	for (size_t i = 0; i < count && rrs->count < n; i++) {
+		if (!rr_takes(ents, i, family)) {
 			continue;
 		}
 		knot_rdata_init((knot_rdata_t *)pos, ip_len(family), ents[i].ip.bytes);
@@ -359,10 +492,10 @@ static k8s_svc_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
 		target_size = knot_dname_size(target_wire);
 	}
 
-	sort_endpoints(d);
-	if (d->port_count > 1) {
-		qsort(d->ports, d->port_count, sizeof(*d->ports), port_cmp);
+	if (sort_endpoints(d) != KNOT_EOK) {
+		return NULL;
 	}
+	sort_ports(d);
 
 	// The A/AAAA answers of the service name: service IPs or ready endpoints, each address once.
 	ent_t *answer = endpoints_answer ? d->eps : d->sips;
@@ -375,29 +508,23 @@ static k8s_svc_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
 		memcpy(by_ip, answer, answer_count * sizeof(*by_ip));
 		qsort(by_ip, answer_count, sizeof(*by_ip), ent_ip_cmp);
 	}
-	uint16_t a_count, aaaa_count;
-	size_t rdata_size = rrs_size(by_ip, answer_count, AF_INET, &a_count) +
-	                    rrs_size(by_ip, answer_count, AF_INET6, &aaaa_count);
+	size_t a_count = rrs_count(by_ip, answer_count, AF_INET, &d->capped);
+	size_t aaaa_count = rrs_count(by_ip, answer_count, AF_INET6, &d->capped);
+	size_t rdata_size = a_count * knot_rdata_size(ip_len(AF_INET)) +
+	                    aaaa_count * knot_rdata_size(ip_len(AF_INET6));
 
-	// Strings: offset 0 unused, then labels (adjacent equal ones shared), port names, cluster ids.
+	// Strings: offset 0 unused, then labels (see label_shared()), port names, cluster ids.
 	size_t strings_size = 1;
 	for (size_t i = 0; i < d->ep_count; i++) {
 		if (d->eps[i].explicit_label &&
-		    (i == 0 || label_cmp(d->eps[i - 1].label, d->eps[i].label) != 0)) {
+		    !label_shared((i > 0) ? &d->eps[i - 1] : NULL, &d->eps[i])) {
 			strings_size += 1 + d->eps[i].label[0];
 		}
 	}
 	for (size_t i = 0; i < d->port_count; i++) {
 		strings_size += 1 + strlen(d->ports[i].name);
 	}
-	for (size_t i = 0; i < d->cluster_count; i++) {
-		size_t size = cluster_wire_size(d->clusters[i]);
-		if (size == 0) {
-			free(by_ip);
-			return NULL;
-		}
-		strings_size += size;
-	}
+	strings_size += d->cluster_bytes;
 
 	size_t addr_count = d->sip_count + d->ep_count;
 	size_t off_ports = ALIGN8(sizeof(k8s_svc_t) + addr_count * sizeof(k8s_addr_t));
@@ -422,6 +549,7 @@ static k8s_svc_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
 	svc->type = type;
 	svc->size = size;
 	svc->ready_count = d->ready_count;
+	svc->capped = (d->capped < UINT32_MAX) ? d->capped : UINT32_MAX;
 	svc->owner = memcpy(mem + off_owner, owner, owner_len);
 	svc->owner_len = owner_len;
 	svc->target = (target_size > 0) ? memcpy(mem + off_target, target_wire, target_size) : NULL;
@@ -429,31 +557,31 @@ static k8s_svc_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
 	svc->strings = strings;
 	size_t str_pos = 1;
 
-	uint8_t *pos = fill_rrs(&svc->rrs_a, mem + off_rdata, by_ip, answer_count, AF_INET);
-	fill_rrs(&svc->rrs_aaaa, pos, by_ip, answer_count, AF_INET6);
+	uint8_t *pos = fill_rrs(&svc->rrs_a, mem + off_rdata, by_ip, answer_count, AF_INET, a_count);
+	fill_rrs(&svc->rrs_aaaa, pos, by_ip, answer_count, AF_INET6, aaaa_count);
 	free(by_ip);
 
 	svc->addr_count = addr_count;
 	svc->sip_count = d->sip_count;
 	for (size_t i = 0; i < addr_count; i++) {
 		bool sip = i < d->sip_count;
-		const ent_t *ent = sip ? &d->sips[i] : &d->eps[i - d->sip_count];
+		size_t ep = i - d->sip_count;
+		const ent_t *ent = sip ? &d->sips[i] : &d->eps[ep];
 		k8s_addr_t *addr = &svc->addrs[i];
 		memcpy(addr->bytes, ent->ip.bytes, ip_len(ent->ip.family));
 		addr->family = ent->ip.family;
 		addr->idx = i;
 		addr->flags = sip ? K8S_ADDR_SERVICE_IP : 0;
 		addr->cluster = sip ? 0 : ent->cluster;
-		if (!sip && ent->explicit_label) {
-			const k8s_addr_t *prev = (i > d->sip_count) ? &svc->addrs[i - 1] : NULL;
-			if (prev != NULL && prev->label != 0 &&
-			    label_cmp(strings + prev->label, ent->label) == 0) {
-				addr->label = prev->label;
-			} else {
-				addr->label = str_pos;
-				memcpy(strings + str_pos, ent->label, 1 + ent->label[0]);
-				str_pos += 1 + ent->label[0];
-			}
+		if (sip || !ent->explicit_label) {
+			continue;
+		}
+		if (label_shared((ep > 0) ? &d->eps[ep - 1] : NULL, ent)) {
+			addr->label = svc->addrs[i - 1].label;
+		} else {
+			addr->label = str_pos;
+			memcpy(strings + str_pos, ent->label, 1 + ent->label[0]);
+			str_pos += 1 + ent->label[0];
 		}
 	}
 
@@ -471,11 +599,13 @@ static k8s_svc_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
 	uint32_t *clusters = (uint32_t *)(mem + off_clusters);
 	svc->clusters = clusters;
 	svc->cluster_count = d->cluster_count;
+	const uint8_t *wire = d->cluster_wire;
 	for (size_t i = 0; i < d->cluster_count; i++) {
+		size_t wire_size = knot_dname_size(wire);
 		clusters[i] = str_pos;
-		knot_dname_from_str(strings + str_pos, d->clusters[i], KNOT_DNAME_MAXLEN);
-		knot_dname_to_lower(strings + str_pos);
-		str_pos += knot_dname_size(strings + str_pos);
+		memcpy(strings + str_pos, wire, wire_size);
+		str_pos += wire_size;
+		wire += wire_size;
 	}
 
 	return svc;

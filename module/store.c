@@ -511,6 +511,32 @@ static bool local_exported(const k8s_store_t *s, const k8s_object_t *obj, const 
 	return listed;
 }
 
+/*!
+ * \brief Logs a block that passes the caps of records.h, once per change of what it leaves out.
+ *
+ * Called before the block is published: the table still holds the previous one.
+ */
+static void log_capped(const k8s_store_t *s, k8s_zone_t zone, const char *key,
+                       const k8s_object_t *obj, const k8s_svc_t *block)
+{
+	uint8_t owner[128];
+	size_t owner_len = k8s_svc_owner(obj->ns, obj->name, owner);
+	const k8s_svc_t *old = (owner_len > 0) ? k8s_table_svc(s->table, zone, owner, owner_len)
+	                                       : NULL;
+	uint32_t before = (old != NULL) ? old->capped : 0;
+	const char *kind = (zone == K8S_ZONE_CLUSTER) ? "service" : "serviceimport";
+	if (block->capped == before) {
+		return;
+	}
+	if (block->capped > 0) {
+		k8s_logf(s->log, LOG_WARNING, "%s %s leaves out %u records or ports (more than "
+		         "%u A, %u AAAA per name, or %u ports)", kind, key, block->capped,
+		         K8S_MAX_A_PER_NAME, K8S_MAX_AAAA_PER_NAME, K8S_MAX_PORTS);
+	} else {
+		k8s_logf(s->log, LOG_INFO, "%s %s is within the record limits again", kind, key);
+	}
+}
+
 /*! \brief Rebuilds and publishes (or removes) one block. */
 static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 {
@@ -523,7 +549,11 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 		if (slash != NULL && (size_t)(slash - key) < sizeof(ns)) {
 			memcpy(ns, key, slash - key);
 			ns[slash - key] = '\0';
-			k8s_table_del_svc(s->table, zone, ns, slash + 1);
+			if (k8s_table_del_svc(s->table, zone, ns, slash + 1) != KNOT_EOK) {
+				k8s_logf(s->log, LOG_ERR, "cannot remove records of %s %s (%s)",
+				         zone == K8S_ZONE_CLUSTER ? "service" : "serviceimport", key,
+				         knot_strerror(KNOT_ENOMEM));
+			}
 		}
 		return;
 	}
@@ -553,6 +583,9 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 	}
 	free(slices);
 	free(copies);
+	if (block != NULL) {
+		log_capped(s, zone, key, obj, block);
+	}
 	if (block == NULL || k8s_table_put_svc(s->table, block) != KNOT_EOK) {
 		// The previous records stay published: nothing known is lost.
 		k8s_logf(s->log, LOG_ERR, "cannot publish records of %s %s (%s)",

@@ -31,21 +31,22 @@ static size_t ip_len(uint8_t family)
 	return (family == AF_INET) ? 4 : 16;
 }
 
+/*! \brief Hash of an address: its length tells the family. */
 static uint32_t hash_ip(uint8_t family, const uint8_t *bytes)
 {
-	uint32_t h = k8s_hash_bytes(K8S_HASH_INIT, &family, 1);
-	return k8s_hash_final(k8s_hash_bytes(h, bytes, ip_len(family)));
+	return k8s_hash(bytes, ip_len(family));
 }
 
+/*! \brief Hash of a service's owner; the zone is compared, not hashed (two blocks at most share it). */
 static uint32_t svc_hash(uint8_t zone, const uint8_t *owner, size_t owner_len)
 {
-	uint32_t h = k8s_hash_bytes(K8S_HASH_INIT, &zone, 1);
-	return k8s_hash_final(k8s_hash_bytes(h, owner, owner_len));
+	(void)zone;
+	return k8s_hash(owner, owner_len);
 }
 
 static uint32_t label_hash(const uint8_t *label)
 {
-	return k8s_hash_final(k8s_hash_bytes(K8S_HASH_INIT, label, 1 + label[0]));
+	return k8s_hash(label, 1 + label[0]);
 }
 
 static uint32_t elem_hash(const void *elem)
@@ -54,8 +55,37 @@ static uint32_t elem_hash(const void *elem)
 	return *(const uint32_t *)elem;
 }
 
-static uint32_t addr_hash(const void *elem)
+/*!
+ * \brief The records owning one address, when more than one does.
+ *
+ * The PTR index has one slot per address, however many records share it: the
+ * record itself, or one of these tagged with PTR_SET. Published immutable; a
+ * change publishes a new one and retires the old.
+ */
+typedef struct {
+	uint32_t hash;
+	uint32_t count;
+	const k8s_addr_t *owners[];  /*!< Cluster-zone records first. */
+} ptrset_t;
+
+/*! \brief Tag of a ptrset_t in a slot (records and sets are at least 4-byte aligned). */
+#define PTR_SET ((uintptr_t)2)
+
+static bool ptr_is_set(const void *elem)
 {
+	return (uintptr_t)elem & PTR_SET;
+}
+
+static const ptrset_t *ptr_set(const void *elem)
+{
+	return (const ptrset_t *)((uintptr_t)elem & ~PTR_SET);
+}
+
+static uint32_t ptr_hash(const void *elem)
+{
+	if (ptr_is_set(elem)) {
+		return ptr_set(elem)->hash;
+	}
 	const k8s_addr_t *addr = elem;
 	return hash_ip(addr->family, addr->bytes);
 }
@@ -64,7 +94,7 @@ static uint32_t prefix_hash(uint8_t family, uint8_t bits, const uint8_t *bytes)
 {
 	uint8_t key[10] = { family, bits };
 	memcpy(key + 2, bytes, 8);
-	return k8s_hash_final(k8s_hash_bytes(K8S_HASH_INIT, key, sizeof(key)));
+	return k8s_hash(key, sizeof(key));
 }
 
 /* Block helpers (readers and writer). */
@@ -265,27 +295,26 @@ size_t k8s_table_ptr(const k8s_table_t *t, const k8s_ip_t *ip, const k8s_addr_t 
 {
 	k8s_rcuhash_iter_t it;
 	k8s_rcuhash_iter_init(&it, &t->ptrs, hash_ip(ip->family, ip->bytes));
-	size_t found = 0;
-	const k8s_addr_t *addr;
-	while ((addr = k8s_rcuhash_iter_next(&it)) != NULL) {
-		if (addr_ip_equal(addr, ip)) {
-			if (found < max) {
-				out[found] = addr;
+	const void *elem;
+	while ((elem = k8s_rcuhash_iter_next(&it)) != NULL) {
+		if (!ptr_is_set(elem)) {
+			if (addr_ip_equal(elem, ip)) {
+				if (max > 0) {
+					out[0] = elem;
+				}
+				return 1;
 			}
-			found++;
+			continue;
+		}
+		// Several records: stored with the cluster-zone ones first, which claim the address.
+		const ptrset_t *set = ptr_set(elem);
+		if (addr_ip_equal(set->owners[0], ip)) {
+			size_t n = (set->count < max) ? set->count : max;
+			memcpy(out, set->owners, n * sizeof(*out));
+			return set->count;
 		}
 	}
-
-	// Cluster-zone records go first: they claim the address over clusterset ones.
-	size_t stored = (found < max) ? found : max, cluster = 0;
-	for (size_t i = 0; i < stored; i++) {
-		if (k8s_addr_svc(out[i])->zone == K8S_ZONE_CLUSTER) {
-			const k8s_addr_t *tmp = out[cluster];
-			out[cluster++] = out[i];
-			out[i] = tmp;
-		}
-	}
-	return found;
+	return 0;
 }
 
 static bool podent_has_ip(const k8s_podent_t *pod, const k8s_ip_t *ip, uint32_t hash)
@@ -379,7 +408,7 @@ int k8s_table_init(k8s_table_t *t)
 {
 	memset(t, 0, sizeof(*t));
 	if (k8s_rcuhash_init(&t->svcs, elem_hash) != KNOT_EOK ||
-	    k8s_rcuhash_init(&t->ptrs, addr_hash) != KNOT_EOK ||
+	    k8s_rcuhash_init(&t->ptrs, ptr_hash) != KNOT_EOK ||
 	    k8s_rcuhash_init(&t->nss, elem_hash) != KNOT_EOK ||
 	    k8s_rcuhash_init(&t->pods, elem_hash) != KNOT_EOK ||
 	    k8s_rcuhash_init(&t->prefixes, elem_hash) != KNOT_EOK) {
@@ -407,6 +436,15 @@ void k8s_table_deinit(k8s_table_t *t)
 	free_elems(&t->nss);
 	free_elems(&t->pods);
 	free_elems(&t->prefixes);
+	if (t->ptrs.arr != NULL) {
+		size_t pos = 0;
+		void *elem;
+		while ((elem = k8s_rcuhash_walk(&t->ptrs, &pos)) != NULL) {
+			if (ptr_is_set(elem)) {
+				free((void *)ptr_set(elem));
+			}
+		}
+	}
 	k8s_rcuhash_deinit(&t->svcs);
 	k8s_rcuhash_deinit(&t->ptrs);
 	k8s_rcuhash_deinit(&t->nss);
@@ -475,6 +513,11 @@ static int addr_ip_cmp(const void *a, const void *b)
 	return (x->flags > y->flags) - (x->flags < y->flags);
 }
 
+static bool same_ip(const k8s_addr_t *a, const k8s_addr_t *b)
+{
+	return a->family == b->family && memcmp(a->bytes, b->bytes, 16) == 0;
+}
+
 /*! \brief The block's records sorted by address; NULL for none or without memory. */
 static const k8s_addr_t **sorted_addrs(const k8s_svc_t *svc)
 {
@@ -492,74 +535,248 @@ static const k8s_addr_t **sorted_addrs(const k8s_svc_t *svc)
 	return sorted;
 }
 
-/*!
- * \brief Moves the PTR references from the old block's records to the new one's.
- *
- * A record whose address stays is swapped in place (one pointer store), so a
- * PTR query never misses it or sees it twice; the others are added or removed.
- * Cannot fail: the caller reserved room for every insertion.
- */
-static void update_ptrs(k8s_table_t *t, const k8s_addr_t **olds, uint32_t old_n,
-                        const k8s_addr_t **news, uint32_t new_n)
+/*! \brief The PTR index slot of an address (a record or a tagged set), or NULL. */
+static void *ptr_find(const k8s_table_t *t, const k8s_addr_t *addr, uint32_t hash)
 {
-	uint32_t i = 0, j = 0;
-	while (i < old_n || j < new_n) {
-		int cmp = (i == old_n) ? 1 : (j == new_n) ? -1 : addr_ip_cmp(&olds[i], &news[j]);
-		if (cmp == 0) {
-			k8s_rcuhash_replace(&t->ptrs, addr_hash(olds[i]), olds[i], (void *)news[j]);
-			i++;
-			j++;
-		} else if (cmp < 0) {
-			k8s_rcuhash_remove(&t->ptrs, addr_hash(olds[i]), olds[i]);
-			(void)prefix_update(t, olds[i], -1);
-			i++;
-		} else {
-			int ret = k8s_rcuhash_insert(&t->ptrs, addr_hash(news[j]), (void *)news[j],
-			                             &t->retire);
-			assert(ret == KNOT_EOK);
-			(void)ret;
-			(void)prefix_update(t, news[j], +1);
-			j++;
+	k8s_rcuhash_iter_t it;
+	k8s_rcuhash_iter_init(&it, &t->ptrs, hash);
+	void *elem;
+	while ((elem = k8s_rcuhash_iter_next(&it)) != NULL) {
+		const k8s_addr_t *first = ptr_is_set(elem) ? ptr_set(elem)->owners[0] : elem;
+		if (same_ip(first, addr)) {
+			return elem;
 		}
+	}
+	return NULL;
+}
+
+/*! \brief One address's change of the PTR index. */
+typedef struct {
+	uint32_t hash;
+	void *old;                /*!< Its slot now (a record or a tagged set), or NULL. */
+	void *new;                /*!< Its slot after, or NULL. */
+	const k8s_addr_t *addr;   /*!< A record of the address, for the prefix counts. */
+	long delta;               /*!< Records of the address gained or (negative) lost. */
+} ptr_op_t;
+
+typedef struct {
+	ptr_op_t *ops;
+	size_t count;
+	size_t inserts;           /*!< Addresses new to the index. */
+} ptr_plan_t;
+
+static void ptr_plan_free(ptr_plan_t *plan)
+{
+	for (size_t i = 0; i < plan->count; i++) {
+		if (plan->ops[i].new != NULL && ptr_is_set(plan->ops[i].new)) {
+			free((void *)ptr_set(plan->ops[i].new));
+		}
+	}
+	free(plan->ops);
+	memset(plan, 0, sizeof(*plan));
+}
+
+/*!
+ * \brief Writes the owners of an address after a block's change: \a old's records give way to \a news.
+ *
+ * A record of the old block is replaced in place by one of the new block, the
+ * remaining new ones go to the end of their zone's part (cluster zone first).
+ */
+static void ptr_merge(const k8s_addr_t *const *owners, size_t count, const k8s_svc_t *old,
+                      const k8s_addr_t *const *news, size_t news_count, const k8s_addr_t **out)
+{
+	bool cluster = news_count > 0 && k8s_addr_svc(news[0])->zone == K8S_ZONE_CLUSTER;
+	size_t n = 0, next = 0;
+	for (size_t i = 0; i < count; i++) {
+		const k8s_svc_t *svc = k8s_addr_svc(owners[i]);
+		if (svc == old) {
+			if (next < news_count) {
+				out[n++] = news[next++];
+			}
+			continue;
+		}
+		if (cluster && svc->zone != K8S_ZONE_CLUSTER) {
+			while (next < news_count) {
+				out[n++] = news[next++];
+			}
+		}
+		out[n++] = owners[i];
+	}
+	while (next < news_count) {
+		out[n++] = news[next++];
 	}
 }
 
-/*! \brief Drops the PTR references of a block that goes away. */
-static void remove_ptrs(k8s_table_t *t, const k8s_svc_t *old)
+/*!
+ * \brief Plans the PTR index change of one address: what its slot holds after.
+ *
+ * \retval KNOT_EOK, KNOT_ENOMEM
+ */
+static int ptr_plan_addr(const k8s_table_t *t, ptr_plan_t *plan, const k8s_svc_t *old,
+                         const k8s_addr_t *const *olds, size_t olds_count,
+                         const k8s_addr_t *const *news, size_t news_count)
 {
-	for (uint32_t i = 0; i < old->addr_count; i++) {
-		const k8s_addr_t *addr = &old->addrs[i];
-		k8s_rcuhash_remove(&t->ptrs, addr_hash(addr), addr);
-		(void)prefix_update(t, addr, -1);
+	const k8s_addr_t *addr = (news_count > 0) ? news[0] : olds[0];
+	ptr_op_t *op = &plan->ops[plan->count];
+	*op = (ptr_op_t){
+		.hash = hash_ip(addr->family, addr->bytes),
+		.addr = addr,
+		.delta = (long)news_count - (long)olds_count,
+	};
+	op->old = ptr_find(t, addr, op->hash);
+
+	const k8s_addr_t *single = op->old;
+	const k8s_addr_t *const *owners = NULL;
+	size_t count = 0;
+	if (op->old != NULL && ptr_is_set(op->old)) {
+		owners = ptr_set(op->old)->owners;
+		count = ptr_set(op->old)->count;
+	} else if (op->old != NULL) {
+		owners = &single;
+		count = 1;
 	}
+	size_t total = news_count;
+	for (size_t i = 0; i < count; i++) {
+		total += (k8s_addr_svc(owners[i]) != old);
+	}
+
+	if (total == 1) {
+		const k8s_addr_t *only;
+		ptr_merge(owners, count, old, news, news_count, &only);
+		op->new = (void *)only;
+	} else if (total > 1) {
+		if (total > UINT32_MAX) {
+			return KNOT_ENOMEM;
+		}
+		ptrset_t *set = malloc(sizeof(*set) + total * sizeof(set->owners[0]));
+		if (set == NULL) {
+			return KNOT_ENOMEM;
+		}
+		set->hash = op->hash;
+		set->count = total;
+		ptr_merge(owners, count, old, news, news_count, set->owners);
+		op->new = (void *)((uintptr_t)set | PTR_SET);
+	}
+	plan->inserts += (op->old == NULL);
+	plan->count++;
+	return KNOT_EOK;
+}
+
+/*!
+ * \brief Plans the PTR index changes of a block replacing another (either may be absent).
+ *
+ * Every allocation happens here, before anything is published.
+ *
+ * \retval KNOT_EOK, KNOT_ENOMEM (\a plan freed)
+ */
+static int ptr_plan(const k8s_table_t *t, ptr_plan_t *plan, const k8s_svc_t *old,
+                    const k8s_addr_t **olds, size_t old_n, const k8s_addr_t **news, size_t new_n)
+{
+	memset(plan, 0, sizeof(*plan));
+	if (old_n + new_n == 0) {
+		return KNOT_EOK;
+	}
+	plan->ops = malloc((old_n + new_n) * sizeof(*plan->ops));
+	if (plan->ops == NULL) {
+		return KNOT_ENOMEM;
+	}
+	size_t i = 0, j = 0;
+	while (i < old_n || j < new_n) {
+		// The next address in order, and the records of both blocks that have it.
+		const k8s_addr_t *addr = (i == old_n) ? news[j] : (j == new_n) ? olds[i] :
+		                         (addr_ip_cmp(&olds[i], &news[j]) <= 0) ? olds[i] : news[j];
+		size_t i_end = i, j_end = j;
+		while (i_end < old_n && same_ip(olds[i_end], addr)) {
+			i_end++;
+		}
+		while (j_end < new_n && same_ip(news[j_end], addr)) {
+			j_end++;
+		}
+		if (ptr_plan_addr(t, plan, old, olds + i, i_end - i, news + j, j_end - j) != KNOT_EOK) {
+			ptr_plan_free(plan);
+			return KNOT_ENOMEM;
+		}
+		i = i_end;
+		j = j_end;
+	}
+	return KNOT_EOK;
+}
+
+/*!
+ * \brief Publishes a planned PTR index change, each address's slot with one pointer store.
+ *
+ * A PTR query sees an address's records either all before or all after the
+ * change: never a record missing that stays, never one twice. Cannot fail:
+ * the caller reserved room for the insertions.
+ */
+static void ptr_apply(k8s_table_t *t, ptr_plan_t *plan)
+{
+	for (size_t i = 0; i < plan->count; i++) {
+		ptr_op_t *op = &plan->ops[i];
+		if (op->old == NULL) {
+			int ret = k8s_rcuhash_insert(&t->ptrs, op->hash, op->new, &t->retire);
+			assert(ret == KNOT_EOK);
+			(void)ret;
+		} else if (op->new == NULL) {
+			k8s_rcuhash_remove(&t->ptrs, op->hash, op->old);
+		} else {
+			k8s_rcuhash_replace(&t->ptrs, op->hash, op->old, op->new);
+		}
+		if (op->old != NULL && ptr_is_set(op->old)) {
+			k8s_retire(&t->retire, (void *)ptr_set(op->old));
+		}
+		for (long d = op->delta; d != 0; d += (d > 0) ? -1 : 1) {
+			(void)prefix_update(t, op->addr, (d > 0) ? +1 : -1);
+		}
+	}
+	free(plan->ops);
+	memset(plan, 0, sizeof(*plan));
+}
+
+/*!
+ * \brief Plans and publishes the PTR index change of a block replacing another.
+ *
+ * \retval KNOT_EOK, KNOT_ENOMEM (nothing changed)
+ */
+static int update_ptrs(k8s_table_t *t, const k8s_svc_t *old, const k8s_svc_t *svc)
+{
+	const k8s_addr_t **olds = sorted_addrs(old);
+	const k8s_addr_t **news = sorted_addrs(svc);
+	uint32_t old_n = (old != NULL) ? old->addr_count : 0;
+	uint32_t new_n = (svc != NULL) ? svc->addr_count : 0;
+	ptr_plan_t plan;
+	int ret = KNOT_ENOMEM;
+	if ((old_n == 0 || olds != NULL) && (new_n == 0 || news != NULL) &&
+	    ptr_plan(t, &plan, old, olds, old_n, news, new_n) == KNOT_EOK) {
+		ret = k8s_rcuhash_reserve(&t->ptrs, plan.inserts, &t->retire);
+		if (ret == KNOT_EOK) {
+			ptr_apply(t, &plan);
+		} else {
+			ptr_plan_free(&plan);
+		}
+	}
+	free(olds);
+	free(news);
+	return ret;
 }
 
 int k8s_table_put_svc(k8s_table_t *t, k8s_svc_t *svc)
 {
 	svc->hash = svc_hash(svc->zone, svc->owner, svc->owner_len);
 	const k8s_svc_t *old = find_svc(t, svc->hash, svc->zone, svc->owner, svc->owner_len);
-	uint32_t old_n = (old != NULL) ? old->addr_count : 0;
 
-	// Everything that can fail happens before anything is published.
-	const k8s_addr_t **olds = sorted_addrs(old);
-	const k8s_addr_t **news = sorted_addrs(svc);
-	if ((old_n > 0 && olds == NULL) || (svc->addr_count > 0 && news == NULL) ||
-	    k8s_rcuhash_reserve(&t->ptrs, svc->addr_count, &t->retire) != KNOT_EOK ||
-	    k8s_rcuhash_reserve(&t->svcs, 1, &t->retire) != KNOT_EOK) {
-		free(olds);
-		free(news);
+	// Everything that can fail happens before anything is published; records
+	// first: the block must be reachable by PTR as soon as by name.
+	if (k8s_rcuhash_reserve(&t->svcs, 1, &t->retire) != KNOT_EOK ||
+	    update_ptrs(t, old, svc) != KNOT_EOK) {
 		free(svc);
 		return KNOT_ENOMEM;
 	}
 
-	// Records first: the block must be reachable by PTR as soon as by name.
-	update_ptrs(t, olds, old_n, news, svc->addr_count);
-	free(olds);
-	free(news);
-
 	if (old != NULL) {
 		k8s_rcuhash_replace(&t->svcs, svc->hash, old, svc);
 		t->record_count -= old->addr_count;
+		t->capped_count -= old->capped;
 		t->bytes -= old->size;
 		k8s_retire(&t->retire, (void *)old);
 	} else {
@@ -569,29 +786,34 @@ int k8s_table_put_svc(k8s_table_t *t, k8s_svc_t *svc)
 		t->svc_count[svc->zone]++;
 	}
 	t->record_count += svc->addr_count;
+	t->capped_count += svc->capped;
 	t->bytes += svc->size;
 	return KNOT_EOK;
 }
 
-void k8s_table_del_svc(k8s_table_t *t, k8s_zone_t zone, const char *ns, const char *name)
+int k8s_table_del_svc(k8s_table_t *t, k8s_zone_t zone, const char *ns, const char *name)
 {
 	uint8_t owner[128];
 	size_t owner_len = k8s_svc_owner(ns, name, owner);
 	if (owner_len == 0) {
-		return;
+		return KNOT_EOK;
 	}
 	uint32_t hash = svc_hash(zone, owner, owner_len);
 	const k8s_svc_t *old = find_svc(t, hash, zone, owner, owner_len);
 	if (old == NULL) {
-		return;
+		return KNOT_EOK;
 	}
 
-	remove_ptrs(t, old);
+	if (update_ptrs(t, old, NULL) != KNOT_EOK) {
+		return KNOT_ENOMEM;
+	}
 	k8s_rcuhash_remove(&t->svcs, hash, old);
 	t->svc_count[zone]--;
 	t->record_count -= old->addr_count;
+	t->capped_count -= old->capped;
 	t->bytes -= old->size;
 	k8s_retire(&t->retire, (void *)old);
+	return KNOT_EOK;
 }
 
 static size_t ns_label(const char *ns, uint8_t out[64])

@@ -138,9 +138,10 @@ struct k8s_upstream {
 /*! \brief Hash of a cache key: the name and the type. */
 static uint32_t key_hash(const knot_dname_t *name, uint16_t qtype)
 {
-	uint8_t type[2] = { qtype & 0xff, qtype >> 8 };
-	uint32_t h = k8s_hash_bytes(K8S_HASH_INIT, name, knot_dname_size(name));
-	return k8s_hash_final(k8s_hash_bytes(h, type, sizeof(type)));
+	uint8_t key[2 + KNOT_DNAME_MAXLEN] = { qtype & 0xff, qtype >> 8 };
+	size_t size = knot_dname_size(name);
+	memcpy(key + 2, name, size);
+	return k8s_hash(key, 2 + size);
 }
 
 static uint32_t entry_hash(const void *elem)

@@ -393,6 +393,7 @@ static void push_stats(k8s_watcher_t *w, uint64_t now)
 		st.services[z] = w->table.svc_count[z];
 	}
 	st.records = w->table.record_count;
+	st.records_capped = w->table.capped_count;
 	st.table_bytes = w->table.bytes;
 	st.ready = k8s_table_ready(&w->table);
 

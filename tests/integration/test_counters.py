@@ -31,7 +31,7 @@ DOCUMENTED = {
     "queries": {"answer", "nodata", "nxdomain", "truncated", "not-ready", "servfail"},
     "objects": None,   # One index per resource.
     "services": {"cluster", "clusterset"},
-    "records": None, "table-bytes": None,
+    "records": None, "table-bytes": None, "records-capped": None,
     "ready": {"cluster", "clusterset"},
     "connected": None, "resyncs": None, "watch-restarts": None,
     "api-errors": {"network", "tls", "timeout", "unauthorized", "forbidden", "not-found", "gone",

@@ -191,6 +191,7 @@ static int teardown(void **state)
 typedef struct {
 	k8s_answer_t result;
 	bool tc;
+	size_t answer_records;
 	char answer[4096];
 	char additional[4096];
 } reply_t;
@@ -275,6 +276,10 @@ static reply_t ask_edns(const k8s_answer_conf_t *c, const char *name, uint16_t t
 	knot_pkt_t *parsed = knot_pkt_new(resp->wire, resp->size, NULL);
 	assert_int_equal(knot_pkt_parse(parsed, 0), KNOT_EOK);
 	dump_section(parsed, KNOT_ANSWER, reply.answer, sizeof(reply.answer));
+	const knot_pktsection_t *answer = knot_pkt_section(parsed, KNOT_ANSWER);
+	for (uint16_t i = 0; i < answer->count; i++) {
+		reply.answer_records += knot_pkt_rr(answer, i)->rrs.count;
+	}
 	dump_section(parsed, KNOT_ADDITIONAL, reply.additional, sizeof(reply.additional));
 
 	knot_pkt_free(parsed);
@@ -464,6 +469,62 @@ static void headless_srv_per_ready_endpoint_and_named_port(void **state)
 	                    "my-pet-2.headless.default.svc.cluster.local. A 10.3.0.2 | "
 	                    "my-pet.headless.default.svc.cluster.local. A 10.3.0.100 | "
 	                    "my-pet.headless.default.svc.cluster.local. AAAA 2001:db8::100");
+}
+
+static void a_hostname_equal_to_a_dashed_address_answers_both_addresses(void **state)
+{
+	// Any pod can set hostname 10-244-1-7: the name then has both addresses, as in CoreDNS.
+	static k8s_endpoint_t eps[2];
+	eps[0] = fx_ep("10.244.1.7", true, NULL, NULL);
+	eps[1] = fx_ep("10.244.1.9", true, "10-244-1-7", NULL);
+	static const k8s_port_t ports[] = { { .name = "http", .port = 80, .proto = K8S_PROTO_TCP } };
+	k8s_slice_t slice = fx_slice("shop", "clash-x", "clash", AF_INET, eps, 2, ports, 1);
+	k8s_service_t svc = fx_service("shop", "clash", K8S_SVC_HEADLESS, NULL, NULL);
+	put_service(&svc, &slice, 1);
+
+	assert_reply(ask("10-244-1-7.clash.shop.svc.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_HIT,
+	             "10-244-1-7.clash.shop.svc.cluster.local. A 10.244.1.7 | "
+	             "10-244-1-7.clash.shop.svc.cluster.local. A 10.244.1.9");
+	reply_t r = ask("_http._tcp.clash.shop.svc.cluster.local.", KNOT_RRTYPE_SRV);
+	assert_reply(r, K8S_ANSWER_HIT,
+	             "_http._tcp.clash.shop.svc.cluster.local. SRV 0 100 80 10-244-1-7.clash.shop.svc.cluster.local.");
+	assert_string_equal(r.additional,
+	                    "10-244-1-7.clash.shop.svc.cluster.local. A 10.244.1.7 | "
+	                    "10-244-1-7.clash.shop.svc.cluster.local. A 10.244.1.9");
+	k8s_answer_conf_t rev = conf;
+	rev.role = K8S_ROLE_REVERSE;
+	rev.zone = zone_reverse4;
+	assert_reply(ask_conf(&rev, "9.1.244.10.in-addr.arpa.", KNOT_RRTYPE_PTR,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "9.1.244.10.in-addr.arpa. PTR 10-244-1-7.clash.shop.svc.cluster.local.");
+	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "clash");
+}
+
+static void a_name_of_65600_addresses_answers_what_a_message_carries(void **state)
+{
+	// A ClusterIP service whose slices hold 65,600 addresses under one hostname.
+	size_t n = 65600;
+	k8s_endpoint_t *eps = calloc(n, sizeof(*eps));
+	assert_non_null(eps);
+	for (size_t i = 0; i < n; i++) {
+		eps[i].ip.family = AF_INET;
+		uint32_t addr = htonl(0x0a000000u + 1 + i);
+		memcpy(eps[i].ip.bytes, &addr, 4);
+		eps[i].ready = true;
+		eps[i].hostname = "x";
+	}
+	k8s_slice_t slice = fx_slice("shop", "big-x", "big", AF_INET, eps, n, NULL, 0);
+	k8s_service_t svc = fx_service("shop", "big", K8S_SVC_CLUSTERIP, "10.96.0.50", NULL);
+	put_service(&svc, &slice, 1);
+	free(eps);
+
+	reply_t r = ask("x.big.shop.svc.cluster.local.", KNOT_RRTYPE_A);
+	assert_int_equal(r.result, K8S_ANSWER_HIT);
+	assert_false(r.tc);
+	assert_int_equal(r.answer_records, K8S_MAX_A_PER_NAME);
+	r = ask_conf(&conf, "x.big.shop.svc.cluster.local.", KNOT_RRTYPE_A, 512);
+	assert_int_equal(r.result, K8S_ANSWER_TRUNC);
+	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "big");
 }
 
 static void endpoint_ptr_names_the_hostname(void **state)
@@ -945,6 +1006,8 @@ int main(void)
 		cmocka_unit_test(not_ready_endpoints_have_no_records),
 		cmocka_unit_test(headless_srv_per_ready_endpoint_and_named_port),
 		cmocka_unit_test(endpoint_ptr_names_the_hostname),
+		cmocka_unit_test(a_hostname_equal_to_a_dashed_address_answers_both_addresses),
+		cmocka_unit_test(a_name_of_65600_addresses_answers_what_a_message_carries),
 		cmocka_unit_test(externalname_is_a_cname),
 		cmocka_unit_test(externalname_in_our_zone_is_followed),
 		cmocka_unit_test(pod_a_record_from_its_dashed_address),

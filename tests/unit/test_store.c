@@ -29,6 +29,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "federation.h"
+#include "records.h"
 #include "store.h"
 
 static k8s_table_t table;
@@ -471,6 +472,77 @@ static void an_object_too_large_to_read_keeps_its_version_through_a_relist(void 
 	k8s_table_deinit(&t);
 }
 
+/* A store of its own, whose log lines are kept. */
+
+static char capped_log[8][256];
+static size_t capped_lines;
+
+static void keep_line(void *ctx, int priority, const char *msg)
+{
+	if (capped_lines < 8) {
+		snprintf(capped_log[capped_lines++], sizeof(capped_log[0]), "%s", msg);
+	}
+}
+
+/*! \brief A slice of \a count ready endpoints 10.9.x.y, all with hostname x. */
+static char *big_slice(const char *name, size_t count)
+{
+	size_t size = 512 + count * 96;
+	char *json = malloc(size);
+	assert_non_null(json);
+	int len = snprintf(json, size, "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"shop\","
+	                   "\"labels\":{\"kubernetes.io/service-name\":\"big\"}},"
+	                   "\"addressType\":\"IPv4\",\"endpoints\":[", name);
+	for (size_t i = 0; i < count; i++) {
+		len += snprintf(json + len, size - len, "%s{\"addresses\":[\"10.9.%zu.%zu\"],"
+		                "\"conditions\":{\"ready\":true},\"hostname\":\"x\"}",
+		                (i > 0) ? "," : "", i / 250, i % 250 + 1);
+	}
+	snprintf(json + len, size - len, "]}");
+	return json;
+}
+
+static void a_block_past_the_caps_is_logged_once_and_counted(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	k8s_log_t log = { .fn = keep_line };
+	k8s_store_conf_t conf = { 0 };
+	k8s_store_t *s = k8s_store_new(&t, &conf, &log);
+	assert_non_null(s);
+	capped_lines = 0;
+
+	k8s_store_upsert(s, K8S_SRC_NAMESPACES, decode(K8S_NAMESPACE, NS("shop")));
+	k8s_store_upsert(s, K8S_SRC_SERVICES, decode(K8S_SERVICE, HEADLESS("shop", "big")));
+	char *json = big_slice("big-1", K8S_MAX_A_PER_NAME + 1);
+	k8s_store_upsert(s, K8S_SRC_SLICES, decode(K8S_ENDPOINTSLICE, json));
+	free(json);
+	k8s_store_commit(s, 0);
+	// The name x leaves one address out (and so does the service name, built from what is left).
+	assert_int_equal(t.capped_count, 1);
+	assert_int_equal(capped_lines, 1);
+	assert_non_null(strstr(capped_log[0], "service shop/big leaves out 1 records or ports"));
+
+	// Rebuilt with as much left out: not logged again.
+	k8s_store_upsert(s, K8S_SRC_SERVICES, decode(K8S_SERVICE, SVC("shop", "big", "10.96.9.9")));
+	k8s_store_commit(s, 0);
+	assert_int_equal(t.capped_count, 1);
+	assert_int_equal(capped_lines, 1);
+
+	json = big_slice("big-1", 10);
+	k8s_store_upsert(s, K8S_SRC_SLICES, decode(K8S_ENDPOINTSLICE, json));
+	free(json);
+	k8s_store_commit(s, 0);
+	assert_int_equal(t.capped_count, 0);
+	assert_int_equal(capped_lines, 2);
+	assert_non_null(strstr(capped_log[1], "service shop/big is within the record limits again"));
+
+	k8s_store_free(s);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -494,6 +566,7 @@ int main(void)
 		cmocka_unit_test(pods_whose_keys_share_255_bytes_stay_distinct),
 		cmocka_unit_test(slices_whose_keys_share_255_bytes_stay_distinct),
 		cmocka_unit_test(an_object_too_large_to_read_keeps_its_version_through_a_relist),
+		cmocka_unit_test(a_block_past_the_caps_is_logged_once_and_counted),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
 }

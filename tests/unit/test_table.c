@@ -256,6 +256,142 @@ static void many_services_grow_the_index(void **state)
 	k8s_table_deinit(&t);
 }
 
+/*! \brief A headless service of \a count endpoints h<i>, all at one address. */
+static k8s_svc_t *one_address(const char *name, unsigned count, const char *ip)
+{
+	k8s_endpoint_t *eps = calloc(count, sizeof(*eps));
+	char (*names)[16] = calloc(count, sizeof(*names));
+	assert_non_null(eps);
+	assert_non_null(names);
+	for (unsigned i = 0; i < count; i++) {
+		snprintf(names[i], sizeof(names[i]), "h%u", i);
+		eps[i] = fx_ep(ip, true, names[i], NULL);
+	}
+	k8s_slice_t slice = fx_slice("shop", name, name, AF_INET, eps, count, NULL, 0);
+	const k8s_slice_t *slices[] = { &slice };
+	k8s_service_t svc = fx_service("shop", name, K8S_SVC_HEADLESS, NULL, NULL);
+	k8s_svc_t *block = k8s_records_service(&svc, slices, 1, &rconf);
+	free(eps);
+	free(names);
+	return block;
+}
+
+static void records_sharing_an_address_take_one_slot_of_the_ptr_index(void **state)
+{
+	// Inserting 20,000 records of one address into one probe run took quadratic time.
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	assert_int_equal(k8s_table_put_svc(&t, one_address("a", 20000, "10.5.0.1")), KNOT_EOK);
+	assert_int_equal(t.ptrs.live, 1);
+	k8s_ip_t ip = fx_ip("10.5.0.1");
+	const k8s_addr_t *refs[4];
+	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 20000);
+
+	// Another service joins the address, the first one shrinks, then goes.
+	assert_int_equal(k8s_table_put_svc(&t, one_address("b", 3, "10.5.0.1")), KNOT_EOK);
+	assert_int_equal(k8s_table_put_svc(&t, one_address("a", 19999, "10.5.0.1")), KNOT_EOK);
+	assert_int_equal(t.ptrs.live, 1);
+	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 20002);
+	assert_int_equal(k8s_table_del_svc(&t, K8S_ZONE_CLUSTER, "shop", "a"), KNOT_EOK);
+	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_memory_equal(k8s_addr_svc(refs[i])->owner, "\x01" "b", 2);
+	}
+	assert_true(k8s_table_prefix(&t, &ip, 24));
+	assert_int_equal(k8s_table_del_svc(&t, K8S_ZONE_CLUSTER, "shop", "b"), KNOT_EOK);
+	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 0);
+	assert_int_equal(t.ptrs.live, 0);
+	assert_false(k8s_table_prefix(&t, &ip, 8));
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
+static void a_cluster_record_comes_first_among_many_clusterset_ones(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	char names[10][16];
+	for (int i = 0; i < 10; i++) {
+		snprintf(names[i], sizeof(names[i]), "imp%d", i);
+		k8s_serviceimport_t imp = {
+			.meta = { .kind = K8S_SERVICEIMPORT, .ns = "shop", .name = names[i] },
+			.ip_count = 1, .ips = { fx_ip("10.6.0.1") },
+		};
+		assert_int_equal(k8s_table_put_svc(&t, k8s_records_import(&imp, NULL, 0, &rconf)),
+		                 KNOT_EOK);
+	}
+	k8s_service_t svc = fx_service("shop", "local", K8S_SVC_CLUSTERIP, "10.6.0.1", NULL);
+	assert_int_equal(k8s_table_put_svc(&t, k8s_records_service(&svc, NULL, 0, &rconf)), KNOT_EOK);
+	k8s_ip_t ip = fx_ip("10.6.0.1");
+	const k8s_addr_t *refs[4];
+	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 11);
+	assert_int_equal(k8s_addr_svc(refs[0])->zone, K8S_ZONE_CLUSTER);
+	assert_int_equal(k8s_addr_svc(refs[1])->zone, K8S_ZONE_CLUSTERSET);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
+/*! \brief The index hash before it had a key (FNV-1a of family and address, then a finaliser). */
+static uint32_t public_hash(const uint8_t *bytes)
+{
+	uint32_t h = 2166136261u;
+	uint8_t family = AF_INET6;
+	h = (h ^ family) * 16777619u;
+	for (int i = 0; i < 16; i++) {
+		h = (h ^ bytes[i]) * 16777619u;
+	}
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
+static void addresses_chosen_to_collide_do_not_share_a_probe_run(void **state)
+{
+	// 600 addresses whose public hash has the same 12 low bits: one slot of the index.
+	enum { COUNT = 600 };
+	static k8s_endpoint_t eps[COUNT];
+	static char texts[COUNT][48];
+	uint8_t bytes[16] = { 0xfd };
+	unsigned found = 0;
+	for (uint32_t n = 1; found < COUNT; n++) {
+		memcpy(bytes + 12, &n, 4);
+		if ((public_hash(bytes) & 0xfff) == 0) {
+			inet_ntop(AF_INET6, bytes, texts[found], sizeof(texts[0]));
+			eps[found] = fx_ep(texts[found], true, NULL, NULL);
+			found++;
+		}
+	}
+	k8s_slice_t slice = fx_slice("shop", "flood-x", "flood", AF_INET6, eps, COUNT, NULL, 0);
+	const k8s_slice_t *slices[] = { &slice };
+	k8s_service_t svc = fx_service("shop", "flood", K8S_SVC_HEADLESS, NULL, NULL);
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	assert_int_equal(k8s_table_put_svc(&t, k8s_records_service(&svc, slices, 1, &rconf)),
+	                 KNOT_EOK);
+	assert_int_equal(t.ptrs.live, COUNT);
+
+	// The farthest any of them sits from its home slot.
+	size_t worst = 0;
+	const k8s_rcuhash_arr_t *arr = t.ptrs.arr;
+	for (size_t pos = 0; pos <= arr->mask; pos++) {
+		void *elem = arr->slots[pos];
+		if (elem == NULL || elem == K8S_RCUHASH_TOMB) {
+			continue;
+		}
+		size_t dist = (pos - (t.ptrs.hash(elem) & arr->mask)) & arr->mask;
+		worst = (dist > worst) ? dist : worst;
+	}
+	assert_true(worst < 64);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
 /* Readers against a writer. */
 
 static k8s_table_t shared;
@@ -334,6 +470,9 @@ int main(void)
 		cmocka_unit_test(a_pod_is_verified_only_in_its_own_namespace_whatever_the_lengths),
 		cmocka_unit_test(removing_a_pod_leaves_one_with_its_address_in_a_shorter_namespace),
 		cmocka_unit_test(many_services_grow_the_index),
+		cmocka_unit_test(records_sharing_an_address_take_one_slot_of_the_ptr_index),
+		cmocka_unit_test(a_cluster_record_comes_first_among_many_clusterset_ones),
+		cmocka_unit_test(addresses_chosen_to_collide_do_not_share_a_probe_run),
 		cmocka_unit_test(readers_never_see_half_a_change),
 	};
 	return cmocka_run_group_tests_name("table", tests, setup, teardown);

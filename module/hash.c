@@ -1,0 +1,41 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hash.h"
+
+uint64_t k8s_hash_key[2];
+
+/*! \brief Draws the key when the module is loaded, before any table exists. */
+__attribute__((constructor))
+static void hash_key_init(void)
+{
+	if (getrandom(k8s_hash_key, sizeof(k8s_hash_key), GRND_NONBLOCK) != sizeof(k8s_hash_key)) {
+		// Without an entropy source yet (early boot): what differs between runs.
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		k8s_hash_key[0] ^= (uint64_t)ts.tv_nsec << 32 ^ (uint64_t)ts.tv_sec ^ (uintptr_t)&ts;
+		k8s_hash_key[1] ^= (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL ^ (uintptr_t)&hash_key_init;
+	}
+	// Odd words, as Go's runtime makes them: a multiplication by an even one loses bits.
+	for (int i = 0; i < 2; i++) {
+		k8s_hash_key[i] |= 1;
+	}
+}
