@@ -71,9 +71,9 @@ def private_network():
         fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | IFF_UP))
 
 
-def command(root, args, binds=(), tmpfs=()):
+def command(root, args, binds=(), tmpfs=(), read_only=False):
     """The packaging/in-root command line; binds are (host path, path in root[, "ro"])."""
-    cmd = [IN_ROOT]
+    cmd = [IN_ROOT] + (["--read-only"] if read_only else [])
     for bind in binds:
         cmd += ["--bind", ":".join(bind)]
     for path in tmpfs:
@@ -86,16 +86,16 @@ def _env(env):
     return dict(base, **(env or {}))
 
 
-def run(root, args, binds=(), tmpfs=(), env=None, timeout=60):
+def run(root, args, binds=(), tmpfs=(), env=None, timeout=60, read_only=False):
     """Runs a command in the root; returns the CompletedProcess (text, stderr in stdout)."""
-    return subprocess.run(command(root, args, binds, tmpfs), env=_env(env), stdin=subprocess.DEVNULL,
+    return subprocess.run(command(root, args, binds, tmpfs, read_only), env=_env(env), stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
 
 
-def start(root, args, log_path, binds=(), tmpfs=(), env=None):
+def start(root, args, log_path, binds=(), tmpfs=(), env=None, read_only=False):
     """Starts a long-running command in the root (its own process group), output to log_path."""
     with open(log_path, "ab") as log:
-        return subprocess.Popen(command(root, args, binds, tmpfs), env=_env(env), stdin=subprocess.DEVNULL,
+        return subprocess.Popen(command(root, args, binds, tmpfs, read_only), env=_env(env), stdin=subprocess.DEVNULL,
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
 
