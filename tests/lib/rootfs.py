@@ -93,24 +93,24 @@ def run(root, args, binds=(), tmpfs=(), env=None, timeout=60, read_only=False):
 
 
 def start(root, args, log_path, binds=(), tmpfs=(), env=None, read_only=False):
-    """Starts a long-running command in the root (its own process group), output to log_path."""
+    """Starts a long-running command in the root, output to log_path. in-root, unshare,
+    chroot (and setpriv) exec each other: the process is the command itself, in the
+    caller's process group, so the integration runner's kill of the group reaches it."""
     with open(log_path, "ab") as log:
         return subprocess.Popen(command(root, args, binds, tmpfs, read_only), env=_env(env), stdin=subprocess.DEVNULL,
-                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                                stdout=log, stderr=subprocess.STDOUT)
 
 
 def stop(proc, grace=10):
-    """Stops what start() started: SIGTERM to its group, then SIGKILL."""
+    """Stops what start() started: SIGTERM, then SIGKILL."""
     if proc is None or proc.poll() is not None:
         return
+    proc.terminate()
     try:
-        os.killpg(proc.pid, 15)
         proc.wait(timeout=grace)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 9)
+        proc.kill()
         proc.wait()
-    except ProcessLookupError:
-        pass
 
 
 def service_account(sim, directory, mode=0o644):
