@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""The container image, run as packaging/kubernetes runs it, with no container engine.
+
+Issue 11: "a test that runs the image's rootfs as the knot user (uid 53) with the
+ConfigMap's knot.conf and zone files against the simulator: ready (the readiness probe
+command passes), answers correct, non-root, only NET_BIND_SERVICE needed." The image
+(packaging/build-image, an OCI layout) is unpacked with umoci; its rootfs runs chrooted
+with what the Deployment gives the pod, read from packaging/kubernetes/deployment.yaml:
+the ConfigMap (knot.conf and the zone files) read-only at /etc/knot, emptyDirs at
+/run/knot and /var/lib/knot, the service account volume, the node's resolv.conf
+(dnsPolicy: Default), a read-only root, runAsUser/runAsGroup 53, no_new_privs
+(allowPrivilegeEscalation: false) and a capability bounding set of NET_BIND_SERVICE
+only (drop ALL, add NET_BIND_SERVICE). The init container's script writes
+/run/knot/knot.conf, then knotd starts with the image's entrypoint and the Deployment's
+args, on port 53 of a private network namespace shared with the simulator and kdig.
+
+Runs when MODK8S_IMAGE names the image (OCI layout path:tag; packaging/test-image sets
+it), as root, with umoci; skips otherwise, saying why.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+import rootfs
+import simctl
+import testing
+
+IMAGE = os.environ.get("MODK8S_IMAGE", "")
+KUBERNETES = os.path.join(rootfs.PACKAGING, "kubernetes")
+DEPLOYMENT = os.path.join(KUBERNETES, "deployment.yaml")
+NODE_RESOLVER = "192.0.2.1"
+
+tests = testing.Tests()
+
+
+def deployment():
+    """What the test needs of deployment.yaml (standard library only: no YAML parser)."""
+    with open(DEPLOYMENT) as f:
+        text = f.read()
+    init = re.search(r"(?ms)^ +initContainers:.*?- \|\n(.*?)\n +securityContext:", text)
+    script_lines = init.group(1).splitlines()
+    indent = len(script_lines[0]) - len(script_lines[0].lstrip())
+    readiness = re.search(r"(?ms)readinessProbe:\n +exec:\n +command:\n((?: +- .*\n)+)", text)
+    liveness = re.search(r"(?m)livenessProbe:\n +exec:\n +command: \[(.*)\]", text)
+    init_part, _, main_part = text.partition("\n      containers:\n")
+    volumes_part = main_part.partition("\n      volumes:\n")[2]
+    mount = re.compile(r"- name: (\S+)\n +mountPath: (\S+)(\n +readOnly: true)?")
+    return {
+        "init_mounts": mount.findall(init_part.partition("initContainers:")[2]),
+        "mounts": mount.findall(main_part.partition("\n      volumes:\n")[0]),
+        "volumes": dict(re.findall(r"- name: (\S+)\n +(configMap|emptyDir):", volumes_part)),
+        "user": int(re.search(r"(?m)^ +runAsUser: (\d+)", text).group(1)),
+        "group": int(re.search(r"(?m)^ +runAsGroup: (\d+)", text).group(1)),
+        "init": "\n".join(line[indent:] for line in script_lines) + "\n",
+        "args": json.loads(re.search(r"(?m)^ +args: (\[.*\])$", text).group(1)),
+        "readiness": [line.strip()[2:] for line in readiness.group(1).splitlines()],
+        "liveness": [word.strip() for word in liveness.group(1).split(",")],
+        "add": re.findall(r"(?m)^ +add: \[(\w+)\]", text),
+    }
+
+
+class Pod:
+    """The image's rootfs run as the Deployment's pod, the simulator as its API server."""
+
+    address = "127.0.0.1"
+    port = 53
+
+    def __init__(self):
+        self.workdir = None
+        self.sim = None
+        self.proc = None
+        self.log_path = None
+
+    def __enter__(self):
+        if not IMAGE:
+            raise testing.Skip("MODK8S_IMAGE is not set (packaging/test-image sets it to the built image)")
+        layout = IMAGE.rsplit(":", 1)[0]
+        if not os.path.isdir(layout):
+            raise testing.Skip(f"no OCI layout at {layout} (packaging/build-image makes it)")
+        rootfs.need_root("umoci", "setpriv")
+        self.workdir = tempfile.mkdtemp(prefix="mod-k8s-image-")
+        try:
+            self._start()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def _start(self):
+        self.spec = deployment()
+        bundle = os.path.join(self.workdir, "bundle")
+        subprocess.run(["umoci", "unpack", "--image", IMAGE, bundle], check=True,
+                       stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        self.root = os.path.join(bundle, "rootfs")
+        with open(os.path.join(bundle, "config.json")) as f:
+            self.process = json.load(f)["process"]
+
+        # The Deployment's volumes: the ConfigMap (knot.conf and the zone files), emptyDirs
+        # (writable by anyone, as the kubelet makes them), each a directory here.
+        self.volumes = {}
+        for name, kind in self.spec["volumes"].items():
+            self.volumes[name] = path = os.path.join(self.workdir, "volumes", name)
+            os.makedirs(path)
+            if kind == "configMap":
+                shutil.copy(os.path.join(KUBERNETES, "knot.conf"), path)
+                for zone in os.listdir(os.path.join(KUBERNETES, "zones")):
+                    shutil.copy(os.path.join(KUBERNETES, "zones", zone), path)
+            else:
+                os.chmod(path, 0o777)
+        # The node's resolv.conf (dnsPolicy: Default).
+        resolv = os.path.join(self.workdir, "resolv.conf")
+        with open(resolv, "w") as f:
+            f.write(f"nameserver {NODE_RESOLVER}\n")
+
+        rootfs.private_network()
+        self.sim = simctl.Simulator(os.path.join(self.workdir, "apisim"), manifests=[simctl.SAMPLE])
+        self.sim.start()
+        account = rootfs.service_account(self.sim, os.path.join(self.workdir, "serviceaccount"))
+        # What every container gets besides its volumeMounts.
+        pod_binds = [(account, rootfs.SERVICEACCOUNT, "ro"), (resolv, "/etc/resolv.conf", "ro")]
+        self.init_binds = pod_binds + self.mounts(self.spec["init_mounts"])
+        self.binds = pod_binds + self.mounts(self.spec["mounts"])
+        self.env = dict(entry.split("=", 1) for entry in self.process["env"])
+        self.env.update(rootfs.in_cluster_env(self.sim), NODE_NAME="node-a")
+
+        self.init = rootfs.run(self.root, self.as_container(["/bin/sh", "-c", self.spec["init"]], caps=()),
+                               binds=self.init_binds, env=self.env, read_only=True)
+        self.log_path = os.path.join(self.workdir, "knotd.log")
+        entrypoint = self.process["args"][:1]
+        self.proc = rootfs.start(self.root, self.as_container(entrypoint + self.spec["args"]),
+                                 self.log_path, binds=self.binds, env=self.env, read_only=True)
+        rootfs.wait_answer(self.address, self.port, "kubernetes.default.svc.cluster.local.",
+                           proc=self.proc, log_path=self.log_path)
+
+    def mounts(self, volume_mounts):
+        """A container's volumeMounts as binds of the volumes' directories."""
+        return [(self.volumes[name], path, "ro") if read_only else (self.volumes[name], path)
+                for name, path, read_only in volume_mounts]
+
+    def as_container(self, args, caps=("net_bind_service",)):
+        """args under the pod's security context: its uid/gid, no_new_privs, and a bounding
+        set of the added capabilities only (capabilities: drop ALL, add ...)."""
+        bounding = "-all" + "".join(f",+{cap}" for cap in caps)
+        return ["setpriv", f"--reuid={self.spec['user']}", f"--regid={self.spec['group']}",
+                "--clear-groups", f"--bounding-set={bounding}", "--inh-caps=-all",
+                "--no-new-privs", *args]
+
+    def in_container(self, args, caps=("net_bind_service",), timeout=60):
+        """Runs args in the container (an exec probe, the init container's command)."""
+        return rootfs.run(self.root, self.as_container(args, caps), binds=self.binds, env=self.env,
+                          timeout=timeout, read_only=True)
+
+    def __exit__(self, *exc):
+        rootfs.stop(self.proc)
+        if self.sim:
+            self.sim.stop()
+        if self.workdir and not os.environ.get("MODK8S_KEEP_TMP"):
+            rootfs.remove(self.workdir)
+        return False
+
+    def is_running(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def log_text(self):
+        with open(self.log_path, errors="replace") as f:
+            return f.read()
+
+
+@tests.case
+def the_image_runs_knotd_as_uid_53(pod):
+    testing.expect_equal(pod.process["user"], {"uid": 53, "gid": 53}, "image user")
+    testing.expect_equal(pod.process["args"][0], "/usr/sbin/knotd", "image entrypoint")
+    testing.expect_equal((pod.spec["user"], pod.spec["group"]), (53, 53), "pod runAsUser, runAsGroup")
+
+
+@tests.case
+def the_image_holds_the_package_and_debians_knot(pod):
+    result = rootfs.run(pod.root, ["dpkg-query", "-W", "-f=${Package} ${Version}\n",
+                                   "knot-module-k8s", "knot", "knot-dnsutils"])
+    testing.expect(result.returncode == 0, f"dpkg-query failed:\n{result.stdout}")
+    installed = dict(line.split() for line in result.stdout.splitlines())
+    testing.expect(installed["knot"].startswith("3.2."), f"knot is {installed['knot']}")
+    listed = rootfs.run(pod.root, ["dpkg", "-L", "knot-module-k8s"]).stdout.split()
+    testing.expect(any(p.endswith("/knot/modules-3.2/k8s.so") for p in listed),
+                   f"k8s.so is not in knotd's module directory: {listed}")
+
+
+@tests.case
+def the_init_container_writes_the_node_resolver_into_knot_conf(pod):
+    testing.expect(pod.init.returncode == 0, f"the init container failed:\n{pod.init.stdout}")
+    with open(os.path.join(pod.volumes["run"], "knot.conf")) as f:
+        conf = f.read()
+    testing.expect(f"address: [ {NODE_RESOLVER} ]  # @upstream" in conf,
+                   "no node resolver in /run/knot/knot.conf:\n" + pod.init.stdout)
+
+
+@tests.case
+def the_readiness_probe_passes(pod):
+    def ready():
+        result = pod.in_container(pod.spec["readiness"])
+        testing.expect(result.returncode == 0, f"readiness probe exited {result.returncode}:\n{result.stdout}")
+    testing.eventually(ready, timeout=30, interval=1)
+
+
+@tests.case
+def the_liveness_probe_passes(pod):
+    result = pod.in_container(pod.spec["liveness"])
+    testing.expect(result.returncode == 0, f"liveness probe exited {result.returncode}:\n{result.stdout}")
+
+
+@tests.case
+def knotd_is_uid_53_with_net_bind_service_only(pod):
+    # in-root, unshare, chroot and setpriv each exec the next: the process started is knotd.
+    status = rootfs.proc_status(pod.proc.pid)
+    net_bind_service = 1 << rootfs.CAP_NET_BIND_SERVICE
+    testing.expect_equal(status["Name"], "knotd", "process")
+    testing.expect_equal(status["Uid"].split(), ["53"] * 4, "uids")
+    testing.expect_equal(status["Gid"].split(), ["53"] * 4, "gids")
+    testing.expect_equal(status["NoNewPrivs"], "1", "no_new_privs")
+    testing.expect_equal(int(status["CapBnd"], 16), net_bind_service, "bounding set")
+    testing.expect_equal(int(status["CapEff"], 16), net_bind_service, "effective set")
+    testing.expect_equal(pod.spec["add"], ["NET_BIND_SERVICE"], "capabilities the Deployment adds")
+
+
+@tests.case
+def knotd_cannot_start_without_net_bind_service(pod):
+    # Its file capability asks for NET_BIND_SERVICE: with drop ALL alone, exec is refused.
+    result = pod.in_container(["/usr/sbin/knotd", "-c", "/run/knot/knot.conf"], caps=(), timeout=30)
+    testing.expect(result.returncode != 0 and "Operation not permitted" in result.stdout,
+                   f"knotd started without NET_BIND_SERVICE (status {result.returncode}):\n{result.stdout}")
+
+
+@tests.case
+def the_root_filesystem_is_read_only(pod):
+    result = pod.in_container(["/bin/sh", "-c", "touch /var/tmp/x"])
+    testing.expect(result.returncode != 0 and "Read-only file system" in result.stdout,
+                   f"the root was writable:\n{result.stdout}")
+
+
+tests.table("""
+# The sample cluster, answered on port 53 by the image's knotd with the ConfigMap's config.
+kubernetes.default.svc.cluster.local.        A    NOERROR aa 10.96.0.1
+kube-dns.kube-system.svc.cluster.local.      A    NOERROR aa 10.96.0.10
+web.shop.svc.cluster.local.                  AAAA NOERROR aa fd00:10:96::1234
+_pg._tcp.postgres.db.svc.cluster.local.      SRV  NOERROR aa 0 50 5432 postgres-0.postgres.db.svc.cluster.local. | 0 50 5432 postgres-1.postgres.db.svc.cluster.local.
+postgres-0.postgres.db.svc.cluster.local.    A    NOERROR aa 10.244.0.20
+external.shop.svc.cluster.local.             CNAME NOERROR aa www.example.com.
+34.12.96.10.in-addr.arpa.                    PTR  NOERROR aa web.shop.svc.cluster.local.
+nope.default.svc.cluster.local.              A    NXDOMAIN aa
+kubernetes.default.svc.cluster.local.        A    NOERROR aa tcp 10.96.0.1
+clusterset.local.                            SOA  NOERROR aa ns.dns.cluster.local. hostmaster.cluster.local. 1 7200 1800 86400 5
+""")
+
+tests.main(fixture=Pod)
