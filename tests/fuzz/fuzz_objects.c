@@ -138,7 +138,9 @@ static void records(const k8s_object_t *obj, const k8s_records_conf_t *rc)
 		break;
 	}
 	case K8S_CLUSTERPROPERTY:
-		CHECK(((const k8s_clusterproperty_t *)obj)->value != NULL);
+		// No value (or an empty one) is NULL: the property says nothing.
+		CHECK(((const k8s_clusterproperty_t *)obj)->value == NULL ||
+		      ((const k8s_clusterproperty_t *)obj)->value[0] != '\0');
 		break;
 	default:
 		CHECK(false);
