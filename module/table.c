@@ -692,7 +692,10 @@ static int ptr_plan(const k8s_table_t *t, ptr_plan_t *plan, const k8s_svc_t *old
 		while (j_end < new_n && same_ip(news[j_end], addr)) {
 			j_end++;
 		}
-		if (ptr_plan_addr(t, plan, old, olds + i, i_end - i, news + j, j_end - j) != KNOT_EOK) {
+		// No offset on a NULL array (a block without addresses): undefined behaviour.
+		const k8s_addr_t **old_run = (i_end > i) ? olds + i : NULL;
+		const k8s_addr_t **new_run = (j_end > j) ? news + j : NULL;
+		if (ptr_plan_addr(t, plan, old, old_run, i_end - i, new_run, j_end - j) != KNOT_EOK) {
 			ptr_plan_free(plan);
 			return KNOT_ENOMEM;
 		}
