@@ -183,11 +183,23 @@ static inline size_t check_walk_count(const k8s_rcuhash_t *h)
 	return n;
 }
 
+static int check_ip_cmp(const void *a, const void *b)
+{
+	const k8s_ip_t *x = a, *y = b;
+	if (x->family != y->family) {
+		return (x->family < y->family) ? -1 : 1;
+	}
+	return memcmp(x->bytes, y->bytes, sizeof(x->bytes));
+}
+
 /*! \brief The whole table: each block, the name and PTR indexes, prefixes, counters. */
 static inline void check_table(const k8s_table_t *t)
 {
 	size_t blocks[K8S_ZONE_COUNT] = { 0 }, records = 0, bytes = 0;
 	size_t family_records[2] = { 0 };
+	k8s_ip_t *ips = malloc((t->record_count + 1) * sizeof(*ips));
+	CHECK(ips != NULL);
+	size_t ip_count = 0;
 	size_t pos = 0;
 	const k8s_svc_t *svc;
 	while ((svc = k8s_rcuhash_walk(&t->svcs, &pos)) != NULL) {
@@ -208,8 +220,13 @@ static inline void check_table(const k8s_table_t *t)
 			bool self = false;
 			for (size_t j = 0; j < found && j < 256; j++) {
 				self = self || refs[j] == addr;
+				// No PTR reference outlives its block: each points into a published one.
+				const k8s_svc_t *owner = k8s_addr_svc(refs[j]);
+				CHECK(k8s_table_svc(t, owner->zone, owner->owner, owner->owner_len) == owner);
 			}
 			CHECK(found >= 1 && (self || found > 256));
+			CHECK(ip_count < t->record_count + 1);  // The counter is checked below; no overflow first.
+			ips[ip_count++] = ip;
 			CHECK(k8s_table_prefix(t, &ip, (addr->family == AF_INET) ? 24 : 64));
 		}
 	}
@@ -220,14 +237,17 @@ static inline void check_table(const k8s_table_t *t)
 	CHECK(bytes == t->bytes);
 	CHECK(check_walk_count(&t->svcs) == blocks[0] + blocks[1]);
 
-	// No PTR reference outlives its block: each points into a published one.
-	pos = 0;
-	const k8s_addr_t *addr;
-	while ((addr = k8s_rcuhash_walk(&t->ptrs, &pos)) != NULL) {
-		const k8s_svc_t *owner = k8s_addr_svc(addr);
-		CHECK(k8s_table_svc(t, owner->zone, owner->owner, owner->owner_len) == owner);
+	// One PTR slot per distinct address (a record or a set of them), none left over.
+	size_t distinct = 0;
+	if (ip_count > 0) {
+		qsort(ips, ip_count, sizeof(*ips), check_ip_cmp);
+		distinct = 1;
+		for (size_t i = 1; i < ip_count; i++) {
+			distinct += (check_ip_cmp(&ips[i - 1], &ips[i]) != 0);
+		}
 	}
-	CHECK(check_walk_count(&t->ptrs) == records);
+	free(ips);
+	CHECK(check_walk_count(&t->ptrs) == distinct);
 
 	// Each prefix counts the records under it: per length, the counts add up to the records.
 	size_t per_bits[2][129] = { { 0 } };
