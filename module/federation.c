@@ -18,23 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dnsname.h"
 #include "federation.h"
 
 /*! \brief True if a wire label is an RFC 1123 label (RFC 1035: starting with a letter). */
 static bool label_valid(const uint8_t *label, bool rfc1035)
 {
-	size_t len = label[0];
-	if (len == 0 || len > 63 || (rfc1035 && !(label[1] >= 'a' && label[1] <= 'z'))) {
-		return false;
-	}
-	for (size_t i = 1; i <= len; i++) {
-		uint8_t c = label[i];
-		bool inner = i > 1 && i < len;
-		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c == '-' && inner))) {
-			return false;
-		}
-	}
-	return true;
+	return k8s_dns_label_valid((const char *)label + 1, label[0], false) &&
+	       (!rfc1035 || (label[1] >= 'a' && label[1] <= 'z'));
 }
 
 /*!
@@ -51,16 +42,13 @@ static size_t text_labels(const char *text, size_t len, bool fold, uint8_t *out,
 	while (len > 0) {
 		const char *dot = memchr(start, '.', end - start);
 		size_t n = ((dot != NULL) ? dot : end) - start;
-		if (n == 0 || n > 63 || pos + 1 + n > max) {
+		if (!k8s_dns_label_valid(start, n, fold) || pos + 1 + n > max) {
 			return 0;
 		}
 		out[pos] = n;
 		for (size_t i = 0; i < n; i++) {
 			char c = start[i];
 			out[pos + 1 + i] = (fold && c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
-		}
-		if (!label_valid(out + pos, false)) {
-			return 0;
 		}
 		pos += 1 + n;
 		if (dot == NULL) {

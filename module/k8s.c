@@ -41,6 +41,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #endif
 
 #include "answer.h"
+#include "dnsname.h"
 #include "kubeconfig.h"
 #include "watcher.h"
 
@@ -105,29 +106,6 @@ static const yp_item_t k8s_conf[] = {
 	{ MOD_NODE_NAME,         YP_TSTR,   YP_VNONE },
 	{ NULL }
 };
-
-/*! \brief True if \a text is one or two DNS labels (a cluster id). */
-static bool cluster_id_valid(const char *text)
-{
-	size_t labels = 1, len = 0;
-	for (const char *c = text; ; c++) {
-		if (*c == '.' || *c == '\0') {
-			if (len == 0 || len > 63) {
-				return false;
-			}
-			if (*c == '\0') {
-				break;
-			}
-			labels++;
-			len = 0;
-		} else if ((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-') {
-			len++;
-		} else {
-			return false;
-		}
-	}
-	return labels <= 2;
-}
 
 /*! \brief A label selector as the API accepts them: no spaces or quotes to smuggle. */
 static bool selector_valid(const char *text)
@@ -236,7 +214,7 @@ static int k8s_conf_check(knotd_conf_check_args_t *args)
 	}
 
 	knotd_conf_t cluster_id = knotd_conf_check_item(args, MOD_CLUSTER_ID);
-	if (cluster_id.count > 0 && !cluster_id_valid(cluster_id.single.string)) {
+	if (cluster_id.count > 0 && !k8s_cluster_id_valid(cluster_id.single.string, strlen(cluster_id.single.string), false)) {
 		args->err_str = "cluster-id must be one or two lowercase DNS labels";
 		return KNOT_EINVAL;
 	}
