@@ -45,31 +45,18 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #include "kubeconfig.h"
 #include "watcher.h"
 
-#define MOD_KUBECONFIG		"\x0a""kubeconfig"
-#define MOD_CONTEXT		"\x07""context"
-#define MOD_SA_DIR		"\x12""serviceaccount-dir"
 #define MOD_TTL			"\x03""ttl"
 #define MOD_DNS_VERSION		"\x0b""dns-version"
 #define MOD_CS_DNS_VERSION	"\x16""clusterset-dns-version"
 #define MOD_CLUSTER_DOMAIN	"\x0e""cluster-domain"
 #define MOD_CLUSTERSET_DOMAIN	"\x11""clusterset-domain"
-#define MOD_CLUSTER_ID		"\x0a""cluster-id"
-#define MOD_NAMESPACES		"\x0a""namespaces"
-#define MOD_LABELS		"\x06""labels"
-#define MOD_NS_LABELS		"\x10""namespace-labels"
-#define MOD_EP_POD_NAMES	"\x12""endpoint-pod-names"
-#define MOD_NO_ENDPOINTS	"\x0c""no-endpoints"
 #define MOD_IGNORE_EMPTY	"\x14""ignore-empty-service"
 #define MOD_PODS		"\x04""pods"
-#define MOD_UPSTREAM		"\x08""upstream"
-#define MOD_STALL		"\x13""watch-stall-timeout"
-#define MOD_CRD_RETRY		"\x12""crd-retry-interval"
 #define MOD_AUTOPATH_DOMAIN	"\x0f""autopath-domain"
 #define MOD_AUTOPATH_OPTION	"\x14""autopath-edns-option"
 #define MOD_FEDERATIONS		"\x0b""federations"
 #define MOD_FED_ZONE		"\x0f""federation-zone"
 #define MOD_FED_REGION		"\x11""federation-region"
-#define MOD_NODE_NAME		"\x09""node-name"
 
 static const knot_lookup_t pods_modes[] = {
 	{ K8S_PODS_DISABLED, "disabled" },
@@ -79,31 +66,31 @@ static const knot_lookup_t pods_modes[] = {
 };
 
 static const yp_item_t k8s_conf[] = {
-	{ MOD_KUBECONFIG,        YP_TSTR,   YP_VNONE },
-	{ MOD_CONTEXT,           YP_TSTR,   YP_VNONE },
-	{ MOD_SA_DIR,            YP_TSTR,   YP_VSTR = { K8S_SA_DIR_DEFAULT } },
+	{ K8S_OPT_KUBECONFIG,        YP_TSTR,   YP_VNONE },
+	{ K8S_OPT_CONTEXT,           YP_TSTR,   YP_VNONE },
+	{ K8S_OPT_SA_DIR,            YP_TSTR,   YP_VSTR = { K8S_SA_DIR_DEFAULT } },
 	{ MOD_TTL,               YP_TINT,   YP_VINT = { 0, 3600, 5, YP_STIME } },
 	{ MOD_DNS_VERSION,       YP_TSTR,   YP_VSTR = { "1.1.0" } },
 	{ MOD_CS_DNS_VERSION,    YP_TSTR,   YP_VSTR = { "1.1.0" } },
 	{ MOD_CLUSTER_DOMAIN,    YP_TDNAME, YP_VDNAME = { 15, (const uint8_t *)"\x07""cluster""\x05""local" } },
 	{ MOD_CLUSTERSET_DOMAIN, YP_TDNAME, YP_VDNAME = { 18, (const uint8_t *)"\x0a""clusterset""\x05""local" } },
-	{ MOD_CLUSTER_ID,        YP_TSTR,   YP_VNONE },
-	{ MOD_NAMESPACES,        YP_TSTR,   YP_VNONE, YP_FMULTI },
-	{ MOD_LABELS,            YP_TSTR,   YP_VNONE },
-	{ MOD_NS_LABELS,         YP_TSTR,   YP_VNONE },
-	{ MOD_EP_POD_NAMES,      YP_TBOOL,  YP_VNONE },
-	{ MOD_NO_ENDPOINTS,      YP_TBOOL,  YP_VNONE },
+	{ K8S_OPT_CLUSTER_ID,        YP_TSTR,   YP_VNONE },
+	{ K8S_OPT_NAMESPACES,        YP_TSTR,   YP_VNONE, YP_FMULTI },
+	{ K8S_OPT_LABELS,            YP_TSTR,   YP_VNONE },
+	{ K8S_OPT_NS_LABELS,         YP_TSTR,   YP_VNONE },
+	{ K8S_OPT_EP_POD_NAMES,      YP_TBOOL,  YP_VNONE },
+	{ K8S_OPT_NO_ENDPOINTS,      YP_TBOOL,  YP_VNONE },
 	{ MOD_IGNORE_EMPTY,      YP_TBOOL,  YP_VNONE },
 	{ MOD_PODS,              YP_TOPT,   YP_VOPT = { pods_modes, K8S_PODS_INSECURE } },
-	{ MOD_UPSTREAM,          YP_TADDR,  YP_VADDR = { 53 } },
-	{ MOD_STALL,             YP_TINT,   YP_VINT = { 5, 3600, 90, YP_STIME } },
-	{ MOD_CRD_RETRY,         YP_TINT,   YP_VINT = { 1, 86400, 60, YP_STIME } },
+	{ K8S_OPT_UPSTREAM,          YP_TADDR,  YP_VADDR = { 53 } },
+	{ K8S_OPT_STALL,             YP_TINT,   YP_VINT = { 5, 3600, 90, YP_STIME } },
+	{ K8S_OPT_CRD_RETRY,         YP_TINT,   YP_VINT = { 1, 86400, 60, YP_STIME } },
 	{ MOD_AUTOPATH_DOMAIN,   YP_TDNAME, YP_VDNAME = { 11, (const uint8_t *)"\x02""ap""\x03""k8s""\x02""io" } },
 	{ MOD_AUTOPATH_OPTION,   YP_TINT,   YP_VINT = { 0, 65535, 65001 } },
 	{ MOD_FEDERATIONS,       YP_TSTR,   YP_VNONE, YP_FMULTI },
 	{ MOD_FED_ZONE,          YP_TSTR,   YP_VNONE },
 	{ MOD_FED_REGION,        YP_TSTR,   YP_VNONE },
-	{ MOD_NODE_NAME,         YP_TSTR,   YP_VNONE },
+	{ K8S_OPT_NODE_NAME,         YP_TSTR,   YP_VNONE },
 	{ NULL }
 };
 
@@ -162,7 +149,7 @@ static int federations_check(knotd_conf_check_args_t *args, char *msg, size_t ms
 		free(topology);
 	}
 
-	knotd_conf_t node = knotd_conf_check_item(args, MOD_NODE_NAME);
+	knotd_conf_t node = knotd_conf_check_item(args, K8S_OPT_NODE_NAME);
 	if (node.count > 0 && !k8s_federation_node_valid(node.single.string)) {
 		snprintf(msg, msglen, "node-name must be a node's name (a lowercase DNS name)");
 		return KNOT_EINVAL;
@@ -175,9 +162,9 @@ static int k8s_conf_check(knotd_conf_check_args_t *args)
 	// The message must outlive the call; conf checks run one at a time.
 	static char msg[512];
 
-	knotd_conf_t kubeconfig = knotd_conf_check_item(args, MOD_KUBECONFIG);
+	knotd_conf_t kubeconfig = knotd_conf_check_item(args, K8S_OPT_KUBECONFIG);
 	if (kubeconfig.count > 0) {
-		knotd_conf_t context = knotd_conf_check_item(args, MOD_CONTEXT);
+		knotd_conf_t context = knotd_conf_check_item(args, K8S_OPT_CONTEXT);
 		k8s_apiconf_t api = { 0 };
 		char err[384] = "";
 		int ret = k8s_kubeconfig_load(kubeconfig.single.string,
@@ -192,8 +179,8 @@ static int k8s_conf_check(knotd_conf_check_args_t *args)
 		}
 	}
 
-	knotd_conf_t namespaces = knotd_conf_check_item(args, MOD_NAMESPACES);
-	knotd_conf_t ns_labels = knotd_conf_check_item(args, MOD_NS_LABELS);
+	knotd_conf_t namespaces = knotd_conf_check_item(args, K8S_OPT_NAMESPACES);
+	knotd_conf_t ns_labels = knotd_conf_check_item(args, K8S_OPT_NS_LABELS);
 	size_t ns_count = namespaces.count;
 	knotd_conf_free(&namespaces);
 	if (ns_count > 0 && ns_labels.count > 0) {
@@ -202,7 +189,7 @@ static int k8s_conf_check(knotd_conf_check_args_t *args)
 	}
 
 	const struct { const yp_name_t *item; const char *what; } selectors[] = {
-		{ MOD_LABELS, "labels" }, { MOD_NS_LABELS, "namespace-labels" },
+		{ K8S_OPT_LABELS, "labels" }, { K8S_OPT_NS_LABELS, "namespace-labels" },
 	};
 	for (size_t i = 0; i < 2; i++) {
 		knotd_conf_t sel = knotd_conf_check_item(args, selectors[i].item);
@@ -213,14 +200,14 @@ static int k8s_conf_check(knotd_conf_check_args_t *args)
 		}
 	}
 
-	knotd_conf_t cluster_id = knotd_conf_check_item(args, MOD_CLUSTER_ID);
+	knotd_conf_t cluster_id = knotd_conf_check_item(args, K8S_OPT_CLUSTER_ID);
 	if (cluster_id.count > 0 && !k8s_cluster_id_valid(cluster_id.single.string, strlen(cluster_id.single.string), false)) {
 		args->err_str = "cluster-id must be one or two lowercase DNS labels";
 		return KNOT_EINVAL;
 	}
 
 	// Knot's address type also takes a UNIX socket path; a resolver needs an IP address.
-	knotd_conf_t upstream = knotd_conf_check_item(args, MOD_UPSTREAM);
+	knotd_conf_t upstream = knotd_conf_check_item(args, K8S_OPT_UPSTREAM);
 	if (upstream.count > 0 && upstream.single.addr.ss_family != AF_INET &&
 	    upstream.single.addr.ss_family != AF_INET6) {
 		args->err_str = "upstream must be an IPv4 or IPv6 address, optionally with @port";
@@ -454,18 +441,6 @@ static bool under(const knot_dname_t *name, const char *apex)
 	       knot_dname_in_bailiwick(name, wire) >= 0;
 }
 
-/*! \brief A copy of a string option in \a out, NULL if unset. \retval KNOT_EOK, KNOT_ENOMEM */
-static int conf_str(knotd_mod_t *mod, const yp_name_t *item, const char **out)
-{
-	knotd_conf_t val = knotd_conf_mod(mod, item);
-	if (val.count == 0 && val.single.string == NULL) {
-		*out = NULL;
-		return KNOT_EOK;
-	}
-	*out = strdup(val.single.string);
-	return (*out != NULL) ? KNOT_EOK : KNOT_ENOMEM;
-}
-
 static void ctx_free(k8s_ctx_t *ctx)
 {
 	free(ctx->zone);
@@ -490,7 +465,7 @@ static int node_name(knotd_mod_t *mod, const char **out)
 {
 	*out = NULL;
 	const char *name = getenv("NODE_NAME");
-	knotd_conf_t option = knotd_conf_mod(mod, MOD_NODE_NAME);
+	knotd_conf_t option = knotd_conf_mod(mod, K8S_OPT_NODE_NAME);
 	if (option.count > 0) {
 		name = option.single.string;
 	} else if (name == NULL || name[0] == '\0') {
@@ -544,25 +519,8 @@ static bool needs_nodes(const k8s_answer_conf_t *answer)
 	       answer->federation_count > 0 && answer->topology == NULL;
 }
 
-static void watch_conf_free(k8s_watcher_conf_t *conf)
-{
-	free((char *)conf->kubeconfig);
-	free((char *)conf->context);
-	free((char *)conf->sa_dir);
-	free((char *)conf->labels);
-	free((char *)conf->namespace_labels);
-	free((char *)conf->cluster_id);
-	free((char *)conf->node_name);
-	free((void *)conf->upstream);
-	for (size_t i = 0; i < conf->namespace_count; i++) {
-		free((char *)conf->namespaces[i]);
-	}
-	free((void *)conf->namespaces);
-	memset(conf, 0, sizeof(*conf));
-}
-
 /*!
- * \brief Reads the watch settings; the strings are freed by watch_conf_free().
+ * \brief Reads the watch settings, a row of k8s_watcher_conf_fields at a time.
  *
  * \retval KNOT_EOK, KNOT_ENOMEM (nothing is left to free)
  */
@@ -570,54 +528,46 @@ static int watch_conf_read(knotd_mod_t *mod, const k8s_answer_conf_t *answer,
                            k8s_watcher_conf_t *conf)
 {
 	memset(conf, 0, sizeof(*conf));
-	const struct { const yp_name_t *item; const char **out; } strings[] = {
-		{ MOD_KUBECONFIG, &conf->kubeconfig },
-		{ MOD_CONTEXT, &conf->context },
-		{ MOD_SA_DIR, &conf->sa_dir },
-		{ MOD_LABELS, &conf->labels },
-		{ MOD_NS_LABELS, &conf->namespace_labels },
-		{ MOD_CLUSTER_ID, &conf->cluster_id },
-	};
 	int ret = KNOT_EOK;
-	for (size_t i = 0; ret == KNOT_EOK && i < sizeof(strings) / sizeof(strings[0]); i++) {
-		ret = conf_str(mod, strings[i].item, strings[i].out);
+	for (const k8s_wconf_field_t *f = k8s_watcher_conf_fields;
+	     ret == KNOT_EOK && f->kind != K8S_WCONF_END; f++) {
+		if (f->item == NULL) {
+			continue;
+		}
+		knotd_conf_t val = knotd_conf_mod(mod, f->item);
+		switch (f->kind) {
+		case K8S_WCONF_STR:
+			if (val.count > 0 || val.single.string != NULL) {
+				ret = k8s_watcher_conf_set_str(conf, f, val.single.string);
+			}
+			break;
+		case K8S_WCONF_STRLIST:
+			for (size_t i = 0; ret == KNOT_EOK && i < val.count; i++) {
+				ret = k8s_watcher_conf_add_str(conf, f, val.multi[i].string);
+			}
+			knotd_conf_free(&val);
+			break;
+		case K8S_WCONF_BOOL:
+			k8s_watcher_conf_set_bool(conf, f, val.single.boolean);
+			break;
+		case K8S_WCONF_UINT:
+			k8s_watcher_conf_set_uint(conf, f, val.single.integer);
+			break;
+		case K8S_WCONF_ADDR:
+			if (val.count > 0) {
+				ret = k8s_watcher_conf_set_addr(conf, f, &val.single.addr);
+			}
+			break;
+		default:
+			break;
+		}
 	}
-	conf->endpoint_pod_names = knotd_conf_mod(mod, MOD_EP_POD_NAMES).single.boolean;
-	conf->no_endpoints = knotd_conf_mod(mod, MOD_NO_ENDPOINTS).single.boolean;
-	conf->stall_s = knotd_conf_mod(mod, MOD_STALL).single.integer;
-	conf->absent_retry_s = knotd_conf_mod(mod, MOD_CRD_RETRY).single.integer;
 	// Only a zone that reads nodes has a node: others keep sharing their watcher.
 	if (ret == KNOT_EOK && needs_nodes(answer)) {
 		ret = node_name(mod, &conf->node_name);
 	}
-	knotd_conf_t upstream = knotd_conf_mod(mod, MOD_UPSTREAM);
-	if (ret == KNOT_EOK && upstream.count > 0) {
-		struct sockaddr_storage *addr = malloc(sizeof(*addr));
-		if (addr != NULL) {
-			*addr = upstream.single.addr;
-		}
-		conf->upstream = addr;
-		ret = (addr != NULL) ? KNOT_EOK : KNOT_ENOMEM;
-	}
-
-	knotd_conf_t namespaces = knotd_conf_mod(mod, MOD_NAMESPACES);
-	if (ret == KNOT_EOK && namespaces.count > 0) {
-		char **list = calloc(namespaces.count, sizeof(char *));
-		conf->namespaces = (const char *const *)list;
-		// Counted as copied, so that watch_conf_free() frees exactly those.
-		for (size_t i = 0; list != NULL && i < namespaces.count; i++) {
-			if ((list[i] = strdup(namespaces.multi[i].string)) == NULL) {
-				break;
-			}
-			conf->namespace_count++;
-		}
-		if (conf->namespace_count < namespaces.count) {
-			ret = KNOT_ENOMEM;
-		}
-	}
-	knotd_conf_free(&namespaces);
 	if (ret != KNOT_EOK) {
-		watch_conf_free(conf);
+		k8s_watcher_conf_free(conf);
 	}
 	return ret;
 }
@@ -685,7 +635,7 @@ static int k8s_load(knotd_mod_t *mod)
 
 	char err[256] = "";
 	ctx->watcher = k8s_watcher_acquire(&wconf, err, sizeof(err));
-	watch_conf_free(&wconf);
+	k8s_watcher_conf_free(&wconf);
 	if (ctx->watcher == NULL) {
 		knotd_mod_log(mod, LOG_ERR, "failed to start the watcher (%s)", err);
 		ctx_free(ctx);
