@@ -93,17 +93,29 @@ bool k8s_federation_node_valid(const char *name)
 	return text_labels(name, strlen(name), false, labels, sizeof(labels) - 1) > 0;
 }
 
+/*! \brief The wire labels of a zone and a region, or 0 if they are no DNS names. */
+static size_t topology_labels(const char *zone, const char *region, uint8_t labels[KNOT_DNAME_MAXLEN])
+{
+	size_t zone_size = text_labels(zone, strlen(zone), true, labels, KNOT_DNAME_MAXLEN - 1);
+	size_t region_size = (zone_size == 0) ? 0 :
+		text_labels(region, strlen(region), true, labels + zone_size,
+		            KNOT_DNAME_MAXLEN - 1 - zone_size);
+	return (region_size == 0) ? 0 : zone_size + region_size;
+}
+
+bool k8s_topology_valid(const char *zone, const char *region)
+{
+	uint8_t labels[KNOT_DNAME_MAXLEN];
+	return topology_labels(zone, region, labels) > 0;
+}
+
 k8s_topology_t *k8s_topology_new(const char *zone, const char *region)
 {
 	uint8_t labels[KNOT_DNAME_MAXLEN];
-	size_t zone_size = text_labels(zone, strlen(zone), true, labels, sizeof(labels) - 1);
-	size_t region_size = (zone_size == 0) ? 0 :
-		text_labels(region, strlen(region), true, labels + zone_size,
-		            sizeof(labels) - 1 - zone_size);
-	if (region_size == 0) {
+	size_t size = topology_labels(zone, region, labels);
+	if (size == 0) {
 		return NULL;
 	}
-	size_t size = zone_size + region_size;
 	k8s_topology_t *topology = malloc(sizeof(*topology) + size);
 	if (topology != NULL) {
 		topology->size = size;
