@@ -71,6 +71,9 @@ int k8s_federation_parse(const char *text, k8s_federation_t *fed, char *err, siz
 /*! \brief True if \a name can be a node's name (a lowercase DNS-1123 subdomain). */
 bool k8s_federation_node_valid(const char *name);
 
+/*! \brief True if \a zone and \a region make a topology: DNS names, case-folded. */
+bool k8s_topology_valid(const char *zone, const char *region);
+
 /*!
  * \brief Builds a topology from a zone and a region (DNS names, case-folded).
  *

@@ -45,24 +45,7 @@
 #include "store.h"
 #include "table.h"
 #include "upstream.h"
-
-/*! \brief Watch settings; zones with equal settings share a watcher. */
-typedef struct {
-	const char *kubeconfig;        /*!< Kubeconfig path, or NULL for in-cluster settings. */
-	const char *context;           /*!< Kubeconfig context, or NULL for current-context. */
-	const char *sa_dir;            /*!< In-cluster service account directory. */
-	const char *const *namespaces; /*!< Exposed namespaces (none: all). */
-	size_t namespace_count;
-	const char *labels;            /*!< Label selector for services, slices and pods, or NULL. */
-	const char *namespace_labels;  /*!< Label selector for namespaces, or NULL. */
-	const char *cluster_id;        /*!< Cluster id overriding the ClusterProperty, or NULL. */
-	const char *node_name;         /*!< The node whose topology federation names use, or NULL. */
-	bool endpoint_pod_names;       /*!< Name endpoints without hostname by pod name. */
-	bool no_endpoints;             /*!< Do not watch EndpointSlices. */
-	unsigned stall_s;              /*!< Cut a transfer silent this long (0: default). */
-	unsigned absent_retry_s;       /*!< Look for a missing optional resource this often (0: default). */
-	const struct sockaddr_storage *upstream; /*!< Resolver for ExternalName targets, or NULL. */
-} k8s_watcher_conf_t;
+#include "watchconf.h"
 
 /*! \brief What a zone needs watched beyond services, slices and namespaces. */
 enum {

@@ -18,23 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dnsname.h"
 #include "federation.h"
 
 /*! \brief True if a wire label is an RFC 1123 label (RFC 1035: starting with a letter). */
 static bool label_valid(const uint8_t *label, bool rfc1035)
 {
-	size_t len = label[0];
-	if (len == 0 || len > 63 || (rfc1035 && !(label[1] >= 'a' && label[1] <= 'z'))) {
-		return false;
-	}
-	for (size_t i = 1; i <= len; i++) {
-		uint8_t c = label[i];
-		bool inner = i > 1 && i < len;
-		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c == '-' && inner))) {
-			return false;
-		}
-	}
-	return true;
+	return k8s_dns_label_valid((const char *)label + 1, label[0], false) &&
+	       (!rfc1035 || (label[1] >= 'a' && label[1] <= 'z'));
 }
 
 /*!
@@ -51,16 +42,13 @@ static size_t text_labels(const char *text, size_t len, bool fold, uint8_t *out,
 	while (len > 0) {
 		const char *dot = memchr(start, '.', end - start);
 		size_t n = ((dot != NULL) ? dot : end) - start;
-		if (n == 0 || n > 63 || pos + 1 + n > max) {
+		if (!k8s_dns_label_valid(start, n, fold) || pos + 1 + n > max) {
 			return 0;
 		}
 		out[pos] = n;
 		for (size_t i = 0; i < n; i++) {
 			char c = start[i];
 			out[pos + 1 + i] = (fold && c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
-		}
-		if (!label_valid(out + pos, false)) {
-			return 0;
 		}
 		pos += 1 + n;
 		if (dot == NULL) {
@@ -105,17 +93,29 @@ bool k8s_federation_node_valid(const char *name)
 	return text_labels(name, strlen(name), false, labels, sizeof(labels) - 1) > 0;
 }
 
+/*! \brief The wire labels of a zone and a region, or 0 if they are no DNS names. */
+static size_t topology_labels(const char *zone, const char *region, uint8_t labels[KNOT_DNAME_MAXLEN])
+{
+	size_t zone_size = text_labels(zone, strlen(zone), true, labels, KNOT_DNAME_MAXLEN - 1);
+	size_t region_size = (zone_size == 0) ? 0 :
+		text_labels(region, strlen(region), true, labels + zone_size,
+		            KNOT_DNAME_MAXLEN - 1 - zone_size);
+	return (region_size == 0) ? 0 : zone_size + region_size;
+}
+
+bool k8s_topology_valid(const char *zone, const char *region)
+{
+	uint8_t labels[KNOT_DNAME_MAXLEN];
+	return topology_labels(zone, region, labels) > 0;
+}
+
 k8s_topology_t *k8s_topology_new(const char *zone, const char *region)
 {
 	uint8_t labels[KNOT_DNAME_MAXLEN];
-	size_t zone_size = text_labels(zone, strlen(zone), true, labels, sizeof(labels) - 1);
-	size_t region_size = (zone_size == 0) ? 0 :
-		text_labels(region, strlen(region), true, labels + zone_size,
-		            sizeof(labels) - 1 - zone_size);
-	if (region_size == 0) {
+	size_t size = topology_labels(zone, region, labels);
+	if (size == 0) {
 		return NULL;
 	}
-	size_t size = zone_size + region_size;
 	k8s_topology_t *topology = malloc(sizeof(*topology) + size);
 	if (topology != NULL) {
 		topology->size = size;

@@ -23,12 +23,14 @@
  */
 
 #include <assert.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <knot/module.h>
+#include <libknot/yparser/yptrafo.h>
 #include <urcu/urcu-memb.h>
 
 /*
@@ -41,34 +43,22 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #endif
 
 #include "answer.h"
+#include "dnsname.h"
 #include "kubeconfig.h"
 #include "watcher.h"
 
-#define MOD_KUBECONFIG		"\x0a""kubeconfig"
-#define MOD_CONTEXT		"\x07""context"
-#define MOD_SA_DIR		"\x12""serviceaccount-dir"
 #define MOD_TTL			"\x03""ttl"
 #define MOD_DNS_VERSION		"\x0b""dns-version"
 #define MOD_CS_DNS_VERSION	"\x16""clusterset-dns-version"
 #define MOD_CLUSTER_DOMAIN	"\x0e""cluster-domain"
 #define MOD_CLUSTERSET_DOMAIN	"\x11""clusterset-domain"
-#define MOD_CLUSTER_ID		"\x0a""cluster-id"
-#define MOD_NAMESPACES		"\x0a""namespaces"
-#define MOD_LABELS		"\x06""labels"
-#define MOD_NS_LABELS		"\x10""namespace-labels"
-#define MOD_EP_POD_NAMES	"\x12""endpoint-pod-names"
-#define MOD_NO_ENDPOINTS	"\x0c""no-endpoints"
 #define MOD_IGNORE_EMPTY	"\x14""ignore-empty-service"
 #define MOD_PODS		"\x04""pods"
-#define MOD_UPSTREAM		"\x08""upstream"
-#define MOD_STALL		"\x13""watch-stall-timeout"
-#define MOD_CRD_RETRY		"\x12""crd-retry-interval"
 #define MOD_AUTOPATH_DOMAIN	"\x0f""autopath-domain"
 #define MOD_AUTOPATH_OPTION	"\x14""autopath-edns-option"
 #define MOD_FEDERATIONS		"\x0b""federations"
 #define MOD_FED_ZONE		"\x0f""federation-zone"
 #define MOD_FED_REGION		"\x11""federation-region"
-#define MOD_NODE_NAME		"\x09""node-name"
 
 static const knot_lookup_t pods_modes[] = {
 	{ K8S_PODS_DISABLED, "disabled" },
@@ -77,193 +67,137 @@ static const knot_lookup_t pods_modes[] = {
 	{ 0, NULL }
 };
 
-static const yp_item_t k8s_conf[] = {
-	{ MOD_KUBECONFIG,        YP_TSTR,   YP_VNONE },
-	{ MOD_CONTEXT,           YP_TSTR,   YP_VNONE },
-	{ MOD_SA_DIR,            YP_TSTR,   YP_VSTR = { K8S_SA_DIR_DEFAULT } },
-	{ MOD_TTL,               YP_TINT,   YP_VINT = { 0, 3600, 5, YP_STIME } },
-	{ MOD_DNS_VERSION,       YP_TSTR,   YP_VSTR = { "1.1.0" } },
-	{ MOD_CS_DNS_VERSION,    YP_TSTR,   YP_VSTR = { "1.1.0" } },
-	{ MOD_CLUSTER_DOMAIN,    YP_TDNAME, YP_VDNAME = { 15, (const uint8_t *)"\x07""cluster""\x05""local" } },
-	{ MOD_CLUSTERSET_DOMAIN, YP_TDNAME, YP_VDNAME = { 18, (const uint8_t *)"\x0a""clusterset""\x05""local" } },
-	{ MOD_CLUSTER_ID,        YP_TSTR,   YP_VNONE },
-	{ MOD_NAMESPACES,        YP_TSTR,   YP_VNONE, YP_FMULTI },
-	{ MOD_LABELS,            YP_TSTR,   YP_VNONE },
-	{ MOD_NS_LABELS,         YP_TSTR,   YP_VNONE },
-	{ MOD_EP_POD_NAMES,      YP_TBOOL,  YP_VNONE },
-	{ MOD_NO_ENDPOINTS,      YP_TBOOL,  YP_VNONE },
-	{ MOD_IGNORE_EMPTY,      YP_TBOOL,  YP_VNONE },
-	{ MOD_PODS,              YP_TOPT,   YP_VOPT = { pods_modes, K8S_PODS_INSECURE } },
-	{ MOD_UPSTREAM,          YP_TADDR,  YP_VADDR = { 53 } },
-	{ MOD_STALL,             YP_TINT,   YP_VINT = { 5, 3600, 90, YP_STIME } },
-	{ MOD_CRD_RETRY,         YP_TINT,   YP_VINT = { 1, 86400, 60, YP_STIME } },
-	{ MOD_AUTOPATH_DOMAIN,   YP_TDNAME, YP_VDNAME = { 11, (const uint8_t *)"\x02""ap""\x03""k8s""\x02""io" } },
-	{ MOD_AUTOPATH_OPTION,   YP_TINT,   YP_VINT = { 0, 65535, 65001 } },
-	{ MOD_FEDERATIONS,       YP_TSTR,   YP_VNONE, YP_FMULTI },
-	{ MOD_FED_ZONE,          YP_TSTR,   YP_VNONE },
-	{ MOD_FED_REGION,        YP_TSTR,   YP_VNONE },
-	{ MOD_NODE_NAME,         YP_TSTR,   YP_VNONE },
-	{ NULL }
-};
+/*
+ * Checks of one option's value (args->data), which knotd runs as it reads the
+ * option, as synthrecord's check_prefix. What involves several options is
+ * checked by the reader below, which the conf check shares with load.
+ */
 
-/*! \brief True if \a text is one or two DNS labels (a cluster id). */
-static bool cluster_id_valid(const char *text)
-{
-	size_t labels = 1, len = 0;
-	for (const char *c = text; ; c++) {
-		if (*c == '.' || *c == '\0') {
-			if (len == 0 || len > 63) {
-				return false;
-			}
-			if (*c == '\0') {
-				break;
-			}
-			labels++;
-			len = 0;
-		} else if ((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-') {
-			len++;
-		} else {
-			return false;
-		}
-	}
-	return labels <= 2;
-}
+// A message must outlive the call; conf checks run one at a time.
+static char check_msg[512];
 
 /*! \brief A label selector as the API accepts them: no spaces or quotes to smuggle. */
-static bool selector_valid(const char *text)
+static int check_selector(knotd_conf_check_args_t *args)
 {
-	if (*text == '\0' || strlen(text) > 512) {
-		return false;
+	const char *text = yp_str(args->data);
+	bool valid = *text != '\0' && strlen(text) <= 512;
+	for (const char *c = text; valid && *c != '\0'; c++) {
+		valid = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		        (*c >= '0' && *c <= '9') || strchr("-_./=!,() ", *c) != NULL;
 	}
-	for (const char *c = text; *c != '\0'; c++) {
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      (*c >= '0' && *c <= '9') || strchr("-_./=!,() ", *c) != NULL)) {
-			return false;
-		}
-	}
-	return true;
-}
-
-/*! \brief Checks federations (NAME=DOMAIN, each name once), the static topology and node-name. */
-static int federations_check(knotd_conf_check_args_t *args, char *msg, size_t msglen)
-{
-	knotd_conf_t feds = knotd_conf_check_item(args, MOD_FEDERATIONS);
-	int ret = KNOT_EOK;
-	for (size_t i = 0; ret == KNOT_EOK && i < feds.count; i++) {
-		k8s_federation_t fed, earlier;
-		char err[128];
-		if (k8s_federation_parse(feds.multi[i].string, &fed, err, sizeof(err)) != KNOT_EOK) {
-			snprintf(msg, msglen, "invalid federation '%s' (%s)", feds.multi[i].string, err);
-			ret = KNOT_EINVAL;
-		}
-		for (size_t j = 0; ret == KNOT_EOK && j < i; j++) {
-			if (k8s_federation_parse(feds.multi[j].string, &earlier, err, sizeof(err)) == KNOT_EOK &&
-			    memcmp(fed.name, earlier.name, sizeof(fed.name)) == 0) {
-				snprintf(msg, msglen, "federation '%.*s' given twice", fed.name[0], fed.name + 1);
-				ret = KNOT_EINVAL;
-			}
-		}
-	}
-	knotd_conf_free(&feds);
-	if (ret != KNOT_EOK) {
-		return ret;
-	}
-
-	knotd_conf_t zone = knotd_conf_check_item(args, MOD_FED_ZONE);
-	knotd_conf_t region = knotd_conf_check_item(args, MOD_FED_REGION);
-	if ((zone.count > 0) != (region.count > 0)) {
-		snprintf(msg, msglen, "federation-zone and federation-region must be set together");
-		return KNOT_EINVAL;
-	}
-	if (zone.count > 0) {
-		k8s_topology_t *topology = k8s_topology_new(zone.single.string, region.single.string);
-		if (topology == NULL) {
-			snprintf(msg, msglen, "federation-zone and federation-region must be DNS names");
-			return KNOT_EINVAL;
-		}
-		free(topology);
-	}
-
-	knotd_conf_t node = knotd_conf_check_item(args, MOD_NODE_NAME);
-	if (node.count > 0 && !k8s_federation_node_valid(node.single.string)) {
-		snprintf(msg, msglen, "node-name must be a node's name (a lowercase DNS name)");
+	if (!valid) {
+		snprintf(check_msg, sizeof(check_msg), "invalid label selector in %s",
+		         args->item->name + 1);
+		args->err_str = check_msg;
 		return KNOT_EINVAL;
 	}
 	return KNOT_EOK;
 }
 
-static int k8s_conf_check(knotd_conf_check_args_t *args)
+/*! \brief The rule of cluster ids read from the API; the option is lowercase. */
+static int check_cluster_id(knotd_conf_check_args_t *args)
 {
-	// The message must outlive the call; conf checks run one at a time.
-	static char msg[512];
-
-	knotd_conf_t kubeconfig = knotd_conf_check_item(args, MOD_KUBECONFIG);
-	if (kubeconfig.count > 0) {
-		knotd_conf_t context = knotd_conf_check_item(args, MOD_CONTEXT);
-		k8s_apiconf_t api = { 0 };
-		char err[384] = "";
-		int ret = k8s_kubeconfig_load(kubeconfig.single.string,
-		                              context.count > 0 ? context.single.string : NULL,
-		                              &api, err, sizeof(err));
-		k8s_apiconf_free(&api);
-		if (ret != KNOT_EOK) {
-			snprintf(msg, sizeof(msg), "invalid kubeconfig (%s)",
-			         err[0] != '\0' ? err : knot_strerror(ret));
-			args->err_str = msg;
-			return KNOT_EINVAL;
-		}
-	}
-
-	knotd_conf_t namespaces = knotd_conf_check_item(args, MOD_NAMESPACES);
-	knotd_conf_t ns_labels = knotd_conf_check_item(args, MOD_NS_LABELS);
-	size_t ns_count = namespaces.count;
-	knotd_conf_free(&namespaces);
-	if (ns_count > 0 && ns_labels.count > 0) {
-		args->err_str = "namespaces and namespace-labels are mutually exclusive";
-		return KNOT_EINVAL;
-	}
-
-	const struct { const yp_name_t *item; const char *what; } selectors[] = {
-		{ MOD_LABELS, "labels" }, { MOD_NS_LABELS, "namespace-labels" },
-	};
-	for (size_t i = 0; i < 2; i++) {
-		knotd_conf_t sel = knotd_conf_check_item(args, selectors[i].item);
-		if (sel.count > 0 && !selector_valid(sel.single.string)) {
-			snprintf(msg, sizeof(msg), "invalid label selector in %s", selectors[i].what);
-			args->err_str = msg;
-			return KNOT_EINVAL;
-		}
-	}
-
-	knotd_conf_t cluster_id = knotd_conf_check_item(args, MOD_CLUSTER_ID);
-	if (cluster_id.count > 0 && !cluster_id_valid(cluster_id.single.string)) {
+	const char *id = yp_str(args->data);
+	if (!k8s_cluster_id_valid(id, strlen(id), false)) {
 		args->err_str = "cluster-id must be one or two lowercase DNS labels";
 		return KNOT_EINVAL;
 	}
+	return KNOT_EOK;
+}
 
-	// Knot's address type also takes a UNIX socket path; a resolver needs an IP address.
-	knotd_conf_t upstream = knotd_conf_check_item(args, MOD_UPSTREAM);
-	if (upstream.count > 0 && upstream.single.addr.ss_family != AF_INET &&
-	    upstream.single.addr.ss_family != AF_INET6) {
+/*! \brief Knot's address type also takes a UNIX socket path; a resolver needs an IP address. */
+static int check_upstream(knotd_conf_check_args_t *args)
+{
+	bool no_port;
+	struct sockaddr_storage addr = yp_addr(args->data, &no_port);
+	if (addr.ss_family != AF_INET && addr.ss_family != AF_INET6) {
 		args->err_str = "upstream must be an IPv4 or IPv6 address, optionally with @port";
 		return KNOT_EINVAL;
 	}
+	return KNOT_EOK;
+}
 
-	int ret = federations_check(args, msg, sizeof(msg));
-	if (ret != KNOT_EOK) {
-		args->err_str = msg;
-		return ret;
-	}
-
-	const yp_name_t *versions[] = { MOD_DNS_VERSION, MOD_CS_DNS_VERSION };
-	for (size_t i = 0; i < 2; i++) {
-		knotd_conf_t version = knotd_conf_check_item(args, versions[i]);
-		if (version.count > 0 && strlen(version.single.string) > 255) {
-			args->err_str = "dns-version longer than 255 characters";
-			return KNOT_EINVAL;
-		}
+/*! \brief The version is one TXT string. */
+static int check_version(knotd_conf_check_args_t *args)
+{
+	if (strlen(yp_str(args->data)) > 255) {
+		args->err_str = "dns-version longer than 255 characters";
+		return KNOT_EINVAL;
 	}
 	return KNOT_EOK;
+}
+
+/*! \brief Parses a federations value (NAME=DOMAIN); the reason for a failure in \a msg. */
+static int federation_parse(const char *text, k8s_federation_t *fed, char *msg, size_t msglen)
+{
+	char err[128];
+	int ret = k8s_federation_parse(text, fed, err, sizeof(err));
+	if (ret != KNOT_EOK) {
+		snprintf(msg, msglen, "invalid federation '%s' (%s)", text, err);
+	}
+	return ret;
+}
+
+static int check_federation(knotd_conf_check_args_t *args)
+{
+	k8s_federation_t fed;
+	if (federation_parse(yp_str(args->data), &fed, check_msg, sizeof(check_msg)) != KNOT_EOK) {
+		args->err_str = check_msg;
+		return KNOT_EINVAL;
+	}
+	return KNOT_EOK;
+}
+
+static int check_node_name(knotd_conf_check_args_t *args)
+{
+	if (!k8s_federation_node_valid(yp_str(args->data))) {
+		args->err_str = "node-name must be a node's name (a lowercase DNS name)";
+		return KNOT_EINVAL;
+	}
+	return KNOT_EOK;
+}
+
+static const yp_item_t k8s_conf[] = {
+	{ K8S_OPT_KUBECONFIG,    YP_TSTR,   YP_VNONE },
+	{ K8S_OPT_CONTEXT,       YP_TSTR,   YP_VNONE },
+	{ K8S_OPT_SA_DIR,        YP_TSTR,   YP_VSTR = { K8S_SA_DIR_DEFAULT } },
+	{ MOD_TTL,               YP_TINT,   YP_VINT = { 0, 3600, 5, YP_STIME } },
+	{ MOD_DNS_VERSION,       YP_TSTR,   YP_VSTR = { "1.1.0" }, YP_FNONE, { check_version } },
+	{ MOD_CS_DNS_VERSION,    YP_TSTR,   YP_VSTR = { "1.1.0" }, YP_FNONE, { check_version } },
+	{ MOD_CLUSTER_DOMAIN,    YP_TDNAME, YP_VDNAME = { 15, (const uint8_t *)"\x07""cluster""\x05""local" } },
+	{ MOD_CLUSTERSET_DOMAIN, YP_TDNAME, YP_VDNAME = { 18, (const uint8_t *)"\x0a""clusterset""\x05""local" } },
+	{ K8S_OPT_CLUSTER_ID,    YP_TSTR,   YP_VNONE, YP_FNONE, { check_cluster_id } },
+	{ K8S_OPT_NAMESPACES,    YP_TSTR,   YP_VNONE, YP_FMULTI },
+	{ K8S_OPT_LABELS,        YP_TSTR,   YP_VNONE, YP_FNONE, { check_selector } },
+	{ K8S_OPT_NS_LABELS,     YP_TSTR,   YP_VNONE, YP_FNONE, { check_selector } },
+	{ K8S_OPT_EP_POD_NAMES,  YP_TBOOL,  YP_VNONE },
+	{ K8S_OPT_NO_ENDPOINTS,  YP_TBOOL,  YP_VNONE },
+	{ MOD_IGNORE_EMPTY,      YP_TBOOL,  YP_VNONE },
+	{ MOD_PODS,              YP_TOPT,   YP_VOPT = { pods_modes, K8S_PODS_INSECURE } },
+	{ K8S_OPT_UPSTREAM,      YP_TADDR,  YP_VADDR = { 53 }, YP_FNONE, { check_upstream } },
+	{ K8S_OPT_STALL,         YP_TINT,   YP_VINT = { 5, 3600, 90, YP_STIME } },
+	{ K8S_OPT_CRD_RETRY,     YP_TINT,   YP_VINT = { 1, 86400, 60, YP_STIME } },
+	{ MOD_AUTOPATH_DOMAIN,   YP_TDNAME, YP_VDNAME = { 11, (const uint8_t *)"\x02""ap""\x03""k8s""\x02""io" } },
+	{ MOD_AUTOPATH_OPTION,   YP_TINT,   YP_VINT = { 0, 65535, 65001 } },
+	{ MOD_FEDERATIONS,       YP_TSTR,   YP_VNONE, YP_FMULTI, { check_federation } },
+	{ MOD_FED_ZONE,          YP_TSTR,   YP_VNONE },
+	{ MOD_FED_REGION,        YP_TSTR,   YP_VNONE },
+	{ K8S_OPT_NODE_NAME,     YP_TSTR,   YP_VNONE, YP_FNONE, { check_node_name } },
+	{ NULL }
+};
+
+/*! \brief Who reads the options: the conf check (a dry run) or load, as geoip's. */
+typedef struct {
+	knotd_conf_check_args_t *args; // Set for a conf check.
+	knotd_mod_t *mod;              // Set for a real load.
+} check_ctx_t;
+
+static int load_module(check_ctx_t *check);
+
+static int k8s_conf_check(knotd_conf_check_args_t *args)
+{
+	check_ctx_t check = { .args = args };
+	return load_module(&check);
 }
 
 /* Counters, in registration order. */
@@ -479,18 +413,6 @@ static bool under(const knot_dname_t *name, const char *apex)
 	       knot_dname_in_bailiwick(name, wire) >= 0;
 }
 
-/*! \brief A copy of a string option in \a out, NULL if unset. \retval KNOT_EOK, KNOT_ENOMEM */
-static int conf_str(knotd_mod_t *mod, const yp_name_t *item, const char **out)
-{
-	knotd_conf_t val = knotd_conf_mod(mod, item);
-	if (val.count == 0 && val.single.string == NULL) {
-		*out = NULL;
-		return KNOT_EOK;
-	}
-	*out = strdup(val.single.string);
-	return (*out != NULL) ? KNOT_EOK : KNOT_ENOMEM;
-}
-
 static void ctx_free(k8s_ctx_t *ctx)
 {
 	free(ctx->zone);
@@ -503,56 +425,109 @@ static void ctx_free(k8s_ctx_t *ctx)
 	free(ctx);
 }
 
-/*!
- * \brief The node whose labels give the federation topology: option node-name,
- * else NODE_NAME from the environment (the downward API sets it in a pod).
- *
- * \param out  Out: a copy of the name, or NULL for none.
- *
- * \retval KNOT_EOK, KNOT_ENOMEM
- */
-static int node_name(knotd_mod_t *mod, const char **out)
+static knotd_conf_t conf_get(check_ctx_t *check, const yp_name_t *item)
 {
-	*out = NULL;
-	const char *name = getenv("NODE_NAME");
-	knotd_conf_t option = knotd_conf_mod(mod, MOD_NODE_NAME);
-	if (option.count > 0) {
-		name = option.single.string;
-	} else if (name == NULL || name[0] == '\0') {
-		return KNOT_EOK;
-	} else if (!k8s_federation_node_valid(name)) {
-		knotd_mod_log(mod, LOG_WARNING, "ignoring NODE_NAME from the environment (not a node name)");
-		return KNOT_EOK;
-	}
-	*out = strdup(name);
-	return (*out != NULL) ? KNOT_EOK : KNOT_ENOMEM;
+	return (check->args != NULL) ? knotd_conf_check_item(check->args, item)
+	                             : knotd_conf_mod(check->mod, item);
 }
 
-/*! \brief Reads the federations and the static topology into the zone's answer settings. */
-static int federations_read(knotd_mod_t *mod, k8s_ctx_t *ctx)
+/*! \brief Refuses the settings: the reason goes to knotc in a check, to the log in load. */
+__attribute__((format(printf, 2, 3)))
+static int conf_refuse(check_ctx_t *check, const char *fmt, ...)
 {
-	knotd_conf_t feds = knotd_conf_mod(mod, MOD_FEDERATIONS);
+	va_list args;
+	va_start(args, fmt);
+	if (check->args != NULL) {
+		vsnprintf(check_msg, sizeof(check_msg), fmt, args);
+		check->args->err_str = check_msg;
+	} else {
+		knotd_mod_vlog(check->mod, LOG_ERR, fmt, args);
+	}
+	va_end(args);
+	return KNOT_EINVAL;
+}
+
+/*!
+ * \brief Reads the zone's answer settings. Its role comes from its name: a
+ * check has no zone and reads them as a cluster zone's.
+ */
+static int answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
+{
+	ctx->domains[K8S_ZONE_CLUSTER] = dname_lower(conf_get(check, MOD_CLUSTER_DOMAIN).single.dname);
+	ctx->domains[K8S_ZONE_CLUSTERSET] = dname_lower(conf_get(check, MOD_CLUSTERSET_DOMAIN).single.dname);
+	if (check->mod != NULL) {
+		ctx->zone = dname_lower(knotd_mod_zone(check->mod));
+	}
+	if ((check->mod != NULL && ctx->zone == NULL) || ctx->domains[0] == NULL ||
+	    ctx->domains[1] == NULL) {
+		return KNOT_ENOMEM;
+	}
+	k8s_answer_conf_t *answer = &ctx->answer;
+	answer->zone = ctx->zone;
+	if (ctx->zone == NULL) {
+		answer->role = K8S_ROLE_CLUSTER;
+	} else if (under(ctx->zone, "in-addr.arpa.") || under(ctx->zone, "ip6.arpa.")) {
+		answer->role = K8S_ROLE_REVERSE;
+	} else if (knot_dname_is_equal(ctx->zone, conf_get(check, MOD_AUTOPATH_DOMAIN).single.dname)) {
+		answer->role = K8S_ROLE_AUTOPATH;
+	} else if (knot_dname_is_equal(ctx->zone, ctx->domains[K8S_ZONE_CLUSTERSET])) {
+		answer->role = K8S_ROLE_CLUSTERSET;
+	} else {
+		answer->role = K8S_ROLE_CLUSTER;
+	}
+	ctx->ready_bits = (answer->role == K8S_ROLE_CLUSTERSET) ? K8S_READY_CLUSTERSET
+	                                                        : K8S_READY_CLUSTER;
+	answer->domains[K8S_ZONE_CLUSTER] = ctx->domains[K8S_ZONE_CLUSTER];
+	answer->domains[K8S_ZONE_CLUSTERSET] = ctx->domains[K8S_ZONE_CLUSTERSET];
+	answer->ttl = conf_get(check, MOD_TTL).single.integer;
+	answer->autopath_option = conf_get(check, MOD_AUTOPATH_OPTION).single.integer;
+	answer->pods = conf_get(check, MOD_PODS).single.option;
+	answer->ignore_empty = conf_get(check, MOD_IGNORE_EMPTY).single.boolean;
+	const yp_name_t *version = (answer->role == K8S_ROLE_CLUSTERSET) ? MOD_CS_DNS_VERSION
+	                                                                : MOD_DNS_VERSION;
+	return k8s_answer_txt(&answer->version, conf_get(check, version).single.string);
+}
+
+/*! \brief Reads the federations (each name once) and the static topology. */
+static int federations_read(check_ctx_t *check, k8s_ctx_t *ctx)
+{
+	knotd_conf_t feds = conf_get(check, MOD_FEDERATIONS);
+	int ret = KNOT_EOK;
 	if (feds.count > 0) {
 		ctx->federations = calloc(feds.count, sizeof(*ctx->federations));
-		if (ctx->federations == NULL) {
-			knotd_conf_free(&feds);
-			return KNOT_ENOMEM;
+		ret = (ctx->federations != NULL) ? KNOT_EOK : KNOT_ENOMEM;
+	}
+	for (size_t i = 0; ret == KNOT_EOK && i < feds.count; i++) {
+		k8s_federation_t *fed = &ctx->federations[i];
+		char msg[512];
+		if (federation_parse(feds.multi[i].string, fed, msg, sizeof(msg)) != KNOT_EOK) {
+			ret = conf_refuse(check, "%s", msg);
 		}
-		// The conf check refused what does not parse.
-		for (size_t i = 0; i < feds.count; i++) {
-			char err[128];
-			k8s_federation_t *fed = &ctx->federations[ctx->answer.federation_count];
-			if (k8s_federation_parse(feds.multi[i].string, fed, err, sizeof(err)) == KNOT_EOK) {
-				ctx->answer.federation_count++;
+		for (size_t j = 0; ret == KNOT_EOK && j < i; j++) {
+			if (memcmp(fed->name, ctx->federations[j].name, sizeof(fed->name)) == 0) {
+				ret = conf_refuse(check, "federation '%.*s' given twice",
+				                  fed->name[0], fed->name + 1);
 			}
 		}
+	}
+	if (ret == KNOT_EOK && feds.count > 0) {
 		ctx->answer.federations = ctx->federations;
+		ctx->answer.federation_count = feds.count;
 	}
 	knotd_conf_free(&feds);
+	if (ret != KNOT_EOK) {
+		return ret;
+	}
 
-	knotd_conf_t zone = knotd_conf_mod(mod, MOD_FED_ZONE);
-	knotd_conf_t region = knotd_conf_mod(mod, MOD_FED_REGION);
-	if (zone.count > 0 && region.count > 0) {
+	knotd_conf_t zone = conf_get(check, MOD_FED_ZONE);
+	knotd_conf_t region = conf_get(check, MOD_FED_REGION);
+	if ((zone.count > 0) != (region.count > 0)) {
+		return conf_refuse(check, "federation-zone and federation-region must be set together");
+	}
+	if (zone.count > 0) {
+		if (!k8s_topology_valid(zone.single.string, region.single.string)) {
+			return conf_refuse(check, "federation-zone and federation-region must be DNS names");
+		}
 		ctx->topology = k8s_topology_new(zone.single.string, region.single.string);
 		if (ctx->topology == NULL) {
 			return KNOT_ENOMEM;
@@ -569,151 +544,117 @@ static bool needs_nodes(const k8s_answer_conf_t *answer)
 	       answer->federation_count > 0 && answer->topology == NULL;
 }
 
-static void watch_conf_free(k8s_watcher_conf_t *conf)
+/*!
+ * \brief The node whose labels give the federation topology: option node-name,
+ * else NODE_NAME from the environment (the downward API sets it in a pod).
+ *
+ * \retval KNOT_EOK, KNOT_ENOMEM
+ */
+static int node_name_read(knotd_mod_t *mod, k8s_watcher_conf_t *conf)
 {
-	free((char *)conf->kubeconfig);
-	free((char *)conf->context);
-	free((char *)conf->sa_dir);
-	free((char *)conf->labels);
-	free((char *)conf->namespace_labels);
-	free((char *)conf->cluster_id);
-	free((char *)conf->node_name);
-	free((void *)conf->upstream);
-	for (size_t i = 0; i < conf->namespace_count; i++) {
-		free((char *)conf->namespaces[i]);
+	const char *name = getenv("NODE_NAME");
+	knotd_conf_t option = knotd_conf_mod(mod, K8S_OPT_NODE_NAME);
+	if (option.count > 0) {
+		name = option.single.string;
+	} else if (name == NULL || name[0] == '\0') {
+		return KNOT_EOK;
+	} else if (!k8s_federation_node_valid(name)) {
+		knotd_mod_log(mod, LOG_WARNING, "ignoring NODE_NAME from the environment (not a node name)");
+		return KNOT_EOK;
 	}
-	free((void *)conf->namespaces);
-	memset(conf, 0, sizeof(*conf));
+	char *copy = strdup(name);
+	if (copy == NULL) {
+		return KNOT_ENOMEM;
+	}
+	conf->node_name = copy;
+	return KNOT_EOK;
 }
 
-/*!
- * \brief Reads the watch settings; the strings are freed by watch_conf_free().
- *
- * \retval KNOT_EOK, KNOT_ENOMEM (nothing is left to free)
- */
-static int watch_conf_read(knotd_mod_t *mod, const k8s_answer_conf_t *answer,
-                           k8s_watcher_conf_t *conf)
+/*! \brief Reads one option into the watch settings as its row says. */
+static int watch_field_read(check_ctx_t *check, const k8s_wconf_field_t *f,
+                            k8s_watcher_conf_t *conf)
 {
-	memset(conf, 0, sizeof(*conf));
-	const struct { const yp_name_t *item; const char **out; } strings[] = {
-		{ MOD_KUBECONFIG, &conf->kubeconfig },
-		{ MOD_CONTEXT, &conf->context },
-		{ MOD_SA_DIR, &conf->sa_dir },
-		{ MOD_LABELS, &conf->labels },
-		{ MOD_NS_LABELS, &conf->namespace_labels },
-		{ MOD_CLUSTER_ID, &conf->cluster_id },
-	};
+	knotd_conf_t val = conf_get(check, f->item);
 	int ret = KNOT_EOK;
-	for (size_t i = 0; ret == KNOT_EOK && i < sizeof(strings) / sizeof(strings[0]); i++) {
-		ret = conf_str(mod, strings[i].item, strings[i].out);
-	}
-	conf->endpoint_pod_names = knotd_conf_mod(mod, MOD_EP_POD_NAMES).single.boolean;
-	conf->no_endpoints = knotd_conf_mod(mod, MOD_NO_ENDPOINTS).single.boolean;
-	conf->stall_s = knotd_conf_mod(mod, MOD_STALL).single.integer;
-	conf->absent_retry_s = knotd_conf_mod(mod, MOD_CRD_RETRY).single.integer;
-	// Only a zone that reads nodes has a node: others keep sharing their watcher.
-	if (ret == KNOT_EOK && needs_nodes(answer)) {
-		ret = node_name(mod, &conf->node_name);
-	}
-	knotd_conf_t upstream = knotd_conf_mod(mod, MOD_UPSTREAM);
-	if (ret == KNOT_EOK && upstream.count > 0) {
-		struct sockaddr_storage *addr = malloc(sizeof(*addr));
-		if (addr != NULL) {
-			*addr = upstream.single.addr;
+	switch (f->kind) {
+	case K8S_WCONF_STR:
+		if (val.count > 0 || val.single.string != NULL) {
+			ret = k8s_watcher_conf_set_str(conf, f, val.single.string);
 		}
-		conf->upstream = addr;
-		ret = (addr != NULL) ? KNOT_EOK : KNOT_ENOMEM;
-	}
-
-	knotd_conf_t namespaces = knotd_conf_mod(mod, MOD_NAMESPACES);
-	if (ret == KNOT_EOK && namespaces.count > 0) {
-		char **list = calloc(namespaces.count, sizeof(char *));
-		conf->namespaces = (const char *const *)list;
-		// Counted as copied, so that watch_conf_free() frees exactly those.
-		for (size_t i = 0; list != NULL && i < namespaces.count; i++) {
-			if ((list[i] = strdup(namespaces.multi[i].string)) == NULL) {
-				break;
-			}
-			conf->namespace_count++;
+		break;
+	case K8S_WCONF_STRLIST:
+		for (size_t i = 0; ret == KNOT_EOK && i < val.count; i++) {
+			ret = k8s_watcher_conf_add_str(conf, f, val.multi[i].string);
 		}
-		if (conf->namespace_count < namespaces.count) {
-			ret = KNOT_ENOMEM;
+		knotd_conf_free(&val);
+		break;
+	case K8S_WCONF_BOOL:
+		k8s_watcher_conf_set_bool(conf, f, val.single.boolean);
+		break;
+	case K8S_WCONF_UINT:
+		k8s_watcher_conf_set_uint(conf, f, val.single.integer);
+		break;
+	case K8S_WCONF_ADDR:
+		if (val.count > 0) {
+			ret = k8s_watcher_conf_set_addr(conf, f, &val.single.addr);
 		}
-	}
-	knotd_conf_free(&namespaces);
-	if (ret != KNOT_EOK) {
-		watch_conf_free(conf);
+		break;
+	default:
+		break;
 	}
 	return ret;
 }
 
-static int k8s_load(knotd_mod_t *mod)
+/*!
+ * \brief Reads the watch settings, a row of k8s_watcher_conf_fields at a time,
+ * and checks what involves several of them.
+ *
+ * \retval KNOT_EOK, KNOT_EINVAL, KNOT_ENOMEM (nothing is left to free)
+ */
+static int watch_conf_read(check_ctx_t *check, const k8s_answer_conf_t *answer,
+                           k8s_watcher_conf_t *conf)
 {
-	k8s_ctx_t *ctx = calloc(1, sizeof(*ctx));
-	if (ctx == NULL) {
-		return KNOT_ENOMEM;
+	memset(conf, 0, sizeof(*conf));
+	int ret = KNOT_EOK;
+	for (const k8s_wconf_field_t *f = k8s_watcher_conf_fields;
+	     ret == KNOT_EOK && f->kind != K8S_WCONF_END; f++) {
+		if (f->item != NULL) {
+			ret = watch_field_read(check, f, conf);
+		}
 	}
-	ctx->mod = mod;
-
-	// What this zone is: reverse, clusterset or cluster.
-	ctx->zone = dname_lower(knotd_mod_zone(mod));
-	ctx->domains[K8S_ZONE_CLUSTER] = dname_lower(knotd_conf_mod(mod, MOD_CLUSTER_DOMAIN).single.dname);
-	ctx->domains[K8S_ZONE_CLUSTERSET] = dname_lower(knotd_conf_mod(mod, MOD_CLUSTERSET_DOMAIN).single.dname);
-	if (ctx->zone == NULL || ctx->domains[0] == NULL || ctx->domains[1] == NULL) {
-		ctx_free(ctx);
-		return KNOT_ENOMEM;
+	// Only a zone that reads nodes has a node: others keep sharing their watcher.
+	if (ret == KNOT_EOK && check->mod != NULL && needs_nodes(answer)) {
+		ret = node_name_read(check->mod, conf);
 	}
-	k8s_answer_conf_t *answer = &ctx->answer;
-	answer->zone = ctx->zone;
-	if (under(ctx->zone, "in-addr.arpa.") || under(ctx->zone, "ip6.arpa.")) {
-		answer->role = K8S_ROLE_REVERSE;
-	} else if (knot_dname_is_equal(ctx->zone, knotd_conf_mod(mod, MOD_AUTOPATH_DOMAIN).single.dname)) {
-		answer->role = K8S_ROLE_AUTOPATH;
-	} else if (knot_dname_is_equal(ctx->zone, ctx->domains[K8S_ZONE_CLUSTERSET])) {
-		answer->role = K8S_ROLE_CLUSTERSET;
-	} else {
-		answer->role = K8S_ROLE_CLUSTER;
+	if (ret == KNOT_EOK && conf->namespace_count > 0 && conf->namespace_labels != NULL) {
+		ret = conf_refuse(check, "namespaces and namespace-labels are mutually exclusive");
 	}
-	ctx->ready_bits = (answer->role == K8S_ROLE_CLUSTERSET) ? K8S_READY_CLUSTERSET
-	                                                        : K8S_READY_CLUSTER;
-	answer->domains[K8S_ZONE_CLUSTER] = ctx->domains[K8S_ZONE_CLUSTER];
-	answer->domains[K8S_ZONE_CLUSTERSET] = ctx->domains[K8S_ZONE_CLUSTERSET];
-	answer->ttl = knotd_conf_mod(mod, MOD_TTL).single.integer;
-	answer->autopath_option = knotd_conf_mod(mod, MOD_AUTOPATH_OPTION).single.integer;
-	answer->pods = knotd_conf_mod(mod, MOD_PODS).single.option;
-	answer->ignore_empty = knotd_conf_mod(mod, MOD_IGNORE_EMPTY).single.boolean;
-	const yp_name_t *version = (answer->role == K8S_ROLE_CLUSTERSET) ? MOD_CS_DNS_VERSION
-	                                                                : MOD_DNS_VERSION;
-	int ret = k8s_answer_txt(&answer->version, knotd_conf_mod(mod, version).single.string);
-	if (ret == KNOT_EOK) {
-		ret = federations_read(mod, ctx);
-	}
-	// Everything that can fail comes before the watcher holds this zone: knotd frees
-	// the module after a failed load without calling unload.
-	if (ret == KNOT_EOK) {
-		ret = add_stats(mod);
-	}
-	if (ret == KNOT_EOK) {
-		ret = knotd_mod_in_hook(mod, KNOTD_STAGE_ANSWER, k8s_answer_hook);
-	}
-	if (ret == KNOT_EOK) {
-		ret = knotd_mod_in_hook(mod, KNOTD_STAGE_ADDITIONAL, k8s_additional_hook);
-	}
-	k8s_watcher_conf_t wconf;
-	if (ret == KNOT_EOK) {
-		ret = watch_conf_read(mod, answer, &wconf);
+	// Only a check reads the kubeconfig: in load, the watcher retries until it is usable.
+	if (ret == KNOT_EOK && check->args != NULL && conf->kubeconfig != NULL) {
+		k8s_apiconf_t api = { 0 };
+		char err[384] = "";
+		int loaded = k8s_kubeconfig_load(conf->kubeconfig, conf->context, &api, err, sizeof(err));
+		k8s_apiconf_free(&api);
+		if (loaded != KNOT_EOK) {
+			ret = conf_refuse(check, "invalid kubeconfig (%s)",
+			                  err[0] != '\0' ? err : knot_strerror(loaded));
+		}
 	}
 	if (ret != KNOT_EOK) {
-		ctx_free(ctx);
-		return ret;
+		k8s_watcher_conf_free(conf);
 	}
+	return ret;
+}
 
+/*! \brief Takes the zone's watcher and attaches the zone; cannot fail after the acquire. */
+static int watcher_start(k8s_ctx_t *ctx, const k8s_watcher_conf_t *wconf)
+{
+	knotd_mod_t *mod = ctx->mod;
+	k8s_answer_conf_t *answer = &ctx->answer;
 	char err[256] = "";
-	ctx->watcher = k8s_watcher_acquire(&wconf, err, sizeof(err));
-	watch_conf_free(&wconf);
+	ctx->watcher = k8s_watcher_acquire(wconf, err, sizeof(err));
 	if (ctx->watcher == NULL) {
 		knotd_mod_log(mod, LOG_ERR, "failed to start the watcher (%s)", err);
-		ctx_free(ctx);
 		return KNOT_ENOMEM;
 	}
 
@@ -731,6 +672,51 @@ static int k8s_load(knotd_mod_t *mod)
 	// Cannot fail: from here on only unload lets the watcher go.
 	k8s_watcher_attach(ctx->watcher, &ctx->client);
 	return KNOT_EOK;
+}
+
+/*! \brief One reader for the conf check and load: a check reads, refuses or not, and frees. */
+static int load_module(check_ctx_t *check)
+{
+	assert((check->args != NULL) != (check->mod != NULL));
+	k8s_ctx_t *ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL) {
+		return KNOT_ENOMEM;
+	}
+	ctx->mod = check->mod;
+
+	k8s_watcher_conf_t wconf = { 0 };
+	int ret = answer_read(check, ctx);
+	if (ret == KNOT_EOK) {
+		ret = federations_read(check, ctx);
+	}
+	if (ret == KNOT_EOK) {
+		ret = watch_conf_read(check, &ctx->answer, &wconf);
+	}
+	// Everything that can fail comes before the watcher holds this zone: knotd frees
+	// the module after a failed load without calling unload.
+	if (ret == KNOT_EOK && check->mod != NULL) {
+		ret = add_stats(check->mod);
+	}
+	if (ret == KNOT_EOK && check->mod != NULL) {
+		ret = knotd_mod_in_hook(check->mod, KNOTD_STAGE_ANSWER, k8s_answer_hook);
+	}
+	if (ret == KNOT_EOK && check->mod != NULL) {
+		ret = knotd_mod_in_hook(check->mod, KNOTD_STAGE_ADDITIONAL, k8s_additional_hook);
+	}
+	if (ret == KNOT_EOK && check->mod != NULL) {
+		ret = watcher_start(ctx, &wconf);
+	}
+	k8s_watcher_conf_free(&wconf);
+	if (ret != KNOT_EOK || check->mod == NULL) {
+		ctx_free(ctx);
+	}
+	return ret;
+}
+
+static int k8s_load(knotd_mod_t *mod)
+{
+	check_ctx_t check = { .mod = mod };
+	return load_module(&check);
 }
 
 static void k8s_unload(knotd_mod_t *mod)

@@ -31,13 +31,11 @@
 
 #include <libknot/errcode.h>
 
+#include "dnsname.h"
 #include "objects.h"
 
 /*! Pod managedFields nest deeply and a watch event adds two levels. */
 #define JSON_DEPTH 128
-
-#define DNS_LABEL_MAX 63
-#define DNS_NAME_MAX 253
 
 /*! At most this many ports are kept (k8s_port_t counts are 16-bit). */
 #define PORTS_MAX UINT16_MAX
@@ -179,67 +177,14 @@ static size_t arr_len(json_object *arr)
 
 /* --- validation ---------------------------------------------------------------- */
 
-static bool is_lower_alnum(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
-
 static char lower(char c)
 {
 	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
 }
 
-/*! RFC 1123 label; with \a fold, uppercase letters pass (the copy lowercases them). */
-static bool label_valid(const char *s, size_t len, bool fold)
-{
-	if (len == 0 || len > DNS_LABEL_MAX) {
-		return false;
-	}
-	for (size_t i = 0; i < len; i++) {
-		char c = fold ? lower(s[i]) : s[i];
-		if (c == '-') {
-			if (i == 0 || i == len - 1) {
-				return false;
-			}
-		} else if (!is_lower_alnum(c)) {
-			return false;
-		}
-	}
-	return true;
-}
-
-/*! Dot-separated RFC 1123 labels, at most \a max_len bytes and \a max_labels labels (0: any). */
-static bool name_valid(const char *s, size_t len, size_t max_len, size_t max_labels, bool fold)
-{
-	if (len == 0 || len > max_len) {
-		return false;
-	}
-	size_t labels = 0;
-	const char *end = s + len;
-	while (s < end) {
-		const char *dot = memchr(s, '.', end - s);
-		const char *label_end = (dot != NULL) ? dot : end;
-		if (!label_valid(s, label_end - s, fold)) {
-			return false;
-		}
-		labels++;
-		if (max_labels > 0 && labels > max_labels) {
-			return false;
-		}
-		if (dot == NULL) {
-			break;
-		}
-		s = dot + 1;
-		if (s == end) {
-			return false; // "a." has an empty last label
-		}
-	}
-	return true;
-}
-
 static str_t label_or_null(str_t s, bool fold)
 {
-	if (s.ptr == NULL || !label_valid(s.ptr, s.len, fold)) {
+	if (s.ptr == NULL || !k8s_dns_label_valid(s.ptr, s.len, fold)) {
 		s.ptr = NULL;
 		s.len = 0;
 	}
@@ -252,7 +197,7 @@ static str_t hostname_or_null(str_t s)
 	if (s.ptr != NULL && s.len > 0 && s.ptr[s.len - 1] == '.') {
 		s.len--;
 	}
-	if (s.ptr == NULL || !name_valid(s.ptr, s.len, DNS_NAME_MAX, 0, true)) {
+	if (s.ptr == NULL || !k8s_dns_name_valid(s.ptr, s.len, K8S_DNS_NAME_MAX, 0, true)) {
 		s.ptr = NULL;
 		s.len = 0;
 	}
@@ -413,9 +358,9 @@ static bool kind_name_is_label(k8s_kind_t kind)
 static bool kind_name_valid(k8s_kind_t kind, str_t name)
 {
 	if (kind_name_is_label(kind)) {
-		return label_valid(name.ptr, name.len, false);
+		return k8s_dns_label_valid(name.ptr, name.len, false);
 	}
-	return name_valid(name.ptr, name.len, DNS_NAME_MAX, 0, false);
+	return k8s_dns_name_valid(name.ptr, name.len, K8S_DNS_NAME_MAX, 0, false);
 }
 
 static int meta_read(k8s_kind_t kind, json_object *root, meta_t *m, char *err, size_t errlen)
@@ -455,7 +400,7 @@ static int meta_read(k8s_kind_t kind, json_object *root, meta_t *m, char *err, s
 		set_err(err, errlen, "missing metadata.namespace");
 		return KNOT_EINVAL;
 	}
-	if (!label_valid(m->ns.ptr, m->ns.len, false)) {
+	if (!k8s_dns_label_valid(m->ns.ptr, m->ns.len, false)) {
 		set_err(err, errlen, "invalid metadata.namespace (not a dns label)");
 		return KNOT_EINVAL;
 	}
@@ -559,16 +504,10 @@ static str_t slice_label(const meta_t *m, const char *key)
 	return label_or_null(get_str(m->labels, key), true);
 }
 
-/*! A cluster id: one DNS label, or two joined by a dot (KEP-1645). */
-static bool cluster_id_valid(str_t s)
-{
-	return s.ptr != NULL && name_valid(s.ptr, s.len, DNS_NAME_MAX, 2, true);
-}
-
 static str_t cluster_label(const meta_t *m)
 {
 	str_t s = get_str(m->labels, "multicluster.kubernetes.io/source-cluster");
-	if (!cluster_id_valid(s)) {
+	if (!k8s_cluster_id_valid(s.ptr, s.len, true)) {
 		s.ptr = NULL;
 		s.len = 0;
 	}
@@ -720,7 +659,7 @@ static int serviceimport_decode(json_object *root, const meta_t *m, k8s_object_t
 	uint16_t cluster_count = 0;
 	for (size_t i = 0; i < cluster_len && cluster_count < UINT16_MAX; i++) {
 		str_t id = get_str(json_object_array_get_idx(clusters, i), "cluster");
-		if (cluster_id_valid(id)) {
+		if (k8s_cluster_id_valid(id.ptr, id.len, true)) {
 			strings += str_size(id);
 			cluster_count++;
 		}
@@ -745,7 +684,7 @@ static int serviceimport_decode(json_object *root, const meta_t *m, k8s_object_t
 	const char **ids = (const char **)((char *)arrays + ids_off);
 	for (size_t i = 0; i < cluster_len && imp->cluster_count < cluster_count; i++) {
 		str_t id = get_str(json_object_array_get_idx(clusters, i), "cluster");
-		if (cluster_id_valid(id)) {
+		if (k8s_cluster_id_valid(id.ptr, id.len, true)) {
 			ids[imp->cluster_count++] = pack_str(&p, id, true);
 		}
 	}
@@ -782,7 +721,7 @@ static str_t topology_label(const meta_t *m, const char *key, const char *deprec
 	if (s.ptr == NULL) {
 		s = get_str(m->labels, deprecated);
 	}
-	if (s.ptr == NULL || !name_valid(s.ptr, s.len, DNS_LABEL_MAX, 0, true)) {
+	if (s.ptr == NULL || !k8s_dns_name_valid(s.ptr, s.len, K8S_DNS_LABEL_MAX, 0, true)) {
 		s.ptr = NULL;
 		s.len = 0;
 	}

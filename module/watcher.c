@@ -14,7 +14,6 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -70,8 +69,6 @@ struct k8s_watcher {
 
 	/* Settings: an owned deep copy. */
 	k8s_watcher_conf_t conf;
-	char **namespaces;
-	struct sockaddr_storage upstream_addr;
 
 	/* Attached zones (clients_lock). */
 	pthread_mutex_t clients_lock;
@@ -104,92 +101,6 @@ struct k8s_watcher {
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static k8s_watcher_t *registry;
-
-/* Settings. */
-
-static bool str_equal(const char *a, const char *b)
-{
-	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
-}
-
-static bool addr_equal(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
-{
-	if (a == NULL || b == NULL) {
-		return a == b;
-	}
-	size_t len = (a->ss_family == AF_INET6) ? sizeof(struct sockaddr_in6)
-	                                       : sizeof(struct sockaddr_in);
-	return a->ss_family == b->ss_family && memcmp(a, b, len) == 0;
-}
-
-static bool conf_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b)
-{
-	if (!str_equal(a->kubeconfig, b->kubeconfig) || !str_equal(a->context, b->context) ||
-	    !str_equal(a->sa_dir, b->sa_dir) || !str_equal(a->labels, b->labels) ||
-	    !str_equal(a->namespace_labels, b->namespace_labels) ||
-	    !str_equal(a->cluster_id, b->cluster_id) || !str_equal(a->node_name, b->node_name) ||
-	    a->endpoint_pod_names != b->endpoint_pod_names || a->no_endpoints != b->no_endpoints ||
-	    a->stall_s != b->stall_s || a->absent_retry_s != b->absent_retry_s ||
-	    a->namespace_count != b->namespace_count ||
-	    !addr_equal(a->upstream, b->upstream)) {
-		return false;
-	}
-	for (size_t i = 0; i < a->namespace_count; i++) {
-		if (strcmp(a->namespaces[i], b->namespaces[i]) != 0) {
-			return false;
-		}
-	}
-	return true;
-}
-
-static char *dup_or_null(const char *s, bool *ok)
-{
-	if (s == NULL) {
-		return NULL;
-	}
-	char *copy = strdup(s);
-	*ok = *ok && copy != NULL;
-	return copy;
-}
-
-static void conf_free(k8s_watcher_t *w)
-{
-	free((char *)w->conf.kubeconfig);
-	free((char *)w->conf.context);
-	free((char *)w->conf.sa_dir);
-	free((char *)w->conf.labels);
-	free((char *)w->conf.namespace_labels);
-	free((char *)w->conf.cluster_id);
-	free((char *)w->conf.node_name);
-	for (size_t i = 0; i < w->conf.namespace_count; i++) {
-		free(w->namespaces[i]);
-	}
-	free(w->namespaces);
-}
-
-static bool conf_copy(k8s_watcher_t *w, const k8s_watcher_conf_t *conf)
-{
-	bool ok = true;
-	w->conf = *conf;
-	w->conf.kubeconfig = dup_or_null(conf->kubeconfig, &ok);
-	w->conf.context = dup_or_null(conf->context, &ok);
-	w->conf.sa_dir = dup_or_null(conf->sa_dir != NULL ? conf->sa_dir : K8S_SA_DIR_DEFAULT, &ok);
-	w->conf.labels = dup_or_null(conf->labels, &ok);
-	w->conf.namespace_labels = dup_or_null(conf->namespace_labels, &ok);
-	w->conf.cluster_id = dup_or_null(conf->cluster_id, &ok);
-	w->conf.node_name = dup_or_null(conf->node_name, &ok);
-	w->namespaces = calloc(conf->namespace_count + 1, sizeof(char *));
-	ok = ok && w->namespaces != NULL;
-	for (size_t i = 0; ok && i < conf->namespace_count; i++) {
-		w->namespaces[i] = dup_or_null(conf->namespaces[i], &ok);
-	}
-	w->conf.namespaces = (const char *const *)w->namespaces;
-	if (conf->upstream != NULL) {
-		w->upstream_addr = *conf->upstream;
-		w->conf.upstream = &w->upstream_addr;
-	}
-	return ok;
-}
 
 /* Logging and stats go to the zones attached, through knotd. */
 
@@ -517,7 +428,7 @@ static void watcher_free(k8s_watcher_t *w)
 	urcu_memb_barrier();
 	k8s_table_deinit(&w->table);
 	pthread_mutex_destroy(&w->clients_lock);
-	conf_free(w);
+	k8s_watcher_conf_free(&w->conf);
 	free(w);
 }
 
@@ -525,7 +436,7 @@ k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, si
 {
 	pthread_mutex_lock(&registry_lock);
 	for (k8s_watcher_t *w = registry; w != NULL; w = w->next) {
-		if (conf_equal(&w->conf, conf)) {
+		if (k8s_watcher_conf_equal(&w->conf, conf)) {
 			w->refs++;
 			pthread_mutex_unlock(&registry_lock);
 			return w;
@@ -558,7 +469,7 @@ k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, si
 		.upstream = w->upstream,
 		.node_name = conf->node_name,
 	};
-	if (!conf_copy(w, conf) || k8s_table_init(&w->table) != KNOT_EOK ||
+	if (k8s_watcher_conf_copy(&w->conf, conf) != KNOT_EOK || k8s_table_init(&w->table) != KNOT_EOK ||
 	    (w->store = k8s_store_new(&w->table, &sconf, &w->log)) == NULL ||
 	    (w->multi = curl_multi_init()) == NULL) {
 		watcher_free(w);

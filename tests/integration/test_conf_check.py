@@ -42,6 +42,11 @@ tests.add("a cluster id must be one or two DNS labels",
           rejected({"cluster-id": "Bad_Id"}, "cluster-id must be one or two lowercase DNS labels"))
 tests.add("a cluster id of three labels is refused",
           rejected({"cluster-id": "a.b.c"}, "cluster-id must be one or two lowercase DNS labels"))
+# The same rule as the watcher's for ids read from the API: a label neither starts nor ends with '-'.
+tests.add("a cluster id whose label starts with a hyphen is refused",
+          rejected({"cluster-id": "-east"}, "cluster-id must be one or two lowercase DNS labels"))
+tests.add("a cluster id whose label ends with a hyphen is refused",
+          rejected({"cluster-id": "east.prod-"}, "cluster-id must be one or two lowercase DNS labels"))
 tests.add("an unknown pods mode is refused", rejected({"pods": "sometimes"}, "'pods'"))
 tests.add("a ttl above 3600 is refused", rejected({"ttl": 9999}, "out of range"))
 tests.add("an upstream that is no IP address is refused",

@@ -1,0 +1,57 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*!
+ * \file
+ *
+ * \brief DNS names as Kubernetes spells them: RFC 1123 labels, lowercase, '-' inside.
+ *
+ * The one place that says what a namespace, a service name, a cluster id or a
+ * federation name may be: the API decoder, the federation options and the
+ * conf check all ask here, so they refuse the same names.
+ */
+
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*! \brief Longest DNS label and DNS subdomain (text, without the trailing dot). */
+#define K8S_DNS_LABEL_MAX 63
+#define K8S_DNS_NAME_MAX 253
+
+/*!
+ * \brief True if \a s is an RFC 1123 label: 1 to 63 of [a-z0-9-], no '-' first or last.
+ *
+ * \param fold  Uppercase letters pass too (for values the caller lowercases).
+ */
+bool k8s_dns_label_valid(const char *s, size_t len, bool fold);
+
+/*!
+ * \brief True if \a s is dot-separated RFC 1123 labels (no trailing dot).
+ *
+ * \param max_len     Longest \a len accepted.
+ * \param max_labels  Most labels accepted, 0 for any.
+ * \param fold        As for k8s_dns_label_valid().
+ */
+bool k8s_dns_name_valid(const char *s, size_t len, size_t max_len, size_t max_labels, bool fold);
+
+/*!
+ * \brief True if \a s is a cluster id: one DNS label, or two joined by a dot (KEP-1645).
+ *
+ * \param fold  As for k8s_dns_label_valid(); the cluster-id option is lowercase.
+ */
+bool k8s_cluster_id_valid(const char *s, size_t len, bool fold);

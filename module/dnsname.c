@@ -1,0 +1,70 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+#include <string.h>
+
+#include "dnsname.h"
+
+bool k8s_dns_label_valid(const char *s, size_t len, bool fold)
+{
+	if (len == 0 || len > K8S_DNS_LABEL_MAX) {
+		return false;
+	}
+	for (size_t i = 0; i < len; i++) {
+		char c = (fold && s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] - 'A' + 'a') : s[i];
+		if (c == '-') {
+			if (i == 0 || i == len - 1) {
+				return false;
+			}
+		} else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
+			return false;
+		}
+	}
+	return true;
+}
+
+bool k8s_dns_name_valid(const char *s, size_t len, size_t max_len, size_t max_labels, bool fold)
+{
+	if (len == 0 || len > max_len) {
+		return false;
+	}
+	size_t labels = 0;
+	const char *end = s + len;
+	while (s < end) {
+		const char *dot = memchr(s, '.', end - s);
+		const char *label_end = (dot != NULL) ? dot : end;
+		if (!k8s_dns_label_valid(s, label_end - s, fold)) {
+			return false;
+		}
+		labels++;
+		if (max_labels > 0 && labels > max_labels) {
+			return false;
+		}
+		if (dot == NULL) {
+			break;
+		}
+		s = dot + 1;
+		if (s == end) {
+			return false; // "a." has an empty last label
+		}
+	}
+	return true;
+}
+
+bool k8s_cluster_id_valid(const char *s, size_t len, bool fold)
+{
+	return s != NULL && k8s_dns_name_valid(s, len, K8S_DNS_NAME_MAX, 2, fold);
+}

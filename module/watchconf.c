@@ -1,0 +1,236 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libknot/errcode.h>
+
+#include "kubeconfig.h"
+#include "watchconf.h"
+
+#define OFF(field) offsetof(k8s_watcher_conf_t, field)
+
+const k8s_wconf_field_t k8s_watcher_conf_fields[] = {
+	{ .item = K8S_OPT_KUBECONFIG,   .kind = K8S_WCONF_STR,  .offset = OFF(kubeconfig) },
+	{ .item = K8S_OPT_CONTEXT,      .kind = K8S_WCONF_STR,  .offset = OFF(context) },
+	{ .item = K8S_OPT_SA_DIR,       .kind = K8S_WCONF_STR,  .offset = OFF(sa_dir),
+	  .dflt = K8S_SA_DIR_DEFAULT },
+	{ .item = K8S_OPT_NAMESPACES,   .kind = K8S_WCONF_STRLIST, .offset = OFF(namespaces),
+	  .count_offset = OFF(namespace_count) },
+	{ .item = K8S_OPT_LABELS,       .kind = K8S_WCONF_STR,  .offset = OFF(labels) },
+	{ .item = K8S_OPT_NS_LABELS,    .kind = K8S_WCONF_STR,  .offset = OFF(namespace_labels) },
+	{ .item = K8S_OPT_CLUSTER_ID,   .kind = K8S_WCONF_STR,  .offset = OFF(cluster_id) },
+	// The option, else NODE_NAME, and only for zones that read nodes: load sets it.
+	{ .item = NULL,                 .kind = K8S_WCONF_STR,  .offset = OFF(node_name) },
+	{ .item = K8S_OPT_EP_POD_NAMES, .kind = K8S_WCONF_BOOL, .offset = OFF(endpoint_pod_names) },
+	{ .item = K8S_OPT_NO_ENDPOINTS, .kind = K8S_WCONF_BOOL, .offset = OFF(no_endpoints) },
+	{ .item = K8S_OPT_STALL,        .kind = K8S_WCONF_UINT, .offset = OFF(stall_s) },
+	{ .item = K8S_OPT_CRD_RETRY,    .kind = K8S_WCONF_UINT, .offset = OFF(absent_retry_s) },
+	{ .item = K8S_OPT_UPSTREAM,     .kind = K8S_WCONF_ADDR, .offset = OFF(upstream) },
+	{ .kind = K8S_WCONF_END }
+};
+
+#define AT(conf, off, type) ((type *)((char *)(conf) + (off)))
+#define AT_CONST(conf, off, type) ((const type *)((const char *)(conf) + (off)))
+
+static bool str_equal(const char *a, const char *b)
+{
+	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
+}
+
+static bool addr_equal(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a == NULL || b == NULL) {
+		return a == b;
+	}
+	size_t len = (a->ss_family == AF_INET6) ? sizeof(struct sockaddr_in6)
+	                                       : sizeof(struct sockaddr_in);
+	return a->ss_family == b->ss_family && memcmp(a, b, len) == 0;
+}
+
+static bool list_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b,
+                       const k8s_wconf_field_t *f)
+{
+	size_t count = *AT_CONST(a, f->count_offset, size_t);
+	if (count != *AT_CONST(b, f->count_offset, size_t)) {
+		return false;
+	}
+	const char *const *la = *AT_CONST(a, f->offset, const char *const *);
+	const char *const *lb = *AT_CONST(b, f->offset, const char *const *);
+	for (size_t i = 0; i < count; i++) {
+		if (strcmp(la[i], lb[i]) != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool field_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b,
+                        const k8s_wconf_field_t *f)
+{
+	switch (f->kind) {
+	case K8S_WCONF_STR:
+		return str_equal(*AT_CONST(a, f->offset, const char *),
+		                 *AT_CONST(b, f->offset, const char *));
+	case K8S_WCONF_STRLIST:
+		return list_equal(a, b, f);
+	case K8S_WCONF_BOOL:
+		return *AT_CONST(a, f->offset, bool) == *AT_CONST(b, f->offset, bool);
+	case K8S_WCONF_UINT:
+		return *AT_CONST(a, f->offset, unsigned) == *AT_CONST(b, f->offset, unsigned);
+	case K8S_WCONF_ADDR:
+		return addr_equal(*AT_CONST(a, f->offset, const struct sockaddr_storage *),
+		                  *AT_CONST(b, f->offset, const struct sockaddr_storage *));
+	default:
+		return true;
+	}
+}
+
+bool k8s_watcher_conf_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b)
+{
+	for (const k8s_wconf_field_t *f = k8s_watcher_conf_fields; f->kind != K8S_WCONF_END; f++) {
+		if (!field_equal(a, b, f)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+void k8s_watcher_conf_free(k8s_watcher_conf_t *conf)
+{
+	for (const k8s_wconf_field_t *f = k8s_watcher_conf_fields; f->kind != K8S_WCONF_END; f++) {
+		void **ptr = AT(conf, f->offset, void *);
+		if (f->kind == K8S_WCONF_STRLIST) {
+			char **list = *ptr;
+			for (size_t i = 0; i < *AT(conf, f->count_offset, size_t); i++) {
+				free(list[i]);
+			}
+		}
+		if (f->kind == K8S_WCONF_STR || f->kind == K8S_WCONF_STRLIST ||
+		    f->kind == K8S_WCONF_ADDR) {
+			free(*ptr);
+		}
+	}
+	memset(conf, 0, sizeof(*conf));
+}
+
+int k8s_watcher_conf_set_str(k8s_watcher_conf_t *conf, const k8s_wconf_field_t *f,
+                             const char *value)
+{
+	char *copy = strdup(value);
+	if (copy == NULL) {
+		return KNOT_ENOMEM;
+	}
+	char **field = AT(conf, f->offset, char *);
+	free(*field);
+	*field = copy;
+	return KNOT_EOK;
+}
+
+int k8s_watcher_conf_add_str(k8s_watcher_conf_t *conf, const k8s_wconf_field_t *f,
+                             const char *value)
+{
+	size_t *count = AT(conf, f->count_offset, size_t);
+	char ***list = AT(conf, f->offset, char **);
+	if (*count >= SIZE_MAX / sizeof(char *) - 1) {
+		return KNOT_ENOMEM;
+	}
+	char **grown = realloc(*list, (*count + 1) * sizeof(char *));
+	if (grown == NULL) {
+		return KNOT_ENOMEM;
+	}
+	*list = grown;
+	if ((grown[*count] = strdup(value)) == NULL) {
+		return KNOT_ENOMEM;
+	}
+	(*count)++;
+	return KNOT_EOK;
+}
+
+void k8s_watcher_conf_set_bool(k8s_watcher_conf_t *conf, const k8s_wconf_field_t *f, bool value)
+{
+	*AT(conf, f->offset, bool) = value;
+}
+
+void k8s_watcher_conf_set_uint(k8s_watcher_conf_t *conf, const k8s_wconf_field_t *f,
+                               unsigned value)
+{
+	*AT(conf, f->offset, unsigned) = value;
+}
+
+int k8s_watcher_conf_set_addr(k8s_watcher_conf_t *conf, const k8s_wconf_field_t *f,
+                              const struct sockaddr_storage *addr)
+{
+	struct sockaddr_storage *copy = malloc(sizeof(*copy));
+	if (copy == NULL) {
+		return KNOT_ENOMEM;
+	}
+	*copy = *addr;
+	struct sockaddr_storage **field = AT(conf, f->offset, struct sockaddr_storage *);
+	free(*field);
+	*field = copy;
+	return KNOT_EOK;
+}
+
+static int field_copy(k8s_watcher_conf_t *dst, const k8s_watcher_conf_t *src,
+                      const k8s_wconf_field_t *f)
+{
+	switch (f->kind) {
+	case K8S_WCONF_STR: {
+		const char *value = *AT_CONST(src, f->offset, const char *);
+		value = (value != NULL) ? value : f->dflt;
+		return (value != NULL) ? k8s_watcher_conf_set_str(dst, f, value) : KNOT_EOK;
+	}
+	case K8S_WCONF_STRLIST: {
+		const char *const *list = *AT_CONST(src, f->offset, const char *const *);
+		int ret = KNOT_EOK;
+		for (size_t i = 0; ret == KNOT_EOK && i < *AT_CONST(src, f->count_offset, size_t); i++) {
+			ret = k8s_watcher_conf_add_str(dst, f, list[i]);
+		}
+		return ret;
+	}
+	case K8S_WCONF_BOOL:
+		k8s_watcher_conf_set_bool(dst, f, *AT_CONST(src, f->offset, bool));
+		return KNOT_EOK;
+	case K8S_WCONF_UINT:
+		k8s_watcher_conf_set_uint(dst, f, *AT_CONST(src, f->offset, unsigned));
+		return KNOT_EOK;
+	case K8S_WCONF_ADDR: {
+		const struct sockaddr_storage *addr = *AT_CONST(src, f->offset,
+		                                                const struct sockaddr_storage *);
+		return (addr != NULL) ? k8s_watcher_conf_set_addr(dst, f, addr) : KNOT_EOK;
+	}
+	default:
+		return KNOT_EOK;
+	}
+}
+
+int k8s_watcher_conf_copy(k8s_watcher_conf_t *dst, const k8s_watcher_conf_t *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	int ret = KNOT_EOK;
+	for (const k8s_wconf_field_t *f = k8s_watcher_conf_fields;
+	     ret == KNOT_EOK && f->kind != K8S_WCONF_END; f++) {
+		ret = field_copy(dst, src, f);
+	}
+	if (ret != KNOT_EOK) {
+		k8s_watcher_conf_free(dst);
+	}
+	return ret;
+}
