@@ -23,6 +23,7 @@
  * when the zone file has no answer. Prebuilt answers (service A/AAAA) are put
  * without copying; what must be composed (SRV, PTR, pod and endpoint
  * addresses) comes from the packet's mempool. No knotd call is made here.
+ * The implementation is split by record family (answer_priv.h says where).
  */
 
 #pragma once

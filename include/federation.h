@@ -26,7 +26,9 @@
  * name for this cluster's zone and region,
  * <svc>.<ns>.<fed>.svc.<node-zone>.<node-region>.<domain> (or
  * <svc>.<ns>.<fed>.svc.<domain> while no topology is known). Names are written
- * into the caller's buffers; nothing here allocates or calls knotd.
+ * into the caller's buffers; nothing here calls knotd. The answer itself,
+ * k8s_federation_answer() (answer_priv.h), composes the CNAME in the packet's
+ * mempool.
  */
 
 #pragma once

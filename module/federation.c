@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer_priv.h"
 #include "dnsname.h"
 #include "federation.h"
 
@@ -182,4 +183,46 @@ size_t k8s_federation_remote_name(const k8s_fedquery_t *fq, const k8s_topology_t
 	}
 	memcpy(pos, fq->fed->domain, domain_size);
 	return size;
+}
+
+/*!
+ * \brief A federated service: a CNAME to the local service while it has
+ * endpoints, followed by its records; else a CNAME to the federation's name for
+ * this cluster's zone and region, which the resolver follows elsewhere.
+ */
+k8s_answer_t k8s_federation_answer(ctx_t *c, const knot_dname_t *owner,
+                                   const knot_dname_t *qname, const k8s_fedquery_t *fq,
+                                   const knot_dname_t *zone, unsigned depth)
+{
+	const k8s_svc_t *svc = NULL;
+	if (k8s_table_ns(c->t, fq->ns)) {
+		svc = k8s_table_svc(c->t, K8S_ZONE_CLUSTER, fq->owner, fq->owner_len);
+	}
+	bool local = svc != NULL && k8s_federation_local(svc);
+
+	uint8_t name[KNOT_DNAME_MAXLEN];
+	size_t size;
+	if (local) {
+		size = write_name(name, sizeof(name), svc, NULL, zone);
+	} else {
+		const k8s_topology_t *topology = c->conf->topology;
+		if (topology == NULL) {
+			topology = k8s_table_topology(c->t);
+		}
+		size = k8s_federation_remote_name(fq, topology, name);
+	}
+	if (size == 0) {
+		return K8S_ANSWER_NXDOMAIN;  // Longer than a DNS name: no name to point to.
+	}
+	knot_dname_t *target = mm_get(c->mm, size);
+	if (target == NULL) {
+		return K8S_ANSWER_SERVFAIL;
+	}
+	memcpy(target, name, size);
+
+	int ret = put_cname(c, owner, qname, target);
+	if (ret != KNOT_EOK || !local || c->qtype == KNOT_RRTYPE_CNAME) {
+		return put_result(ret);
+	}
+	return k8s_answer_follow(c, target, qname, K8S_ROLE_CLUSTER, zone, depth);
 }

@@ -1,0 +1,106 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/* A and AAAA answers (services, endpoints, pods) and ExternalName aliases. */
+
+#include <stddef.h>
+#include <string.h>
+
+#include "answer_priv.h"
+#include "clock.h"
+
+k8s_answer_t k8s_answer_addrs(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+                              const k8s_addr_t *addrs, size_t count)
+{
+	bool any = c->qtype == KNOT_RRTYPE_ANY;
+	bool hit = false;
+	for (int i = 0; i < 2; i++) {
+		uint16_t type = (i == 0) ? KNOT_RRTYPE_A : KNOT_RRTYPE_AAAA;
+		if (c->qtype != type && !any) {
+			continue;
+		}
+		knot_rdataset_t rrs;
+		int ret = addr_rrs(c, addrs, count, (i == 0) ? AF_INET : AF_INET6, &rrs);
+		if (ret == KNOT_EOK && rrs.count > 0) {
+			ret = put(c, owner, hint_for(owner, qname), type, c->conf->ttl, &rrs, 0);
+			hit = true;
+		}
+		if (ret != KNOT_EOK) {
+			return put_result(ret);
+		}
+	}
+	return hit ? K8S_ANSWER_HIT : K8S_ANSWER_NODATA;
+}
+
+k8s_answer_t k8s_answer_svc_addrs(ctx_t *c, const knot_dname_t *owner,
+                                  const knot_dname_t *qname, const k8s_svc_t *svc)
+{
+	bool any = c->qtype == KNOT_RRTYPE_ANY;
+	bool hit = false;
+	if ((c->qtype == KNOT_RRTYPE_A || any) && svc->rrs_a.count > 0) {
+		int ret = put(c, owner, hint_for(owner, qname), KNOT_RRTYPE_A, c->conf->ttl,
+		              &svc->rrs_a, 0);
+		if (ret != KNOT_EOK) {
+			return put_result(ret);
+		}
+		hit = true;
+	}
+	if ((c->qtype == KNOT_RRTYPE_AAAA || any) && svc->rrs_aaaa.count > 0) {
+		int ret = put(c, owner, hint_for(owner, qname), KNOT_RRTYPE_AAAA, c->conf->ttl,
+		              &svc->rrs_aaaa, 0);
+		if (ret != KNOT_EOK) {
+			return put_result(ret);
+		}
+		hit = true;
+	}
+	return hit ? K8S_ANSWER_HIT : K8S_ANSWER_NODATA;
+}
+
+k8s_answer_t k8s_answer_external(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+                                 const k8s_svc_t *svc, unsigned depth)
+{
+	int ret = put_cname(c, owner, qname, svc->target);
+	if (ret != KNOT_EOK || c->qtype == KNOT_RRTYPE_CNAME) {
+		return put_result(ret);
+	}
+	k8s_answer_t res = k8s_answer_chase(c, svc->target, qname, depth);
+	if (res != K8S_ANSWER_PASS) {
+		return res;
+	}
+
+	// Elsewhere: the upstream cache, for address queries.
+	const k8s_answer_conf_t *conf = c->conf;
+	if (conf->upstream == NULL ||
+	    (c->qtype != KNOT_RRTYPE_A && c->qtype != KNOT_RRTYPE_AAAA)) {
+		return K8S_ANSWER_HIT;
+	}
+	const k8s_upstream_answer_t *ext;
+	if (k8s_upstream_lookup(conf->upstream, svc->target, c->qtype, &ext) != K8S_UPSTREAM_READY) {
+		return K8S_ANSWER_SERVFAIL;
+	}
+	// The cached chain is shared: only the TTL, capped at what remains, is our own.
+	uint64_t now_s = k8s_now_ms() / 1000;
+	uint32_t left = (ext->expires > now_s) ? ext->expires - now_s : 0;
+	for (uint16_t i = 0; i < ext->count; i++) {
+		knot_rrset_t rr = ext->rrsets[i];
+		rr.ttl = (rr.ttl < left) ? rr.ttl : left;
+		ret = knot_pkt_put(c->pkt, KNOT_COMPR_HINT_NONE, &rr, 0);
+		if (ret != KNOT_EOK) {
+			return put_result(ret);
+		}
+	}
+	return (ext->rcode == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_HIT_NXDOMAIN : K8S_ANSWER_HIT;
+}
