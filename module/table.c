@@ -14,7 +14,6 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-#include <arpa/inet.h>
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,16 +24,10 @@
 #include "qname.h"
 #include "table.h"
 
-
-static size_t ip_len(uint8_t family)
-{
-	return (family == AF_INET) ? 4 : 16;
-}
-
 /*! \brief Hash of an address: its length tells the family. */
 static uint32_t hash_ip(uint8_t family, const uint8_t *bytes)
 {
-	return k8s_hash(bytes, ip_len(family));
+	return k8s_hash(bytes, k8s_ip_len(family));
 }
 
 /*! \brief Hash of a service's owner; the zone is compared, not hashed (two blocks at most share it). */
@@ -97,157 +90,10 @@ static uint32_t prefix_hash(uint8_t family, uint8_t bits, const uint8_t *bytes)
 	return k8s_hash(key, sizeof(key));
 }
 
-/* Block helpers (readers and writer). */
-
 static bool addr_ip_equal(const k8s_addr_t *addr, const k8s_ip_t *ip)
 {
 	return addr->family == ip->family &&
-	       memcmp(addr->bytes, ip->bytes, ip_len(ip->family)) == 0;
-}
-
-/*! \brief Writes a byte in decimal without leading zeros; returns the digits written. */
-static size_t put_decimal(uint8_t *out, uint8_t value)
-{
-	size_t n = 0;
-	if (value >= 100) {
-		out[n++] = '0' + value / 100;
-	}
-	if (value >= 10) {
-		out[n++] = '0' + value / 10 % 10;
-	}
-	out[n++] = '0' + value % 10;
-	return n;
-}
-
-size_t k8s_addr_label(const k8s_svc_t *svc, const k8s_addr_t *addr, uint8_t out[64])
-{
-	if (addr->label != 0) {
-		const uint8_t *label = svc->strings + addr->label;
-		memcpy(out, label, 1 + label[0]);
-		return 1 + label[0];
-	}
-
-	// No hostname: the dashed address, as CoreDNS derives it. IPv4 by hand:
-	// inet_ntop() formats with sprintf(), which costs more than a whole PTR answer.
-	if (addr->family == AF_INET) {
-		size_t len = 0;
-		for (int i = 0; i < 4; i++) {
-			if (i > 0) {
-				out[1 + len++] = '-';
-			}
-			len += put_decimal(out + 1 + len, addr->bytes[i]);
-		}
-		out[0] = len;
-		return 1 + len;
-	}
-	char text[INET6_ADDRSTRLEN];
-	if (inet_ntop(addr->family, addr->bytes, text, sizeof(text)) == NULL) {
-		out[0] = 0;
-		return 1;
-	}
-	size_t len = 0;
-	for (const char *c = text; *c != '\0'; c++) {
-		out[1 + len++] = (*c == '.' || *c == ':') ? '-' : *c;
-	}
-	if (out[len] == '-') {
-		out[1 + len++] = '0';
-	}
-	out[0] = len;
-	return 1 + len;
-}
-
-const uint8_t *k8s_addr_cluster(const k8s_svc_t *svc, const k8s_addr_t *addr, size_t *size)
-{
-	if (svc->cluster_count == 0) {
-		*size = 0;
-		return NULL;
-	}
-	const uint8_t *labels = svc->strings + svc->clusters[addr->cluster];
-	// A cluster id is stored as one or two labels followed by a zero byte.
-	size_t len = 0;
-	while (labels[len] != 0) {
-		len += 1 + labels[len];
-	}
-	*size = len;
-	return labels;
-}
-
-/*! \brief Orders labels as the block builder sorted them: by length, then bytes. */
-static int label_cmp(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size)
-{
-	if (a_size != b_size) {
-		return (a_size < b_size) ? -1 : 1;
-	}
-	return memcmp(a, b, a_size);
-}
-
-/*! \brief Compares an endpoint record's (cluster, label) to a key. */
-static int endpoint_cmp(const k8s_svc_t *svc, const k8s_addr_t *addr,
-                        const uint8_t *cluster, size_t cluster_size,
-                        const uint8_t *label, size_t label_size)
-{
-	if (cluster != NULL) {
-		size_t size;
-		const uint8_t *own = k8s_addr_cluster(svc, addr, &size);
-		int cmp = label_cmp(own, size, cluster, cluster_size);
-		if (cmp != 0) {
-			return cmp;
-		}
-	}
-	uint8_t own[64];
-	size_t size = k8s_addr_label(svc, addr, own);
-	return label_cmp(own, size, label, label_size);
-}
-
-const k8s_addr_t *k8s_svc_endpoints(const k8s_svc_t *svc, const uint8_t *cluster,
-                                    size_t cluster_size, const uint8_t *label, size_t *count)
-{
-	const k8s_addr_t *eps = svc->addrs + svc->sip_count;
-	size_t n = svc->addr_count - svc->sip_count;
-	size_t label_size = 1 + label[0];
-
-	// Lower bound of the key, then count the equal run.
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (endpoint_cmp(svc, &eps[mid], cluster, cluster_size, label, label_size) < 0) {
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	size_t end = lo;
-	while (end < n &&
-	       endpoint_cmp(svc, &eps[end], cluster, cluster_size, label, label_size) == 0) {
-		end++;
-	}
-	*count = end - lo;
-	return (end > lo) ? &eps[lo] : NULL;
-}
-
-bool k8s_svc_has_cluster(const k8s_svc_t *svc, const uint8_t *cluster, size_t cluster_size)
-{
-	for (uint32_t i = svc->sip_count; i < svc->addr_count; i++) {
-		size_t size;
-		const uint8_t *own = k8s_addr_cluster(svc, &svc->addrs[i], &size);
-		if (own != NULL && label_cmp(own, size, cluster, cluster_size) == 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
-size_t k8s_svc_owner(const char *ns, const char *name, uint8_t out[128])
-{
-	size_t ns_len = strlen(ns), name_len = strlen(name);
-	if (ns_len == 0 || ns_len > 63 || name_len == 0 || name_len > 63) {
-		return 0;
-	}
-	out[0] = name_len;
-	memcpy(out + 1, name, name_len);
-	out[1 + name_len] = ns_len;
-	memcpy(out + 2 + name_len, ns, ns_len);
-	return 2 + name_len + ns_len;
+	       memcmp(addr->bytes, ip->bytes, k8s_ip_len(ip->family)) == 0;
 }
 
 /* Readers. */
@@ -320,7 +166,7 @@ size_t k8s_table_ptr(const k8s_table_t *t, const k8s_ip_t *ip, const k8s_addr_t 
 static bool podent_has_ip(const k8s_podent_t *pod, const k8s_ip_t *ip, uint32_t hash)
 {
 	return pod->hash == hash && pod->ip.family == ip->family &&
-	       memcmp(pod->ip.bytes, ip->bytes, ip_len(ip->family)) == 0;
+	       memcmp(pod->ip.bytes, ip->bytes, k8s_ip_len(ip->family)) == 0;
 }
 
 bool k8s_table_pod(const k8s_table_t *t, const k8s_ip_t *ip, const uint8_t *ns)

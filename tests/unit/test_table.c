@@ -33,6 +33,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "records.h"
+#include "table.h"
 #include "fixtures.h"
 
 static const k8s_records_conf_t rconf = { 0 };
