@@ -119,9 +119,6 @@ size_t k8s_table_ptr(const k8s_table_t *t, const k8s_ip_t *ip, const k8s_addr_t 
 /*! \brief True if a live pod with this IP exists in the namespace (a wire label). */
 bool k8s_table_pod(const k8s_table_t *t, const k8s_ip_t *ip, const uint8_t *ns);
 
-/*! \brief The pod entry of a client address, if exactly one non-host-network pod has it (autopath). */
-const k8s_podent_t *k8s_table_pod_by_ip(const k8s_table_t *t, const k8s_ip_t *ip);
-
 /*! \brief True if some PTR-owning address starts with the first \a bits bits of \a ip. */
 bool k8s_table_prefix(const k8s_table_t *t, const k8s_ip_t *ip, unsigned bits);
 

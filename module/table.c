@@ -183,25 +183,6 @@ bool k8s_table_pod(const k8s_table_t *t, const k8s_ip_t *ip, const uint8_t *ns)
 	return false;
 }
 
-const k8s_podent_t *k8s_table_pod_by_ip(const k8s_table_t *t, const k8s_ip_t *ip)
-{
-	uint32_t hash = hash_ip(ip->family, ip->bytes);
-	k8s_rcuhash_iter_t it;
-	k8s_rcuhash_iter_init(&it, &t->pods, hash);
-	const k8s_podent_t *pod, *match = NULL;
-	while ((pod = k8s_rcuhash_iter_next(&it)) != NULL) {
-		if (!podent_has_ip(pod, ip, hash)) {
-			continue;
-		}
-		// A node IP (host-network pods) says nothing about the client's namespace.
-		if (pod->host_network || match != NULL) {
-			return NULL;
-		}
-		match = pod;
-	}
-	return match;
-}
-
 static void prefix_mask(const uint8_t *bytes, unsigned bits, uint8_t out[8])
 {
 	memset(out, 0, 8);

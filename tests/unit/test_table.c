@@ -162,23 +162,28 @@ static void an_endpoint_without_hostname_is_labelled_by_its_dashed_address(void 
 	assert_dashed(AF_INET6, "fd00::", "fd00--0");
 }
 
-static void host_network_pods_say_nothing_of_a_namespace(void **state)
+static void pods_sharing_an_ip_are_kept_and_removed_apart(void **state)
 {
 	k8s_table_t t;
 	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	// A host-network pod has its node's IP, which other pods of other namespaces share.
 	k8s_pod_t a = { .meta = { .ns = "one", .name = "a" }, .live = true, .ip_count = 1,
 	                .ips = { fx_ip("10.0.0.5") } };
 	k8s_pod_t b = { .meta = { .ns = "two", .name = "b" }, .live = true, .host_network = true,
 	                .ip_count = 1, .ips = { fx_ip("10.0.0.5") } };
 	assert_int_equal(k8s_table_set_pod(&t, NULL, &a), KNOT_EOK);
 	k8s_ip_t ip = fx_ip("10.0.0.5");
-	assert_non_null(k8s_table_pod_by_ip(&t, &ip));
 	assert_true(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03one"));
 	assert_false(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03two"));
 	assert_int_equal(k8s_table_set_pod(&t, NULL, &b), KNOT_EOK);
-	assert_null(k8s_table_pod_by_ip(&t, &ip));
+	assert_true(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03one"));
+	assert_true(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03two"));
+	assert_int_equal(t.pod_count, 2);
 	assert_int_equal(k8s_table_set_pod(&t, &a, NULL), KNOT_EOK);
+	assert_false(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03one"));
+	assert_true(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03two"));
 	assert_int_equal(k8s_table_set_pod(&t, &b, NULL), KNOT_EOK);
+	assert_false(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03two"));
 	assert_int_equal(t.pod_count, 0);
 	k8s_table_commit(&t);
 	urcu_memb_barrier();
@@ -467,7 +472,7 @@ int main(void)
 		cmocka_unit_test(ptr_references_follow_the_service),
 		cmocka_unit_test(reverse_prefixes_count_their_addresses),
 		cmocka_unit_test(an_endpoint_without_hostname_is_labelled_by_its_dashed_address),
-		cmocka_unit_test(host_network_pods_say_nothing_of_a_namespace),
+		cmocka_unit_test(pods_sharing_an_ip_are_kept_and_removed_apart),
 		cmocka_unit_test(a_pod_is_verified_only_in_its_own_namespace_whatever_the_lengths),
 		cmocka_unit_test(removing_a_pod_leaves_one_with_its_address_in_a_shorter_namespace),
 		cmocka_unit_test(many_services_grow_the_index),
