@@ -81,6 +81,16 @@ enum {
 	K8S_READY_CLUSTERSET = 1 << 1,
 };
 
+/*! \brief What the table holds, for logs and counters. */
+typedef struct {
+	size_t svc_count[K8S_ZONE_COUNT]; /*!< Published blocks. */
+	size_t record_count;       /*!< Address records published (service IPs and endpoints). */
+	size_t capped_count;       /*!< Records and ports the published blocks left out at the caps. */
+	size_t bytes;              /*!< Bytes of published blocks. */
+	size_t pod_count;          /*!< Pod entries published. */
+	size_t ns_count;           /*!< Namespaces published. */
+} k8s_table_stats_t;
+
 typedef struct {
 	k8s_rcuhash_t svcs;        /*!< (zone, ns, name) -> k8s_svc_t. */
 	k8s_rcuhash_t ptrs;        /*!< Address -> its k8s_addr_t in a block, or the set of them (one slot per address). */
@@ -90,12 +100,7 @@ typedef struct {
 	k8s_topology_t *topology;  /*!< Federation topology from the nodes, or NULL. */
 	uint32_t ready;            /*!< K8S_READY_* bits, set once, never cleared. */
 	k8s_retire_t retire;       /*!< Writer: unpublished memory awaiting a grace period. */
-	size_t svc_count[K8S_ZONE_COUNT]; /*!< Writer: published blocks. */
-	size_t record_count;       /*!< Writer: address records published (service IPs and endpoints). */
-	size_t capped_count;       /*!< Writer: records and ports the published blocks left out at the caps. */
-	size_t bytes;              /*!< Writer: bytes of published blocks. */
-	size_t pod_count;          /*!< Writer: pod entries published. */
-	size_t ns_count;           /*!< Writer: namespaces published. */
+	k8s_table_stats_t stats;   /*!< Writer: read with k8s_table_stats(). */
 } k8s_table_t;
 
 /* Readers: call inside an RCU read-side section; results stay valid until it ends.
@@ -182,3 +187,6 @@ void k8s_table_set_ready(k8s_table_t *t, uint32_t bits);
 
 /*! \brief Ends a commit: hands retired memory to RCU for freeing after a grace period. */
 void k8s_table_commit(k8s_table_t *t);
+
+/*! \brief What the table holds (writer thread only: the figures change with each commit). */
+k8s_table_stats_t k8s_table_stats(const k8s_table_t *t);

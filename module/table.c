@@ -602,19 +602,19 @@ int k8s_table_put_svc(k8s_table_t *t, k8s_svc_t *svc)
 
 	if (old != NULL) {
 		k8s_rcuhash_replace(&t->svcs, svc->hash, old, svc);
-		t->record_count -= old->addr_count;
-		t->capped_count -= old->capped;
-		t->bytes -= old->size;
+		t->stats.record_count -= old->addr_count;
+		t->stats.capped_count -= old->capped;
+		t->stats.bytes -= old->size;
 		k8s_retire(&t->retire, (void *)old);
 	} else {
 		int ret = k8s_rcuhash_insert(&t->svcs, svc->hash, svc, &t->retire);
 		assert(ret == KNOT_EOK);
 		(void)ret;
-		t->svc_count[svc->zone]++;
+		t->stats.svc_count[svc->zone]++;
 	}
-	t->record_count += svc->addr_count;
-	t->capped_count += svc->capped;
-	t->bytes += svc->size;
+	t->stats.record_count += svc->addr_count;
+	t->stats.capped_count += svc->capped;
+	t->stats.bytes += svc->size;
 	return KNOT_EOK;
 }
 
@@ -635,10 +635,10 @@ int k8s_table_del_svc(k8s_table_t *t, k8s_zone_t zone, const char *ns, const cha
 		return KNOT_ENOMEM;
 	}
 	k8s_rcuhash_remove(&t->svcs, hash, old);
-	t->svc_count[zone]--;
-	t->record_count -= old->addr_count;
-	t->capped_count -= old->capped;
-	t->bytes -= old->size;
+	t->stats.svc_count[zone]--;
+	t->stats.record_count -= old->addr_count;
+	t->stats.capped_count -= old->capped;
+	t->stats.bytes -= old->size;
 	k8s_retire(&t->retire, (void *)old);
 	return KNOT_EOK;
 }
@@ -668,7 +668,7 @@ int k8s_table_set_ns(k8s_table_t *t, const char *name, bool present)
 		if (old != NULL) {
 			k8s_rcuhash_remove(&t->nss, hash, old);
 			k8s_retire(&t->retire, (void *)old);
-			t->ns_count--;
+			t->stats.ns_count--;
 		}
 		return KNOT_EOK;
 	}
@@ -687,7 +687,7 @@ int k8s_table_set_ns(k8s_table_t *t, const char *name, bool present)
 		free(ns);
 		return ret;
 	}
-	t->ns_count++;
+	t->stats.ns_count++;
 	return KNOT_EOK;
 }
 
@@ -725,7 +725,7 @@ int k8s_table_set_pod(k8s_table_t *t, const k8s_pod_t *old_pod, const k8s_pod_t 
 				free(pod);
 				return KNOT_ENOMEM;
 			}
-			t->pod_count++;
+			t->stats.pod_count++;
 		}
 	}
 
@@ -739,7 +739,7 @@ int k8s_table_set_pod(k8s_table_t *t, const k8s_pod_t *old_pod, const k8s_pod_t 
 			if (pod != NULL) {
 				k8s_rcuhash_remove(&t->pods, hash, pod);
 				k8s_retire(&t->retire, pod);
-				t->pod_count--;
+				t->stats.pod_count--;
 			}
 		}
 	}
@@ -764,4 +764,9 @@ void k8s_table_set_ready(k8s_table_t *t, uint32_t bits)
 void k8s_table_commit(k8s_table_t *t)
 {
 	k8s_retire_commit(&t->retire);
+}
+
+k8s_table_stats_t k8s_table_stats(const k8s_table_t *t)
+{
+	return t->stats;
 }

@@ -91,8 +91,8 @@ static void a_replaced_service_is_found_with_its_new_records(void **state)
 	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
 	assert_int_equal(k8s_table_put_svc(&t, generation(1, 3)), KNOT_EOK);
 	assert_int_equal(k8s_table_put_svc(&t, generation(2, 5)), KNOT_EOK);
-	assert_int_equal(t.svc_count[K8S_ZONE_CLUSTER], 1);
-	assert_int_equal(t.record_count, 5);
+	assert_int_equal(k8s_table_stats(&t).svc_count[K8S_ZONE_CLUSTER], 1);
+	assert_int_equal(k8s_table_stats(&t).record_count, 5);
 	assert_true(consistent(lookup(&t)));
 	assert_int_equal(lookup(&t)->addr_count, 5);
 	k8s_table_commit(&t);
@@ -120,7 +120,7 @@ static void ptr_references_follow_the_service(void **state)
 	k8s_table_del_svc(&t, K8S_ZONE_CLUSTER, "shop", "web");
 	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 0);
 	assert_null(lookup(&t));
-	assert_int_equal(t.record_count, 0);
+	assert_int_equal(k8s_table_stats(&t).record_count, 0);
 	k8s_table_commit(&t);
 	urcu_memb_barrier();
 	k8s_table_deinit(&t);
@@ -178,13 +178,13 @@ static void pods_sharing_an_ip_are_kept_and_removed_apart(void **state)
 	assert_int_equal(k8s_table_set_pod(&t, NULL, &b), KNOT_EOK);
 	assert_true(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03one"));
 	assert_true(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03two"));
-	assert_int_equal(t.pod_count, 2);
+	assert_int_equal(k8s_table_stats(&t).pod_count, 2);
 	assert_int_equal(k8s_table_set_pod(&t, &a, NULL), KNOT_EOK);
 	assert_false(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03one"));
 	assert_true(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03two"));
 	assert_int_equal(k8s_table_set_pod(&t, &b, NULL), KNOT_EOK);
 	assert_false(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03two"));
-	assert_int_equal(t.pod_count, 0);
+	assert_int_equal(k8s_table_stats(&t).pod_count, 0);
 	k8s_table_commit(&t);
 	urcu_memb_barrier();
 	k8s_table_deinit(&t);
@@ -224,7 +224,7 @@ static void removing_a_pod_leaves_one_with_its_address_in_a_shorter_namespace(vo
 	k8s_ip_t ip = fx_ip("10.0.0.7");
 	assert_true(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03one"));
 	assert_false(k8s_table_pod(&t, &ip, (const uint8_t *)NS63));
-	assert_int_equal(t.pod_count, 1);
+	assert_int_equal(k8s_table_stats(&t).pod_count, 1);
 	assert_int_equal(k8s_table_set_pod(&t, &a, NULL), KNOT_EOK);
 	k8s_table_commit(&t);
 	urcu_memb_barrier();
@@ -256,7 +256,7 @@ static void many_services_grow_the_index(void **state)
 		const k8s_svc_t *svc = k8s_table_svc(&t, K8S_ZONE_CLUSTER, owner, len);
 		assert_true((svc != NULL) == (i % 2 == 1));
 	}
-	assert_int_equal(t.svc_count[K8S_ZONE_CLUSTER], 500);
+	assert_int_equal(k8s_table_stats(&t).svc_count[K8S_ZONE_CLUSTER], 500);
 	k8s_table_commit(&t);
 	urcu_memb_barrier();
 	k8s_table_deinit(&t);
