@@ -20,11 +20,12 @@
  * \brief Records from objects: the block of one service, built aside.
  *
  * A Service and its EndpointSlices (cluster zone), or a ServiceImport and its
- * imported EndpointSlices (clusterset zone), become one k8s_svc_t: service IPs,
- * ready endpoint addresses labelled by hostname (else pod name with
- * endpoint-pod-names, else the dashed address), named ports, prebuilt A and
- * AAAA answers. Slices of a service are merged and their duplicates dropped.
- * What passes the caps below is left out and counted in the block's capped.
+ * imported EndpointSlices (clusterset zone), become one block (k8s_svc_t,
+ * laid out by block.c): service IPs, ready endpoint addresses labelled by
+ * hostname (else pod name with endpoint-pod-names, else the dashed address),
+ * named ports, prebuilt A and AAAA answers. Slices of a service are merged and
+ * their duplicates dropped. What passes the caps below is left out and counted
+ * in the block's capped.
  */
 
 #pragma once
@@ -33,8 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "block.h"
 #include "objects.h"
-#include "table.h"
 
 /*!
  * \brief Most A records one name holds (the service name, or an endpoint name).
@@ -65,11 +66,18 @@ typedef struct {
  * \param slices  Its EndpointSlices (any order; non-IP ones are ignored).
  * \param count   Their number.
  *
- * \return A block to publish with k8s_table_put_svc(), or NULL without memory
+ * \return A block (block.h) to publish with k8s_table_put_svc(), or NULL without memory
  *         or if the names are not DNS labels.
  */
 k8s_svc_t *k8s_records_service(const k8s_service_t *svc, const k8s_slice_t *const *slices,
                                size_t count, const k8s_records_conf_t *conf);
+
+/*!
+ * \brief True if an ExternalName service's target is a literal IP (written to \a ip).
+ *
+ * Such a service answers the address, as kube-dns did, not a CNAME.
+ */
+bool k8s_records_external_ip(const k8s_service_t *svc, k8s_ip_t *ip);
 
 /*!
  * \brief Builds the clusterset-zone block of a ServiceImport.

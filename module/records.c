@@ -23,19 +23,11 @@
 
 #include "records.h"
 
-/*! \brief An address record being built, with its label in wire form for sorting. */
-typedef struct {
-	k8s_ip_t ip;
-	uint32_t cluster;       /*!< Slice's cluster id while drafting, then index into the sorted ids. */
-	bool explicit_label;    /*!< Hostname or pod name, as opposed to the dashed address. */
-	uint8_t label[64];      /*!< Wire label (explicit or derived). */
-} ent_t;
-
 /*! \brief A growable array of entries and what else a block needs. */
 typedef struct {
-	ent_t *sips;
+	k8s_ip_t *sips;
 	size_t sip_count;
-	ent_t *eps;
+	k8s_block_ent_t *eps;       /*!< Cluster: the slice's index while drafting, then the sorted id's. */
 	size_t ep_count, ep_cap;
 	k8s_port_t *ports;      /*!< Named ports (names point into the objects), duplicates until sorted. */
 	size_t port_count, port_cap;
@@ -71,57 +63,10 @@ static bool grow(void **arr, size_t *cap, size_t count, size_t elem_size)
 	return true;
 }
 
-static size_t ip_len(uint8_t family)
+/*! \brief Orders addresses (a qsort() comparator of k8s_ip_t). */
+static int ip_cmp(const void *a, const void *b)
 {
-	return (family == AF_INET) ? 4 : 16;
-}
-
-static void label_set(uint8_t label[64], const char *text)
-{
-	size_t len = strlen(text);
-	label[0] = len;
-	memcpy(label + 1, text, len);
-}
-
-/*! \brief The dashed form of an address (CoreDNS compatible), as a wire label. */
-static void label_derive(uint8_t label[64], const k8s_ip_t *ip)
-{
-	k8s_addr_t addr = { .family = ip->family };
-	memcpy(addr.bytes, ip->bytes, ip_len(ip->family));
-	// Only the address matters for a derived label.
-	k8s_addr_label(NULL, &addr, label);
-}
-
-static int label_cmp(const uint8_t *a, const uint8_t *b)
-{
-	if (a[0] != b[0]) {
-		return (a[0] < b[0]) ? -1 : 1;
-	}
-	return memcmp(a + 1, b + 1, a[0]);
-}
-
-static int ip_cmp(const k8s_ip_t *a, const k8s_ip_t *b)
-{
-	if (a->family != b->family) {
-		return (a->family < b->family) ? -1 : 1;
-	}
-	return memcmp(a->bytes, b->bytes, ip_len(a->family));
-}
-
-/*! \brief Sort order of endpoint records; k8s_svc_endpoints() searches in it. */
-static int ent_cmp(const void *a, const void *b)
-{
-	const ent_t *x = a, *y = b;
-	if (x->cluster != y->cluster) {
-		return (x->cluster < y->cluster) ? -1 : 1;
-	}
-	int cmp = label_cmp(x->label, y->label);
-	return (cmp != 0) ? cmp : ip_cmp(&x->ip, &y->ip);
-}
-
-static int ent_ip_cmp(const void *a, const void *b)
-{
-	return ip_cmp(&((const ent_t *)a)->ip, &((const ent_t *)b)->ip);
+	return k8s_ip_cmp(a, b);
 }
 
 /*! \brief Collects a named port; duplicates go when the ports are sorted (sort_ports()). */
@@ -187,10 +132,10 @@ static int add_sips(draft_t *d, const k8s_ip_t *ips, size_t count)
 	for (size_t i = 0; i < count; i++) {
 		bool dup = false;
 		for (size_t j = 0; j < d->sip_count; j++) {
-			dup = dup || ip_cmp(&d->sips[j].ip, &ips[i]) == 0;
+			dup = dup || k8s_ip_cmp(&d->sips[j], &ips[i]) == 0;
 		}
 		if (!dup && (ips[i].family == AF_INET || ips[i].family == AF_INET6)) {
-			d->sips[d->sip_count++].ip = ips[i];
+			d->sips[d->sip_count++] = ips[i];
 		}
 	}
 	return KNOT_EOK;
@@ -235,20 +180,11 @@ static int add_slice(draft_t *d, const k8s_slice_t *slice, bool all_ready, bool 
 		if (!grow((void **)&d->eps, &d->ep_cap, d->ep_count, sizeof(*d->eps))) {
 			return KNOT_ENOMEM;
 		}
-		ent_t *ent = &d->eps[d->ep_count++];
-		memset(ent, 0, sizeof(*ent));
-		ent->ip = ep->ip;
-		ent->cluster = cluster_idx;
 		const char *label = ep->hostname;
 		if (label == NULL && conf->endpoint_pod_names) {
 			label = ep->target;
 		}
-		if (label != NULL) {
-			ent->explicit_label = true;
-			label_set(ent->label, label);
-		} else {
-			label_derive(ent->label, &ep->ip);
-		}
+		k8s_block_ent_init(&d->eps[d->ep_count++], &ep->ip, cluster_idx, label);
 	}
 
 	for (uint16_t i = 0; i < slice->port_count && keep_records; i++) {
@@ -277,14 +213,11 @@ typedef struct {
 	uint32_t slice;
 } cluster_key_t;
 
-/*! \brief Orders cluster ids as k8s_svc_endpoints() compares them: wire size, then bytes. */
+/*! \brief Orders cluster ids as blocks keep them (k8s_block_cmp()). */
 static int cluster_key_cmp(const void *a, const void *b)
 {
 	const cluster_key_t *x = a, *y = b;
-	if (x->size != y->size) {
-		return (x->size < y->size) ? -1 : 1;
-	}
-	return memcmp(x->wire, y->wire, x->size);
+	return k8s_block_cmp(x->wire, x->size, y->wire, y->size);
 }
 
 /*!
@@ -354,27 +287,13 @@ out:
 	return ret;
 }
 
-/*! \brief True if two endpoint records have one owner name: same cluster, same label text. */
-static bool same_owner(const ent_t *a, const ent_t *b)
-{
-	return a->cluster == b->cluster && label_cmp(a->label, b->label) == 0;
-}
-
 /*! \brief Most addresses of a family one name holds. */
 static size_t max_per_name(uint8_t family)
 {
 	return (family == AF_INET) ? K8S_MAX_A_PER_NAME : K8S_MAX_AAAA_PER_NAME;
 }
 
-/*!
- * \brief Sorts the endpoints (clusters first, by id), drops duplicates and what passes the caps.
- *
- * An explicit hostname can equal another endpoint's dashed address (any pod
- * can set hostname "10-244-1-7"): it is one DNS name, so, as CoreDNS matches
- * every address whose hostname or dashed address is the queried label, the
- * name gets both addresses, and both records are labelled explicitly so that
- * they share the stored label and one SRV target.
- */
+/*! \brief Sorts the endpoints in block order, drops duplicates and what passes the caps. */
 static int sort_endpoints(draft_t *d)
 {
 	int ret = sort_clusters(d);
@@ -382,17 +301,17 @@ static int sort_endpoints(draft_t *d)
 		return ret;
 	}
 	if (d->ep_count > 1) {
-		qsort(d->eps, d->ep_count, sizeof(*d->eps), ent_cmp);
+		qsort(d->eps, d->ep_count, sizeof(*d->eps), k8s_block_ent_cmp);
 	}
 
 	size_t kept = 0, count[2] = { 0 };
 	for (size_t i = 0; i < d->ep_count; i++) {
-		const ent_t *ent = &d->eps[i];
-		const ent_t *prev = (kept > 0) ? &d->eps[kept - 1] : NULL;
-		if (prev != NULL && ent_cmp(prev, ent) == 0) {
+		const k8s_block_ent_t *ent = &d->eps[i];
+		const k8s_block_ent_t *prev = (kept > 0) ? &d->eps[kept - 1] : NULL;
+		if (prev != NULL && k8s_block_ent_cmp(prev, ent) == 0) {
 			continue;  // The same endpoint in two slices (e.g. during a rollout).
 		}
-		if (prev == NULL || !same_owner(prev, ent)) {
+		if (prev == NULL || !k8s_block_same_name(prev, ent)) {
 			count[0] = count[1] = 0;
 		}
 		size_t *n = &count[ent->ip.family == AF_INET6];
@@ -404,75 +323,47 @@ static int sort_endpoints(draft_t *d)
 		d->eps[kept++] = *ent;
 	}
 	d->ep_count = kept;
-
-	for (size_t i = 0, end; i < d->ep_count; i = end) {
-		bool explicit_label = false;
-		for (end = i; end < d->ep_count && same_owner(&d->eps[i], &d->eps[end]); end++) {
-			explicit_label = explicit_label || d->eps[end].explicit_label;
-		}
-		for (size_t j = i; j < end; j++) {
-			d->eps[j].explicit_label = explicit_label;
-		}
-	}
+	k8s_block_name_endpoints(d->eps, d->ep_count);
 	return KNOT_EOK;
 }
 
 /*!
- * \brief True if an endpoint's label is stored once with the previous endpoint's.
+ * \brief The addresses of the service name's A and AAAA answers: service IPs or
+ * ready endpoints, each address once, the lowest up to the caps.
  *
- * The block's size and its filling both follow this: they must agree.
+ * \return How many, written to a new array in \a out; SIZE_MAX without memory.
  */
-static bool label_shared(const ent_t *prev, const ent_t *ent)
+static size_t answer_addrs(draft_t *d, bool endpoints_answer, k8s_ip_t **out)
 {
-	return ent->explicit_label && prev != NULL && prev->explicit_label &&
-	       label_cmp(prev->label, ent->label) == 0;
-}
-
-/*! \brief True if a record of a by-address array is an answer of its family (first of its address). */
-static bool rr_takes(const ent_t *ents, size_t i, uint8_t family)
-{
-	return ents[i].ip.family == family && (i == 0 || ip_cmp(&ents[i - 1].ip, &ents[i].ip) != 0);
-}
-
-/*! \brief How many records an rdataset of unique addresses of one family gets, at most the cap. */
-static size_t rrs_count(const ent_t *ents, size_t count, uint8_t family, size_t *capped)
-{
-	size_t n = 0;
+	size_t count = endpoints_answer ? d->ep_count : d->sip_count;
+	k8s_ip_t *ips = malloc((count > 0 ? count : 1) * sizeof(*ips));
+	if (ips == NULL) {
+		return SIZE_MAX;
+	}
 	for (size_t i = 0; i < count; i++) {
-		n += rr_takes(ents, i, family);
+		ips[i] = endpoints_answer ? d->eps[i].ip : d->sips[i];
 	}
-	size_t max = max_per_name(family);
-	if (n > max) {
-		*capped += n - max;
-		n = max;
+	if (count > 1) {
+		qsort(ips, count, sizeof(*ips), ip_cmp);
 	}
-	return n;
-}
-
-/*! \brief Fills an rdataset with the first \a n addresses rrs_count() counted. */
-static uint8_t *fill_rrs(knot_rdataset_t *rrs, uint8_t *pos, const ent_t *ents, size_t count,
-                         uint8_t family, size_t n)
-{
-	rrs->rdata = (knot_rdata_t *)pos;
-	rrs->count = 0;
-	for (size_t i = 0; i < count && rrs->count < n; i++) {
-		if (!rr_takes(ents, i, family)) {
+	size_t kept = 0, per_family[2] = { 0 };
+	for (size_t i = 0; i < count; i++) {
+		if (kept > 0 && k8s_ip_cmp(&ips[kept - 1], &ips[i]) == 0) {
 			continue;
 		}
-		knot_rdata_init((knot_rdata_t *)pos, ip_len(family), ents[i].ip.bytes);
-		pos += knot_rdata_size(ip_len(family));
-		rrs->count++;
+		size_t *n = &per_family[ips[i].family == AF_INET6];
+		if (*n == max_per_name(ips[i].family)) {
+			d->capped++;
+			continue;
+		}
+		(*n)++;
+		ips[kept++] = ips[i];
 	}
-	rrs->size = pos - (uint8_t *)rrs->rdata;
-	if (rrs->count == 0) {
-		rrs->rdata = NULL;
-	}
-	return pos;
+	*out = ips;
+	return kept;
 }
 
-#define ALIGN8(x) (((x) + 7) & ~(size_t)7)
-
-/*! \brief Lays out and fills the block. */
+/*! \brief Settles what the block holds and lays it out. */
 static k8s_svc_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
                            const char *ns, const char *name, const char *target,
                            bool endpoints_answer)
@@ -483,138 +374,57 @@ static k8s_svc_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
 		return NULL;
 	}
 	uint8_t target_wire[KNOT_DNAME_MAXLEN];
-	size_t target_size = 0;
 	if (target != NULL) {
 		if (knot_dname_from_str(target_wire, target, sizeof(target_wire)) == NULL) {
 			return NULL;
 		}
 		knot_dname_to_lower(target_wire);
-		target_size = knot_dname_size(target_wire);
 	}
 
 	if (sort_endpoints(d) != KNOT_EOK) {
 		return NULL;
 	}
 	sort_ports(d);
-
-	// The A/AAAA answers of the service name: service IPs or ready endpoints, each address once.
-	ent_t *answer = endpoints_answer ? d->eps : d->sips;
-	size_t answer_count = endpoints_answer ? d->ep_count : d->sip_count;
-	ent_t *by_ip = malloc((answer_count > 0 ? answer_count : 1) * sizeof(*by_ip));
-	if (by_ip == NULL) {
-		return NULL;
-	}
-	if (answer_count > 0) {
-		memcpy(by_ip, answer, answer_count * sizeof(*by_ip));
-		qsort(by_ip, answer_count, sizeof(*by_ip), ent_ip_cmp);
-	}
-	size_t a_count = rrs_count(by_ip, answer_count, AF_INET, &d->capped);
-	size_t aaaa_count = rrs_count(by_ip, answer_count, AF_INET6, &d->capped);
-	size_t rdata_size = a_count * knot_rdata_size(ip_len(AF_INET)) +
-	                    aaaa_count * knot_rdata_size(ip_len(AF_INET6));
-
-	// Strings: offset 0 unused, then labels (see label_shared()), port names, cluster ids.
-	size_t strings_size = 1;
-	for (size_t i = 0; i < d->ep_count; i++) {
-		if (d->eps[i].explicit_label &&
-		    !label_shared((i > 0) ? &d->eps[i - 1] : NULL, &d->eps[i])) {
-			strings_size += 1 + d->eps[i].label[0];
-		}
-	}
-	for (size_t i = 0; i < d->port_count; i++) {
-		strings_size += 1 + strlen(d->ports[i].name);
-	}
-	strings_size += d->cluster_bytes;
-
-	size_t addr_count = d->sip_count + d->ep_count;
-	size_t off_ports = ALIGN8(sizeof(k8s_svc_t) + addr_count * sizeof(k8s_addr_t));
-	size_t off_clusters = off_ports + d->port_count * sizeof(k8s_svc_port_t);
-	size_t off_rdata = ALIGN8(off_clusters + d->cluster_count * sizeof(uint32_t));
-	size_t off_owner = off_rdata + rdata_size;
-	size_t off_target = off_owner + owner_len;
-	size_t off_strings = off_target + target_size;
-	size_t size = off_strings + strings_size;
-	if (size > UINT32_MAX) {
-		free(by_ip);
+	k8s_ip_t *answer = NULL;
+	size_t answer_count = answer_addrs(d, endpoints_answer, &answer);
+	if (answer_count == SIZE_MAX) {
 		return NULL;
 	}
 
-	uint8_t *mem = calloc(1, size);
-	if (mem == NULL) {
-		free(by_ip);
-		return NULL;
-	}
-	k8s_svc_t *svc = (k8s_svc_t *)mem;
-	svc->zone = zone;
-	svc->type = type;
-	svc->size = size;
-	svc->ready_count = d->ready_count;
-	svc->capped = (d->capped < UINT32_MAX) ? d->capped : UINT32_MAX;
-	svc->owner = memcpy(mem + off_owner, owner, owner_len);
-	svc->owner_len = owner_len;
-	svc->target = (target_size > 0) ? memcpy(mem + off_target, target_wire, target_size) : NULL;
-	uint8_t *strings = mem + off_strings;
-	svc->strings = strings;
-	size_t str_pos = 1;
-
-	uint8_t *pos = fill_rrs(&svc->rrs_a, mem + off_rdata, by_ip, answer_count, AF_INET, a_count);
-	fill_rrs(&svc->rrs_aaaa, pos, by_ip, answer_count, AF_INET6, aaaa_count);
-	free(by_ip);
-
-	svc->addr_count = addr_count;
-	svc->sip_count = d->sip_count;
-	for (size_t i = 0; i < addr_count; i++) {
-		bool sip = i < d->sip_count;
-		size_t ep = i - d->sip_count;
-		const ent_t *ent = sip ? &d->sips[i] : &d->eps[ep];
-		k8s_addr_t *addr = &svc->addrs[i];
-		memcpy(addr->bytes, ent->ip.bytes, ip_len(ent->ip.family));
-		addr->family = ent->ip.family;
-		addr->idx = i;
-		addr->flags = sip ? K8S_ADDR_SERVICE_IP : 0;
-		addr->cluster = sip ? 0 : ent->cluster;
-		if (sip || !ent->explicit_label) {
-			continue;
-		}
-		if (label_shared((ep > 0) ? &d->eps[ep - 1] : NULL, ent)) {
-			addr->label = svc->addrs[i - 1].label;
-		} else {
-			addr->label = str_pos;
-			memcpy(strings + str_pos, ent->label, 1 + ent->label[0]);
-			str_pos += 1 + ent->label[0];
-		}
-	}
-
-	k8s_svc_port_t *ports = (k8s_svc_port_t *)(mem + off_ports);
-	svc->ports = ports;
-	svc->port_count = d->port_count;
-	for (size_t i = 0; i < d->port_count; i++) {
-		ports[i].port = d->ports[i].port;
-		ports[i].proto = d->ports[i].proto;
-		ports[i].name = str_pos;
-		label_set(strings + str_pos, d->ports[i].name);
-		str_pos += 1 + strings[str_pos];
-	}
-
-	uint32_t *clusters = (uint32_t *)(mem + off_clusters);
-	svc->clusters = clusters;
-	svc->cluster_count = d->cluster_count;
-	const uint8_t *wire = d->cluster_wire;
-	for (size_t i = 0; i < d->cluster_count; i++) {
-		size_t wire_size = knot_dname_size(wire);
-		clusters[i] = str_pos;
-		memcpy(strings + str_pos, wire, wire_size);
-		str_pos += wire_size;
-		wire += wire_size;
-	}
-
+	// ExternalName services have no endpoints, ports or PTR records: a literal IP only answers.
+	bool external = type == K8S_SVC_EXTERNALNAME;
+	k8s_block_parts_t parts = {
+		.zone = zone,
+		.type = type,
+		.owner = owner,
+		.owner_len = owner_len,
+		.target = (target != NULL) ? target_wire : NULL,
+		.sips = d->sips,
+		.sip_count = external ? 0 : d->sip_count,
+		.eps = d->eps,
+		.ep_count = d->ep_count,
+		.answer = answer,
+		.answer_count = answer_count,
+		.ports = d->ports,
+		.port_count = d->port_count,
+		.cluster_ids = d->cluster_wire,
+		.cluster_count = d->cluster_count,
+		.cluster_bytes = d->cluster_bytes,
+		.ready_count = d->ready_count,
+		.capped = d->capped,
+	};
+	k8s_svc_t *svc = k8s_block_new(&parts);
+	free(answer);
 	return svc;
 }
 
-/*! \brief A literal IP as ExternalName is answered as an address, as kube-dns did. */
-static bool parse_ip(const char *text, k8s_ip_t *ip)
+bool k8s_records_external_ip(const k8s_service_t *svc, k8s_ip_t *ip)
 {
+	const char *text = svc->external_name;
 	memset(ip, 0, sizeof(*ip));
+	if (svc->type != K8S_SVC_EXTERNALNAME || text == NULL) {
+		return false;
+	}
 	if (inet_pton(AF_INET, text, ip->bytes) == 1) {
 		ip->family = AF_INET;
 		return true;
@@ -636,7 +446,7 @@ k8s_svc_t *k8s_records_service(const k8s_service_t *svc, const k8s_slice_t *cons
 
 	if (svc->type == K8S_SVC_EXTERNALNAME) {
 		k8s_ip_t ip;
-		if (svc->external_name != NULL && parse_ip(svc->external_name, &ip)) {
+		if (k8s_records_external_ip(svc, &ip)) {
 			if (add_sips(&d, &ip, 1) != KNOT_EOK) {
 				goto out;
 			}
@@ -646,13 +456,8 @@ k8s_svc_t *k8s_records_service(const k8s_service_t *svc, const k8s_slice_t *cons
 				goto out;
 			}
 		}
-		// ExternalName services have no endpoints, ports or PTR records.
 		block = assemble(&d, K8S_ZONE_CLUSTER, K8S_SVC_EXTERNALNAME,
 		                 svc->meta.ns, svc->meta.name, target, false);
-		if (block != NULL) {
-			block->sip_count = 0;
-			block->addr_count = 0;
-		}
 		goto out;
 	}
 

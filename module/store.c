@@ -14,7 +14,6 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,12 +228,9 @@ static void note_trigger(k8s_store_t *s, const k8s_slice_t *slice)
 static bool external_target(const k8s_object_t *obj, knot_dname_storage_t out)
 {
 	const k8s_service_t *svc = (const k8s_service_t *)obj;
-	if (obj == NULL || svc->type != K8S_SVC_EXTERNALNAME || svc->external_name == NULL) {
-		return false;
-	}
-	uint8_t addr[16];
-	if (inet_pton(AF_INET, svc->external_name, addr) == 1 ||
-	    inet_pton(AF_INET6, svc->external_name, addr) == 1) {
+	k8s_ip_t ip;
+	if (obj == NULL || svc->type != K8S_SVC_EXTERNALNAME || svc->external_name == NULL ||
+	    k8s_records_external_ip(svc, &ip)) {
 		return false;
 	}
 	if (knot_dname_from_str(out, svc->external_name, KNOT_DNAME_MAXLEN) == NULL) {

@@ -276,14 +276,15 @@ static void update_ready(k8s_watcher_t *w, unsigned needs)
 	if (clusterset && !(ready & K8S_READY_CLUSTERSET)) {
 		bits |= K8S_READY_CLUSTERSET;
 	}
+	k8s_table_stats_t ts = k8s_table_stats(&w->table);
 	if (bits & K8S_READY_CLUSTER) {
 		k8s_logf(&w->log, LOG_INFO, "synchronized the cluster zone, %zu services, "
-		         "%zu namespaces, %zu address records", w->table.svc_count[K8S_ZONE_CLUSTER],
-		         w->table.ns_count, w->table.record_count);
+		         "%zu namespaces, %zu address records", ts.svc_count[K8S_ZONE_CLUSTER],
+		         ts.ns_count, ts.record_count);
 	}
 	if (bits & K8S_READY_CLUSTERSET) {
 		k8s_logf(&w->log, LOG_INFO, "synchronized the clusterset zone, %zu service imports, "
-		         "cluster id '%s'", w->table.svc_count[K8S_ZONE_CLUSTERSET],
+		         "cluster id '%s'", ts.svc_count[K8S_ZONE_CLUSTERSET],
 		         k8s_store_cluster_id(w->store));
 	}
 	if (bits != 0) {
@@ -300,12 +301,13 @@ static void push_stats(k8s_watcher_t *w, uint64_t now)
 	const k8s_store_stats_t *ss = k8s_store_stats(w->store);
 	memcpy(st.objects, ss->objects, sizeof(st.objects));
 	memcpy(st.latency, ss->latency, sizeof(st.latency));
+	k8s_table_stats_t ts = k8s_table_stats(&w->table);
 	for (int z = 0; z < K8S_ZONE_COUNT; z++) {
-		st.services[z] = w->table.svc_count[z];
+		st.services[z] = ts.svc_count[z];
 	}
-	st.records = w->table.record_count;
-	st.records_capped = w->table.capped_count;
-	st.table_bytes = w->table.bytes;
+	st.records = ts.record_count;
+	st.records_capped = ts.capped_count;
+	st.table_bytes = ts.bytes;
 	st.ready = k8s_table_ready(&w->table);
 
 	uint64_t last_event = 0;

@@ -291,7 +291,7 @@ static void namespaces_not_exposed_are_dropped(void **state)
 	k8s_store_upsert(s, K8S_SRC_SERVICES, decode(K8S_SERVICE, SVC("shop", "y", "10.96.9.8")));
 	k8s_store_commit(s, 0);
 	assert_int_equal(k8s_store_stats(s)->filtered, 2);
-	assert_int_equal(t.svc_count[K8S_ZONE_CLUSTER], 1);
+	assert_int_equal(k8s_table_stats(&t).svc_count[K8S_ZONE_CLUSTER], 1);
 	k8s_store_free(s);
 	urcu_memb_barrier();
 	k8s_table_deinit(&t);
@@ -519,21 +519,21 @@ static void a_block_past_the_caps_is_logged_once_and_counted(void **state)
 	free(json);
 	k8s_store_commit(s, 0);
 	// The name x leaves one address out (and so does the service name, built from what is left).
-	assert_int_equal(t.capped_count, 1);
+	assert_int_equal(k8s_table_stats(&t).capped_count, 1);
 	assert_int_equal(capped_lines, 1);
 	assert_non_null(strstr(capped_log[0], "service shop/big leaves out 1 records or ports"));
 
 	// Rebuilt with as much left out: not logged again.
 	k8s_store_upsert(s, K8S_SRC_SERVICES, decode(K8S_SERVICE, SVC("shop", "big", "10.96.9.9")));
 	k8s_store_commit(s, 0);
-	assert_int_equal(t.capped_count, 1);
+	assert_int_equal(k8s_table_stats(&t).capped_count, 1);
 	assert_int_equal(capped_lines, 1);
 
 	json = big_slice("big-1", 10);
 	k8s_store_upsert(s, K8S_SRC_SLICES, decode(K8S_ENDPOINTSLICE, json));
 	free(json);
 	k8s_store_commit(s, 0);
-	assert_int_equal(t.capped_count, 0);
+	assert_int_equal(k8s_table_stats(&t).capped_count, 0);
 	assert_int_equal(capped_lines, 2);
 	assert_non_null(strstr(capped_log[1], "service shop/big is within the record limits again"));
 

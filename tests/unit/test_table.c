@@ -33,6 +33,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "records.h"
+#include "table.h"
 #include "fixtures.h"
 
 static const k8s_records_conf_t rconf = { 0 };
@@ -90,8 +91,8 @@ static void a_replaced_service_is_found_with_its_new_records(void **state)
 	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
 	assert_int_equal(k8s_table_put_svc(&t, generation(1, 3)), KNOT_EOK);
 	assert_int_equal(k8s_table_put_svc(&t, generation(2, 5)), KNOT_EOK);
-	assert_int_equal(t.svc_count[K8S_ZONE_CLUSTER], 1);
-	assert_int_equal(t.record_count, 5);
+	assert_int_equal(k8s_table_stats(&t).svc_count[K8S_ZONE_CLUSTER], 1);
+	assert_int_equal(k8s_table_stats(&t).record_count, 5);
 	assert_true(consistent(lookup(&t)));
 	assert_int_equal(lookup(&t)->addr_count, 5);
 	k8s_table_commit(&t);
@@ -119,7 +120,7 @@ static void ptr_references_follow_the_service(void **state)
 	k8s_table_del_svc(&t, K8S_ZONE_CLUSTER, "shop", "web");
 	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 0);
 	assert_null(lookup(&t));
-	assert_int_equal(t.record_count, 0);
+	assert_int_equal(k8s_table_stats(&t).record_count, 0);
 	k8s_table_commit(&t);
 	urcu_memb_barrier();
 	k8s_table_deinit(&t);
@@ -161,24 +162,29 @@ static void an_endpoint_without_hostname_is_labelled_by_its_dashed_address(void 
 	assert_dashed(AF_INET6, "fd00::", "fd00--0");
 }
 
-static void host_network_pods_say_nothing_of_a_namespace(void **state)
+static void pods_sharing_an_ip_are_kept_and_removed_apart(void **state)
 {
 	k8s_table_t t;
 	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	// A host-network pod has its node's IP, which other pods of other namespaces share.
 	k8s_pod_t a = { .meta = { .ns = "one", .name = "a" }, .live = true, .ip_count = 1,
 	                .ips = { fx_ip("10.0.0.5") } };
 	k8s_pod_t b = { .meta = { .ns = "two", .name = "b" }, .live = true, .host_network = true,
 	                .ip_count = 1, .ips = { fx_ip("10.0.0.5") } };
 	assert_int_equal(k8s_table_set_pod(&t, NULL, &a), KNOT_EOK);
 	k8s_ip_t ip = fx_ip("10.0.0.5");
-	assert_non_null(k8s_table_pod_by_ip(&t, &ip));
 	assert_true(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03one"));
 	assert_false(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03two"));
 	assert_int_equal(k8s_table_set_pod(&t, NULL, &b), KNOT_EOK);
-	assert_null(k8s_table_pod_by_ip(&t, &ip));
+	assert_true(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03one"));
+	assert_true(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03two"));
+	assert_int_equal(k8s_table_stats(&t).pod_count, 2);
 	assert_int_equal(k8s_table_set_pod(&t, &a, NULL), KNOT_EOK);
+	assert_false(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03one"));
+	assert_true(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03two"));
 	assert_int_equal(k8s_table_set_pod(&t, &b, NULL), KNOT_EOK);
-	assert_int_equal(t.pod_count, 0);
+	assert_false(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03two"));
+	assert_int_equal(k8s_table_stats(&t).pod_count, 0);
 	k8s_table_commit(&t);
 	urcu_memb_barrier();
 	k8s_table_deinit(&t);
@@ -218,7 +224,7 @@ static void removing_a_pod_leaves_one_with_its_address_in_a_shorter_namespace(vo
 	k8s_ip_t ip = fx_ip("10.0.0.7");
 	assert_true(k8s_table_pod(&t, &ip, (const uint8_t *)"\x03one"));
 	assert_false(k8s_table_pod(&t, &ip, (const uint8_t *)NS63));
-	assert_int_equal(t.pod_count, 1);
+	assert_int_equal(k8s_table_stats(&t).pod_count, 1);
 	assert_int_equal(k8s_table_set_pod(&t, &a, NULL), KNOT_EOK);
 	k8s_table_commit(&t);
 	urcu_memb_barrier();
@@ -250,7 +256,7 @@ static void many_services_grow_the_index(void **state)
 		const k8s_svc_t *svc = k8s_table_svc(&t, K8S_ZONE_CLUSTER, owner, len);
 		assert_true((svc != NULL) == (i % 2 == 1));
 	}
-	assert_int_equal(t.svc_count[K8S_ZONE_CLUSTER], 500);
+	assert_int_equal(k8s_table_stats(&t).svc_count[K8S_ZONE_CLUSTER], 500);
 	k8s_table_commit(&t);
 	urcu_memb_barrier();
 	k8s_table_deinit(&t);
@@ -466,7 +472,7 @@ int main(void)
 		cmocka_unit_test(ptr_references_follow_the_service),
 		cmocka_unit_test(reverse_prefixes_count_their_addresses),
 		cmocka_unit_test(an_endpoint_without_hostname_is_labelled_by_its_dashed_address),
-		cmocka_unit_test(host_network_pods_say_nothing_of_a_namespace),
+		cmocka_unit_test(pods_sharing_an_ip_are_kept_and_removed_apart),
 		cmocka_unit_test(a_pod_is_verified_only_in_its_own_namespace_whatever_the_lengths),
 		cmocka_unit_test(removing_a_pod_leaves_one_with_its_address_in_a_shorter_namespace),
 		cmocka_unit_test(many_services_grow_the_index),
