@@ -197,7 +197,7 @@ static inline void check_table(const k8s_table_t *t)
 {
 	size_t blocks[K8S_ZONE_COUNT] = { 0 }, records = 0, bytes = 0;
 	size_t family_records[2] = { 0 };
-	k8s_ip_t *ips = malloc((t->record_count + 1) * sizeof(*ips));
+	k8s_ip_t *ips = malloc((k8s_table_stats(t).record_count + 1) * sizeof(*ips));
 	CHECK(ips != NULL);
 	size_t ip_count = 0;
 	size_t pos = 0;
@@ -225,16 +225,16 @@ static inline void check_table(const k8s_table_t *t)
 				CHECK(k8s_table_svc(t, owner->zone, owner->owner, owner->owner_len) == owner);
 			}
 			CHECK(found >= 1 && (self || found > 256));
-			CHECK(ip_count < t->record_count + 1);  // The counter is checked below; no overflow first.
+			CHECK(ip_count < k8s_table_stats(t).record_count + 1);  // The counter is checked below; no overflow first.
 			ips[ip_count++] = ip;
 			CHECK(k8s_table_prefix(t, &ip, (addr->family == AF_INET) ? 24 : 64));
 		}
 	}
 	for (int z = 0; z < K8S_ZONE_COUNT; z++) {
-		CHECK(blocks[z] == t->svc_count[z]);
+		CHECK(blocks[z] == k8s_table_stats(t).svc_count[z]);
 	}
-	CHECK(records == t->record_count);
-	CHECK(bytes == t->bytes);
+	CHECK(records == k8s_table_stats(t).record_count);
+	CHECK(bytes == k8s_table_stats(t).bytes);
 	CHECK(check_walk_count(&t->svcs) == blocks[0] + blocks[1]);
 
 	// One PTR slot per distinct address (a record or a set of them), none left over.
@@ -266,6 +266,6 @@ static inline void check_table(const k8s_table_t *t)
 		CHECK(per_bits[1][bits] == family_records[1]);
 	}
 
-	CHECK(check_walk_count(&t->nss) == t->ns_count);
-	CHECK(check_walk_count(&t->pods) == t->pod_count);
+	CHECK(check_walk_count(&t->nss) == k8s_table_stats(t).ns_count);
+	CHECK(check_walk_count(&t->pods) == k8s_table_stats(t).pod_count);
 }

@@ -107,9 +107,9 @@ static void records(const k8s_object_t *obj, const k8s_records_conf_t *rc)
 		const k8s_pod_t *pod = (const k8s_pod_t *)obj;
 		CHECK(pod->ip_count <= 2);
 		CHECK(k8s_table_set_pod(&table, NULL, pod) == KNOT_EOK);
-		CHECK(table.pod_count <= pod->ip_count);
+		CHECK(k8s_table_stats(&table).pod_count <= pod->ip_count);
 		CHECK(k8s_table_set_pod(&table, pod, NULL) == KNOT_EOK);
-		CHECK(table.pod_count == 0);
+		CHECK(k8s_table_stats(&table).pod_count == 0);
 		break;
 	}
 	case K8S_NAMESPACE: {
@@ -119,7 +119,7 @@ static void records(const k8s_object_t *obj, const k8s_records_conf_t *rc)
 		memcpy(label + 1, obj->name, label[0]);
 		CHECK(k8s_table_ns(&table, label));
 		CHECK(k8s_table_set_ns(&table, obj->name, false) == KNOT_EOK);
-		CHECK(table.ns_count == 0);
+		CHECK(k8s_table_stats(&table).ns_count == 0);
 		break;
 	}
 	case K8S_NODE: {

@@ -157,7 +157,7 @@ static void check_all(k8s_store_t *store, const k8s_table_t *t)
 	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
 		CHECK(stats->objects[src] == model_source_count(src));
 	}
-	CHECK(t->ns_count == model_source_count(K8S_SRC_NAMESPACES));
+	CHECK(k8s_table_stats(t).ns_count == model_source_count(K8S_SRC_NAMESPACES));
 	check_table(t);
 	check_owners(t);
 }
