@@ -258,8 +258,5 @@ int k8s_status_decode(const char *text, size_t len, k8s_status_t *st);
  */
 uint64_t k8s_object_digest(const k8s_object_t *obj);
 
-/*! \brief Parses an RFC 3339 timestamp (with optional fraction) to Unix ns; 0 on error. */
-int64_t k8s_time_parse(const char *text);
-
 /*! \brief Frees a decoded object (NULL is fine). */
 void k8s_object_free(k8s_object_t *obj);

@@ -32,6 +32,7 @@
 #include <libknot/errcode.h>
 
 #include "objects.h"
+#include "rfc3339.h"
 
 /*! Pod managedFields nest deeply and a watch event adds two levels. */
 #define JSON_DEPTH 128
@@ -626,7 +627,7 @@ static int slice_decode(json_object *root, const meta_t *m, k8s_object_t **out)
 	slice->family = family;
 	str_t trigger = get_str(m->annotations, "endpoints.kubernetes.io/last-change-trigger-time");
 	if (trigger.ptr != NULL) {
-		slice->trigger_time_ns = k8s_time_parse(trigger.ptr);
+		slice->trigger_time_ns = k8s_rfc3339_parse(trigger.ptr);
 	}
 
 	k8s_endpoint_t *eps = arrays;
