@@ -40,24 +40,9 @@
 #include "log.h"
 #include "objects.h"
 #include "reflector.h"
+#include "resources.h"
 #include "table.h"
 #include "upstream.h"
-
-/*! \brief Where objects come from: one reflector each. */
-typedef enum {
-	K8S_SRC_NAMESPACES = 0,
-	K8S_SRC_SERVICES,
-	K8S_SRC_SLICES,        /*!< Cluster-local EndpointSlices. */
-	K8S_SRC_PODS,
-	K8S_SRC_IMPORTS,       /*!< ServiceImports. */
-	K8S_SRC_MCS_SLICES,    /*!< Imported EndpointSlices (multicluster labels). */
-	K8S_SRC_CLUSTERPROPS,  /*!< ClusterProperties. */
-	K8S_SRC_NODES,         /*!< Nodes (the federation topology). */
-	K8S_SRC_COUNT
-} k8s_source_t;
-
-/*! \brief Lowercase name of a source, for logs and stats ("endpointslices"). */
-const char *k8s_source_name(k8s_source_t src);
 
 /*! \brief Programming latency buckets: <= 1 ms, 2 ms, 4 ms, ... doubling, last one unbounded. */
 #define K8S_LATENCY_BUCKETS 20

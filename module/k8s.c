@@ -304,7 +304,7 @@ static char *query_str(uint32_t idx, uint32_t count)
 
 static char *source_str(uint32_t idx, uint32_t count)
 {
-	return strdup(k8s_source_name(idx));
+	return strdup(k8s_resource_name(idx));
 }
 
 static char *zone_str(uint32_t idx, uint32_t count)

@@ -28,8 +28,6 @@
 #include "records.h"
 #include "store.h"
 
-#define CLUSTER_ID_PROPERTY "cluster.clusterset.k8s.io"
-
 /*! \brief Longest namespace (a DNS label) and object name (a DNS subdomain) the API accepts. */
 #define NS_MAX 63
 #define NAME_MAX_LEN 253
@@ -75,21 +73,6 @@ struct k8s_store {
 	size_t trigger_count, trigger_cap;
 	k8s_store_stats_t stats;
 };
-
-const char *k8s_source_name(k8s_source_t src)
-{
-	static const char *names[K8S_SRC_COUNT] = {
-		[K8S_SRC_NAMESPACES] = "namespaces",
-		[K8S_SRC_SERVICES] = "services",
-		[K8S_SRC_SLICES] = "endpointslices",
-		[K8S_SRC_PODS] = "pods",
-		[K8S_SRC_IMPORTS] = "serviceimports",
-		[K8S_SRC_MCS_SLICES] = "imported-endpointslices",
-		[K8S_SRC_CLUSTERPROPS] = "clusterproperties",
-		[K8S_SRC_NODES] = "nodes",
-	};
-	return (src < K8S_SRC_COUNT) ? names[src] : "unknown";
-}
 
 /*! \brief Writes "<ns>/<name>"; false if either is longer than the API allows. */
 static bool key_of(char out[KEY_MAX + 1], const char *ns, const char *name)
@@ -179,10 +162,14 @@ static void mark_all_imports(k8s_store_t *s)
 	}
 }
 
-/*! \brief True if a source's objects live in namespaces (the namespaces option applies). */
-static bool namespaced(unsigned source)
+/*! \brief The namespace the namespaces option judges an object by, or NULL for cluster-wide kinds. */
+static const char *namespace_of(unsigned source, const k8s_object_t *obj)
 {
-	return source != K8S_SRC_CLUSTERPROPS && source != K8S_SRC_NODES;
+	k8s_kind_t kind = k8s_resources[source].kind;
+	if (kind == K8S_NAMESPACE) {
+		return obj->name;
+	}
+	return k8s_kind_namespaced(kind) ? obj->ns : NULL;
 }
 
 static bool exposed(const k8s_store_t *s, const char *ns)
@@ -341,7 +328,7 @@ static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const char *k
 		break;
 	}
 	case K8S_SRC_CLUSTERPROPS:
-		if (strcmp(any->name, CLUSTER_ID_PROPERTY) == 0 && s->cluster_id_conf == NULL) {
+		if (strcmp(any->name, K8S_CLUSTER_ID_PROPERTY) == 0 && s->cluster_id_conf == NULL) {
 			set_cluster_id(s, (obj != NULL) ? ((const k8s_clusterproperty_t *)obj)->value : NULL);
 		}
 		break;
@@ -359,8 +346,8 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 		k8s_object_free(obj);
 		return;
 	}
-	const char *ns = (source == K8S_SRC_NAMESPACES) ? obj->name : obj->ns;
-	if (namespaced(source) && !exposed(s, ns)) {
+	const char *ns = namespace_of(source, obj);
+	if (ns != NULL && !exposed(s, ns)) {
 		s->stats.filtered++;
 		k8s_object_free(obj);
 		return;
@@ -370,7 +357,7 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 	if (!key_of(key, obj->ns, obj->name)) {
 		// The decoder refuses such names; a cut key would merge two objects.
 		k8s_logf(s->log, LOG_WARNING, "ignoring %s %.*s/%.*s... (name longer than the API allows)",
-		         k8s_source_name(source), NS_MAX, obj->ns, NS_MAX, obj->name);
+		         k8s_resource_name(source), NS_MAX, obj->ns, NS_MAX, obj->name);
 		k8s_object_free(obj);
 		return;
 	}
@@ -391,7 +378,7 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 
 	entry = calloc(1, sizeof(*entry));
 	if (entry == NULL || k8s_map_set(&s->objects[source], key, entry) != KNOT_EOK) {
-		k8s_logf(s->log, LOG_ERR, "cannot keep %s %s (%s)", k8s_source_name(source), key,
+		k8s_logf(s->log, LOG_ERR, "cannot keep %s %s (%s)", k8s_resource_name(source), key,
 		         knot_strerror(KNOT_ENOMEM));
 		free(entry);
 		k8s_object_free(obj);
@@ -475,7 +462,7 @@ void k8s_store_list_end(k8s_store_t *s, unsigned source)
 	}
 	if (removed > 0) {
 		k8s_logf(s->log, LOG_INFO, "relist of %s removed %zu objects deleted meanwhile",
-		         k8s_source_name(source), removed);
+		         k8s_resource_name(source), removed);
 	}
 }
 
