@@ -31,6 +31,7 @@
 
 #include <libknot/errcode.h>
 
+#include "digest.h"
 #include "objects.h"
 #include "rfc3339.h"
 
@@ -56,40 +57,11 @@ typedef struct {
 	char *at;
 } pack_t;
 
-static const char *KIND_NAMES[K8S_KIND_COUNT] = {
-	[K8S_SERVICE]         = "services",
-	[K8S_ENDPOINTSLICE]   = "endpointslices",
-	[K8S_NAMESPACE]       = "namespaces",
-	[K8S_POD]             = "pods",
-	[K8S_SERVICEIMPORT]   = "serviceimports",
-	[K8S_CLUSTERPROPERTY] = "clusterproperties",
-	[K8S_NODE]            = "nodes",
-};
-
-/*! The "kind" field of each object, checked when present. */
-static const char *KIND_FIELDS[K8S_KIND_COUNT] = {
-	[K8S_SERVICE]         = "Service",
-	[K8S_ENDPOINTSLICE]   = "EndpointSlice",
-	[K8S_NAMESPACE]       = "Namespace",
-	[K8S_POD]             = "Pod",
-	[K8S_SERVICEIMPORT]   = "ServiceImport",
-	[K8S_CLUSTERPROPERTY] = "ClusterProperty",
-	[K8S_NODE]            = "Node",
-};
-
 static const char *PROTO_NAMES[K8S_PROTO_COUNT] = {
 	[K8S_PROTO_TCP]  = "tcp",
 	[K8S_PROTO_UDP]  = "udp",
 	[K8S_PROTO_SCTP] = "sctp",
 };
-
-const char *k8s_kind_name(k8s_kind_t kind)
-{
-	if ((unsigned)kind >= K8S_KIND_COUNT) {
-		return "unknown";
-	}
-	return KIND_NAMES[kind];
-}
 
 const char *k8s_proto_name(k8s_proto_t proto)
 {
@@ -400,15 +372,35 @@ typedef struct {
 	str_t name;
 } meta_t;
 
+/*! How one kind decodes; the table is at the end of the kinds' decoders. */
+typedef struct {
+	const char *plural;        /*!< As in API paths. */
+	const char *field;         /*!< The object's "kind" field, checked when present. */
+	bool namespaced;
+	bool name_is_label;        /*!< Its name becomes a DNS label; else a DNS subdomain, as in the API. */
+	int (*decode)(json_object *root, const meta_t *m, k8s_object_t **out);
+	uint64_t (*digest)(uint64_t h, const k8s_object_t *obj); /*!< digest.h; NULL: name only. */
+} kind_t;
+
+static const kind_t KINDS[K8S_KIND_COUNT];
+
+const char *k8s_kind_name(k8s_kind_t kind)
+{
+	if ((unsigned)kind >= K8S_KIND_COUNT) {
+		return "unknown";
+	}
+	return KINDS[kind].plural;
+}
+
 bool k8s_kind_namespaced(k8s_kind_t kind)
 {
-	return kind != K8S_NAMESPACE && kind != K8S_CLUSTERPROPERTY && kind != K8S_NODE;
+	return (unsigned)kind < K8S_KIND_COUNT && KINDS[kind].namespaced;
 }
 
 /*! Names that become a DNS label must be one; others may be a DNS subdomain, as in the API. */
 static bool kind_name_is_label(k8s_kind_t kind)
 {
-	return kind == K8S_SERVICE || kind == K8S_NAMESPACE || kind == K8S_SERVICEIMPORT;
+	return KINDS[kind].name_is_label;
 }
 
 static bool kind_name_valid(k8s_kind_t kind, str_t name)
@@ -423,8 +415,8 @@ static int meta_read(k8s_kind_t kind, json_object *root, meta_t *m, char *err, s
 {
 	memset(m, 0, sizeof(*m));
 	str_t kind_field = get_str(root, "kind");
-	if (kind_field.ptr != NULL && !str_is(kind_field, KIND_FIELDS[kind])) {
-		set_err(err, errlen, "unexpected kind (expected %s)", KIND_FIELDS[kind]);
+	if (kind_field.ptr != NULL && !str_is(kind_field, KINDS[kind].field)) {
+		set_err(err, errlen, "unexpected kind (expected %s)", KINDS[kind].field);
 		return KNOT_EINVAL;
 	}
 
@@ -811,6 +803,32 @@ static int node_decode(json_object *root, const meta_t *m, k8s_object_t **out)
 	return KNOT_EOK;
 }
 
+static const kind_t KINDS[K8S_KIND_COUNT] = {
+	[K8S_SERVICE] = { "services", "Service", true, true,
+	                  service_decode, k8s_digest_service },
+	[K8S_ENDPOINTSLICE] = { "endpointslices", "EndpointSlice", true, false,
+	                        slice_decode, k8s_digest_slice },
+	[K8S_NAMESPACE] = { "namespaces", "Namespace", false, true,
+	                    namespace_decode, NULL },
+	[K8S_POD] = { "pods", "Pod", true, false,
+	              pod_decode, k8s_digest_pod },
+	[K8S_SERVICEIMPORT] = { "serviceimports", "ServiceImport", true, true,
+	                        serviceimport_decode, k8s_digest_serviceimport },
+	[K8S_CLUSTERPROPERTY] = { "clusterproperties", "ClusterProperty", false, false,
+	                          clusterproperty_decode, k8s_digest_clusterproperty },
+	[K8S_NODE] = { "nodes", "Node", false, false,
+	               node_decode, k8s_digest_node },
+};
+
+uint64_t k8s_object_digest(const k8s_object_t *obj)
+{
+	uint64_t h = k8s_digest_meta(obj);
+	if ((unsigned)obj->kind < K8S_KIND_COUNT && KINDS[obj->kind].digest != NULL) {
+		h = KINDS[obj->kind].digest(h, obj);
+	}
+	return h;
+}
+
 /* --- entry points -------------------------------------------------------------- */
 
 /*! Skips a string whose opening quote is text[i - 1]; returns the index past its closing quote. */
@@ -939,16 +957,7 @@ static int object_decode_tree(k8s_kind_t kind, json_object *root, k8s_object_t *
 		return ret;
 	}
 
-	switch (kind) {
-	case K8S_SERVICE:         ret = service_decode(root, &m, obj); break;
-	case K8S_ENDPOINTSLICE:   ret = slice_decode(root, &m, obj); break;
-	case K8S_NAMESPACE:       ret = namespace_decode(root, &m, obj); break;
-	case K8S_POD:             ret = pod_decode(root, &m, obj); break;
-	case K8S_SERVICEIMPORT:   ret = serviceimport_decode(root, &m, obj); break;
-	case K8S_CLUSTERPROPERTY: ret = clusterproperty_decode(root, &m, obj); break;
-	case K8S_NODE:            ret = node_decode(root, &m, obj); break;
-	default:                  ret = KNOT_EINVAL; break;
-	}
+	ret = KINDS[kind].decode(root, &m, obj);
 	if (ret != KNOT_EOK) {
 		set_err(err, errlen, "cannot decode %s (%s)", k8s_kind_name(kind),
 		        (ret == KNOT_ENOMEM) ? "out of memory" : "too many addresses");
