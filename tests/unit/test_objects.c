@@ -33,6 +33,7 @@
 
 #include <libknot/errcode.h>
 
+#include "events.h"
 #include "objects.h"
 #include "reflector.h"
 #include "rfc3339.h"
