@@ -42,6 +42,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 
 #include "answer.h"
 #include "kubeconfig.h"
+#include "topology.h"
 #include "watcher.h"
 
 #define MOD_KUBECONFIG		"\x0a""kubeconfig"
