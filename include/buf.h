@@ -36,9 +36,6 @@ typedef struct {
  */
 int k8s_buf_append(k8s_buf_t *buf, const void *data, size_t len, size_t limit);
 
-/*! \brief Drops the first \a n bytes, keeping the rest. */
-void k8s_buf_consume(k8s_buf_t *buf, size_t n);
-
 /*! \brief Empties the buffer; keeps memory up to \a keep bytes, frees a larger one. */
 void k8s_buf_reset(k8s_buf_t *buf, size_t keep);
 

@@ -73,16 +73,14 @@ int k8s_federation_parse(const char *text, k8s_federation_t *fed, char *err, siz
 /*! \brief True if \a name can be a node's name (a lowercase DNS-1123 subdomain). */
 bool k8s_federation_node_valid(const char *name);
 
-/*! \brief True if \a zone and \a region make a topology: DNS names, case-folded. */
-bool k8s_topology_valid(const char *zone, const char *region);
-
 /*!
- * \brief Builds a topology from a zone and a region (DNS names, case-folded).
+ * \brief Writes a dot-separated name as wire labels without the root label.
  *
- * \return The topology (free() it, or hand it to the table), or NULL if either
- *         is no DNS name or there is no memory.
+ * \param fold  Lowercase uppercase letters; else they are refused.
+ *
+ * \return Bytes written, or 0 if a label is no RFC 1123 label or \a max is exceeded.
  */
-k8s_topology_t *k8s_topology_new(const char *zone, const char *region);
+size_t k8s_federation_labels(const char *text, size_t len, bool fold, uint8_t *out, size_t max);
 
 /*!
  * \brief Tells whether a parsed cluster-zone name is a federation query.

@@ -25,7 +25,7 @@
 #include <stddef.h>
 
 #include "buf.h"
-#include "objects.h"
+#include "events.h"
 
 /*!
  * \brief Receives one complete item or line.

@@ -161,58 +161,6 @@ typedef struct {
 	const char *region;        /*!< Lowercase region, or NULL. */
 } k8s_node_t;
 
-/*! \brief A Status object (error bodies and ERROR events). */
-typedef struct {
-	int code;                  /*!< Status code, 0 if none. */
-	int retry_after;           /*!< details.retryAfterSeconds, 0 if none. */
-	char reason[32];           /*!< E.g. "Expired", "Unauthorized"; "" if none. */
-	char message[256];         /*!< Truncated message; never holds request headers. */
-} k8s_status_t;
-
-typedef enum {
-	K8S_EV_ADDED = 0,
-	K8S_EV_MODIFIED,
-	K8S_EV_DELETED,
-	K8S_EV_BOOKMARK,
-	K8S_EV_ERROR,
-} k8s_event_type_t;
-
-#define K8S_RV_MAX 64
-
-/*!
- * \brief Most JSON values (objects, arrays, strings, numbers, literals; keys not
- * counted) in one object or event: an EndpointSlice of 1000 endpoints with 100
- * addresses each has about 120,000. json-c spends 64 to 144 bytes on each.
- */
-#define K8S_JSON_VALUES_MAX (256u * 1024)
-
-/*!
- * \brief Most JSON objects in one object or event: json-c spends about 800 bytes
- * on each, so 3 MiB of "{}," would take 800 MiB.
- */
-#define K8S_JSON_OBJECTS_MAX (64u * 1024)
-
-/*!
- * \brief Whether json-c may build a tree of \a text: within K8S_JSON_VALUES_MAX and
- * K8S_JSON_OBJECTS_MAX. Counts without allocating; malformed text is left to json-c.
- *
- * \retval KNOT_EOK     within the limits.
- * \retval KNOT_ESPACE  over one (\a err says which; may be NULL).
- */
-int k8s_json_bounded(const char *text, size_t len, char *err, size_t errlen);
-
-/*! \brief Whether a resourceVersion can go into URLs: shorter than K8S_RV_MAX, printable, no spaces. */
-bool k8s_rv_valid(const char *rv, size_t len);
-
-/*! \brief One decoded watch event. */
-typedef struct {
-	k8s_event_type_t type;
-	char rv[K8S_RV_MAX];       /*!< object.metadata.resourceVersion, "" if none. */
-	k8s_object_t *obj;         /*!< ADDED, MODIFIED, DELETED: the object; the caller frees it. */
-	bool initial_events_end;   /*!< BOOKMARK annotated k8s.io/initial-events-end. */
-	k8s_status_t status;       /*!< ERROR: the Status. */
-} k8s_event_t;
-
 /*!
  * \brief Decodes one API object.
  *
@@ -224,30 +172,13 @@ typedef struct {
  * \param errlen  Size of \a err.
  *
  * \retval KNOT_EOK     decoded.
- * \retval KNOT_ESPACE  too many JSON values or objects (k8s_json_bounded()): not parsed.
+ * \retval KNOT_ESPACE  too many JSON values or objects (k8s_json_bounded(), events.h): not parsed.
  * \retval KNOT_EMALF   not JSON, or not an object.
  * \retval KNOT_EINVAL  a required field is missing or invalid (e.g. a name that is no DNS label).
  * \retval KNOT_ENOMEM  out of memory.
  */
 int k8s_object_decode(k8s_kind_t kind, const char *text, size_t len,
                       k8s_object_t **obj, char *err, size_t errlen);
-
-/*!
- * \brief Decodes one watch event line ({"type":..., "object":...}).
- *
- * BOOKMARK objects are read for their resourceVersion only (their other
- * fields are zero values). Unknown event types give KNOT_EINVAL.
- * Return values as k8s_object_decode().
- */
-int k8s_event_decode(k8s_kind_t kind, const char *text, size_t len,
-                     k8s_event_t *ev, char *err, size_t errlen);
-
-/*!
- * \brief Reads a Status from an error body; plain-text bodies give the first line as message.
- *
- * \retval KNOT_EOK    always fills \a st (zeros when nothing is known).
- */
-int k8s_status_decode(const char *text, size_t len, k8s_status_t *st);
 
 /*!
  * \brief The digest of a decoded object: FNV-1a (64-bit) over the fields that make records.
@@ -257,9 +188,6 @@ int k8s_status_decode(const char *text, size_t len, k8s_status_t *st);
  * are left out.
  */
 uint64_t k8s_object_digest(const k8s_object_t *obj);
-
-/*! \brief Parses an RFC 3339 timestamp (with optional fraction) to Unix ns; 0 on error. */
-int64_t k8s_time_parse(const char *text);
 
 /*! \brief Frees a decoded object (NULL is fine). */
 void k8s_object_free(k8s_object_t *obj);

@@ -25,9 +25,10 @@
  * event changes. A commit rebuilds only those services' blocks and publishes
  * them: one changed EndpointSlice touches only its service. Objects whose
  * DNS-relevant content did not change (same digest) change nothing. A LIST
- * after a 410 is reconciled: what it did not return is deleted. Nodes give
- * the federation topology: the zone and region of the configured node, or of
- * the first node by name that has both.
+ * after a 410 is reconciled: what it did not return is deleted. What objects
+ * mean beside records (ExternalName targets, the cluster id, programming
+ * latency, the federation topology) is followed by the trackers of
+ * trackers.h and topology.h, which the store calls.
  * Single-threaded: only the watcher thread calls it.
  */
 
@@ -40,27 +41,10 @@
 #include "log.h"
 #include "objects.h"
 #include "reflector.h"
+#include "resources.h"
 #include "table.h"
+#include "trackers.h"
 #include "upstream.h"
-
-/*! \brief Where objects come from: one reflector each. */
-typedef enum {
-	K8S_SRC_NAMESPACES = 0,
-	K8S_SRC_SERVICES,
-	K8S_SRC_SLICES,        /*!< Cluster-local EndpointSlices. */
-	K8S_SRC_PODS,
-	K8S_SRC_IMPORTS,       /*!< ServiceImports. */
-	K8S_SRC_MCS_SLICES,    /*!< Imported EndpointSlices (multicluster labels). */
-	K8S_SRC_CLUSTERPROPS,  /*!< ClusterProperties. */
-	K8S_SRC_NODES,         /*!< Nodes (the federation topology). */
-	K8S_SRC_COUNT
-} k8s_source_t;
-
-/*! \brief Lowercase name of a source, for logs and stats ("endpointslices"). */
-const char *k8s_source_name(k8s_source_t src);
-
-/*! \brief Programming latency buckets: <= 1 ms, 2 ms, 4 ms, ... doubling, last one unbounded. */
-#define K8S_LATENCY_BUCKETS 20
 
 typedef struct {
 	bool endpoint_pod_names;       /*!< Label endpoints without hostname by pod name. */
@@ -113,6 +97,16 @@ bool k8s_store_dirty(const k8s_store_t *s);
 
 /*! \brief Counters. */
 const k8s_store_stats_t *k8s_store_stats(const k8s_store_t *s);
+
+/*! \brief The object held of a source by namespace ("" for cluster-wide kinds) and name, or NULL. */
+const k8s_object_t *k8s_store_get(const k8s_store_t *s, unsigned source, const char *ns,
+                                  const char *name);
+
+/*!
+ * \brief The objects held of a source, in no order: one per call, from *\a pos = 0 on;
+ * NULL at the end. The store must not change meanwhile.
+ */
+const k8s_object_t *k8s_store_next(const k8s_store_t *s, unsigned source, size_t *pos);
 
 /*! \brief The cluster id in use ("" if none). */
 const char *k8s_store_cluster_id(const k8s_store_t *s);

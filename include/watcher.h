@@ -47,13 +47,6 @@
 #include "upstream.h"
 #include "watchconf.h"
 
-/*! \brief What a zone needs watched beyond services, slices and namespaces. */
-enum {
-	K8S_NEED_PODS = 1 << 0,        /*!< Pod IPs (verified pod records, autopath). */
-	K8S_NEED_CLUSTERSET = 1 << 1,  /*!< ServiceImports, imported slices, cluster id. */
-	K8S_NEED_NODES = 1 << 2,       /*!< Nodes: the topology of federation names. */
-};
-
 /*! \brief Counters a watcher reports to its zones about once a second. */
 typedef struct {
 	uint64_t objects[K8S_SRC_COUNT];       /*!< Objects held per source. */
@@ -75,7 +68,7 @@ typedef struct k8s_watcher_client {
 	k8s_log_fn log;                 /*!< Log sink (called with the watcher's lock held). */
 	void (*stats)(void *ctx, const k8s_watcher_stats_t *stats); /*!< Counter sink, likewise. */
 	void *ctx;
-	unsigned needs;                 /*!< K8S_NEED_* bits. */
+	unsigned needs;                 /*!< K8S_NEED_* bits (resources.h). */
 	const uint8_t *zone;            /*!< The zone's name (wire format), for the reload hand-over. */
 	struct k8s_watcher_client *next; /*!< Private. */
 } k8s_watcher_client_t;

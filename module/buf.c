@@ -52,16 +52,6 @@ int k8s_buf_append(k8s_buf_t *buf, const void *data, size_t len, size_t limit)
 	return KNOT_EOK;
 }
 
-void k8s_buf_consume(k8s_buf_t *buf, size_t n)
-{
-	if (n >= buf->len) {
-		buf->len = 0;
-		return;
-	}
-	memmove(buf->data, buf->data + n, buf->len - n);
-	buf->len -= n;
-}
-
 void k8s_buf_reset(k8s_buf_t *buf, size_t keep)
 {
 	buf->len = 0;

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "objects.h"
+#include "digest.h"
 
 /*
  * The digest is FNV-1a (64-bit) over the decoded fields that make records:
@@ -109,64 +109,63 @@ static uint64_t fnv_endpoints(uint64_t h, const k8s_endpoint_t *eps, uint32_t co
 	return fnv_u64(fnv_u64(h, count), sum);
 }
 
-uint64_t k8s_object_digest(const k8s_object_t *obj)
+uint64_t k8s_digest_meta(const k8s_object_t *obj)
 {
 	uint64_t h = fnv_u64(FNV_OFFSET, obj->kind);
 	h = fnv_str(h, obj->ns);
-	h = fnv_str(h, obj->name);
+	return fnv_str(h, obj->name);
+}
 
-	switch (obj->kind) {
-	case K8S_SERVICE: {
-		const k8s_service_t *svc = (const k8s_service_t *)obj;
-		h = fnv_u64(h, svc->type);
-		h = fnv_u64(h, svc->publish_not_ready);
-		h = fnv_ips(h, svc->ips, svc->ip_count);
-		h = fnv_str(h, svc->external_name);
-		h = fnv_ports(h, svc->ports, svc->port_count);
-		break;
+uint64_t k8s_digest_service(uint64_t h, const k8s_object_t *obj)
+{
+	const k8s_service_t *svc = (const k8s_service_t *)obj;
+	h = fnv_u64(h, svc->type);
+	h = fnv_u64(h, svc->publish_not_ready);
+	h = fnv_ips(h, svc->ips, svc->ip_count);
+	h = fnv_str(h, svc->external_name);
+	return fnv_ports(h, svc->ports, svc->port_count);
+}
+
+uint64_t k8s_digest_slice(uint64_t h, const k8s_object_t *obj)
+{
+	const k8s_slice_t *slice = (const k8s_slice_t *)obj;
+	h = fnv_str(h, slice->service);
+	h = fnv_str(h, slice->mcs_service);
+	h = fnv_str(h, slice->source_cluster);
+	h = fnv_u64(h, slice->family);
+	h = fnv_endpoints(h, slice->endpoints, slice->endpoint_count);
+	return fnv_ports(h, slice->ports, slice->port_count);
+}
+
+uint64_t k8s_digest_pod(uint64_t h, const k8s_object_t *obj)
+{
+	const k8s_pod_t *pod = (const k8s_pod_t *)obj;
+	h = fnv_u64(h, pod->live);
+	h = fnv_u64(h, pod->host_network);
+	return fnv_ips(h, pod->ips, pod->ip_count);
+}
+
+uint64_t k8s_digest_serviceimport(uint64_t h, const k8s_object_t *obj)
+{
+	const k8s_serviceimport_t *imp = (const k8s_serviceimport_t *)obj;
+	h = fnv_u64(h, imp->headless);
+	h = fnv_ips(h, imp->ips, imp->ip_count);
+	h = fnv_ports(h, imp->ports, imp->port_count);
+	uint64_t sum = 0;
+	for (uint16_t i = 0; i < imp->cluster_count; i++) {
+		sum += mix(fnv_str(FNV_OFFSET, imp->clusters[i]));
 	}
-	case K8S_ENDPOINTSLICE: {
-		const k8s_slice_t *slice = (const k8s_slice_t *)obj;
-		h = fnv_str(h, slice->service);
-		h = fnv_str(h, slice->mcs_service);
-		h = fnv_str(h, slice->source_cluster);
-		h = fnv_u64(h, slice->family);
-		h = fnv_endpoints(h, slice->endpoints, slice->endpoint_count);
-		h = fnv_ports(h, slice->ports, slice->port_count);
-		break;
-	}
-	case K8S_POD: {
-		const k8s_pod_t *pod = (const k8s_pod_t *)obj;
-		h = fnv_u64(h, pod->live);
-		h = fnv_u64(h, pod->host_network);
-		h = fnv_ips(h, pod->ips, pod->ip_count);
-		break;
-	}
-	case K8S_SERVICEIMPORT: {
-		const k8s_serviceimport_t *imp = (const k8s_serviceimport_t *)obj;
-		h = fnv_u64(h, imp->headless);
-		h = fnv_ips(h, imp->ips, imp->ip_count);
-		h = fnv_ports(h, imp->ports, imp->port_count);
-		uint64_t sum = 0;
-		for (uint16_t i = 0; i < imp->cluster_count; i++) {
-			sum += mix(fnv_str(FNV_OFFSET, imp->clusters[i]));
-		}
-		h = fnv_u64(fnv_u64(h, imp->cluster_count), sum);
-		break;
-	}
-	case K8S_CLUSTERPROPERTY: {
-		const k8s_clusterproperty_t *prop = (const k8s_clusterproperty_t *)obj;
-		h = fnv_str(h, prop->value);
-		break;
-	}
-	case K8S_NODE: {
-		const k8s_node_t *node = (const k8s_node_t *)obj;
-		h = fnv_str(h, node->zone);
-		h = fnv_str(h, node->region);
-		break;
-	}
-	default:
-		break;
-	}
-	return h;
+	return fnv_u64(fnv_u64(h, imp->cluster_count), sum);
+}
+
+uint64_t k8s_digest_clusterproperty(uint64_t h, const k8s_object_t *obj)
+{
+	return fnv_str(h, ((const k8s_clusterproperty_t *)obj)->value);
+}
+
+uint64_t k8s_digest_node(uint64_t h, const k8s_object_t *obj)
+{
+	const k8s_node_t *node = (const k8s_node_t *)obj;
+	h = fnv_str(h, node->zone);
+	return fnv_str(h, node->region);
 }

@@ -29,14 +29,7 @@ static bool label_valid(const uint8_t *label, bool rfc1035)
 	       (!rfc1035 || (label[1] >= 'a' && label[1] <= 'z'));
 }
 
-/*!
- * \brief Writes a dot-separated name as wire labels without the root label.
- *
- * \param fold  Lowercase uppercase letters; else they are refused.
- *
- * \return Bytes written, or 0 if a label is no RFC 1123 label or \a max is exceeded.
- */
-static size_t text_labels(const char *text, size_t len, bool fold, uint8_t *out, size_t max)
+size_t k8s_federation_labels(const char *text, size_t len, bool fold, uint8_t *out, size_t max)
 {
 	const char *end = text + len, *start = text;
 	size_t pos = 0;
@@ -70,7 +63,7 @@ int k8s_federation_parse(const char *text, k8s_federation_t *fed, char *err, siz
 	}
 	size_t name_len = eq - text;
 	if (memchr(text, '.', name_len) != NULL ||
-	    text_labels(text, name_len, false, fed->name, sizeof(fed->name)) == 0) {
+	    k8s_federation_labels(text, name_len, false, fed->name, sizeof(fed->name)) == 0) {
 		snprintf(err, errlen, "the name is no lowercase DNS label");
 		return KNOT_EINVAL;
 	}
@@ -79,7 +72,8 @@ int k8s_federation_parse(const char *text, k8s_federation_t *fed, char *err, siz
 	if (domain_len > 0 && domain[domain_len - 1] == '.') {
 		domain_len--;  // An absolute name says the same.
 	}
-	size_t size = text_labels(domain, domain_len, false, fed->domain, KNOT_DNAME_MAXLEN - 1);
+	size_t size = k8s_federation_labels(domain, domain_len, false, fed->domain,
+	                                    KNOT_DNAME_MAXLEN - 1);
 	if (size == 0) {
 		snprintf(err, errlen, "the domain is no lowercase DNS name");
 		return KNOT_EINVAL;
@@ -91,38 +85,7 @@ int k8s_federation_parse(const char *text, k8s_federation_t *fed, char *err, siz
 bool k8s_federation_node_valid(const char *name)
 {
 	uint8_t labels[KNOT_DNAME_MAXLEN];
-	return text_labels(name, strlen(name), false, labels, sizeof(labels) - 1) > 0;
-}
-
-/*! \brief The wire labels of a zone and a region, or 0 if they are no DNS names. */
-static size_t topology_labels(const char *zone, const char *region, uint8_t labels[KNOT_DNAME_MAXLEN])
-{
-	size_t zone_size = text_labels(zone, strlen(zone), true, labels, KNOT_DNAME_MAXLEN - 1);
-	size_t region_size = (zone_size == 0) ? 0 :
-		text_labels(region, strlen(region), true, labels + zone_size,
-		            KNOT_DNAME_MAXLEN - 1 - zone_size);
-	return (region_size == 0) ? 0 : zone_size + region_size;
-}
-
-bool k8s_topology_valid(const char *zone, const char *region)
-{
-	uint8_t labels[KNOT_DNAME_MAXLEN];
-	return topology_labels(zone, region, labels) > 0;
-}
-
-k8s_topology_t *k8s_topology_new(const char *zone, const char *region)
-{
-	uint8_t labels[KNOT_DNAME_MAXLEN];
-	size_t size = topology_labels(zone, region, labels);
-	if (size == 0) {
-		return NULL;
-	}
-	k8s_topology_t *topology = malloc(sizeof(*topology) + size);
-	if (topology != NULL) {
-		topology->size = size;
-		memcpy(topology->labels, labels, size);
-	}
-	return topology;
+	return k8s_federation_labels(name, strlen(name), false, labels, sizeof(labels) - 1) > 0;
 }
 
 bool k8s_federation_query(const k8s_federation_t *feds, size_t count, const k8s_qname_t *q,

@@ -45,6 +45,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #include "answer.h"
 #include "dnsname.h"
 #include "kubeconfig.h"
+#include "topology.h"
 #include "watcher.h"
 
 #define MOD_TTL			"\x03""ttl"
@@ -238,7 +239,7 @@ static char *query_str(uint32_t idx, uint32_t count)
 
 static char *source_str(uint32_t idx, uint32_t count)
 {
-	return strdup(k8s_source_name(idx));
+	return strdup(k8s_resource_name(idx));
 }
 
 static char *zone_str(uint32_t idx, uint32_t count)

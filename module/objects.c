@@ -31,48 +31,21 @@
 
 #include <libknot/errcode.h>
 
+#include "digest.h"
 #include "dnsname.h"
+#include "jsonread.h"
 #include "objects.h"
-
-/*! Pod managedFields nest deeply and a watch event adds two levels. */
-#define JSON_DEPTH 128
+#include "rfc3339.h"
 
 /*! At most this many ports are kept (k8s_port_t counts are 16-bit). */
 #define PORTS_MAX UINT16_MAX
 
 #define ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((size_t)(a) - 1))
 
-/*! A string inside the json-c tree; ptr is NULL when absent. */
-typedef struct {
-	const char *ptr;
-	size_t len;
-} str_t;
-
 /*! Where the second pass writes strings. */
 typedef struct {
 	char *at;
 } pack_t;
-
-static const char *KIND_NAMES[K8S_KIND_COUNT] = {
-	[K8S_SERVICE]         = "services",
-	[K8S_ENDPOINTSLICE]   = "endpointslices",
-	[K8S_NAMESPACE]       = "namespaces",
-	[K8S_POD]             = "pods",
-	[K8S_SERVICEIMPORT]   = "serviceimports",
-	[K8S_CLUSTERPROPERTY] = "clusterproperties",
-	[K8S_NODE]            = "nodes",
-};
-
-/*! The "kind" field of each object, checked when present. */
-static const char *KIND_FIELDS[K8S_KIND_COUNT] = {
-	[K8S_SERVICE]         = "Service",
-	[K8S_ENDPOINTSLICE]   = "EndpointSlice",
-	[K8S_NAMESPACE]       = "Namespace",
-	[K8S_POD]             = "Pod",
-	[K8S_SERVICEIMPORT]   = "ServiceImport",
-	[K8S_CLUSTERPROPERTY] = "ClusterProperty",
-	[K8S_NODE]            = "Node",
-};
 
 static const char *PROTO_NAMES[K8S_PROTO_COUNT] = {
 	[K8S_PROTO_TCP]  = "tcp",
@@ -80,99 +53,12 @@ static const char *PROTO_NAMES[K8S_PROTO_COUNT] = {
 	[K8S_PROTO_SCTP] = "sctp",
 };
 
-const char *k8s_kind_name(k8s_kind_t kind)
-{
-	if ((unsigned)kind >= K8S_KIND_COUNT) {
-		return "unknown";
-	}
-	return KIND_NAMES[kind];
-}
-
 const char *k8s_proto_name(k8s_proto_t proto)
 {
 	if ((unsigned)proto >= K8S_PROTO_COUNT) {
 		return "unknown";
 	}
 	return PROTO_NAMES[proto];
-}
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (err == NULL || errlen == 0) {
-		return;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-/* --- json-c access: a field of the wrong type reads as absent ---------------- */
-
-static json_object *get_field(json_object *parent, const char *key, json_type type)
-{
-	json_object *val = NULL;
-	if (!json_object_is_type(parent, json_type_object) ||
-	    !json_object_object_get_ex(parent, key, &val) ||
-	    !json_object_is_type(val, type)) {
-		return NULL;
-	}
-	return val;
-}
-
-static json_object *get_obj(json_object *parent, const char *key)
-{
-	return get_field(parent, key, json_type_object);
-}
-
-static json_object *get_arr(json_object *parent, const char *key)
-{
-	return get_field(parent, key, json_type_array);
-}
-
-/*! A string value; one with an embedded NUL is treated as absent. */
-static str_t str_of(json_object *val)
-{
-	str_t s = { NULL, 0 };
-	if (!json_object_is_type(val, json_type_string)) {
-		return s;
-	}
-	const char *ptr = json_object_get_string(val);
-	size_t len = json_object_get_string_len(val);
-	if (memchr(ptr, '\0', len) == NULL) {
-		s.ptr = ptr;
-		s.len = len;
-	}
-	return s;
-}
-
-static str_t get_str(json_object *parent, const char *key)
-{
-	return str_of(get_field(parent, key, json_type_string));
-}
-
-static bool str_is(str_t s, const char *lit)
-{
-	return s.ptr != NULL && s.len == strlen(lit) && memcmp(s.ptr, lit, s.len) == 0;
-}
-
-/*! A boolean; absent, null or another type gives \a dflt. */
-static bool get_bool(json_object *parent, const char *key, bool dflt)
-{
-	json_object *val = get_field(parent, key, json_type_boolean);
-	return (val != NULL) ? json_object_get_boolean(val) : dflt;
-}
-
-/*! An integer; absent, null, fractional or another type gives \a dflt. */
-static int64_t get_int(json_object *parent, const char *key, int64_t dflt)
-{
-	json_object *val = get_field(parent, key, json_type_int);
-	return (val != NULL) ? json_object_get_int64(val) : dflt;
-}
-
-static size_t arr_len(json_object *arr)
-{
-	return (arr != NULL) ? json_object_array_length(arr) : 0;
 }
 
 /* --- validation ---------------------------------------------------------------- */
@@ -344,15 +230,35 @@ typedef struct {
 	str_t name;
 } meta_t;
 
+/*! How one kind decodes; the table is at the end of the kinds' decoders. */
+typedef struct {
+	const char *plural;        /*!< As in API paths. */
+	const char *field;         /*!< The object's "kind" field, checked when present. */
+	bool namespaced;
+	bool name_is_label;        /*!< Its name becomes a DNS label; else a DNS subdomain, as in the API. */
+	int (*decode)(json_object *root, const meta_t *m, k8s_object_t **out);
+	uint64_t (*digest)(uint64_t h, const k8s_object_t *obj); /*!< digest.h; NULL: name only. */
+} kind_t;
+
+static const kind_t KINDS[K8S_KIND_COUNT];
+
+const char *k8s_kind_name(k8s_kind_t kind)
+{
+	if ((unsigned)kind >= K8S_KIND_COUNT) {
+		return "unknown";
+	}
+	return KINDS[kind].plural;
+}
+
 bool k8s_kind_namespaced(k8s_kind_t kind)
 {
-	return kind != K8S_NAMESPACE && kind != K8S_CLUSTERPROPERTY && kind != K8S_NODE;
+	return (unsigned)kind < K8S_KIND_COUNT && KINDS[kind].namespaced;
 }
 
 /*! Names that become a DNS label must be one; others may be a DNS subdomain, as in the API. */
 static bool kind_name_is_label(k8s_kind_t kind)
 {
-	return kind == K8S_SERVICE || kind == K8S_NAMESPACE || kind == K8S_SERVICEIMPORT;
+	return KINDS[kind].name_is_label;
 }
 
 static bool kind_name_valid(k8s_kind_t kind, str_t name)
@@ -367,8 +273,8 @@ static int meta_read(k8s_kind_t kind, json_object *root, meta_t *m, char *err, s
 {
 	memset(m, 0, sizeof(*m));
 	str_t kind_field = get_str(root, "kind");
-	if (kind_field.ptr != NULL && !str_is(kind_field, KIND_FIELDS[kind])) {
-		set_err(err, errlen, "unexpected kind (expected %s)", KIND_FIELDS[kind]);
+	if (kind_field.ptr != NULL && !str_is(kind_field, KINDS[kind].field)) {
+		set_err(err, errlen, "unexpected kind (expected %s)", KINDS[kind].field);
 		return KNOT_EINVAL;
 	}
 
@@ -565,7 +471,7 @@ static int slice_decode(json_object *root, const meta_t *m, k8s_object_t **out)
 	slice->family = family;
 	str_t trigger = get_str(m->annotations, "endpoints.kubernetes.io/last-change-trigger-time");
 	if (trigger.ptr != NULL) {
-		slice->trigger_time_ns = k8s_time_parse(trigger.ptr);
+		slice->trigger_time_ns = k8s_rfc3339_parse(trigger.ptr);
 	}
 
 	k8s_endpoint_t *eps = arrays;
@@ -749,123 +655,36 @@ static int node_decode(json_object *root, const meta_t *m, k8s_object_t **out)
 	return KNOT_EOK;
 }
 
+static const kind_t KINDS[K8S_KIND_COUNT] = {
+	[K8S_SERVICE] = { "services", "Service", true, true,
+	                  service_decode, k8s_digest_service },
+	[K8S_ENDPOINTSLICE] = { "endpointslices", "EndpointSlice", true, false,
+	                        slice_decode, k8s_digest_slice },
+	[K8S_NAMESPACE] = { "namespaces", "Namespace", false, true,
+	                    namespace_decode, NULL },
+	[K8S_POD] = { "pods", "Pod", true, false,
+	              pod_decode, k8s_digest_pod },
+	[K8S_SERVICEIMPORT] = { "serviceimports", "ServiceImport", true, true,
+	                        serviceimport_decode, k8s_digest_serviceimport },
+	[K8S_CLUSTERPROPERTY] = { "clusterproperties", "ClusterProperty", false, false,
+	                          clusterproperty_decode, k8s_digest_clusterproperty },
+	[K8S_NODE] = { "nodes", "Node", false, false,
+	               node_decode, k8s_digest_node },
+};
+
+uint64_t k8s_object_digest(const k8s_object_t *obj)
+{
+	uint64_t h = k8s_digest_meta(obj);
+	if ((unsigned)obj->kind < K8S_KIND_COUNT && KINDS[obj->kind].digest != NULL) {
+		h = KINDS[obj->kind].digest(h, obj);
+	}
+	return h;
+}
+
 /* --- entry points -------------------------------------------------------------- */
 
-/*! Skips a string whose opening quote is text[i - 1]; returns the index past its closing quote. */
-static size_t string_skip(const char *text, size_t len, size_t i)
-{
-	while (i < len) {
-		const char *q = memchr(text + i, '"', len - i);
-		if (q == NULL) {
-			return len;
-		}
-		// The quote ends the string unless an odd number of backslashes precedes it.
-		size_t end = (size_t)(q - text), slashes = 0;
-		while (end - slashes > i && text[end - slashes - 1] == '\\') {
-			slashes++;
-		}
-		i = end + 1;
-		if (slashes % 2 == 0) {
-			return i;
-		}
-	}
-	return len;
-}
-
-int k8s_json_bounded(const char *text, size_t len, char *err, size_t errlen)
-{
-	// Whether the container at each depth is an object (a key comes after '{' and ',').
-	bool in_object[JSON_DEPTH + 1] = { false };
-	size_t depth = 0, values = 0, objects = 0;
-	bool key_next = false;
-	for (size_t i = 0; i < len; i++) {
-		char c = text[i];
-		switch (c) {
-		case ' ': case '\t': case '\r': case '\n': case ':':
-			continue;
-		case ',':
-			key_next = in_object[depth];
-			continue;
-		case '}': case ']':
-			depth -= (depth > 0);
-			key_next = false;
-			continue;
-		case '"':
-			i = string_skip(text, len, i + 1) - 1;
-			values += !key_next;
-			key_next = false;
-			break;
-		case '{': case '[':
-			if (depth == JSON_DEPTH) {
-				return KNOT_EOK; // json-c refuses it there, before it allocates more.
-			}
-			in_object[++depth] = (c == '{');
-			objects += (c == '{');
-			key_next = (c == '{');
-			values++;
-			break;
-		default:
-			// A number or literal: one value up to its delimiter.
-			while (i + 1 < len && strchr(",:]} \t\r\n\"{[", text[i + 1]) == NULL) {
-				i++;
-			}
-			values++;
-			key_next = false;
-			break;
-		}
-		if (values > K8S_JSON_VALUES_MAX) {
-			set_err(err, errlen, "more than %u json values", K8S_JSON_VALUES_MAX);
-			return KNOT_ESPACE;
-		}
-		if (objects > K8S_JSON_OBJECTS_MAX) {
-			set_err(err, errlen, "more than %u json objects", K8S_JSON_OBJECTS_MAX);
-			return KNOT_ESPACE;
-		}
-	}
-	return KNOT_EOK;
-}
-
-/*! Parses exactly one JSON value filling \a text; trailing whitespace is allowed. */
-static int json_parse(const char *text, size_t len, json_object **root, char *err, size_t errlen)
-{
-	if (len > INT_MAX) {
-		set_err(err, errlen, "json text too large");
-		return KNOT_EMALF;
-	}
-	// json-c spends 64 to 800 bytes on each value: its tree is bounded before it is built.
-	int ret = k8s_json_bounded(text, len, err, errlen);
-	if (ret != KNOT_EOK) {
-		return ret;
-	}
-	struct json_tokener *tok = json_tokener_new_ex(JSON_DEPTH);
-	if (tok == NULL) {
-		return KNOT_ENOMEM;
-	}
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	json_object *val = json_tokener_parse_ex(tok, text, (int)len);
-	enum json_tokener_error jerr = json_tokener_get_error(tok);
-	size_t end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-
-	if (val == NULL) {
-		set_err(err, errlen, "malformed json (%s)", (jerr == json_tokener_continue) ?
-		        "truncated" : json_tokener_error_desc(jerr));
-		return KNOT_EMALF;
-	}
-	for (size_t i = end; i < len; i++) {
-		char c = text[i];
-		if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
-			json_object_put(val);
-			set_err(err, errlen, "malformed json (trailing data)");
-			return KNOT_EMALF;
-		}
-	}
-	*root = val;
-	return KNOT_EOK;
-}
-
-static int object_decode_tree(k8s_kind_t kind, json_object *root, k8s_object_t **obj,
-                              char *err, size_t errlen)
+int k8s_object_decode_json(k8s_kind_t kind, json_object *root, k8s_object_t **obj,
+                           char *err, size_t errlen)
 {
 	if (!json_object_is_type(root, json_type_object)) {
 		set_err(err, errlen, "not a json object");
@@ -877,16 +696,7 @@ static int object_decode_tree(k8s_kind_t kind, json_object *root, k8s_object_t *
 		return ret;
 	}
 
-	switch (kind) {
-	case K8S_SERVICE:         ret = service_decode(root, &m, obj); break;
-	case K8S_ENDPOINTSLICE:   ret = slice_decode(root, &m, obj); break;
-	case K8S_NAMESPACE:       ret = namespace_decode(root, &m, obj); break;
-	case K8S_POD:             ret = pod_decode(root, &m, obj); break;
-	case K8S_SERVICEIMPORT:   ret = serviceimport_decode(root, &m, obj); break;
-	case K8S_CLUSTERPROPERTY: ret = clusterproperty_decode(root, &m, obj); break;
-	case K8S_NODE:            ret = node_decode(root, &m, obj); break;
-	default:                  ret = KNOT_EINVAL; break;
-	}
+	ret = KINDS[kind].decode(root, &m, obj);
 	if (ret != KNOT_EOK) {
 		set_err(err, errlen, "cannot decode %s (%s)", k8s_kind_name(kind),
 		        (ret == KNOT_ENOMEM) ? "out of memory" : "too many addresses");
@@ -904,187 +714,12 @@ int k8s_object_decode(k8s_kind_t kind, const char *text, size_t len,
 	}
 	*obj = NULL;
 	json_object *root = NULL;
-	int ret = json_parse(text, len, &root, err, errlen);
+	int ret = k8s_json_parse(text, len, &root, err, errlen);
 	if (ret != KNOT_EOK) {
 		return ret;
 	}
-	ret = object_decode_tree(kind, root, obj, err, errlen);
+	ret = k8s_object_decode_json(kind, root, obj, err, errlen);
 	json_object_put(root);
-	return ret;
-}
-
-/*! Copies message text: control bytes become spaces, a cut never splits a UTF-8 sequence. */
-static void text_copy(char *dst, size_t size, const char *src, size_t len)
-{
-	if (len >= size) {
-		len = size - 1;
-		while (len > 0 && ((uint8_t)src[len] & 0xC0) == 0x80) {
-			len--;
-		}
-	}
-	for (size_t i = 0; i < len; i++) {
-		uint8_t c = (uint8_t)src[i];
-		dst[i] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
-	}
-	while (len > 0 && dst[len - 1] == ' ') {
-		len--;
-	}
-	dst[len] = '\0';
-}
-
-static int int_clamp(int64_t v)
-{
-	return (v < 0) ? 0 : (v > INT_MAX) ? INT_MAX : (int)v;
-}
-
-static void status_read(json_object *obj, k8s_status_t *st)
-{
-	st->code = int_clamp(get_int(obj, "code", 0));
-	st->retry_after = int_clamp(get_int(get_obj(obj, "details"), "retryAfterSeconds", 0));
-	str_t reason = get_str(obj, "reason");
-	if (reason.ptr != NULL) {
-		text_copy(st->reason, sizeof(st->reason), reason.ptr, reason.len);
-	}
-	// An embedded NUL only ends the message early.
-	json_object *message = get_field(obj, "message", json_type_string);
-	if (message != NULL) {
-		const char *s = json_object_get_string(message);
-		text_copy(st->message, sizeof(st->message), s, strlen(s));
-	}
-}
-
-int k8s_status_decode(const char *text, size_t len, k8s_status_t *st)
-{
-	memset(st, 0, sizeof(*st));
-	if (text == NULL || len == 0) {
-		return KNOT_EOK;
-	}
-
-	json_object *root = NULL;
-	if (json_parse(text, len, &root, NULL, 0) == KNOT_EOK) {
-		if (json_object_is_type(root, json_type_object)) {
-			status_read(root, st);
-		}
-		json_object_put(root);
-		return KNOT_EOK;
-	}
-
-	// Plain text, e.g. "Too many requests, please try again later.\n".
-	size_t start = 0;
-	while (start < len && (text[start] == ' ' || text[start] == '\t' ||
-	                       text[start] == '\r' || text[start] == '\n')) {
-		start++;
-	}
-	size_t end = start;
-	while (end < len && text[end] != '\n' && text[end] != '\r' && text[end] != '\0') {
-		end++;
-	}
-	text_copy(st->message, sizeof(st->message), text + start, end - start);
-	return KNOT_EOK;
-}
-
-static int event_type(str_t type, k8s_event_type_t *out)
-{
-	static const char *NAMES[] = {
-		[K8S_EV_ADDED] = "ADDED",
-		[K8S_EV_MODIFIED] = "MODIFIED",
-		[K8S_EV_DELETED] = "DELETED",
-		[K8S_EV_BOOKMARK] = "BOOKMARK",
-		[K8S_EV_ERROR] = "ERROR",
-	};
-	for (size_t i = 0; i < sizeof(NAMES) / sizeof(NAMES[0]); i++) {
-		if (str_is(type, NAMES[i])) {
-			*out = (k8s_event_type_t)i;
-			return KNOT_EOK;
-		}
-	}
-	return KNOT_EINVAL;
-}
-
-bool k8s_rv_valid(const char *rv, size_t len)
-{
-	if (len >= K8S_RV_MAX) {
-		return false;
-	}
-	for (size_t i = 0; i < len; i++) {
-		if ((uint8_t)rv[i] <= 0x20 || (uint8_t)rv[i] >= 0x7f) {
-			return false;
-		}
-	}
-	return true;
-}
-
-static int rv_read(json_object *obj, char rv[K8S_RV_MAX])
-{
-	str_t s = get_str(get_obj(obj, "metadata"), "resourceVersion");
-	if (s.ptr == NULL) {
-		return KNOT_EOK;
-	}
-	if (!k8s_rv_valid(s.ptr, s.len)) {
-		return KNOT_EINVAL;
-	}
-	memcpy(rv, s.ptr, s.len);
-	rv[s.len] = '\0';
-	return KNOT_EOK;
-}
-
-static int event_decode_tree(k8s_kind_t kind, json_object *root, k8s_event_t *ev,
-                             char *err, size_t errlen)
-{
-	if (!json_object_is_type(root, json_type_object)) {
-		set_err(err, errlen, "event is not a json object");
-		return KNOT_EMALF;
-	}
-	if (event_type(get_str(root, "type"), &ev->type) != KNOT_EOK) {
-		set_err(err, errlen, "unknown event type");
-		return KNOT_EINVAL;
-	}
-	json_object *obj = get_obj(root, "object");
-	if (obj == NULL) {
-		set_err(err, errlen, "event without object");
-		return KNOT_EINVAL;
-	}
-	if (rv_read(obj, ev->rv) != KNOT_EOK) {
-		set_err(err, errlen, "invalid metadata.resourceVersion");
-		return KNOT_EINVAL;
-	}
-
-	switch (ev->type) {
-	case K8S_EV_BOOKMARK: {
-		// A bookmark's other fields are zero values of the type: never read them.
-		json_object *annotations = get_obj(get_obj(obj, "metadata"), "annotations");
-		ev->initial_events_end =
-			str_is(get_str(annotations, "k8s.io/initial-events-end"), "true");
-		return KNOT_EOK;
-	}
-	case K8S_EV_ERROR:
-		status_read(obj, &ev->status);
-		return KNOT_EOK;
-	default:
-		return object_decode_tree(kind, obj, &ev->obj, err, errlen);
-	}
-}
-
-int k8s_event_decode(k8s_kind_t kind, const char *text, size_t len,
-                     k8s_event_t *ev, char *err, size_t errlen)
-{
-	if (ev == NULL) {
-		return KNOT_EINVAL;
-	}
-	memset(ev, 0, sizeof(*ev));
-	if ((unsigned)kind >= K8S_KIND_COUNT || text == NULL) {
-		return KNOT_EINVAL;
-	}
-	json_object *root = NULL;
-	int ret = json_parse(text, len, &root, err, errlen);
-	if (ret != KNOT_EOK) {
-		return ret;
-	}
-	ret = event_decode_tree(kind, root, ev, err, errlen);
-	json_object_put(root);
-	if (ret != KNOT_EOK) {
-		ev->obj = NULL;
-	}
 	return ret;
 }
 

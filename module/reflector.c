@@ -28,6 +28,7 @@
 
 #include "backoff.h"
 #include "buf.h"
+#include "events.h"
 #include "jsonsplit.h"
 #include "reflector.h"
 

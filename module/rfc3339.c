@@ -15,9 +15,10 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "objects.h"
+#include "rfc3339.h"
 
 /*! Reads exactly \a n digits. */
 static bool digits(const char **s, int n, int *out)
@@ -60,7 +61,7 @@ static int64_t days_from_civil(int y, int m, int d)
 	return era * 146097 + doe - 719468;
 }
 
-int64_t k8s_time_parse(const char *text)
+int64_t k8s_rfc3339_parse(const char *text)
 {
 	static const int MDAYS[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
 	if (text == NULL) {

@@ -19,15 +19,12 @@
 #include <string.h>
 
 #include <libknot/errcode.h>
-#include <libknot/dname.h>
 #include <libknot/error.h>
 
-#include "federation.h"
 #include "map.h"
 #include "records.h"
 #include "store.h"
-
-#define CLUSTER_ID_PROPERTY "cluster.clusterset.k8s.io"
+#include "topology.h"
 
 /*! \brief Longest namespace (a DNS label) and object name (a DNS subdomain) the API accepts. */
 #define NS_MAX 63
@@ -57,11 +54,9 @@ struct k8s_store {
 	k8s_records_conf_t records;
 	char **namespaces;
 	size_t namespace_count;
-	char *cluster_id_conf;
-	char cluster_id[256];
-	char *node_name;                   /*!< The node whose topology is used, or NULL. */
-	char topology[2 * NAME_MAX_LEN + 2]; /*!< "zone/region" published (DNS names), "" for none. */
-	bool topology_dirty;               /*!< Nodes changed since the last commit. */
+	k8s_clusterid_t cluster;           /*!< The local cluster id. */
+	k8s_topology_tracker_t topology;   /*!< The federation topology from the nodes. */
+	k8s_latency_t latency;             /*!< Trigger times of slices changed since the last commit. */
 
 	k8s_map_t objects[K8S_SRC_COUNT];  /*!< "ns/name" -> entry_t. */
 	uint32_t gen[K8S_SRC_COUNT];
@@ -70,25 +65,8 @@ struct k8s_store {
 	k8s_map_t mcs_groups;              /*!< Import key -> group_t of imported slices. */
 	k8s_map_t dirty[K8S_ZONE_COUNT];   /*!< Keys whose block must be rebuilt. */
 
-	int64_t *triggers;                 /*!< Trigger times of slices changed since the last commit. */
-	size_t trigger_count, trigger_cap;
 	k8s_store_stats_t stats;
 };
-
-const char *k8s_source_name(k8s_source_t src)
-{
-	static const char *names[K8S_SRC_COUNT] = {
-		[K8S_SRC_NAMESPACES] = "namespaces",
-		[K8S_SRC_SERVICES] = "services",
-		[K8S_SRC_SLICES] = "endpointslices",
-		[K8S_SRC_PODS] = "pods",
-		[K8S_SRC_IMPORTS] = "serviceimports",
-		[K8S_SRC_MCS_SLICES] = "imported-endpointslices",
-		[K8S_SRC_CLUSTERPROPS] = "clusterproperties",
-		[K8S_SRC_NODES] = "nodes",
-	};
-	return (src < K8S_SRC_COUNT) ? names[src] : "unknown";
-}
 
 /*! \brief Writes "<ns>/<name>"; false if either is longer than the API allows. */
 static bool key_of(char out[KEY_MAX + 1], const char *ns, const char *name)
@@ -178,10 +156,14 @@ static void mark_all_imports(k8s_store_t *s)
 	}
 }
 
-/*! \brief True if a source's objects live in namespaces (the namespaces option applies). */
-static bool namespaced(unsigned source)
+/*! \brief The namespace the namespaces option judges an object by, or NULL for cluster-wide kinds. */
+static const char *namespace_of(unsigned source, const k8s_object_t *obj)
 {
-	return source != K8S_SRC_CLUSTERPROPS && source != K8S_SRC_NODES;
+	k8s_kind_t kind = k8s_resources[source].kind;
+	if (kind == K8S_NAMESPACE) {
+		return obj->name;
+	}
+	return k8s_kind_namespaced(kind) ? obj->ns : NULL;
 }
 
 static bool exposed(const k8s_store_t *s, const char *ns)
@@ -207,78 +189,6 @@ static bool slice_group(const k8s_slice_t *slice, unsigned source, char key[KEY_
 	return key_of(key, slice->meta.ns, service);
 }
 
-static void note_trigger(k8s_store_t *s, const k8s_slice_t *slice)
-{
-	if (slice->trigger_time_ns <= 0) {
-		return;
-	}
-	if (s->trigger_count == s->trigger_cap) {
-		size_t cap = (s->trigger_cap > 0) ? 2 * s->trigger_cap : 64;
-		int64_t *triggers = realloc(s->triggers, cap * sizeof(*triggers));
-		if (triggers == NULL) {
-			return;  // Only a statistic is lost.
-		}
-		s->triggers = triggers;
-		s->trigger_cap = cap;
-	}
-	s->triggers[s->trigger_count++] = slice->trigger_time_ns;
-}
-
-/*! \brief An ExternalName service's target as a lowercase name, or false (none, or an IP). */
-static bool external_target(const k8s_object_t *obj, knot_dname_storage_t out)
-{
-	const k8s_service_t *svc = (const k8s_service_t *)obj;
-	k8s_ip_t ip;
-	if (obj == NULL || svc->type != K8S_SVC_EXTERNALNAME || svc->external_name == NULL ||
-	    k8s_records_external_ip(svc, &ip)) {
-		return false;
-	}
-	if (knot_dname_from_str(out, svc->external_name, KNOT_DNAME_MAXLEN) == NULL) {
-		return false;
-	}
-	knot_dname_to_lower(out);
-	return true;
-}
-
-/*! \brief Keeps the upstream resolving the targets of the ExternalName services held. */
-static void update_targets(k8s_store_t *s, const k8s_object_t *old, const k8s_object_t *obj)
-{
-	if (s->upstream == NULL) {
-		return;
-	}
-	knot_dname_storage_t old_target, new_target;
-	bool had = external_target(old, old_target);
-	bool has = external_target(obj, new_target);
-	if (had && has && knot_dname_is_equal(old_target, new_target)) {
-		return;
-	}
-	// The new target first: a service whose target changes is never without one.
-	if (has && k8s_upstream_want(s->upstream, new_target) != KNOT_EOK) {
-		k8s_logf(s->log, LOG_ERR, "cannot resolve ExternalName target of %s/%s (%s)",
-		         obj->ns, obj->name, knot_strerror(KNOT_ENOMEM));
-	}
-	if (had) {
-		k8s_upstream_unwant(s->upstream, old_target);
-	}
-}
-
-/*! \brief Takes the local cluster id from the ClusterProperty (NULL: none); imports may change. */
-static void set_cluster_id(k8s_store_t *s, const char *value)
-{
-	// Cluster ids are DNS labels, compared with the lowercased ids of imports and slices.
-	char id[sizeof(s->cluster_id)];
-	size_t len = 0;
-	for (; value != NULL && value[len] != '\0' && len + 1 < sizeof(id); len++) {
-		id[len] = (value[len] >= 'A' && value[len] <= 'Z') ? value[len] - 'A' + 'a' : value[len];
-	}
-	id[len] = '\0';
-	if (strcmp(id, s->cluster_id) != 0) {
-		k8s_logf(s->log, LOG_INFO, "cluster id is '%s'", id);
-		memcpy(s->cluster_id, id, len + 1);
-		mark_all_imports(s);
-	}
-}
-
 /*! \brief What a change of an object (old and/or new state) means for the records. */
 static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const char *key,
                   const k8s_object_t *old, const k8s_object_t *obj)
@@ -294,7 +204,7 @@ static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const char *k
 		break;
 	case K8S_SRC_SERVICES:
 		mark(s, K8S_ZONE_CLUSTER, key);
-		update_targets(s, old, obj);
+		k8s_targets_update(s->upstream, s->log, old, obj);
 		break;
 	case K8S_SRC_PODS:
 		if (k8s_table_set_pod(s->table, (const k8s_pod_t *)old,
@@ -331,18 +241,18 @@ static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const char *k
 			mark_group(s, source, group);
 			// A LIST returns old changes too: only watched changes measure latency.
 			if (!s->listing[source]) {
-				note_trigger(s, (const k8s_slice_t *)obj);
+				k8s_latency_note(&s->latency, ((const k8s_slice_t *)obj)->trigger_time_ns);
 			}
 		}
 		break;
 	}
 	case K8S_SRC_CLUSTERPROPS:
-		if (strcmp(any->name, CLUSTER_ID_PROPERTY) == 0 && s->cluster_id_conf == NULL) {
-			set_cluster_id(s, (obj != NULL) ? ((const k8s_clusterproperty_t *)obj)->value : NULL);
+		if (k8s_clusterid_update(&s->cluster, s->log, old, obj)) {
+			mark_all_imports(s);
 		}
 		break;
 	case K8S_SRC_NODES:
-		s->topology_dirty = true;
+		k8s_topology_tracker_changed(&s->topology);
 		break;
 	default:
 		break;
@@ -355,8 +265,8 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 		k8s_object_free(obj);
 		return;
 	}
-	const char *ns = (source == K8S_SRC_NAMESPACES) ? obj->name : obj->ns;
-	if (namespaced(source) && !exposed(s, ns)) {
+	const char *ns = namespace_of(source, obj);
+	if (ns != NULL && !exposed(s, ns)) {
 		s->stats.filtered++;
 		k8s_object_free(obj);
 		return;
@@ -366,7 +276,7 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 	if (!key_of(key, obj->ns, obj->name)) {
 		// The decoder refuses such names; a cut key would merge two objects.
 		k8s_logf(s->log, LOG_WARNING, "ignoring %s %.*s/%.*s... (name longer than the API allows)",
-		         k8s_source_name(source), NS_MAX, obj->ns, NS_MAX, obj->name);
+		         k8s_resource_name(source), NS_MAX, obj->ns, NS_MAX, obj->name);
 		k8s_object_free(obj);
 		return;
 	}
@@ -387,7 +297,7 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 
 	entry = calloc(1, sizeof(*entry));
 	if (entry == NULL || k8s_map_set(&s->objects[source], key, entry) != KNOT_EOK) {
-		k8s_logf(s->log, LOG_ERR, "cannot keep %s %s (%s)", k8s_source_name(source), key,
+		k8s_logf(s->log, LOG_ERR, "cannot keep %s %s (%s)", k8s_resource_name(source), key,
 		         knot_strerror(KNOT_ENOMEM));
 		free(entry);
 		k8s_object_free(obj);
@@ -471,7 +381,7 @@ void k8s_store_list_end(k8s_store_t *s, unsigned source)
 	}
 	if (removed > 0) {
 		k8s_logf(s->log, LOG_INFO, "relist of %s removed %zu objects deleted meanwhile",
-		         k8s_source_name(source), removed);
+		         k8s_resource_name(source), removed);
 	}
 }
 
@@ -479,6 +389,20 @@ static const k8s_object_t *held(const k8s_store_t *s, unsigned source, const cha
 {
 	const entry_t *entry = k8s_map_get(&s->objects[source], key);
 	return (entry != NULL) ? entry->obj : NULL;
+}
+
+const k8s_object_t *k8s_store_get(const k8s_store_t *s, unsigned source, const char *ns,
+                                  const char *name)
+{
+	char key[KEY_MAX + 1];
+	return (source < K8S_SRC_COUNT && key_of(key, ns, name)) ? held(s, source, key) : NULL;
+}
+
+const k8s_object_t *k8s_store_next(const k8s_store_t *s, unsigned source, size_t *pos)
+{
+	const k8s_map_slot_t *slot = (source < K8S_SRC_COUNT)
+	                             ? k8s_map_next(&s->objects[source], pos) : NULL;
+	return (slot != NULL) ? ((const entry_t *)slot->value)->obj : NULL;
 }
 
 /*!
@@ -491,16 +415,16 @@ static const k8s_object_t *held(const k8s_store_t *s, unsigned source, const cha
 static bool local_exported(const k8s_store_t *s, const k8s_object_t *obj, const group_t *group)
 {
 	const k8s_serviceimport_t *imp = (const k8s_serviceimport_t *)obj;
-	if (s->cluster_id[0] == '\0') {
+	if (s->cluster.id[0] == '\0') {
 		return false;
 	}
 	bool listed = false;
 	for (uint16_t i = 0; i < imp->cluster_count; i++) {
-		listed = listed || strcmp(imp->clusters[i], s->cluster_id) == 0;
+		listed = listed || strcmp(imp->clusters[i], s->cluster.id) == 0;
 	}
 	for (size_t i = 0; listed && group != NULL && i < group->count; i++) {
 		const k8s_slice_t *slice = (const k8s_slice_t *)group->items[i]->obj;
-		if (slice->source_cluster != NULL && strcmp(slice->source_cluster, s->cluster_id) == 0) {
+		if (slice->source_cluster != NULL && strcmp(slice->source_cluster, s->cluster.id) == 0) {
 			return false;
 		}
 	}
@@ -569,7 +493,7 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 		}
 		for (size_t i = 0; i < local_count; i++) {
 			copies[i] = *(const k8s_slice_t *)local->items[i]->obj;
-			copies[i].source_cluster = s->cluster_id;
+			copies[i].source_cluster = s->cluster.id;
 			slices[count + i] = &copies[i];
 		}
 		block = (zone == K8S_ZONE_CLUSTER)
@@ -590,73 +514,6 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 	}
 }
 
-/*! \brief The node federation names take their topology from, or NULL. */
-static const k8s_node_t *topology_node(const k8s_store_t *s)
-{
-	if (s->node_name != NULL) {
-		char key[KEY_MAX + 1];
-		return key_of(key, "", s->node_name)
-		       ? (const k8s_node_t *)held(s, K8S_SRC_NODES, key) : NULL;
-	}
-	// As kube-dns: the first node (by name) that has both labels.
-	const k8s_node_t *first = NULL;
-	size_t pos = 0;
-	const k8s_map_slot_t *slot;
-	while ((slot = k8s_map_next(&s->objects[K8S_SRC_NODES], &pos)) != NULL) {
-		const k8s_node_t *node = (const k8s_node_t *)((const entry_t *)slot->value)->obj;
-		if (node->zone != NULL && node->region != NULL &&
-		    (first == NULL || strcmp(node->meta.name, first->meta.name) < 0)) {
-			first = node;
-		}
-	}
-	return first;
-}
-
-/*! \brief Publishes the topology of the chosen node when it changed. */
-static void update_topology(k8s_store_t *s)
-{
-	s->topology_dirty = false;
-	const k8s_node_t *node = topology_node(s);
-	bool known = node != NULL && node->zone != NULL && node->region != NULL;
-	char text[sizeof(s->topology)] = "";
-	if (known) {
-		snprintf(text, sizeof(text), "%s/%s", node->zone, node->region);
-	}
-	if (strcmp(text, s->topology) == 0) {
-		return;
-	}
-
-	k8s_topology_t *topology = NULL;
-	if (known) {
-		topology = k8s_topology_new(node->zone, node->region);
-		if (topology == NULL) {
-			k8s_logf(s->log, LOG_ERR, "cannot publish the federation topology of node %s (%s)",
-			         node->meta.name, knot_strerror(KNOT_ENOMEM));
-			s->topology_dirty = true;  // Tried again at the next commit.
-			return;
-		}
-		k8s_logf(s->log, LOG_INFO, "federation topology is zone %s, region %s (node %s)",
-		         node->zone, node->region, node->meta.name);
-	} else if (s->node_name != NULL) {
-		k8s_logf(s->log, LOG_INFO, "no federation topology (node %s %s)", s->node_name,
-		         node == NULL ? "not found" : "has no zone and region labels");
-	} else {
-		k8s_logf(s->log, LOG_INFO, "no federation topology (no node has zone and region labels)");
-	}
-	k8s_table_set_topology(s->table, topology);
-	memcpy(s->topology, text, sizeof(text));
-}
-
-static unsigned latency_bucket(int64_t ns)
-{
-	int64_t ms = (ns + 999999) / 1000000;
-	unsigned bucket = 0;
-	for (int64_t limit = 1; bucket < K8S_LATENCY_BUCKETS - 1 && ms > limit; limit *= 2) {
-		bucket++;
-	}
-	return bucket;
-}
-
 size_t k8s_store_commit(k8s_store_t *s, int64_t now_ns)
 {
 	size_t published = 0;
@@ -669,28 +526,18 @@ size_t k8s_store_commit(k8s_store_t *s, int64_t now_ns)
 		}
 		k8s_map_clear(&s->dirty[zone]);
 	}
-	if (s->topology_dirty) {
-		update_topology(s);
+	if (k8s_topology_tracker_dirty(&s->topology)) {
+		k8s_topology_tracker_commit(&s->topology, s, s->table, s->log);
 	}
 	k8s_table_commit(s->table);
-
-	for (size_t i = 0; i < s->trigger_count; i++) {
-		int64_t latency = now_ns - s->triggers[i];
-		s->stats.latency[latency_bucket(latency > 0 ? latency : 0)]++;
-	}
-	s->trigger_count = 0;
-	if (s->trigger_cap > 4096) {
-		free(s->triggers);
-		s->triggers = NULL;
-		s->trigger_cap = 0;
-	}
+	k8s_latency_commit(&s->latency, now_ns, s->stats.latency);
 	return published;
 }
 
 bool k8s_store_dirty(const k8s_store_t *s)
 {
 	return s->dirty[K8S_ZONE_CLUSTER].count > 0 || s->dirty[K8S_ZONE_CLUSTERSET].count > 0 ||
-	       s->topology_dirty;
+	       k8s_topology_tracker_dirty(&s->topology);
 }
 
 const k8s_store_stats_t *k8s_store_stats(const k8s_store_t *s)
@@ -700,7 +547,7 @@ const k8s_store_stats_t *k8s_store_stats(const k8s_store_t *s)
 
 const char *k8s_store_cluster_id(const k8s_store_t *s)
 {
-	return s->cluster_id;
+	return s->cluster.id;
 }
 
 k8s_store_t *k8s_store_new(k8s_table_t *table, const k8s_store_conf_t *conf,
@@ -728,20 +575,10 @@ k8s_store_t *k8s_store_new(k8s_table_t *table, const k8s_store_conf_t *conf,
 			}
 		}
 	}
-	if (conf->cluster_id != NULL) {
-		s->cluster_id_conf = strdup(conf->cluster_id);
-		if (s->cluster_id_conf == NULL) {
-			k8s_store_free(s);
-			return NULL;
-		}
-		snprintf(s->cluster_id, sizeof(s->cluster_id), "%s", conf->cluster_id);
-	}
-	if (conf->node_name != NULL) {
-		s->node_name = strdup(conf->node_name);
-		if (s->node_name == NULL) {
-			k8s_store_free(s);
-			return NULL;
-		}
+	if (k8s_clusterid_init(&s->cluster, conf->cluster_id) != KNOT_EOK ||
+	    k8s_topology_tracker_init(&s->topology, conf->node_name) != KNOT_EOK) {
+		k8s_store_free(s);
+		return NULL;
 	}
 	return s;
 }
@@ -782,9 +619,9 @@ void k8s_store_free(k8s_store_t *s)
 		free(s->namespaces[i]);
 	}
 	free(s->namespaces);
-	free(s->cluster_id_conf);
-	free(s->node_name);
-	free(s->triggers);
+	k8s_clusterid_deinit(&s->cluster);
+	k8s_topology_tracker_deinit(&s->topology);
+	k8s_latency_deinit(&s->latency);
 	free(s);
 }
 

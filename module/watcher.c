@@ -38,30 +38,6 @@
 /*! \brief Per attempt; a stub resolver never waits for it (names are resolved ahead). */
 #define UPSTREAM_TIMEOUT_MS 1000
 
-/*! \brief Where each source is read from. */
-typedef struct {
-	k8s_kind_t kind;
-	const char *paths[2];
-	bool optional;
-} source_def_t;
-
-static const source_def_t sources[K8S_SRC_COUNT] = {
-	[K8S_SRC_NAMESPACES] = { K8S_NAMESPACE, { "/api/v1/namespaces" } },
-	[K8S_SRC_SERVICES] = { K8S_SERVICE, { "/api/v1/services" } },
-	[K8S_SRC_SLICES] = { K8S_ENDPOINTSLICE, { "/apis/discovery.k8s.io/v1/endpointslices" } },
-	[K8S_SRC_PODS] = { K8S_POD, { "/api/v1/pods" } },
-	[K8S_SRC_IMPORTS] = { K8S_SERVICEIMPORT,
-	                      { "/apis/multicluster.x-k8s.io/v1alpha1/serviceimports",
-	                        "/apis/multicluster.x-k8s.io/v1beta1/serviceimports" }, true },
-	[K8S_SRC_MCS_SLICES] = { K8S_ENDPOINTSLICE, { "/apis/discovery.k8s.io/v1/endpointslices" } },
-	[K8S_SRC_CLUSTERPROPS] = { K8S_CLUSTERPROPERTY,
-	                           { "/apis/about.k8s.io/v1alpha1/clusterproperties",
-	                             "/apis/about.k8s.io/v1beta1/clusterproperties" }, true },
-	[K8S_SRC_NODES] = { K8S_NODE, { "/api/v1/nodes" } },
-};
-
-#define MCS_SERVICE_LABEL "multicluster.kubernetes.io/service-name"
-
 struct k8s_watcher {
 	/* Registry (registry_lock). */
 	k8s_watcher_t *next;
@@ -161,76 +137,46 @@ static void load_settings(k8s_watcher_t *w, uint64_t now)
 	w->api_ready = true;
 }
 
+/*! \brief Whether a source is watched for \a needs under the watch settings. */
 static bool wanted(const k8s_watcher_t *w, k8s_source_t src, unsigned needs)
 {
-	switch (src) {
-	case K8S_SRC_SLICES:       return !w->conf.no_endpoints;
-	case K8S_SRC_PODS:         return needs & K8S_NEED_PODS;
-	case K8S_SRC_IMPORTS:      return needs & K8S_NEED_CLUSTERSET;
-	case K8S_SRC_MCS_SLICES:   return (needs & K8S_NEED_CLUSTERSET) && !w->conf.no_endpoints;
-	case K8S_SRC_CLUSTERPROPS: return (needs & K8S_NEED_CLUSTERSET) && w->conf.cluster_id == NULL;
-	case K8S_SRC_NODES:        return needs & K8S_NEED_NODES;
-	default:                   return true;
-	}
-}
-
-/*! \brief Label selector of a source: the labels option, and slices split by MCS label. */
-static void selector_of(const k8s_watcher_t *w, k8s_source_t src, char *out, size_t size)
-{
-	const char *labels = w->conf.labels;
-	out[0] = '\0';
-	switch (src) {
-	case K8S_SRC_SERVICES:
-	case K8S_SRC_PODS:
-		snprintf(out, size, "%s", labels != NULL ? labels : "");
-		break;
-	case K8S_SRC_SLICES:
-		// Imported slices belong to the clusterset zone only.
-		snprintf(out, size, "!%s%s%s", MCS_SERVICE_LABEL, labels != NULL ? "," : "",
-		         labels != NULL ? labels : "");
-		break;
-	case K8S_SRC_MCS_SLICES:
-		snprintf(out, size, "%s", MCS_SERVICE_LABEL);
-		break;
-	case K8S_SRC_NAMESPACES:
-		snprintf(out, size, "%s", w->conf.namespace_labels != NULL ? w->conf.namespace_labels : "");
-		break;
-	default:
-		break;
-	}
+	unsigned off = (w->conf.no_endpoints ? K8S_OFF_NO_ENDPOINTS : 0) |
+	               (w->conf.cluster_id != NULL ? K8S_OFF_CLUSTER_ID : 0);
+	return k8s_resource_wanted(src, needs, off);
 }
 
 static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
 {
+	// The settings the resources' selectors refer to.
+	const char *opts[K8S_SEL_COUNT] = {
+		[K8S_SEL_LABELS] = w->conf.labels,
+		[K8S_SEL_NAMESPACE_LABELS] = w->conf.namespace_labels,
+		[K8S_SEL_NODE_NAME] = w->conf.node_name,
+	};
 	for (int src = 0; src < K8S_SRC_COUNT; src++) {
 		if (w->reflectors[src] != NULL || !wanted(w, src, needs)) {
 			continue;
 		}
-		char selector[1024], field[300];
-		selector_of(w, src, selector, sizeof(selector));
+		char selector[1024], field[300], paths[2][256];
+		k8s_resource_selectors(src, opts, selector, sizeof(selector), field, sizeof(field));
 		k8s_reflector_conf_t rconf = {
-			.kind = sources[src].kind,
+			.kind = k8s_resources[src].kind,
 			.source = src,
-			.paths = { sources[src].paths[0], sources[src].paths[1] },
 			.label_selector = (selector[0] != '\0') ? selector : NULL,
-			.optional = sources[src].optional,
+			.field_selector = (field[0] != '\0') ? field : NULL,
+			.optional = k8s_resources[src].optional,
 			.stall_s = w->conf.stall_s,
 			.absent_retry_s = w->conf.absent_retry_s,
 		};
-		if (src == K8S_SRC_PODS) {
-			// Finished pods give no records (CoreDNS uses the same selector).
-			rconf.field_selector = "status.phase!=Succeeded,status.phase!=Failed,status.phase!=Unknown";
-		} else if (src == K8S_SRC_CLUSTERPROPS) {
-			rconf.field_selector = "metadata.name=cluster.clusterset.k8s.io";
-		} else if (src == K8S_SRC_NODES && w->conf.node_name != NULL) {
-			// Only this node's topology counts: no other node is read.
-			snprintf(field, sizeof(field), "metadata.name=%s", w->conf.node_name);
-			rconf.field_selector = field;
+		for (unsigned v = 0; v < 2; v++) {
+			if (k8s_resource_path(src, v, paths[v], sizeof(paths[v])) == KNOT_EOK) {
+				rconf.paths[v] = paths[v];
+			}
 		}
 		w->reflectors[src] = k8s_reflector_new(&rconf, &w->api, w->multi, &k8s_store_sink,
 		                                       w->store, &w->log);
 		if (w->reflectors[src] == NULL) {
-			k8s_logf(&w->log, LOG_ERR, "cannot watch %s (%s)", k8s_source_name(src),
+			k8s_logf(&w->log, LOG_ERR, "cannot watch %s (%s)", k8s_resource_name(src),
 			         knot_strerror(KNOT_ENOMEM));
 		}
 	}
@@ -239,6 +185,17 @@ static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
 static bool synced(const k8s_watcher_t *w, k8s_source_t src)
 {
 	return w->reflectors[src] != NULL && k8s_reflector_stats(w->reflectors[src])->synced;
+}
+
+/*! \brief True if every source a zone role waits for (K8S_READY_*) and watches completed a LIST. */
+static bool role_synced(const k8s_watcher_t *w, uint32_t role, unsigned needs)
+{
+	for (int src = 0; src < K8S_SRC_COUNT; src++) {
+		if ((k8s_resources[src].ready & role) && wanted(w, src, needs) && !synced(w, src)) {
+			return false;
+		}
+	}
+	return true;
 }
 
 /*! \brief True if every zone attached can answer from this watcher. */
@@ -263,16 +220,13 @@ static void drop_predecessor(k8s_watcher_t *w)
 static void update_ready(k8s_watcher_t *w, unsigned needs)
 {
 	uint32_t ready = k8s_table_ready(&w->table), bits = 0;
-	bool cluster = synced(w, K8S_SRC_NAMESPACES) && synced(w, K8S_SRC_SERVICES) &&
-	               (!wanted(w, K8S_SRC_SLICES, needs) || synced(w, K8S_SRC_SLICES)) &&
-	               (!wanted(w, K8S_SRC_PODS, needs) || synced(w, K8S_SRC_PODS));
+	bool cluster = role_synced(w, K8S_READY_CLUSTER, needs);
 	if (cluster && !(ready & K8S_READY_CLUSTER)) {
 		bits |= K8S_READY_CLUSTER;
 	}
-	bool clusterset = (needs & K8S_NEED_CLUSTERSET) && synced(w, K8S_SRC_NAMESPACES) &&
-	                  synced(w, K8S_SRC_IMPORTS) &&
-	                  (!wanted(w, K8S_SRC_MCS_SLICES, needs) || synced(w, K8S_SRC_MCS_SLICES)) &&
-	                  (!wanted(w, K8S_SRC_CLUSTERPROPS, needs) || synced(w, K8S_SRC_CLUSTERPROPS));
+	// Without a clusterset zone, no clusterset source is watched: nothing to wait for yet.
+	bool clusterset = (needs & K8S_NEED_CLUSTERSET) &&
+	                  role_synced(w, K8S_READY_CLUSTERSET, needs);
 	if (clusterset && !(ready & K8S_READY_CLUSTERSET)) {
 		bits |= K8S_READY_CLUSTERSET;
 	}

@@ -33,6 +33,7 @@
 #include "answer.h"
 #include "federation.h"
 #include "records.h"
+#include "topology.h"
 #include "fixtures.h"
 
 /* Per-query memory: everything is freed after each test. */

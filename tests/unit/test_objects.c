@@ -33,8 +33,10 @@
 
 #include <libknot/errcode.h>
 
+#include "events.h"
 #include "objects.h"
 #include "reflector.h"
+#include "rfc3339.h"
 
 /* --- samples ------------------------------------------------------------------- */
 
@@ -1461,14 +1463,14 @@ static void status_message_is_truncated_and_cleaned(void **state)
 
 static void time_parse_reads_rfc3339(void **state)
 {
-	assert_int_equal(k8s_time_parse("1970-01-01T00:00:01Z"), 1000000000LL);
-	assert_int_equal(k8s_time_parse("2026-01-10T09:06:12Z"), 1768035972000000000LL);
-	assert_int_equal(k8s_time_parse("2026-01-10T09:06:12.123456789Z"), 1768035972123456789LL);
-	assert_int_equal(k8s_time_parse("2026-01-10T09:06:12.1Z"), 1768035972100000000LL);
-	assert_int_equal(k8s_time_parse("2026-01-10T10:06:12+01:00"), 1768035972000000000LL);
-	assert_int_equal(k8s_time_parse("2026-01-10T08:36:12.5-00:30"), 1768035972500000000LL);
-	assert_int_equal(k8s_time_parse("2024-02-29T00:00:00z"), 1709164800000000000LL);
-	assert_int_equal(k8s_time_parse("2024-02-29t00:00:00Z"), 1709164800000000000LL);
+	assert_int_equal(k8s_rfc3339_parse("1970-01-01T00:00:01Z"), 1000000000LL);
+	assert_int_equal(k8s_rfc3339_parse("2026-01-10T09:06:12Z"), 1768035972000000000LL);
+	assert_int_equal(k8s_rfc3339_parse("2026-01-10T09:06:12.123456789Z"), 1768035972123456789LL);
+	assert_int_equal(k8s_rfc3339_parse("2026-01-10T09:06:12.1Z"), 1768035972100000000LL);
+	assert_int_equal(k8s_rfc3339_parse("2026-01-10T10:06:12+01:00"), 1768035972000000000LL);
+	assert_int_equal(k8s_rfc3339_parse("2026-01-10T08:36:12.5-00:30"), 1768035972500000000LL);
+	assert_int_equal(k8s_rfc3339_parse("2024-02-29T00:00:00z"), 1709164800000000000LL);
+	assert_int_equal(k8s_rfc3339_parse("2024-02-29t00:00:00Z"), 1709164800000000000LL);
 }
 
 static void time_parse_rejects_other_forms(void **state)
@@ -1481,9 +1483,9 @@ static void time_parse_rejects_other_forms(void **state)
 		"2026-1-10T09:06:12Z", "9999-01-10T09:06:12Z", "1970-01-01T00:00:00Z",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(k8s_time_parse(bad[i]), 0);
+		assert_int_equal(k8s_rfc3339_parse(bad[i]), 0);
 	}
-	assert_int_equal(k8s_time_parse(NULL), 0);
+	assert_int_equal(k8s_rfc3339_parse(NULL), 0);
 }
 
 /* --- digest -------------------------------------------------------------------- */

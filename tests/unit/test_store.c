@@ -28,9 +28,10 @@
 #include <libknot/libknot.h>
 #include <urcu/urcu-memb.h>
 
-#include "federation.h"
 #include "records.h"
+#include "rfc3339.h"
 #include "store.h"
+#include "topology.h"
 
 static k8s_table_t table;
 static k8s_store_t *store;
@@ -203,7 +204,7 @@ static void programming_latency_is_measured_from_the_trigger_time(void **state)
 		"\"annotations\":{\"endpoints.kubernetes.io/last-change-trigger-time\":\"2026-01-01T00:00:00Z\"}},"
 		"\"addressType\":\"IPv4\",\"endpoints\":[{\"addresses\":[\"10.244.1.2\"]}]}";
 	upsert(K8S_SRC_SLICES, K8S_ENDPOINTSLICE, json);
-	int64_t trigger = k8s_time_parse("2026-01-01T00:00:00Z");
+	int64_t trigger = k8s_rfc3339_parse("2026-01-01T00:00:00Z");
 	k8s_store_commit(store, trigger + 3 * 1000000);  // 3 ms later
 	const k8s_store_stats_t *st = k8s_store_stats(store);
 	assert_int_equal(st->latency[2], 1);  // The <= 4 ms bucket.

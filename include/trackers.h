@@ -1,0 +1,71 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+ */
+
+/*!
+ * \file
+ *
+ * \brief What the store's objects mean beside their records: the ExternalName
+ * targets the upstream keeps resolved, the local cluster id, and the DNS
+ * programming latency. (The federation topology is in topology.h.)
+ *
+ * The store calls them as objects change (with an object's old and new state,
+ * either NULL) and at its commit. Watcher thread only.
+ */
+
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log.h"
+#include "objects.h"
+#include "upstream.h"
+
+/*!
+ * \brief Keeps \a upstream resolving the targets of the ExternalName services held,
+ * as a Service changes from \a old to \a obj (NULL \a upstream: nothing to do).
+ */
+void k8s_targets_update(k8s_upstream_t *upstream, const k8s_log_t *log,
+                        const k8s_object_t *old, const k8s_object_t *obj);
+
+/*! \brief The local cluster id: the cluster-id option, else the ClusterProperty's. */
+typedef struct {
+	char *conf;        /*!< The option's value, or NULL. */
+	char id[256];      /*!< In use, lowercase; "" for none. */
+} k8s_clusterid_t;
+
+/*! \brief Starts with the option's value (NULL: none, the ClusterProperty decides). */
+int k8s_clusterid_init(k8s_clusterid_t *c, const char *conf);
+
+void k8s_clusterid_deinit(k8s_clusterid_t *c);
+
+/*!
+ * \brief Follows a ClusterProperty changing from \a old to \a obj.
+ *
+ * \return True if the id in use changed (imports' blocks depend on it).
+ */
+bool k8s_clusterid_update(k8s_clusterid_t *c, const k8s_log_t *log,
+                          const k8s_object_t *old, const k8s_object_t *obj);
+
+/*! \brief Programming latency buckets: <= 1 ms, 2 ms, 4 ms, ... doubling, last one unbounded. */
+#define K8S_LATENCY_BUCKETS 20
+
+/*! \brief Trigger times of the slices changed since the last commit. */
+typedef struct {
+	int64_t *triggers;
+	size_t count, cap;
+} k8s_latency_t;
+
+/*! \brief Notes a watched slice change's trigger time (Unix ns; none if <= 0). */
+void k8s_latency_note(k8s_latency_t *l, int64_t trigger_ns);
+
+/*! \brief Counts the latencies noted since the last commit into \a buckets, published at \a now_ns. */
+void k8s_latency_commit(k8s_latency_t *l, int64_t now_ns, uint64_t buckets[K8S_LATENCY_BUCKETS]);
+
+void k8s_latency_deinit(k8s_latency_t *l);

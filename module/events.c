@@ -1,0 +1,321 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*
+ * The JSON text around objects: its size bounded before json-c builds a tree,
+ * watch events, and Status bodies (error responses and ERROR events).
+ */
+
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <libknot/errcode.h>
+
+#include "events.h"
+#include "jsonread.h"
+
+/*! Pod managedFields nest deeply and a watch event adds two levels. */
+#define JSON_DEPTH 128
+
+
+/*! Skips a string whose opening quote is text[i - 1]; returns the index past its closing quote. */
+static size_t string_skip(const char *text, size_t len, size_t i)
+{
+	while (i < len) {
+		const char *q = memchr(text + i, '"', len - i);
+		if (q == NULL) {
+			return len;
+		}
+		// The quote ends the string unless an odd number of backslashes precedes it.
+		size_t end = (size_t)(q - text), slashes = 0;
+		while (end - slashes > i && text[end - slashes - 1] == '\\') {
+			slashes++;
+		}
+		i = end + 1;
+		if (slashes % 2 == 0) {
+			return i;
+		}
+	}
+	return len;
+}
+
+int k8s_json_bounded(const char *text, size_t len, char *err, size_t errlen)
+{
+	// Whether the container at each depth is an object (a key comes after '{' and ',').
+	bool in_object[JSON_DEPTH + 1] = { false };
+	size_t depth = 0, values = 0, objects = 0;
+	bool key_next = false;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		switch (c) {
+		case ' ': case '\t': case '\r': case '\n': case ':':
+			continue;
+		case ',':
+			key_next = in_object[depth];
+			continue;
+		case '}': case ']':
+			depth -= (depth > 0);
+			key_next = false;
+			continue;
+		case '"':
+			i = string_skip(text, len, i + 1) - 1;
+			values += !key_next;
+			key_next = false;
+			break;
+		case '{': case '[':
+			if (depth == JSON_DEPTH) {
+				return KNOT_EOK; // json-c refuses it there, before it allocates more.
+			}
+			in_object[++depth] = (c == '{');
+			objects += (c == '{');
+			key_next = (c == '{');
+			values++;
+			break;
+		default:
+			// A number or literal: one value up to its delimiter.
+			while (i + 1 < len && strchr(",:]} \t\r\n\"{[", text[i + 1]) == NULL) {
+				i++;
+			}
+			values++;
+			key_next = false;
+			break;
+		}
+		if (values > K8S_JSON_VALUES_MAX) {
+			set_err(err, errlen, "more than %u json values", K8S_JSON_VALUES_MAX);
+			return KNOT_ESPACE;
+		}
+		if (objects > K8S_JSON_OBJECTS_MAX) {
+			set_err(err, errlen, "more than %u json objects", K8S_JSON_OBJECTS_MAX);
+			return KNOT_ESPACE;
+		}
+	}
+	return KNOT_EOK;
+}
+
+int k8s_json_parse(const char *text, size_t len, json_object **root, char *err, size_t errlen)
+{
+	if (len > INT_MAX) {
+		set_err(err, errlen, "json text too large");
+		return KNOT_EMALF;
+	}
+	// json-c spends 64 to 800 bytes on each value: its tree is bounded before it is built.
+	int ret = k8s_json_bounded(text, len, err, errlen);
+	if (ret != KNOT_EOK) {
+		return ret;
+	}
+	struct json_tokener *tok = json_tokener_new_ex(JSON_DEPTH);
+	if (tok == NULL) {
+		return KNOT_ENOMEM;
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	json_object *val = json_tokener_parse_ex(tok, text, (int)len);
+	enum json_tokener_error jerr = json_tokener_get_error(tok);
+	size_t end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+
+	if (val == NULL) {
+		set_err(err, errlen, "malformed json (%s)", (jerr == json_tokener_continue) ?
+		        "truncated" : json_tokener_error_desc(jerr));
+		return KNOT_EMALF;
+	}
+	for (size_t i = end; i < len; i++) {
+		char c = text[i];
+		if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+			json_object_put(val);
+			set_err(err, errlen, "malformed json (trailing data)");
+			return KNOT_EMALF;
+		}
+	}
+	*root = val;
+	return KNOT_EOK;
+}
+
+/*! Copies message text: control bytes become spaces, a cut never splits a UTF-8 sequence. */
+static void text_copy(char *dst, size_t size, const char *src, size_t len)
+{
+	if (len >= size) {
+		len = size - 1;
+		while (len > 0 && ((uint8_t)src[len] & 0xC0) == 0x80) {
+			len--;
+		}
+	}
+	for (size_t i = 0; i < len; i++) {
+		uint8_t c = (uint8_t)src[i];
+		dst[i] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
+	}
+	while (len > 0 && dst[len - 1] == ' ') {
+		len--;
+	}
+	dst[len] = '\0';
+}
+
+static int int_clamp(int64_t v)
+{
+	return (v < 0) ? 0 : (v > INT_MAX) ? INT_MAX : (int)v;
+}
+
+static void status_read(json_object *obj, k8s_status_t *st)
+{
+	st->code = int_clamp(get_int(obj, "code", 0));
+	st->retry_after = int_clamp(get_int(get_obj(obj, "details"), "retryAfterSeconds", 0));
+	str_t reason = get_str(obj, "reason");
+	if (reason.ptr != NULL) {
+		text_copy(st->reason, sizeof(st->reason), reason.ptr, reason.len);
+	}
+	// An embedded NUL only ends the message early.
+	json_object *message = get_field(obj, "message", json_type_string);
+	if (message != NULL) {
+		const char *s = json_object_get_string(message);
+		text_copy(st->message, sizeof(st->message), s, strlen(s));
+	}
+}
+
+int k8s_status_decode(const char *text, size_t len, k8s_status_t *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (text == NULL || len == 0) {
+		return KNOT_EOK;
+	}
+
+	json_object *root = NULL;
+	if (k8s_json_parse(text, len, &root, NULL, 0) == KNOT_EOK) {
+		if (json_object_is_type(root, json_type_object)) {
+			status_read(root, st);
+		}
+		json_object_put(root);
+		return KNOT_EOK;
+	}
+
+	// Plain text, e.g. "Too many requests, please try again later.\n".
+	size_t start = 0;
+	while (start < len && (text[start] == ' ' || text[start] == '\t' ||
+	                       text[start] == '\r' || text[start] == '\n')) {
+		start++;
+	}
+	size_t end = start;
+	while (end < len && text[end] != '\n' && text[end] != '\r' && text[end] != '\0') {
+		end++;
+	}
+	text_copy(st->message, sizeof(st->message), text + start, end - start);
+	return KNOT_EOK;
+}
+
+static int event_type(str_t type, k8s_event_type_t *out)
+{
+	static const char *NAMES[] = {
+		[K8S_EV_ADDED] = "ADDED",
+		[K8S_EV_MODIFIED] = "MODIFIED",
+		[K8S_EV_DELETED] = "DELETED",
+		[K8S_EV_BOOKMARK] = "BOOKMARK",
+		[K8S_EV_ERROR] = "ERROR",
+	};
+	for (size_t i = 0; i < sizeof(NAMES) / sizeof(NAMES[0]); i++) {
+		if (str_is(type, NAMES[i])) {
+			*out = (k8s_event_type_t)i;
+			return KNOT_EOK;
+		}
+	}
+	return KNOT_EINVAL;
+}
+
+bool k8s_rv_valid(const char *rv, size_t len)
+{
+	if (len >= K8S_RV_MAX) {
+		return false;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if ((uint8_t)rv[i] <= 0x20 || (uint8_t)rv[i] >= 0x7f) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static int rv_read(json_object *obj, char rv[K8S_RV_MAX])
+{
+	str_t s = get_str(get_obj(obj, "metadata"), "resourceVersion");
+	if (s.ptr == NULL) {
+		return KNOT_EOK;
+	}
+	if (!k8s_rv_valid(s.ptr, s.len)) {
+		return KNOT_EINVAL;
+	}
+	memcpy(rv, s.ptr, s.len);
+	rv[s.len] = '\0';
+	return KNOT_EOK;
+}
+
+static int event_decode_tree(k8s_kind_t kind, json_object *root, k8s_event_t *ev,
+                             char *err, size_t errlen)
+{
+	if (!json_object_is_type(root, json_type_object)) {
+		set_err(err, errlen, "event is not a json object");
+		return KNOT_EMALF;
+	}
+	if (event_type(get_str(root, "type"), &ev->type) != KNOT_EOK) {
+		set_err(err, errlen, "unknown event type");
+		return KNOT_EINVAL;
+	}
+	json_object *obj = get_obj(root, "object");
+	if (obj == NULL) {
+		set_err(err, errlen, "event without object");
+		return KNOT_EINVAL;
+	}
+	if (rv_read(obj, ev->rv) != KNOT_EOK) {
+		set_err(err, errlen, "invalid metadata.resourceVersion");
+		return KNOT_EINVAL;
+	}
+
+	switch (ev->type) {
+	case K8S_EV_BOOKMARK: {
+		// A bookmark's other fields are zero values of the type: never read them.
+		json_object *annotations = get_obj(get_obj(obj, "metadata"), "annotations");
+		ev->initial_events_end =
+			str_is(get_str(annotations, "k8s.io/initial-events-end"), "true");
+		return KNOT_EOK;
+	}
+	case K8S_EV_ERROR:
+		status_read(obj, &ev->status);
+		return KNOT_EOK;
+	default:
+		return k8s_object_decode_json(kind, obj, &ev->obj, err, errlen);
+	}
+}
+
+int k8s_event_decode(k8s_kind_t kind, const char *text, size_t len,
+                     k8s_event_t *ev, char *err, size_t errlen)
+{
+	if (ev == NULL) {
+		return KNOT_EINVAL;
+	}
+	memset(ev, 0, sizeof(*ev));
+	if ((unsigned)kind >= K8S_KIND_COUNT || text == NULL) {
+		return KNOT_EINVAL;
+	}
+	json_object *root = NULL;
+	int ret = k8s_json_parse(text, len, &root, err, errlen);
+	if (ret != KNOT_EOK) {
+		return ret;
+	}
+	ret = event_decode_tree(kind, root, ev, err, errlen);
+	json_object_put(root);
+	if (ret != KNOT_EOK) {
+		ev->obj = NULL;
+	}
+	return ret;
+}

@@ -1,0 +1,160 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libknot/dname.h>
+#include <libknot/errcode.h>
+#include <libknot/error.h>
+
+#include "records.h"
+#include "resources.h"
+#include "trackers.h"
+
+/* ExternalName targets. */
+
+/*! \brief An ExternalName service's target as a lowercase name, or false (none, or an IP). */
+static bool external_target(const k8s_object_t *obj, knot_dname_storage_t out)
+{
+	const k8s_service_t *svc = (const k8s_service_t *)obj;
+	k8s_ip_t ip;
+	if (obj == NULL || svc->type != K8S_SVC_EXTERNALNAME || svc->external_name == NULL ||
+	    k8s_records_external_ip(svc, &ip)) {
+		return false;
+	}
+	if (knot_dname_from_str(out, svc->external_name, KNOT_DNAME_MAXLEN) == NULL) {
+		return false;
+	}
+	knot_dname_to_lower(out);
+	return true;
+}
+
+void k8s_targets_update(k8s_upstream_t *upstream, const k8s_log_t *log,
+                        const k8s_object_t *old, const k8s_object_t *obj)
+{
+	if (upstream == NULL) {
+		return;
+	}
+	knot_dname_storage_t old_target, new_target;
+	bool had = external_target(old, old_target);
+	bool has = external_target(obj, new_target);
+	if (had && has && knot_dname_is_equal(old_target, new_target)) {
+		return;
+	}
+	// The new target first: a service whose target changes is never without one.
+	if (has && k8s_upstream_want(upstream, new_target) != KNOT_EOK) {
+		k8s_logf(log, LOG_ERR, "cannot resolve ExternalName target of %s/%s (%s)",
+		         obj->ns, obj->name, knot_strerror(KNOT_ENOMEM));
+	}
+	if (had) {
+		k8s_upstream_unwant(upstream, old_target);
+	}
+}
+
+/* Cluster id. */
+
+int k8s_clusterid_init(k8s_clusterid_t *c, const char *conf)
+{
+	memset(c, 0, sizeof(*c));
+	if (conf != NULL) {
+		c->conf = strdup(conf);
+		if (c->conf == NULL) {
+			return KNOT_ENOMEM;
+		}
+		snprintf(c->id, sizeof(c->id), "%s", conf);
+	}
+	return KNOT_EOK;
+}
+
+void k8s_clusterid_deinit(k8s_clusterid_t *c)
+{
+	free(c->conf);
+	c->conf = NULL;
+}
+
+bool k8s_clusterid_update(k8s_clusterid_t *c, const k8s_log_t *log,
+                          const k8s_object_t *old, const k8s_object_t *obj)
+{
+	const k8s_object_t *any = (obj != NULL) ? obj : old;
+	if (c->conf != NULL || any == NULL || strcmp(any->name, K8S_CLUSTER_ID_PROPERTY) != 0) {
+		return false;
+	}
+	const char *value = (obj != NULL) ? ((const k8s_clusterproperty_t *)obj)->value : NULL;
+	// Cluster ids are DNS labels, compared with the lowercased ids of imports and slices.
+	char id[sizeof(c->id)];
+	size_t len = 0;
+	for (; value != NULL && value[len] != '\0' && len + 1 < sizeof(id); len++) {
+		id[len] = (value[len] >= 'A' && value[len] <= 'Z') ? value[len] - 'A' + 'a' : value[len];
+	}
+	id[len] = '\0';
+	if (strcmp(id, c->id) == 0) {
+		return false;
+	}
+	k8s_logf(log, LOG_INFO, "cluster id is '%s'", id);
+	memcpy(c->id, id, len + 1);
+	return true;
+}
+
+/* Programming latency. */
+
+void k8s_latency_note(k8s_latency_t *l, int64_t trigger_ns)
+{
+	if (trigger_ns <= 0) {
+		return;
+	}
+	if (l->count == l->cap) {
+		size_t cap = (l->cap > 0) ? 2 * l->cap : 64;
+		int64_t *triggers = realloc(l->triggers, cap * sizeof(*triggers));
+		if (triggers == NULL) {
+			return;  // Only a statistic is lost.
+		}
+		l->triggers = triggers;
+		l->cap = cap;
+	}
+	l->triggers[l->count++] = trigger_ns;
+}
+
+static unsigned latency_bucket(int64_t ns)
+{
+	int64_t ms = (ns + 999999) / 1000000;
+	unsigned bucket = 0;
+	for (int64_t limit = 1; bucket < K8S_LATENCY_BUCKETS - 1 && ms > limit; limit *= 2) {
+		bucket++;
+	}
+	return bucket;
+}
+
+void k8s_latency_commit(k8s_latency_t *l, int64_t now_ns, uint64_t buckets[K8S_LATENCY_BUCKETS])
+{
+	for (size_t i = 0; i < l->count; i++) {
+		int64_t latency = now_ns - l->triggers[i];
+		buckets[latency_bucket(latency > 0 ? latency : 0)]++;
+	}
+	l->count = 0;
+	if (l->cap > 4096) {
+		k8s_latency_deinit(l);
+	}
+}
+
+void k8s_latency_deinit(k8s_latency_t *l)
+{
+	free(l->triggers);
+	l->triggers = NULL;
+	l->count = 0;
+	l->cap = 0;
+}
