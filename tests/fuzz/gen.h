@@ -23,6 +23,7 @@
 
 #include <libknot/errcode.h>
 
+#include "events.h"
 #include "objects.h"
 #include "store.h"
 
