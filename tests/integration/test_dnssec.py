@@ -13,6 +13,12 @@ PTR after any other query of that name: the second fixture shows it.
 Without unbound installed (scripts/deps compose) the resolver's tests skip.
 """
 
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+
 import testing
 from cluster import Cluster
 from unbound import Unbound, zone_keys
@@ -39,11 +45,14 @@ EXTERNAL = {"apiVersion": "v1", "kind": "Service",
 class Signed(Cluster):
     """The signed cluster zones, and unbound validating them (None without unbound)."""
 
-    def __init__(self, bitmap=BITMAP):
-        module = "[ mod-k8s/default, mod-onlinesign/k8s ]"
+    def __init__(self, bitmap=BITMAP, signed=True, resolver_address="127.0.0.1", resolver_port=None):
+        module = "[ mod-k8s/default, mod-onlinesign/k8s ]" if signed else "mod-k8s/default"
         super().__init__(zones={zone: module for zone in ZONES},
                          extra=SIGNED.format(bitmap=bitmap))
+        self.signed = signed
         self.resolver = None
+        self.resolver_address = resolver_address
+        self.resolver_port = resolver_port
 
     def __enter__(self):
         super().__enter__()
@@ -51,9 +60,11 @@ class Signed(Cluster):
             self.sim.apply(EXTERNAL)
             self.expect_answer("alias.default.svc.cluster.local.", "CNAME", "NOERROR")
             if Unbound.available():
-                anchors = [key for zone in ZONES for key in zone_keys(self.server, zone)]
+                anchors = [key for zone in ZONES for key in zone_keys(self.server, zone)] \
+                    if self.signed else []
                 self.resolver = Unbound(stubs={zone: self.server for zone in ZONES},
-                                        anchors=anchors).__enter__()
+                                        anchors=anchors, address=self.resolver_address,
+                                        port=self.resolver_port).__enter__()
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -195,6 +206,127 @@ def default_bitmap_lets_a_resolver_deny_a_ptr_after_another_type(cluster):
     answer = cluster.validated("1.0.96.10.in-addr.arpa.", "PTR")
     testing.expect_equal((answer.rcode, records(answer, "PTR")), ("NOERROR", set()),
                          "PTR denied from the resolver's cache (what nsec-bitmap prevents)")
+
+
+# --- what black lies do to pods' search lists: glibc and musl stub resolvers in a mount
+# namespace whose /etc/resolv.conf names unbound (port 53) with a pod's search list.
+STUB = "127.53.0.1"
+RESOLV_CONF = f"""nameserver {STUB}
+search shop.svc.cluster.local svc.cluster.local cluster.local
+options ndots:5 attempts:1 timeout:2
+"""
+GETADDRINFO_C = r"""
+#include <netdb.h>
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+int main(int argc, char **argv)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
+	int ret = getaddrinfo(argv[1], NULL, &hints, &res);
+	if (ret != 0) {
+		printf("%s\n", gai_strerror(ret));
+		return 2;
+	}
+	char text[INET_ADDRSTRLEN];
+	printf("%s\n", inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr,
+	                         text, sizeof(text)));
+	return 0;
+}
+"""
+
+
+def port_53_free():
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.bind((STUB, 53))
+        return True
+    except OSError:
+        return False
+
+
+class SearchLists(Signed):
+    """unbound on port 53 of STUB (validating the signed zones, or plain ones), a resolv.conf
+    with a pod's search list, and the stub resolvers: getent (glibc), a static musl program."""
+
+    def __init__(self, signed):
+        if os.geteuid() != 0:
+            raise testing.Skip("needs root: a mount namespace with its own /etc/resolv.conf")
+        if not Unbound.available():
+            raise testing.Skip("unbound is not installed (Debian package unbound)")
+        if not port_53_free():
+            raise testing.Skip(f"port 53 of {STUB} is taken")
+        super().__init__(signed=signed, resolver_address=STUB, resolver_port=53)
+        self.tmp = tempfile.mkdtemp(prefix="mod-k8s-stubs-")
+        self.resolv_conf = os.path.join(self.tmp, "resolv.conf")
+        with open(self.resolv_conf, "w", encoding="utf-8") as f:
+            f.write(RESOLV_CONF)
+        self.musl = None
+        if shutil.which("musl-gcc"):
+            source = os.path.join(self.tmp, "getaddrinfo.c")
+            with open(source, "w", encoding="utf-8") as f:
+                f.write(GETADDRINFO_C)
+            self.musl = os.path.join(self.tmp, "getaddrinfo-musl")
+            subprocess.run(["musl-gcc", "-static", "-o", self.musl, source], check=True)
+
+    def __exit__(self, kind, value, traceback):
+        try:
+            return super().__exit__(kind, value, traceback)
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def lookup(self, program, name):
+        """(exit status, first output line) of program NAME with the pod's resolv.conf."""
+        script = 'mount --bind "$0" /etc/resolv.conf && exec "$@"'
+        result = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script,
+                                 self.resolv_conf] + program + [name], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, timeout=30, check=False)
+        first = (result.stdout.splitlines() or [""])[0].split()
+        return result.returncode, (first[0] if first else "")
+
+    def glibc(self, name):
+        return self.lookup(["getent", "ahostsv4"], name)
+
+    def musl_lookup(self, name):
+        if self.musl is None:
+            raise testing.Skip("musl-gcc is not installed (Debian package musl-tools)")
+        return self.lookup([self.musl], name)
+
+
+# Names a pod in namespace shop finds through its search list: the first candidate
+# (kubernetes.default.shop.svc.cluster.local) does not exist; the second does.
+SEARCHED = {"kubernetes.default": "10.96.0.1", "cache.shop": "10.244.", "web": "10.96.12.34"}
+
+tests.fixture(lambda: SearchLists(signed=False), "search lists, unsigned zones")
+
+
+@tests.case
+def unsigned_zones_glibc_and_musl_search_past_nxdomain(cluster):
+    for name, address in SEARCHED.items():
+        for lookup in (cluster.glibc, cluster.musl_lookup):
+            status, first = lookup(name)
+            testing.expect(status == 0 and first.startswith(address),
+                           f"{lookup.__name__} {name}: {status} {first}")
+
+
+tests.fixture(lambda: SearchLists(signed=True), "search lists, black lies")
+
+
+@tests.case
+def black_lies_glibc_searches_past_nodata(cluster):
+    for name, address in SEARCHED.items():
+        status, first = cluster.glibc(name)
+        testing.expect(status == 0 and first.startswith(address), f"glibc {name}: {status} {first}")
+
+
+@tests.case
+def black_lies_musl_stops_at_the_first_nodata(cluster):
+    # musl's getaddrinfo ends the search at a NOERROR answer without addresses.
+    status, first = cluster.musl_lookup("web")
+    testing.expect(status == 0 and first == "10.96.12.34", f"web (first candidate): {first}")
+    for name in ("kubernetes.default", "cache.shop"):
+        status, _ = cluster.musl_lookup(name)
+        testing.expect_equal(status, 2, f"musl {name} (found by its second candidate)")
 
 
 if __name__ == "__main__":
