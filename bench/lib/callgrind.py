@@ -89,20 +89,23 @@ def inclusive(path, functions, top=15):
     return found, lines
 
 
-def measure(server, files, warmup_files, out_dir):
-    """Per mix: instructions per query, and the module hooks' share of them."""
+def measure(server, files, warmup_files, out_dir, dnssec=False, functions=None):
+    """Per mix: instructions per query, and the hooks' share of them (mod-k8s's, or the
+    named `functions`). dnssec: queries with the DO bit."""
     control(server.pid, "-i", "on")
     results = {}
     for mix, path in files.items():
-        dnsperf.run(server.port, warmup_files[mix], runs=1, clients=1, outstanding=10, pin=False)
+        dnsperf.run(server.port, warmup_files[mix], runs=1, clients=1, outstanding=10, pin=False,
+                    dnssec=dnssec)
         control(server.pid, "-z")
-        perf = dnsperf.run(server.port, path, runs=1, clients=1, outstanding=10, pin=False)
+        perf = dnsperf.run(server.port, path, runs=1, clients=1, outstanding=10, pin=False,
+                           dnssec=dnssec)
         dumped = dump(server.pid, out_dir, mix)
         answered = perf["completed"]
         if answered == 0:
             raise BenchError(f"no answers under callgrind for {mix}")
         counts = totals(dumped)
-        hooks, top = inclusive(dumped, MODULE_FUNCTIONS)
+        hooks, top = inclusive(dumped, functions or MODULE_FUNCTIONS)
         results[mix] = {
             "queries": answered,
             "ir_per_query": round(counts["Ir"] / answered),

@@ -29,9 +29,11 @@ _VERBOSE = re.compile(r"^> (\S+) \S+ \S+ ([0-9.]+)$")
 
 
 def command(port, query_file, seconds=None, runs=None, clients=2, outstanding=100, qps=None,
-            verbose=False, pin=True):
+            verbose=False, pin=True, dnssec=False):
     argv = ["dnsperf", "-s", "127.0.0.1", "-p", str(port), "-d", query_file,
             "-c", str(clients), "-q", str(outstanding)]
+    if dnssec:
+        argv.append("-D")  # the DO bit: a signing server signs the answer
     if seconds is not None:
         argv += ["-l", str(seconds)]
     if runs is not None:

@@ -163,7 +163,7 @@ else
 	while [ ! -d "$base" ]; do base=$(dirname "$base"); done
 	mount -t tmpfs mod-k8s-test "$scratch"
 	mkdir -p "$scratch/upper${moddir#"$base"}" "$scratch/work"
-	cp "$stage/k8s.so" "$scratch/upper${moddir#"$base"}/"
+	cp "$stage"/*.so "$scratch/upper${moddir#"$base"}/"
 	mount -t overlay mod-k8s-test -o "lowerdir=$base,upperdir=$scratch/upper,workdir=$scratch/work" "$base"
 fi
 exec "$@"
@@ -221,6 +221,19 @@ def load_mode():
         "knotd would load the installed copy, and a 'module: file:' line for the build would be a "
         "duplicate module. Run the tests as root (they then use a private mount namespace), "
         "or 'make install' this build, or remove the installed copy.")
+
+
+def shared_module(name):
+    """Path of Knot's shared module `name` (e.g. "dnstap") in knotd's module directory.
+
+    Debian ships the built-in modules inside knotd and a few as packages
+    (knot-module-dnstap, knot-module-geoip) installing NAME.so there. Raises
+    KnotdError naming the package when it is not installed.
+    """
+    path = os.path.join(module_instdir(), f"{name}.so")
+    if not os.path.isfile(path):
+        raise KnotdError(f"{path} not found; install the Debian package 'knot-module-{name}'")
+    return path
 
 
 # ---------------------------------------------------------------------------
@@ -289,14 +302,17 @@ class Knotd:
     daemon:     leave it running when this process exits (scripts/demo).
     environment: extra environment variables of knotd (e.g. KUBERNETES_SERVICE_HOST).
     preload:    libraries preloaded into knotd after the sanitizer runtimes (fault injection).
+    knot_modules: Knot's own shared modules (e.g. "dnstap" of knot-module-dnstap) that knotd
+                loads from its module directory beside k8s.so; see shared_module().
     """
 
     address = "127.0.0.1"
 
     def __init__(self, module=None, zones=DEFAULT_ZONES, zone_extra=None, extra="", template=None,
                  config=None, workdir=None, daemon=False, port=None, log_level="debug",
-                 start_timeout=None, environment=None, preload=()):
+                 start_timeout=None, environment=None, preload=(), knot_modules=()):
         self.build = find_build()
+        self.knot_modules = [shared_module(name) for name in knot_modules]
         self.module_options = dict(module or {})
         self.template_options = dict(template or {})
         self.environment = dict(environment or {})
@@ -392,6 +408,10 @@ class Knotd:
         for sub in ("run", "storage", "zones", "modules", "sanitizer", "scratch"):
             os.makedirs(os.path.join(self.dir, sub), exist_ok=True)
         shutil.copy(self.build.module, self._module_copy())
+        # The private module directory of the namespace mode holds them beside k8s.so;
+        # in the other modes knotd finds them in the host's directory.
+        for path in self.knot_modules:
+            shutil.copy(path, os.path.join(self.dir, "modules"))
         for zone in self.zones:
             with open(os.path.join(self.dir, "zones", f"{zone}zone"), "w", encoding="utf-8") as f:
                 f.write(zone_file_text(zone, self.zone_extra.get(zone, "")))
