@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""What N replicas of the cluster DNS ask of the API server, from the simulator's request log.
+
+Three knotds with mod-k8s start back to back against one simulator (a rollout, or every
+replica restarting after an API server upgrade). The request log shows, per resource
+(and label or field selector): each replica LISTs it once, in pages of 500 as
+client-go's pager does, then WATCHes it from the list's resourceVersion with
+allowWatchBookmarks and a timeout in client-go's [300, 600) s; bookmarks move the resume
+point on; a watch that ends resumes without a LIST; a change reaches every replica over
+its open watch without any new request. BENCHMARKS.md ("Capacity model") uses these
+request counts.
+"""
+
+import collections
+import contextlib
+import math
+import shutil
+import tempfile
+import time
+import urllib.parse
+
+import knotd
+import simctl
+import testing
+from cluster import wait_ready
+from faults import service
+
+tests = testing.Tests()
+
+REPLICAS = 3
+PAGE = 500                       # client-go's pager page size, mod-k8s's default page-limit
+SERVICES = 1200                  # generated, plus the sample's: three pages per LIST
+GENERATE = f"services={SERVICES},endpoints=5,pods=0,namespaces=10,headless-every=10"
+
+
+def params(request):
+    return dict(urllib.parse.parse_qsl(request["query"], keep_blank_values=True))
+
+
+def collection(request):
+    """A resource and its selectors: what one reflector reads."""
+    p = params(request)
+    return (request["resource"], p.get("labelSelector", ""), p.get("fieldSelector", ""))
+
+
+class Replicas(contextlib.ExitStack):
+    """The simulator with the sample and generated services, and REPLICAS knotds."""
+
+    def __enter__(self):
+        super().__enter__()
+        try:
+            self.tmp = tempfile.mkdtemp(prefix="mod-k8s-replicas-")
+            self.sim = self.enter_context(simctl.Simulator(
+                f"{self.tmp}/sim", manifests=[simctl.SAMPLE], args=["--generate", GENERATE]))
+            self.services = len(self.sim.get("/api/v1/services?resourceVersion=0").json()["items"])
+            self.seq = self.sim.counters()["last_seq"]
+            self.rv = self.sim.resource_version()
+            self.servers = []
+            for _ in range(REPLICAS):
+                # start() returns once knotd answers; the modules synchronize side by side.
+                self.servers.append(self.enter_context(
+                    knotd.Knotd(module={"kubeconfig": self.sim.kubeconfig})))
+            for server in self.servers:
+                wait_ready(server, ("cluster.local.", "clusterset.local."), timeout=60)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            return super().__exit__(*exc)
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def requests(self, verb=None):
+        return [r for r in self.sim.requests(self.seq) if verb is None or r["verb"].startswith(verb)]
+
+    def is_running(self):
+        return self.sim.alive() and all(s.is_running() for s in self.servers)
+
+    def log_text(self):
+        return self.servers[0].log_text()
+
+
+def lists_by_collection(replicas):
+    firsts, pages = collections.Counter(), collections.Counter()
+    for r in replicas.requests("list"):
+        (pages if "continue" in params(r) else firsts)[collection(r)] += 1
+    return firsts, pages
+
+
+@tests.case
+def each_replica_lists_each_collection_once_in_pages(replicas):
+    firsts, pages = lists_by_collection(replicas)
+    testing.expect(len(firsts) >= 5, f"collections listed: {sorted(firsts)}")
+    for what, count in firsts.items():
+        testing.expect_equal(count, REPLICAS, f"first LIST pages of {what}")
+    # services: ceil(n / 500) pages each; the other collections fit in one.
+    key = ("services", "", "")
+    testing.expect_equal(pages[key], REPLICAS * (math.ceil(replicas.services / PAGE) - 1),
+                         f"continue pages of services ({replicas.services} services)")
+    for r in replicas.requests("list"):
+        p = params(r)
+        testing.expect_equal(p.get("limit"), str(PAGE), f"page size of {r['query']}")
+        testing.expect(r["code"] == 200, f"LIST answered {r['code']}: {r['query']}")
+        # Today a consistent read (no resourceVersion); client-go's first LIST says "0".
+        testing.expect(p.get("resourceVersion", "0") == "0" or "continue" in p,
+                       f"LIST at a resourceVersion client-go would not use: {r['query']}")
+    first = next(r for r in replicas.requests("list") if "continue" not in params(r))
+    print(f"# first LIST: ?{first['query']}")
+
+
+@tests.case
+def each_replica_watches_each_collection_once_with_bookmarks(replicas):
+    firsts, _ = lists_by_collection(replicas)
+    watches = collections.Counter()
+    for r in replicas.requests("watch"):
+        p = params(r)
+        watches[collection(r)] += 1
+        testing.expect_equal(p.get("allowWatchBookmarks"), "true", f"bookmarks in {r['query']}")
+        # Nothing was written since the lists: every list, and so every watch, is at this RV.
+        testing.expect_equal(p.get("resourceVersion"), str(replicas.rv), f"RV of {r['query']}")
+        testing.expect(300 <= int(p.get("timeoutSeconds", 0)) < 600,
+                       f"timeoutSeconds outside client-go's [300, 600): {r['query']}")
+    testing.expect_equal(dict(watches), {k: REPLICAS for k in firsts}, "watches per collection")
+
+
+@tests.case
+def a_change_reaches_every_replica_without_a_request(replicas):
+    before = len(replicas.requests())
+    replicas.sim.apply(service("shop", "fresh", "10.96.99.9"))
+    for server in replicas.servers:
+        testing.eventually(lambda: testing.expect_equal(
+            [rr.rdata for rr in server.query("fresh.shop.svc.cluster.local.").answer],
+            ["10.96.99.9"], "fresh.shop A"), timeout=10)
+    testing.expect_equal(len(replicas.requests()), before, "API requests for one change")
+
+
+@tests.case
+def bookmarks_move_the_resume_point_and_ended_watches_resume_without_a_list(replicas):
+    lists = len(replicas.requests("list"))
+    watches = len(replicas.requests("watch"))
+    streams = len(lists_by_collection(replicas)[0]) * REPLICAS
+    # A write to a resource nobody watches moves the API's RV; only bookmarks carry it.
+    replicas.sim.apply({"apiVersion": "v1", "kind": "Pod",
+                        "metadata": {"name": "unwatched", "namespace": "shop"},
+                        "spec": {"containers": [{"name": "main", "image": "busybox"}]}})
+    rv = replicas.sim.resource_version()
+    replicas.sim.set_bookmark_interval(1)
+    time.sleep(2.5)
+    replicas.sim.set_bookmark_interval(60)
+    replicas.sim.cut_streams("clean")           # as at the watches' timeoutSeconds
+
+    def resumed():
+        again = replicas.requests("watch")[watches:]
+        testing.expect(len(again) >= streams, f"{len(again)} of {streams} watches resumed")
+        return again
+    again = testing.eventually(resumed, timeout=15)
+    for r in again:
+        testing.expect(int(params(r)["resourceVersion"]) >= rv,
+                       f"resumed before the last bookmark ({rv}): {r['query']}")
+    testing.expect_equal(len(replicas.requests("list")), lists, "LISTs after the watches ended")
+
+
+if __name__ == "__main__":
+    tests.main(fixture=Replicas)
