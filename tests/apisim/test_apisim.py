@@ -80,9 +80,11 @@ def version_reports_kubernetes_1_32():
 @case
 def legacy_discovery_lists_every_served_resource():
     core = {r["name"] for r in list_all("/api/v1")["resources"]}
-    check({"services", "endpoints", "pods", "namespaces", "nodes"} <= core, core)
-    groups = {g["name"] for g in list_all("/apis")["groups"]}
-    check(groups == {"discovery.k8s.io", "multicluster.x-k8s.io", "about.k8s.io"}, groups)
+    check({"services", "endpoints", "pods", "namespaces", "nodes", "serviceaccounts", "configmaps"}
+          <= core, core)
+    groups = [g["name"] for g in list_all("/apis")["groups"]]
+    check(groups == ["apps", "policy", "rbac.authorization.k8s.io", "discovery.k8s.io",
+                     "multicluster.x-k8s.io", "about.k8s.io"], groups)
     check([r["name"] for r in list_all("/apis/discovery.k8s.io/v1")["resources"]] == ["endpointslices"])
     si = list_all("/apis/multicluster.x-k8s.io/v1alpha1")["resources"][0]
     check(si["kind"] == "ServiceImport" and si["namespaced"], si)
@@ -99,7 +101,8 @@ def aggregated_discovery_is_served_when_asked_first():
     body = resp.json()
     check(body["kind"] == "APIGroupDiscoveryList", body)
     names = [i["metadata"]["name"] for i in body["items"]]
-    check(names == ["discovery.k8s.io", "multicluster.x-k8s.io", "about.k8s.io"], names)
+    check(names == ["apps", "policy", "rbac.authorization.k8s.io", "discovery.k8s.io",
+                    "multicluster.x-k8s.io", "about.k8s.io"], names)
 
 
 @case
@@ -975,6 +978,188 @@ def deleting_a_namespace_deletes_its_objects_then_itself():
     check([e["type"] for e in ns_events] == ["MODIFIED", "DELETED"], ns_events)
     check(svc_event["type"] == "DELETED" and svc_event["object"]["metadata"]["name"] == "inside")
     check(rv_of(ns_events[0]["object"]) < rv_of(svc_event["object"]) < rv_of(ns_events[1]["object"]))
+
+
+# ---------------------------------------------------------------- the kinds of packaging/kubernetes
+
+RBAC = "/apis/rbac.authorization.k8s.io/v1"
+
+
+def deployment(name="dep", **spec):
+    labels = {"app": name}
+    body = {"replicas": 2, "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels},
+                         "spec": {"containers": [{"name": "c", "image": "example/app:1.0",
+                                                  "ports": [{"containerPort": 53, "protocol": "UDP"}],
+                                                  "volumeMounts": [{"name": "config", "mountPath": "/etc/x"}],
+                                                  "readinessProbe": {"exec": {"command": ["true"]}}}],
+                                  "volumes": [{"name": "config", "configMap": {"name": "cm"}}]}}}
+    body.update(spec)
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": "shop"}, "spec": body}
+
+
+def cluster_role(name="system:reader", rules=None):
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": name},
+            "rules": rules if rules is not None else [
+                {"apiGroups": [""], "resources": ["services"], "verbs": ["list", "watch"]}]}
+
+
+def cluster_role_binding(name="system:reader", role="system:reader", subjects=None):
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+            "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+            "subjects": subjects if subjects is not None else [
+                {"kind": "ServiceAccount", "name": "reader", "namespace": "shop"}]}
+
+
+def create(path, obj, strict=True):
+    return SIM.request("POST", path + ("?fieldValidation=Strict" if strict else ""), obj)
+
+
+@case
+def workload_kinds_are_created_defaulted_and_deleted():
+    made = [
+        ("/api/v1/namespaces/shop/serviceaccounts", "/api/v1/namespaces/shop/serviceaccounts/reader",
+         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "reader"}}),
+        ("/api/v1/namespaces/shop/configmaps", "/api/v1/namespaces/shop/configmaps/cm",
+         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"},
+          "data": {"knot.conf": "server:\n", "cluster.local.zone": "@ SOA ...\n"}}),
+        ("/apis/apps/v1/namespaces/shop/deployments", "/apis/apps/v1/namespaces/shop/deployments/dep",
+         deployment()),
+        ("/apis/policy/v1/namespaces/shop/poddisruptionbudgets",
+         "/apis/policy/v1/namespaces/shop/poddisruptionbudgets/pdb",
+         {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb"},
+          "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "dep"}}}}),
+        (RBAC + "/clusterroles", RBAC + "/clusterroles/system:reader", cluster_role()),
+        (RBAC + "/clusterrolebindings", RBAC + "/clusterrolebindings/system:reader", cluster_role_binding()),
+    ]
+    try:
+        for collection, item, obj in made:
+            resp = create(collection, obj)
+            check(resp.status == 201, (obj["kind"], resp))
+            check(SIM.get(item).status == 200, item)
+        dep = SIM.get("/apis/apps/v1/namespaces/shop/deployments/dep").json()
+        check(dep["metadata"]["generation"] == 1, dep["metadata"])
+        check(dep["spec"]["strategy"] == {"type": "RollingUpdate", "rollingUpdate": {
+            "maxUnavailable": "25%", "maxSurge": "25%"}}, dep["spec"])
+        container = dep["spec"]["template"]["spec"]["containers"][0]
+        check(container["imagePullPolicy"] == "IfNotPresent"
+              and container["readinessProbe"]["periodSeconds"] == 10, container)
+        check(dep["spec"]["template"]["spec"]["volumes"][0]["configMap"]["defaultMode"] == 420)
+        names = [i["metadata"]["name"] for i in list_all(RBAC + "/clusterroles")["items"]]
+        check(names == ["system:reader"], names)
+        check(list_all("/apis/apps/v1/deployments")["items"][0]["metadata"]["name"] == "dep")
+    finally:
+        for _, item, _ in made:
+            SIM.request("DELETE", item)
+    check(SIM.get("/apis/apps/v1/namespaces/shop/deployments/dep").status == 404)
+
+
+def refused(path, obj, status, *texts):
+    resp = create(path, obj)
+    message = status_of(resp).get("message", "") if resp.status >= 400 else ""
+    check(resp.status == status and all(t in message for t in texts),
+          f"{obj['kind']}: expected {status} with {texts}, got {resp.status}: {message or resp.body[:300]}")
+
+
+@case
+def workload_validation_refuses_what_the_registries_refuse():
+    deps = "/apis/apps/v1/namespaces/shop/deployments"
+    mismatch = deployment(selector={"matchLabels": {"app": "other"}})
+    refused(deps, mismatch, 422, "spec.template.metadata.labels", "`selector` does not match template `labels`")
+    no_mount = deployment()
+    no_mount["spec"]["template"]["spec"]["volumes"] = []
+    refused(deps, no_mount, 422, 'spec.template.spec.containers[0].volumeMounts[0].name: Not found: "config"')
+    no_command = deployment()
+    no_command["spec"]["template"]["spec"]["containers"][0]["readinessProbe"] = {"exec": {}}
+    refused(deps, no_command, 422, "spec.template.spec.containers[0].readinessProbe.exec.command: Required value")
+    never = deployment()
+    never["spec"]["template"]["spec"]["restartPolicy"] = "Never"
+    refused(deps, never, 422, 'spec.template.spec.restartPolicy: Unsupported value: "Never"')
+    refused(deps, deployment(strategy={"rollingUpdate": {"maxUnavailable": 0, "maxSurge": 0}}), 422,
+            "may not be 0 when `maxSurge` is 0")
+    root = deployment()
+    root["spec"]["template"]["spec"]["securityContext"] = {"runAsUser": -1}
+    refused(deps, root, 422, "spec.template.spec.securityContext.runAsUser")
+    refused("/apis/policy/v1/namespaces/shop/poddisruptionbudgets",
+            {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "both"},
+             "spec": {"minAvailable": 1, "maxUnavailable": "150%", "selector": {}}}, 422,
+            "minAvailable and maxUnavailable cannot be both set", "must not be greater than 100%")
+    refused("/api/v1/namespaces/shop/configmaps",
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "keys"},
+             "data": {"zones/cluster.local.zone": ""}}, 422, "a valid config key")
+    refused("/api/v1/namespaces/shop/serviceaccounts",
+            {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "Not_Valid"}}, 422,
+            "a lowercase RFC 1123 subdomain")
+    refused(RBAC + "/clusterroles", cluster_role(rules=[{"apiGroups": [""], "resources": ["pods"]}]),
+            422, "rules[0].verbs: Required value")
+    refused(RBAC + "/clusterroles", cluster_role(rules=[{"resources": ["pods"], "verbs": ["get"]}]),
+            422, "rules[0].apiGroups: Required value")
+    refused(RBAC + "/clusterroles", cluster_role(name="a/b"), 422, "may not contain '/'")
+    wrong_ref = cluster_role_binding()
+    wrong_ref["roleRef"]["kind"] = "Role"
+    refused(RBAC + "/clusterrolebindings", wrong_ref, 422, 'roleRef.kind: Unsupported value: "Role"')
+    refused(RBAC + "/clusterrolebindings", cluster_role_binding(subjects=[
+        {"kind": "ServiceAccount", "name": "reader"}]), 422, "subjects[0].namespace: Required value")
+    refused("/api/v1/namespaces/shop/services", service("badlabel", labels={"a b": "x"}), 422,
+            "metadata.labels")
+
+
+@case
+def workload_fields_are_decoded_strictly_and_typed():
+    deps = "/apis/apps/v1/namespaces/shop/deployments"
+    typo = deployment()
+    typo["spec"]["template"]["spec"]["containers"][0]["imagePullPolicyy"] = "Always"
+    refused(deps, typo, 400, 'strict decoding error: unknown field '
+            '"spec.template.spec.containers[0].imagePullPolicyy"')
+    # A YAML plain scalar holding ": " is a mapping: the command list then holds an object.
+    mapping = deployment()
+    mapping["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["exec"]["command"] = [
+        "/bin/sh", "-c", {"kdig ... | grep -q 'status": "NOERROR'"}]
+    refused(deps, mapping, 400, "cannot unmarshal object into Go struct field", "exec.command[2]")
+    refused(deps, deployment(replicas="2"), 400, "cannot unmarshal string", "spec.replicas", "int32")
+    quantity = deployment()
+    quantity["spec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": {"memory": "170 MB"}}
+    refused(deps, quantity, 400, "quantities must match the regular expression")
+    refused(RBAC + "/clusterroles", dict(cluster_role(), rule=[]), 400, 'unknown field "rule"')
+
+
+@case
+def cluster_role_binding_role_ref_cannot_change():
+    check(create(RBAC + "/clusterrolebindings", cluster_role_binding("bound")).status == 201)
+    try:
+        changed = cluster_role_binding("bound", role="system:other")
+        resp = SIM.request("PUT", RBAC + "/clusterrolebindings/bound", changed)
+        check(resp.status == 422 and "cannot change roleRef" in status_of(resp)["message"], resp)
+    finally:
+        SIM.request("DELETE", RBAC + "/clusterrolebindings/bound")
+
+
+@case
+def simctl_command_line_lists_applies_and_deletes():
+    simctl = [sys.executable, os.path.join(os.path.dirname(HERE), "lib", "simctl.py"), SIM.workdir]
+
+    def run(*args, stdin=None):
+        result = subprocess.run(simctl + list(args), input=stdin, capture_output=True, text=True,
+                                timeout=30, check=False)
+        return result.returncode, result.stdout, result.stderr
+    code, out, _ = run("get", "services")
+    rows = [line.split() for line in out.splitlines()]
+    check(code == 0 and rows[0][:3] == ["NAMESPACE", "NAME", "TYPE"], out)
+    check(["kube-system", "kube-dns", "ClusterIP", "10.96.0.10"] in [r[:4] for r in rows], out)
+    obj = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "hello", "namespace": "default"},
+           "spec": {"ports": [{"port": 80}]}}
+    code, out, _ = run("apply", "-", stdin=json.dumps(obj))
+    check(code == 0 and out.strip() == "service/default/hello created", out)
+    check(SIM.get_object("services", "default", "hello")["spec"]["clusterIP"].startswith("10.96."))
+    code, out, _ = run("get", "svc", "default")
+    check(code == 0 and "hello" in out and "NAMESPACE" not in out, out)
+    code, out, _ = run("delete", "service", "default", "hello")
+    check(code == 0 and out.strip() == "service/default/hello deleted", out)
+    code, _, err = run("delete", "service", "default", "hello")
+    check(code == 1 and "not found" in err, err)
 
 
 # ---------------------------------------------------------------- faults

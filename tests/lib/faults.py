@@ -313,10 +313,14 @@ class Watch:
         self._thread.join()
         return False
 
+    def rounds(self):
+        """How many times every name has been asked so far."""
+        return len(self.answers) // max(1, len(self.names))
+
     def expect_unchanged(self, minimum=1):
         """Fails unless every answer seen equals the one before, and at least `minimum` rounds ran."""
         testing.expect(not self.errors, "queries went unanswered: " + "; ".join(self.errors[:3]))
-        rounds = len(self.answers) // max(1, len(self.names))
+        rounds = self.rounds()
         testing.expect(rounds >= minimum, f"only {rounds} query rounds ran (wanted {minimum})")
         changed = [f"{q[0]} {q[1]}: {got} (before {self.before[q]})"
                    for q, got in self.answers if got != self.before[q]]

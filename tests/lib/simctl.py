@@ -9,8 +9,14 @@
         print(sim.counters())            # what the client did
 
 The process is always killed by its PID on stop(), on leaving the with-block and at exit.
+
+Command line, for a running simulator (scripts/demo's: DIR is build/demo/apisim), without kubectl:
+    python3 tests/lib/simctl.py DIR get services [NAMESPACE]       # the server's table, as kubectl prints it
+    python3 tests/lib/simctl.py DIR apply FILE|-                   # JSON objects (one, a List or an array)
+    python3 tests/lib/simctl.py DIR delete RESOURCE [NAMESPACE] NAME
 """
 
+import argparse
 import atexit
 import http.client
 import json
@@ -169,6 +175,17 @@ class Simulator:
         if self.generate:
             cmd += ["--generate", self.generate]
         return cmd + self.args
+
+    @classmethod
+    def attach(cls, workdir):
+        """The simulator already running in workdir (its ready.json); stop() leaves it running."""
+        sim = cls(workdir)
+        try:
+            with open(os.path.join(sim.workdir, "ready.json")) as f:
+                sim.ready = json.load(f)
+        except (OSError, ValueError) as err:
+            raise SimulatorError(f"no simulator runs in {sim.workdir} ({err})") from None
+        return sim
 
     def start(self):
         """Starts the process and waits for ready.json; raises SimulatorError if it dies first."""
@@ -476,3 +493,73 @@ def run_cases(cases, argv, sim):
             break
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+# -- command line --
+
+def _resource_type(name):
+    sys.path.insert(0, os.path.dirname(APISIM))
+    from simlib import resources     # noqa: E402  (the simulator's own list of served types)
+    rtype = resources.lookup(name)
+    if rtype is None:
+        raise SimulatorError(f"the simulator serves no resource {name!r}")
+    return rtype
+
+
+def _print_table(table, with_namespace):
+    columns = [n for n, c in enumerate(table["columnDefinitions"]) if c["priority"] == 0]
+    rows = [[c["name"].upper() for n, c in enumerate(table["columnDefinitions"]) if n in columns]]
+    for row in table["rows"]:
+        rows.append([str(row["cells"][n]) for n in columns])
+        if with_namespace:
+            rows[-1].insert(0, row["object"]["metadata"].get("namespace", ""))
+    if with_namespace:
+        rows[0].insert(0, "NAMESPACE")
+    widths = [max(len(r[n]) for r in rows) for n in range(len(rows[0]))]
+    for r in rows:
+        print("   ".join(cell.ljust(width) for cell, width in zip(r, widths)).rstrip())
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="simctl.py", description="Look at and change the objects "
+                                     "of a running API simulator (no kubectl needed).")
+    parser.add_argument("dir", help="the simulator's --dir (scripts/demo: build/demo/apisim)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    get = sub.add_parser("get", help="list objects as the server's table")
+    get.add_argument("resource")
+    get.add_argument("namespace", nargs="?", help="default: all namespaces")
+    apply = sub.add_parser("apply", help="create or replace JSON objects (FILE, or - for stdin)")
+    apply.add_argument("file")
+    delete = sub.add_parser("delete", help="delete an object")
+    delete.add_argument("resource")
+    delete.add_argument("names", nargs="+", metavar="[NAMESPACE] NAME")
+    args = parser.parse_args(argv)
+    try:
+        sim = Simulator.attach(args.dir)
+        if args.command == "get":
+            rtype = _resource_type(args.resource)
+            namespace = f"/namespaces/{args.namespace}" if args.namespace and rtype.namespaced else ""
+            response = sim.get(f"{rtype.prefix}{namespace}/{rtype.plural}?includeObject=Object", headers={
+                "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+            if response.status != 200:
+                raise SimulatorError(f"GET {rtype.plural}: {response.status} {response.body[:200]!r}")
+            _print_table(response.json(), rtype.namespaced and not namespace)
+        elif args.command == "apply":
+            text = sys.stdin.read() if args.file == "-" else open(args.file).read()
+            for result in sim.apply(json.loads(text))["results"]:
+                where = f"{result['namespace']}/" if result["namespace"] else ""
+                print(f"{result['kind'].lower()}/{where}{result['name']} {result['action']}")
+        else:
+            if len(args.names) > 2:
+                parser.error("delete takes RESOURCE [NAMESPACE] NAME")
+            namespace, name = ([""] + args.names)[-2:]
+            sim.delete(args.resource, namespace, name)
+            print(f"{args.resource}/{namespace + '/' if namespace else ''}{name} deleted")
+    except (SimulatorError, OSError, ValueError) as err:
+        print(f"simctl: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -10,7 +10,7 @@ import re
 import threading
 import uuid
 
-from . import resources
+from . import resources, workloads
 from .encoding import ApiError, invalid
 
 # ObjectMeta fields in Go struct order.
@@ -23,7 +23,8 @@ _MAP_FIELDS = (("metadata", "labels"), ("metadata", "annotations"), ("spec", "se
 
 # Types whose status only the status subresource writes: the main resource ignores it
 # (by plural: a CRD may be served at another version, see resources.serve_version).
-STATUS_SUBRESOURCE = ("services", "pods", "namespaces", "serviceimports", "nodes")
+STATUS_SUBRESOURCE = ("services", "pods", "namespaces", "serviceimports", "nodes", "deployments",
+                      "poddisruptionbudgets")
 # Of those, types that take status on create (a kubelet registers its Node with its status).
 STATUS_ON_CREATE = ("nodes",)
 
@@ -63,6 +64,8 @@ def normalize(rtype, obj):
     ordered_meta.update({k: v for k, v in meta.items() if k not in ordered_meta})
     obj["metadata"] = ordered_meta
     for outer, inner in _MAP_FIELDS:
+        if (outer, inner) == ("spec", "selector") and rtype is not resources.SERVICES:
+            continue        # a LabelSelector object elsewhere, not a map
         part = obj.get(outer)
         if isinstance(part, dict) and isinstance(part.get(inner), dict):
             obj[outer] = dict(part)
@@ -190,11 +193,16 @@ def apply_defaults(rtype, obj):
     elif rtype is resources.SERVICEIMPORTS:
         for port in (obj.get("spec") or {}).get("ports") or ():
             port.setdefault("protocol", "TCP")
+    elif rtype.plural in resources.WORKLOADS:
+        workloads.apply_defaults(rtype.plural, obj)
 
 
 # -- validation --
 
 def _name_errors(rtype, name):
+    if rtype in (resources.CLUSTERROLES, resources.CLUSTERROLEBINDINGS):
+        why = workloads.rbac_name_errors(name)
+        return [("metadata.name", "FieldValueInvalid", f"Invalid value: \"{name}\": {why}")] if why else []
     if rtype in (resources.SERVICES, resources.NAMESPACES):
         rule, regex, what = "DNS-1035 label", _DNS1035_LABEL, "a lowercase RFC 1035 label"
         if rtype is resources.NAMESPACES:
@@ -305,6 +313,9 @@ def validate(rtype, obj):
         errs.extend(_name_errors(rtype, name))
     if rtype.namespaced and not meta.get("namespace"):
         errs.append(_required("metadata.namespace"))
+    workloads.validate_labels(errs, meta.get("labels"), "metadata.labels")
+    workloads.validate_annotations(errs, meta.get("annotations"), "metadata.annotations")
+    workloads.validate(rtype.plural, obj, errs)
     spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
     if rtype is resources.SERVICES:
         _validate_service(spec, errs)
@@ -386,6 +397,15 @@ def check_type_meta(rtype, obj):
                        f"match the expected API version ({rtype.api_version})")
 
 
+def check_types(rtype, body):
+    """400 when a field of a workload kind has a value of the wrong JSON type (the decoder's
+    error, whatever fieldValidation says)."""
+    if rtype.plural in resources.WORKLOADS:
+        message = workloads.decode_error(rtype.kind, rtype.version, body, rtype.plural)
+        if message:
+            raise ApiError(400, "BadRequest", message)
+
+
 def prepare_create(rtype, body, namespace, manager=None, server_side=True, check=True):
     """The object the store keeps for a create (POST, or the control API's apply).
 
@@ -394,6 +414,8 @@ def prepare_create(rtype, body, namespace, manager=None, server_side=True, check
     if not isinstance(body, dict) or not isinstance(body.get("metadata", {}), dict):
         raise ApiError(400, "BadRequest", "the body of the request was not a valid object")
     check_type_meta(rtype, body)
+    if check:
+        check_types(rtype, body)
     obj = copy.deepcopy(body)
     meta = obj.setdefault("metadata", {})
     if rtype.namespaced:
@@ -413,7 +435,8 @@ def prepare_create(rtype, body, namespace, manager=None, server_side=True, check
         meta["uid"] = str(uuid.uuid4())
     if server_side or not meta.get("creationTimestamp"):
         meta["creationTimestamp"] = stamp
-    if rtype in (resources.ENDPOINTSLICES, resources.SERVICEIMPORTS, resources.CLUSTERPROPERTIES):
+    if rtype in (resources.ENDPOINTSLICES, resources.SERVICEIMPORTS, resources.CLUSTERPROPERTIES,
+                 resources.DEPLOYMENTS, resources.PODDISRUPTIONBUDGETS):
         meta["generation"] = 1
     if server_side:
         if rtype.plural in STATUS_SUBRESOURCE and rtype.plural not in STATUS_ON_CREATE:
@@ -434,6 +457,8 @@ def prepare_update(rtype, body, current, manager=None, server_side=True, check=T
     if not isinstance(body, dict) or not isinstance(body.get("metadata", {}), dict):
         raise ApiError(400, "BadRequest", "the body of the request was not a valid object")
     check_type_meta(rtype, body)
+    if check:
+        check_types(rtype, body)
     old = current.to_dict()
     old_meta = old["metadata"]
     obj = copy.deepcopy(body)
@@ -473,6 +498,10 @@ def prepare_update(rtype, body, current, manager=None, server_side=True, check=T
     apply_defaults(rtype, obj)
     if check:
         validate(rtype, obj)
+        errs = []
+        workloads.validate_update(rtype.plural, obj, old, errs)
+        if errs:
+            raise invalid(rtype.kind, rtype.group, name, errs)
     if server_side and manager:
         meta["managedFields"] = managed_fields(rtype, obj, manager, now_rfc3339())
     elif "managedFields" not in meta and "managedFields" in old_meta:
@@ -510,6 +539,8 @@ _KNOWN = {
 
 def unknown_fields(rtype, obj):
     """Field paths a strict decoder (fieldValidation=Strict) would call unknown."""
+    if rtype.plural in resources.WORKLOADS:
+        return workloads.unknown_fields(rtype.plural, obj)
     found = []
 
     def check(value, path, allowed):

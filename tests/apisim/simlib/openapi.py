@@ -17,6 +17,9 @@ from . import resources
 
 _SCHEMA_PREFIX = {
     "": "io.k8s.api.core",
+    "apps": "io.k8s.api.apps",
+    "policy": "io.k8s.api.policy",
+    "rbac.authorization.k8s.io": "io.k8s.api.rbac",
     "discovery.k8s.io": "io.k8s.api.discovery",
     "multicluster.x-k8s.io": "io.x-k8s.multicluster",
     "about.k8s.io": "io.k8s.about",
@@ -96,7 +99,9 @@ def _schema(rtype):
                           "default": {}}}
     for key in rtype.body_keys:
         props[key] = {"type": "string"} if key == "addressType" else (
-            {"type": "array", "items": {"type": "object"}} if key in ("endpoints", "ports", "subsets")
+            {"type": "array", "items": {"type": "object"}}
+            if key in ("endpoints", "ports", "subsets", "secrets", "imagePullSecrets", "rules", "subjects")
+            else {"type": "boolean"} if key in ("immutable", "automountServiceAccountToken")
             else {"type": "object"})
     return {"type": "object", "properties": props,
             "x-kubernetes-group-version-kind": [{"group": rtype.group, "kind": rtype.kind,

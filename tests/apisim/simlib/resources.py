@@ -118,8 +118,54 @@ CLUSTERPROPERTIES = ResourceType(
     categories=("multicluster",), builtin=False,
     body_keys=("spec", "status"), storage_version_hash="4dvTVU1m+Gs=")
 
-ALL = (NAMESPACES, NODES, SERVICES, ENDPOINTS, PODS, ENDPOINTSLICES, SERVICEIMPORTS,
+# The other kinds of packaging/kubernetes, so that its manifests meet the server's
+# validation (workloads.py) before a cluster sees them.
+SERVICEACCOUNTS = ResourceType(
+    plural="serviceaccounts", singular="serviceaccount", kind="ServiceAccount", group="",
+    version="v1", namespaced=True, short_names=("sa",),
+    body_keys=("secrets", "imagePullSecrets", "automountServiceAccountToken"),
+    storage_version_hash="pbx9ZvyFpBE=")
+
+CONFIGMAPS = ResourceType(
+    plural="configmaps", singular="configmap", kind="ConfigMap", group="", version="v1",
+    namespaced=True, short_names=("cm",), body_keys=("immutable", "data", "binaryData"),
+    storage_version_hash="qFsyl6wFWjQ=")
+
+DEPLOYMENTS = ResourceType(
+    plural="deployments", singular="deployment", kind="Deployment", group="apps", version="v1",
+    namespaced=True, short_names=("deploy",), categories=("all",), body_keys=("spec", "status"),
+    bookmark_body={"spec": {"selector": None, "template": {"metadata": {"creationTimestamp": None},
+                                                           "spec": {"containers": None}},
+                            "strategy": {}}, "status": {}},
+    storage_version_hash="8aSe+NMegvE=")
+
+PODDISRUPTIONBUDGETS = ResourceType(
+    plural="poddisruptionbudgets", singular="poddisruptionbudget", kind="PodDisruptionBudget",
+    group="policy", version="v1", namespaced=True, short_names=("pdb",),
+    body_keys=("spec", "status"),
+    bookmark_body={"spec": {}, "status": {"disruptionsAllowed": 0, "currentHealthy": 0,
+                                          "desiredHealthy": 0, "expectedPods": 0}},
+    storage_version_hash="6BGBu0kpHtk=")
+
+CLUSTERROLES = ResourceType(
+    plural="clusterroles", singular="clusterrole", kind="ClusterRole",
+    group="rbac.authorization.k8s.io", version="v1", namespaced=False,
+    body_keys=("rules", "aggregationRule"), bookmark_body={"rules": None},
+    storage_version_hash="bYE5ZWDrJ44=")
+
+CLUSTERROLEBINDINGS = ResourceType(
+    plural="clusterrolebindings", singular="clusterrolebinding", kind="ClusterRoleBinding",
+    group="rbac.authorization.k8s.io", version="v1", namespaced=False,
+    body_keys=("subjects", "roleRef"), bookmark_body={"roleRef": {"apiGroup": "", "kind": "", "name": ""}},
+    storage_version_hash="48tpQ8gZHFc=")
+
+# In the real server's order of /apis: apps, policy, rbac, discovery, then CRD groups.
+ALL = (NAMESPACES, NODES, SERVICES, ENDPOINTS, PODS, SERVICEACCOUNTS, CONFIGMAPS, DEPLOYMENTS,
+       PODDISRUPTIONBUDGETS, CLUSTERROLES, CLUSTERROLEBINDINGS, ENDPOINTSLICES, SERVICEIMPORTS,
        CLUSTERPROPERTIES)
+# Kinds whose schema, defaults and validation live in workloads.py.
+WORKLOADS = ("serviceaccounts", "configmaps", "deployments", "poddisruptionbudgets",
+             "clusterroles", "clusterrolebindings")
 BY_PLURAL = {r.plural: r for r in ALL}
 BY_KIND = {r.kind: r for r in ALL}
 

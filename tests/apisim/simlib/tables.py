@@ -50,6 +50,35 @@ COLUMNS = {
                        _col("IP", "string", "The VIP for this ServiceImport"), _AGE],
     "clusterproperties": [_NAME, _col("value", "string", "value of the cluster property"),
                           _col("age", "date", "age of the cluster property")],
+    "serviceaccounts": [_NAME, _col("Secrets", "string", "Secrets is a list of the secrets in the "
+                                    "same namespace that pods running using this ServiceAccount "
+                                    "are allowed to use."), _AGE],
+    "configmaps": [_NAME, _col("Data", "string", "Data contains the configuration data."), _AGE],
+    "deployments": [_NAME, _col("Ready", "string", "Number of the pod with ready state"),
+                    _col("Up-to-date", "string", "Total number of non-terminated pods targeted by "
+                         "this deployment that have the desired template spec."),
+                    _col("Available", "string", "Total number of available pods (ready for at "
+                         "least minReadySeconds) targeted by this deployment."), _AGE,
+                    _col("Containers", "string", "Names of each container in the template.",
+                         priority=1),
+                    _col("Images", "string", "Images referenced by each container in the "
+                         "template.", priority=1),
+                    _col("Selector", "string", "Label selector for pods. Existing ReplicaSets "
+                         "whose pods are selected by this will be the ones affected by this "
+                         "deployment.", priority=1)],
+    "poddisruptionbudgets": [_NAME, _col("Min Available", "string", "The minimum number of pods "
+                                         "that must be available"),
+                             _col("Max Unavailable", "string", "The maximum number of pods that "
+                                  "may be unavailable"),
+                             _col("Allowed Disruptions", "integer", "Calculated number of pods that "
+                                  "may be disrupted at this time"), _AGE],
+    "clusterroles": [_NAME, _col("Created At", "date", "Time when this ClusterRole was created")],
+    "clusterrolebindings": [_NAME, _col("Role", "string", "Role to which this binding refers"),
+                            _AGE,
+                            _col("Users", "string", "Users in this binding", priority=1),
+                            _col("Groups", "string", "Groups in this binding", priority=1),
+                            _col("ServiceAccounts", "string", "ServiceAccounts in this binding",
+                                 priority=1)],
 }
 
 
@@ -186,10 +215,53 @@ def _property_cells(obj):
     return [(obj.get("spec") or {}).get("value", ""), _age(obj)]
 
 
+def _serviceaccount_cells(obj):
+    return [len(obj.get("secrets") or ()), _age(obj)]
+
+
+def _configmap_cells(obj):
+    return [len(obj.get("data") or {}) + len(obj.get("binaryData") or {}), _age(obj)]
+
+
+def _deployment_cells(obj):
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    pod = (spec.get("template") or {}).get("spec") or {}
+    containers = pod.get("containers") or []
+    selector = ",".join(f"{k}={v}" for k, v in sorted(((spec.get("selector") or {}).get(
+        "matchLabels") or {}).items()))
+    return [f"{status.get('readyReplicas', 0)}/{spec.get('replicas', 1)}",
+            status.get("updatedReplicas", 0), status.get("availableReplicas", 0), _age(obj),
+            ",".join(c.get("name", "") for c in containers),
+            ",".join(c.get("image", "") for c in containers), selector]
+
+
+def _pdb_cells(obj):
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    return [str(spec.get("minAvailable", "N/A")), str(spec.get("maxUnavailable", "N/A")),
+            status.get("disruptionsAllowed", 0), _age(obj)]
+
+
+def _clusterrole_cells(obj):
+    return [obj["metadata"].get("creationTimestamp", "")]
+
+
+def _clusterrolebinding_cells(obj):
+    subjects = obj.get("subjects") or []
+
+    def names(kind):
+        return ", ".join((f"{s.get('namespace')}/" if kind == "ServiceAccount" else "") + s.get("name", "")
+                         for s in subjects if s.get("kind") == kind)
+    return [f"ClusterRole/{(obj.get('roleRef') or {}).get('name', '')}", _age(obj),
+            names("User"), names("Group"), names("ServiceAccount")]
+
+
 _CELLS = {"services": _service_cells, "endpoints": _endpoints_cells,
           "endpointslices": _slice_cells, "pods": _pod_cells, "namespaces": _namespace_cells,
           "nodes": _node_cells,
-          "serviceimports": _import_cells, "clusterproperties": _property_cells}
+          "serviceimports": _import_cells, "clusterproperties": _property_cells,
+          "serviceaccounts": _serviceaccount_cells, "configmaps": _configmap_cells,
+          "deployments": _deployment_cells, "poddisruptionbudgets": _pdb_cells,
+          "clusterroles": _clusterrole_cells, "clusterrolebindings": _clusterrolebinding_cells}
 
 
 def partial_metadata(rtype, obj):

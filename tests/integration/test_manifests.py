@@ -1,0 +1,233 @@
+"""packaging/kubernetes as a cluster would take it: `kubectl kustomize` renders it (skipped
+without kubectl, which Debian bookworm lacks), the API simulator accepts every object as the
+real API server would (strict field validation, schemas and validation of tests/apisim), and
+the ClusterRole grants exactly the verbs and resources mod-k8s uses with every feature on,
+compared with the requests the module makes to the simulator.
+
+Without kubectl the kustomization is rendered here (resources, namespace, configMapGenerator,
+images: what it uses); with kubectl, that rendering is checked against kustomize's.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+import testing
+import yaml
+from cluster import Cluster, SAMPLE
+from simctl import Simulator
+
+tests = testing.Tests()
+
+SRCDIR = os.environ.get("MODK8S_SRCDIR") or os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__))))
+PACKAGING = os.path.join(SRCDIR, "packaging", "kubernetes")
+KUBECTL = shutil.which("kubectl")
+# The kustomization features render() knows; anything else must fail this test, not be ignored.
+KUSTOMIZATION_KEYS = {"apiVersion", "kind", "namespace", "resources", "configMapGenerator", "images"}
+COLLECTIONS = {
+    "ServiceAccount": "/api/v1/namespaces/{ns}/serviceaccounts",
+    "ConfigMap": "/api/v1/namespaces/{ns}/configmaps",
+    "Service": "/api/v1/namespaces/{ns}/services",
+    "Deployment": "/apis/apps/v1/namespaces/{ns}/deployments",
+    "PodDisruptionBudget": "/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets",
+    "ClusterRole": "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+    "ClusterRoleBinding": "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+}
+# Every feature that makes the module read something: the clusterset zone (ServiceImports,
+# imported EndpointSlices, the ClusterProperty id), verified pods, federations without a
+# configured zone and region (nodes).
+ALL_FEATURES = {"pods": "verified", "endpoint-pod-names": True, "node-name": "node-a",
+                "federations": ["myfederation=example.com"]}
+
+
+def load_yaml(path):
+    with open(path, encoding="utf-8") as f:
+        return [doc for doc in yaml.safe_load_all(f) if doc]
+
+
+def kustomization():
+    return load_yaml(os.path.join(PACKAGING, "kustomization.yaml"))[0]
+
+
+def render():
+    """What `kubectl kustomize packaging/kubernetes` makes of the kustomization, but for the
+    ConfigMap's hash suffix (the ConfigMap is named knot-dns here)."""
+    kust = kustomization()
+    objs = []
+    for name in kust.get("resources", []):
+        objs += load_yaml(os.path.join(PACKAGING, name))
+    for generator in kust.get("configMapGenerator", []):
+        data = {}
+        for path in generator.get("files", []):
+            with open(os.path.join(PACKAGING, path), encoding="utf-8") as f:
+                data[os.path.basename(path)] = f.read()
+        objs.append({"apiVersion": "v1", "kind": "ConfigMap",
+                     "metadata": {"name": generator["name"]}, "data": data})
+    for obj in objs:
+        if obj["kind"] not in ("ClusterRole", "ClusterRoleBinding") and kust.get("namespace"):
+            obj["metadata"]["namespace"] = kust["namespace"]
+        for subject in obj.get("subjects", []):
+            if subject.get("kind") == "ServiceAccount" and kust.get("namespace"):
+                subject["namespace"] = kust["namespace"]
+        pod = obj.get("spec", {}).get("template", {}).get("spec", {})
+        for container in pod.get("initContainers", []) + pod.get("containers", []):
+            for image in kust.get("images", []):
+                if container["image"] == image["name"]:
+                    container["image"] = f"{image.get('newName', image['name'])}:{image['newTag']}"
+    return objs
+
+
+def kubectl(*args, sim=None, check=True):
+    env = dict(os.environ, KUBECONFIG="", HOME=tempfile.gettempdir())
+    command = [KUBECTL] + (["--kubeconfig", sim.kubeconfig, "--cache-dir",
+                            sim.path("kubectl-cache")] if sim else []) + list(args)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env, check=False)
+    if check:
+        testing.expect(result.returncode == 0, f"kubectl {' '.join(args)} failed: {result.stderr}")
+    return result
+
+
+def need_kubectl():
+    if not KUBECTL:
+        raise testing.Skip("kubectl not found (not packaged for Debian bookworm)")
+
+
+def config_map_name(objs):
+    return [o for o in objs if o["kind"] == "ConfigMap"][0]["metadata"]["name"]
+
+
+def without_hash(objs):
+    """The objects with the generated ConfigMap's name (and references to it) as knot-dns."""
+    text = json.dumps(objs, sort_keys=True).replace(f'"{config_map_name(objs)}"', '"knot-dns"')
+    return sorted(json.loads(text), key=lambda o: (o["kind"], o["metadata"]["name"]))
+
+
+def simulator():
+    """A fresh simulator: a new cluster, with its kube-system namespace."""
+    return Simulator(tempfile.mkdtemp(prefix="manifests-sim-"))
+
+
+# ---------------------------------------------------------------- rendering
+
+@tests.case
+def the_kustomization_uses_only_what_this_test_renders():
+    extra = set(kustomization()) - KUSTOMIZATION_KEYS
+    testing.expect(not extra, f"render() does not know {sorted(extra)}: teach it, or the "
+                   "checks without kubectl test something else than kubectl applies")
+
+
+@tests.case
+def kubectl_kustomize_renders_the_manifests_as_this_test_does():
+    need_kubectl()
+    result = kubectl("kustomize", PACKAGING)
+    rendered = [doc for doc in yaml.safe_load_all(result.stdout) if doc]
+    kinds = sorted(o["kind"] for o in rendered)
+    testing.expect_equal(kinds, ["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment",
+                                 "PodDisruptionBudget", "ServiceAccount"], "kinds")
+    name = config_map_name(rendered)
+    testing.expect(re.match(r"^knot-dns-[a-z0-9]{10}$", name), f"ConfigMap name {name}")
+    deployment = [o for o in rendered if o["kind"] == "Deployment"][0]
+    volumes = {v["name"]: v for v in deployment["spec"]["template"]["spec"]["volumes"]}
+    testing.expect_equal(volumes["config"]["configMap"]["name"], name, "the Deployment's ConfigMap")
+    testing.expect(without_hash(rendered) == without_hash(render()),
+                   "kustomize renders something else than render():\n"
+                   + json.dumps(without_hash(rendered), indent=1)[:3000])
+
+
+# ---------------------------------------------------------------- the API server's view
+
+@tests.case
+def every_object_is_accepted_as_the_api_server_would():
+    objs = render() + load_yaml(os.path.join(PACKAGING, "service.yaml"))
+    with simulator() as sim:
+        for obj in objs:
+            collection = COLLECTIONS[obj["kind"]].format(ns=obj["metadata"].get("namespace"))
+            resp = sim.request("POST", collection + "?fieldValidation=Strict&fieldManager=kubectl", obj)
+            testing.expect(resp.status == 201, f"{obj['kind']} {obj['metadata']['name']}: "
+                           f"{resp.status} {resp.body.decode(errors='replace')[:1000]}")
+            testing.expect("warning" not in resp.headers, resp.headers.get("warning"))
+            stored = sim.get(f"{collection}/{obj['metadata']['name']}")
+            testing.expect(stored.status == 200, f"{obj['kind']}: GET {stored.status}")
+        deployment = sim.get("/apis/apps/v1/namespaces/kube-system/deployments/knot-dns").json()
+        pod = deployment["spec"]["template"]["spec"]
+        testing.expect_equal(pod["containers"][0]["readinessProbe"]["exec"]["command"][:2],
+                             ["/bin/sh", "-c"], "the readiness probe")
+        testing.expect(all(isinstance(arg, str) for arg in
+                           pod["containers"][0]["readinessProbe"]["exec"]["command"]),
+                       "the readiness probe's command holds something else than strings")
+
+
+@tests.case
+def kubectl_creates_the_manifests_on_the_simulator():
+    need_kubectl()
+    with simulator() as sim:
+        out = kubectl("create", "-k", PACKAGING, sim=sim).stdout.strip().splitlines()
+        testing.expect(len(out) == 6 and all(line.endswith(" created") for line in out), out)
+        out = kubectl("create", "-f", os.path.join(PACKAGING, "service.yaml"), sim=sim).stdout
+        testing.expect_equal(out.strip(), "service/kube-dns created", "kubectl create -f service.yaml")
+        out = kubectl("get", "deployment", "-n", "kube-system", "knot-dns", "-o", "name", sim=sim).stdout
+        testing.expect_equal(out.strip(), "deployment.apps/knot-dns", "kubectl get deployment")
+        again = kubectl("apply", "-k", PACKAGING, sim=sim, check=False)
+        testing.expect(again.returncode == 0, f"kubectl apply -k after create: {again.stderr}")
+
+
+# ---------------------------------------------------------------- the ClusterRole
+
+def role_grants():
+    """{(apiGroup, resource, verb)} of the ClusterRole in rbac.yaml."""
+    role = [o for o in load_yaml(os.path.join(PACKAGING, "rbac.yaml")) if o["kind"] == "ClusterRole"][0]
+    return {(group, resource, verb) for rule in role["rules"] for group in rule["apiGroups"]
+            for resource in rule["resources"] for verb in rule["verbs"]}
+
+
+def resource_requests(requests):
+    """{(apiGroup, resource, verb)} of the API requests; the other requests' paths."""
+    used, other = set(), set()
+    for r in requests:
+        if r["resource"]:
+            match = re.match(r"^/apis/([^/]+)/", r["path"])
+            used.add((match.group(1) if match else "", r["resource"], r["verb"]))
+        else:
+            other.add(r["path"])
+    return used, other
+
+
+# What every authenticated client may read (the system:discovery and
+# system:public-info-viewer ClusterRoles of every cluster).
+DISCOVERY = re.compile(r"^/(api|apis)(/[^/]+){0,2}/?$|^/version/?$|^/(healthz|livez|readyz)$")
+
+
+tests.fixture(lambda: Cluster(manifests=[SAMPLE], module=ALL_FEATURES), "every feature on")
+
+
+@tests.case
+def the_cluster_role_grants_exactly_what_the_module_uses(cluster):
+    # Federation answers need the node; the clusterset zone the ClusterProperty.
+    cluster.expect_answer("mysvc.myns.myfederation.svc.cluster.local.", "A", "NOERROR")
+    cluster.expect_answer("web.shop.svc.clusterset.local.", "A", "NOERROR")
+    # A change the module misses, then a restart of the API server: every watch ends, the
+    # history is gone, the module's resourceVersion is too old and it lists everything again.
+    since = cluster.sim.counters()["last_seq"]
+    cluster.sim.hang(True)
+    cluster.sim.apply({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "missed", "namespace": "shop"},
+                       "spec": {"ports": [{"port": 80}]}})
+    cluster.sim.restart()
+    cluster.sim.hang(False)
+    testing.eventually(lambda: testing.expect(
+        len({(r["resource"], r["verb"]) for r in cluster.sim.requests(since)
+             if r["verb"] in ("list", "watch") and r["code"] == 200}) >= 2 * 7,
+        "the module did not list and watch everything again"), timeout=30)
+    used, other = resource_requests(cluster.sim.requests())
+    granted = role_grants()
+    testing.expect(used == granted, "the ClusterRole and the module's requests differ:\n"
+                   f"used, not granted: {sorted(used - granted)}\n"
+                   f"granted, not used: {sorted(granted - used)}")
+    testing.expect(all(DISCOVERY.match(path) for path in other),
+                   f"requests outside the resources and discovery: {sorted(other)}")
+
+
+tests.main()
