@@ -51,7 +51,9 @@ static bool svc_domain(knot_dname_t *out, const uint8_t *label, const knot_dname
 	if (label_size + 4 + zone_size > KNOT_DNAME_MAXLEN) {
 		return false;
 	}
-	memcpy(out, label, label_size);
+	if (label != NULL) {
+		memcpy(out, label, label_size);
+	}
 	memcpy(out + label_size, "\x03svc", 4);
 	memcpy(out + label_size + 4, zone, zone_size);
 	return true;
