@@ -30,6 +30,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include <libknot/libknot.h>
 
@@ -55,6 +56,9 @@ typedef struct {
 	bool ignore_empty;                      /*!< ClusterIP services without ready endpoints are NXDOMAIN. */
 	const k8s_upstream_t *upstream;         /*!< Cache of ExternalName targets outside our zones, or NULL. */
 	uint16_t autopath_option;               /*!< EDNS option code of a search list (autopath zone), 0: none. */
+	bool autopath;                          /*!< Client-address autopath (cluster zones). */
+	const knot_dname_t *const *host_search; /*!< The host's search domains, the end of every walk. */
+	size_t host_search_count;
 	const k8s_federation_t *federations;    /*!< Configured federations (cluster zones). */
 	size_t federation_count;
 	const k8s_topology_t *topology;         /*!< Static federation topology, or NULL: the table's. */
@@ -72,7 +76,29 @@ typedef enum {
 	K8S_ANSWER_TRUNC,        /*!< Did not fit; TC is set. */
 	K8S_ANSWER_NOTREADY,     /*!< First sync not complete: SERVFAIL, EDE 14. */
 	K8S_ANSWER_SERVFAIL,     /*!< The upstream for an ExternalName failed, or no memory. */
+	K8S_ANSWER_REFUSED,      /*!< An autopath search list over K8S_AUTOPATH_MAX_LISTED domains. */
 } k8s_answer_t;
+
+/*! \brief Most domains of an autopath EDNS search list (a pod's search list holds 32). */
+#define K8S_AUTOPATH_MAX_LISTED 32
+
+/*! \brief Most host search domains (option autopath-host-search): 32 less the cluster's three. */
+#define K8S_AUTOPATH_MAX_HOST 29
+
+/*! \brief How an autopath walk ended: at which step of the search list, or why not. */
+typedef enum {
+	K8S_AUTOPATH_NONE = 0,     /*!< No walk: not an autopath query. */
+	K8S_AUTOPATH_NAMESPACE,    /*!< Found at <name>.<ns>.svc.<zone> (KEP form). */
+	K8S_AUTOPATH_SVC,          /*!< Found at <name>.svc.<zone>. */
+	K8S_AUTOPATH_CLUSTER,      /*!< Found at <name>.<zone>. */
+	K8S_AUTOPATH_HOST,         /*!< Found below a host search domain. */
+	K8S_AUTOPATH_LISTED,       /*!< Found below a domain of the EDNS search list. */
+	K8S_AUTOPATH_NAME,         /*!< Found at the name itself. */
+	K8S_AUTOPATH_FELL_THROUGH, /*!< No name exists (or none can be known without waiting): NXDOMAIN. */
+	K8S_AUTOPATH_COLD,         /*!< A name outside our zones is not resolved yet: NXDOMAIN. */
+	K8S_AUTOPATH_REFUSED,      /*!< The EDNS search list is over the limit: REFUSED. */
+	K8S_AUTOPATH_COUNT
+} k8s_autopath_outcome_t;
 
 /*!
  * \brief Answers a query name below the zone.
@@ -86,6 +112,23 @@ typedef enum {
 k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
                         const knot_dname_t *qname, uint16_t qtype, const knot_pkt_t *query,
                         knot_pkt_t *pkt, knot_mm_t *mm);
+
+/*!
+ * \brief Answers a query by walking a search list: every query of an autopath zone
+ * (the KEP form), and in a cluster zone with \a autopath a query that k8s_answer()
+ * found NXDOMAIN (the client-address form).
+ *
+ * The client-address form walks only for <name>.<ns>.svc.<zone> asked by a pod of
+ * <ns> that is not host-network; anything else stays NXDOMAIN.
+ *
+ * \param query    The query (its EDNS search list option), or NULL.
+ * \param remote   The client's address (client-address form), or NULL.
+ * \param outcome  Out: how the walk ended, K8S_AUTOPATH_NONE without one.
+ */
+k8s_answer_t k8s_autopath(const k8s_answer_conf_t *conf, const k8s_table_t *t,
+                          const knot_dname_t *qname, uint16_t qtype, const knot_pkt_t *query,
+                          const struct sockaddr_storage *remote, knot_pkt_t *pkt, knot_mm_t *mm,
+                          k8s_autopath_outcome_t *outcome);
 
 /*!
  * \brief Forgets the previous query's SRV answer on this thread.

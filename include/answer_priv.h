@@ -216,6 +216,9 @@ k8s_answer_t k8s_answer_svc_addrs(ctx_t *c, const knot_dname_t *owner,
 k8s_answer_t k8s_answer_external(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                                  const k8s_svc_t *svc, unsigned depth);
 
+/*! \brief Puts a cached upstream answer (a CNAME chain, then addresses) after a CNAME to it. */
+k8s_answer_t k8s_answer_upstream(ctx_t *c, const k8s_upstream_answer_t *ext);
+
 /* answer_srv.c */
 
 /*!
@@ -249,12 +252,14 @@ k8s_answer_t k8s_answer_ptr(ctx_t *c, const knot_dname_t *qname);
 /* autopath.c */
 
 /*!
- * \brief Answers a name of an autopath zone from the first name of its search
- * list that exists in our zones.
+ * \brief Answers a name of an autopath zone (the KEP form) from the first name of
+ * its search list that exists.
  *
- * \param query  The query (its EDNS search list option), or NULL.
+ * \param query    The query (its EDNS search list option), or NULL.
+ * \param outcome  Out: how the walk ended.
  */
-k8s_answer_t k8s_autopath_answer(ctx_t *c, const knot_dname_t *qname, const knot_pkt_t *query);
+k8s_answer_t k8s_autopath_answer(ctx_t *c, const knot_dname_t *qname, const knot_pkt_t *query,
+                                 k8s_autopath_outcome_t *outcome);
 
 /* federation.c */
 

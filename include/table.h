@@ -144,6 +144,12 @@ static inline uint32_t k8s_table_ready(const k8s_table_t *t)
 	return __atomic_load_n(&t->ready, __ATOMIC_ACQUIRE);
 }
 
+/*!
+ * \brief The namespace (a wire label) of the pods with this address, for client-address
+ * autopath; NULL if none, if one is host-network, or if they are in several namespaces.
+ */
+const uint8_t *k8s_table_pod_ns(const k8s_table_t *t, const k8s_ip_t *ip);
+
 /* Writer: only the watcher thread. */
 
 /*! \brief Initialises an empty table. \retval KNOT_EOK, KNOT_ENOMEM */

@@ -88,6 +88,20 @@ int k8s_upstream_want(k8s_upstream_t *u, const knot_dname_t *name);
 void k8s_upstream_unwant(k8s_upstream_t *u, const knot_dname_t *name);
 
 /*!
+ * \brief Asks for a name a query met (autopath) to be resolved (any thread, lock-free,
+ * never blocks, allocates nothing).
+ *
+ * The resolver takes it within a moment and keeps it resolved, as a wanted name,
+ * until no lookup has found it for 5 minutes; at most 4096 names are kept so.
+ * Asking for a name that is kept already only marks it used.
+ *
+ * \param name  Lowercase name.
+ *
+ * \return False if the hand-over slots it may take are all busy (dropped: ask again later).
+ */
+bool k8s_upstream_ask(const k8s_upstream_t *u, const knot_dname_t *name);
+
+/*!
  * \brief Looks up a target's cached answer for A or AAAA (reader, lock-free, never blocks).
  *
  * Call inside an RCU read-side section; the answer stays valid until it ends.

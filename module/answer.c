@@ -195,13 +195,11 @@ k8s_answer_t k8s_answer_name(ctx_t *c, const knot_dname_t *owner, const knot_dna
 	case K8S_Q_APEX:
 		return K8S_ANSWER_PASS;
 	case K8S_Q_DNS_VERSION:
-		if (owner != qname) {
-			return K8S_ANSWER_NODATA;
-		}
+		// Also at the end of a CNAME (an autopath walk, an ExternalName pointing here).
 		if (c->qtype != KNOT_RRTYPE_TXT && c->qtype != KNOT_RRTYPE_ANY) {
 			return K8S_ANSWER_NODATA;
 		}
-		return put_result(put(c, owner, KNOT_COMPR_HINT_QNAME, KNOT_RRTYPE_TXT,
+		return put_result(put(c, owner, hint_for(owner, qname), KNOT_RRTYPE_TXT,
 		                      K8S_VERSION_TTL, &conf->version, 0));
 	case K8S_Q_SVC_ROOT:
 		return K8S_ANSWER_NODATA;
@@ -262,7 +260,10 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 
 	ctx_t c = { .conf = conf, .t = t, .pkt = pkt, .mm = mm, .qtype = qtype };
 	switch (conf->role) {
-	case K8S_ROLE_AUTOPATH: return k8s_autopath_answer(&c, qname, query);
+	case K8S_ROLE_AUTOPATH: {
+		k8s_autopath_outcome_t outcome;
+		return k8s_autopath_answer(&c, qname, query, &outcome);
+	}
 	case K8S_ROLE_REVERSE:  return k8s_answer_ptr(&c, qname);
 	default:                return k8s_answer_name(&c, qname, qname, conf->role, conf->zone, 0);
 	}

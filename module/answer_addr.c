@@ -91,13 +91,18 @@ k8s_answer_t k8s_answer_external(ctx_t *c, const knot_dname_t *owner, const knot
 	if (k8s_upstream_lookup(conf->upstream, svc->target, c->qtype, &ext) != K8S_UPSTREAM_READY) {
 		return K8S_ANSWER_SERVFAIL;
 	}
+	return k8s_answer_upstream(c, ext);
+}
+
+k8s_answer_t k8s_answer_upstream(ctx_t *c, const k8s_upstream_answer_t *ext)
+{
 	// The cached chain is shared: only the TTL, capped at what remains, is our own.
 	uint64_t now_s = k8s_now_ms() / 1000;
 	uint32_t left = (ext->expires > now_s) ? ext->expires - now_s : 0;
 	for (uint16_t i = 0; i < ext->count; i++) {
 		knot_rrset_t rr = ext->rrsets[i];
 		rr.ttl = (rr.ttl < left) ? rr.ttl : left;
-		ret = knot_pkt_put(c->pkt, KNOT_COMPR_HINT_NONE, &rr, 0);
+		int ret = knot_pkt_put(c->pkt, KNOT_COMPR_HINT_NONE, &rr, 0);
 		if (ret != KNOT_EOK) {
 			return put_result(ret);
 		}

@@ -57,6 +57,8 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #define MOD_PODS		"\x04""pods"
 #define MOD_AUTOPATH_DOMAIN	"\x0f""autopath-domain"
 #define MOD_AUTOPATH_OPTION	"\x14""autopath-edns-option"
+#define MOD_AUTOPATH		"\x08""autopath"
+#define MOD_AUTOPATH_HOST	"\x14""autopath-host-search"
 #define MOD_FEDERATIONS		"\x0b""federations"
 #define MOD_FED_ZONE		"\x0f""federation-zone"
 #define MOD_FED_REGION		"\x11""federation-region"
@@ -180,6 +182,8 @@ static const yp_item_t k8s_conf[] = {
 	{ K8S_OPT_CRD_RETRY,     YP_TINT,   YP_VINT = { 1, 86400, 60, YP_STIME } },
 	{ MOD_AUTOPATH_DOMAIN,   YP_TDNAME, YP_VDNAME = { 11, (const uint8_t *)"\x02""ap""\x03""k8s""\x02""io" } },
 	{ MOD_AUTOPATH_OPTION,   YP_TINT,   YP_VINT = { 0, 65535, 65001 } },
+	{ MOD_AUTOPATH,          YP_TBOOL,  YP_VNONE },
+	{ MOD_AUTOPATH_HOST,     YP_TDNAME, YP_VNONE, YP_FMULTI },
 	{ MOD_FEDERATIONS,       YP_TSTR,   YP_VNONE, YP_FMULTI, { check_federation } },
 	{ MOD_FED_ZONE,          YP_TSTR,   YP_VNONE },
 	{ MOD_FED_REGION,        YP_TSTR,   YP_VNONE },
@@ -216,6 +220,7 @@ enum {
 	CTR_API_ERRORS,
 	CTR_LAST_EVENT_AGE,
 	CTR_LATENCY,
+	CTR_AUTOPATH,
 };
 
 /*! \brief Query outcomes counted per zone. */
@@ -226,15 +231,34 @@ enum {
 	QUERY_TRUNCATED,
 	QUERY_NOT_READY,
 	QUERY_SERVFAIL,
+	QUERY_REFUSED,
 	QUERY_COUNT
 };
 
 static char *query_str(uint32_t idx, uint32_t count)
 {
 	static const char *names[QUERY_COUNT] = {
-		"answer", "nodata", "nxdomain", "truncated", "not-ready", "servfail"
+		"answer", "nodata", "nxdomain", "truncated", "not-ready", "servfail", "refused"
 	};
 	return strdup(idx < QUERY_COUNT ? names[idx] : "unknown");
+}
+
+/*! \brief Autopath outcomes; index 0 counts every walk ("expanded"). */
+static char *autopath_str(uint32_t idx, uint32_t count)
+{
+	static const char *names[K8S_AUTOPATH_COUNT] = {
+		[K8S_AUTOPATH_NONE] = "expanded",
+		[K8S_AUTOPATH_NAMESPACE] = "hit-namespace",
+		[K8S_AUTOPATH_SVC] = "hit-svc",
+		[K8S_AUTOPATH_CLUSTER] = "hit-cluster",
+		[K8S_AUTOPATH_HOST] = "hit-host",
+		[K8S_AUTOPATH_LISTED] = "hit-listed",
+		[K8S_AUTOPATH_NAME] = "hit-name",
+		[K8S_AUTOPATH_FELL_THROUGH] = "fell-through",
+		[K8S_AUTOPATH_COLD] = "cold",
+		[K8S_AUTOPATH_REFUSED] = "refused",
+	};
+	return strdup(idx < K8S_AUTOPATH_COUNT ? names[idx] : "unknown");
 }
 
 static char *source_str(uint32_t idx, uint32_t count)
@@ -273,6 +297,8 @@ typedef struct {
 	knot_dname_t *domains[K8S_ZONE_COUNT];
 	k8s_federation_t *federations;
 	k8s_topology_t *topology;   /*!< federation-zone and federation-region, or NULL. */
+	knot_dname_t **host_search; /*!< autopath-host-search, lowercase. */
+	size_t host_search_count;
 } k8s_ctx_t;
 
 /*! \brief Watcher logs go to knotd's log as this zone's module. */
@@ -323,6 +349,7 @@ static int add_stats(knotd_mod_t *mod)
 	ret |= knotd_mod_stats_add(mod, "api-errors", K8S_APIERR_COUNT, apierr_str);
 	ret |= knotd_mod_stats_add(mod, "last-event-age", 1, NULL);
 	ret |= knotd_mod_stats_add(mod, "programming-latency", K8S_LATENCY_BUCKETS, latency_str);
+	ret |= knotd_mod_stats_add(mod, "autopath", K8S_AUTOPATH_COUNT, autopath_str);
 	return (ret == KNOT_EOK) ? KNOT_EOK : KNOT_ENOMEM;
 }
 
@@ -355,9 +382,27 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 		handover.upstream = k8s_watcher_upstream(w);
 		conf = &handover;
 	}
-	k8s_answer_t res = k8s_answer(conf, k8s_watcher_table(w), qdata->name,
-	                              knot_pkt_qtype(qdata->query), qdata->query, pkt, qdata->mm);
+	const k8s_table_t *table = k8s_watcher_table(w);
+	uint16_t qtype = knot_pkt_qtype(qdata->query);
+	k8s_autopath_outcome_t walked = K8S_AUTOPATH_NONE;
+	k8s_answer_t res;
+	if (conf->role != K8S_ROLE_AUTOPATH) {
+		res = k8s_answer(conf, table, qdata->name, qtype, qdata->query, pkt, qdata->mm);
+		// Only a name that does not exist may be a step of a pod's search list.
+		if (res == K8S_ANSWER_NXDOMAIN && conf->autopath) {
+			res = k8s_autopath(conf, table, qdata->name, qtype, qdata->query,
+			                   knotd_qdata_remote_addr(qdata), pkt, qdata->mm, &walked);
+		}
+	} else {
+		res = k8s_autopath(conf, table, qdata->name, qtype, qdata->query, NULL, pkt,
+		                   qdata->mm, &walked);
+	}
 	urcu_memb_read_unlock();
+
+	if (walked != K8S_AUTOPATH_NONE) {
+		knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_AUTOPATH, 0, 1);
+		knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_AUTOPATH, walked, 1);
+	}
 
 	switch (res) {
 	case K8S_ANSWER_HIT:
@@ -378,6 +423,9 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	case K8S_ANSWER_SERVFAIL:
 		qdata->rcode = KNOT_RCODE_SERVFAIL;
 		return count(mod, qdata, QUERY_SERVFAIL, KNOTD_IN_STATE_ERROR);
+	case K8S_ANSWER_REFUSED:
+		qdata->rcode = KNOT_RCODE_REFUSED;
+		return count(mod, qdata, QUERY_REFUSED, KNOTD_IN_STATE_ERROR);
 	default:
 		return state;
 	}
@@ -423,6 +471,10 @@ static void ctx_free(k8s_ctx_t *ctx)
 	free(ctx->answer.version.rdata);
 	free(ctx->federations);
 	free(ctx->topology);
+	for (size_t i = 0; i < ctx->host_search_count; i++) {
+		free(ctx->host_search[i]);
+	}
+	free(ctx->host_search);
 	free(ctx);
 }
 
@@ -484,6 +536,7 @@ static int answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
 	answer->autopath_option = conf_get(check, MOD_AUTOPATH_OPTION).single.integer;
 	answer->pods = conf_get(check, MOD_PODS).single.option;
 	answer->ignore_empty = conf_get(check, MOD_IGNORE_EMPTY).single.boolean;
+	answer->autopath = conf_get(check, MOD_AUTOPATH).single.boolean;
 	const yp_name_t *version = (answer->role == K8S_ROLE_CLUSTERSET) ? MOD_CS_DNS_VERSION
 	                                                                : MOD_DNS_VERSION;
 	return k8s_answer_txt(&answer->version, conf_get(check, version).single.string);
@@ -536,6 +589,32 @@ static int federations_read(check_ctx_t *check, k8s_ctx_t *ctx)
 		ctx->answer.topology = ctx->topology;
 	}
 	return KNOT_EOK;
+}
+
+/*! \brief Reads the host's search domains that end every autopath walk. */
+static int host_search_read(check_ctx_t *check, k8s_ctx_t *ctx)
+{
+	knotd_conf_t hosts = conf_get(check, MOD_AUTOPATH_HOST);
+	int ret = KNOT_EOK;
+	if (hosts.count > K8S_AUTOPATH_MAX_HOST) {
+		ret = conf_refuse(check, "autopath-host-search holds at most %d domains "
+		                  "(a pod's search list holds 32)", K8S_AUTOPATH_MAX_HOST);
+	} else if (hosts.count > 0) {
+		ctx->host_search = calloc(hosts.count, sizeof(*ctx->host_search));
+		ret = (ctx->host_search != NULL) ? KNOT_EOK : KNOT_ENOMEM;
+	}
+	for (size_t i = 0; ret == KNOT_EOK && i < hosts.count; i++) {
+		ctx->host_search[i] = dname_lower(hosts.multi[i].dname);
+		if (ctx->host_search[i] == NULL) {
+			ret = KNOT_ENOMEM;
+		} else {
+			ctx->host_search_count++;
+		}
+	}
+	knotd_conf_free(&hosts);
+	ctx->answer.host_search = (const knot_dname_t *const *)ctx->host_search;
+	ctx->answer.host_search_count = ctx->host_search_count;
+	return ret;
 }
 
 /*! \brief True if the zone answers federation names from the nodes' topology. */
@@ -668,6 +747,7 @@ static int watcher_start(k8s_ctx_t *ctx, const k8s_watcher_conf_t *wconf)
 	ctx->client.ctx = mod;
 	ctx->client.needs = (answer->role == K8S_ROLE_CLUSTERSET ? K8S_NEED_CLUSTERSET : 0) |
 	                    (answer->pods == K8S_PODS_VERIFIED ? K8S_NEED_PODS : 0) |
+	                    (answer->autopath && answer->role == K8S_ROLE_CLUSTER ? K8S_NEED_PODS : 0) |
 	                    (needs_nodes(answer) ? K8S_NEED_NODES : 0);
 	ctx->client.zone = ctx->zone;
 	// Cannot fail: from here on only unload lets the watcher go.
@@ -689,6 +769,9 @@ static int load_module(check_ctx_t *check)
 	int ret = answer_read(check, ctx);
 	if (ret == KNOT_EOK) {
 		ret = federations_read(check, ctx);
+	}
+	if (ret == KNOT_EOK) {
+		ret = host_search_read(check, ctx);
 	}
 	if (ret == KNOT_EOK) {
 		ret = watch_conf_read(check, &ctx->answer, &wconf);

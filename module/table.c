@@ -306,6 +306,26 @@ int k8s_table_set_pod(k8s_table_t *t, const k8s_pod_t *old_pod, const k8s_pod_t 
 	return KNOT_EOK;
 }
 
+const uint8_t *k8s_table_pod_ns(const k8s_table_t *t, const k8s_ip_t *ip)
+{
+	uint32_t hash = hash_ip(ip->family, ip->bytes);
+	k8s_rcuhash_iter_t it;
+	k8s_rcuhash_iter_init(&it, &t->pods, hash);
+	const k8s_podent_t *pod;
+	const uint8_t *ns = NULL;
+	while ((pod = k8s_rcuhash_iter_next(&it)) != NULL) {
+		if (!podent_has_ip(pod, ip, hash)) {
+			continue;
+		}
+		// A node's address (host-network pods) or one shared across namespaces names no namespace.
+		if (pod->host_network || (ns != NULL && !k8s_label_equal(ns, pod->ns))) {
+			return NULL;
+		}
+		ns = pod->ns;
+	}
+	return ns;
+}
+
 void k8s_table_set_topology(k8s_table_t *t, k8s_topology_t *topology)
 {
 	k8s_topology_t *old = t->topology;

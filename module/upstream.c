@@ -50,6 +50,10 @@
 #define STALE_MAX_S      300         /*!< How long past expiry a failing name keeps its answer. */
 #define LOG_PERIOD_MS    (60 * 1000) /*!< One failure line per name at most this often. */
 #define MAX_WAIT_MS      1000
+#define ASK_SLOTS        64          /*!< Names asked by queries, waiting for the resolver. */
+#define ASK_PROBE        4           /*!< Slots an ask tries before it is dropped. */
+#define MAX_ASKED        4096        /*!< Names kept resolved because queries asked for them. */
+#define ASKED_IDLE_MS    (300 * 1000) /*!< An asked name no query looked up for this long is forgotten. */
 
 #define NOT_SCHEDULED    SIZE_MAX
 
@@ -60,6 +64,7 @@ typedef struct query query_t;
 typedef struct {
 	uint32_t hash;                 /*!< Of (name, qtype). */
 	uint16_t qtype;
+	atomic_bool used;              /*!< Looked up since published (the one field readers write). */
 	const knot_dname_t *name;      /*!< Key: the wanted name, at the end of the allocation. */
 	k8s_upstream_answer_t *ans;    /*!< Right after this header. */
 } entry_t;
@@ -82,7 +87,9 @@ struct target {
 	bool queued;
 	target_t *next_queued;
 
-	/* Resolver thread only. */
+	/* Resolver thread only (read under the lock by the resolver). */
+	bool asked;                    /*!< Kept for queries that asked (k8s_upstream_ask). */
+	uint64_t used_ms;              /*!< Asked: when a query last asked for it or looked it up. */
 	bool active;                   /*!< Its jobs are scheduled or in flight. */
 	bool logged;
 	uint64_t logged_ms;            /*!< Last failure line. */
@@ -98,6 +105,13 @@ struct query {
 	k8s_dnsquery_t dq;
 };
 
+/*! \brief A name handed over by a query: free, being written, or ready for the resolver. */
+enum { ASK_FREE = 0, ASK_WRITING, ASK_READY };
+typedef struct {
+	atomic_uint state;
+	knot_dname_storage_t name;
+} ask_t;
+
 /*! \brief Jobs ordered by due time (a binary min-heap). */
 typedef struct {
 	job_t **items;
@@ -108,6 +122,7 @@ typedef struct {
 struct k8s_upstream {
 	/* Readers. */
 	k8s_rcuhash_t cache;           /*!< (name, qtype) -> entry_t. */
+	ask_t *asks;                   /*!< ASK_SLOTS slots that queries write without a lock. */
 
 	/* Settings. */
 	struct sockaddr_storage server;
@@ -127,6 +142,8 @@ struct k8s_upstream {
 	atomic_bool stop;
 
 	/* Resolver thread only. */
+	size_t asked;                  /*!< Targets kept because queries asked. */
+	uint64_t full_logged_ms;       /*!< Last line about MAX_ASKED; 0: none yet. */
 	size_t active;                 /*!< Targets with scheduled jobs. */
 	heap_t heap;
 	k8s_retire_t retire;
@@ -394,6 +411,7 @@ static int entry_pack(const chain_t *c, const knot_dname_t *name, uint16_t qtype
 
 	e->hash = key_hash(name, qtype);
 	e->qtype = qtype;
+	atomic_init(&e->used, false);
 	e->name = pos;
 	e->ans = ans;
 	*out = e;
@@ -606,14 +624,81 @@ static void target_stop(k8s_upstream_t *u, target_t *t)
 	u->active--;
 }
 
-/*! \brief Takes the names the watcher handed over: starts new ones, forgets unwanted ones. */
+/*! \brief A new target for a lowercase name, in no map yet. */
+static target_t *target_new(const knot_dname_t *lower)
+{
+	target_t *t = calloc(1, sizeof(*t) + knot_dname_size(lower));
+	if (t == NULL) {
+		return NULL;
+	}
+	memcpy(t->name, lower, knot_dname_size(lower));
+	for (int i = 0; i < 2; i++) {
+		t->jobs[i].target = t;
+		t->jobs[i].qtype = (i == 0) ? KNOT_RRTYPE_A : KNOT_RRTYPE_AAAA;
+		t->jobs[i].heap_pos = NOT_SCHEDULED;
+	}
+	return t;
+}
+
+/*! \brief Takes the names queries asked for out of their slots. */
+static size_t asks_take(k8s_upstream_t *u, knot_dname_storage_t names[ASK_SLOTS])
+{
+	size_t count = 0;
+	for (size_t i = 0; i < ASK_SLOTS; i++) {
+		ask_t *a = &u->asks[i];
+		if (atomic_load_explicit(&a->state, memory_order_acquire) == ASK_READY) {
+			memcpy(names[count++], a->name, knot_dname_size(a->name));
+			atomic_store_explicit(&a->state, ASK_FREE, memory_order_release);
+		}
+	}
+	return count;
+}
+
+/*!
+ * \brief Keeps a name a query asked for (under the lock); a new target goes on \a start.
+ *
+ * \return False if MAX_ASKED names are kept already.
+ */
+static bool asked_keep(k8s_upstream_t *u, const knot_dname_t *name, uint64_t now,
+                       target_t **start)
+{
+	knot_dname_txt_storage_t key;
+	name_text(name, key);
+	target_t *t = k8s_map_get(&u->names, key);
+	if (t == NULL || !t->asked) {
+		if (u->asked >= MAX_ASKED) {
+			return false;
+		}
+		if (t == NULL) {
+			t = target_new(name);
+			if (t == NULL || k8s_map_set(&u->names, key, t) != KNOT_EOK) {
+				free(t);
+				return true;  // No memory: a later query asks again.
+			}
+			t->next = *start;
+			*start = t;
+		}
+		t->asked = true;
+		u->asked++;
+	}
+	t->used_ms = now;
+	return true;
+}
+
+/*!
+ * \brief Takes the names the watcher handed over (starts new ones, forgets unwanted
+ * ones) and those queries asked for.
+ */
 static void drain(k8s_upstream_t *u, uint64_t now)
 {
 	target_t *forget = NULL, *start = NULL;
+	knot_dname_storage_t asked[ASK_SLOTS];
+	size_t asked_count = asks_take(u, asked);
+	bool full = false;
 
 	pthread_mutex_lock(&u->lock);
 	// Room for every job that may be scheduled, so that scheduling never fails.
-	if (heap_reserve(&u->heap, 2 * (u->active + u->queue_len)) != KNOT_EOK) {
+	if (heap_reserve(&u->heap, 2 * (u->active + u->queue_len + asked_count)) != KNOT_EOK) {
 		pthread_mutex_unlock(&u->lock);
 		return;
 	}
@@ -621,7 +706,7 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 		next = t->next_queued;
 		t->queued = false;
 		t->next_queued = NULL;
-		if (t->wants == 0) {
+		if (t->wants == 0 && !t->asked) {
 			knot_dname_txt_storage_t buf;
 			k8s_map_del(&u->names, name_text(t->name, buf));
 			t->next = forget;
@@ -634,7 +719,16 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 	u->queue_head = NULL;
 	u->queue_tail = NULL;
 	u->queue_len = 0;
+	for (size_t i = 0; i < asked_count; i++) {
+		full |= !asked_keep(u, asked[i], now, &start);
+	}
 	pthread_mutex_unlock(&u->lock);
+
+	if (full && (u->full_logged_ms == 0 || now - u->full_logged_ms >= LOG_PERIOD_MS)) {
+		u->full_logged_ms = now;
+		k8s_logf(&u->log, LOG_WARNING, "upstream, not resolving more names for autopath "
+		         "(%d names kept already)", MAX_ASKED);
+	}
 
 	// Forget first: a name unwanted and wanted again has a new target with the same key.
 	for (target_t *t = forget, *next; t != NULL; t = next) {
@@ -647,6 +741,37 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 	}
 }
 
+/*! \brief True if no query has looked up an asked name for ASKED_IDLE_MS. */
+static bool asked_idle(target_t *t, uint64_t now)
+{
+	for (int i = 0; i < 2; i++) {
+		entry_t *e = t->jobs[i].entry;
+		if (e != NULL && atomic_exchange_explicit(&e->used, false, memory_order_relaxed)) {
+			t->used_ms = now;
+		}
+	}
+	return now - t->used_ms >= ASKED_IDLE_MS;
+}
+
+/*! \brief Stops keeping an idle asked name; false if the watcher wants it (it stays). */
+static bool asked_forget(k8s_upstream_t *u, target_t *t)
+{
+	pthread_mutex_lock(&u->lock);
+	bool forget = t->wants == 0 && !t->queued;
+	if (forget) {
+		knot_dname_txt_storage_t key;
+		k8s_map_del(&u->names, name_text(t->name, key));
+	}
+	pthread_mutex_unlock(&u->lock);
+	t->asked = false;
+	u->asked--;
+	if (forget) {
+		target_stop(u, t);
+		free(t);
+	}
+	return forget;
+}
+
 /*! \brief Starts due jobs while there is room for more queries. */
 static void start_due(k8s_upstream_t *u, uint64_t now)
 {
@@ -654,6 +779,10 @@ static void start_due(k8s_upstream_t *u, uint64_t now)
 	       u->heap.items[0]->due_ms <= now) {
 		job_t *job = u->heap.items[0];
 		heap_remove(&u->heap, job);
+		target_t *t = job->target;
+		if (t->asked && asked_idle(t, now) && asked_forget(u, t)) {
+			continue;
+		}
 		job_start(u, job, now);
 	}
 }
@@ -745,13 +874,16 @@ k8s_upstream_t *k8s_upstream_new(const struct sockaddr_storage *server, unsigned
 	}
 	atomic_init(&u->stop, false);
 
-	u->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	u->asks = calloc(ASK_SLOTS, sizeof(*u->asks));
+	u->wake_fd = (u->asks != NULL) ? eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC) : -1;
 	if (u->wake_fd < 0) {
+		free(u->asks);
 		free(u);
 		return NULL;
 	}
 	if (k8s_rcuhash_init(&u->cache, entry_hash) != KNOT_EOK) {
 		close(u->wake_fd);
+		free(u->asks);
 		free(u);
 		return NULL;
 	}
@@ -760,6 +892,7 @@ k8s_upstream_t *k8s_upstream_new(const struct sockaddr_storage *server, unsigned
 		pthread_mutex_destroy(&u->lock);
 		k8s_rcuhash_deinit(&u->cache);
 		close(u->wake_fd);
+		free(u->asks);
 		free(u);
 		return NULL;
 	}
@@ -797,6 +930,7 @@ void k8s_upstream_free(k8s_upstream_t *u)
 	free(u->heap.items);
 	pthread_mutex_destroy(&u->lock);
 	close(u->wake_fd);
+	free(u->asks);
 	free(u);
 }
 
@@ -827,16 +961,10 @@ int k8s_upstream_want(k8s_upstream_t *u, const knot_dname_t *name)
 	pthread_mutex_lock(&u->lock);
 	target_t *t = k8s_map_get(&u->names, key);
 	if (t == NULL) {
-		t = calloc(1, sizeof(*t) + knot_dname_size(lower));
+		t = target_new(lower);
 		if (t == NULL) {
 			pthread_mutex_unlock(&u->lock);
 			return KNOT_ENOMEM;
-		}
-		memcpy(t->name, lower, knot_dname_size(lower));
-		for (int i = 0; i < 2; i++) {
-			t->jobs[i].target = t;
-			t->jobs[i].qtype = (i == 0) ? KNOT_RRTYPE_A : KNOT_RRTYPE_AAAA;
-			t->jobs[i].heap_pos = NOT_SCHEDULED;
 		}
 		if (k8s_map_set(&u->names, key, t) != KNOT_EOK) {
 			pthread_mutex_unlock(&u->lock);
@@ -879,12 +1007,37 @@ k8s_upstream_status_t k8s_upstream_lookup(const k8s_upstream_t *u, const knot_dn
 	uint32_t hash = key_hash(name, qtype);
 	k8s_rcuhash_iter_t it;
 	k8s_rcuhash_iter_init(&it, &u->cache, hash);
-	const entry_t *e;
+	entry_t *e;
 	while ((e = k8s_rcuhash_iter_next(&it)) != NULL) {
 		if (e->hash == hash && e->qtype == qtype && knot_dname_is_equal(e->name, name)) {
+			// Written once per refresh at most, so readers do not contend on it.
+			if (!atomic_load_explicit(&e->used, memory_order_relaxed)) {
+				atomic_store_explicit(&e->used, true, memory_order_relaxed);
+			}
 			*ans = e->ans;
 			return K8S_UPSTREAM_READY;
 		}
 	}
 	return K8S_UPSTREAM_PENDING;
+}
+
+bool k8s_upstream_ask(const k8s_upstream_t *u, const knot_dname_t *name)
+{
+	size_t size = knot_dname_size(name);
+	// Where a name starts probing is fixed, so that its repeated asks meet the same slots.
+	size_t start = k8s_hash(name, size);
+	for (size_t i = 0; i < ASK_PROBE; i++) {
+		ask_t *a = &u->asks[(start + i) % ASK_SLOTS];
+		unsigned expected = ASK_FREE;
+		if (atomic_compare_exchange_strong_explicit(&a->state, &expected, ASK_WRITING,
+		                                            memory_order_acquire,
+		                                            memory_order_relaxed)) {
+			memcpy(a->name, name, size);
+			atomic_store_explicit(&a->state, ASK_READY, memory_order_release);
+			uint64_t one = 1;
+			(void)!write(u->wake_fd, &one, sizeof(one));
+			return true;
+		}
+	}
+	return false;
 }

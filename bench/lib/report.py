@@ -8,6 +8,7 @@ BEGIN = "<!-- results:begin (written by bench/run) -->"
 END = "<!-- results:end -->"
 
 GOAL_QPS_RATIO = 0.95
+GOAL_AUTOPATH_RATIO = 0.9
 GOAL_IR_RATIO = 1.2
 GOAL_BYTES_PER_RECORD = 128
 GOAL_RELIST = 1.25
@@ -40,6 +41,11 @@ def goals(results):
         out.append((f"throughput >= {GOAL_QPS_RATIO} x zone file, every mix",
                     f"lowest {worst[1]['ratio']:.3f} ({_title(worst[0])})",
                     all(e["ratio"] >= GOAL_QPS_RATIO for e in tp.values())))
+    if tp and "autopath" in tp and "svc_a" in tp:
+        # The same services asked directly (the service A mix), by the same server.
+        direct = tp["autopath"]["module"]["qps"] / tp["svc_a"]["module"]["qps"]
+        out.append((f"autopath >= {GOAL_AUTOPATH_RATIO} x the QPS of direct hits of the same names",
+                    f"{direct:.3f}", direct >= GOAL_AUTOPATH_RATIO))
     cg = results.get("callgrind")
     if cg and "module" in cg and "zone" in cg:
         ratios = {mix: cg["module"][mix]["ir_per_query"] / cg["zone"][mix]["ir_per_query"]

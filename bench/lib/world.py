@@ -39,7 +39,13 @@ MIXES = (
     ("ptr", "PTR"),
     ("pod_a", "pod A"),
     ("nxdomain", "NXDOMAIN"),
+    ("autopath", "autopath, client address"),
 )
+
+# The benchmark client (dnsperf on 127.0.0.1) is a pod of this namespace, so that queries
+# <svc>.<ns>.<AUTOPATH_NS>.svc.<zone> take client-address autopath's first step.
+AUTOPATH_NS = "dual-0"
+CLIENT_IP = "127.0.0.1"
 
 
 def dual_stack_manifest():
@@ -58,6 +64,11 @@ def dual_stack_manifest():
                      "clusterIP": v4, "clusterIPs": [v4, v6], "type": "ClusterIP",
                      "ipFamilies": ["IPv4", "IPv6"], "ipFamilyPolicy": "RequireDualStack"},
         })
+    items.append({"apiVersion": "v1", "kind": "Pod",
+                  "metadata": {"name": "bench-client", "namespace": AUTOPATH_NS},
+                  "spec": {"containers": [{"name": "dnsperf", "image": "dnsperf"}]},
+                  "status": {"phase": "Running", "podIP": CLIENT_IP,
+                             "podIPs": [{"ip": CLIENT_IP}]}})
     return {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}
 
 
@@ -182,6 +193,9 @@ class World:
                 reverse.setdefault(ip, set()).add(target)
         for ns, ip in sorted(set(self.pods)):
             cluster.append(f"{dashed(ip)}.{ns}.pod.{CLUSTER} {'AAAA' if ':' in ip else 'A'} {ip}")
+        # What client-address autopath answers the client pod: a CNAME to the service.
+        for svc in self._autopath_services():
+            cluster.append(f"{self._autopath_name(svc)} CNAME {svc.fqdn}")
         ptr = [f"{reverse_name(ip)} PTR {target}"
                for ip, targets in reverse.items() for target in sorted(targets)]
         return {"cluster.local.": cluster, "in-addr.arpa.": ptr}
@@ -206,6 +220,7 @@ class World:
             "ptr": [(reverse_name(ip), "PTR") for s in generated for ip, _ in s.ptr_records()],
             "pod_a": [(f"{dashed(ip)}.{ns}.pod.{CLUSTER}", "A") for ns, ip in self.pods],
             "nxdomain": self._nxdomain_names(cluster_ip, rng),
+            "autopath": [(self._autopath_name(s), "A") for s in self._autopath_services()],
         }
         out = {}
         for mix, names in mixes.items():
@@ -214,6 +229,16 @@ class World:
             rng.shuffle(names)
             out[mix] = names[:QUERIES_PER_MIX]
         return out
+
+    def _autopath_services(self):
+        """The services of the autopath mix: those of the service A mix (its direct hits)."""
+        return [s for s in self.services.values()
+                if not s.name.startswith("dual-") and not s.headless]
+
+    @staticmethod
+    def _autopath_name(svc):
+        """The client pod's first search-list query for "<svc>.<ns>", which does not exist."""
+        return f"{svc.name}.{svc.ns}.{AUTOPATH_NS}.svc.{CLUSTER}"
 
     @staticmethod
     def _nxdomain_names(services, rng):

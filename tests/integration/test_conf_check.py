@@ -47,6 +47,11 @@ tests.add("a cluster id whose label starts with a hyphen is refused",
           rejected({"cluster-id": "-east"}, "cluster-id must be one or two lowercase DNS labels"))
 tests.add("a cluster id whose label ends with a hyphen is refused",
           rejected({"cluster-id": "east.prod-"}, "cluster-id must be one or two lowercase DNS labels"))
+tests.add("more than 29 autopath host search domains are refused",
+          rejected({"autopath": True, "autopath-host-search": [f"d{i}.example" for i in range(30)]},
+                   "autopath-host-search holds at most 29 domains"))
+tests.add("autopath with 29 host search domains is accepted",
+          accepted({"autopath": True, "autopath-host-search": [f"d{i}.example" for i in range(29)]}))
 tests.add("an unknown pods mode is refused", rejected({"pods": "sometimes"}, "'pods'"))
 tests.add("a ttl above 3600 is refused", rejected({"ttl": 9999}, "out of range"))
 tests.add("an upstream that is no IP address is refused",

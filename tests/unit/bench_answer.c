@@ -29,6 +29,7 @@
  * Without valgrind it prints nanoseconds per query.
  */
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,8 @@ typedef struct {
 	const k8s_answer_conf_t *conf;
 	const char *name;
 	uint16_t type;
+	const char *client;        /*!< The client's IPv4 address, or NULL. */
+	k8s_answer_t expect;       /*!< K8S_ANSWER_PASS (0) means a hit. */
 } query_t;
 
 /*! \brief Answers one kind \a n times; only the answer and its ADDITIONAL stage are collected. */
@@ -156,6 +159,11 @@ static double run(const query_t *q, long n)
 	    knot_pkt_put_question(query, qname, KNOT_CLASS_IN, q->type) != KNOT_EOK) {
 		die("cannot build the query");
 	}
+	struct sockaddr_storage remote = { .ss_family = AF_INET };
+	if (q->client != NULL &&
+	    inet_pton(AF_INET, q->client, &((struct sockaddr_in *)&remote)->sin_addr) != 1) {
+		die("bad client address");
+	}
 	k8s_answer_t first = K8S_ANSWER_PASS;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -166,7 +174,13 @@ static double run(const query_t *q, long n)
 		arena_used = 0;
 		CALLGRIND_TOGGLE_COLLECT;
 		k8s_answer_forget();
+		// As knotd's hook: a name that does not exist may be a step of a pod's search list.
 		k8s_answer_t res = k8s_answer(q->conf, &table, qname, q->type, query, resp, &mm);
+		if (res == K8S_ANSWER_NXDOMAIN && q->conf->autopath) {
+			k8s_autopath_outcome_t walked;
+			res = k8s_autopath(q->conf, &table, qname, q->type, query,
+			                   q->client != NULL ? &remote : NULL, resp, &mm, &walked);
+		}
 		if (res == K8S_ANSWER_HIT) {
 			knot_pkt_begin(resp, KNOT_ADDITIONAL);
 			k8s_answer_additional(q->conf, resp, resp, &mm);
@@ -178,8 +192,9 @@ static double run(const query_t *q, long n)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	CALLGRIND_DUMP_STATS_AT(q->kind);
-	if (first != K8S_ANSWER_HIT) {
-		fprintf(stderr, "bench_answer: %s answered %d, not a hit\n", q->kind, first);
+	k8s_answer_t expect = (q->expect != K8S_ANSWER_PASS) ? q->expect : K8S_ANSWER_HIT;
+	if (first != expect) {
+		fprintf(stderr, "bench_answer: %s answered %d, not %d\n", q->kind, first, expect);
 		exit(1);
 	}
 	printf("%-18s %3u records  ", q->kind, knot_wire_get_ancount(resp->wire) +
@@ -217,7 +232,8 @@ int main(int argc, char **argv)
 	if (k8s_answer_txt(&base.version, "1.1.0") != KNOT_EOK) {
 		die("cannot build dns-version");
 	}
-	k8s_answer_conf_t r4 = base, r6 = base, autopath = base, fed = base;
+	k8s_answer_conf_t r4 = base, r6 = base, autopath = base, fed = base, client = base;
+	client.autopath = true;
 	r4.role = r6.role = K8S_ROLE_REVERSE;
 	r4.zone = rev4;
 	r6.zone = rev6;
@@ -233,22 +249,33 @@ int main(int argc, char **argv)
 	fed.topology = k8s_topology_new("eu-west-1a", "eu-west-1");
 
 	const query_t queries[] = {
-		{ "service-a", &base, "kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_A },
-		{ "endpoint-a", &base, "pet-3.pets.default.svc.cluster.local.", KNOT_RRTYPE_A },
-		{ "pod-a", &base, "10-244-1-5.default.pod.cluster.local.", KNOT_RRTYPE_A },
-		{ "ptr-v4", &r4, "1.0.3.10.in-addr.arpa.", KNOT_RRTYPE_PTR },
+		{ "service-a", &base, "kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_A, NULL, 0 },
+		{ "endpoint-a", &base, "pet-3.pets.default.svc.cluster.local.", KNOT_RRTYPE_A, NULL, 0 },
+		{ "pod-a", &base, "10-244-1-5.default.pod.cluster.local.", KNOT_RRTYPE_A, NULL, 0 },
+		{ "ptr-v4", &r4, "1.0.3.10.in-addr.arpa.", KNOT_RRTYPE_PTR, NULL, 0 },
 		{ "ptr-v6", &r6, "3.1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.4.4.2.0.0.0.d.f.ip6.arpa.",
-		  KNOT_RRTYPE_PTR },
+		  KNOT_RRTYPE_PTR, NULL, 0 },
 		{ "srv-clusterip", &base, "_https._tcp.kubernetes.default.svc.cluster.local.",
-		  KNOT_RRTYPE_SRV },
-		{ "srv-headless", &base, "_https._tcp.pets.default.svc.cluster.local.", KNOT_RRTYPE_SRV },
-		{ "externalname", &base, "alias.shop.svc.cluster.local.", KNOT_RRTYPE_A },
+		  KNOT_RRTYPE_SRV, NULL, 0 },
+		{ "srv-headless", &base, "_https._tcp.pets.default.svc.cluster.local.",
+		  KNOT_RRTYPE_SRV, NULL, 0 },
+		{ "externalname", &base, "alias.shop.svc.cluster.local.", KNOT_RRTYPE_A, NULL, 0 },
 		{ "autopath", &autopath, "kubernetes.default.search.shop.cluster.local.ap.k8s.io.",
-		  KNOT_RRTYPE_A },
+		  KNOT_RRTYPE_A, NULL, 0 },
 		{ "federation-local", &fed, "kubernetes.default.myfederation.svc.cluster.local.",
-		  KNOT_RRTYPE_A },
+		  KNOT_RRTYPE_A, NULL, 0 },
 		{ "federation-remote", &fed, "nope.default.myfederation.svc.cluster.local.",
-		  KNOT_RRTYPE_A },
+		  KNOT_RRTYPE_A, NULL, 0 },
+		// A name that does not exist: without autopath, and with it from no pod's address.
+		{ "nxdomain", &base, "nope.shop.svc.cluster.local.", KNOT_RRTYPE_A, NULL,
+		  K8S_ANSWER_NXDOMAIN },
+		{ "nxdomain-autopath", &client, "nope.shop.svc.cluster.local.", KNOT_RRTYPE_A,
+		  "192.0.2.1", K8S_ANSWER_NXDOMAIN },
+		// Client-address autopath: the direct name, and the same name through the walk.
+		{ "autopath-direct", &client, "kubernetes.default.svc.cluster.local.", KNOT_RRTYPE_A,
+		  "10.244.1.5", 0 },
+		{ "autopath-client", &client, "kubernetes.default.default.svc.cluster.local.",
+		  KNOT_RRTYPE_A, "10.244.1.5", 0 },
 	};
 	for (size_t i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
 		double ns = run(&queries[i], n);

@@ -21,6 +21,7 @@
  * specification (schema 1.0.1, with the IPv6 records of 1.1.0).
  */
 
+#include <arpa/inet.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -191,6 +192,7 @@ static int teardown(void **state)
 /*! \brief The sections of an answer as sorted "owner TYPE rdata" lines joined by " | ". */
 typedef struct {
 	k8s_answer_t result;
+	k8s_autopath_outcome_t walked;  /*!< How an autopath walk ended, NONE without one. */
 	bool tc;
 	size_t answer_records;
 	char answer[4096];
@@ -235,18 +237,43 @@ static void dump_section(const knot_pkt_t *pkt, knot_section_t id, char *out, si
 	}
 }
 
-static reply_t ask_edns(const k8s_answer_conf_t *c, const char *name, uint16_t type,
-                        uint16_t max_size, const char *search);
+static reply_t ask_from(const k8s_answer_conf_t *c, const char *name, uint16_t type,
+                        uint16_t max_size, const char *search, const char *client);
 
 static reply_t ask_conf(const k8s_answer_conf_t *c, const char *name, uint16_t type,
                         uint16_t max_size)
 {
-	return ask_edns(c, name, type, max_size, NULL);
+	return ask_from(c, name, type, max_size, NULL, NULL);
 }
 
-/*! \brief A query, optionally with the autopath EDNS option holding \a search. */
 static reply_t ask_edns(const k8s_answer_conf_t *c, const char *name, uint16_t type,
                         uint16_t max_size, const char *search)
+{
+	return ask_from(c, name, type, max_size, search, NULL);
+}
+
+/*! \brief A client's address (IPv4, IPv6, or IPv4 as "::ffff:a.b.c.d") as knotd gives it. */
+static struct sockaddr_storage client_addr(const char *text)
+{
+	struct sockaddr_storage ss = { 0 };
+	if (strchr(text, ':') == NULL) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+		in->sin_family = AF_INET;
+		assert_int_equal(inet_pton(AF_INET, text, &in->sin_addr), 1);
+	} else {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+		in6->sin6_family = AF_INET6;
+		assert_int_equal(inet_pton(AF_INET6, text, &in6->sin6_addr), 1);
+	}
+	return ss;
+}
+
+/*!
+ * \brief A query as knotd's hook answers it: optionally with the autopath EDNS option
+ * holding \a search, from the address \a client (NULL: none known).
+ */
+static reply_t ask_from(const k8s_answer_conf_t *c, const char *name, uint16_t type,
+                        uint16_t max_size, const char *search, const char *client)
 {
 	knot_dname_t *qname = knot_dname_from_str_alloc(name);
 	assert_non_null(qname);
@@ -265,8 +292,22 @@ static reply_t ask_edns(const k8s_answer_conf_t *c, const char *name, uint16_t t
 	resp->max_size = max_size;
 
 	reply_t reply = { 0 };
+	struct sockaddr_storage remote;
+	if (client != NULL) {
+		remote = client_addr(client);
+	}
 	k8s_answer_forget();
-	reply.result = k8s_answer(c, &table, qname, type, query, resp, &mm);
+	if (c->role == K8S_ROLE_AUTOPATH) {
+		reply.result = k8s_autopath(c, &table, qname, type, query, NULL, resp, &mm,
+		                            &reply.walked);
+	} else {
+		reply.result = k8s_answer(c, &table, qname, type, query, resp, &mm);
+		if (reply.result == K8S_ANSWER_NXDOMAIN && c->autopath) {
+			reply.result = k8s_autopath(c, &table, qname, type, query,
+			                            client != NULL ? &remote : NULL, resp, &mm,
+			                            &reply.walked);
+		}
+	}
 	if (reply.result == K8S_ANSWER_HIT) {
 		assert_int_equal(knot_pkt_begin(resp, KNOT_ADDITIONAL), KNOT_EOK);
 		k8s_answer_additional(c, resp, resp, &mm);
@@ -985,6 +1026,212 @@ static void autopath_takes_the_search_list_of_the_edns_option(void **state)
 	             K8S_ANSWER_NXDOMAIN, "");
 }
 
+static void autopath_srv_answer_has_its_targets_addresses_in_additional(void **state)
+{
+	k8s_answer_conf_t c = autopath_conf();
+	reply_t r = ask_conf(&c, "_https._tcp.kubernetes.default.search.shop.cluster.local.ap.k8s.io.",
+	                     KNOT_RRTYPE_SRV, KNOT_WIRE_MAX_PKTSIZE);
+	assert_reply(r, K8S_ANSWER_HIT,
+	             "_https._tcp.kubernetes.default.search.shop.cluster.local.ap.k8s.io. CNAME _https._tcp.kubernetes.default.svc.cluster.local. | "
+	             "_https._tcp.kubernetes.default.svc.cluster.local. SRV 0 100 443 kubernetes.default.svc.cluster.local.");
+	assert_string_equal(r.additional, "kubernetes.default.svc.cluster.local. A 10.3.0.1");
+}
+
+static void autopath_dns_version_is_the_txt_after_the_cname(void **state)
+{
+	k8s_answer_conf_t c = autopath_conf();
+	assert_reply(ask_conf(&c, "dns-version.search.shop.cluster.local.ap.k8s.io.", KNOT_RRTYPE_TXT,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "dns-version.cluster.local. TXT \"1.1.0\" | "
+	             "dns-version.search.shop.cluster.local.ap.k8s.io. CNAME dns-version.cluster.local.");
+	// For other types the name exists without records: the CNAME alone.
+	assert_reply(ask_conf(&c, "dns-version.search.shop.cluster.local.ap.k8s.io.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
+	             "dns-version.search.shop.cluster.local.ap.k8s.io. CNAME dns-version.cluster.local.");
+}
+
+static void autopath_edns_list_takes_spaces_after_commas(void **state)
+{
+	k8s_answer_conf_t c = autopath_conf();
+	reply_t r = ask_edns(&c, "kubernetes.search.shop.cluster.local.ap.k8s.io.", KNOT_RRTYPE_A,
+	                     KNOT_WIRE_MAX_PKTSIZE, "shop.svc.cluster.local, \tdefault.svc.cluster.local ,");
+	assert_reply(r, K8S_ANSWER_HIT,
+	             "kubernetes.default.svc.cluster.local. A 10.3.0.1 | "
+	             "kubernetes.search.shop.cluster.local.ap.k8s.io. CNAME kubernetes.default.svc.cluster.local.");
+	assert_int_equal(r.walked, K8S_AUTOPATH_LISTED);
+}
+
+static void autopath_edns_list_of_32_domains_is_walked_to_its_last(void **state)
+{
+	k8s_answer_conf_t c = autopath_conf();
+	char list[2048] = "";
+	for (int i = 0; i < 31; i++) {
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "ns%d.svc.cluster.local,", i);
+	}
+	strcat(list, "default.svc.cluster.local");
+	assert_reply(ask_edns(&c, "kubernetes.search.shop.cluster.local.ap.k8s.io.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE, list), K8S_ANSWER_HIT,
+	             "kubernetes.default.svc.cluster.local. A 10.3.0.1 | "
+	             "kubernetes.search.shop.cluster.local.ap.k8s.io. CNAME kubernetes.default.svc.cluster.local.");
+}
+
+static void autopath_edns_list_over_32_domains_is_refused_whole(void **state)
+{
+	k8s_answer_conf_t c = autopath_conf();
+	char list[2048] = "";
+	for (int i = 0; i < 32; i++) {
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "ns%d.svc.cluster.local, ", i);
+	}
+	strcat(list, "default.svc.cluster.local");
+	reply_t r = ask_edns(&c, "kubernetes.search.shop.cluster.local.ap.k8s.io.", KNOT_RRTYPE_A,
+	                     KNOT_WIRE_MAX_PKTSIZE, list);
+	assert_reply(r, K8S_ANSWER_REFUSED, "");
+	assert_int_equal(r.walked, K8S_AUTOPATH_REFUSED);
+}
+
+static void put_v4_only_web_in_default(void)
+{
+	k8s_service_t web = fx_service("default", "web", K8S_SVC_CLUSTERIP, "10.96.2.2", NULL);
+	put_service(&web, NULL, 0);
+}
+
+static void autopath_continues_past_a_nodata_step(void **state)
+{
+	put_v4_only_web_in_default();
+	k8s_answer_conf_t c = autopath_conf();
+	const char *list = "default.svc.cluster.local,shop.svc.cluster.local";
+	// web.default has no AAAA: glibc would go on to web.shop, and so does the walk.
+	assert_reply(ask_edns(&c, "web.search.shop.cluster.local.ap.k8s.io.", KNOT_RRTYPE_AAAA,
+	                      KNOT_WIRE_MAX_PKTSIZE, list), K8S_ANSWER_HIT,
+	             "web.search.shop.cluster.local.ap.k8s.io. CNAME web.shop.svc.cluster.local. | "
+	             "web.shop.svc.cluster.local. AAAA fd00::1");
+	assert_reply(ask_edns(&c, "web.search.shop.cluster.local.ap.k8s.io.", KNOT_RRTYPE_A,
+	                      KNOT_WIRE_MAX_PKTSIZE, list), K8S_ANSWER_HIT,
+	             "web.default.svc.cluster.local. A 10.96.2.2 | "
+	             "web.search.shop.cluster.local.ap.k8s.io. CNAME web.default.svc.cluster.local.");
+	// Nothing later has records: the first name that exists, without records.
+	assert_reply(ask_edns(&c, "web.search.shop.cluster.local.ap.k8s.io.", KNOT_RRTYPE_AAAA,
+	                      KNOT_WIRE_MAX_PKTSIZE, "default.svc.cluster.local,svc.cluster.local"),
+	             K8S_ANSWER_HIT,
+	             "web.search.shop.cluster.local.ap.k8s.io. CNAME web.default.svc.cluster.local.");
+	assert_int_equal(k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "default", "web"), KNOT_EOK);
+}
+
+/* Client-address autopath (CoreDNS's `autopath @kubernetes`). */
+
+static k8s_pod_t client_pod(const char *ns, const char *ip, bool host_network)
+{
+	k8s_pod_t pod = { .meta = { .kind = K8S_POD, .ns = ns, .name = "client" },
+	                  .live = true, .host_network = host_network };
+	pod.ips[0] = fx_ip(ip);
+	pod.ip_count = 1;
+	return pod;
+}
+
+static k8s_answer_conf_t client_conf(void)
+{
+	k8s_answer_conf_t c = conf;
+	c.autopath = true;
+	return c;
+}
+
+static void client_autopath_walks_on_from_svc_for_a_pod_of_the_namespace(void **state)
+{
+	k8s_pod_t pod = client_pod("shop", "10.244.0.5", false);
+	assert_int_equal(k8s_table_set_pod(&table, NULL, &pod), KNOT_EOK);
+	k8s_answer_conf_t c = client_conf();
+
+	reply_t r = ask_from(&c, "kubernetes.default.shop.svc.cluster.local.", KNOT_RRTYPE_A,
+	                     KNOT_WIRE_MAX_PKTSIZE, NULL, "10.244.0.5");
+	assert_reply(r, K8S_ANSWER_HIT,
+	             "kubernetes.default.shop.svc.cluster.local. CNAME kubernetes.default.svc.cluster.local. | "
+	             "kubernetes.default.svc.cluster.local. A 10.3.0.1");
+	assert_int_equal(r.walked, K8S_AUTOPATH_SVC);
+	// An IPv4 client of a dual-stack socket.
+	r = ask_from(&c, "kubernetes.default.shop.svc.cluster.local.", KNOT_RRTYPE_A,
+	             KNOT_WIRE_MAX_PKTSIZE, NULL, "::ffff:10.244.0.5");
+	assert_int_equal(r.walked, K8S_AUTOPATH_SVC);
+	// <name>.<zone>: a name written out to the svc label.
+	r = ask_from(&c, "kubernetes.default.svc.shop.svc.cluster.local.", KNOT_RRTYPE_A,
+	             KNOT_WIRE_MAX_PKTSIZE, NULL, "10.244.0.5");
+	assert_reply(r, K8S_ANSWER_HIT,
+	             "kubernetes.default.svc.cluster.local. A 10.3.0.1 | "
+	             "kubernetes.default.svc.shop.svc.cluster.local. CNAME kubernetes.default.svc.cluster.local.");
+	assert_int_equal(r.walked, K8S_AUTOPATH_CLUSTER);
+	// Any type: SRV, with its targets' addresses.
+	r = ask_from(&c, "_https._tcp.kubernetes.default.shop.svc.cluster.local.", KNOT_RRTYPE_SRV,
+	             KNOT_WIRE_MAX_PKTSIZE, NULL, "10.244.0.5");
+	assert_reply(r, K8S_ANSWER_HIT,
+	             "_https._tcp.kubernetes.default.shop.svc.cluster.local. CNAME _https._tcp.kubernetes.default.svc.cluster.local. | "
+	             "_https._tcp.kubernetes.default.svc.cluster.local. SRV 0 100 443 kubernetes.default.svc.cluster.local.");
+	assert_string_equal(r.additional, "kubernetes.default.svc.cluster.local. A 10.3.0.1");
+	assert_int_equal(k8s_table_set_pod(&table, &pod, NULL), KNOT_EOK);
+}
+
+static void client_autopath_leaves_names_that_exist_alone(void **state)
+{
+	k8s_pod_t pod = client_pod("shop", "10.244.0.5", false);
+	assert_int_equal(k8s_table_set_pod(&table, NULL, &pod), KNOT_EOK);
+	k8s_answer_conf_t c = client_conf();
+	reply_t r = ask_from(&c, "web.shop.svc.cluster.local.", KNOT_RRTYPE_A,
+	                     KNOT_WIRE_MAX_PKTSIZE, NULL, "10.244.0.5");
+	assert_reply(r, K8S_ANSWER_HIT, "web.shop.svc.cluster.local. A 10.96.1.1");
+	assert_int_equal(r.walked, K8S_AUTOPATH_NONE);
+	r = ask_from(&c, "kubernetes.default.shop.pod.cluster.local.", KNOT_RRTYPE_A,
+	             KNOT_WIRE_MAX_PKTSIZE, NULL, "10.244.0.5");
+	assert_reply(r, K8S_ANSWER_NXDOMAIN, "");
+	assert_int_equal(r.walked, K8S_AUTOPATH_NONE);
+	assert_int_equal(k8s_table_set_pod(&table, &pod, NULL), KNOT_EOK);
+}
+
+static void client_autopath_only_for_a_pod_of_the_first_search_domain(void **state)
+{
+	k8s_pod_t other = client_pod("default", "10.244.0.6", false);
+	k8s_pod_t host = client_pod("shop", "192.168.0.10", true);
+	assert_int_equal(k8s_table_set_pod(&table, NULL, &other), KNOT_EOK);
+	assert_int_equal(k8s_table_set_pod(&table, NULL, &host), KNOT_EOK);
+	k8s_answer_conf_t c = client_conf();
+	const char *name = "kubernetes.default.shop.svc.cluster.local.";
+	const char *clients[] = { "10.244.0.6", "192.168.0.10", "10.244.7.7", "fd00::5", NULL };
+	for (size_t i = 0; i < sizeof(clients) / sizeof(clients[0]); i++) {
+		reply_t r = ask_from(&c, name, KNOT_RRTYPE_A, KNOT_WIRE_MAX_PKTSIZE, NULL, clients[i]);
+		assert_reply(r, K8S_ANSWER_NXDOMAIN, "");
+		assert_int_equal(r.walked, K8S_AUTOPATH_NONE);
+	}
+	// Off unless configured.
+	k8s_pod_t pod = client_pod("shop", "10.244.0.5", false);
+	assert_int_equal(k8s_table_set_pod(&table, NULL, &pod), KNOT_EOK);
+	assert_reply(ask_from(&conf, name, KNOT_RRTYPE_A, KNOT_WIRE_MAX_PKTSIZE, NULL, "10.244.0.5"),
+	             K8S_ANSWER_NXDOMAIN, "");
+	assert_int_equal(k8s_table_set_pod(&table, &pod, NULL), KNOT_EOK);
+	assert_int_equal(k8s_table_set_pod(&table, &other, NULL), KNOT_EOK);
+	assert_int_equal(k8s_table_set_pod(&table, &host, NULL), KNOT_EOK);
+}
+
+static void client_autopath_ends_with_the_host_domains_then_falls_through(void **state)
+{
+	k8s_pod_t pod = client_pod("shop", "10.244.0.5", false);
+	assert_int_equal(k8s_table_set_pod(&table, NULL, &pod), KNOT_EOK);
+	knot_dname_t *host = knot_dname_from_str_alloc("default.svc.cluster.local.");
+	const knot_dname_t *hosts[] = { host };
+	k8s_answer_conf_t c = client_conf();
+	c.host_search = hosts;
+	c.host_search_count = 1;
+	reply_t r = ask_from(&c, "headless.shop.svc.cluster.local.", KNOT_RRTYPE_AAAA,
+	                     KNOT_WIRE_MAX_PKTSIZE, NULL, "10.244.0.5");
+	assert_reply(r, K8S_ANSWER_HIT,
+	             "headless.default.svc.cluster.local. AAAA 2001:db8::100 | "
+	             "headless.shop.svc.cluster.local. CNAME headless.default.svc.cluster.local.");
+	assert_int_equal(r.walked, K8S_AUTOPATH_HOST);
+	// Without an upstream, the name itself is not known: the client goes on.
+	r = ask_from(&c, "nope.shop.svc.cluster.local.", KNOT_RRTYPE_A, KNOT_WIRE_MAX_PKTSIZE,
+	             NULL, "10.244.0.5");
+	assert_reply(r, K8S_ANSWER_NXDOMAIN, "");
+	assert_int_equal(r.walked, K8S_AUTOPATH_FELL_THROUGH);
+	free(host);
+	assert_int_equal(k8s_table_set_pod(&table, &pod, NULL), KNOT_EOK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1033,6 +1280,16 @@ int main(void)
 		cmocka_unit_test(autopath_names_are_compared_with_the_cluster_domain_by_length),
 		cmocka_unit_test(autopath_nodata_ends_the_search_with_the_cname),
 		cmocka_unit_test(autopath_takes_the_search_list_of_the_edns_option),
+		cmocka_unit_test(autopath_srv_answer_has_its_targets_addresses_in_additional),
+		cmocka_unit_test(autopath_dns_version_is_the_txt_after_the_cname),
+		cmocka_unit_test(autopath_edns_list_takes_spaces_after_commas),
+		cmocka_unit_test(autopath_edns_list_of_32_domains_is_walked_to_its_last),
+		cmocka_unit_test(autopath_edns_list_over_32_domains_is_refused_whole),
+		cmocka_unit_test(autopath_continues_past_a_nodata_step),
+		cmocka_unit_test(client_autopath_walks_on_from_svc_for_a_pod_of_the_namespace),
+		cmocka_unit_test(client_autopath_leaves_names_that_exist_alone),
+		cmocka_unit_test(client_autopath_only_for_a_pod_of_the_first_search_domain),
+		cmocka_unit_test(client_autopath_ends_with_the_host_domains_then_falls_through),
 		cmocka_unit_test(hostname_and_cluster_id_name_one_clusters_endpoint),
 		cmocka_unit_test(cluster_ids_are_empty_non_terminals_whichever_ids_share_their_labels),
 	};

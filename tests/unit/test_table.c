@@ -465,6 +465,40 @@ static int teardown(void **state)
 	return 0;
 }
 
+static void a_client_address_names_the_namespace_of_its_pods(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	k8s_pod_t a = { .meta = { .ns = "one", .name = "a" }, .live = true, .ip_count = 1,
+	                .ips = { fx_ip("10.0.0.5") } };
+	k8s_pod_t again = { .meta = { .ns = "one", .name = "a2" }, .live = true, .ip_count = 1,
+	                    .ips = { fx_ip("10.0.0.5") } };
+	k8s_pod_t other = { .meta = { .ns = "two", .name = "b" }, .live = true, .ip_count = 1,
+	                    .ips = { fx_ip("10.0.0.5") } };
+	k8s_pod_t host = { .meta = { .ns = "one", .name = "h" }, .live = true, .host_network = true,
+	                   .ip_count = 1, .ips = { fx_ip("10.0.0.5") } };
+	k8s_ip_t ip = fx_ip("10.0.0.5");
+	assert_null(k8s_table_pod_ns(&t, &ip));
+	assert_int_equal(k8s_table_set_pod(&t, NULL, &a), KNOT_EOK);
+	assert_memory_equal(k8s_table_pod_ns(&t, &ip), "\x03one", 4);
+	// A pod replacing another in the same namespace (both listed for a moment).
+	assert_int_equal(k8s_table_set_pod(&t, NULL, &again), KNOT_EOK);
+	assert_memory_equal(k8s_table_pod_ns(&t, &ip), "\x03one", 4);
+	// Two namespaces, or a node's address: no namespace.
+	assert_int_equal(k8s_table_set_pod(&t, NULL, &other), KNOT_EOK);
+	assert_null(k8s_table_pod_ns(&t, &ip));
+	assert_int_equal(k8s_table_set_pod(&t, &other, NULL), KNOT_EOK);
+	assert_int_equal(k8s_table_set_pod(&t, NULL, &host), KNOT_EOK);
+	assert_null(k8s_table_pod_ns(&t, &ip));
+	for (k8s_pod_t *p = &a; p != NULL; p = (p == &a) ? &again : (p == &again) ? &host : NULL) {
+		assert_int_equal(k8s_table_set_pod(&t, p, NULL), KNOT_EOK);
+	}
+	assert_int_equal(t.pod_count, 0);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -480,6 +514,7 @@ int main(void)
 		cmocka_unit_test(a_cluster_record_comes_first_among_many_clusterset_ones),
 		cmocka_unit_test(addresses_chosen_to_collide_do_not_share_a_probe_run),
 		cmocka_unit_test(readers_never_see_half_a_change),
+		cmocka_unit_test(a_client_address_names_the_namespace_of_its_pods),
 	};
 	return cmocka_run_group_tests_name("table", tests, setup, teardown);
 }

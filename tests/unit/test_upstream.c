@@ -1069,6 +1069,58 @@ static int group_teardown(void **state)
 
 #define CASE(test) cmocka_unit_test_setup_teardown(test, setup, teardown)
 
+static bool ask(k8s_upstream_t *u, const char *name)
+{
+	knot_dname_storage_t buf;
+	return k8s_upstream_ask(u, dname(name, buf));
+}
+
+static void an_asked_name_is_resolved_and_kept_fresh(void **state)
+{
+	const fake_rr_t rrs[] = { { "asked.example.", KNOT_RRTYPE_A, 1, NULL } };
+	fake_rule("asked.example.", FAKE_ANSWER, rrs, 1);
+	k8s_upstream_t *u = start(1000);
+
+	assert_true(ask(u, "asked.example."));
+	assert_true(wait_for(u, "asked.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+	assert_true(wait_for(u, "asked.example.", KNOT_RRTYPE_AAAA, K8S_UPSTREAM_READY, 2000));
+	// Asked again (every cold query asks): one name, one resolution.
+	assert_true(ask(u, "asked.example."));
+	sleep_ms(50);
+	assert_int_equal(fake_stats("asked.example.").udp_a, 1);
+	// Looked up, it is refreshed like a wanted name (1 s TTL).
+	unsigned first = last_octet(u, "asked.example.");
+	uint64_t end = clock_ms() + 3000;
+	while (last_octet(u, "asked.example.") == first && clock_ms() < end) {
+		sleep_ms(20);
+	}
+	assert_int_not_equal(last_octet(u, "asked.example."), first);
+
+	k8s_upstream_free(u);
+}
+
+static void an_asked_name_stays_when_the_watcher_no_longer_wants_it(void **state)
+{
+	const fake_rr_t rrs[] = { { "both.example.", KNOT_RRTYPE_A, 300, "192.0.2.41" } };
+	fake_rule("both.example.", FAKE_ANSWER, rrs, 1);
+	k8s_upstream_t *u = start(1000);
+
+	want(u, "both.example.");
+	assert_true(wait_for(u, "both.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+	assert_true(ask(u, "both.example."));
+	sleep_ms(50);
+	unwant(u, "both.example.");
+	sleep_ms(100);
+	assert_int_equal(look(u, "both.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_READY);
+	// And a name the watcher wants after queries asked keeps one target.
+	assert_true(ask(u, "later.example."));
+	want(u, "later.example.");
+	unwant(u, "later.example.");
+	sleep_ms(100);
+
+	k8s_upstream_free(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1089,6 +1141,8 @@ int main(void)
 		CASE(many_names_are_resolved_32_queries_at_a_time),
 		CASE(free_returns_at_once_with_queries_in_flight),
 		CASE(readers_see_whole_answers_while_refreshing),
+		CASE(an_asked_name_is_resolved_and_kept_fresh),
+		CASE(an_asked_name_stays_when_the_watcher_no_longer_wants_it),
 	};
 	return cmocka_run_group_tests_name("upstream", tests, group_setup, group_teardown);
 }
