@@ -308,7 +308,7 @@ int k8s_table_set_pod(k8s_table_t *t, const k8s_pod_t *old_pod, const k8s_pod_t 
 
 const uint8_t *k8s_table_pod_ns(const k8s_table_t *t, const k8s_ip_t *ip)
 {
-	uint32_t hash = hash_ip(ip->family, ip->bytes);
+	uint32_t hash = k8s_table_ip_hash(ip->family, ip->bytes);
 	k8s_rcuhash_iter_t it;
 	k8s_rcuhash_iter_init(&it, &t->pods, hash);
 	const k8s_podent_t *pod;
