@@ -50,6 +50,9 @@
 #define STALE_MAX_S      300         /*!< How long past expiry a failing name keeps its answer. */
 #define LOG_PERIOD_MS    (60 * 1000) /*!< One failure line per name at most this often. */
 #define MAX_WAIT_MS      1000
+#define ASK_SLOTS        64          /*!< Names asked by readers, not yet taken by the thread. */
+#define ASKED_MAX        1024        /*!< Names kept resolved because readers asked for them. */
+#define ASKED_IDLE_MS    (10 * 60 * 1000) /*!< An asked name not looked up this long is forgotten. */
 
 #define NOT_SCHEDULED    SIZE_MAX
 
@@ -62,6 +65,7 @@ typedef struct {
 	uint16_t qtype;
 	const knot_dname_t *name;      /*!< Key: the wanted name, at the end of the allocation. */
 	k8s_upstream_answer_t *ans;    /*!< Right after this header. */
+	atomic_bool used;              /*!< Set by readers of an asked name, cleared by the thread. */
 } entry_t;
 
 /*! \brief Keeping one (name, qtype) resolved: resolver thread only. */
@@ -82,7 +86,10 @@ struct target {
 	bool queued;
 	target_t *next_queued;
 
+	bool asked;                    /*!< One of the wants is the readers' (set by the thread). */
+
 	/* Resolver thread only. */
+	uint64_t used_ms;              /*!< When readers last asked for or looked up an asked name. */
 	bool active;                   /*!< Its jobs are scheduled or in flight. */
 	bool logged;
 	uint64_t logged_ms;            /*!< Last failure line. */
@@ -97,6 +104,12 @@ struct query {
 	unsigned attempt;
 	k8s_dnsquery_t dq;
 };
+
+/*! \brief A name asked by a reader: a slot of a bounded lock-free queue (Vyukov's). */
+typedef struct {
+	atomic_size_t seq;             /*!< Position it is free for, or that position + 1 when filled. */
+	knot_dname_storage_t name;
+} ask_t;
 
 /*! \brief Jobs ordered by due time (a binary min-heap). */
 typedef struct {
@@ -120,6 +133,12 @@ struct k8s_upstream {
 	target_t *queue_head;
 	target_t *queue_tail;
 	size_t queue_len;
+	size_t asked_count;            /*!< Targets wanted because readers asked. */
+
+	/* Readers to the thread: names asked, lock-free. */
+	ask_t asks[ASK_SLOTS];
+	atomic_size_t ask_tail;        /*!< Next position a reader fills. */
+	size_t ask_head;               /*!< Next position the thread takes. */
 
 	/* Thread. */
 	pthread_t thread;
@@ -132,6 +151,7 @@ struct k8s_upstream {
 	k8s_retire_t retire;
 	query_t queries[MAX_QUERIES];
 	size_t query_count;
+	uint64_t asked_logged_ms;      /*!< Last "too many asked names" line, 0 for none. */
 };
 
 
@@ -394,6 +414,7 @@ static int entry_pack(const chain_t *c, const knot_dname_t *name, uint16_t qtype
 
 	e->hash = key_hash(name, qtype);
 	e->qtype = qtype;
+	atomic_init(&e->used, false);
 	e->name = pos;
 	e->ans = ans;
 	*out = e;
@@ -647,6 +668,99 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 	}
 }
 
+/* Names asked by readers. */
+
+/*! \brief Puts the target on the hand-over queue (under the lock). */
+static void enqueue(k8s_upstream_t *u, target_t *t);
+
+/*! \brief Counts a want of a lowercase name (under the lock); NULL if out of memory. */
+static target_t *want_locked(k8s_upstream_t *u, const knot_dname_t *lower, const char *key);
+
+/*! \brief Takes the next name a reader asked for; false if there is none. */
+static bool ask_take(k8s_upstream_t *u, knot_dname_storage_t name)
+{
+	ask_t *a = &u->asks[u->ask_head % ASK_SLOTS];
+	if (atomic_load_explicit(&a->seq, memory_order_acquire) != u->ask_head + 1) {
+		return false;
+	}
+	memcpy(name, a->name, knot_dname_size(a->name));
+	atomic_store_explicit(&a->seq, u->ask_head + ASK_SLOTS, memory_order_release);
+	u->ask_head++;
+	return true;
+}
+
+/*!
+ * \brief Wants the names readers asked for (one want per name, however often asked).
+ *
+ * At ASKED_MAX such names a new one is not resolved: a flood of made-up names
+ * must not turn into as many upstream queries kept refreshed.
+ */
+static void asks_take(k8s_upstream_t *u, uint64_t now)
+{
+	knot_dname_storage_t name;
+	while (ask_take(u, name)) {
+		knot_dname_txt_storage_t key;
+		name_text(name, key);
+		pthread_mutex_lock(&u->lock);
+		target_t *t = k8s_map_get(&u->names, key);
+		if (t != NULL && t->asked) {
+			t->used_ms = now;
+			pthread_mutex_unlock(&u->lock);
+			continue;
+		}
+		if (u->asked_count >= ASKED_MAX) {
+			pthread_mutex_unlock(&u->lock);
+			if (u->asked_logged_ms == 0 || now - u->asked_logged_ms >= LOG_PERIOD_MS) {
+				u->asked_logged_ms = now;
+				k8s_logf(&u->log, LOG_WARNING, "upstream, not resolving %s (more "
+				         "than %u names asked)", key, ASKED_MAX);
+			}
+			continue;
+		}
+		t = want_locked(u, name, key);
+		if (t != NULL) {
+			t->asked = true;
+			t->used_ms = now;
+			u->asked_count++;
+		}
+		pthread_mutex_unlock(&u->lock);
+	}
+}
+
+/*!
+ * \brief Withdraws the readers' want of a name they no longer look up.
+ *
+ * Readers mark the entries they read; the marks are collected here, when one
+ * of the name's jobs is due.
+ *
+ * \return True if nobody wants the name any more: the next drain forgets it.
+ */
+static bool asked_idle(k8s_upstream_t *u, target_t *t, uint64_t now)
+{
+	// Only this thread writes t->asked, so it reads it without the lock.
+	if (!t->asked) {
+		return false;
+	}
+	for (int i = 0; i < 2; i++) {
+		entry_t *e = t->jobs[i].entry;
+		if (e != NULL && atomic_exchange_explicit(&e->used, false, memory_order_relaxed)) {
+			t->used_ms = now;
+		}
+	}
+	if (now - t->used_ms < ASKED_IDLE_MS) {
+		return false;
+	}
+	pthread_mutex_lock(&u->lock);
+	t->asked = false;
+	u->asked_count--;
+	bool gone = --t->wants == 0;
+	if (gone) {
+		enqueue(u, t);
+	}
+	pthread_mutex_unlock(&u->lock);
+	return gone;
+}
+
 /*! \brief Starts due jobs while there is room for more queries. */
 static void start_due(k8s_upstream_t *u, uint64_t now)
 {
@@ -654,6 +768,12 @@ static void start_due(k8s_upstream_t *u, uint64_t now)
 	       u->heap.items[0]->due_ms <= now) {
 		job_t *job = u->heap.items[0];
 		heap_remove(&u->heap, job);
+		if (asked_idle(u, job->target, now)) {
+			// Kept scheduled in case it is wanted again before the drain forgets it.
+			heap_push(&u->heap, job, now + REFRESH_MIN_MS);
+			wake(u);
+			continue;
+		}
 		job_start(u, job, now);
 	}
 }
@@ -682,6 +802,7 @@ static void *resolver_run(void *arg)
 	query_t *polled[1 + MAX_QUERIES];
 	while (!atomic_load(&u->stop)) {
 		uint64_t now = k8s_now_ms();
+		asks_take(u, now);
 		drain(u, now);
 		start_due(u, now);
 		k8s_retire_commit(&u->retire);
@@ -744,6 +865,10 @@ k8s_upstream_t *k8s_upstream_new(const struct sockaddr_storage *server, unsigned
 		u->queries[i].dq.fd = -1;
 	}
 	atomic_init(&u->stop, false);
+	for (size_t i = 0; i < ASK_SLOTS; i++) {
+		atomic_init(&u->asks[i].seq, i);
+	}
+	atomic_init(&u->ask_tail, 0);
 
 	u->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (u->wake_fd < 0) {
@@ -800,7 +925,6 @@ void k8s_upstream_free(k8s_upstream_t *u)
 	free(u);
 }
 
-/*! \brief Puts a target on the hand-over queue (under the lock). */
 static void enqueue(k8s_upstream_t *u, target_t *t)
 {
 	if (t->queued) {
@@ -816,6 +940,30 @@ static void enqueue(k8s_upstream_t *u, target_t *t)
 	u->queue_len++;
 }
 
+static target_t *want_locked(k8s_upstream_t *u, const knot_dname_t *lower, const char *key)
+{
+	target_t *t = k8s_map_get(&u->names, key);
+	if (t == NULL) {
+		t = calloc(1, sizeof(*t) + knot_dname_size(lower));
+		if (t == NULL) {
+			return NULL;
+		}
+		memcpy(t->name, lower, knot_dname_size(lower));
+		for (int i = 0; i < 2; i++) {
+			t->jobs[i].target = t;
+			t->jobs[i].qtype = (i == 0) ? KNOT_RRTYPE_A : KNOT_RRTYPE_AAAA;
+			t->jobs[i].heap_pos = NOT_SCHEDULED;
+		}
+		if (k8s_map_set(&u->names, key, t) != KNOT_EOK) {
+			free(t);
+			return NULL;
+		}
+	}
+	t->wants++;
+	enqueue(u, t);
+	return t;
+}
+
 int k8s_upstream_want(k8s_upstream_t *u, const knot_dname_t *name)
 {
 	// The key is the lowercase name, so that any spelling finds the same target.
@@ -825,28 +973,11 @@ int k8s_upstream_want(k8s_upstream_t *u, const knot_dname_t *name)
 	name_text(lower, key);
 
 	pthread_mutex_lock(&u->lock);
-	target_t *t = k8s_map_get(&u->names, key);
-	if (t == NULL) {
-		t = calloc(1, sizeof(*t) + knot_dname_size(lower));
-		if (t == NULL) {
-			pthread_mutex_unlock(&u->lock);
-			return KNOT_ENOMEM;
-		}
-		memcpy(t->name, lower, knot_dname_size(lower));
-		for (int i = 0; i < 2; i++) {
-			t->jobs[i].target = t;
-			t->jobs[i].qtype = (i == 0) ? KNOT_RRTYPE_A : KNOT_RRTYPE_AAAA;
-			t->jobs[i].heap_pos = NOT_SCHEDULED;
-		}
-		if (k8s_map_set(&u->names, key, t) != KNOT_EOK) {
-			pthread_mutex_unlock(&u->lock);
-			free(t);
-			return KNOT_ENOMEM;
-		}
-	}
-	t->wants++;
-	enqueue(u, t);
+	target_t *t = want_locked(u, lower, key);
 	pthread_mutex_unlock(&u->lock);
+	if (t == NULL) {
+		return KNOT_ENOMEM;
+	}
 
 	wake(u);
 	return KNOT_EOK;
@@ -886,5 +1017,53 @@ k8s_upstream_status_t k8s_upstream_lookup(const k8s_upstream_t *u, const knot_dn
 			return K8S_UPSTREAM_READY;
 		}
 	}
+	return K8S_UPSTREAM_PENDING;
+}
+
+/*! \brief Hands a name to the thread (lock-free); a full queue drops it, the next query asks again. */
+static void ask(k8s_upstream_t *u, const knot_dname_t *name)
+{
+	size_t pos = atomic_load_explicit(&u->ask_tail, memory_order_relaxed);
+	ask_t *a;
+	for (;;) {
+		a = &u->asks[pos % ASK_SLOTS];
+		size_t seq = atomic_load_explicit(&a->seq, memory_order_acquire);
+		if (seq == pos) {
+			if (atomic_compare_exchange_weak_explicit(&u->ask_tail, &pos, pos + 1,
+			                                          memory_order_relaxed,
+			                                          memory_order_relaxed)) {
+				break;
+			}
+		} else if ((ptrdiff_t)(seq - pos) < 0) {
+			return;  // Still filled from the previous lap: full.
+		} else {
+			pos = atomic_load_explicit(&u->ask_tail, memory_order_relaxed);
+		}
+	}
+	knot_dname_copy_lower(a->name, name);
+	atomic_store_explicit(&a->seq, pos + 1, memory_order_release);
+	wake(u);
+}
+
+k8s_upstream_status_t k8s_upstream_ask(const k8s_upstream_t *u, const knot_dname_t *name,
+                                       uint16_t qtype, const k8s_upstream_answer_t **ans)
+{
+	// The ask queue and the entries' marks are the parts readers write: atomics made for it.
+	k8s_upstream_t *w = (k8s_upstream_t *)u;
+	uint32_t hash = key_hash(name, qtype);
+	k8s_rcuhash_iter_t it;
+	k8s_rcuhash_iter_init(&it, &w->cache, hash);
+	entry_t *e;
+	while ((e = k8s_rcuhash_iter_next(&it)) != NULL) {
+		if (e->hash == hash && e->qtype == qtype && knot_dname_is_equal(e->name, name)) {
+			// Read before written: a warm name costs no cache-line write per query.
+			if (!atomic_load_explicit(&e->used, memory_order_relaxed)) {
+				atomic_store_explicit(&e->used, true, memory_order_relaxed);
+			}
+			*ans = e->ans;
+			return K8S_UPSTREAM_READY;
+		}
+	}
+	ask(w, name);
 	return K8S_UPSTREAM_PENDING;
 }
