@@ -970,6 +970,135 @@ static void free_returns_at_once_with_queries_in_flight(void **state)
 	assert_true(clock_ms() - before < 200);
 }
 
+/* Names asked by readers (k8s_upstream_ask()). */
+
+/*! \brief Asks as a reader does: inside a read-side section. */
+static k8s_upstream_status_t ask(k8s_upstream_t *u, const char *name, uint16_t qtype)
+{
+	knot_dname_storage_t buf;
+	const k8s_upstream_answer_t *ans = NULL;
+	urcu_memb_read_lock();
+	k8s_upstream_status_t status = k8s_upstream_ask(u, dname(name, buf), qtype, &ans);
+	urcu_memb_read_unlock();
+	return status;
+}
+
+static void an_asked_name_is_resolved_without_a_want(void **state)
+{
+	const fake_rr_t rrs[] = {
+		{ "fed.example.", KNOT_RRTYPE_A, 300, "192.0.2.60" },
+		{ "fed.example.", KNOT_RRTYPE_AAAA, 300, "2001:db8::60" },
+	};
+	fake_rule("fed.example.", FAKE_ANSWER, rrs, 2);
+	k8s_upstream_t *u = start(1000);
+
+	// Cold: pending at once, never waiting for the upstream.
+	uint64_t before = clock_ms();
+	assert_int_equal(ask(u, "FED.example.", KNOT_RRTYPE_A), K8S_UPSTREAM_PENDING);
+	assert_true(clock_ms() - before < 50);
+	assert_true(wait_for(u, "fed.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+	assert_true(wait_for(u, "fed.example.", KNOT_RRTYPE_AAAA, K8S_UPSTREAM_READY, 2000));
+	assert_int_equal(ask(u, "fed.example.", KNOT_RRTYPE_A), K8S_UPSTREAM_READY);
+	assert_int_equal(last_octet(u, "fed.example."), 60);
+
+	// Asked again while cached: one want, resolved once per type.
+	for (int i = 0; i < 10; i++) {
+		ask(u, "fed.example.", KNOT_RRTYPE_A);
+	}
+	sleep_ms(100);
+	assert_int_equal(fake_stats("fed.example.").udp_a, 1);
+
+	// A watcher's want and unwant of the same name leave the readers' want.
+	want(u, "fed.example.");
+	unwant(u, "fed.example.");
+	sleep_ms(100);
+	assert_int_equal(look(u, "fed.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_READY);
+
+	k8s_upstream_free(u);
+}
+
+#define ASKED_MAX_TEST 1024
+
+static void asked_names_beyond_the_cap_are_not_resolved(void **state)
+{
+	k8s_upstream_t *u = start(1000);
+
+	// Paced, so that the 64-slot queue is drained between bursts; a name the
+	// full queue dropped is asked again in the next round, as the next query would.
+	char name[64];
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < ASKED_MAX_TEST; i++) {
+			snprintf(name, sizeof(name), "made-up-%d.example.", i);
+			ask(u, name, KNOT_RRTYPE_A);
+			if (i % 32 == 31) {
+				sleep_ms(5);
+			}
+		}
+	}
+	sleep_ms(100);
+	assert_int_equal(log_count("names asked"), 0);
+	uint64_t end = clock_ms() + 2000;
+	while (log_count("names asked") == 0 && clock_ms() < end) {
+		ask(u, "one-too-many.example.", KNOT_RRTYPE_A);
+		sleep_ms(5);
+	}
+	ask(u, "two-too-many.example.", KNOT_RRTYPE_A);
+	sleep_ms(100);
+	assert_true(logged("upstream, not resolving one-too-many.example (more than 1024 names asked)"));
+	// One line a minute at most.
+	assert_int_equal(log_count("names asked"), 1);
+
+	k8s_upstream_free(u);
+}
+
+#define ASKERS 4
+#define ASKED_NAMES 48
+
+static void *asker(void *arg)
+{
+	k8s_upstream_t *u = arg;
+	urcu_memb_register_thread();
+	char name[32];
+	uint64_t end = clock_ms() + 3000;
+	bool all = false;
+	while (!all && clock_ms() < end) {
+		all = true;
+		for (int i = 0; i < ASKED_NAMES; i++) {
+			snprintf(name, sizeof(name), "a%d.example.", i);
+			all = (ask(u, name, KNOT_RRTYPE_A) == K8S_UPSTREAM_READY) && all;
+		}
+		sleep_ms(1);
+	}
+	urcu_memb_unregister_thread();
+	return all ? arg : NULL;
+}
+
+static void concurrent_askers_get_every_name_resolved(void **state)
+{
+	char name[32];
+	for (int i = 0; i < ASKED_NAMES; i++) {
+		snprintf(name, sizeof(name), "a%d.example.", i);
+		const fake_rr_t rrs[] = { { name, KNOT_RRTYPE_A, 300, "192.0.2.61" } };
+		fake_rule(name, FAKE_ANSWER, rrs, 1);
+	}
+	k8s_upstream_t *u = start(1000);
+	pthread_t threads[ASKERS];
+	for (int i = 0; i < ASKERS; i++) {
+		assert_int_equal(pthread_create(&threads[i], NULL, asker, u), 0);
+	}
+	for (int i = 0; i < ASKERS; i++) {
+		void *ret = NULL;
+		pthread_join(threads[i], &ret);
+		assert_ptr_equal(ret, u);
+	}
+	// However often asked, each name was resolved once.
+	for (int i = 0; i < ASKED_NAMES; i++) {
+		snprintf(name, sizeof(name), "a%d.example.", i);
+		assert_int_equal(fake_stats(name).udp_a, 1);
+	}
+	k8s_upstream_free(u);
+}
+
 /* Readers against the refreshing resolver. */
 
 #define READ_NAMES 8
@@ -1089,6 +1218,9 @@ int main(void)
 		CASE(many_names_are_resolved_32_queries_at_a_time),
 		CASE(free_returns_at_once_with_queries_in_flight),
 		CASE(readers_see_whole_answers_while_refreshing),
+		CASE(an_asked_name_is_resolved_without_a_want),
+		CASE(asked_names_beyond_the_cap_are_not_resolved),
+		CASE(concurrent_askers_get_every_name_resolved),
 	};
 	return cmocka_run_group_tests_name("upstream", tests, group_setup, group_teardown);
 }
