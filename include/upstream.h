@@ -27,7 +27,8 @@
  * AAAA records, keeps the answers (CNAME chains included) in a cache that
  * workers read lock-free under RCU, and refreshes them before their TTL runs
  * out while they are wanted. A name not resolved yet, or whose upstream
- * failed, answers SERVFAIL.
+ * failed, answers SERVFAIL. Names the watcher cannot know ahead (federations'
+ * remote names) are asked for by readers instead, see k8s_upstream_ask().
  */
 
 #pragma once
