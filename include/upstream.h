@@ -111,7 +111,7 @@ k8s_upstream_status_t k8s_upstream_lookup(const k8s_upstream_t *u, const knot_dn
  * The hand-over is a bounded lock-free queue (64 names; when full the name is
  * dropped, the next query asks again). At most 1024 asked names are kept
  * resolved (beyond, a warning at most once a minute and no resolution); one
- * not looked up for 10 minutes is forgotten at its next refresh.
+ * not looked up for 10 minutes is forgotten at its next refresh (or retry).
  */
 k8s_upstream_status_t k8s_upstream_ask(const k8s_upstream_t *u, const knot_dname_t *name,
                                        uint16_t qtype, const k8s_upstream_answer_t **ans);
