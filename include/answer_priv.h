@@ -212,6 +212,15 @@ k8s_answer_t k8s_answer_addrs(ctx_t *c, const knot_dname_t *owner, const knot_dn
 k8s_answer_t k8s_answer_svc_addrs(ctx_t *c, const knot_dname_t *owner,
                                   const knot_dname_t *qname, const k8s_svc_t *svc);
 
+/*!
+ * \brief The records of a CNAME \a target already put: from our zones, else
+ * (A, AAAA) from the upstream cache, SERVFAIL while the target is not cached.
+ *
+ * \param asked  The watcher does not want the target: ask the upstream for it.
+ */
+k8s_answer_t k8s_answer_target(ctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
+                               unsigned depth, bool asked);
+
 /*! \brief ExternalName: the CNAME, then its target's records when we can have them. */
 k8s_answer_t k8s_answer_external(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                                  const k8s_svc_t *svc, unsigned depth);

@@ -69,14 +69,10 @@ k8s_answer_t k8s_answer_svc_addrs(ctx_t *c, const knot_dname_t *owner,
 	return hit ? K8S_ANSWER_HIT : K8S_ANSWER_NODATA;
 }
 
-k8s_answer_t k8s_answer_external(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
-                                 const k8s_svc_t *svc, unsigned depth)
+k8s_answer_t k8s_answer_target(ctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
+                               unsigned depth, bool asked)
 {
-	int ret = put_cname(c, owner, qname, svc->target);
-	if (ret != KNOT_EOK || c->qtype == KNOT_RRTYPE_CNAME) {
-		return put_result(ret);
-	}
-	k8s_answer_t res = k8s_answer_chase(c, svc->target, qname, depth);
+	k8s_answer_t res = k8s_answer_chase(c, target, qname, depth);
 	if (res != K8S_ANSWER_PASS) {
 		return res;
 	}
@@ -88,7 +84,10 @@ k8s_answer_t k8s_answer_external(ctx_t *c, const knot_dname_t *owner, const knot
 		return K8S_ANSWER_HIT;
 	}
 	const k8s_upstream_answer_t *ext;
-	if (k8s_upstream_lookup(conf->upstream, svc->target, c->qtype, &ext) != K8S_UPSTREAM_READY) {
+	if (k8s_upstream_lookup(conf->upstream, target, c->qtype, &ext) != K8S_UPSTREAM_READY) {
+		if (asked) {
+			(void)k8s_upstream_ask(conf->upstream, target);  // Busy slots: the next query asks.
+		}
 		return K8S_ANSWER_SERVFAIL;
 	}
 	return k8s_answer_upstream(c, ext);
@@ -108,4 +107,15 @@ k8s_answer_t k8s_answer_upstream(ctx_t *c, const k8s_upstream_answer_t *ext)
 		}
 	}
 	return (ext->rcode == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_HIT_NXDOMAIN : K8S_ANSWER_HIT;
+}
+
+k8s_answer_t k8s_answer_external(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+                                 const k8s_svc_t *svc, unsigned depth)
+{
+	int ret = put_cname(c, owner, qname, svc->target);
+	if (ret != KNOT_EOK || c->qtype == KNOT_RRTYPE_CNAME) {
+		return put_result(ret);
+	}
+	// The watcher wants every ExternalName target: a plain lookup.
+	return k8s_answer_target(c, svc->target, qname, depth, false);
 }

@@ -151,7 +151,7 @@ size_t k8s_federation_remote_name(const k8s_fedquery_t *fq, const k8s_topology_t
 /*!
  * \brief A federated service: a CNAME to the local service while it has
  * endpoints, followed by its records; else a CNAME to the federation's name for
- * this cluster's zone and region, which the resolver follows elsewhere.
+ * this cluster's zone and region, followed through the upstream when there is one.
  */
 k8s_answer_t k8s_federation_answer(ctx_t *c, const knot_dname_t *owner,
                                    const knot_dname_t *qname, const k8s_fedquery_t *fq,
@@ -184,8 +184,20 @@ k8s_answer_t k8s_federation_answer(ctx_t *c, const knot_dname_t *owner,
 	memcpy(target, name, size);
 
 	int ret = put_cname(c, owner, qname, target);
-	if (ret != KNOT_EOK || !local || c->qtype == KNOT_RRTYPE_CNAME) {
+	if (ret != KNOT_EOK || c->qtype == KNOT_RRTYPE_CNAME) {
 		return put_result(ret);
 	}
-	return k8s_answer_follow(c, target, qname, K8S_ROLE_CLUSTER, zone, depth);
+	if (local) {
+		return k8s_answer_follow(c, target, qname, K8S_ROLE_CLUSTER, zone, depth);
+	}
+	/*
+	 * The remote name goes through the upstream like an ExternalName target,
+	 * but asked from here: which names are wanted depends on which services
+	 * have endpoints, and on services that need not exist here at all, so the
+	 * watcher cannot declare them ahead. Asking is a lock-free hand-over to the
+	 * resolver thread (k8s_upstream_ask()); until the name is cached the answer
+	 * is SERVFAIL, as for a cold ExternalName target, and the client's retry
+	 * gets the CNAME with the addresses.
+	 */
+	return k8s_answer_target(c, target, qname, depth, true);
 }

@@ -726,7 +726,7 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 
 	if (full && (u->full_logged_ms == 0 || now - u->full_logged_ms >= LOG_PERIOD_MS)) {
 		u->full_logged_ms = now;
-		k8s_logf(&u->log, LOG_WARNING, "upstream, not resolving more names for autopath "
+		k8s_logf(&u->log, LOG_WARNING, "upstream, not resolving more names asked by queries "
 		         "(%d names kept already)", MAX_ASKED);
 	}
 
