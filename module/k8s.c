@@ -62,6 +62,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #define MOD_FEDERATIONS		"\x0b""federations"
 #define MOD_FED_ZONE		"\x0f""federation-zone"
 #define MOD_FED_REGION		"\x11""federation-region"
+#define ZONE_MODULE		"\x06""module"
 
 static const knot_lookup_t pods_modes[] = {
 	{ K8S_PODS_DISABLED, "disabled" },
@@ -446,6 +447,20 @@ static knotd_in_state_t k8s_additional_hook(knotd_in_state_t state, knot_pkt_t *
 	return state;
 }
 
+/*!
+ * \brief The ADDITIONAL hook of a zone whose list has mod-onlinesign after mod-k8s:
+ * knotd 3.2's mod-onlinesign takes every additional record of a DO answer for glue of
+ * a zone node and dies (SIGSEGV in sign_section) on ours, so DO answers get none.
+ */
+static knotd_in_state_t k8s_additional_unsigned_hook(knotd_in_state_t state, knot_pkt_t *pkt,
+                                                     knotd_qdata_t *qdata, knotd_mod_t *mod)
+{
+	if (knot_pkt_has_dnssec(qdata->query)) {
+		return state;
+	}
+	return k8s_additional_hook(state, pkt, qdata, mod);
+}
+
 static knot_dname_t *dname_lower(const knot_dname_t *name)
 {
 	knot_dname_t *copy = knot_dname_copy(name, NULL);
@@ -755,6 +770,55 @@ static int watcher_start(k8s_ctx_t *ctx, const k8s_watcher_conf_t *wconf)
 	return KNOT_EOK;
 }
 
+/*! \brief True if a module reference (a `module` value: yp_name_t, then "id\0") names \a name. */
+static bool modref_is(const knotd_conf_val_t *ref, const char *name)
+{
+	size_t len = strlen(name);
+	return ref->data_len >= 1 + len && ref->data[0] == len &&
+	       memcmp(ref->data + 1, name, len) == 0;
+}
+
+/*!
+ * \brief True if mod-onlinesign comes after mod-k8s in the zone's `module` list,
+ * so that its ADDITIONAL hook runs after ours. Global modules need no look:
+ * mod-onlinesign has zone scope only (knotd refuses it as a global module).
+ */
+static bool onlinesign_follows(knotd_mod_t *mod)
+{
+	knotd_conf_t list = knotd_conf_zone(mod, ZONE_MODULE, knotd_mod_zone(mod));
+	bool k8s_seen = false;
+	bool follows = false;
+	for (size_t i = 0; i < list.count; i++) {
+		if (modref_is(&list.multi[i], "mod-k8s")) {
+			k8s_seen = true;
+		} else if (k8s_seen && modref_is(&list.multi[i], "mod-onlinesign")) {
+			follows = true;
+		}
+	}
+	knotd_conf_free(&list);
+	return follows;
+}
+
+/*!
+ * \brief Hooks the ANSWER and ADDITIONAL stages. A zone that mod-onlinesign signs
+ * after us gets the ADDITIONAL hook that leaves DO answers alone, so that the others
+ * pay nothing for it.
+ */
+static int hooks_add(knotd_mod_t *mod, const k8s_answer_conf_t *answer)
+{
+	int ret = knotd_mod_in_hook(mod, KNOTD_STAGE_ANSWER, k8s_answer_hook);
+	if (ret != KNOT_EOK) {
+		return ret;
+	}
+	// A reverse zone answers no SRV: it never adds records to sign.
+	if (answer->role != K8S_ROLE_REVERSE && onlinesign_follows(mod)) {
+		knotd_mod_log(mod, LOG_NOTICE, "mod-onlinesign follows mod-k8s: SRV targets' "
+		              "addresses are not added to DNSSEC answers (onlinesign signs only zone glue)");
+		return knotd_mod_in_hook(mod, KNOTD_STAGE_ADDITIONAL, k8s_additional_unsigned_hook);
+	}
+	return knotd_mod_in_hook(mod, KNOTD_STAGE_ADDITIONAL, k8s_additional_hook);
+}
+
 /*! \brief One reader for the conf check and load: a check reads, refuses or not, and frees. */
 static int load_module(check_ctx_t *check)
 {
@@ -782,10 +846,7 @@ static int load_module(check_ctx_t *check)
 		ret = add_stats(check->mod);
 	}
 	if (ret == KNOT_EOK && check->mod != NULL) {
-		ret = knotd_mod_in_hook(check->mod, KNOTD_STAGE_ANSWER, k8s_answer_hook);
-	}
-	if (ret == KNOT_EOK && check->mod != NULL) {
-		ret = knotd_mod_in_hook(check->mod, KNOTD_STAGE_ADDITIONAL, k8s_additional_hook);
+		ret = hooks_add(check->mod, &ctx->answer);
 	}
 	if (ret == KNOT_EOK && check->mod != NULL) {
 		ret = watcher_start(ctx, &wconf);

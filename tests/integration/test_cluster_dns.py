@@ -145,6 +145,17 @@ def many_srv_records_fit_over_tcp_with_their_addresses(cluster):
     testing.expect("tc" in cluster.query(name, "SRV", bufsize=1232).flags, "no TC over UDP")
 
 
+@tests.case
+def srv_with_do_keeps_its_additional_records_without_onlinesign(cluster):
+    # Only a zone that mod-onlinesign signs after mod-k8s leaves them out of DO answers.
+    answer = cluster.query("_grpc._tcp.web.shop.svc.cluster.local.", "SRV", dnssec=True)
+    testing.expect_equal({(rr.owner, rr.type, rr.rdata) for rr in answer.additional
+                          if rr.type != "OPT"},
+                         {("web.shop.svc.cluster.local.", "A", "10.96.12.34"),
+                          ("web.shop.svc.cluster.local.", "AAAA", "fd00:10:96::1234")},
+                         "additional records with DO")
+
+
 def _srv_count(cluster, name, count):
     answer = cluster.query(name, "SRV", tcp=True)
     testing.expect_equal(len(answer.answer), count, f"SRV records of {name}")

@@ -5,8 +5,9 @@ knotd signs mod-k8s's answers as they are made (`module: [ mod-k8s/default,
 mod-onlinesign/k8s ]`, a key generated at start), and denies with "black lies":
 an NSEC at the query name itself, so NXDOMAIN becomes NOERROR without records
 for queries with the DO bit. unbound (Debian's), with the zones' DNSKEYs as trust
-anchors, must validate (AD) services, PTR and ExternalName chains, and the
-denials. The NSEC type bitmap must list every type mod-k8s may answer
+anchors, must validate (AD) services, SRV, PTR and ExternalName chains, and the
+denials. SRV answers to DO queries have no additional records (knotd 3.2.6's
+mod-onlinesign crashes signing them), and knotd survives them. The NSEC type bitmap must list every type mod-k8s may answer
 (`nsec-bitmap`), or an aggressive-NSEC resolver (unbound's default) denies a
 PTR after any other query of that name: the second fixture shows it.
 
@@ -33,10 +34,15 @@ mod-onlinesign:
     nsec-bitmap: {bitmap}
 """
 # knotd 3.2.6 dies (SIGSEGV in mod-onlinesign's sign_section, find_glue_for) when it signs
-# the additional section of an SRV answer that mod-k8s filled: it expects every additional
-# record to be glue of a zone node. Until mod-k8s leaves the additional records out of
-# DO answers when mod-onlinesign follows it, SRV is not queried with DO here.
-SRV_WITH_DO_CRASHES_KNOTD = True
+# an additional record that is not glue of a zone node: mod-k8s adds none to DO answers
+# of a zone that mod-onlinesign signs after it (the SRV targets' addresses).
+SRV_NAMES = {"_https._tcp.kubernetes.default.svc.cluster.local.":
+             {"0 100 443 kubernetes.default.svc.cluster.local."},
+             "_pg._tcp.postgres.db.svc.cluster.local.":
+             {"0 50 5432 postgres-0.postgres.db.svc.cluster.local.",
+              "0 50 5432 postgres-1.postgres.db.svc.cluster.local."}}
+FOLLOWS = ("mod-onlinesign follows mod-k8s: SRV targets' addresses are not added to DNSSEC "
+           "answers (onlinesign signs only zone glue)")
 EXTERNAL = {"apiVersion": "v1", "kind": "Service",
             "metadata": {"name": "alias", "namespace": "default"},
             "spec": {"type": "ExternalName", "externalName": "kubernetes.default.svc.cluster.local"}}
@@ -158,19 +164,44 @@ def resolver_validates_externalname_chains(cluster):
 
 
 @tests.case
-def resolver_validates_srv_with_additional_records(cluster):
-    if SRV_WITH_DO_CRASHES_KNOTD:
-        raise testing.Skip("knotd 3.2.6's mod-onlinesign crashes signing mod-k8s's additional "
-                           "records (see SRV_WITH_DO_CRASHES_KNOTD)")
-    direct = cluster.query("_https._tcp.kubernetes.default.svc.cluster.local.", "SRV", dnssec=True)
-    testing.expect_equal(covered(direct), {"SRV"}, "signed SRV")
-    for rr in direct.additional:
-        testing.expect(rr.type != "A" or "A" in covered(direct, "additional"),
-                       f"unsigned additional record {rr}")
-    answer = cluster.validated("_https._tcp.kubernetes.default.svc.cluster.local.", "SRV")
-    testing.expect_equal(records(answer, "SRV"), {"0 100 443 kubernetes.default.svc.cluster.local."},
-                         "SRV")
-    cluster.validated("kubernetes.default.svc.cluster.local.", "A")
+def srv_with_do_has_no_additional_records_and_knotd_survives(cluster):
+    for qname, srv in SRV_NAMES.items():
+        answer = cluster.query(qname, "SRV", dnssec=True)
+        testing.expect_equal((answer.rcode, records(answer, "SRV"), covered(answer)),
+                             ("NOERROR", srv, {"SRV"}), f"signed SRV {qname}")
+        testing.expect_equal({rr.type for rr in answer.additional} - {"OPT"}, set(),
+                             f"additional records of {qname} with DO")
+        testing.expect(cluster.is_running(), f"knotd died answering {qname} SRV with DO")
+
+
+@tests.case
+def srv_without_do_keeps_its_additional_records(cluster):
+    answer = cluster.query("_https._tcp.kubernetes.default.svc.cluster.local.", "SRV")
+    testing.expect_equal({(rr.owner, rr.type, rr.rdata) for rr in answer.additional},
+                         {("kubernetes.default.svc.cluster.local.", "A", "10.96.0.1")},
+                         "ClusterIP target")
+    answer = cluster.query("_pg._tcp.postgres.db.svc.cluster.local.", "SRV")
+    testing.expect_equal({(rr.owner, rr.rdata) for rr in answer.additional if rr.type == "A"},
+                         {("postgres-0.postgres.db.svc.cluster.local.", "10.244.0.20"),
+                          ("postgres-1.postgres.db.svc.cluster.local.", "10.244.1.20")},
+                         "headless targets")
+
+
+@tests.case
+def onlinesign_after_mod_k8s_is_logged_once_per_zone_with_srv(cluster):
+    lines = [line for line in cluster.server.log_text().splitlines() if FOLLOWS in line]
+    testing.expect_equal([line.split("] ")[0].split("[")[-1] for line in lines], ["cluster.local."],
+                         "zones logged (the reverse zones answer no SRV)")
+
+
+@tests.case
+def resolver_validates_srv(cluster):
+    for qname, srv in SRV_NAMES.items():
+        answer = cluster.validated(qname, "SRV")
+        testing.expect_equal(records(answer, "SRV"), srv, qname)
+    answer = cluster.validated("kubernetes.default.svc.cluster.local.", "A")
+    testing.expect_equal(records(answer, "A"), {"10.96.0.1"}, "the target, asked for itself")
+    testing.expect(cluster.is_running(), "knotd died")
 
 
 @tests.case
