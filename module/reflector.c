@@ -52,10 +52,16 @@
 #define DECODE_LOG_MS        (10 * 1000)
 /*! Real servers ask for at most 30 s; a larger Retry-After must not stall a reflector for long. */
 #define RETRY_AFTER_MAX_S    300
+/*! While backing off from an unreachable server, it is probed this often (plus up to half again). */
+#define PROBE_INTERVAL_MS    1000
+/*! A probe is a GET of this: small, cheap, and served by every API server. */
+#define PROBE_PATH           "/version"
+#define PROBE_TIMEOUT_S      3
 
 typedef enum {
 	OP_LIST = 0,   // A LIST page: the first (cont NULL) or the next one.
 	OP_WATCH,
+	OP_PROBE,      // A GET /version while backing off: is the server reachable again?
 } op_t;
 
 typedef enum {
@@ -100,6 +106,8 @@ struct k8s_reflector {
 	// What comes next.
 	op_t next_op;
 	uint64_t due_ms;
+	bool probing;               // Backing off from an unreachable server: probe before due_ms.
+	uint64_t probe_ms;          // When the next probe is due.
 	unsigned path_idx;          // Index into paths: the one that answered last.
 
 	// The transfer in progress.
@@ -160,7 +168,17 @@ static double rng_unit(k8s_reflector_t *r)
 
 static const char *op_name(op_t op)
 {
-	return (op == OP_WATCH) ? "watch" : "list";
+	switch (op) {
+	case OP_WATCH: return "watch";
+	case OP_PROBE: return "probe";
+	default:       return "list";
+	}
+}
+
+/*! The next probe, jittered so that the reflectors do not probe in step. */
+static void probe_schedule(k8s_reflector_t *r, uint64_t now)
+{
+	r->probe_ms = now + PROBE_INTERVAL_MS + (uint64_t)(rng_unit(r) * PROBE_INTERVAL_MS / 2);
 }
 
 static void skip_error(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err, const char *fmt, ...)
@@ -195,6 +213,7 @@ static void schedule(k8s_reflector_t *r, op_t op, uint64_t due_ms)
 {
 	r->next_op = op;
 	r->due_ms = due_ms;
+	r->probing = false;
 }
 
 /*! Forgets a list in progress: the next LIST is a first page again. */
@@ -228,6 +247,13 @@ static void fail(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err, bool relist
 		next = OP_LIST;
 	}
 	schedule(r, next, now + delay);
+	// No answer at all: a cheap probe notices the server's return long before the backoff ends.
+	// Not after an answer (5xx, 429, ...): the server is up and asked to be left alone.
+	if ((err == K8S_APIERR_NETWORK || err == K8S_APIERR_TIMEOUT) && retry_after_s == 0 &&
+	    delay > PROBE_INTERVAL_MS) {
+		r->probing = true;
+		probe_schedule(r, now);
+	}
 
 	const char *what = (next == r->op) ? "retrying" : "relisting";
 	k8s_logf(r->log, LOG_WARNING, "%s %s failed, %s in %.1f s (%s)",
@@ -424,7 +450,7 @@ static void body_decide(k8s_reflector_t *r)
 	const char *ctype = NULL;
 	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
 	curl_easy_getinfo(r->easy, CURLINFO_CONTENT_TYPE, &ctype);
-	if (code != 200 || !is_json(ctype)) {
+	if (code != 200 || !is_json(ctype) || r->op == OP_PROBE) {
 		r->body = BODY_ERROR;
 		return;
 	}
@@ -515,19 +541,20 @@ static void transfer_end(k8s_reflector_t *r)
 	r->stats.connected = false;
 	if (r->op == OP_WATCH) {
 		k8s_linesplit_deinit(&r->lines);
-	} else {
+	} else if (r->op == OP_LIST) {
 		k8s_listsplit_deinit(&r->list);
 	}
 	k8s_buf_reset(&r->errbody, 0);
 }
 
-/*! Starts the scheduled transfer. */
-static int transfer_start(k8s_reflector_t *r, uint64_t now)
+/*! Starts the transfer \a op: the scheduled one, or a probe. */
+static int transfer_start(k8s_reflector_t *r, op_t op, uint64_t now)
 {
-	op_t op = r->next_op;
 	long watch_timeout_s = WATCH_TIMEOUT_MIN_S + (long)(rng_unit(r) * WATCH_TIMEOUT_SPAN_S);
 	k8s_buf_t query = { 0 };
-	int ret = query_make(r, op, watch_timeout_s, &query);
+	int ret = (op == OP_PROBE) ?
+	          k8s_buf_append(&query, PROBE_PATH, sizeof(PROBE_PATH), QUERY_MAX) :
+	          query_make(r, op, watch_timeout_s, &query);
 	if (ret != KNOT_EOK) {
 		k8s_buf_free(&query);
 		return ret;
@@ -536,7 +563,12 @@ static int transfer_start(k8s_reflector_t *r, uint64_t now)
 	k8s_api_refresh_token(r->api, false, now);
 	curl_easy_reset(r->easy);
 	long timeout_s = (op == OP_WATCH) ? watch_timeout_s + WATCH_TIMEOUT_MARGIN_S : LIST_TIMEOUT_S;
-	ret = k8s_api_prepare(r->api, r->easy, query.data, &r->headers, r->stall_s, timeout_s);
+	long stall_s = r->stall_s;
+	if (op == OP_PROBE) {
+		timeout_s = PROBE_TIMEOUT_S;
+		stall_s = PROBE_TIMEOUT_S;
+	}
+	ret = k8s_api_prepare(r->api, r->easy, query.data, &r->headers, stall_s, timeout_s);
 	k8s_buf_free(&query);
 	if (ret != KNOT_EOK) {
 		return ret;
@@ -575,7 +607,7 @@ static int transfer_start(k8s_reflector_t *r, uint64_t now)
 		k8s_linesplit_init(&r->lines, r->max_object + EVENT_ENVELOPE_MAX);
 		r->lines.on_skip = on_skip;
 		r->lines.skip_ctx = r;
-	} else {
+	} else if (op == OP_LIST) {
 		k8s_listsplit_init(&r->list, r->max_object);
 		r->list.on_skip = on_skip;
 		r->list.skip_ctx = r;
@@ -592,10 +624,24 @@ static int transfer_start(k8s_reflector_t *r, uint64_t now)
 		r->watched = true;
 		k8s_logf(r->log, LOG_DEBUG, "watch %s started from resource version %s",
 		         r->name, r->rv);
-	} else if (r->cont == NULL) {
+	} else if (op == OP_LIST && r->cont == NULL) {
 		r->stats.relists += r->listed ? 1 : 0;
 	}
 	return KNOT_EOK;
+}
+
+/*! A probe ended: any HTTP answer means the server is back, so the backoff ends now. */
+static void probe_done(k8s_reflector_t *r, long code, uint64_t now)
+{
+	if (code == 0) {
+		probe_schedule(r, now);
+		return;
+	}
+	// Resumes what failed (a watch from the last resourceVersion); only a 410 relists.
+	k8s_logf(r->log, LOG_INFO, "%s: API server reachable again, %s now instead of in %.1f s",
+	         r->name, (r->next_op == OP_WATCH) ? "resuming the watch" : "listing",
+	         (r->due_ms > now) ? (r->due_ms - now) / 1000.0 : 0.0);
+	schedule(r, r->next_op, now);
 }
 
 /*! The last LIST page arrived, or one more is to be fetched. */
@@ -774,6 +820,11 @@ void k8s_reflector_done(k8s_reflector_t *r, CURLcode result, uint64_t now_ms)
 	}
 	long code = 0;
 	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
+	if (r->op == OP_PROBE) {
+		probe_done(r, code, now_ms);
+		transfer_end(r);
+		return;
+	}
 	if (r->body == BODY_NONE && code != 0) {
 		body_decide(r); // A response without a body (e.g. a bare 401 or an empty 200).
 	}
@@ -817,10 +868,21 @@ long k8s_reflector_tick(k8s_reflector_t *r, uint64_t now_ms)
 	if (r->active) {
 		return -1;
 	}
+	if (now_ms < r->due_ms && r->probing) {
+		if (now_ms >= r->probe_ms) {
+			if (transfer_start(r, OP_PROBE, now_ms) == KNOT_EOK) {
+				return -1;
+			}
+			r->probing = false; // Out of memory: the backoff alone, then.
+			return (long)(r->due_ms - now_ms);
+		}
+		uint64_t next = (r->probe_ms < r->due_ms) ? r->probe_ms : r->due_ms;
+		return (long)(next - now_ms);
+	}
 	if (now_ms < r->due_ms) {
 		return (long)(r->due_ms - now_ms);
 	}
-	int ret = transfer_start(r, now_ms);
+	int ret = transfer_start(r, r->next_op, now_ms);
 	if (ret != KNOT_EOK) {
 		r->op = r->next_op; // fail() retries r->op.
 		fail(r, now_ms, K8S_APIERR_NETWORK, false, 0, knot_strerror(ret));

@@ -1,0 +1,77 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+
+/*!
+ * \file
+ *
+ * The snapshot file of the warm restart (issue 14): a versioned, checksummed
+ * container written aside and renamed, so a reader sees the old file or the new
+ * one, never a torn one. The payload is opaque here.
+ *
+ * Layout (integers little-endian): magic "K8SSNAP\0", u32 version, u32 source
+ * count n, u64 settings hash, i64 creation time (Unix s), n x u64 object counts,
+ * u64 payload length, payload, then u64 FNV-1a 64 of everything before it.
+ */
+
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define K8S_SNAP_VERSION      1
+#define K8S_SNAP_SOURCES_MAX  32
+/*! A larger file is not read (10,000 services take a few MiB). */
+#define K8S_SNAP_MAX          (512 * 1024 * 1024)
+
+typedef struct {
+	uint64_t settings_hash;                  /*!< Hash of the watch settings the payload depends on. */
+	int64_t created_s;                       /*!< Wall-clock creation time. */
+	uint32_t sources;                        /*!< Entries used in counts. */
+	uint64_t counts[K8S_SNAP_SOURCES_MAX];   /*!< Objects per source. */
+} k8s_snaphdr_t;
+
+/*! \brief FNV-1a 64 of \a len bytes, continuing from \a h (start with K8S_FNV64_INIT). */
+#define K8S_FNV64_INIT 0xcbf29ce484222325ULL
+uint64_t k8s_fnv64(const void *data, size_t len, uint64_t h);
+
+/*!
+ * \brief Writes the snapshot to \a path: into "<path>.tmp", flushed to disk, then renamed.
+ *
+ * \retval KNOT_EOK     written.
+ * \retval KNOT_EINVAL  too many sources or too large.
+ * \retval KNOT_E*      the I/O error (the temporary file is removed).
+ */
+int k8s_snapfile_write(const char *path, const k8s_snaphdr_t *hdr,
+                       const void *payload, size_t len);
+
+/*!
+ * \brief Reads and checks the snapshot at \a path.
+ *
+ * A snapshot is refused if it is missing, truncated, not a snapshot, of another
+ * version, of other settings, corrupt (checksum), older than \a max_age_s
+ * (0: no limit) or from the future; \a why then says which, for the log line.
+ *
+ * \param payload  Out: the payload (malloc'd, NUL-terminated beyond \a len), to free().
+ *
+ * \retval KNOT_EOK     usable.
+ * \retval KNOT_ENOENT  no snapshot.
+ * \retval KNOT_EMALF   refused (see \a why).
+ * \retval KNOT_E*      another error.
+ */
+int k8s_snapfile_read(const char *path, uint64_t settings_hash, int64_t now_s,
+                      int64_t max_age_s, k8s_snaphdr_t *hdr, char **payload, size_t *len,
+                      char *why, size_t why_len);

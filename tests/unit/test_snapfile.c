@@ -1,0 +1,198 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+
+/*
+ * The warm restart's snapshot file (module/snapfile.c): what was written reads back,
+ * and every kind of bad file is refused with its reason, never half-read.
+ */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <libknot/errcode.h>
+
+#include "snapfile.h"
+
+#define SETTINGS 0x1234abcdULL
+#define NOW      1800000000LL
+static const char PAYLOAD[] = "{\"services\":[]}";
+
+static char path[256];
+
+static int setup(void **state)
+{
+	snprintf(path, sizeof(path), "/tmp/test_snapfile.%d", (int)getpid());
+	k8s_snaphdr_t hdr = { .settings_hash = SETTINGS, .created_s = NOW - 10, .sources = 3,
+	                      .counts = { 5, 0, 7 } };
+	return k8s_snapfile_write(path, &hdr, PAYLOAD, sizeof(PAYLOAD) - 1);
+}
+
+static int teardown(void **state)
+{
+	unlink(path);
+	return 0;
+}
+
+/*! Reads the test file with default expectations; returns the result and the reason. */
+static int read_back(uint64_t settings, int64_t max_age, char *why, size_t why_len)
+{
+	k8s_snaphdr_t hdr;
+	char *payload = NULL;
+	size_t len = 0;
+	int ret = k8s_snapfile_read(path, settings, NOW, max_age, &hdr, &payload, &len,
+	                            why, why_len);
+	if (ret == KNOT_EOK) {
+		assert_int_equal(len, sizeof(PAYLOAD) - 1);
+		assert_string_equal(payload, PAYLOAD);
+		assert_int_equal(hdr.sources, 3);
+		assert_int_equal(hdr.counts[0], 5);
+		assert_int_equal(hdr.counts[2], 7);
+		assert_int_equal(hdr.created_s, NOW - 10);
+	} else {
+		assert_null(payload);
+	}
+	free(payload);
+	return ret;
+}
+
+static void what_was_written_reads_back(void **state)
+{
+	char why[128];
+	assert_int_equal(read_back(SETTINGS, 3600, why, sizeof(why)), KNOT_EOK);
+	char tmp[300];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	assert_int_not_equal(access(tmp, F_OK), 0); // Renamed, not left aside.
+}
+
+static void a_missing_snapshot_is_enoent(void **state)
+{
+	unlink(path);
+	char why[128];
+	assert_int_equal(read_back(SETTINGS, 0, why, sizeof(why)), KNOT_ENOENT);
+}
+
+/*! Changes the file with \a edit and expects a refusal naming \a reason. */
+static void expect_refused(void (*edit)(FILE *, long), uint64_t settings, int64_t max_age,
+                           const char *reason)
+{
+	FILE *f = fopen(path, "r+");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	if (edit != NULL) {
+		edit(f, size);
+	}
+	fclose(f);
+	char why[128];
+	assert_int_equal(read_back(settings, max_age, why, sizeof(why)), KNOT_EMALF);
+	assert_non_null(strstr(why, reason));
+}
+
+static void cut_in_payload(FILE *f, long size)
+{
+	assert_int_equal(ftruncate(fileno(f), size - 10), 0);
+}
+
+static void cut_in_header(FILE *f, long size)
+{
+	assert_int_equal(ftruncate(fileno(f), 20), 0);
+}
+
+static void flip_payload_byte(FILE *f, long size)
+{
+	fseek(f, size - 12, SEEK_SET);
+	fputc('X', f);
+}
+
+static void bump_version(FILE *f, long size)
+{
+	fseek(f, 8, SEEK_SET);
+	fputc(K8S_SNAP_VERSION + 1, f);
+}
+
+static void foreign_magic(FILE *f, long size)
+{
+	fseek(f, 0, SEEK_SET);
+	fputs("GARBAGE!", f);
+}
+
+static void a_truncated_snapshot_is_refused(void **state)
+{
+	expect_refused(cut_in_payload, SETTINGS, 0, "truncated");
+}
+
+static void a_snapshot_cut_in_its_header_is_refused(void **state)
+{
+	expect_refused(cut_in_header, SETTINGS, 0, "truncated");
+}
+
+static void a_corrupt_snapshot_is_refused(void **state)
+{
+	expect_refused(flip_payload_byte, SETTINGS, 0, "checksum");
+}
+
+static void a_foreign_version_is_refused(void **state)
+{
+	expect_refused(bump_version, SETTINGS, 0, "version 2");
+}
+
+static void a_file_of_something_else_is_refused(void **state)
+{
+	expect_refused(foreign_magic, SETTINGS, 0, "not a snapshot");
+}
+
+static void a_snapshot_of_other_settings_is_refused(void **state)
+{
+	expect_refused(NULL, SETTINGS + 1, 0, "other watch settings");
+}
+
+static void a_snapshot_older_than_max_age_is_refused(void **state)
+{
+	expect_refused(NULL, SETTINGS, 5, "older than snapshot-max-age");
+}
+
+static void fnv64_matches_the_reference_values(void **state)
+{
+	// Published FNV-1a 64 test vectors.
+	assert_true(k8s_fnv64("", 0, K8S_FNV64_INIT) == 0xcbf29ce484222325ULL);
+	assert_true(k8s_fnv64("a", 1, K8S_FNV64_INIT) == 0xaf63dc4c8601ec8cULL);
+	assert_true(k8s_fnv64("foobar", 6, K8S_FNV64_INIT) == 0x85944171f73967e8ULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(what_was_written_reads_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_missing_snapshot_is_enoent, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_truncated_snapshot_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_snapshot_cut_in_its_header_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_corrupt_snapshot_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_foreign_version_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_file_of_something_else_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_snapshot_of_other_settings_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_snapshot_older_than_max_age_is_refused, setup, teardown),
+		cmocka_unit_test(fnv64_matches_the_reference_values),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
