@@ -42,6 +42,7 @@
 #include "answer.h"
 #include "federation.h"
 #include "records.h"
+#include "topology.h"
 #include "fixtures.h"
 
 /* Per-query memory: a bump arena emptied after each query, as knotd's mempool. */
