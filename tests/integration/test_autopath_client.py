@@ -103,7 +103,9 @@ class Fixture:
             _run("ip", "route", "replace", "local", "127.0.0.1", "dev", "lo", "table", "local",
                  "proto", "kernel", "scope", "host", "src", POD_IP)
             self.resolv = self._bind("/etc/resolv.conf", STANDARD)
-            self._bind("/etc/hosts", "127.0.0.1 localhost\n")
+            # A bare root (minbase) has no /etc/hosts: glibc then goes without it.
+            if os.path.exists("/etc/hosts"):
+                self._bind("/etc/hosts", "127.0.0.1 localhost\n")
             self._bind("/etc/nsswitch.conf", "hosts: files dns\n")
 
             self.upstream = knotd.Knotd(zones={z: None for z in UPSTREAM_ZONES},
