@@ -278,7 +278,8 @@ def port_53_free():
 
 class SearchLists(Signed):
     """unbound on port 53 of STUB (validating the signed zones, or plain ones), a resolv.conf
-    with a pod's search list, and the stub resolvers: getent (glibc), a static musl program."""
+    with a pod's search list, and the stub resolvers: one getaddrinfo program, built for glibc
+    and (static) for musl."""
 
     def __init__(self, signed):
         if os.geteuid() != 0:
@@ -292,11 +293,15 @@ class SearchLists(Signed):
         self.resolv_conf = os.path.join(self.tmp, "resolv.conf")
         with open(self.resolv_conf, "w", encoding="utf-8") as f:
             f.write(RESOLV_CONF)
+        source = os.path.join(self.tmp, "getaddrinfo.c")
+        with open(source, "w", encoding="utf-8") as f:
+            f.write(GETADDRINFO_C)
+        # glibc's getaddrinfo without AI_ADDRCONFIG, which getent sets: a host whose only
+        # IPv4 address is on lo (a CI root with loopback only) would get no IPv4 answer.
+        self.glibc_prog = os.path.join(self.tmp, "getaddrinfo-glibc")
+        subprocess.run(["cc", "-o", self.glibc_prog, source], check=True)
         self.musl = None
         if shutil.which("musl-gcc"):
-            source = os.path.join(self.tmp, "getaddrinfo.c")
-            with open(source, "w", encoding="utf-8") as f:
-                f.write(GETADDRINFO_C)
             self.musl = os.path.join(self.tmp, "getaddrinfo-musl")
             subprocess.run(["musl-gcc", "-static", "-o", self.musl, source], check=True)
 
@@ -316,7 +321,7 @@ class SearchLists(Signed):
         return result.returncode, (first[0] if first else "")
 
     def glibc(self, name):
-        return self.lookup(["getent", "ahostsv4"], name)
+        return self.lookup([self.glibc_prog], name)
 
     def musl_lookup(self, name):
         if self.musl is None:
