@@ -25,6 +25,8 @@ import shutil
 import subprocess
 import tempfile
 
+import yaml
+
 import rootfs
 import simctl
 import testing
@@ -38,14 +40,14 @@ tests = testing.Tests()
 
 
 def deployment():
-    """What the test needs of deployment.yaml (standard library only: no YAML parser)."""
+    """What the test needs of deployment.yaml; the probes as a YAML parser reads them
+    (quoted scalars, comments), as the API server does."""
     with open(DEPLOYMENT) as f:
         text = f.read()
+    container = yaml.safe_load(text)["spec"]["template"]["spec"]["containers"][0]
     init = re.search(r"(?ms)^ +initContainers:.*?- \|\n(.*?)\n +securityContext:", text)
     script_lines = init.group(1).splitlines()
     indent = len(script_lines[0]) - len(script_lines[0].lstrip())
-    readiness = re.search(r"(?ms)readinessProbe:\n +exec:\n +command:\n((?: +- .*\n)+)", text)
-    liveness = re.search(r"(?m)livenessProbe:\n +exec:\n +command: \[(.*)\]", text)
     init_part, _, main_part = text.partition("\n      containers:\n")
     volumes_part = main_part.partition("\n      volumes:\n")[2]
     mount = re.compile(r"- name: (\S+)\n +mountPath: (\S+)(\n +readOnly: true)?")
@@ -57,8 +59,8 @@ def deployment():
         "group": int(re.search(r"(?m)^ +runAsGroup: (\d+)", text).group(1)),
         "init": "\n".join(line[indent:] for line in script_lines) + "\n",
         "args": json.loads(re.search(r"(?m)^ +args: (\[.*\])$", text).group(1)),
-        "readiness": [line.strip()[2:] for line in readiness.group(1).splitlines()],
-        "liveness": [word.strip() for word in liveness.group(1).split(",")],
+        "readiness": container["readinessProbe"]["exec"]["command"],
+        "liveness": container["livenessProbe"]["exec"]["command"],
         "add": re.findall(r"(?m)^ +add: \[(\w+)\]", text),
     }
 
