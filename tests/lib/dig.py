@@ -188,3 +188,27 @@ def query(server, qname, qtype="A", *, tcp=False, dnssec=False, edns=False, bufs
     result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, text=True, timeout=timeout + 10)
     return Answer(command, result.stdout)
+
+
+class Server:
+    """What every server the tests run offers (knotd, kresd, unbound): kdig queries
+    against its `address` and `port`, and its log at `log_path`."""
+
+    def query(self, qname, qtype="A", **options):
+        """query() against this server."""
+        return query(self, qname, qtype, **options)
+
+    def log_text(self):
+        """Everything the server has logged so far ("" before it started)."""
+        path = getattr(self, "log_path", None)
+        if path is None:
+            return ""
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+    def log_tail(self, lines=30):
+        """The last `lines` lines of the server's log."""
+        return "\n".join(self.log_text().splitlines()[-lines:])

@@ -287,7 +287,7 @@ def _yaml_value(value):
     return text
 
 
-class Knotd:
+class Knotd(dig.Server):
     """One knotd with mod-k8s; a context manager that starts and stops it.
 
     module:     mod-k8s options, e.g. {"ttl": 5} (the section is `mod-k8s: - id: default`).
@@ -582,23 +582,7 @@ class Knotd:
         if not self._wait_until_ready():
             raise KnotdError("knotd stopped answering after reload")
 
-    # -- observing
-
-    def query(self, qname, qtype="A", **options):
-        """dig.query() against this server."""
-        return dig.query(self, qname, qtype, **options)
-
-    def log_text(self):
-        """Everything knotd has logged so far."""
-        try:
-            with open(self.log_path, encoding="utf-8", errors="replace") as f:
-                return f.read()
-        except FileNotFoundError:
-            return ""
-
-    def log_tail(self, lines=30):
-        """The last `lines` lines of knotd's log."""
-        return "\n".join(self.log_text().splitlines()[-lines:])
+    # -- observing (query, log_text and log_tail: dig.Server)
 
     def wait_for_log(self, pattern, timeout=10):
         """Waits until a log line matches the regex `pattern`; returns that line."""

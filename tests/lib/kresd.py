@@ -38,7 +38,7 @@ def _die_with_parent():
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
 
 
-class Kresd:
+class Kresd(dig.Server):
     """One kresd with the given configuration file and environment; a context manager."""
 
     address = "127.0.0.1"
@@ -131,16 +131,3 @@ class Kresd:
     def is_running(self):
         return self.process is not None and self.process.poll() is None
 
-    def query(self, qname, qtype="A", **options):
-        """dig.query() against this kresd."""
-        return dig.query(self, qname, qtype, **options)
-
-    def log_text(self):
-        try:
-            with open(self.log_path, encoding="utf-8", errors="replace") as f:
-                return f.read()
-        except FileNotFoundError:
-            return ""
-
-    def log_tail(self, lines=30):
-        return "\n".join(self.log_text().splitlines()[-lines:])

@@ -43,7 +43,7 @@ class UnboundError(Exception):
     """unbound could not start or stopped badly."""
 
 
-class Unbound:
+class Unbound(dig.Server):
     """unbound validating with the given trust anchors; a context manager."""
 
     address = "127.0.0.1"
@@ -152,18 +152,8 @@ class Unbound:
         if problem and check:
             raise UnboundError(problem)
 
-    def log_text(self):
-        try:
-            with open(self.log_path, encoding="utf-8", errors="replace") as f:
-                return f.read()
-        except (AttributeError, FileNotFoundError):
-            return ""
-
     def flush(self):
         """Empties the caches by restarting (unbound-control needs keys set up)."""
         self.stop(keep_dir=True)
         self.start()
 
-    def query(self, qname, qtype="A", **options):
-        """dig.query() against the resolver (RD is kdig's default)."""
-        return dig.query(self, qname, qtype, **options)
