@@ -317,6 +317,35 @@ def before_any_members_first_sync_the_answer_is_servfail_not_ready(f):
             end_outage(sim)
 
 
+def rewrite_config(server):
+    with open(server.conf_path, "w", encoding="utf-8") as f:
+        f.write(server.config_text())
+
+
+@tests.case
+def a_reload_that_drops_a_member_keeps_answering_from_the_others(f):
+    server = f.knotd()
+    server.start()
+    try:
+        wait_members(server, 3)
+        # Without baz: its shard leaves at once, foo and bar answer without a new first sync.
+        server.module_options["federation-member"] = [
+            m for m in f.module()["federation-member"] if not m.startswith("baz ")]
+        rewrite_config(server)
+        server.reload()
+        expect_order(f, NAME, ["10.0.1.10", "104.32.64.130"], source="foo", server=server)
+        answer = f.query("baz." + NAME, server=server)
+        testing.expect_equal(answer.rcode, "NXDOMAIN", "baz is no member any more")
+        server.module_options = f.module()
+        rewrite_config(server)
+        server.reload()
+        wait_members(server, 3)
+        expect_order(f, NAME, ["10.0.1.10", "104.32.64.130", "108.120.45.12"], source="foo",
+                     server=server)
+    finally:
+        server.stop()
+
+
 @tests.case
 def a_zone_that_is_neither_the_federation_domain_nor_external_is_refused(f):
     server = knotd.Knotd(module=f.module(), zones=("federation.", "elsewhere.example."))
