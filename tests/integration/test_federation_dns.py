@@ -285,8 +285,12 @@ def a_member_whose_api_is_down_does_not_take_the_federation_down(f):
             testing.expect_equal((answer.rcode, answer.ede_code), ("SERVFAIL", 14),
                                  "baz's explicit shard before baz's first sync")
             testing.expect("member baz: " in server.log_text(), "the log names the member")
-            testing.expect(stats(server, "federation.").get("member-api-errors[0]", 0) > 0,
-                           "member-api-errors counts baz's failures")
+            # Counters are reported about once a second.
+            testing.eventually(lambda: testing.expect(
+                stats(server, "federation.").get("member-api-errors[0]", 0) > 0,
+                "member-api-errors counts baz's failures"), 10, 0.25)
+            testing.expect_equal(stats(server, "federation.").get("member-ready[0]", 0), 0,
+                                 "member-ready[0] (baz)")
             # The running server keeps baz's last state through the outage.
             expect_order(f, NAME, ["10.0.1.10", "104.32.64.130", "108.120.45.12"], source="foo")
             end_outage(baz)
