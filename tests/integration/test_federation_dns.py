@@ -321,6 +321,30 @@ def before_any_members_first_sync_the_answer_is_servfail_not_ready(f):
             end_outage(sim)
 
 
+@tests.case
+def the_labels_option_narrows_the_shards_to_labelled_services(f):
+    label = {"federation.example.com/myfed": "true"}
+    server = f.knotd(labels="federation.example.com/myfed=true")
+    server.start()
+    try:
+        wait_members(server, 3)
+        answer = f.query(NAME, server=server)
+        testing.expect_equal(answer.rcode, "NXDOMAIN", "no labelled service")
+        # Kubernetes copies a Service's labels onto its EndpointSlices.
+        bar = f.sims["bar"]
+        svc = lb_service("shop", "web", "10.0.2.20", ["104.32.64.130"])
+        eps = ready_slice("shop", "web", ["10.244.2.20"])
+        svc["metadata"]["labels"] = dict(label)
+        eps["metadata"]["labels"].update(label)
+        bar.apply([svc, eps])
+        testing.eventually(lambda: expect_order(f, NAME, ["104.32.64.130"], source="foo",
+                                                server=server), 5, 0.05)
+    finally:
+        server.stop()
+        f.sims["bar"].apply([lb_service("shop", "web", "10.0.2.20", ["104.32.64.130"]),
+                             ready_slice("shop", "web", ["10.244.2.20"])])
+
+
 def rewrite_config(server):
     with open(server.conf_path, "w", encoding="utf-8") as f:
         f.write(server.config_text())
