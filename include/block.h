@@ -101,6 +101,7 @@ typedef struct {
 	const k8s_svc_port_t *ports;   /*!< Named ports sorted by (name, proto). */
 	const uint32_t *clusters;  /*!< Clusterset: offsets of the source cluster id labels (a two-label id is stored as two labels). */
 	const uint8_t *strings;    /*!< Label storage (offset 0 is unused). */
+	const k8s_ip_t *ingress;   /*!< K8S_INGRESS_MAX load-balancer IPs (family 0: unused), or NULL. */
 	k8s_addr_t addrs[];
 } k8s_svc_t;
 
@@ -216,6 +217,8 @@ typedef struct {
 	size_t cluster_bytes;
 	uint32_t ready_count;
 	size_t capped;
+	const k8s_ip_t *ingress;       /*!< Load-balancer IPs, at most K8S_INGRESS_MAX. */
+	size_t ingress_count;
 } k8s_block_parts_t;
 
 /*! \brief Lays out a block in one allocation; NULL without memory or past 4 GiB. */

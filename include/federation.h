@@ -42,6 +42,9 @@
 #include "qname.h"
 #include "table.h"
 
+/*! \brief EDNS(0) option code of the source cluster (private range); value: the member's cluster name. */
+#define K8S_EDNS_SOURCE_CLUSTER 65350
+
 /*! \brief A configured federation ("NAME=DOMAIN"). */
 typedef struct {
 	uint8_t name[64];              /*!< Wire label, lowercase. */

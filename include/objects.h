@@ -82,6 +82,9 @@ typedef enum {
 	K8S_SVC_EXTERNALNAME,   /*!< type ExternalName. */
 } k8s_svc_type_t;
 
+/*! \brief Most load-balancer ingress IPs kept per Service (one per family in practice). */
+#define K8S_INGRESS_MAX 2
+
 /*! \brief core/v1 Service. */
 typedef struct {
 	k8s_object_t meta;
@@ -89,6 +92,8 @@ typedef struct {
 	bool publish_not_ready;    /*!< spec.publishNotReadyAddresses or the tolerate-unready annotation. */
 	uint8_t ip_count;          /*!< Valid cluster IPs (spec.clusterIPs, else spec.clusterIP). */
 	k8s_ip_t ips[2];
+	uint8_t ingress_count;     /*!< status.loadBalancer.ingress[].ip, the first K8S_INGRESS_MAX. */
+	k8s_ip_t ingress[2];       /*!< External addresses (Federated-DNS); hostname ingress is left out. */
 	const char *external_name; /*!< Lowercase target without trailing dot, or NULL. */
 	uint16_t port_count;
 	const k8s_port_t *ports;

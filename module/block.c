@@ -324,14 +324,16 @@ k8s_svc_t *k8s_block_new(const k8s_block_parts_t *p)
 	                    aaaa_count * knot_rdata_size(k8s_ip_len(AF_INET6));
 	size_t target_size = (p->target != NULL) ? knot_dname_size(p->target) : 0;
 
-	// Layout: header and records, ports, cluster offsets, rdata, owner, target, strings.
+	// Layout: header and records, ports, cluster offsets, rdata, owner, target, ingress, strings.
 	size_t addr_count = p->sip_count + p->ep_count;
+	size_t ingress_size = (p->ingress_count > 0) ? K8S_INGRESS_MAX * sizeof(k8s_ip_t) : 0;
 	size_t off_ports = ALIGN8(sizeof(k8s_svc_t) + addr_count * sizeof(k8s_addr_t));
 	size_t off_clusters = off_ports + p->port_count * sizeof(k8s_svc_port_t);
 	size_t off_rdata = ALIGN8(off_clusters + p->cluster_count * sizeof(uint32_t));
 	size_t off_owner = off_rdata + rdata_size;
 	size_t off_target = off_owner + p->owner_len;
-	size_t off_strings = off_target + target_size;
+	size_t off_ingress = off_target + target_size;
+	size_t off_strings = off_ingress + ingress_size;
 	size_t size = off_strings + strings_size(p);
 	if (size > UINT32_MAX) {
 		return NULL;
@@ -350,6 +352,10 @@ k8s_svc_t *k8s_block_new(const k8s_block_parts_t *p)
 	svc->owner = memcpy(mem + off_owner, p->owner, p->owner_len);
 	svc->owner_len = p->owner_len;
 	svc->target = (target_size > 0) ? memcpy(mem + off_target, p->target, target_size) : NULL;
+	if (ingress_size > 0) {
+		size_t n = (p->ingress_count < K8S_INGRESS_MAX) ? p->ingress_count : K8S_INGRESS_MAX;
+		svc->ingress = memcpy(mem + off_ingress, p->ingress, n * sizeof(k8s_ip_t));
+	}
 	uint8_t *strings = mem + off_strings;
 	svc->strings = strings;
 

@@ -122,6 +122,7 @@ uint64_t k8s_digest_service(uint64_t h, const k8s_object_t *obj)
 	h = fnv_u64(h, svc->type);
 	h = fnv_u64(h, svc->publish_not_ready);
 	h = fnv_ips(h, svc->ips, svc->ip_count);
+	h = fnv_ips(h, svc->ingress, svc->ingress_count);
 	h = fnv_str(h, svc->external_name);
 	return fnv_ports(h, svc->ports, svc->port_count);
 }

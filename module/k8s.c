@@ -44,6 +44,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 
 #include "answer.h"
 #include "dnsname.h"
+#include "fedserve.h"
 #include "kubeconfig.h"
 #include "topology.h"
 #include "watcher.h"
@@ -62,6 +63,10 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #define MOD_FEDERATIONS		"\x0b""federations"
 #define MOD_FED_ZONE		"\x0f""federation-zone"
 #define MOD_FED_REGION		"\x11""federation-region"
+#define MOD_FED_NAME		"\x0f""federation-name"
+#define MOD_FED_DOMAIN		"\x11""federation-domain"
+#define MOD_FED_MEMBER		"\x11""federation-member"
+#define MOD_FED_EXTERNAL	"\x13""federation-external"
 #define ZONE_MODULE		"\x06""module"
 
 static const knot_lookup_t pods_modes[] = {
@@ -152,6 +157,30 @@ static int check_federation(knotd_conf_check_args_t *args)
 	return KNOT_EOK;
 }
 
+static int check_fed_name(knotd_conf_check_args_t *args)
+{
+	const char *name = yp_str(args->data);
+	if (!k8s_dns_label_valid(name, strlen(name), false)) {
+		args->err_str = "federation-name must be a lowercase DNS label";
+		return KNOT_EINVAL;
+	}
+	return KNOT_EOK;
+}
+
+static int check_fed_member(knotd_conf_check_args_t *args)
+{
+	k8s_fedmember_t m;
+	char err[256];
+	if (k8s_fedmember_parse(yp_str(args->data), &m, err, sizeof(err)) != KNOT_EOK) {
+		snprintf(check_msg, sizeof(check_msg), "invalid federation-member '%s' (%s)",
+		         yp_str(args->data), err);
+		args->err_str = check_msg;
+		return KNOT_EINVAL;
+	}
+	k8s_fedmember_free(&m);
+	return KNOT_EOK;
+}
+
 static int check_node_name(knotd_conf_check_args_t *args)
 {
 	if (!k8s_federation_node_valid(yp_str(args->data))) {
@@ -189,6 +218,10 @@ static const yp_item_t k8s_conf[] = {
 	{ MOD_FED_ZONE,          YP_TSTR,   YP_VNONE },
 	{ MOD_FED_REGION,        YP_TSTR,   YP_VNONE },
 	{ K8S_OPT_NODE_NAME,     YP_TSTR,   YP_VNONE, YP_FNONE, { check_node_name } },
+	{ MOD_FED_NAME,          YP_TSTR,   YP_VNONE, YP_FNONE, { check_fed_name } },
+	{ MOD_FED_DOMAIN,        YP_TDNAME, YP_VDNAME = { 12, (const uint8_t *)"\x0a""federation" } },
+	{ MOD_FED_MEMBER,        YP_TSTR,   YP_VNONE, YP_FMULTI, { check_fed_member } },
+	{ MOD_FED_EXTERNAL,      YP_TDNAME, YP_VNONE },
 	{ NULL }
 };
 
@@ -222,6 +255,9 @@ enum {
 	CTR_LAST_EVENT_AGE,
 	CTR_LATENCY,
 	CTR_AUTOPATH,
+	CTR_MEMBER_READY,      // Federated-DNS zones only, one slot per member.
+	CTR_MEMBER_CONNECTED,
+	CTR_MEMBER_API_ERRORS,
 };
 
 /*! \brief Query outcomes counted per zone. */
@@ -288,6 +324,16 @@ static char *latency_str(uint32_t idx, uint32_t count)
 	return strdup(text);
 }
 
+/*! \brief A member cluster's watcher as a Federated-DNS zone holds it. */
+typedef struct {
+	knotd_mod_t *mod;
+	size_t idx;                  /*!< In federation-member order (the counters' index). */
+	const uint8_t *name;         /*!< Wire label. */
+	k8s_watcher_t *watcher;      /*!< NULL until started. */
+	k8s_watcher_client_t client;
+	knot_dname_t *key;           /*!< <member>.<zone>: the reload hand-over finds its predecessor by it. */
+} fed_watch_t;
+
 typedef struct {
 	knotd_mod_t *mod;
 	k8s_watcher_t *watcher;
@@ -300,6 +346,11 @@ typedef struct {
 	k8s_topology_t *topology;   /*!< federation-zone and federation-region, or NULL. */
 	knot_dname_t **host_search; /*!< autopath-host-search, lowercase. */
 	size_t host_search_count;
+	k8s_fedzone_t fed;          /*!< Federated-DNS role: set when fed.member_count > 0. */
+	k8s_fedmember_t *members;   /*!< federation-member, member_count of them (owned). */
+	size_t member_count;
+	fed_watch_t *fed_watch;
+	knot_dname_t *fed_suffix;
 } k8s_ctx_t;
 
 /*! \brief Watcher logs go to knotd's log as this zone's module. */
@@ -334,6 +385,26 @@ static void mod_stats(void *ctx, const k8s_watcher_stats_t *st)
 	}
 }
 
+/*! \brief A member's watcher logs as this zone's module, naming the member. */
+static void member_log(void *ctx, int priority, const char *msg)
+{
+	fed_watch_t *fw = ctx;
+	knotd_mod_log(fw->mod, priority, "member %.*s: %s", fw->name[0], fw->name + 1, msg);
+}
+
+/*! \brief A member's counters: one slot of each member gauge. */
+static void member_stats(void *ctx, const k8s_watcher_stats_t *st)
+{
+	fed_watch_t *fw = ctx;
+	uint64_t errors = 0;
+	for (uint32_t i = 0; i < K8S_APIERR_COUNT; i++) {
+		errors += st->api_errors[i];
+	}
+	knotd_mod_stats_store(fw->mod, 0, CTR_MEMBER_READY, fw->idx, (st->ready & K8S_READY_CLUSTER) != 0);
+	knotd_mod_stats_store(fw->mod, 0, CTR_MEMBER_CONNECTED, fw->idx, st->connected);
+	knotd_mod_stats_store(fw->mod, 0, CTR_MEMBER_API_ERRORS, fw->idx, errors);
+}
+
 static int add_stats(knotd_mod_t *mod)
 {
 	int ret = KNOT_EOK;
@@ -354,11 +425,85 @@ static int add_stats(knotd_mod_t *mod)
 	return (ret == KNOT_EOK) ? KNOT_EOK : KNOT_ENOMEM;
 }
 
+/*! \brief The member gauges of a Federated-DNS zone, indexed in federation-member order. */
+static int add_member_stats(knotd_mod_t *mod, size_t count)
+{
+	int ret = KNOT_EOK;
+	ret |= knotd_mod_stats_add(mod, "member-ready", count, NULL);
+	ret |= knotd_mod_stats_add(mod, "member-connected", count, NULL);
+	ret |= knotd_mod_stats_add(mod, "member-api-errors", count, NULL);
+	return (ret == KNOT_EOK) ? KNOT_EOK : KNOT_ENOMEM;
+}
+
 static knotd_in_state_t count(knotd_mod_t *mod, knotd_qdata_t *qdata, uint32_t outcome,
                               knotd_in_state_t state)
 {
 	knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_QUERIES, outcome, 1);
 	return state;
+}
+
+/*! \brief Turns an answer's outcome into knotd's state, rcode and counters. */
+static knotd_in_state_t outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
+                                knotd_in_state_t state)
+{
+	switch (res) {
+	case K8S_ANSWER_HIT:
+		return count(mod, qdata, QUERY_ANSWER, KNOTD_IN_STATE_HIT);
+	case K8S_ANSWER_HIT_NXDOMAIN:
+		qdata->rcode = KNOT_RCODE_NXDOMAIN;
+		return count(mod, qdata, QUERY_ANSWER, KNOTD_IN_STATE_HIT);
+	case K8S_ANSWER_NODATA:
+		return count(mod, qdata, QUERY_NODATA, KNOTD_IN_STATE_NODATA);
+	case K8S_ANSWER_NXDOMAIN:
+		return count(mod, qdata, QUERY_NXDOMAIN, KNOTD_IN_STATE_MISS);
+	case K8S_ANSWER_TRUNC:
+		return count(mod, qdata, QUERY_TRUNCATED, KNOTD_IN_STATE_TRUNC);
+	case K8S_ANSWER_NOTREADY:
+		qdata->rcode = KNOT_RCODE_SERVFAIL;
+		qdata->rcode_ede = KNOT_EDNS_EDE_NOT_READY;
+		return count(mod, qdata, QUERY_NOT_READY, KNOTD_IN_STATE_ERROR);
+	case K8S_ANSWER_SERVFAIL:
+		qdata->rcode = KNOT_RCODE_SERVFAIL;
+		return count(mod, qdata, QUERY_SERVFAIL, KNOTD_IN_STATE_ERROR);
+	case K8S_ANSWER_REFUSED:
+		qdata->rcode = KNOT_RCODE_REFUSED;
+		return count(mod, qdata, QUERY_REFUSED, KNOTD_IN_STATE_ERROR);
+	default:
+		return state;
+	}
+}
+
+
+/*!
+ * \brief A Federated-DNS zone: the answer from every synchronized member's table
+ * (a member's predecessor after a reload, as for a cluster zone), the source
+ * cluster from the query's EDNS option.
+ */
+static knotd_in_state_t fedserve_hook(k8s_ctx_t *ctx, knot_pkt_t *pkt, knotd_qdata_t *qdata,
+                                      knotd_mod_t *mod)
+{
+	const uint8_t *source = NULL;
+	size_t source_len = 0;
+	if (!ctx->fed.external && qdata->query->opt_rr != NULL) {
+		const uint8_t *opt = knot_edns_get_option(qdata->query->opt_rr,
+		                                          K8S_EDNS_SOURCE_CLUSTER, NULL);
+		if (opt != NULL) {
+			source = knot_edns_opt_get_data((uint8_t *)opt);
+			source_len = knot_edns_opt_get_length((uint8_t *)opt);
+		}
+	}
+	const k8s_table_t *tables[K8S_FED_MAX_MEMBERS];
+	urcu_memb_read_lock();
+	for (size_t i = 0; i < ctx->fed.member_count; i++) {
+		const k8s_watcher_t *w = k8s_watcher_serving(ctx->fed_watch[i].watcher, K8S_READY_CLUSTER);
+		const k8s_table_t *t = k8s_watcher_table(w);
+		tables[i] = (k8s_table_ready(t) & K8S_READY_CLUSTER) ? t : NULL;
+	}
+	k8s_answer_t res = k8s_fedserve_answer(&ctx->fed, tables, qdata->name,
+	                                       knot_pkt_qtype(qdata->query), source, source_len,
+	                                       pkt, qdata->mm);
+	urcu_memb_read_unlock();
+	return outcome(mod, qdata, res, KNOTD_IN_STATE_MISS);
 }
 
 static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
@@ -373,6 +518,9 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	}
 
 	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
+	if (ctx->fed.member_count > 0) {
+		return fedserve_hook(ctx, pkt, qdata, mod);
+	}
 	urcu_memb_read_lock();
 	// After a reload that changed the watch settings, the old watcher serves until the new one is ready.
 	const k8s_watcher_t *w = k8s_watcher_serving(ctx->watcher, ctx->ready_bits);
@@ -404,32 +552,7 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 		knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_AUTOPATH, 0, 1);
 		knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_AUTOPATH, walked, 1);
 	}
-
-	switch (res) {
-	case K8S_ANSWER_HIT:
-		return count(mod, qdata, QUERY_ANSWER, KNOTD_IN_STATE_HIT);
-	case K8S_ANSWER_HIT_NXDOMAIN:
-		qdata->rcode = KNOT_RCODE_NXDOMAIN;
-		return count(mod, qdata, QUERY_ANSWER, KNOTD_IN_STATE_HIT);
-	case K8S_ANSWER_NODATA:
-		return count(mod, qdata, QUERY_NODATA, KNOTD_IN_STATE_NODATA);
-	case K8S_ANSWER_NXDOMAIN:
-		return count(mod, qdata, QUERY_NXDOMAIN, KNOTD_IN_STATE_MISS);
-	case K8S_ANSWER_TRUNC:
-		return count(mod, qdata, QUERY_TRUNCATED, KNOTD_IN_STATE_TRUNC);
-	case K8S_ANSWER_NOTREADY:
-		qdata->rcode = KNOT_RCODE_SERVFAIL;
-		qdata->rcode_ede = KNOT_EDNS_EDE_NOT_READY;
-		return count(mod, qdata, QUERY_NOT_READY, KNOTD_IN_STATE_ERROR);
-	case K8S_ANSWER_SERVFAIL:
-		qdata->rcode = KNOT_RCODE_SERVFAIL;
-		return count(mod, qdata, QUERY_SERVFAIL, KNOTD_IN_STATE_ERROR);
-	case K8S_ANSWER_REFUSED:
-		qdata->rcode = KNOT_RCODE_REFUSED;
-		return count(mod, qdata, QUERY_REFUSED, KNOTD_IN_STATE_ERROR);
-	default:
-		return state;
-	}
+	return outcome(mod, qdata, res, state);
 }
 
 static knotd_in_state_t k8s_additional_hook(knotd_in_state_t state, knot_pkt_t *pkt,
@@ -490,6 +613,15 @@ static void ctx_free(k8s_ctx_t *ctx)
 		free(ctx->host_search[i]);
 	}
 	free(ctx->host_search);
+	for (size_t i = 0; i < ctx->member_count; i++) {
+		k8s_fedmember_free(&ctx->members[i]);
+		if (ctx->fed_watch != NULL) {
+			free(ctx->fed_watch[i].key);
+		}
+	}
+	free(ctx->members);
+	free(ctx->fed_watch);
+	free(ctx->fed_suffix);
 	free(ctx);
 }
 
@@ -604,6 +736,197 @@ static int federations_read(check_ctx_t *check, k8s_ctx_t *ctx)
 		ctx->answer.topology = ctx->topology;
 	}
 	return KNOT_EOK;
+}
+
+/*! \brief Reads the members (each name once); a check also reads their kubeconfigs. */
+static int members_read(check_ctx_t *check, k8s_ctx_t *ctx)
+{
+	knotd_conf_t members = conf_get(check, MOD_FED_MEMBER);
+	int ret = KNOT_EOK;
+	if (members.count == 0) {
+		ret = conf_refuse(check, "federation-name needs at least one federation-member");
+	} else if (members.count > K8S_FED_MAX_MEMBERS) {
+		ret = conf_refuse(check, "federation-member holds at most %d member clusters",
+		                  K8S_FED_MAX_MEMBERS);
+	} else {
+		ctx->members = calloc(members.count, sizeof(*ctx->members));
+		ret = (ctx->members != NULL) ? KNOT_EOK : KNOT_ENOMEM;
+	}
+	for (size_t i = 0; ret == KNOT_EOK && i < members.count; i++) {
+		k8s_fedmember_t *m = &ctx->members[i];
+		char err[256];
+		ret = k8s_fedmember_parse(members.multi[i].string, m, err, sizeof(err));
+		if (ret == KNOT_EINVAL) {
+			ret = conf_refuse(check, "invalid federation-member '%s' (%s)",
+			                  members.multi[i].string, err);
+		}
+		if (ret != KNOT_EOK) {
+			break;
+		}
+		ctx->member_count++;
+		for (size_t j = 0; ret == KNOT_EOK && j < i; j++) {
+			if (memcmp(m->name, ctx->members[j].name, sizeof(m->name)) == 0) {
+				ret = conf_refuse(check, "federation-member '%.*s' given twice",
+				                  m->name[0], m->name + 1);
+			}
+		}
+		// Only a check reads the kubeconfig: in load, the member's watcher retries until it is usable.
+		if (ret == KNOT_EOK && check->args != NULL) {
+			k8s_apiconf_t api = { 0 };
+			int loaded = k8s_kubeconfig_load(m->kubeconfig, m->context, &api, err, sizeof(err));
+			k8s_apiconf_free(&api);
+			if (loaded != KNOT_EOK) {
+				ret = conf_refuse(check, "invalid kubeconfig of federation-member '%.*s' (%s)",
+				                  m->name[0], m->name + 1,
+				                  err[0] != '\0' ? err : knot_strerror(loaded));
+			}
+		}
+	}
+	knotd_conf_free(&members);
+	return ret;
+}
+
+/*!
+ * \brief Reads the Federated-DNS role: the federation, its members and what
+ * this zone answers (federation-domain: <fed>.svc.<zone> with cluster IPs;
+ * a zone at or above federation-external: that domain, load-balancer addresses only).
+ */
+static int fedserve_read(check_ctx_t *check, k8s_ctx_t *ctx)
+{
+	knotd_conf_t name = conf_get(check, MOD_FED_NAME);
+	if (name.count == 0) {
+		knotd_conf_t members = conf_get(check, MOD_FED_MEMBER);
+		size_t count = members.count;
+		knotd_conf_free(&members);
+		return (count > 0) ? conf_refuse(check, "federation-member needs federation-name")
+		                   : KNOT_EOK;
+	}
+	int ret = members_read(check, ctx);
+	if (ret != KNOT_EOK || check->mod == NULL) {
+		return ret;
+	}
+
+	knot_dname_t *domain = dname_lower(conf_get(check, MOD_FED_DOMAIN).single.dname);
+	knotd_conf_t ext = conf_get(check, MOD_FED_EXTERNAL);
+	knot_dname_t *external = (ext.count > 0) ? dname_lower(ext.single.dname) : NULL;
+	const char *fed = name.single.string;
+	size_t fed_len = strlen(fed);
+	if (domain == NULL || (ext.count > 0 && external == NULL)) {
+		ret = KNOT_ENOMEM;
+	} else if (knot_dname_is_equal(ctx->zone, domain)) {
+		size_t zone_size = knot_dname_size(ctx->zone);
+		size_t size = 1 + fed_len + 4 + zone_size;
+		ctx->fed_suffix = (size <= KNOT_DNAME_MAXLEN) ? malloc(size) : NULL;
+		if (size > KNOT_DNAME_MAXLEN) {
+			ret = conf_refuse(check, "%s.svc.<zone> is longer than a DNS name", fed);
+		} else if (ctx->fed_suffix == NULL) {
+			ret = KNOT_ENOMEM;
+		} else {
+			ctx->fed_suffix[0] = fed_len;
+			memcpy(ctx->fed_suffix + 1, fed, fed_len);
+			memcpy(ctx->fed_suffix + 1 + fed_len, "\x03svc", 4);
+			memcpy(ctx->fed_suffix + 1 + fed_len + 4, ctx->zone, zone_size);
+		}
+	} else if (external != NULL && knot_dname_in_bailiwick(external, ctx->zone) >= 0) {
+		ctx->fed_suffix = external;
+		external = NULL;
+		ctx->fed.external = true;
+	} else {
+		ret = conf_refuse(check, "a zone of federation '%s' must be federation-domain or hold "
+		                  "federation-external", fed);
+	}
+	free(domain);
+	free(external);
+	if (ret == KNOT_EOK) {
+		ctx->fed.members = ctx->members;
+		ctx->fed.suffix = ctx->fed_suffix;
+		ctx->fed.ttl = ctx->answer.ttl;
+		ctx->fed.member_count = ctx->member_count;
+	}
+	return ret;
+}
+
+/*! \brief Releases the member watchers taken so far (none is attached yet). */
+static void fed_release(k8s_ctx_t *ctx)
+{
+	for (size_t i = 0; ctx->fed_watch != NULL && i < ctx->member_count; i++) {
+		if (ctx->fed_watch[i].watcher != NULL) {
+			k8s_watcher_release(ctx->fed_watch[i].watcher);
+			ctx->fed_watch[i].watcher = NULL;
+		}
+	}
+}
+
+/*!
+ * \brief Takes one watcher per member: the zone's watch settings with the member's
+ * kubeconfig and context, so members on the same API share one.
+ */
+static int fed_acquire(k8s_ctx_t *ctx, const k8s_watcher_conf_t *base)
+{
+	ctx->fed_watch = calloc(ctx->member_count, sizeof(*ctx->fed_watch));
+	if (ctx->fed_watch == NULL) {
+		return KNOT_ENOMEM;
+	}
+	const k8s_wconf_field_t *kubeconfig = NULL;
+	for (const k8s_wconf_field_t *f = k8s_watcher_conf_fields; f->kind != K8S_WCONF_END; f++) {
+		if (f->item != NULL && strcmp(f->item, K8S_OPT_KUBECONFIG) == 0) {
+			kubeconfig = f;
+		}
+	}
+	size_t zone_size = knot_dname_size(ctx->zone);
+	for (size_t i = 0; i < ctx->member_count; i++) {
+		const k8s_fedmember_t *m = &ctx->members[i];
+		fed_watch_t *fw = &ctx->fed_watch[i];
+		fw->mod = ctx->mod;
+		fw->idx = i;
+		fw->name = m->name;
+		// The hand-over key: longer than a DNS name it is only not found again.
+		fw->key = malloc(1 + m->name[0] + zone_size);
+		if (fw->key == NULL) {
+			fed_release(ctx);
+			return KNOT_ENOMEM;
+		}
+		memcpy(fw->key, m->name, 1 + m->name[0]);
+		memcpy(fw->key + 1 + m->name[0], ctx->zone, zone_size);
+
+		k8s_watcher_conf_t wconf;
+		int ret = k8s_watcher_conf_copy(&wconf, base);
+		if (ret == KNOT_EOK) {
+			ret = k8s_watcher_conf_set_str(&wconf, kubeconfig, m->kubeconfig);
+		}
+		if (ret == KNOT_EOK) {
+			free((char *)wconf.context);
+			wconf.context = (m->context != NULL) ? strdup(m->context) : NULL;
+			ret = (m->context == NULL || wconf.context != NULL) ? KNOT_EOK : KNOT_ENOMEM;
+		}
+		char err[256] = "";
+		if (ret == KNOT_EOK) {
+			fw->watcher = k8s_watcher_acquire(&wconf, err, sizeof(err));
+		}
+		k8s_watcher_conf_free(&wconf);
+		if (fw->watcher == NULL) {
+			knotd_mod_log(ctx->mod, LOG_ERR, "member %.*s: failed to start the watcher (%s)",
+			              m->name[0], m->name + 1, err[0] != '\0' ? err : knot_strerror(ret));
+			fed_release(ctx);
+			return KNOT_ENOMEM;
+		}
+	}
+	return KNOT_EOK;
+}
+
+/*! \brief Attaches the zone to every member's watcher; cannot fail. */
+static void fed_attach(k8s_ctx_t *ctx)
+{
+	knotd_mod_ctx_set(ctx->mod, ctx);
+	for (size_t i = 0; i < ctx->member_count; i++) {
+		fed_watch_t *fw = &ctx->fed_watch[i];
+		fw->client.log = member_log;
+		fw->client.stats = member_stats;
+		fw->client.ctx = fw;
+		fw->client.needs = 0;
+		fw->client.zone = fw->key;
+		k8s_watcher_attach(fw->watcher, &fw->client);
+	}
 }
 
 /*! \brief Reads the host's search domains that end every autopath walk. */
@@ -838,17 +1161,30 @@ static int load_module(check_ctx_t *check)
 		ret = host_search_read(check, ctx);
 	}
 	if (ret == KNOT_EOK) {
+		ret = fedserve_read(check, ctx);
+	}
+	if (ret == KNOT_EOK) {
 		ret = watch_conf_read(check, &ctx->answer, &wconf);
 	}
 	// Everything that can fail comes before the watcher holds this zone: knotd frees
 	// the module after a failed load without calling unload.
+	bool federated = ctx->fed.member_count > 0;
 	if (ret == KNOT_EOK && check->mod != NULL) {
 		ret = add_stats(check->mod);
+	}
+	if (ret == KNOT_EOK && check->mod != NULL && federated) {
+		ret = add_member_stats(check->mod, ctx->member_count);
 	}
 	if (ret == KNOT_EOK && check->mod != NULL) {
 		ret = hooks_add(check->mod, &ctx->answer);
 	}
-	if (ret == KNOT_EOK && check->mod != NULL) {
+	// A Federated-DNS zone watches its members only, not a cluster of its own.
+	if (ret == KNOT_EOK && check->mod != NULL && federated) {
+		ret = fed_acquire(ctx, &wconf);
+		if (ret == KNOT_EOK) {
+			fed_attach(ctx);
+		}
+	} else if (ret == KNOT_EOK && check->mod != NULL) {
 		ret = watcher_start(ctx, &wconf);
 	}
 	k8s_watcher_conf_free(&wconf);
@@ -871,8 +1207,14 @@ static void k8s_unload(knotd_mod_t *mod)
 		return;
 	}
 	// No log line here: knotd has freed this zone's name already (see ARCHITECTURE.md).
-	k8s_watcher_detach(ctx->watcher, &ctx->client);
-	k8s_watcher_release(ctx->watcher);
+	for (size_t i = 0; i < ctx->fed.member_count; i++) {
+		k8s_watcher_detach(ctx->fed_watch[i].watcher, &ctx->fed_watch[i].client);
+	}
+	fed_release(ctx);
+	if (ctx->watcher != NULL) {
+		k8s_watcher_detach(ctx->watcher, &ctx->client);
+		k8s_watcher_release(ctx->watcher);
+	}
 	ctx_free(ctx);
 }
 

@@ -353,6 +353,10 @@ static int service_decode(json_object *root, const meta_t *m, k8s_object_t **out
 			head.ip_count = 1;
 		}
 	}
+	if (head.type != K8S_SVC_EXTERNALNAME) {
+		json_object *ingress = get_arr(get_obj(get_obj(root, "status"), "loadBalancer"), "ingress");
+		head.ingress_count = ips_read(ingress, "ip", head.ingress);
+	}
 	str_t tolerate = get_str(m->annotations,
 	                         "service.alpha.kubernetes.io/tolerate-unready-endpoints");
 	head.publish_not_ready = get_bool(spec, "publishNotReadyAddresses", false) ||

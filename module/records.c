@@ -37,6 +37,8 @@ typedef struct {
 	size_t cluster_bytes;
 	uint32_t ready_count;
 	size_t capped;          /*!< Records and ports left out at the caps. */
+	const k8s_ip_t *ingress; /*!< Load-balancer IPs (point into the service). */
+	size_t ingress_count;
 } draft_t;
 
 static void draft_free(draft_t *d)
@@ -412,6 +414,8 @@ static k8s_svc_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
 		.cluster_bytes = d->cluster_bytes,
 		.ready_count = d->ready_count,
 		.capped = d->capped,
+		.ingress = d->ingress,
+		.ingress_count = d->ingress_count,
 	};
 	k8s_svc_t *svc = k8s_block_new(&parts);
 	free(answer);
@@ -464,6 +468,8 @@ k8s_svc_t *k8s_records_service(const k8s_service_t *svc, const k8s_slice_t *cons
 	if (add_sips(&d, svc->ips, headless ? 0 : svc->ip_count) != KNOT_EOK) {
 		goto out;
 	}
+	d.ingress = svc->ingress;
+	d.ingress_count = svc->ingress_count;
 	for (size_t i = 0; i < count; i++) {
 		if (add_slice(&d, slices[i], svc->publish_not_ready, true, NULL, conf) != KNOT_EOK) {
 			goto out;

@@ -6,6 +6,9 @@ touching the network." Each case checks the generated configuration with one
 bad option and looks for the reason in knotc's output.
 """
 
+import os
+import tempfile
+
 import knotd
 import testing
 
@@ -84,5 +87,49 @@ tests.add("an upstream with a port is accepted", accepted({"upstream": "10.0.0.1
 tests.add("an IPv6 upstream is accepted", accepted({"upstream": "::1"}))
 tests.add("a two-label cluster id is accepted", accepted({"cluster-id": "east.prod"}))
 tests.add("a set-based label selector is accepted", accepted({"labels": "app in (web,db),!canary"}))
+
+
+# The Federated-DNS role (doc/mod-k8s.rst, The Federated-DNS role).
+def kubeconfig_file():
+    """A kubeconfig that reads as valid (its server is never asked)."""
+    path = os.path.join(tempfile.mkdtemp(prefix="mod-k8s-conf-"), "kubeconfig")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("apiVersion: v1\nkind: Config\ncurrent-context: x\n"
+                "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:6443'}}]\n"
+                "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+                "users: [{name: u, user: {token: abc}}]\n")
+    return path
+
+
+KUBECONFIG = kubeconfig_file()
+tests.add("federation members are accepted",
+          accepted({"federation-name": "myfed",
+                    "federation-member": [f"foo kubeconfig={KUBECONFIG} zone=us-east1-b region=us-east1",
+                                          f"bar kubeconfig={KUBECONFIG} context=x"],
+                    "federation-external": "myfed.svc.federation.example.com."}))
+tests.add("a federation member needs federation-name",
+          rejected({"federation-member": [f"foo kubeconfig={KUBECONFIG}"]},
+                   "federation-member needs federation-name"))
+tests.add("federation-name needs a member",
+          rejected({"federation-name": "myfed"}, "federation-name needs at least one federation-member"))
+tests.add("federation-name is one lowercase label",
+          rejected({"federation-name": "My.Fed"}, "federation-name must be a lowercase DNS label"))
+tests.add("a federation member needs a kubeconfig",
+          rejected({"federation-name": "myfed", "federation-member": ["foo zone=a"]},
+                   "invalid federation-member 'foo zone=a' (no kubeconfig=PATH)"))
+tests.add("a federation member's unknown key is named",
+          rejected({"federation-name": "myfed", "federation-member": [f"foo kubeconfig={KUBECONFIG} colour=x"]},
+                   "unknown key 'colour'"))
+tests.add("a federation member's kubeconfig is read",
+          rejected({"federation-name": "myfed", "federation-member": ["foo kubeconfig=/nonexistent/kc"]},
+                   "invalid kubeconfig of federation-member 'foo'"))
+tests.add("a federation member given twice is refused",
+          rejected({"federation-name": "myfed", "federation-member": [f"foo kubeconfig={KUBECONFIG}",
+                                                                      f"foo kubeconfig={KUBECONFIG} zone=a"]},
+                   "federation-member 'foo' given twice"))
+tests.add("more than 32 federation members are refused",
+          rejected({"federation-name": "myfed",
+                    "federation-member": [f"m{i} kubeconfig={KUBECONFIG}" for i in range(33)]},
+                   "federation-member holds at most 32 member clusters"))
 
 tests.main()

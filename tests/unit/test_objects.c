@@ -325,6 +325,22 @@ static void service_nodeport_and_loadbalancer_are_cluster_ip(void **state)
 	k8s_object_free(obj);
 }
 
+static void a_load_balancer_keeps_its_first_two_ingress_ips_and_they_change_the_digest(void **state)
+{
+	k8s_object_t *plain = decode_ok(K8S_SERVICE, SVC_DUAL);
+	assert_int_equal(SVC(plain)->ingress_count, 0);
+	k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_DUAL, "'loadBalancer':{}",
+	                                "'loadBalancer':{'ingress':[{'hostname':'lb.example.com'},"
+	                                "{'ip':'104.32.64.128','ipMode':'VIP'},{'ip':'2001:db8::1'},"
+	                                "{'ip':'104.32.64.129'}]}");
+	assert_int_equal(SVC(obj)->ingress_count, 2);
+	assert_ip(&SVC(obj)->ingress[0], "104.32.64.128");
+	assert_ip(&SVC(obj)->ingress[1], "2001:db8::1");
+	assert_true(obj->digest != plain->digest);
+	k8s_object_free(obj);
+	k8s_object_free(plain);
+}
+
 static void service_externalname_keeps_lowercase_target(void **state)
 {
 	k8s_object_t *obj = decode_ok(K8S_SERVICE, SVC_EXTERNAL);
@@ -1764,6 +1780,7 @@ int main(void)
 		cmocka_unit_test(service_keeps_at_most_two_valid_cluster_ips),
 		cmocka_unit_test(service_headless_is_cluster_ip_none),
 		cmocka_unit_test(service_nodeport_and_loadbalancer_are_cluster_ip),
+		cmocka_unit_test(a_load_balancer_keeps_its_first_two_ingress_ips_and_they_change_the_digest),
 		cmocka_unit_test(service_externalname_keeps_lowercase_target),
 		cmocka_unit_test(service_externalname_invalid_target_is_null),
 		cmocka_unit_test(service_publish_not_ready_from_spec),

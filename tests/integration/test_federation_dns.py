@@ -1,0 +1,389 @@
+#!/usr/bin/env python3
+"""The Federated-DNS role (shared/specs/federated-service-discovery.md, "Federated-DNS").
+
+Three member clusters, each an API simulator, and one knotd whose mod-k8s watches all three
+(federation-member) and serves the federation zone `federation.` and the external zone
+`federation.example.com.` (federation-external myfed.svc.federation.example.com.).
+
+The design's example service myservice/myns is `web` in namespace `shop`:
+
+    member  zone / region                clusterIP   load-balancer ingress
+    baz     europe-west1-b / europe-west1  10.0.3.30   108.120.45.12
+    bar     us-east1-c / us-east1          10.0.2.20   104.32.64.130
+    foo     us-east1-b / us-east1          10.0.1.10   104.32.64.128, 2001:db8::128
+
+(configuration order baz, bar, foo: a preference by topology shows against it).
+"It then looks at the source cluster information in the EDNS(0) section of the request
+and obtains the 'clusterIP' for that cluster ... obtains the 'externalIP' from all other
+records, sorts these IP addresses with the 'clusterIP' at the front of the list": the
+source cluster is the EDNS option 65350 (kdig +ednsopt=65350:<hex of the name>).
+"""
+
+import os
+import shutil
+import tempfile
+import time
+
+import dig
+import knotd
+import simctl
+import testing
+from cluster import stats
+from faults import begin_outage, end_outage, namespace
+
+tests = testing.Tests()
+
+MEMBERS = {
+    "baz": {"zone": "europe-west1-b", "region": "europe-west1", "ip": "10.0.3.30",
+            "ingress": ["108.120.45.12"]},
+    "bar": {"zone": "us-east1-c", "region": "us-east1", "ip": "10.0.2.20",
+            "ingress": ["104.32.64.130"]},
+    "foo": {"zone": "us-east1-b", "region": "us-east1", "ip": "10.0.1.10",
+            "ingress": ["104.32.64.128", "2001:db8::128"]},
+}
+ORDER = ["baz", "bar", "foo"]
+ZONES = ("federation.", "federation.example.com.")
+NAME = "web.shop.myfed.svc.federation."
+EXTERNAL = "web.shop.myfed.svc.federation.example.com."
+OPTION = 65350
+
+
+def lb_service(ns, name, cluster_ip, ingress):
+    """A LoadBalancer Service whose load balancer has the given ingress IPs."""
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": ns},
+            "spec": {"type": "LoadBalancer", "clusterIP": cluster_ip, "clusterIPs": [cluster_ip],
+                     "ports": [{"name": "http", "protocol": "TCP", "port": 80, "targetPort": 80}]},
+            "status": {"loadBalancer": {"ingress": [{"ip": ip} for ip in ingress]}}}
+
+
+def ready_slice(ns, service, addresses, ready=True):
+    return {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+            "metadata": {"name": f"{service}-abcde", "namespace": ns,
+                         "labels": {"kubernetes.io/service-name": service}},
+            "addressType": "IPv4",
+            "endpoints": [{"addresses": [a], "conditions": {"ready": ready}} for a in addresses],
+            "ports": [{"name": "http", "protocol": "TCP", "port": 80}]}
+
+
+def source_opt(cluster):
+    return f"+ednsopt={OPTION}:{cluster.encode().hex()}"
+
+
+def ordered(answer, rtype="A"):
+    """The answer's addresses of a type in the order of the response (Answer keeps a set)."""
+    out, inside = [], False
+    for line in answer.text.splitlines():
+        if line.startswith(";; ANSWER SECTION:"):
+            inside = True
+            continue
+        if inside and (not line.strip() or line.startswith(";;")):
+            break
+        fields = line.split()
+        if inside and len(fields) >= 5 and fields[3] == rtype:
+            out.append(fields[4])
+    return out
+
+
+class Federation:
+    """Three member simulators and a Federated-DNS knotd; a context manager."""
+
+    def __init__(self):
+        self.workdir = tempfile.mkdtemp(prefix="mod-k8s-federation-")
+        self.sims = {m: simctl.Simulator(os.path.join(self.workdir, m)) for m in ORDER}
+        self.server = None
+
+    def module(self, **extra):
+        members = []
+        for m in ORDER:
+            spec = MEMBERS[m]
+            members.append(f"{m} kubeconfig={self.sims[m].path('kubeconfig')} "
+                           f"zone={spec['zone']} region={spec['region']}")
+        options = {"federation-name": "myfed", "federation-member": members,
+                   "federation-external": "myfed.svc.federation.example.com."}
+        options.update(extra)
+        return options
+
+    def knotd(self, **extra):
+        return knotd.Knotd(module=self.module(**extra), zones=ZONES)
+
+    def __enter__(self):
+        try:
+            for m in ORDER:
+                sim = self.sims[m].start()
+                spec = MEMBERS[m]
+                sim.apply([namespace("shop"), lb_service("shop", "web", spec["ip"], spec["ingress"]),
+                           ready_slice("shop", "web", [spec["ip"].replace("10.0.", "10.244.")])])
+            self.server = self.knotd().__enter__()
+            wait_members(self.server, len(ORDER))
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        try:
+            if self.server is not None:
+                self.server.__exit__(kind, value, traceback)
+        finally:
+            for sim in self.sims.values():
+                sim.stop()
+            if not os.environ.get("MODK8S_KEEP_TMP"):
+                shutil.rmtree(self.workdir, ignore_errors=True)
+        return False
+
+    def query(self, qname, qtype="A", source=None, server=None):
+        extra = [source_opt(source)] if source else []
+        return dig.query(server or self.server, qname, qtype, edns=True, extra=extra)
+
+    def eventually(self, check, timeout=10):
+        return testing.eventually(check, timeout)
+
+    def log_text(self):
+        return self.server.log_text() if self.server else ""
+
+    def is_running(self):
+        return self.server is not None and self.server.is_running()
+
+
+def wait_members(server, count, timeout=30):
+    def check():
+        ready = sum(v for k, v in stats(server, "federation.").items()
+                    if k.startswith("member-ready["))
+        testing.expect(ready == count, f"{ready} of {count} members synchronized")
+    testing.eventually(check, timeout, 0.1)
+
+
+def expect_order(f, qname, expected, source=None, qtype="A", server=None):
+    answer = f.query(qname, qtype, source, server)
+    testing.expect_equal(answer.rcode, "NOERROR", f"{qname} {qtype} rcode")
+    testing.expect_equal(ordered(answer, qtype), expected, f"{qname} {qtype} from {source}")
+    testing.expect("aa" in answer.flags, f"{qname}: authoritative")
+
+
+# -- internal clients: the source cluster's clusterIP first
+
+@tests.case
+def the_source_clusters_cluster_ip_comes_first_then_same_region_then_the_others(f):
+    # foo (us-east1-b): its clusterIP, bar (us-east1, same region), baz (elsewhere).
+    expect_order(f, NAME, ["10.0.1.10", "104.32.64.130", "108.120.45.12"], source="foo")
+
+
+@tests.case
+def each_member_gets_its_own_cluster_ip_first(f):
+    expect_order(f, NAME, ["10.0.2.20", "104.32.64.128", "108.120.45.12"], source="bar")
+    # baz shares no zone or region: the others in configuration order.
+    expect_order(f, NAME, ["10.0.3.30", "104.32.64.130", "104.32.64.128"], source="baz")
+
+
+@tests.case
+def without_the_option_only_external_addresses_answer(f):
+    expect_order(f, NAME, ["108.120.45.12", "104.32.64.130", "104.32.64.128"])
+    expect_order(f, NAME, ["2001:db8::128"], qtype="AAAA")
+
+
+@tests.case
+def an_unknown_source_cluster_gets_external_addresses_only(f):
+    expect_order(f, NAME, ["108.120.45.12", "104.32.64.130", "104.32.64.128"], source="qux")
+
+
+@tests.case
+def the_source_option_is_matched_case_insensitively(f):
+    expect_order(f, NAME, ["10.0.1.10", "104.32.64.130", "108.120.45.12"], source="FOO")
+
+
+@tests.case
+def a_missing_service_is_nxdomain_and_an_empty_non_terminal_nodata_with_soa(f):
+    for qname, rcode in (("nosuch.shop.myfed.svc.federation.", "NXDOMAIN"),
+                         ("web.nosuch.myfed.svc.federation.", "NXDOMAIN"),
+                         ("web.shop.otherfed.svc.federation.", "NXDOMAIN"),
+                         ("shop.myfed.svc.federation.", "NOERROR"),
+                         ("myfed.svc.federation.", "NOERROR"),
+                         ("svc.federation.", "NOERROR")):
+        answer = f.query(qname, source="foo")
+        testing.expect_equal(answer.rcode, rcode, qname)
+        testing.expect_equal(len(answer.answer), 0, f"{qname}: no answer records")
+        testing.expect([rr for rr in answer.authority if rr.type == "SOA"], f"{qname}: SOA")
+    answer = f.query(NAME, "TXT", source="foo")
+    testing.expect_equal((answer.rcode, len(answer.answer)), ("NOERROR", 0), "TXT is NODATA")
+    testing.expect([rr for rr in answer.authority if rr.type == "SOA"], "TXT: SOA")
+
+
+# -- explicit shards: <member>.<svc>.<ns>.<fed>.svc.federation.
+
+@tests.case
+def an_explicit_shard_answers_that_members_external_address_only(f):
+    expect_order(f, "bar." + NAME, ["104.32.64.130"])
+    expect_order(f, "bar." + NAME, ["104.32.64.130"], source="bar")
+    expect_order(f, "foo." + NAME, ["2001:db8::128"], qtype="AAAA", source="foo")
+    answer = f.query("qux." + NAME)
+    testing.expect_equal(answer.rcode, "NXDOMAIN", "an unknown member")
+    answer = f.query("bar." + NAME, "AAAA")
+    testing.expect_equal((answer.rcode, len(answer.answer)), ("NOERROR", 0), "no IPv6 ingress")
+
+
+# -- external clients: the registered domain
+
+@tests.case
+def the_external_domain_answers_every_shards_external_addresses(f):
+    expect_order(f, EXTERNAL, ["108.120.45.12", "104.32.64.130", "104.32.64.128"])
+    # An external client never gets a clusterIP, whatever it sends.
+    expect_order(f, EXTERNAL, ["108.120.45.12", "104.32.64.130", "104.32.64.128"], source="foo")
+    expect_order(f, "foo." + EXTERNAL, ["104.32.64.128"])
+    answer = f.query("nosuch.shop.myfed.svc.federation.example.com.")
+    testing.expect_equal(answer.rcode, "NXDOMAIN", "no such service")
+    answer = f.query("web.shop.other.svc.federation.example.com.")
+    testing.expect_equal(answer.rcode, "NXDOMAIN", "outside the external domain")
+
+
+# -- programming latency
+
+@tests.case
+def a_shard_losing_its_endpoints_drops_out_within_two_seconds(f):
+    bar = f.sims["bar"]
+    start = time.monotonic()
+    bar.apply(ready_slice("shop", "web", ["10.244.2.20"], ready=False))
+    expected = ["10.0.1.10", "108.120.45.12"]
+
+    def check():
+        testing.expect_equal(ordered(f.query(NAME, source="foo")), expected, "without bar")
+    testing.eventually(check, 5, 0.05)
+    elapsed = time.monotonic() - start
+    testing.expect(elapsed < 2.0, f"bar dropped out after {elapsed:.2f} s (goal: 2 s)")
+    # Its explicit shard still exists, without addresses; the source bar has no local shard now.
+    answer = f.query("bar." + NAME)
+    testing.expect_equal((answer.rcode, len(answer.answer)), ("NOERROR", 0), "bar's shard: NODATA")
+    expect_order(f, NAME, ["108.120.45.12", "104.32.64.128"], source="bar")
+    bar.apply(ready_slice("shop", "web", ["10.244.2.20"]))
+    testing.eventually(lambda: expect_order(f, NAME, ["10.0.2.20", "104.32.64.128", "108.120.45.12"],
+                                            source="bar"), 5, 0.05)
+
+
+@tests.case
+def a_new_load_balancer_address_is_answered(f):
+    baz = f.sims["baz"]
+    baz.apply(lb_service("shop", "web", "10.0.3.30", ["108.120.45.12", "2001:db8::12"]))
+    testing.eventually(lambda: expect_order(f, NAME, ["2001:db8::12", "2001:db8::128"], qtype="AAAA"),
+                       5, 0.05)
+    baz.apply(lb_service("shop", "web", "10.0.3.30", ["108.120.45.12"]))
+    testing.eventually(lambda: expect_order(f, NAME, ["2001:db8::128"], qtype="AAAA"), 5, 0.05)
+
+
+# -- members that cannot be reached
+
+@tests.case
+def a_member_whose_api_is_down_does_not_take_the_federation_down(f):
+    baz = f.sims["baz"]
+    begin_outage(baz)
+    try:
+        server = f.knotd()
+        server.start()
+        try:
+            wait_members(server, 2)
+            expect_order(f, NAME, ["10.0.1.10", "104.32.64.130"], source="foo", server=server)
+            expect_order(f, NAME, ["104.32.64.130", "104.32.64.128"], server=server)
+            answer = f.query("baz." + NAME, server=server)
+            testing.expect_equal((answer.rcode, answer.ede_code), ("SERVFAIL", 14),
+                                 "baz's explicit shard before baz's first sync")
+            testing.expect("member baz: " in server.log_text(), "the log names the member")
+            # Counters are reported about once a second.
+            testing.eventually(lambda: testing.expect(
+                stats(server, "federation.").get("member-api-errors[0]", 0) > 0,
+                "member-api-errors counts baz's failures"), 10, 0.25)
+            testing.expect_equal(stats(server, "federation.").get("member-ready[0]", 0), 0,
+                                 "member-ready[0] (baz)")
+            # The running server keeps baz's last state through the outage.
+            expect_order(f, NAME, ["10.0.1.10", "104.32.64.130", "108.120.45.12"], source="foo")
+            end_outage(baz)
+            wait_members(server, 3)
+            expect_order(f, NAME, ["10.0.1.10", "104.32.64.130", "108.120.45.12"], source="foo",
+                         server=server)
+        finally:
+            server.stop()
+    finally:
+        end_outage(baz)
+
+
+@tests.case
+def before_any_members_first_sync_the_answer_is_servfail_not_ready(f):
+    for sim in f.sims.values():
+        begin_outage(sim)
+    try:
+        server = f.knotd()
+        server.start()
+        try:
+            for qname in (NAME, "foo." + NAME, EXTERNAL):
+                answer = f.query(qname, source="foo", server=server)
+                testing.expect_equal((answer.rcode, answer.ede_code), ("SERVFAIL", 14), qname)
+        finally:
+            server.stop()
+    finally:
+        for sim in f.sims.values():
+            end_outage(sim)
+
+
+@tests.case
+def the_labels_option_narrows_the_shards_to_labelled_services(f):
+    label = {"federation.example.com/myfed": "true"}
+    server = f.knotd(labels="federation.example.com/myfed=true")
+    server.start()
+    try:
+        wait_members(server, 3)
+        answer = f.query(NAME, server=server)
+        testing.expect_equal(answer.rcode, "NXDOMAIN", "no labelled service")
+        # Kubernetes copies a Service's labels onto its EndpointSlices.
+        bar = f.sims["bar"]
+        svc = lb_service("shop", "web", "10.0.2.20", ["104.32.64.130"])
+        eps = ready_slice("shop", "web", ["10.244.2.20"])
+        svc["metadata"]["labels"] = dict(label)
+        eps["metadata"]["labels"].update(label)
+        bar.apply([svc, eps])
+        testing.eventually(lambda: expect_order(f, NAME, ["104.32.64.130"], source="foo",
+                                                server=server), 5, 0.05)
+    finally:
+        server.stop()
+        f.sims["bar"].apply([lb_service("shop", "web", "10.0.2.20", ["104.32.64.130"]),
+                             ready_slice("shop", "web", ["10.244.2.20"])])
+
+
+def rewrite_config(server):
+    with open(server.conf_path, "w", encoding="utf-8") as f:
+        f.write(server.config_text())
+
+
+@tests.case
+def a_reload_that_drops_a_member_keeps_answering_from_the_others(f):
+    server = f.knotd()
+    server.start()
+    try:
+        wait_members(server, 3)
+        # Without baz: its shard leaves at once, foo and bar answer without a new first sync.
+        server.module_options["federation-member"] = [
+            m for m in f.module()["federation-member"] if not m.startswith("baz ")]
+        rewrite_config(server)
+        server.reload()
+        expect_order(f, NAME, ["10.0.1.10", "104.32.64.130"], source="foo", server=server)
+        answer = f.query("baz." + NAME, server=server)
+        testing.expect_equal(answer.rcode, "NXDOMAIN", "baz is no member any more")
+        server.module_options = f.module()
+        rewrite_config(server)
+        server.reload()
+        wait_members(server, 3)
+        expect_order(f, NAME, ["10.0.1.10", "104.32.64.130", "108.120.45.12"], source="foo",
+                     server=server)
+    finally:
+        server.stop()
+
+
+@tests.case
+def a_zone_that_is_neither_the_federation_domain_nor_external_is_refused(f):
+    server = knotd.Knotd(module=f.module(), zones=("federation.", "elsewhere.example."))
+    try:
+        server.start()
+        testing.expect(False, "knotd loaded a federation module into elsewhere.example.")
+    except knotd.KnotdError as e:
+        testing.expect("must be federation-domain or hold federation-external" in str(e), str(e))
+    finally:
+        server.stop()
+
+
+tests.main(fixture=Federation)
