@@ -23,6 +23,7 @@ import dig
 import knotd
 import simctl
 import testing
+import valgrind
 
 SRCDIR = os.environ.get("MODK8S_SRCDIR") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -49,7 +50,7 @@ def stats(server, zone="cluster.local."):
 
 def wait_ready(server, zones=("cluster.local.",), timeout=30):
     """Waits until every zone's module reports its data synchronized."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + valgrind.scaled(timeout)
     while True:
         ready = all(_zone_ready(server, zone) for zone in zones)
         if ready:

@@ -28,6 +28,7 @@ import urllib.parse
 import cluster
 import dig
 import testing
+import valgrind
 
 
 # ---------------------------------------------------------------------------
@@ -126,8 +127,8 @@ def wait_for(condition, what, timeout=20, interval=0.05):
     while True:
         if condition():
             return time.monotonic() - started
-        if time.monotonic() - started > timeout:
-            raise testing.Failure(f"{what}: not true after {timeout} s")
+        if time.monotonic() - started > valgrind.scaled(timeout):
+            raise testing.Failure(f"{what}: not true after {valgrind.scaled(timeout):g} s")
         time.sleep(interval)
 
 

@@ -51,6 +51,7 @@ import tempfile
 import time
 
 import dig
+import valgrind
 
 DEFAULT_ZONES = ("cluster.local.", "in-addr.arpa.", "ip6.arpa.", "clusterset.local.")
 MODULE_REF = "mod-k8s/default"
@@ -324,7 +325,7 @@ class Knotd(dig.Server):
         self.daemon = daemon
         self.port = port
         self.log_level = log_level
-        self.start_timeout = start_timeout or (45 if self.build.sanitized else 15)
+        self.start_timeout = valgrind.scaled(start_timeout or (45 if self.build.sanitized else 15))
         self.load = load_mode()
         if config is not None and self.load == "file":
             raise KnotdError("a given config needs knotd to auto-load the module, "
@@ -443,7 +444,10 @@ class Knotd(dig.Server):
         for name in ("KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT", "NODE_NAME"):
             env.pop(name, None)
         env.update(self.environment)
-        argv = ["env"] + preload + [_program(program), "-c", self.conf_path] + list(args)
+        memcheck = valgrind.wrapper() if program == "knotd" else []
+        if memcheck and self.build.sanitized:
+            raise KnotdError("MODK8S_VALGRIND needs a build without sanitizers (scripts/build)")
+        argv = ["env"] + preload + memcheck + [_program(program), "-c", self.conf_path] + list(args)
         if self.load == "namespace":
             argv = _namespace_prefix(os.path.join(self.dir, "modules"),
                                      os.path.join(self.dir, "scratch")) + argv
@@ -539,16 +543,19 @@ class Knotd(dig.Server):
         else:
             self.process.send_signal(signal.SIGTERM)
             try:
-                self.process.wait(timeout=20)
+                self.process.wait(timeout=valgrind.scaled(20))
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-                problems.append("knotd did not stop within 20 s of SIGTERM (killed)")
+                problems.append(f"knotd did not stop within {valgrind.scaled(20):g} s of SIGTERM (killed)")
             if self.process.returncode != 0 and not problems:
                 problems.append(f"knotd exited with status {self.process.returncode}")
         reports = self._report_text()
         if reports:
             problems.append("sanitizer report:" + reports)
+        memcheck = self._memcheck_text()
+        if memcheck:
+            problems.append("valgrind memcheck report:\n" + memcheck)
         if problems:
             problems.append("knotd log (last lines):\n" + self.log_tail(40))
         self._forget()
@@ -587,7 +594,7 @@ class Knotd(dig.Server):
     def wait_for_log(self, pattern, timeout=10):
         """Waits until a log line matches the regex `pattern`; returns that line."""
         regex = re.compile(pattern)
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + valgrind.scaled(timeout)
         while True:
             for line in self.log_text().splitlines():
                 if regex.search(line):
@@ -608,6 +615,17 @@ class Knotd(dig.Server):
             with open(path, encoding="utf-8", errors="replace") as f:
                 text.append(f"--- {os.path.basename(path)}\n" + "".join(f.readlines()[:80]))
         return "\n".join(text)
+
+    def _memcheck_text(self):
+        """The error part of this knotd's valgrind log if memcheck counted errors, else ""."""
+        directory = valgrind.log_dir()
+        if directory is None or self.process is None:
+            return ""
+        path = os.path.join(directory, f"knotd.{self.process.pid}.log")
+        if not os.path.exists(path):
+            return ""
+        found = valgrind.scan_one(path)
+        return valgrind.report(path) if found else ""
 
     def _report_text(self):
         """Sanitizer reports: the files ASan writes, and UBSan's lines in knotd's own output."""

@@ -43,6 +43,7 @@ import time
 import traceback
 
 import cases
+import valgrind
 
 
 class Skip(Exception):
@@ -67,7 +68,7 @@ def expect_equal(actual, expected, what):
 
 def eventually(check, timeout=10, interval=0.02):
     """Calls check() until it returns without raising AssertionError; fails after timeout s."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + valgrind.scaled(timeout)
     while True:
         try:
             return check()
