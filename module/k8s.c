@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <knot/module.h>
 #include <libknot/yparser/yptrafo.h>
@@ -62,7 +63,9 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #define MOD_FEDERATIONS		"\x0b""federations"
 #define MOD_FED_ZONE		"\x0f""federation-zone"
 #define MOD_FED_REGION		"\x11""federation-region"
+#define MOD_SNAPSHOT		"\x08""snapshot"
 #define ZONE_MODULE		"\x06""module"
+#define ZONE_STORAGE		"\x07""storage"
 
 static const knot_lookup_t pods_modes[] = {
 	{ K8S_PODS_DISABLED, "disabled" },
@@ -189,6 +192,8 @@ static const yp_item_t k8s_conf[] = {
 	{ MOD_FED_ZONE,          YP_TSTR,   YP_VNONE },
 	{ MOD_FED_REGION,        YP_TSTR,   YP_VNONE },
 	{ K8S_OPT_NODE_NAME,     YP_TSTR,   YP_VNONE, YP_FNONE, { check_node_name } },
+	{ MOD_SNAPSHOT,          YP_TBOOL,  YP_VBOOL = { true } },
+	{ K8S_OPT_SNAP_MAX_AGE,  YP_TINT,   YP_VINT = { 0, 365 * 86400, 86400, YP_STIME } },
 	{ NULL }
 };
 
@@ -222,6 +227,16 @@ enum {
 	CTR_LAST_EVENT_AGE,
 	CTR_LATENCY,
 	CTR_AUTOPATH,
+	CTR_SNAPSHOT,
+};
+
+/*! \brief The snapshot counter's indices. */
+enum {
+	SNAP_STALE = 0,
+	SNAP_LOADED,
+	SNAP_WRITES,
+	SNAP_WRITE_ERRORS,
+	SNAP_COUNT
 };
 
 /*! \brief Query outcomes counted per zone. */
@@ -260,6 +275,12 @@ static char *autopath_str(uint32_t idx, uint32_t count)
 		[K8S_AUTOPATH_REFUSED] = "refused",
 	};
 	return strdup(idx < K8S_AUTOPATH_COUNT ? names[idx] : "unknown");
+}
+
+static char *snapshot_str(uint32_t idx, uint32_t count)
+{
+	static const char *names[SNAP_COUNT] = { "stale", "loaded", "writes", "write-errors" };
+	return strdup(idx < SNAP_COUNT ? names[idx] : "unknown");
 }
 
 static char *source_str(uint32_t idx, uint32_t count)
@@ -332,6 +353,10 @@ static void mod_stats(void *ctx, const k8s_watcher_stats_t *st)
 	for (uint32_t i = 0; i < K8S_LATENCY_BUCKETS; i++) {
 		knotd_mod_stats_store(mod, 0, CTR_LATENCY, i, st->latency[i]);
 	}
+	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_STALE, st->snapshot_stale);
+	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_LOADED, st->snapshot_loaded);
+	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_WRITES, st->snapshot_writes);
+	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_WRITE_ERRORS, st->snapshot_write_errors);
 }
 
 static int add_stats(knotd_mod_t *mod)
@@ -351,6 +376,7 @@ static int add_stats(knotd_mod_t *mod)
 	ret |= knotd_mod_stats_add(mod, "last-event-age", 1, NULL);
 	ret |= knotd_mod_stats_add(mod, "programming-latency", K8S_LATENCY_BUCKETS, latency_str);
 	ret |= knotd_mod_stats_add(mod, "autopath", K8S_AUTOPATH_COUNT, autopath_str);
+	ret |= knotd_mod_stats_add(mod, "snapshot", SNAP_COUNT, snapshot_str);
 	return (ret == KNOT_EOK) ? KNOT_EOK : KNOT_ENOMEM;
 }
 
@@ -665,6 +691,34 @@ static int node_name_read(knotd_mod_t *mod, k8s_watcher_conf_t *conf)
 	return KNOT_EOK;
 }
 
+/*!
+ * \brief The snapshot file, with option snapshot on and the zone's storage writable:
+ * named by the API server settings, so that watchers of other servers keep theirs.
+ *
+ * \retval KNOT_EOK, KNOT_ENOMEM
+ */
+static int snapshot_path_read(knotd_mod_t *mod, k8s_watcher_conf_t *conf)
+{
+	if (!knotd_conf_mod(mod, MOD_SNAPSHOT).single.boolean) {
+		return KNOT_EOK;
+	}
+	const char *dir = knotd_conf_zone(mod, ZONE_STORAGE, knotd_mod_zone(mod)).single.string;
+	char path[4096];
+	if (dir == NULL || dir[0] != '/' || access(dir, W_OK) != 0) {
+		knotd_mod_log(mod, LOG_NOTICE, "no snapshot for a warm restart (storage %s is %s)",
+		              dir != NULL ? dir : "", (dir != NULL && dir[0] == '/') ? "not writable"
+		                                                                     : "not an absolute path");
+		return KNOT_EOK;
+	}
+	if (snprintf(path, sizeof(path), "%s/mod-k8s-%016llx.snapshot", dir,
+	             (unsigned long long)k8s_watcher_conf_hash(conf, K8S_WCONF_SERVER)) >= (int)sizeof(path)) {
+		knotd_mod_log(mod, LOG_NOTICE, "no snapshot for a warm restart (storage path too long)");
+		return KNOT_EOK;
+	}
+	conf->snapshot = strdup(path);
+	return (conf->snapshot != NULL) ? KNOT_EOK : KNOT_ENOMEM;
+}
+
 /*! \brief Reads one option into the watch settings as its row says. */
 static int watch_field_read(check_ctx_t *check, const k8s_wconf_field_t *f,
                             k8s_watcher_conf_t *conf)
@@ -720,6 +774,9 @@ static int watch_conf_read(check_ctx_t *check, const k8s_answer_conf_t *answer,
 	// Only a zone that reads nodes has a node: others keep sharing their watcher.
 	if (ret == KNOT_EOK && check->mod != NULL && needs_nodes(answer)) {
 		ret = node_name_read(check->mod, conf);
+	}
+	if (ret == KNOT_EOK && check->mod != NULL) {
+		ret = snapshot_path_read(check->mod, conf);
 	}
 	if (ret == KNOT_EOK && conf->namespace_count > 0 && conf->namespace_labels != NULL) {
 		ret = conf_refuse(check, "namespaces and namespace-labels are mutually exclusive");
