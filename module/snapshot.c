@@ -193,7 +193,8 @@ static void slice_write(jw_t *w, const k8s_slice_t *slice)
 		const k8s_endpoint_t *ep = &slice->endpoints[i];
 		raw(w, (i > 0) ? ",{\"addresses\":[" : "{\"addresses\":[");
 		ip(w, &ep->ip);
-		raw(w, ep->ready ? "],\"conditions\":{\"ready\":true}" : "],\"conditions\":{\"ready\":false}");
+		// Absent means ready: a JSON object less per endpoint to read back.
+		raw(w, ep->ready ? "]" : "],\"conditions\":{\"ready\":false}");
 		field_str(w, "hostname", ep->hostname, false);
 		if (ep->target != NULL) {
 			raw(w, ",\"targetRef\":{\"kind\":\"Pod\"");

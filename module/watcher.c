@@ -299,6 +299,7 @@ static void snapshot_load(k8s_watcher_t *w, unsigned needs)
 		return;
 	}
 	int64_t now_s = wall_ns() / 1000000000;
+	uint64_t started = k8s_now_ms();
 	k8s_snapshot_t snap;
 	char why[256] = "";
 	int ret = k8s_snapshot_read(w->conf.snapshot, w->fingerprint, now_s,
@@ -312,6 +313,7 @@ static void snapshot_load(k8s_watcher_t *w, unsigned needs)
 		         (ret == KNOT_EMALF) ? why : knot_strerror(ret));
 		return;
 	}
+	uint64_t read_ms = k8s_now_ms() - started;
 	uint32_t roles = snapshot_roles(w, &snap, needs);
 	if (roles == 0) {
 		k8s_logf(&w->log, LOG_WARNING, "ignoring snapshot %s (it lacks resources the zones need)",
@@ -338,9 +340,10 @@ static void snapshot_load(k8s_watcher_t *w, unsigned needs)
 	w->stale = true;
 	k8s_table_stats_t ts = k8s_table_stats(&w->table);
 	k8s_logf(&w->log, LOG_NOTICE, "answering from the snapshot of %lld s ago, stale until the "
-	         "API is listed (%zu objects, %zu services, %zu address records)",
-	         (long long)(now_s - snap.created_s), snap.count, ts.svc_count[K8S_ZONE_CLUSTER],
-	         ts.record_count);
+	         "API is listed (%zu objects, %zu services, %zu address records; read in %llu ms, "
+	         "published in %llu ms)", (long long)(now_s - snap.created_s), snap.count,
+	         ts.svc_count[K8S_ZONE_CLUSTER], ts.record_count, (unsigned long long)read_ms,
+	         (unsigned long long)(k8s_now_ms() - started - read_ms));
 	k8s_snapshot_free(&snap);
 }
 
