@@ -38,6 +38,8 @@
 #define MAX_WAIT_MS 1000
 /*! \brief The snapshot is rewritten at most this often while objects change. */
 #define SNAPSHOT_PERIOD_MS (5 * 1000)
+/*! \brief ...and this often without changes while every watch streams: its age is how old the state may be. */
+#define SNAPSHOT_REFRESH_MS (10 * 60 * 1000)
 /*! \brief Per attempt; a stub resolver never waits for it (names are resolved ahead). */
 #define UPSTREAM_TIMEOUT_MS 1000
 
@@ -74,6 +76,7 @@ struct k8s_watcher {
 	bool stale;                   /*!< Answering from the snapshot until every source is listed. */
 	uint64_t snap_changes;        /*!< The store's change count written last (UINT64_MAX: none yet). */
 	uint64_t snap_next_ms;        /*!< No write before this. */
+	uint64_t snap_written_ms;     /*!< When it was written last. */
 	uint64_t snap_loaded;
 	uint64_t snap_writes;
 	uint64_t snap_write_errors;
@@ -272,6 +275,19 @@ static bool all_synced(const k8s_watcher_t *w, unsigned needs)
 	return true;
 }
 
+/*! \brief True if every watch streams (or its optional resource is absent). */
+static bool streaming(const k8s_watcher_t *w)
+{
+	for (int src = 0; src < K8S_SRC_COUNT; src++) {
+		const k8s_reflector_stats_t *rs = (w->reflectors[src] != NULL)
+		                                  ? k8s_reflector_stats(w->reflectors[src]) : NULL;
+		if (rs != NULL && !rs->connected && !rs->absent) {
+			return false;
+		}
+	}
+	return true;
+}
+
 /*! \brief The roles a snapshot can answer for: it had them, and holds every source they wait for. */
 static uint32_t snapshot_roles(const k8s_watcher_t *w, const k8s_snapshot_t *snap, unsigned needs)
 {
@@ -351,8 +367,12 @@ static void snapshot_load(k8s_watcher_t *w, unsigned needs)
 static void snapshot_save(k8s_watcher_t *w, unsigned needs, uint64_t now, bool last)
 {
 	if (w->conf.snapshot == NULL || w->stale || !all_synced(w, needs) ||
-	    (!last && now < w->snap_next_ms) ||
-	    k8s_store_stats(w->store)->changes == w->snap_changes) {
+	    (!last && now < w->snap_next_ms)) {
+		return;
+	}
+	// Unchanged but confirmed by streaming watches: rewritten now and then, so that it stays young.
+	bool changed = k8s_store_stats(w->store)->changes != w->snap_changes;
+	if (!changed && (last || now - w->snap_written_ms < SNAPSHOT_REFRESH_MS || !streaming(w))) {
 		return;
 	}
 	uint32_t sources = 0;
@@ -377,6 +397,7 @@ static void snapshot_save(k8s_watcher_t *w, unsigned needs, uint64_t now, bool l
 		         SNAPSHOT_PERIOD_MS / 1000);
 	}
 	w->snap_changes = k8s_store_stats(w->store)->changes;
+	w->snap_written_ms = now;
 }
 
 /*! \brief The snapshot's state is replaced once every source completed its first LIST. */
