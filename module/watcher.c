@@ -74,6 +74,7 @@ struct k8s_watcher {
 	/* The warm restart's snapshot (owned by the thread). */
 	uint64_t fingerprint;         /*!< k8s_snapshot_fingerprint() of the settings. */
 	bool stale;                   /*!< Answering from the snapshot until every source is listed. */
+	atomic_bool superseded;       /*!< A successor of other settings writes the snapshot file now. */
 	uint64_t snap_changes;        /*!< The store's change count written last (UINT64_MAX: none yet). */
 	uint64_t snap_next_ms;        /*!< No write before this. */
 	uint64_t snap_written_ms;     /*!< When it was written last. */
@@ -225,6 +226,8 @@ static bool ready_for(const k8s_watcher_t *w, unsigned needs)
 static void drop_predecessor(k8s_watcher_t *w)
 {
 	k8s_watcher_t *old = w->predecessor;
+	// Its zones may keep it a while: it must not put its settings back into the file.
+	atomic_store(&old->superseded, true);
 	rcu_assign_pointer(w->predecessor, NULL);
 	urcu_memb_synchronize_rcu();
 	k8s_logf(&w->log, LOG_INFO, "synchronized with the new settings, the previous watcher is released");
@@ -366,7 +369,8 @@ static void snapshot_load(k8s_watcher_t *w, unsigned needs)
 /*! \brief Writes the snapshot after the first sync, then at most every SNAPSHOT_PERIOD_MS while objects change. */
 static void snapshot_save(k8s_watcher_t *w, unsigned needs, uint64_t now, bool last)
 {
-	if (w->conf.snapshot == NULL || w->stale || !all_synced(w, needs) ||
+	if (w->conf.snapshot == NULL || w->stale || atomic_load(&w->superseded) ||
+	    !all_synced(w, needs) ||
 	    (!last && now < w->snap_next_ms)) {
 		return;
 	}

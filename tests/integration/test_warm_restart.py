@@ -203,6 +203,36 @@ def a_name_deleted_while_down_answers_from_the_snapshot_then_vanishes_after_the_
             pass
 
 
+@tests.case
+def after_a_reload_with_other_settings_the_snapshot_is_of_the_new_settings(c):
+    # The old watcher lives on until its zones are unloaded: it must not write its settings back.
+    k = Restartable(c)
+    labels = {"labels": "app!=nothing-at-all"}
+    try:
+        synchronized_with_snapshot(k)
+        server = k.server
+        server.module_options.update(labels)
+        with open(server.conf_path, "w", encoding="utf-8") as f:
+            f.write(server.config_text())
+        server.reload()
+        wait_log(server, "the previous watcher is released")
+        c.sim.apply(service("shop", "after-reload", "10.96.200.78"))
+        expect_addresses(server, "after-reload.shop.svc.cluster.local.", ["10.96.200.78"], timeout=10)
+        time.sleep(6)  # One snapshot period: the change is written.
+        k.stop()
+        begin_outage(c.sim)
+        server = k.start(labels)
+        expect_addresses(server, "after-reload.shop.svc.cluster.local.", ["10.96.200.78"], timeout=2)
+        testing.expect_equal(log_lines(server, "ignoring snapshot"), [], "snapshot ignored")
+    finally:
+        end_outage(c.sim)
+        k.close()
+        try:
+            c.sim.delete("services", "shop", "after-reload")
+        except Exception:
+            pass
+
+
 def bad_snapshot_case(change, why, module=None):
     def case(c):
         k = Restartable(c)
