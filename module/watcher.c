@@ -38,6 +38,11 @@
 #define MAX_WAIT_MS 1000
 /*! \brief The snapshot is rewritten at most this often while objects change. */
 #define SNAPSHOT_PERIOD_MS (5 * 1000)
+/*!
+ * \brief ...and at least this many times as long as the last write took: the loop waits for
+ * it (tens of ms per 10,000 services), so changes wait for it at most 0.5 % of the time.
+ */
+#define SNAPSHOT_PERIOD_FACTOR 200
 /*! \brief ...and this often without changes while every watch streams: its age is how old the state may be. */
 #define SNAPSHOT_REFRESH_MS (10 * 60 * 1000)
 /*! \brief Per attempt; a stub resolver never waits for it (names are resolved ahead). */
@@ -384,9 +389,12 @@ static void snapshot_save(k8s_watcher_t *w, unsigned needs, uint64_t now, bool l
 		sources |= synced(w, src) ? (1u << src) : 0;
 	}
 	size_t objects = 0;
+	uint64_t started = k8s_now_ms();
 	int ret = k8s_snapshot_write(w->conf.snapshot, w->fingerprint, wall_ns() / 1000000000,
 	                             w->store, sources, k8s_table_ready(&w->table), &objects);
-	w->snap_next_ms = now + SNAPSHOT_PERIOD_MS;
+	uint64_t took = k8s_now_ms() - started;
+	w->snap_next_ms = now + ((took * SNAPSHOT_PERIOD_FACTOR > SNAPSHOT_PERIOD_MS)
+	                         ? took * SNAPSHOT_PERIOD_FACTOR : SNAPSHOT_PERIOD_MS);
 	if (ret != KNOT_EOK) {
 		// Logged once per failing period: the next try is SNAPSHOT_PERIOD_MS away.
 		w->snap_write_errors++;
@@ -396,9 +404,10 @@ static void snapshot_save(k8s_watcher_t *w, unsigned needs, uint64_t now, bool l
 	}
 	// First write, or a log line per minute at most would flood nothing: log the first only.
 	if (w->snap_writes++ == 0) {
-		k8s_logf(&w->log, LOG_INFO, "wrote snapshot %s (%zu objects), rewritten at most "
-		         "every %d s while objects change", w->conf.snapshot, objects,
-		         SNAPSHOT_PERIOD_MS / 1000);
+		k8s_logf(&w->log, LOG_INFO, "wrote snapshot %s (%zu objects in %llu ms), rewritten "
+		         "at most every %llu s while objects change", w->conf.snapshot, objects,
+		         (unsigned long long)took,
+		         (unsigned long long)(w->snap_next_ms - now + 999) / 1000);
 	}
 	w->snap_changes = k8s_store_stats(w->store)->changes;
 	w->snap_written_ms = now;

@@ -17,7 +17,8 @@
 /*
  * The warm restart's phases, without knotd: a store of generated services (each with one
  * EndpointSlice, shaped as bench/warm_restart's simulator generates them) is written as a
- * snapshot, then read back into a new store and published, timed phase by phase.
+ * snapshot, then read back into a new store and published, timed phase by phase (CPU
+ * time of the process: the write's flush to disk is not in it).
  *
  *   make tests/unit/bench_snapshot && tests/unit/bench_snapshot [services [endpoints]]
  */
@@ -33,10 +34,11 @@
 
 #include "snapshot.h"
 
+/*! CPU time: the machine is shared, wall time says little. */
 static double ms_since(const struct timespec *t0)
 {
 	struct timespec t1;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
 	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
@@ -106,10 +108,16 @@ int main(int argc, char **argv)
 	k8s_store_commit(store, 0);
 
 	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+	k8s_buf_t payload = { 0 };
+	uint64_t counts[K8S_SRC_COUNT];
+	k8s_snapshot_encode(store, sources, K8S_READY_CLUSTER, &payload, counts);
+	printf("encode: %zu bytes in %.1f ms\n", payload.len, ms_since(&t0));
+	k8s_buf_free(&payload);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
 	size_t objects = 0;
 	int ret = k8s_snapshot_write(path, 1, time(NULL), store, sources, K8S_READY_CLUSTER, &objects);
-	printf("write: %zu objects in %.1f ms (%s)\n", objects, ms_since(&t0), knot_strerror(ret));
+	printf("encode and write (flushed): %zu objects in %.1f ms (%s)\n", objects, ms_since(&t0), knot_strerror(ret));
 	k8s_store_free(store);
 	urcu_memb_barrier();
 	k8s_table_deinit(&table);
@@ -119,7 +127,7 @@ int main(int argc, char **argv)
 		store = k8s_store_new(&table, &conf, NULL);
 		k8s_snapshot_t snap;
 		char why[256] = "";
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
 		ret = k8s_snapshot_read(path, 1, time(NULL), 0, &snap, why, sizeof(why));
 		double read = ms_since(&t0);
 		for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
