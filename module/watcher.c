@@ -396,13 +396,13 @@ static void snapshot_save(k8s_watcher_t *w, unsigned needs, uint64_t now, bool l
 	w->snap_next_ms = now + ((took * SNAPSHOT_PERIOD_FACTOR > SNAPSHOT_PERIOD_MS)
 	                         ? took * SNAPSHOT_PERIOD_FACTOR : SNAPSHOT_PERIOD_MS);
 	if (ret != KNOT_EOK) {
-		// Logged once per failing period: the next try is SNAPSHOT_PERIOD_MS away.
+		// One line per try: the next is a period away.
 		w->snap_write_errors++;
 		k8s_logf(&w->log, LOG_WARNING, "cannot write snapshot %s (%s)", w->conf.snapshot,
 		         knot_strerror(ret));
 		return;
 	}
-	// First write, or a log line per minute at most would flood nothing: log the first only.
+	// Only the first write is logged: the others would repeat it every few seconds.
 	if (w->snap_writes++ == 0) {
 		k8s_logf(&w->log, LOG_INFO, "wrote snapshot %s (%zu objects in %llu ms), rewritten "
 		         "at most every %llu s while objects change", w->conf.snapshot, objects,
