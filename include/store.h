@@ -61,6 +61,7 @@ typedef struct {
 	uint64_t publishes;                     /*!< Service blocks published or removed. */
 	uint64_t unchanged;                     /*!< Updates without DNS-relevant change. */
 	uint64_t filtered;                      /*!< Objects of namespaces not exposed. */
+	uint64_t changes;                       /*!< Objects added, changed or removed (the snapshot is rewritten after one). */
 } k8s_store_stats_t;
 
 typedef struct k8s_store k8s_store_t;

@@ -29,6 +29,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 /*! \brief Option names of the watch settings (knotd's length-prefixed form). */
@@ -45,6 +46,7 @@
 #define K8S_OPT_STALL		"\x13""watch-stall-timeout"
 #define K8S_OPT_CRD_RETRY	"\x12""crd-retry-interval"
 #define K8S_OPT_UPSTREAM	"\x08""upstream"
+#define K8S_OPT_SNAP_MAX_AGE	"\x10""snapshot-max-age"
 
 /*! \brief Watch settings; zones with equal settings share a watcher. */
 typedef struct {
@@ -62,6 +64,8 @@ typedef struct {
 	unsigned stall_s;              /*!< Cut a transfer silent this long (0: default). */
 	unsigned absent_retry_s;       /*!< Look for a missing optional resource this often (0: default). */
 	const struct sockaddr_storage *upstream; /*!< Resolver for ExternalName targets, or NULL. */
+	const char *snapshot;          /*!< The warm restart's snapshot file, or NULL: none. */
+	unsigned snapshot_max_age_s;   /*!< An older snapshot is not served (0: no limit). */
 } k8s_watcher_conf_t;
 
 /*! \brief What a field holds, and so how it is read, compared, copied and freed. */
@@ -74,10 +78,18 @@ typedef enum {
 	K8S_WCONF_ADDR,     /*!< const struct sockaddr_storage *, NULL when unset. */
 } k8s_wconf_kind_t;
 
+/*! \brief What a field means to the snapshot of the warm restart (snapshot.h). */
+typedef enum {
+	K8S_WCONF_HELD = 0,  /*!< Changes which objects are held: in the settings' fingerprint. */
+	K8S_WCONF_SERVER,    /*!< Which API server: in the fingerprint and the snapshot's file name. */
+	K8S_WCONF_HOW,       /*!< Only how they are read or kept: neither. */
+} k8s_wconf_scope_t;
+
 /*! \brief One field of k8s_watcher_conf_t. */
 typedef struct {
-	const char *item;       /*!< Its option, or NULL if load derives it (node-name). */
+	const char *item;       /*!< Its option, or NULL if load derives it (node-name, snapshot). */
 	k8s_wconf_kind_t kind;
+	k8s_wconf_scope_t scope;
 	size_t offset;          /*!< Of the field in k8s_watcher_conf_t. */
 	size_t count_offset;    /*!< K8S_WCONF_STRLIST: of its count. */
 	const char *dflt;       /*!< K8S_WCONF_STR: what a copy holds for NULL, or NULL. */
@@ -85,6 +97,12 @@ typedef struct {
 
 /*! \brief Every field of k8s_watcher_conf_t, ended by a K8S_WCONF_END row. */
 extern const k8s_wconf_field_t k8s_watcher_conf_fields[];
+
+/*!
+ * \brief FNV-1a 64 of the fields of \a scope (K8S_WCONF_HELD: of HELD and SERVER),
+ * equal across processes: a snapshot names the settings it was made with.
+ */
+uint64_t k8s_watcher_conf_hash(const k8s_watcher_conf_t *conf, k8s_wconf_scope_t scope);
 
 /*! \brief True if zones with settings \a a and \a b may share a watcher. */
 bool k8s_watcher_conf_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b);

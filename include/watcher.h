@@ -61,6 +61,10 @@ typedef struct {
 	uint64_t latency[K8S_LATENCY_BUCKETS]; /*!< DNS programming latency histogram. */
 	uint32_t ready;                        /*!< K8S_READY_* bits. */
 	bool connected;                        /*!< Every needed watch is streaming. */
+	bool snapshot_stale;                   /*!< Answering from a snapshot, not synchronized yet. */
+	uint64_t snapshot_loaded;              /*!< Objects read from the snapshot at start. */
+	uint64_t snapshot_writes;              /*!< Snapshots written. */
+	uint64_t snapshot_write_errors;        /*!< Snapshots that could not be written. */
 } k8s_watcher_stats_t;
 
 /*! \brief A zone attached to a watcher: where its logs and counters go. */

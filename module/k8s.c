@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <knot/module.h>
 #include <libknot/yparser/yptrafo.h>
@@ -67,7 +68,9 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #define MOD_FED_DOMAIN		"\x11""federation-domain"
 #define MOD_FED_MEMBER		"\x11""federation-member"
 #define MOD_FED_EXTERNAL	"\x13""federation-external"
+#define MOD_SNAPSHOT		"\x08""snapshot"
 #define ZONE_MODULE		"\x06""module"
+#define ZONE_STORAGE		"\x07""storage"
 
 static const knot_lookup_t pods_modes[] = {
 	{ K8S_PODS_DISABLED, "disabled" },
@@ -222,6 +225,8 @@ static const yp_item_t k8s_conf[] = {
 	{ MOD_FED_DOMAIN,        YP_TDNAME, YP_VDNAME = { 12, (const uint8_t *)"\x0a""federation" } },
 	{ MOD_FED_MEMBER,        YP_TSTR,   YP_VNONE, YP_FMULTI, { check_fed_member } },
 	{ MOD_FED_EXTERNAL,      YP_TDNAME, YP_VNONE },
+	{ MOD_SNAPSHOT,          YP_TBOOL,  YP_VBOOL = { true } },
+	{ K8S_OPT_SNAP_MAX_AGE,  YP_TINT,   YP_VINT = { 0, 365 * 86400, 86400, YP_STIME } },
 	{ NULL }
 };
 
@@ -255,9 +260,19 @@ enum {
 	CTR_LAST_EVENT_AGE,
 	CTR_LATENCY,
 	CTR_AUTOPATH,
-	CTR_MEMBER_READY,      // Federated-DNS zones only, one slot per member.
+	CTR_SNAPSHOT,
+	CTR_MEMBER_READY,      // Federated-DNS zones only, one slot per member; added last.
 	CTR_MEMBER_CONNECTED,
 	CTR_MEMBER_API_ERRORS,
+};
+
+/*! \brief The snapshot counter's indices. */
+enum {
+	SNAP_STALE = 0,
+	SNAP_LOADED,
+	SNAP_WRITES,
+	SNAP_WRITE_ERRORS,
+	SNAP_COUNT
 };
 
 /*! \brief Query outcomes counted per zone. */
@@ -296,6 +311,12 @@ static char *autopath_str(uint32_t idx, uint32_t count)
 		[K8S_AUTOPATH_REFUSED] = "refused",
 	};
 	return strdup(idx < K8S_AUTOPATH_COUNT ? names[idx] : "unknown");
+}
+
+static char *snapshot_str(uint32_t idx, uint32_t count)
+{
+	static const char *names[SNAP_COUNT] = { "stale", "loaded", "writes", "write-errors" };
+	return strdup(idx < SNAP_COUNT ? names[idx] : "unknown");
 }
 
 static char *source_str(uint32_t idx, uint32_t count)
@@ -383,6 +404,10 @@ static void mod_stats(void *ctx, const k8s_watcher_stats_t *st)
 	for (uint32_t i = 0; i < K8S_LATENCY_BUCKETS; i++) {
 		knotd_mod_stats_store(mod, 0, CTR_LATENCY, i, st->latency[i]);
 	}
+	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_STALE, st->snapshot_stale);
+	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_LOADED, st->snapshot_loaded);
+	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_WRITES, st->snapshot_writes);
+	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_WRITE_ERRORS, st->snapshot_write_errors);
 }
 
 /*! \brief A member's watcher logs as this zone's module, naming the member. */
@@ -422,6 +447,7 @@ static int add_stats(knotd_mod_t *mod)
 	ret |= knotd_mod_stats_add(mod, "last-event-age", 1, NULL);
 	ret |= knotd_mod_stats_add(mod, "programming-latency", K8S_LATENCY_BUCKETS, latency_str);
 	ret |= knotd_mod_stats_add(mod, "autopath", K8S_AUTOPATH_COUNT, autopath_str);
+	ret |= knotd_mod_stats_add(mod, "snapshot", SNAP_COUNT, snapshot_str);
 	return (ret == KNOT_EOK) ? KNOT_EOK : KNOT_ENOMEM;
 }
 
@@ -988,6 +1014,34 @@ static int node_name_read(knotd_mod_t *mod, k8s_watcher_conf_t *conf)
 	return KNOT_EOK;
 }
 
+/*!
+ * \brief The snapshot file, with option snapshot on and the zone's storage writable:
+ * named by the API server settings, so that watchers of other servers keep theirs.
+ *
+ * \retval KNOT_EOK, KNOT_ENOMEM
+ */
+static int snapshot_path_read(knotd_mod_t *mod, k8s_watcher_conf_t *conf)
+{
+	if (!knotd_conf_mod(mod, MOD_SNAPSHOT).single.boolean) {
+		return KNOT_EOK;
+	}
+	const char *dir = knotd_conf_zone(mod, ZONE_STORAGE, knotd_mod_zone(mod)).single.string;
+	char path[4096];
+	if (dir == NULL || dir[0] != '/' || access(dir, W_OK) != 0) {
+		knotd_mod_log(mod, LOG_NOTICE, "no snapshot for a warm restart (storage %s is %s)",
+		              dir != NULL ? dir : "", (dir != NULL && dir[0] == '/') ? "not writable"
+		                                                                     : "not an absolute path");
+		return KNOT_EOK;
+	}
+	if (snprintf(path, sizeof(path), "%s/mod-k8s-%016llx.snapshot", dir,
+	             (unsigned long long)k8s_watcher_conf_hash(conf, K8S_WCONF_SERVER)) >= (int)sizeof(path)) {
+		knotd_mod_log(mod, LOG_NOTICE, "no snapshot for a warm restart (storage path too long)");
+		return KNOT_EOK;
+	}
+	conf->snapshot = strdup(path);
+	return (conf->snapshot != NULL) ? KNOT_EOK : KNOT_ENOMEM;
+}
+
 /*! \brief Reads one option into the watch settings as its row says. */
 static int watch_field_read(check_ctx_t *check, const k8s_wconf_field_t *f,
                             k8s_watcher_conf_t *conf)
@@ -1043,6 +1097,9 @@ static int watch_conf_read(check_ctx_t *check, const k8s_answer_conf_t *answer,
 	// Only a zone that reads nodes has a node: others keep sharing their watcher.
 	if (ret == KNOT_EOK && check->mod != NULL && needs_nodes(answer)) {
 		ret = node_name_read(check->mod, conf);
+	}
+	if (ret == KNOT_EOK && check->mod != NULL) {
+		ret = snapshot_path_read(check->mod, conf);
 	}
 	if (ret == KNOT_EOK && conf->namespace_count > 0 && conf->namespace_labels != NULL) {
 		ret = conf_refuse(check, "namespaces and namespace-labels are mutually exclusive");

@@ -290,6 +290,7 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 		}
 		k8s_object_t *old = entry->obj;
 		entry->obj = obj;
+		s->stats.changes++;
 		apply(s, source, entry, key, old, obj);
 		k8s_object_free(old);
 		return;
@@ -306,6 +307,7 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 	entry->obj = obj;
 	entry->gen = s->gen[source];
 	s->stats.objects[source]++;
+	s->stats.changes++;
 	apply(s, source, entry, key, NULL, obj);
 }
 
@@ -317,6 +319,7 @@ static void remove_entry(k8s_store_t *s, unsigned source, const char *key, entry
 	free(entry->group);
 	free(entry);
 	s->stats.objects[source]--;
+	s->stats.changes++;
 }
 
 void k8s_store_remove(k8s_store_t *s, unsigned source, k8s_object_t *obj)

@@ -22,15 +22,18 @@
 #include <libknot/errcode.h>
 
 #include "kubeconfig.h"
+#include "snapfile.h"
 #include "watchconf.h"
 
 #define OFF(field) offsetof(k8s_watcher_conf_t, field)
 
 const k8s_wconf_field_t k8s_watcher_conf_fields[] = {
-	{ .item = K8S_OPT_KUBECONFIG,   .kind = K8S_WCONF_STR,  .offset = OFF(kubeconfig) },
-	{ .item = K8S_OPT_CONTEXT,      .kind = K8S_WCONF_STR,  .offset = OFF(context) },
+	{ .item = K8S_OPT_KUBECONFIG,   .kind = K8S_WCONF_STR,  .offset = OFF(kubeconfig),
+	  .scope = K8S_WCONF_SERVER },
+	{ .item = K8S_OPT_CONTEXT,      .kind = K8S_WCONF_STR,  .offset = OFF(context),
+	  .scope = K8S_WCONF_SERVER },
 	{ .item = K8S_OPT_SA_DIR,       .kind = K8S_WCONF_STR,  .offset = OFF(sa_dir),
-	  .dflt = K8S_SA_DIR_DEFAULT },
+	  .dflt = K8S_SA_DIR_DEFAULT, .scope = K8S_WCONF_SERVER },
 	{ .item = K8S_OPT_NAMESPACES,   .kind = K8S_WCONF_STRLIST, .offset = OFF(namespaces),
 	  .count_offset = OFF(namespace_count) },
 	{ .item = K8S_OPT_LABELS,       .kind = K8S_WCONF_STR,  .offset = OFF(labels) },
@@ -40,9 +43,17 @@ const k8s_wconf_field_t k8s_watcher_conf_fields[] = {
 	{ .item = NULL,                 .kind = K8S_WCONF_STR,  .offset = OFF(node_name) },
 	{ .item = K8S_OPT_EP_POD_NAMES, .kind = K8S_WCONF_BOOL, .offset = OFF(endpoint_pod_names) },
 	{ .item = K8S_OPT_NO_ENDPOINTS, .kind = K8S_WCONF_BOOL, .offset = OFF(no_endpoints) },
-	{ .item = K8S_OPT_STALL,        .kind = K8S_WCONF_UINT, .offset = OFF(stall_s) },
-	{ .item = K8S_OPT_CRD_RETRY,    .kind = K8S_WCONF_UINT, .offset = OFF(absent_retry_s) },
-	{ .item = K8S_OPT_UPSTREAM,     .kind = K8S_WCONF_ADDR, .offset = OFF(upstream) },
+	{ .item = K8S_OPT_STALL,        .kind = K8S_WCONF_UINT, .offset = OFF(stall_s),
+	  .scope = K8S_WCONF_HOW },
+	{ .item = K8S_OPT_CRD_RETRY,    .kind = K8S_WCONF_UINT, .offset = OFF(absent_retry_s),
+	  .scope = K8S_WCONF_HOW },
+	{ .item = K8S_OPT_UPSTREAM,     .kind = K8S_WCONF_ADDR, .offset = OFF(upstream),
+	  .scope = K8S_WCONF_HOW },
+	// The path in the zone's storage, when option snapshot is on: load sets it.
+	{ .item = NULL,                 .kind = K8S_WCONF_STR,  .offset = OFF(snapshot),
+	  .scope = K8S_WCONF_HOW },
+	{ .item = K8S_OPT_SNAP_MAX_AGE, .kind = K8S_WCONF_UINT, .offset = OFF(snapshot_max_age_s),
+	  .scope = K8S_WCONF_HOW },
 	{ .kind = K8S_WCONF_END }
 };
 
@@ -100,6 +111,59 @@ static bool field_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b
 	default:
 		return true;
 	}
+}
+
+static uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
+{
+	// The length first: ("ab", "c") and ("a", "bc") differ.
+	uint64_t n = len;
+	h = k8s_fnv64(&n, sizeof(n), h);
+	return k8s_fnv64(data, len, h);
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	// NULL (unset) differs from "" by its length.
+	return (s != NULL) ? hash_bytes(h, s, strlen(s)) : hash_bytes(h, NULL, 0) + 1;
+}
+
+static uint64_t field_hash(uint64_t h, const k8s_watcher_conf_t *conf, const k8s_wconf_field_t *f)
+{
+	switch (f->kind) {
+	case K8S_WCONF_STR:
+		return hash_str(h, *AT_CONST(conf, f->offset, const char *));
+	case K8S_WCONF_STRLIST: {
+		size_t count = *AT_CONST(conf, f->count_offset, size_t);
+		const char *const *list = *AT_CONST(conf, f->offset, const char *const *);
+		h = hash_bytes(h, &count, sizeof(count));
+		for (size_t i = 0; i < count; i++) {
+			h = hash_str(h, list[i]);
+		}
+		return h;
+	}
+	case K8S_WCONF_BOOL: {
+		uint8_t b = *AT_CONST(conf, f->offset, bool);
+		return hash_bytes(h, &b, 1);
+	}
+	case K8S_WCONF_UINT:
+		return hash_bytes(h, AT_CONST(conf, f->offset, unsigned), sizeof(unsigned));
+	default:
+		return h;  // No HELD or SERVER field of another kind.
+	}
+}
+
+uint64_t k8s_watcher_conf_hash(const k8s_watcher_conf_t *conf, k8s_wconf_scope_t scope)
+{
+	uint64_t h = K8S_FNV64_INIT;
+	for (const k8s_wconf_field_t *f = k8s_watcher_conf_fields; f->kind != K8S_WCONF_END; f++) {
+		bool in = (scope == K8S_WCONF_HELD) ? f->scope != K8S_WCONF_HOW : f->scope == scope;
+		if (in) {
+			// The row's place too: two unset fields in a row are not one.
+			uint64_t row = (uint64_t)(f - k8s_watcher_conf_fields);
+			h = field_hash(hash_bytes(h, &row, sizeof(row)), conf, f);
+		}
+	}
+	return h;
 }
 
 bool k8s_watcher_conf_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b)

@@ -60,6 +60,10 @@ tests.add("a ttl above 3600 is refused", rejected({"ttl": 9999}, "out of range")
 tests.add("an upstream that is no IP address is refused",
           rejected({"upstream": "not-an-address"}, "upstream must be an IPv4 or IPv6 address"))
 tests.add("a stall timeout below 5 s is refused", rejected({"watch-stall-timeout": 1}, "out of range"))
+tests.add("a snapshot max age above 365 days is refused",
+          rejected({"snapshot-max-age": "366d"}, "out of range"))
+tests.add("snapshot off and a snapshot max age in hours are accepted",
+          accepted({"snapshot": False, "snapshot-max-age": "12h"}))
 tests.add("a federation must be NAME=DOMAIN",
           rejected({"federations": ["example.com"]}, "invalid federation 'example.com' (not NAME=DOMAIN)"))
 tests.add("a federation name must be a lowercase DNS label",

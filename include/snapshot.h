@@ -1,0 +1,111 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*!
+ * \file
+ *
+ * \brief The warm restart's snapshot: the store's objects, written to a file and read back.
+ *
+ * The payload of the snapshot file (snapfile.h) holds the slim objects the
+ * store keeps, each written as the JSON of an API object that the decoder of
+ * objects.h turns back into the same slim object (same digest). Read back, a
+ * snapshot's objects go through the store like a LIST's, so that the first
+ * real LIST replaces them: what it does not return is deleted, what it returns
+ * unchanged changes nothing. The file is not trusted: framing and lengths are
+ * checked here, each object by the API objects' decoder.
+ *
+ * Payload layout (integers little-endian): u32 complete sources (a bit per
+ * k8s_source_t), u32 ready roles (K8S_READY_*), then per object: u8 source,
+ * u32 length, that many bytes of JSON.
+ */
+
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "objects.h"
+#include "resources.h"
+#include "store.h"
+#include "watchconf.h"
+
+/*! \brief Longest object entry read (the re-encoded JSON of one object). */
+#define K8S_SNAP_ENTRY_MAX (4 * 1024 * 1024)
+
+/*! \brief A snapshot read back: objects in file order, each with its source. */
+typedef struct {
+	uint32_t sources;         /*!< Sources whose objects are complete (bit per k8s_source_t). */
+	uint32_t ready;           /*!< K8S_READY_* roles the table had. */
+	int64_t created_s;        /*!< When it was written (Unix s). */
+	size_t count;
+	uint8_t *source_of;       /*!< Per object. */
+	k8s_object_t **objects;   /*!< Per object; NULL once handed over. */
+} k8s_snapshot_t;
+
+/*!
+ * \brief The fingerprint a snapshot carries: the watch settings that decide what is
+ * held (k8s_watcher_conf_hash(), K8S_WCONF_HELD) and the resource table's sources.
+ */
+uint64_t k8s_snapshot_fingerprint(const k8s_watcher_conf_t *conf);
+
+/*!
+ * \brief Writes the objects of the \a sources held in \a store as the payload.
+ *
+ * \param counts  Out: objects written per source.
+ *
+ * \retval KNOT_EOK, KNOT_ESPACE (larger than K8S_SNAP_MAX), KNOT_ENOMEM
+ */
+int k8s_snapshot_encode(const k8s_store_t *store, uint32_t sources, uint32_t ready,
+                        k8s_buf_t *out, uint64_t counts[K8S_SRC_COUNT]);
+
+/*!
+ * \brief Reads a payload: every object or none.
+ *
+ * \param counts   Objects per source the file's header announces.
+ * \param why      Out: why it is refused, for the log line.
+ *
+ * \retval KNOT_EOK     \a snap holds the objects (free with k8s_snapshot_free()).
+ * \retval KNOT_EMALF   refused (\a snap is empty).
+ * \retval KNOT_ENOMEM  out of memory (\a snap is empty).
+ */
+int k8s_snapshot_decode(const char *data, size_t len, const uint64_t counts[K8S_SRC_COUNT],
+                        k8s_snapshot_t *snap, char *why, size_t why_len);
+
+/*! \brief Frees the objects not handed over. */
+void k8s_snapshot_free(k8s_snapshot_t *snap);
+
+/*!
+ * \brief Writes the snapshot file (aside, then renamed).
+ *
+ * \param objects  Out: objects written.
+ */
+int k8s_snapshot_write(const char *path, uint64_t fingerprint, int64_t now_s,
+                       const k8s_store_t *store, uint32_t sources, uint32_t ready,
+                       size_t *objects);
+
+/*!
+ * \brief Reads and checks the snapshot file (snapfile.h) and its payload.
+ *
+ * \retval KNOT_EOK     usable: \a snap holds it.
+ * \retval KNOT_ENOENT  no snapshot.
+ * \retval KNOT_EMALF   refused; \a why says why (truncated, corrupt, other version,
+ *                      other settings, too old, an object that does not decode).
+ * \retval KNOT_E*      another error.
+ */
+int k8s_snapshot_read(const char *path, uint64_t fingerprint, int64_t now_s,
+                      int64_t max_age_s, k8s_snapshot_t *snap, char *why, size_t why_len);

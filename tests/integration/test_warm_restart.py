@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""Warm restart (issue 14, item 1): knotd restarted while the API server is down answers from
+the snapshot the module wrote before, flagged stale, and the first LIST replaces it.
+
+The module writes its objects to `<storage>/mod-k8s-<server hash>.snapshot` after its first
+synchronization and then at most every 5 s while they change, and once more when it stops.
+On start it reads the snapshot before any request to the API: every name answers at once as
+before the restart (`snapshot[stale]` is 1, a log line says so). When every resource has been
+listed again the live state replaces the snapshot's without a window of SERVFAIL or NXDOMAIN
+for the names in both, a name deleted meanwhile goes away, and `snapshot[stale]` is 0.
+
+A snapshot that is truncated, corrupt, of another format version, of other watch settings or
+older than `snapshot-max-age` is ignored with a log line saying why: the zone answers
+SERVFAIL with EDE 14 (Not Ready) until the API is listed, as without a snapshot.
+"""
+
+import glob
+import os
+import shutil
+import struct
+import tempfile
+import time
+
+import dig
+import testing
+from cluster import Cluster
+from faults import (Watch, begin_outage, counter, end_outage, expect_addresses, log_lines,
+                    service, wait_counter, wait_log)
+
+tests = testing.Tests()
+
+ZONES = ("cluster.local.", "in-addr.arpa.")
+NAMES = [
+    ("kubernetes.default.svc.cluster.local.", "A"),
+    ("web.shop.svc.cluster.local.", "A"),
+    ("web.shop.svc.cluster.local.", "AAAA"),
+    ("postgres-0.postgres.db.svc.cluster.local.", "A"),
+    ("_http._tcp.web.shop.svc.cluster.local.", "SRV"),
+    ("1.0.96.10.in-addr.arpa.", "PTR"),
+]
+PROBE = "kubernetes.default.svc.cluster.local."
+
+
+class Restartable:
+    """A knotd of the cluster whose directory (and so its storage) outlives a stop."""
+
+    def __init__(self, c, module=None):
+        self.c = c
+        self.dir = tempfile.mkdtemp(prefix="mod-k8s-warm-")
+        self.module = dict(module or {})
+        self.server = None
+
+    def start(self, module=None):
+        options = dict(self.module)
+        options.update(module or {})
+        self.server = self.c.knotd(module=options, zones=ZONES, workdir=self.dir)
+        self.server.start()
+        return self.server
+
+    def stop(self):
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+    def snapshot_path(self):
+        found = glob.glob(os.path.join(self.dir, "zones", "mod-k8s-*.snapshot"))
+        testing.expect(len(found) == 1, f"one snapshot file in the storage, found {found}")
+        return found[0]
+
+    def close(self):
+        try:
+            self.stop()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def answers(server):
+    return {(q, t): _answer(server, q, t) for q, t in NAMES}
+
+
+def _answer(server, qname, qtype):
+    a = dig.query(server, qname, qtype)
+    return a.rcode, sorted(rr.rdata for rr in a.answer if rr.type == qtype)
+
+
+def synchronized_with_snapshot(k):
+    """Starts k's knotd with the API up, waits for its first snapshot; returns the answers."""
+    server = k.start()
+    wait_counter(server, "ready[cluster]", lambda v: v == 1, "synchronized")
+    wait_counter(server, "snapshot[writes]", lambda v: v >= 1, "a snapshot written")
+    return answers(server)
+
+
+def expect_not_ready(server, why):
+    """The snapshot is ignored with a log line holding `why`; the zone is not ready."""
+    wait_log(server, "ignoring snapshot")
+    line = log_lines(server, "ignoring snapshot")[0]
+    testing.expect(why in line, f"the log line says {why!r}: {line}")
+    a = dig.query(server, PROBE, "A", edns=True)
+    testing.expect(a.rcode == "SERVFAIL" and a.ede_code == 14,
+                   f"{PROBE} answers SERVFAIL with EDE 14 before the API is listed, got {a.summary()}")
+    testing.expect_equal(counter(server, "snapshot[stale]"), 0, "snapshot[stale]")
+    testing.expect_equal(counter(server, "ready[cluster]"), 0, "ready[cluster]")
+
+
+def restart_down_with(c, k, change, module=None):
+    """Stops k's knotd, changes its snapshot file (change(bytes) -> bytes), restarts it with
+    the API down."""
+    k.stop()
+    path = k.snapshot_path()
+    with open(path, "rb") as f:
+        data = f.read()
+    with open(path, "wb") as f:
+        f.write(change(data))
+    begin_outage(c.sim)
+    return k.start(module)
+
+
+def fnv64(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+
+def with_checksum(body):
+    return body + struct.pack("<Q", fnv64(body))
+
+
+@tests.case
+def restarted_with_the_api_down_it_answers_from_the_snapshot_flagged_stale(c):
+    k = Restartable(c)
+    try:
+        before = synchronized_with_snapshot(k)
+        k.stop()
+        begin_outage(c.sim)
+        started = time.monotonic()
+        server = k.start()
+        # Started means knotd answers its SOA: the snapshot is read by then or a moment later.
+        expect_addresses(server, PROBE, before[(PROBE, "A")][1], timeout=2)
+        first = time.monotonic() - started
+        testing.expect_equal(answers(server), before, "answers from the snapshot")
+        testing.expect(first < 10, f"first answer {first:.2f} s after the start")
+        wait_counter(server, "snapshot[stale]", lambda v: v == 1, "snapshot[stale] is 1", timeout=5)
+        testing.expect(counter(server, "snapshot[loaded]") > 0, "snapshot[loaded] counts its objects")
+        testing.expect(log_lines(server, "answering from the snapshot"), "a log line says so")
+        testing.expect_equal(counter(server, "connected"), 0, "connected while the API is down")
+    finally:
+        end_outage(c.sim)
+        k.close()
+
+
+@tests.case
+def the_stale_flag_clears_when_the_api_is_listed_with_no_window_for_names_in_both(c):
+    k = Restartable(c)
+    try:
+        synchronized_with_snapshot(k)
+        k.stop()
+        begin_outage(c.sim)
+        server = k.start()
+        wait_counter(server, "snapshot[stale]", lambda v: v == 1, "snapshot[stale] is 1", timeout=5)
+        with Watch(server, NAMES) as watch:
+            time.sleep(0.3)
+            end_outage(c.sim)
+            wait_counter(server, "snapshot[stale]", lambda v: v == 0, "snapshot[stale] back to 0",
+                         timeout=30)
+            wait_log(server, "the snapshot's state is replaced")
+            time.sleep(0.3)
+        watch.expect_unchanged(minimum=3)
+        testing.expect_equal(counter(server, "ready[cluster]"), 1, "ready[cluster]")
+        # The live state is written again.
+        wait_counter(server, "snapshot[writes]", lambda v: v >= 1, "a snapshot of the live state")
+    finally:
+        end_outage(c.sim)
+        k.close()
+
+
+@tests.case
+def a_name_deleted_while_down_answers_from_the_snapshot_then_vanishes_after_the_list(c):
+    gone = "gone.shop.svc.cluster.local."
+    c.sim.apply(service("shop", "gone", "10.96.200.77"))
+    k = Restartable(c)
+    try:
+        synchronized_with_snapshot(k)
+        testing.expect_equal(_answer(k.server, gone, "A"), ("NOERROR", ["10.96.200.77"]),
+                             "the service answers before")
+        k.stop()
+        c.sim.delete("services", "shop", "gone")
+        begin_outage(c.sim)
+        server = k.start()
+        expect_addresses(server, gone, ["10.96.200.77"], timeout=2)
+        end_outage(c.sim)
+        wait_counter(server, "snapshot[stale]", lambda v: v == 0, "snapshot[stale] back to 0",
+                     timeout=30)
+        expect_addresses(server, gone, [], timeout=5)
+        expect_addresses(server, PROBE, ["10.96.0.1"], timeout=1)
+    finally:
+        end_outage(c.sim)
+        k.close()
+        try:
+            c.sim.delete("services", "shop", "gone")
+        except Exception:
+            pass
+
+
+@tests.case
+def after_a_reload_with_other_settings_the_snapshot_is_of_the_new_settings(c):
+    # The old watcher lives on until its zones are unloaded: it must not write its settings back.
+    k = Restartable(c)
+    labels = {"labels": "app!=nothing-at-all"}
+    try:
+        synchronized_with_snapshot(k)
+        server = k.server
+        server.module_options.update(labels)
+        with open(server.conf_path, "w", encoding="utf-8") as f:
+            f.write(server.config_text())
+        server.reload()
+        wait_log(server, "the previous watcher is released")
+        c.sim.apply(service("shop", "after-reload", "10.96.200.78"))
+        expect_addresses(server, "after-reload.shop.svc.cluster.local.", ["10.96.200.78"], timeout=10)
+        time.sleep(6)  # One snapshot period: the change is written.
+        k.stop()
+        begin_outage(c.sim)
+        server = k.start(labels)
+        expect_addresses(server, "after-reload.shop.svc.cluster.local.", ["10.96.200.78"], timeout=2)
+        testing.expect_equal(log_lines(server, "ignoring snapshot"), [], "snapshot ignored")
+    finally:
+        end_outage(c.sim)
+        k.close()
+        try:
+            c.sim.delete("services", "shop", "after-reload")
+        except Exception:
+            pass
+
+
+def bad_snapshot_case(change, why, module=None):
+    def case(c):
+        k = Restartable(c)
+        try:
+            synchronized_with_snapshot(k)
+            server = restart_down_with(c, k, change, module)
+            expect_not_ready(server, why)
+            end_outage(c.sim)
+            wait_counter(server, "ready[cluster]", lambda v: v == 1, "synchronized after the outage",
+                         timeout=30)
+        finally:
+            end_outage(c.sim)
+            k.close()
+    return case
+
+
+def _flip_payload_byte(data):
+    i = len(data) // 2
+    return data[:i] + bytes([data[i] ^ 0x20]) + data[i + 1:]
+
+
+def _other_version(data):
+    return data[:8] + struct.pack("<I", 99) + data[12:]
+
+
+def _old(data):
+    body = data[:24] + struct.pack("<q", int(time.time()) - 7200) + data[32:-8]
+    return with_checksum(body)
+
+
+tests.add("a truncated snapshot is ignored with a log line",
+          bad_snapshot_case(lambda d: d[:len(d) // 2], "truncated"))
+tests.add("a snapshot with a wrong checksum is ignored with a log line",
+          bad_snapshot_case(_flip_payload_byte, "checksum mismatch"))
+tests.add("a snapshot of another format version is ignored with a log line",
+          bad_snapshot_case(_other_version, "version 99, expected 1"))
+tests.add("a snapshot of other watch settings is ignored with a log line",
+          bad_snapshot_case(lambda d: d, "made with other watch settings",
+                            module={"labels": "app!=nothing-at-all"}))
+tests.add("a snapshot older than snapshot max age is ignored with a log line",
+          bad_snapshot_case(_old, "older than snapshot-max-age", module={"snapshot-max-age": 3600}))
+tests.add("a snapshot whose objects do not decode is ignored with a log line",
+          bad_snapshot_case(lambda d: with_checksum(d[:-8].replace(b'"metadata"', b'"metadatA"')),
+                            "does not decode"))
+
+
+@tests.case
+def with_snapshot_off_nothing_is_written_or_read(c):
+    k = Restartable(c, module={"snapshot": "off"})
+    try:
+        server = k.start()
+        wait_counter(server, "ready[cluster]", lambda v: v == 1, "synchronized")
+        time.sleep(1.5)
+        testing.expect_equal(counter(server, "snapshot[writes]"), 0, "snapshot[writes]")
+        testing.expect_equal(glob.glob(os.path.join(k.dir, "zones", "mod-k8s-*")), [],
+                             "files in the storage")
+    finally:
+        k.close()
+
+
+tests.main(fixture=lambda: Cluster(zones=ZONES))

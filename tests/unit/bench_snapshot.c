@@ -1,0 +1,157 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*
+ * The warm restart's phases, without knotd: a store of generated services (each with one
+ * EndpointSlice, shaped as bench/warm_restart's simulator generates them) is written as a
+ * snapshot, then read back into a new store and published, timed phase by phase (CPU
+ * time of the process: the write's flush to disk is not in it).
+ *
+ *   make tests/unit/bench_snapshot && tests/unit/bench_snapshot [services [endpoints]]
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libknot/errcode.h>
+#include <urcu/urcu-memb.h>
+
+#include "snapshot.h"
+
+/*! CPU time: the machine is shared, wall time says little. */
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static void upsert(k8s_store_t *store, unsigned src, k8s_kind_t kind, const char *json)
+{
+	k8s_object_t *obj = NULL;
+	char err[256];
+	if (k8s_object_decode(kind, json, strlen(json), &obj, err, sizeof(err)) != KNOT_EOK) {
+		fprintf(stderr, "cannot decode (%s): %s\n", err, json);
+		exit(1);
+	}
+	k8s_store_upsert(store, src, obj);
+}
+
+static void fill(k8s_store_t *store, unsigned services, unsigned endpoints)
+{
+	static char json[1 << 20];
+	unsigned per_ns = (services + 99) / 100;
+	for (unsigned n = 0; n < 100; n++) {
+		snprintf(json, sizeof(json), "{\"metadata\":{\"name\":\"gen-%04u\"}}", n);
+		upsert(store, K8S_SRC_NAMESPACES, K8S_NAMESPACE, json);
+	}
+	for (unsigned s = 0; s < services; s++) {
+		unsigned ns = s / per_ns;
+		bool headless = s % 10 == 0;
+		int len = snprintf(json, sizeof(json), "{\"metadata\":{\"name\":\"svc-%06u\",\"namespace\":"
+		                   "\"gen-%04u\"},\"spec\":{\"clusterIP\":\"%s%u.%u\",\"ports\":[{\"name\":"
+		                   "\"http\",\"port\":80},{\"name\":\"dns\",\"port\":53,\"protocol\":\"UDP\"}]}}",
+		                   s, ns, headless ? "None" : "10.100.", headless ? 0 : s / 256, s % 256);
+		if (headless) {
+			snprintf(json, sizeof(json), "{\"metadata\":{\"name\":\"svc-%06u\",\"namespace\":"
+			         "\"gen-%04u\"},\"spec\":{\"clusterIP\":\"None\",\"ports\":[{\"name\":"
+			         "\"http\",\"port\":80}]}}", s, ns);
+		}
+		upsert(store, K8S_SRC_SERVICES, K8S_SERVICE, json);
+		len = snprintf(json, sizeof(json), "{\"metadata\":{\"name\":\"svc-%06u-x\",\"namespace\":"
+		               "\"gen-%04u\",\"labels\":{\"kubernetes.io/service-name\":\"svc-%06u\"}},"
+		               "\"addressType\":\"IPv4\",\"endpoints\":[", s, ns, s);
+		for (unsigned e = 0; e < endpoints; e++) {
+			unsigned ip = s * endpoints + e;
+			len += snprintf(json + len, sizeof(json) - len, "%s{\"addresses\":[\"10.%u.%u.%u\"],"
+			                "\"hostname\":\"svc-%06u-%03u\",\"targetRef\":{\"kind\":\"Pod\","
+			                "\"name\":\"svc-%06u-%03u\"}}", e > 0 ? "," : "",
+			                128 + (ip >> 16), (ip >> 8) & 255, ip & 255, s, e, s, e);
+		}
+		snprintf(json + len, sizeof(json) - len, "],\"ports\":[{\"name\":\"http\",\"port\":8080}]}");
+		upsert(store, K8S_SRC_SLICES, K8S_ENDPOINTSLICE, json);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	unsigned services = (argc > 1) ? (unsigned)atoi(argv[1]) : 10000;
+	unsigned endpoints = (argc > 2) ? (unsigned)atoi(argv[2]) : 10;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/bench_snapshot.%d", (int)getpid());
+	uint32_t sources = (1u << K8S_SRC_NAMESPACES) | (1u << K8S_SRC_SERVICES) | (1u << K8S_SRC_SLICES);
+
+	urcu_memb_register_thread();
+	k8s_table_t table;
+	k8s_store_conf_t conf = { 0 };
+	if (k8s_table_init(&table) != KNOT_EOK) {
+		return 1;
+	}
+	k8s_store_t *store = k8s_store_new(&table, &conf, NULL);
+	fill(store, services, endpoints);
+	k8s_store_commit(store, 0);
+
+	struct timespec t0;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+	k8s_buf_t payload = { 0 };
+	uint64_t counts[K8S_SRC_COUNT];
+	k8s_snapshot_encode(store, sources, K8S_READY_CLUSTER, &payload, counts);
+	printf("encode: %zu bytes in %.1f ms\n", payload.len, ms_since(&t0));
+	k8s_buf_free(&payload);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+	size_t objects = 0;
+	int ret = k8s_snapshot_write(path, 1, time(NULL), store, sources, K8S_READY_CLUSTER, &objects);
+	printf("encode and write (flushed): %zu objects in %.1f ms (%s)\n", objects, ms_since(&t0), knot_strerror(ret));
+	k8s_store_free(store);
+	urcu_memb_barrier();
+	k8s_table_deinit(&table);
+
+	for (int round = 0; round < 3; round++) {
+		k8s_table_init(&table);
+		store = k8s_store_new(&table, &conf, NULL);
+		k8s_snapshot_t snap;
+		char why[256] = "";
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+		ret = k8s_snapshot_read(path, 1, time(NULL), 0, &snap, why, sizeof(why));
+		double read = ms_since(&t0);
+		for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
+			k8s_store_list_begin(store, src);
+			for (size_t i = 0; i < snap.count; i++) {
+				if (snap.source_of[i] == src) {
+					k8s_store_upsert(store, src, snap.objects[i]);
+					snap.objects[i] = NULL;
+				}
+			}
+			k8s_store_list_end(store, src);
+		}
+		double stored = ms_since(&t0) - read;
+		k8s_store_commit(store, 0);
+		double total = ms_since(&t0);
+		printf("read: %zu objects in %.1f ms (%s%s), stored in %.1f ms, published in %.1f ms, "
+		       "total %.1f ms\n", snap.count, read, knot_strerror(ret), why, stored,
+		       total - read - stored, total);
+		k8s_snapshot_free(&snap);
+		k8s_store_free(store);
+		urcu_memb_barrier();
+		k8s_table_deinit(&table);
+	}
+	unlink(path);
+	urcu_memb_unregister_thread();
+	return 0;
+}

@@ -1,0 +1,299 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*
+ * The warm restart's snapshot payload (module/snapshot.c): every kind of object the
+ * store holds reads back with the same digest, and a payload that is not what the
+ * writer makes is refused whole, with its reason.
+ */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <libknot/errcode.h>
+#include <urcu/urcu-memb.h>
+
+#include "snapfile.h"
+#include "snapshot.h"
+
+static k8s_table_t table;
+static k8s_store_t *store;
+
+/* One object of each kind, with every field the decoder keeps set somewhere. */
+static const struct {
+	unsigned source;
+	k8s_kind_t kind;
+	const char *json;
+} OBJECTS[] = {
+	{ K8S_SRC_NAMESPACES, K8S_NAMESPACE, "{\"metadata\":{\"name\":\"shop\"}}" },
+	{ K8S_SRC_SERVICES, K8S_SERVICE, "{\"metadata\":{\"name\":\"api\",\"namespace\":\"shop\"},"
+	  "\"spec\":{\"type\":\"LoadBalancer\",\"clusterIPs\":[\"10.96.0.10\",\"fd00::10\"],"
+	  "\"publishNotReadyAddresses\":true,\"ports\":[{\"name\":\"http\",\"port\":80},"
+	  "{\"name\":\"dns\",\"port\":53,\"protocol\":\"UDP\"},{\"port\":9,\"protocol\":\"SCTP\"}]}}" },
+	{ K8S_SRC_SERVICES, K8S_SERVICE, "{\"metadata\":{\"name\":\"web\",\"namespace\":\"shop\"},"
+	  "\"spec\":{\"clusterIP\":\"None\",\"ports\":[{\"name\":\"http\",\"port\":80}]}}" },
+	{ K8S_SRC_SERVICES, K8S_SERVICE, "{\"metadata\":{\"name\":\"ext\",\"namespace\":\"shop\"},"
+	  "\"spec\":{\"type\":\"ExternalName\",\"externalName\":\"Example.COM.\"}}" },
+	{ K8S_SRC_SERVICES, K8S_SERVICE, "{\"metadata\":{\"name\":\"noip\",\"namespace\":\"shop\"},"
+	  "\"spec\":{\"type\":\"ClusterIP\"}}" },
+	{ K8S_SRC_SLICES, K8S_ENDPOINTSLICE, "{\"metadata\":{\"name\":\"web-a\",\"namespace\":\"shop\","
+	  "\"labels\":{\"kubernetes.io/service-name\":\"Web\"}},\"addressType\":\"IPv4\","
+	  "\"endpoints\":[{\"addresses\":[\"10.244.1.7\",\"10.244.1.70\"],\"hostname\":\"web-0\"},"
+	  "{\"addresses\":[\"10.244.1.8\"],\"conditions\":{\"ready\":false}},"
+	  "{\"addresses\":[\"10.244.1.9\"],\"targetRef\":{\"kind\":\"Pod\",\"name\":\"web-2\"}}],"
+	  "\"ports\":[{\"name\":\"http\",\"port\":8080},{\"port\":0}]}" },
+	{ K8S_SRC_SLICES, K8S_ENDPOINTSLICE, "{\"metadata\":{\"name\":\"web-f\",\"namespace\":\"shop\","
+	  "\"labels\":{\"kubernetes.io/service-name\":\"web\"}},\"addressType\":\"FQDN\","
+	  "\"endpoints\":[{\"addresses\":[\"a.example\"]}]}" },
+	{ K8S_SRC_PODS, K8S_POD, "{\"metadata\":{\"name\":\"web-0\",\"namespace\":\"shop\"},"
+	  "\"spec\":{\"hostNetwork\":true},\"status\":{\"phase\":\"Running\","
+	  "\"podIPs\":[{\"ip\":\"10.244.1.7\"},{\"ip\":\"fd00::7\"}]}}" },
+	{ K8S_SRC_PODS, K8S_POD, "{\"metadata\":{\"name\":\"old-0\",\"namespace\":\"shop\"},"
+	  "\"status\":{\"phase\":\"Succeeded\",\"podIP\":\"10.244.1.5\"}}" },
+	{ K8S_SRC_IMPORTS, K8S_SERVICEIMPORT, "{\"metadata\":{\"name\":\"web\",\"namespace\":\"shop\"},"
+	  "\"spec\":{\"type\":\"Headless\",\"ports\":[{\"name\":\"http\",\"port\":80}]},"
+	  "\"status\":{\"clusters\":[{\"cluster\":\"cluster-a\"},{\"cluster\":\"east.prod\"}]}}" },
+	{ K8S_SRC_IMPORTS, K8S_SERVICEIMPORT, "{\"metadata\":{\"name\":\"api\",\"namespace\":\"shop\"},"
+	  "\"spec\":{\"type\":\"ClusterSetIP\",\"ips\":[\"10.97.0.1\"]}}" },
+	{ K8S_SRC_MCS_SLICES, K8S_ENDPOINTSLICE, "{\"metadata\":{\"name\":\"web-b\",\"namespace\":\"shop\","
+	  "\"labels\":{\"multicluster.kubernetes.io/service-name\":\"web\","
+	  "\"multicluster.kubernetes.io/source-cluster\":\"east.prod\"}},\"addressType\":\"IPv6\","
+	  "\"endpoints\":[{\"addresses\":[\"fd00::7\"],\"hostname\":\"web-0\"}],"
+	  "\"ports\":[{\"name\":\"http\",\"port\":8080}]}" },
+	{ K8S_SRC_CLUSTERPROPS, K8S_CLUSTERPROPERTY, "{\"metadata\":{\"name\":\"cluster.clusterset.k8s.io\"},"
+	  "\"spec\":{\"value\":\"a \\\"quoted\\\" \\\\ value\\n\\u0001\"}}" },
+	{ K8S_SRC_NODES, K8S_NODE, "{\"metadata\":{\"name\":\"node-1\",\"labels\":{"
+	  "\"failure-domain.beta.kubernetes.io/zone\":\"Eu-1a\",\"topology.kubernetes.io/region\":\"eu\"}}}" },
+	{ K8S_SRC_NODES, K8S_NODE, "{\"metadata\":{\"name\":\"node-2\"}}" },
+};
+#define OBJECT_COUNT (sizeof(OBJECTS) / sizeof(OBJECTS[0]))
+#define ALL_SOURCES ((1u << K8S_SRC_COUNT) - 1)
+
+static k8s_object_t *decode(k8s_kind_t kind, const char *json)
+{
+	k8s_object_t *obj = NULL;
+	char err[256];
+	if (k8s_object_decode(kind, json, strlen(json), &obj, err, sizeof(err)) != KNOT_EOK) {
+		fail_msg("decode failed: %s (%s)", err, json);
+	}
+	return obj;
+}
+
+static int setup(void **state)
+{
+	urcu_memb_register_thread();
+	assert_int_equal(k8s_table_init(&table), KNOT_EOK);
+	k8s_store_conf_t conf = { 0 };
+	store = k8s_store_new(&table, &conf, NULL);
+	assert_non_null(store);
+	for (size_t i = 0; i < OBJECT_COUNT; i++) {
+		k8s_store_upsert(store, OBJECTS[i].source, decode(OBJECTS[i].kind, OBJECTS[i].json));
+	}
+	k8s_store_commit(store, 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	k8s_store_free(store);
+	urcu_memb_barrier();
+	k8s_table_deinit(&table);
+	urcu_memb_unregister_thread();
+	return 0;
+}
+
+static void encode(k8s_buf_t *out, uint64_t counts[K8S_SRC_COUNT])
+{
+	assert_int_equal(k8s_snapshot_encode(store, ALL_SOURCES, K8S_READY_CLUSTER, out, counts),
+	                 KNOT_EOK);
+}
+
+static void every_kind_reads_back_with_the_same_digest(void **state)
+{
+	k8s_buf_t buf = { 0 };
+	uint64_t counts[K8S_SRC_COUNT];
+	encode(&buf, counts);
+	k8s_snapshot_t snap;
+	char why[256] = "";
+	assert_int_equal(k8s_snapshot_decode(buf.data, buf.len, counts, &snap, why, sizeof(why)),
+	                 KNOT_EOK);
+	assert_int_equal(snap.count, OBJECT_COUNT);
+	assert_int_equal(snap.sources, ALL_SOURCES);
+	assert_int_equal(snap.ready, K8S_READY_CLUSTER);
+	for (size_t i = 0; i < snap.count; i++) {
+		const k8s_object_t *obj = snap.objects[i];
+		const k8s_object_t *held = k8s_store_get(store, snap.source_of[i], obj->ns, obj->name);
+		assert_non_null(held);
+		if (held->digest != obj->digest) {
+			fail_msg("%s %s/%s reads back with another digest", k8s_kind_name(obj->kind),
+			         obj->ns, obj->name);
+		}
+	}
+	// The fields the digest leaves out too.
+	for (size_t i = 0; i < snap.count; i++) {
+		if (snap.objects[i]->kind == K8S_CLUSTERPROPERTY) {
+			assert_string_equal(((k8s_clusterproperty_t *)snap.objects[i])->value,
+			                    "a \"quoted\" \\ value\n\x01");
+		}
+	}
+	k8s_snapshot_free(&snap);
+	k8s_buf_free(&buf);
+}
+
+static void only_the_complete_sources_are_written(void **state)
+{
+	k8s_buf_t buf = { 0 };
+	uint64_t counts[K8S_SRC_COUNT];
+	uint32_t sources = (1u << K8S_SRC_SERVICES) | (1u << K8S_SRC_NAMESPACES);
+	assert_int_equal(k8s_snapshot_encode(store, sources, 0, &buf, counts), KNOT_EOK);
+	assert_int_equal(counts[K8S_SRC_SERVICES], 4);
+	assert_int_equal(counts[K8S_SRC_NAMESPACES], 1);
+	assert_int_equal(counts[K8S_SRC_SLICES], 0);
+	k8s_snapshot_t snap;
+	char why[256];
+	assert_int_equal(k8s_snapshot_decode(buf.data, buf.len, counts, &snap, why, sizeof(why)),
+	                 KNOT_EOK);
+	assert_int_equal(snap.count, 5);
+	k8s_snapshot_free(&snap);
+	k8s_buf_free(&buf);
+}
+
+/*! Decodes a changed copy of the payload; expects a refusal whose reason holds \a reason. */
+static void expect_refused(const char *data, size_t len, const uint64_t counts[K8S_SRC_COUNT],
+                           const char *reason)
+{
+	k8s_snapshot_t snap;
+	char why[256] = "";
+	assert_int_equal(k8s_snapshot_decode(data, len, counts, &snap, why, sizeof(why)), KNOT_EMALF);
+	assert_int_equal(snap.count, 0);
+	assert_null(snap.objects);
+	if (strstr(why, reason) == NULL) {
+		fail_msg("refused for '%s', expected '%s'", why, reason);
+	}
+}
+
+static void a_payload_not_as_written_is_refused_whole(void **state)
+{
+	k8s_buf_t buf = { 0 };
+	uint64_t counts[K8S_SRC_COUNT];
+	encode(&buf, counts);
+	char *copy = malloc(buf.len);
+	assert_non_null(copy);
+
+	expect_refused(buf.data, 7, counts, "truncated payload");
+	// Cut inside the last object, and inside an entry's head.
+	expect_refused(buf.data, buf.len - 1, counts, "longer than the file");
+	uint64_t more[K8S_SRC_COUNT];
+	memcpy(more, counts, sizeof(more));
+	more[K8S_SRC_NODES]++;
+	expect_refused(buf.data, buf.len, more, "count of nodes differs");
+
+	// An entry of a source the payload does not hold.
+	memcpy(copy, buf.data, buf.len);
+	copy[0] = 0x01;
+	expect_refused(copy, buf.len, counts, "unknown source");
+	memcpy(copy, buf.data, buf.len);
+	copy[3] = 0x01;
+	expect_refused(copy, buf.len, counts, "unknown sources");
+	memcpy(copy, buf.data, buf.len);
+	copy[8] = K8S_SRC_COUNT;
+	expect_refused(copy, buf.len, counts, "unknown source");
+	// A length past the cap.
+	memcpy(copy, buf.data, buf.len);
+	copy[9 + 3] = 0x7f;
+	expect_refused(copy, buf.len, counts, "longer than allowed");
+	// The first object's JSON broken: the API's decoder says no.
+	memcpy(copy, buf.data, buf.len);
+	copy[13] = '[';
+	expect_refused(copy, buf.len, counts, "does not decode");
+	// A name that is no DNS label.
+	memcpy(copy, buf.data, buf.len);
+	char *name = memmem(copy, buf.len, "\"shop\"", 6);
+	assert_non_null(name);
+	name[1] = '_';
+	expect_refused(copy, buf.len, counts, "does not decode");
+
+	free(copy);
+	k8s_buf_free(&buf);
+}
+
+static void the_fingerprint_follows_what_is_held_not_how(void **state)
+{
+	k8s_watcher_conf_t a = { .kubeconfig = "/etc/k", .labels = "app=web" };
+	k8s_watcher_conf_t b = a;
+	uint64_t fp = k8s_snapshot_fingerprint(&a);
+	b.stall_s = 30;
+	b.snapshot_max_age_s = 60;
+	b.snapshot = "/var/lib/knot/x";
+	assert_true(k8s_snapshot_fingerprint(&b) == fp);
+	b.labels = "app=db";
+	assert_true(k8s_snapshot_fingerprint(&b) != fp);
+	b = a;
+	b.context = "other";
+	assert_true(k8s_snapshot_fingerprint(&b) != fp);
+	assert_true(k8s_watcher_conf_hash(&b, K8S_WCONF_SERVER) !=
+	            k8s_watcher_conf_hash(&a, K8S_WCONF_SERVER));
+	b = a;
+	b.labels = NULL;
+	b.namespace_labels = "app=web";
+	assert_true(k8s_snapshot_fingerprint(&b) != fp);
+	// The file's name does not change with the selectors: another selector's file is refused.
+	assert_true(k8s_watcher_conf_hash(&b, K8S_WCONF_SERVER) ==
+	            k8s_watcher_conf_hash(&a, K8S_WCONF_SERVER));
+}
+
+static void a_written_file_reads_back_and_another_fingerprint_is_refused(void **state)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_snapshot.%d", (int)getpid());
+	size_t objects = 0;
+	assert_int_equal(k8s_snapshot_write(path, 42, 1800000000, store, ALL_SOURCES,
+	                                    K8S_READY_CLUSTER, &objects), KNOT_EOK);
+	assert_int_equal(objects, OBJECT_COUNT);
+	k8s_snapshot_t snap;
+	char why[256];
+	assert_int_equal(k8s_snapshot_read(path, 42, 1800000010, 60, &snap, why, sizeof(why)),
+	                 KNOT_EOK);
+	assert_int_equal(snap.count, OBJECT_COUNT);
+	assert_int_equal(snap.created_s, 1800000000);
+	k8s_snapshot_free(&snap);
+	assert_int_equal(k8s_snapshot_read(path, 43, 1800000010, 60, &snap, why, sizeof(why)),
+	                 KNOT_EMALF);
+	assert_non_null(strstr(why, "other watch settings"));
+	assert_int_equal(k8s_snapshot_read(path, 42, 1800000100, 60, &snap, why, sizeof(why)),
+	                 KNOT_EMALF);
+	assert_non_null(strstr(why, "older than snapshot-max-age"));
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_kind_reads_back_with_the_same_digest),
+		cmocka_unit_test(only_the_complete_sources_are_written),
+		cmocka_unit_test(a_payload_not_as_written_is_refused_whole),
+		cmocka_unit_test(the_fingerprint_follows_what_is_held_not_how),
+		cmocka_unit_test(a_written_file_reads_back_and_another_fingerprint_is_refused),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
