@@ -78,8 +78,11 @@ def _module_share(server, net, path, rate, seconds, out_dir, mix):
     rep = subprocess.run(["perf", "report", "-i", data, "--sort", "dso", "--stdio"],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, check=False)
     shares = {name: float(pct) for pct, name in _DSO.findall(rep.stdout)}
-    return {"module_pct": round(sum(v for k, v in shares.items() if k.startswith("k8s.so")), 1),
-            "kernel_pct": round(sum(v for k, v in shares.items() if k.startswith("[kernel")), 1),
+    module = sum(v for k, v in shares.items() if k.startswith("k8s.so"))
+    kernel = sum(v for k, v in shares.items() if k.startswith("[kernel"))
+    return {"module_pct": round(module, 1), "kernel_pct": round(kernel, 1),
+            # Of knotd's user-space time: comparable with callgrind's (user-space) Ir shares.
+            "module_user_pct": round(100 * module / (100 - kernel), 1) if kernel < 100 else None,
             "samples_by_dso": shares}
 
 
@@ -130,19 +133,21 @@ def run(sim, module_options, files, out_dir, rate=RATE, seconds=SECONDS):
         net.down()
 
 
-def text(results, module_ir=None):
-    """A table per mix; module_ir: {mix: mod-k8s Ir/q} from the callgrind part, if known."""
+def text(results):
+    """A table per mix."""
     if "skipped" in results:
         return f"xdp: skipped ({results['skipped']})"
     lines = [f"Offered load {results['rate']:,} queries/s per path, {results['seconds']} s per run.",
              "", "| mix | knotd CPU us/q, kernel UDP | knotd CPU us/q, XDP | XDP / kernel | "
-             "answered, kernel / XDP | mod-k8s share of knotd's CPU samples, XDP | "
-             "kernel share, XDP |", "|---|---|---|---|---|---|---|"]
+             "answered, kernel / XDP | XDP: kernel's share of knotd's CPU samples | "
+             "XDP: mod-k8s's share | XDP: mod-k8s's share of user space |",
+             "|---|---|---|---|---|---|---|---|"]
     for mix, e in results["mixes"].items():
         perf = e.get("perf") or {}
         lines.append(f"| {mix} | {e['kernel']['cpu_us_per_query']} | {e['xdp']['cpu_us_per_query']} | "
                      f"{e['ratio']} | {e['kernel']['answered']:,} / {e['xdp']['answered']:,} | "
-                     f"{perf.get('module_pct', '-')} % | {perf.get('kernel_pct', '-')} % |")
+                     f"{perf.get('kernel_pct', '-')} % | {perf.get('module_pct', '-')} % | "
+                     f"{perf.get('module_user_pct', '-')} % |")
     return "\n".join(lines)
 
 
