@@ -1,6 +1,6 @@
 """knotd's CPU time per answered query over XDP and over kernel sockets, at the same load.
 
-One knotd with mod-k8s on the throughput cluster listens on a veth pair
+One knotd with mod-k8s on the throughput cluster, with one UDP worker, listens on a veth pair
 (tests/lib/xdpnet.py): `xdp: listen: <veth>@53` and a kernel UDP socket on another
 port of the same address. dnsperf runs in the other network namespace, pinned to the
 client CPU, and offers the same rate (-Q) to each path in turn, per mix. knotd's
@@ -96,8 +96,12 @@ def run(sim, module_options, files, out_dir, rate=RATE, seconds=SECONDS):
         return {"skipped": str(e)}
     try:
         kernel_port = knotd_lib.free_port()
+        # One UDP worker serves the kernel socket and the veth's one XDP queue: with two,
+        # SO_REUSEPORT spreads dnsperf's sockets over one or both by their source ports,
+        # and the kernel path's CPU per query varied twofold from run to run.
         server = servers.module_server(sim, module_options, extra=net.xdp_section(),
-                                       net=net, kernel_port=kernel_port, cls=XdpServer)
+                                       net=net, kernel_port=kernel_port, cls=XdpServer,
+                                       udp_workers=1)
         try:
             server.start()
             try:
