@@ -826,6 +826,8 @@ static void api_error(k8s_reflector_t *r, uint64_t now, int code, const k8s_stat
 	} else if (code >= 500 && code <= 599) {
 		fail(r, now, K8S_APIERR_SERVER, code == 504 && rv_too_large(st), retry_after_s, reason);
 	} else {
+		// E.g. 400 for a resourceVersion the server cannot parse: the relist names none.
+		r->rv_unavailable = true;
 		fail(r, now, K8S_APIERR_HTTP, true, retry_after_s, reason);
 	}
 }
