@@ -11,7 +11,10 @@
  *
  * \brief LIST then WATCH of one API collection, as client-go's reflector does it.
  *
- * A reflector lists its collection in pages, then watches from the list's
+ * A reflector lists its collection with client-go's resourceVersion rules (first
+ * at "0", served from the API server's watch cache; later at the last version
+ * seen, unpaged so that the cache serves it too; at "" in pages of page_limit, a
+ * consistent read, once that version is gone), then watches from the list's
  * resourceVersion with bookmarks, resumes a watch that ends from the last
  * resourceVersion seen, relists on 410 Gone (reconciling by list_begin /
  * list_end), and backs off with jitter (0.8 s doubling to 30 s, Retry-After

@@ -125,6 +125,8 @@ struct k8s_reflector {
 	// The LIST in progress.
 	char *cont;                 // Continue token of the next page, NULL for a first page.
 	bool unpaged;               // Continue token expired: one list without limit.
+	bool rv_unavailable;        // A LIST at rv got 410 or "too large": list at "" (consistent).
+	bool paginated;             // A LIST at "0" came in pages: no watch cache, so keep paging.
 	size_t list_objects;
 	bool listed;                // A LIST completed once.
 	bool watched;               // A WATCH started once.
@@ -260,13 +262,40 @@ static void fail(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err, bool relist
 	         op_name(r->op), r->name, what, delay / 1000.0, reason);
 }
 
+/*!
+ * The resourceVersion of a LIST's first page, as client-go's relistResourceVersion():
+ * "0" at first (served from the watch cache), then the last one seen (a list at least that
+ * new, from the cache too), "" (a consistent read) when the server no longer has that one.
+ */
+static const char *list_rv(const k8s_reflector_t *r)
+{
+	if (r->rv_unavailable) {
+		return "";
+	}
+	return (r->rv[0] == '\0') ? "0" : r->rv;
+}
+
+/*!
+ * Whether a LIST's first page asks for a limit, as client-go's reflector sets its pager:
+ * not at a version other than "0" (a limit there is an exact read from etcd, the cache
+ * serves only unlimited ones), unless the server paged a list at "0" (it has no cache).
+ * At "0" the cache ignores the limit, so asking costs nothing.
+ */
+static bool list_paged(const k8s_reflector_t *r)
+{
+	const char *rv = list_rv(r);
+	return !r->unpaged && (r->paginated || rv[0] == '\0' || strcmp(rv, "0") == 0);
+}
+
 /*! Builds the query of the next transfer into \a q (NUL-terminated). */
 static int query_make(k8s_reflector_t *r, op_t op, long watch_timeout_s, k8s_buf_t *q)
 {
 	char limit[32], timeout[32];
 	snprintf(limit, sizeof(limit), "%u", r->page_limit);
 	snprintf(timeout, sizeof(timeout), "%ld", watch_timeout_s);
-	char *rv = k8s_api_escape(r->rv);
+	// A continued LIST names no version (the token holds it), as client-go's pager.
+	const char *at = (op == OP_WATCH) ? r->rv : (r->cont != NULL) ? "" : list_rv(r);
+	char *rv = k8s_api_escape(at);
 	char *cont = (r->cont != NULL) ? k8s_api_escape(r->cont) : NULL;
 	if (rv == NULL || (r->cont != NULL && cont == NULL)) {
 		free(rv);
@@ -283,8 +312,9 @@ static int query_make(k8s_reflector_t *r, op_t op, long watch_timeout_s, k8s_buf
 		params[n++] = "allowWatchBookmarks"; params[n++] = "true";
 		params[n++] = "timeoutSeconds";      params[n++] = timeout;
 	} else {
-		// No resourceVersion: every LIST is a consistent read of the latest state.
-		params[n++] = "limit";               params[n++] = r->unpaged ? NULL : limit;
+		params[n++] = "resourceVersion";     params[n++] = (rv[0] != '\0') ? rv : NULL;
+		params[n++] = "limit";               params[n++] = (cont != NULL || list_paged(r)) ?
+		                                                   limit : NULL;
 		params[n++] = "continue";            params[n++] = cont;
 	}
 	params[n++] = "labelSelector";               params[n++] = r->label_selector;
@@ -652,6 +682,9 @@ static void list_page_done(k8s_reflector_t *r, uint64_t now)
 		return;
 	}
 	r->stats.last_event_ms = now;
+	if (r->cont == NULL && r->list.cont != NULL && strcmp(list_rv(r), "0") == 0) {
+		r->paginated = true;
+	}
 	if (r->list.cont != NULL && !r->unpaged) {
 		char *cont = strdup(r->list.cont);
 		if (cont == NULL) {
@@ -666,6 +699,7 @@ static void list_page_done(k8s_reflector_t *r, uint64_t now)
 
 	memcpy(r->rv, r->list.rv, sizeof(r->rv));
 	r->rv[sizeof(r->rv) - 1] = '\0';
+	r->rv_unavailable = false;
 	list_reset(r);
 	r->sink.list_end(r->sink_ctx, r->source);
 	r->listed = true;
@@ -776,6 +810,15 @@ static void api_error(k8s_reflector_t *r, uint64_t now, int code, const k8s_stat
 		list_reset(r);
 		r->unpaged = true;
 		schedule(r, OP_LIST, now);
+	} else if (r->op == OP_LIST && !r->rv_unavailable &&
+	           (code == 410 || (code == 504 && rv_too_large(st)))) {
+		// The version listed at is gone or not there yet: at once at "", as client-go.
+		r->stats.errors[(code == 410) ? K8S_APIERR_GONE : K8S_APIERR_SERVER]++;
+		k8s_logf(r->log, LOG_INFO, "list %s at resource version %s restarted as a "
+		         "consistent read (%s)", r->name, list_rv(r), reason);
+		list_reset(r);
+		r->rv_unavailable = true;
+		schedule(r, OP_LIST, now);
 	} else if (code == 410) {
 		fail(r, now, K8S_APIERR_GONE, true, retry_after_s, reason);
 	} else if (code == 429) {
@@ -783,6 +826,8 @@ static void api_error(k8s_reflector_t *r, uint64_t now, int code, const k8s_stat
 	} else if (code >= 500 && code <= 599) {
 		fail(r, now, K8S_APIERR_SERVER, code == 504 && rv_too_large(st), retry_after_s, reason);
 	} else {
+		// E.g. 400 for a resourceVersion the server cannot parse: the relist names none.
+		r->rv_unavailable = true;
 		fail(r, now, K8S_APIERR_HTTP, true, retry_after_s, reason);
 	}
 }

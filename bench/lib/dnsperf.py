@@ -29,8 +29,9 @@ _VERBOSE = re.compile(r"^> (\S+) \S+ \S+ ([0-9.]+)$")
 
 
 def command(port, query_file, seconds=None, runs=None, clients=2, outstanding=100, qps=None,
-            verbose=False, pin=True, dnssec=False):
-    argv = ["dnsperf", "-s", "127.0.0.1", "-p", str(port), "-d", query_file,
+            verbose=False, pin=True, dnssec=False, server="127.0.0.1", prefix=()):
+    """dnsperf's argv; prefix goes first (e.g. `ip netns exec NS` to send from another namespace)."""
+    argv = ["dnsperf", "-s", server, "-p", str(port), "-d", query_file,
             "-c", str(clients), "-q", str(outstanding)]
     if dnssec:
         argv.append("-D")  # the DO bit: a signing server signs the answer
@@ -42,7 +43,7 @@ def command(port, query_file, seconds=None, runs=None, clients=2, outstanding=10
         argv += ["-Q", str(int(qps))]
     if verbose:
         argv.append("-v")
-    return (["taskset", "-c", CLIENT_CPU] if pin else []) + argv
+    return list(prefix) + (["taskset", "-c", CLIENT_CPU] if pin else []) + argv
 
 
 def run(port, query_file, **options):

@@ -44,11 +44,12 @@ class Server(knotd_lib.Knotd):
         return argv, env
 
 
-def module_server(sim, module_options=None, zones=None, **options):
-    """knotd with mod-k8s on every zone, watching the simulator (not started)."""
+def module_server(sim, module_options=None, zones=None, cls=Server, **options):
+    """knotd with mod-k8s on every zone, watching the simulator (not started); cls: a Server
+    subclass (bench/lib/xdp.py's adds listeners)."""
     module = {"kubeconfig": sim.kubeconfig}
     module.update(module_options or {})
-    return Server(module=module, zones=zones or ("cluster.local.", "in-addr.arpa."), **options)
+    return cls(module=module, zones=zones or ("cluster.local.", "in-addr.arpa."), **options)
 
 
 def zone_server(zone_texts, **options):

@@ -320,6 +320,30 @@ def list_at_resource_version_0_ignores_limit():
 
 
 @case
+def request_log_says_which_lists_the_watch_cache_serves():
+    rv = SIM.resource_version()
+    since = SIM.counters()["last_seq"]
+    queries = ["limit=2&resourceVersion=0", f"resourceVersion={rv}", "", "limit=2",
+               f"limit=2&resourceVersion={rv}"]
+    for query in queries:
+        list_all("/api/v1/pods?" + query)
+    served = {r["query"]: r["served_from"] for r in SIM.requests(since)}
+    check(served == dict(zip(queries, ["cache", "cache", "cache", "etcd", "etcd"])), served)
+
+
+@case
+def list_at_resource_version_0_is_paged_without_a_watch_cache():
+    SIM.set_config(watch_cache=False)
+    try:
+        since = SIM.counters()["last_seq"]
+        body = list_all("/api/v1/pods?limit=2&resourceVersion=0")
+        check(len(body["items"]) == 2 and body["metadata"].get("continue"), body["metadata"])
+        check(SIM.requests(since)[-1]["served_from"] == "etcd")
+    finally:
+        SIM.set_config(watch_cache=True)
+
+
+@case
 def list_with_limit_at_a_compacted_resource_version_is_410():
     old = SIM.resource_version()
     SIM.apply(service("old-rv"))

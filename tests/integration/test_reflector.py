@@ -37,8 +37,8 @@ from simctl import Simulator  # noqa: E402
 import testing  # noqa: E402
 
 SERVICES = "kind=services,path=/api/v1/services"
-# The test's own LISTs: the reflector never sends a resourceVersion on a LIST.
-OWN_READ = "resourceVersion=0"
+# The test's own LISTs: the reflector never sends a resourceVersionMatch.
+OWN_READ = "resourceVersion=0&resourceVersionMatch=NotOlderThan"
 IMPORTS_V1A1 = "/apis/multicluster.x-k8s.io/v1alpha1/serviceimports"
 
 
@@ -211,7 +211,7 @@ def query(request):
 
 class ListAndWatch(ReflectorCase):
 
-    def test_first_list_comes_in_pages_then_the_watch_starts_at_its_version(self):
+    def test_first_list_is_at_version_0_from_the_watch_cache_then_the_watch_starts_at_its_version(self):
         d = self.drive(SERVICES + ",limit=3")
         end = d.synced()
         begin = d.wait_line(r"^list_begin 0$")
@@ -221,14 +221,11 @@ class ListAndWatch(ReflectorCase):
         upserts = [line for line in d.lines[begin:end] if line.startswith("upsert 0 ")]
         self.assertEqual(len(upserts), len(want))
 
+        # client-go's first LIST: resourceVersion=0 with the pager's limit, which the watch
+        # cache ignores: one answer, and etcd never sees it.
         lists = self.requests("list", "services")
-        self.assertEqual(len(lists), -(-len(want) // 3))
-        self.assertNotIn("continue", query(lists[0]))
-        self.assertNotIn("resourceVersion", query(lists[0]))   # a consistent read
-        for page in lists:
-            self.assertEqual(query(page)["limit"], "3")
-        for page in lists[1:]:
-            self.assertIn("continue", query(page))
+        self.assertEqual([(query(r), r["served_from"]) for r in lists],
+                         [({"resourceVersion": "0", "limit": "3"}, "cache")])
 
         rv = self.sim.resource_version()
         d.wait_line(rf"list services completed, {len(want)} objects, resource version {rv}")
@@ -238,6 +235,26 @@ class ListAndWatch(ReflectorCase):
         self.assertEqual(watch["allowWatchBookmarks"], "true")
         self.assertTrue(300 <= int(watch["timeoutSeconds"]) < 600, watch["timeoutSeconds"])
         self.assertEqual(d.stats()[0]["synced"], 1)
+
+    def test_first_list_comes_in_pages_without_a_watch_cache_and_relists_keep_paging(self):
+        self.sim.set_config(watch_cache=False)
+        d = self.drive(SERVICES + ",limit=3")
+        d.synced()
+        want = self.sim_keys("/api/v1/services")
+        lists = self.requests("list", "services")
+        self.assertEqual(len(lists), -(-len(want) // 3))
+        self.assertEqual(query(lists[0]), {"resourceVersion": "0", "limit": "3"})
+        for page in lists[1:]:    # the token holds the version, as client-go's pager sends it
+            self.assertEqual(sorted(query(page)), ["continue", "limit"])
+        self.sim.wait_for_watches("services")
+        rv = query(self.requests("watch", "services")[0])["resourceVersion"]
+        # A relist after a very short watch is at the last version, in pages still: the
+        # server paged "0", so it has no cache an unlimited list could be served from.
+        since = self.sim.requests()[-1]["seq"]
+        self.sim.cut_streams("clean", "services")
+        d.wait_line(r"watch services failed, relisting in")
+        relist = self.wait_requests("list", "services", since, 1)
+        self.assertEqual(query(relist[0]), {"resourceVersion": rv, "limit": "3"})
 
     def test_watch_events_are_applied_in_order(self):
         d = self.drive(SERVICES)
@@ -330,6 +347,35 @@ class Errors(ReflectorCase):
         stats = d.stats()[0]
         self.assertEqual((stats["relists"], stats["gone"]), (1, 1))
         self.assertGreaterEqual(stats["network"], 1)
+        # client-go relists at the last version it saw ("not older than", served by the
+        # watch cache), without a limit, which would make it an exact read from etcd.
+        relist = self.requests("list", "services")[-1]
+        last_watch = [r for r in self.requests("watch", "services") if r["seq"] < relist["seq"]][-1]
+        self.assertEqual(query(relist), {"resourceVersion": query(last_watch)["resourceVersion"]})
+        self.assertEqual(relist["served_from"], "cache")
+
+    def test_list_at_an_expired_version_is_retried_at_once_as_a_paged_consistent_read(self):
+        self.sim.set_config(watch_cache=False)    # relists are paged, so exact: they can expire
+        d = self.drive(SERVICES + ",limit=3")
+        d.synced()
+        self.sim.wait_for_watches("services")
+        rv = query(self.requests("watch", "services")[0])["resourceVersion"]
+        time.sleep(1.2)
+        since = self.sim.requests()[-1]["seq"]
+        self.sim.outage(2)
+        self.sim.apply(service("after-outage", "10.96.9.2"))
+        self.sim.compact()
+        line = d.wait_line(rf"list services at resource version {rv} restarted as a consistent "
+                           r"read \(HTTP 410 Expired\)", timeout=30)
+        d.synced(start=line, timeout=30)
+        self.wait_model(d, "/api/v1/services")
+        lists = [r for r in self.requests("list", "services", since) if "continue" not in query(r)]
+        self.assertEqual([(query(r), r["code"]) for r in lists],
+                         [({"resourceVersion": rv, "limit": "3"}, 410), ({"limit": "3"}, 200)])
+        self.assertEqual(d.count(r"relisting in .*\(HTTP 410 Expired\)"), 1,
+                         "the consistent read came at once, not after a backoff")
+        stats = d.stats()[0]
+        self.assertEqual((stats["relists"], stats["gone"]), (2, 2))
 
     def test_outage_backs_off_then_recovers_without_relist(self):
         d = self.drive(SERVICES)
@@ -536,6 +582,7 @@ class Limits(ReflectorCase):
         self.assertEqual(d.stats()[0]["relists"], 0)
 
     def test_expired_continue_token_restarts_the_list_without_paging(self):
+        self.sim.set_config(watch_cache=False)    # else the list at "0" is not paged
         self.sim.slow_list(500, "services")    # page 1 takes seconds: time to expire its token
         d = self.drive(SERVICES + ",limit=4")
         d.wait_line(r"^list_begin 0$")
@@ -546,8 +593,8 @@ class Limits(ReflectorCase):
         d.synced(timeout=30)
         self.wait_model(d, "/api/v1/services")
         lists = self.requests("list", "services")
-        self.assertNotIn("limit", query(lists[-1]))
-        self.assertNotIn("continue", query(lists[-1]))
+        # client-go's pager falls back to one list at the version first asked for.
+        self.assertEqual(query(lists[-1]), {"resourceVersion": "0"})
         self.assertEqual(d.count(r"^list_begin 0$"), 2)
 
 

@@ -3,17 +3,18 @@
 
 Three knotds with mod-k8s start back to back against one simulator (a rollout, or every
 replica restarting after an API server upgrade). The request log shows, per resource
-(and label or field selector): each replica LISTs it once, in pages of 500 as
-client-go's pager does, then WATCHes it from the list's resourceVersion with
-allowWatchBookmarks and a timeout in client-go's [300, 600) s; bookmarks move the resume
-point on; a watch that ends resumes without a LIST; a change reaches every replica over
-its open watch without any new request. BENCHMARKS.md ("Capacity model") uses these
-request counts.
+(and label or field selector): each replica LISTs it once, at resourceVersion=0 with
+client-go's page size 500 (which the watch cache ignores: one answer from the cache, none
+from etcd), then WATCHes it from the list's resourceVersion with allowWatchBookmarks and a
+timeout in client-go's [300, 600) s; bookmarks move the resume point on; a watch that ends
+resumes without a LIST; a change reaches every replica over its open watch without any new
+request; and when the API server restarts and every watch gets 410, each replica relists
+each collection once more, at its last resourceVersion without a limit (from the cache
+again). BENCHMARKS.md ("Capacity model") uses these request counts.
 """
 
 import collections
 import contextlib
-import math
 import shutil
 import tempfile
 import time
@@ -29,7 +30,7 @@ tests = testing.Tests()
 
 REPLICAS = 3
 PAGE = 500                       # client-go's pager page size, mod-k8s's default page-limit
-SERVICES = 1200                  # generated, plus the sample's: three pages per LIST
+SERVICES = 1200                  # generated, plus the sample's: three pages from etcd
 GENERATE = f"services={SERVICES},endpoints=5,pods=0,namespaces=10,headless-every=10"
 
 
@@ -91,24 +92,23 @@ def lists_by_collection(replicas):
 
 
 @tests.case
-def each_replica_lists_each_collection_once_in_pages(replicas):
+def each_replica_lists_each_collection_once_at_version_0_from_the_watch_cache(replicas):
     firsts, pages = lists_by_collection(replicas)
     testing.expect(len(firsts) >= 5, f"collections listed: {sorted(firsts)}")
     for what, count in firsts.items():
-        testing.expect_equal(count, REPLICAS, f"first LIST pages of {what}")
-    # services: ceil(n / 500) pages each; the other collections fit in one.
-    key = ("services", "", "")
-    testing.expect_equal(pages[key], REPLICAS * (math.ceil(replicas.services / PAGE) - 1),
-                         f"continue pages of services ({replicas.services} services)")
+        testing.expect_equal(count, REPLICAS, f"LISTs of {what}")
+    # The cache ignores the limit at "0": 1,200 services in one answer, no continue pages.
+    testing.expect(replicas.services > PAGE, f"{replicas.services} services fit in one page")
+    testing.expect_equal(sum(pages.values()), 0, "continue pages")
     for r in replicas.requests("list"):
         p = params(r)
-        testing.expect_equal(p.get("limit"), str(PAGE), f"page size of {r['query']}")
+        testing.expect_equal(p, {**{k: v for k, v in p.items() if k.endswith("Selector")},
+                                 "resourceVersion": "0", "limit": str(PAGE)}, "LIST query")
         testing.expect(r["code"] == 200, f"LIST answered {r['code']}: {r['query']}")
-        # Today a consistent read (no resourceVersion); client-go's first LIST says "0".
-        testing.expect(p.get("resourceVersion", "0") == "0" or "continue" in p,
-                       f"LIST at a resourceVersion client-go would not use: {r['query']}")
-    first = next(r for r in replicas.requests("list") if "continue" not in params(r))
-    print(f"# first LIST: ?{first['query']}")
+        testing.expect_equal(r["served_from"], "cache", f"served from, {r['query']}")
+    first = next(r for r in replicas.requests("list") if r["resource"] == "services")
+    print(f"# first LIST: ?{first['query']}, from the {first['served_from']}, "
+          f"{replicas.services} services in one answer")
 
 
 @tests.case
@@ -162,6 +162,35 @@ def bookmarks_move_the_resume_point_and_ended_watches_resume_without_a_list(repl
                        f"resumed before the last bookmark ({rv}): {r['query']}")
     testing.expect_equal(len(replicas.requests("list")), lists, "LISTs after the watches ended")
 
+
+
+@tests.case
+def an_api_server_restart_costs_each_replica_one_relist_per_collection_from_the_cache(replicas):
+    streams = {k: REPLICAS for k in lists_by_collection(replicas)[0]}
+    time.sleep(1.5)                             # the watches are past client-go's "very short"
+    before = replicas.sim.counters()["last_seq"]
+    # A write nobody watches, then a restart: the new watch cache starts after every watch's
+    # version, so each watch resumes into 410 Expired and its reflector must relist.
+    replicas.sim.apply({"apiVersion": "v1", "kind": "Pod",
+                        "metadata": {"name": "before-restart", "namespace": "shop"},
+                        "spec": {"containers": [{"name": "main", "image": "busybox"}]}})
+    replicas.sim.restart()
+    replicas.sim.apply(service("shop", "after-restart", "10.96.99.10"))
+    for server in replicas.servers:
+        testing.eventually(lambda: testing.expect_equal(
+            [rr.rdata for rr in server.query("after-restart.shop.svc.cluster.local.").answer],
+            ["10.96.99.10"], "after-restart.shop A"), timeout=60)
+    time.sleep(3)                               # a second relist would come within the backoff
+    lists = [r for r in replicas.sim.requests(before) if r["verb"] == "list"]
+    per = collections.Counter(collection(r) for r in lists)
+    testing.expect_equal(dict(per), streams, "LISTs per collection after the restart")
+    for r in lists:
+        p = params(r)
+        # client-go: at the last version seen ("not older than"), no limit: the cache serves it.
+        testing.expect(p.get("resourceVersion") not in (None, "", "0") and "limit" not in p,
+                       f"relist not at the last version, unlimited: {r['query']}")
+        testing.expect_equal((r["code"], r["served_from"]), (200, "cache"), f"relist {r['query']}")
+    print(f"# relist after a restart: ?{lists[0]['query']}, from the {lists[0]['served_from']}")
 
 if __name__ == "__main__":
     tests.main(fixture=Replicas)

@@ -14,24 +14,17 @@ are removed at the end.
 Skips, saying why, without root, `ip`, veth or XDP support.
 """
 
-import os
 import re
-import shutil
-import subprocess
 
 import dig
 import knotd
 import testing
+import xdpnet
 from cluster import Cluster
 
 tests = testing.Tests()
 
-TAG = f"mk{os.getpid() % 100000}"
-HOST_IF, PEER_IF, PEER_NS = f"{TAG}h", f"{TAG}p", f"mod-k8s-{TAG}"
-# A /30 of the benchmarking range 198.18.0.0/15 (RFC 2544), never a documentation network:
-# the machine's own interfaces may use those (a clash would shadow its gateway).
-SUBNET = f"198.18.{os.getpid() % 250}"
-SERVER, CLIENT = f"{SUBNET}.1", f"{SUBNET}.2"
+NET = xdpnet.VethPair()
 
 SAMPLE = [
     ("kubernetes.default.svc.cluster.local.", "A"),
@@ -52,11 +45,6 @@ SAMPLE = [
 ]
 
 
-def run(*argv):
-    return subprocess.run(list(argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          check=False)
-
-
 class XdpKnotd(knotd.Knotd):
     """knotd with an XDP listener on the veth and a kernel listener on the same address."""
 
@@ -65,41 +53,33 @@ class XdpKnotd(knotd.Knotd):
         super().__init__(**options)
 
     def config_text(self):
-        text = super().config_text()
-        listen = f"    listen: {self.address}@{self.port}\n"
-        return text.replace(listen, f"    listen: [ {self.address}@{self.port}, "
-                                    f"{SERVER}@{self.kernel_port} ]\n", 1)
+        return NET.with_kernel_listener(super().config_text(), self.address, self.port,
+                                        self.kernel_port)
 
 
 class XdpCluster(Cluster):
     """The sample cluster behind knotd with XDP; the veth pair and the client's namespace."""
 
     def __init__(self):
-        if os.geteuid() != 0:
-            raise testing.Skip("needs root: network namespaces, veth and XDP")
-        if shutil.which("ip") is None:
-            raise testing.Skip("ip not found (Debian package iproute2)")
         self.kernel_port = knotd.free_port()
-        extra = f"""
-xdp:
-    listen: {HOST_IF}@53
-    tcp: on
-"""
-        super().__init__(extra=extra, template={"global-module": "mod-stats"})
+        super().__init__(extra=NET.xdp_section(), template={"global-module": "mod-stats"})
 
     def knotd(self, module=None, **options):
         return XdpKnotd(self.kernel_port, module=self.module_options(module), **options)
 
     def __enter__(self):
-        self._network_up()
+        try:
+            NET.up()
+        except xdpnet.Unavailable as e:
+            raise testing.Skip(str(e)) from None
         try:
             super().__enter__()
-            line = self.server.wait_for_log(r"initialized XDP interface|failed to initialize XDP|"
-                                            r"XDP.*(failed|not supported)", timeout=10)
-            if "initialized" not in line:
-                raise testing.Skip(f"knotd could not use XDP here: {line}")
+            xdpnet.check_xdp_log(self.server)
+        except xdpnet.Unavailable as e:
+            NET.down()
+            raise testing.Skip(str(e)) from None
         except BaseException:
-            self._network_down()
+            NET.down()
             raise
         return self
 
@@ -107,35 +87,12 @@ xdp:
         try:
             return super().__exit__(kind, value, traceback)
         finally:
-            self._network_down()
-
-    def _network_up(self):
-        steps = [["ip", "netns", "add", PEER_NS],
-                 ["ip", "link", "add", HOST_IF, "type", "veth", "peer", "name", PEER_IF],
-                 ["ip", "link", "set", PEER_IF, "netns", PEER_NS],
-                 ["ip", "addr", "add", f"{SERVER}/30", "dev", HOST_IF],
-                 ["ip", "-n", PEER_NS, "addr", "add", f"{CLIENT}/30", "dev", PEER_IF],
-                 ["ip", "link", "set", HOST_IF, "up"],
-                 ["ip", "-n", PEER_NS, "link", "set", PEER_IF, "up"],
-                 ["ip", "-n", PEER_NS, "link", "set", "lo", "up"]]
-        taken = run("ip", "-br", "addr").stdout
-        if "198.18." in taken or "198.19." in taken:
-            raise testing.Skip("198.18.0.0/15 is in use on this machine")
-        for step in steps:
-            result = run(*step)
-            if result.returncode != 0:
-                self._network_down()
-                raise testing.Skip(f"{' '.join(step)}: {result.stdout.strip()}")
-
-    @staticmethod
-    def _network_down():
-        run("ip", "link", "del", HOST_IF)
-        run("ip", "netns", "del", PEER_NS)
+            NET.down()
 
     def ask(self, qname, qtype, port, tcp):
         """kdig from the client's namespace to the veth address."""
-        command = dig.kdig_command((SERVER, port), qname, qtype, tcp=tcp, timeout=3)
-        result = run("ip", "netns", "exec", PEER_NS, *command)
+        command = dig.kdig_command((NET.server, port), qname, qtype, tcp=tcp, timeout=3)
+        result = xdpnet.run(*NET.in_peer(command))
         return dig.Answer(command, result.stdout)
 
     def protocol_counters(self):

@@ -185,6 +185,7 @@ class ApiHandler(ReadsMixin, WatchesMixin, WritesMixin, http.server.BaseHTTPRequ
         self.status_code = None
         self.audit_id = str(uuid.uuid4())
         self.verb, self.resource = "", ""
+        self.served_from = None     # a LIST's "cache" or "etcd", for the request log
         self.logged = False
         self.warnings = []
         url = urllib.parse.urlsplit(self.path)
@@ -213,7 +214,8 @@ class ApiHandler(ReadsMixin, WatchesMixin, WritesMixin, http.server.BaseHTTPRequ
         code = self.status_code or 0
         shown = self.url_path + ("?" + self.raw_query if self.raw_query else "")
         self.ctx.log(f"{self.command} {shown} {code}")
-        self.ctx.state.count(self.command, self.url_path, self.raw_query, self.verb, self.resource, code)
+        self.ctx.state.count(self.command, self.url_path, self.raw_query, self.verb, self.resource, code,
+                             self.served_from)
 
     def user(self):
         """The authenticated user name, or None (client certificate first, then bearer token)."""

@@ -14,6 +14,7 @@ CONFIG_DEFAULTS = {
     "too_large_wait": 3.0,            # seconds a LIST waits for a too-new RV before 504
     "watch_queue_limit": 100000,      # events queued for a slow watcher before it is closed
     "gzip_threshold": 128 * 1024,     # gzip non-watch bodies larger than this when accepted
+    "watch_cache": True,              # False: LISTs go to etcd, as with --watch-cache=false
 }
 
 APF_TEXT = "Too many requests, please try again later.\n"
@@ -91,7 +92,7 @@ class State:
 
     # -- counters --
 
-    def count(self, method, path, query, verb, resource, code):
+    def count(self, method, path, query, verb, resource, code, served_from=None):
         with self.lock:
             self.requests[f"{method} {path}"] += 1
             if verb:
@@ -100,7 +101,7 @@ class State:
             self.log_seq += 1
             self.log.append({"seq": self.log_seq, "time": time.time(), "method": method,
                              "path": path, "query": query, "verb": verb, "resource": resource,
-                             "code": code})
+                             "code": code, "served_from": served_from})
 
     def counters(self, open_watches):
         with self.lock:

@@ -47,6 +47,19 @@ class ReadsMixin:
         if qbool(q, "sendInitialEvents") is not None:
             raise self.list_options_invalid("sendInitialEvents", "sendInitialEvents is forbidden for list")
 
+    def list_served_from(self):
+        """"cache" or "etcd": where a 1.32 API server serves this LIST (cacher.go's
+        shouldDelegateList with ConsistentListFromCache, on by default since 1.31): continued,
+        limited at an RV other than "0", or Exact ones go to etcd, the rest to the watch
+        cache; everything goes to etcd with config watch_cache false (--watch-cache=false)."""
+        q = self.query
+        rv_text = q.get("resourceVersion", "")
+        if (not self.ctx.state.get("watch_cache") or q.get("continue")
+                or ((qint(q, "limit") or 0) > 0 and rv_text != "0")
+                or q.get("resourceVersionMatch", "") not in ("", "NotOlderThan")):
+            return "etcd"
+        return "cache"
+
     def list_snapshot(self, rtype):
         """(snapshot, start key, limit) by the resourceVersion rules of a LIST (reference §1.3)."""
         q = self.query
@@ -55,6 +68,7 @@ class ReadsMixin:
         match = q.get("resourceVersionMatch", "")
         cont = q.get("continue", "")
         limit = qint(q, "limit") or 0
+        self.served_from = self.list_served_from()
         if cont:
             if rv_text not in ("", "0"):
                 raise encoding.bad_request("specifying resource version is not allowed when using continue")
@@ -67,7 +81,8 @@ class ReadsMixin:
                                        continue_token=encoding.encode_continue(-1, last))
             return store.snapshot(rtype, token_rv), start, limit
         if rv_text == "0":
-            return store.snapshot(rtype), "", 0    # the watch cache ignores limit for RV "0"
+            # The watch cache ignores limit for RV "0"; without a cache etcd pages it.
+            return store.snapshot(rtype), "", (0 if self.served_from == "cache" else limit)
         if rv_text:
             rv = self.parse_rv(rv_text)
             if rv > store.current_rv():
