@@ -42,6 +42,12 @@
 #include "qname.h"
 #include "table.h"
 
+/*!
+ * \brief EDNS(0) option code of the source cluster (private range, RFC 6891): its
+ * value is the asking member cluster's name in ASCII, one DNS label (1-63 bytes).
+ */
+#define K8S_EDNS_SOURCE_CLUSTER 65350
+
 /*! \brief A configured federation ("NAME=DOMAIN"). */
 typedef struct {
 	uint8_t name[64];              /*!< Wire label, lowercase. */
