@@ -321,6 +321,7 @@ k8s_fedapi_t *k8s_fedapi_start(const k8s_fedapi_conf_t *conf, k8s_fedfwd_t *fwd,
 		port = ntohs(((const struct sockaddr_in *)&conf->listen)->sin_port);
 	}
 	api->daemon = MHD_start_daemon(flags, port, NULL, NULL, handle, api,
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api,
 		MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&conf->listen,
 		// A reload loads the zone's new module before the old one lets the port go.
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
@@ -331,7 +332,6 @@ k8s_fedapi_t *k8s_fedapi_start(const k8s_fedapi_conf_t *conf, k8s_fedfwd_t *fwd,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)K8S_FEDAPI_TIMEOUT_S,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
 		MHD_OPTION_NOTIFY_COMPLETED, completed, api,
-		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api,
 		MHD_OPTION_END);
 	if (api->daemon == NULL) {
 		snprintf(err, errlen, "cannot listen or load the certificates");
