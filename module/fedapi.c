@@ -104,8 +104,13 @@ static bool client_verified(struct MHD_Connection *conn)
 	if (gnutls_certificate_get_peers(session, &count) == NULL || count == 0) {
 		return false;
 	}
+	// Signed by the client CA, in its validity period, and (if it says) for client use.
+	gnutls_typed_vdata_st purpose = {
+		.type = GNUTLS_DT_KEY_PURPOSE_OID,
+		.data = (unsigned char *)GNUTLS_KP_TLS_WWW_CLIENT,
+	};
 	unsigned status = 0;
-	return gnutls_certificate_verify_peers2(session, &status) == GNUTLS_E_SUCCESS &&
+	return gnutls_certificate_verify_peers(session, &purpose, 1, &status) == GNUTLS_E_SUCCESS &&
 	       status == 0;
 }
 

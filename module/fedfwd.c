@@ -178,6 +178,18 @@ static int state_save(k8s_fedfwd_t *f, const k8s_fedstub_set_t *set)
 	if (ret == KNOT_EOK && rename(tmp, f->state_path) != 0) {
 		ret = knot_map_errno();
 	}
+	// The rename itself survives a crash once the directory is flushed.
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", f->state_path);
+	char *slash = strrchr(dir, '/');
+	if (ret == KNOT_EOK && slash != NULL) {
+		*(slash == dir ? slash + 1 : slash) = '\0';
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			(void)fsync(dfd);
+			close(dfd);
+		}
+	}
 	if (ret != KNOT_EOK && fd >= 0) {
 		unlink(tmp);
 	}

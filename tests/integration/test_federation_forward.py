@@ -148,7 +148,8 @@ def _openssl(*args, cwd):
 
 
 def make_pki(directory):
-    """A CA with a server and a client certificate, and another CA with its own client."""
+    """A CA with a server and a client certificate (and one for servers only), and
+    another CA with its own client."""
     for ca in ("ca", "other-ca"):
         _openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
                  "-nodes", "-keyout", f"{ca}.key", "-out", f"{ca}.pem", "-days", "2",
@@ -156,7 +157,8 @@ def make_pki(directory):
                  "-addext", "keyUsage=critical,keyCertSign,cRLSign", cwd=directory)
     for name, ca, ext in (("server", "ca", "subjectAltName=IP:127.0.0.1"),
                           ("client", "ca", "extendedKeyUsage=clientAuth"),
-                          ("intruder", "other-ca", "extendedKeyUsage=clientAuth")):
+                          ("intruder", "other-ca", "extendedKeyUsage=clientAuth"),
+                          ("server-only", "ca", "extendedKeyUsage=serverAuth")):
         _openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                  "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}",
                  cwd=directory)
@@ -321,6 +323,13 @@ def the_endpoint_refuses_a_certificate_of_another_ca(c):
     # Nothing was programmed: the static nameserver still answers.
     c.expect_answer("mysvc.myns.myfederation.svc.federation.", "A", "NOERROR", ["192.0.2.11"],
                     timeout=15)
+
+
+@tests.case
+def the_endpoint_refuses_a_certificate_for_servers_only(c):
+    status, _ = api(c, "POST", "/federations/myfederation",
+                    {"nameservers": ["127.0.0.1@1"]}, cert="server-only")
+    testing.expect_equal(status, 403, "status with a serverAuth-only certificate")
 
 
 @tests.case
