@@ -166,7 +166,10 @@ static bool source_equal(const uint8_t *a, const uint8_t *b)
 	return alen == blen && (alen == 0 || memcmp(a + 1, b + 1, alen) == 0);
 }
 
-/*! \brief The map key of a target: its name as text, then "/" and the source, if any. */
+/*!
+ * \brief The map key of a target: its name as text, then a space and the source, if
+ * any (knot_dname_to_str() escapes a space in a name, so no two keys meet).
+ */
 typedef char key_text_t[sizeof(knot_dname_txt_storage_t) + 65];
 
 static uint32_t entry_hash(const void *elem)
@@ -192,7 +195,7 @@ static const char *key_text(const knot_dname_t *name, const uint8_t *source, key
 	name_text(name, buf);
 	size_t len = strlen(buf);
 	if (source != NULL && source[0] != 0) {
-		buf[len] = '/';
+		buf[len] = ' ';
 		memcpy(buf + len + 1, source + 1, source[0]);
 		buf[len + 1 + source[0]] = '\0';
 	}
