@@ -45,6 +45,8 @@ typedef enum {
 	K8S_PODS_VERIFIED,      /*!< Only addresses of live pods in that namespace. */
 } k8s_pods_mode_t;
 
+struct k8s_fedfwd;
+
 /*! \brief Per-zone answer settings, fixed at load. */
 typedef struct {
 	k8s_role_t role;
@@ -62,6 +64,7 @@ typedef struct {
 	const k8s_federation_t *federations;    /*!< Configured federations (cluster zones). */
 	size_t federation_count;
 	const k8s_topology_t *topology;         /*!< Static federation topology, or NULL: the table's. */
+	const struct k8s_fedfwd *fedfwd;        /*!< K8S-DNS role (svc.federation. zone), or NULL. */
 } k8s_answer_conf_t;
 
 /*! \brief TTL of dns-version, as in the specification's example. */
@@ -76,7 +79,8 @@ typedef enum {
 	K8S_ANSWER_TRUNC,        /*!< Did not fit; TC is set. */
 	K8S_ANSWER_NOTREADY,     /*!< First sync not complete: SERVFAIL, EDE 14. */
 	K8S_ANSWER_SERVFAIL,     /*!< The upstream for an ExternalName failed, or no memory. */
-	K8S_ANSWER_REFUSED,      /*!< An autopath search list over K8S_AUTOPATH_MAX_LISTED domains. */
+	K8S_ANSWER_REFUSED,      /*!< An autopath search list over K8S_AUTOPATH_MAX_LISTED domains,
+	                              or a federation without nameservers (K8S-DNS role). */
 } k8s_answer_t;
 
 /*! \brief Most domains of an autopath EDNS search list (a pod's search list holds 32). */

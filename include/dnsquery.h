@@ -51,6 +51,9 @@ typedef struct {
 	uint16_t qtype;
 	const knot_dname_t *qname;     /*!< The caller's; must outlive the query. */
 	const struct sockaddr_storage *server;  /*!< Likewise. */
+	uint16_t opt_code;             /*!< EDNS option to send, 0: none. */
+	uint8_t opt_len;
+	uint8_t opt_data[63];          /*!< Its value (a DNS label's text at most). */
 	unsigned timeout_ms;
 	uint64_t deadline_ms;          /*!< The caller gives up then (a switch to TCP moves it). */
 	size_t size;                   /*!< Query bytes after the TCP length prefix. */
@@ -68,6 +71,15 @@ typedef struct {
 int k8s_dnsquery_start(k8s_dnsquery_t *q, const struct sockaddr_storage *server,
                        const knot_dname_t *qname, uint16_t qtype, unsigned timeout_ms,
                        uint64_t now_ms);
+
+/*!
+ * \brief Like k8s_dnsquery_start(), with an EDNS(0) option \a code of \a len bytes
+ * (at most 63) in the query's OPT record (\a code 0: none).
+ */
+int k8s_dnsquery_start_opt(k8s_dnsquery_t *q, const struct sockaddr_storage *server,
+                           const knot_dname_t *qname, uint16_t qtype, uint16_t code,
+                           const uint8_t *data, size_t len, unsigned timeout_ms,
+                           uint64_t now_ms);
 
 /*! \brief The poll() events to wait for. */
 short k8s_dnsquery_events(const k8s_dnsquery_t *q);

@@ -42,7 +42,10 @@
 #include "qname.h"
 #include "table.h"
 
-/*! \brief EDNS(0) option code of the source cluster (private range); value: the member's cluster name. */
+/*!
+ * \brief EDNS(0) option code of the source cluster (private range, RFC 6891): its
+ * value is the asking member cluster's name in ASCII, one DNS label (1-63 bytes).
+ */
 #define K8S_EDNS_SOURCE_CLUSTER 65350
 
 /*! \brief A configured federation ("NAME=DOMAIN"). */

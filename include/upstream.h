@@ -69,6 +69,32 @@ k8s_upstream_t *k8s_upstream_new(const struct sockaddr_storage *server, unsigned
                                  const k8s_log_t *log);
 
 /*!
+ * \brief Chooses a forwarder's server for a name (resolver thread; may read RCU data).
+ *
+ * \param attempt  0, 1, 2: each attempt may take another server.
+ *
+ * \return False if the name has no server (the resolution fails, retried with backoff).
+ */
+typedef bool (*k8s_upstream_servers_t)(void *ctx, const knot_dname_t *name, unsigned attempt,
+                                       struct sockaddr_storage *server);
+
+/*!
+ * \brief Starts a forwarder: a resolver whose server depends on the name (\a servers),
+ * and whose queries carry EDNS(0) option \a opt_code with the asked name's source
+ * label (k8s_upstream_ask_source()) as its value. Its cache is keyed by name, type
+ * and source.
+ */
+k8s_upstream_t *k8s_upstream_new_forwarder(k8s_upstream_servers_t servers, void *ctx,
+                                           uint16_t opt_code, unsigned timeout_ms,
+                                           const k8s_log_t *log);
+
+/*!
+ * \brief Asks the resolver to resolve every kept name again now (any thread): a
+ * forwarder's servers changed. Kept answers are served until the new ones arrive.
+ */
+void k8s_upstream_refresh(k8s_upstream_t *u);
+
+/*!
  * \brief Stops and joins the thread (at once, even with queries in flight), frees everything.
  *
  * No reader, and no want or unwant call, may remain.
@@ -100,6 +126,16 @@ void k8s_upstream_unwant(k8s_upstream_t *u, const knot_dname_t *name);
  * \return False if the hand-over slots it may take are all busy (dropped: ask again later).
  */
 bool k8s_upstream_ask(const k8s_upstream_t *u, const knot_dname_t *name);
+
+/*! \brief k8s_upstream_ask() for the key (name, \a source): a wire label, or NULL. */
+bool k8s_upstream_ask_source(const k8s_upstream_t *u, const knot_dname_t *name,
+                             const uint8_t *source);
+
+/*! \brief k8s_upstream_lookup() of the key (name, qtype, \a source): a wire label, or NULL. */
+k8s_upstream_status_t k8s_upstream_lookup_source(const k8s_upstream_t *u,
+                                                 const knot_dname_t *name, uint16_t qtype,
+                                                 const uint8_t *source,
+                                                 const k8s_upstream_answer_t **ans);
 
 /*!
  * \brief Looks up a target's cached answer for A or AAAA (reader, lock-free, never blocks).

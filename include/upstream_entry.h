@@ -32,10 +32,11 @@
 
 /*! \brief A published answer with its key, in one allocation (the answer follows it). */
 typedef struct {
-	uint32_t hash;                 /*!< Of (name, qtype). */
+	uint32_t hash;                 /*!< Of (name, qtype, source). */
 	uint16_t qtype;
 	atomic_bool used;              /*!< Looked up since published (the one field readers write). */
 	const knot_dname_t *name;      /*!< Key: the wanted name, at the end of the allocation. */
+	const uint8_t *source;         /*!< Key: the source-cluster label (after the name), or NULL. */
 	k8s_upstream_answer_t *ans;    /*!< Right after this header. */
 } entry_t;
 
@@ -45,9 +46,11 @@ typedef struct {
  * Expiry follows the shortest TTL of the chain; a negative answer (no records
  * of the type) also lasts no longer than its SOA allows.
  *
- * \param hash  Of (name, qtype), the cache key.
+ * \param source  Source-cluster label of the key (a forwarder's), or NULL.
+ * \param hash    Of (name, qtype, source), the cache key.
  *
  * \retval KNOT_EOK, KNOT_ELIMIT (a longer CNAME chain), KNOT_ESPACE (too large), KNOT_ENOMEM
  */
 int k8s_upstream_entry_build(const knot_pkt_t *pkt, const knot_dname_t *name, uint16_t qtype,
-                             uint16_t rcode, uint64_t now, uint32_t hash, entry_t **out);
+                             const uint8_t *source, uint16_t rcode, uint64_t now, uint32_t hash,
+                             entry_t **out);

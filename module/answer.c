@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "answer_priv.h"
+#include "fedfwd.h"
 
 /*! \brief Most CNAME hops followed inside our zones. */
 #define MAX_CHASE 8
@@ -252,6 +253,11 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
                         const knot_dname_t *qname, uint16_t qtype, const knot_pkt_t *query,
                         knot_pkt_t *pkt, knot_mm_t *mm)
 {
+	// Forwarding needs nothing from the API: it answers before the first sync.
+	if (conf->role == K8S_ROLE_FEDFORWARD) {
+		return (conf->fedfwd != NULL) ? k8s_fedfwd_answer(conf->fedfwd, qname, qtype, pkt)
+		                              : K8S_ANSWER_REFUSED;
+	}
 	uint32_t need = (conf->role == K8S_ROLE_CLUSTERSET) ? K8S_READY_CLUSTERSET
 	                                                    : K8S_READY_CLUSTER;
 	if (!(k8s_table_ready(t) & need)) {

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "answer_priv.h"
+#include "fedfwd.h"
 
 /*! \brief A search list, one domain at a time. */
 typedef struct {
@@ -312,7 +313,7 @@ static void ask_rest(ctx_t *c, search_t *s, const uint8_t *name, size_t name_siz
 	while (search_next(s, domain, &step)) {
 		uint8_t cand[KNOT_DNAME_MAXLEN];
 		bool cold;
-		if (candidate(cand, name, name_size, domain) > 0 &&
+		if (candidate(cand, name, name_size, domain) > 0 && !k8s_fedfwd_name(cand) &&
 		    zone_of(c->conf, cand) == K8S_ZONE_COUNT && outside(c, cand, &cold) == NULL &&
 		    cold && !k8s_upstream_ask(c->conf->upstream, cand)) {
 			return;  // No room: a later query asks again.
@@ -338,6 +339,10 @@ static k8s_answer_t walk(ctx_t *c, const knot_dname_t *qname, const uint8_t *nam
 		size_t cand_size = candidate(cand, name, name_size, domain);
 		if (cand_size == 0) {
 			continue;  // Longer than a name: the client's resolver skips it too.
+		}
+		// Federated services are asked for by their full name only (the design's caveat).
+		if (k8s_fedfwd_name(cand)) {
+			continue;
 		}
 		knot_dname_t *owner = name_copy(c, cand, cand_size);
 		if (owner == NULL) {

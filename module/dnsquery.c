@@ -61,6 +61,9 @@ static int build(k8s_dnsquery_t *q)
 	knot_rrset_t opt;
 	if (ret == KNOT_EOK) {
 		ret = knot_edns_init(&opt, EDNS_PAYLOAD, 0, 0, &pkt->mm);
+		if (ret == KNOT_EOK && q->opt_code != 0) {
+			ret = knot_edns_add_option(&opt, q->opt_code, q->opt_len, q->opt_data, &pkt->mm);
+		}
 		if (ret == KNOT_EOK) {
 			ret = knot_pkt_put(pkt, KNOT_COMPR_HINT_NONE, &opt, KNOT_PF_FREE);
 			if (ret != KNOT_EOK) {
@@ -99,7 +102,24 @@ int k8s_dnsquery_start(k8s_dnsquery_t *q, const struct sockaddr_storage *server,
                        const knot_dname_t *qname, uint16_t qtype, unsigned timeout_ms,
                        uint64_t now_ms)
 {
+	return k8s_dnsquery_start_opt(q, server, qname, qtype, 0, NULL, 0, timeout_ms, now_ms);
+}
+
+int k8s_dnsquery_start_opt(k8s_dnsquery_t *q, const struct sockaddr_storage *server,
+                           const knot_dname_t *qname, uint16_t qtype, uint16_t code,
+                           const uint8_t *data, size_t len, unsigned timeout_ms,
+                           uint64_t now_ms)
+{
 	memset(q, 0, sizeof(*q));
+	if (len > sizeof(q->opt_data)) {
+		q->fd = -1;
+		return KNOT_EINVAL;
+	}
+	q->opt_code = (len > 0 || code != 0) ? code : 0;
+	q->opt_len = len;
+	if (len > 0) {
+		memcpy(q->opt_data, data, len);
+	}
 	q->fd = -1;
 	q->state = K8S_DNSQUERY_UDP;
 	q->qname = qname;

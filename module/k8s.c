@@ -23,6 +23,7 @@
  */
 
 #include <assert.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -46,6 +47,8 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #include "answer.h"
 #include "dnsname.h"
 #include "fedserve.h"
+#include "fedapi.h"
+#include "fedfwd.h"
 #include "kubeconfig.h"
 #include "topology.h"
 #include "watcher.h"
@@ -69,8 +72,17 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #define MOD_FED_MEMBER		"\x11""federation-member"
 #define MOD_FED_EXTERNAL	"\x13""federation-external"
 #define MOD_SNAPSHOT		"\x08""snapshot"
+#define MOD_FED_NS		"\x16""federation-nameservers"
+#define MOD_FED_CLUSTER		"\x17""federation-cluster-name"
+#define MOD_FED_API_LISTEN	"\x15""federation-api-listen"
+#define MOD_FED_API_CERT	"\x13""federation-api-cert"
+#define MOD_FED_API_KEY		"\x12""federation-api-key"
+#define MOD_FED_API_CA		"\x18""federation-api-client-ca"
 #define ZONE_MODULE		"\x06""module"
 #define ZONE_STORAGE		"\x07""storage"
+
+/*! \brief Where the K8S-DNS role persists programmed federations, in the zone's storage. */
+#define FED_STATE_FILE		"k8s-federations.json"
 
 static const knot_lookup_t pods_modes[] = {
 	{ K8S_PODS_DISABLED, "disabled" },
@@ -184,6 +196,42 @@ static int check_fed_member(knotd_conf_check_args_t *args)
 	return KNOT_EOK;
 }
 
+static int check_fed_ns(knotd_conf_check_args_t *args)
+{
+	k8s_fedstub_t fed;
+	char err[128];
+	if (k8s_fedstub_static(yp_str(args->data), &fed, err, sizeof(err)) != KNOT_EOK) {
+		snprintf(check_msg, sizeof(check_msg), "invalid federation-nameservers '%s' (%s)",
+		         yp_str(args->data), err);
+		args->err_str = check_msg;
+		return KNOT_EINVAL;
+	}
+	return KNOT_EOK;
+}
+
+/*! \brief The source-cluster option's value is one DNS label. */
+static int check_fed_cluster(knotd_conf_check_args_t *args)
+{
+	uint8_t label[64];
+	const char *name = yp_str(args->data);
+	if (k8s_fedstub_name(name, strlen(name), label) != KNOT_EOK) {
+		args->err_str = "federation-cluster-name must be a lowercase DNS label";
+		return KNOT_EINVAL;
+	}
+	return KNOT_EOK;
+}
+
+static int check_fed_listen(knotd_conf_check_args_t *args)
+{
+	bool no_port;
+	struct sockaddr_storage addr = yp_addr(args->data, &no_port);
+	if ((addr.ss_family != AF_INET && addr.ss_family != AF_INET6) || no_port) {
+		args->err_str = "federation-api-listen must be an IPv4 or IPv6 address with @port";
+		return KNOT_EINVAL;
+	}
+	return KNOT_EOK;
+}
+
 static int check_node_name(knotd_conf_check_args_t *args)
 {
 	if (!k8s_federation_node_valid(yp_str(args->data))) {
@@ -227,6 +275,12 @@ static const yp_item_t k8s_conf[] = {
 	{ MOD_FED_EXTERNAL,      YP_TDNAME, YP_VNONE },
 	{ MOD_SNAPSHOT,          YP_TBOOL,  YP_VBOOL = { true } },
 	{ K8S_OPT_SNAP_MAX_AGE,  YP_TINT,   YP_VINT = { 0, 365 * 86400, 86400, YP_STIME } },
+	{ MOD_FED_NS,            YP_TSTR,   YP_VNONE, YP_FMULTI, { check_fed_ns } },
+	{ MOD_FED_CLUSTER,       YP_TSTR,   YP_VNONE, YP_FNONE, { check_fed_cluster } },
+	{ MOD_FED_API_LISTEN,    YP_TADDR,  YP_VNONE, YP_FNONE, { check_fed_listen } },
+	{ MOD_FED_API_CERT,      YP_TSTR,   YP_VNONE },
+	{ MOD_FED_API_KEY,       YP_TSTR,   YP_VNONE },
+	{ MOD_FED_API_CA,        YP_TSTR,   YP_VNONE },
 	{ NULL }
 };
 
@@ -372,6 +426,8 @@ typedef struct {
 	size_t member_count;
 	fed_watch_t *fed_watch;
 	knot_dname_t *fed_suffix;
+	k8s_fedfwd_t *fedfwd;       /*!< K8S-DNS role (svc.federation.), or NULL. */
+	k8s_fedapi_t *fedapi;       /*!< Its programming endpoint, or NULL. */
 } k8s_ctx_t;
 
 /*! \brief Watcher logs go to knotd's log as this zone's module. */
@@ -628,6 +684,9 @@ static bool under(const knot_dname_t *name, const char *apex)
 
 static void ctx_free(k8s_ctx_t *ctx)
 {
+	// The endpoint programs the forwarder: it stops first.
+	k8s_fedapi_stop(ctx->fedapi);
+	k8s_fedfwd_free(ctx->fedfwd);
 	free(ctx->zone);
 	for (int z = 0; z < K8S_ZONE_COUNT; z++) {
 		free(ctx->domains[z]);
@@ -698,6 +757,8 @@ static int answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
 		answer->role = K8S_ROLE_AUTOPATH;
 	} else if (knot_dname_is_equal(ctx->zone, ctx->domains[K8S_ZONE_CLUSTERSET])) {
 		answer->role = K8S_ROLE_CLUSTERSET;
+	} else if (knot_dname_is_equal(ctx->zone, (const uint8_t *)K8S_FEDFWD_ZONE)) {
+		answer->role = K8S_ROLE_FEDFORWARD;
 	} else {
 		answer->role = K8S_ROLE_CLUSTER;
 	}
@@ -940,6 +1001,76 @@ static int fed_acquire(k8s_ctx_t *ctx, const k8s_watcher_conf_t *base)
 	return KNOT_EOK;
 }
 
+/*! \brief Module log lines of the K8S-DNS role's threads. */
+static void fed_log(void *ctx, int priority, const char *msg)
+{
+	knotd_mod_log(ctx, priority, "%s", msg);
+}
+
+/*!
+ * \brief This cluster's name, the source-cluster option's value: federation-cluster-name,
+ * else cluster-id when it is one label.
+ */
+static int fed_source_read(check_ctx_t *check, uint8_t source[64], bool *found)
+{
+	knotd_conf_t name = conf_get(check, MOD_FED_CLUSTER);
+	knotd_conf_t id = conf_get(check, K8S_OPT_CLUSTER_ID);
+	const char *text = (name.count > 0) ? name.single.string :
+	                   (id.count > 0) ? id.single.string : NULL;
+	*found = text != NULL && k8s_fedstub_name(text, strlen(text), source) == KNOT_EOK;
+	return KNOT_EOK;
+}
+
+/*! \brief Reads federation-nameservers (each name once) into a new set. */
+static int fed_static_read(check_ctx_t *check, k8s_fedstub_set_t **out)
+{
+	knotd_conf_t list = conf_get(check, MOD_FED_NS);
+	k8s_fedstub_set_t *set = calloc(1, sizeof(*set) + list.count * sizeof(k8s_fedstub_t));
+	int ret = (set != NULL) ? KNOT_EOK : KNOT_ENOMEM;
+	for (size_t i = 0; ret == KNOT_EOK && i < list.count; i++) {
+		k8s_fedstub_t *fed = &set->feds[set->count];
+		char err[128];
+		if (k8s_fedstub_static(list.multi[i].string, fed, err, sizeof(err)) != KNOT_EOK) {
+			ret = conf_refuse(check, "invalid federation-nameservers '%s' (%s)",
+			                  list.multi[i].string, err);
+		} else if (k8s_fedstub_find(set, fed->name) != NULL) {
+			ret = conf_refuse(check, "federation-nameservers for '%.*s' given twice",
+			                  fed->name[0], fed->name + 1);
+		} else {
+			set->count++;
+		}
+	}
+	knotd_conf_free(&list);
+	if (ret != KNOT_EOK) {
+		free(set);
+		return ret;
+	}
+	*out = set;
+	return KNOT_EOK;
+}
+
+/*! \brief The programming endpoint's settings: all four, or none (off). */
+static int fed_api_read(check_ctx_t *check, k8s_fedapi_conf_t *api, bool *on)
+{
+	knotd_conf_t listen = conf_get(check, MOD_FED_API_LISTEN);
+	knotd_conf_t cert = conf_get(check, MOD_FED_API_CERT);
+	knotd_conf_t key = conf_get(check, MOD_FED_API_KEY);
+	knotd_conf_t ca = conf_get(check, MOD_FED_API_CA);
+	size_t set = (listen.count > 0) + (cert.count > 0) + (key.count > 0) + (ca.count > 0);
+	*on = set == 4;
+	if (set != 0 && set != 4) {
+		return conf_refuse(check, "federation-api-listen, federation-api-cert, "
+		                   "federation-api-key and federation-api-client-ca go together");
+	}
+	if (*on) {
+		api->listen = listen.single.addr;
+		api->cert = cert.single.string;
+		api->key = key.single.string;
+		api->client_ca = ca.single.string;
+	}
+	return KNOT_EOK;
+}
+
 /*! \brief Attaches the zone to every member's watcher; cannot fail. */
 static void fed_attach(k8s_ctx_t *ctx)
 {
@@ -953,6 +1084,64 @@ static void fed_attach(k8s_ctx_t *ctx)
 		fw->client.zone = fw->key;
 		k8s_watcher_attach(fw->watcher, &fw->client);
 	}
+}
+
+/*!
+ * \brief Reads and, in load, starts the K8S-DNS role of a svc.federation. zone: the
+ * forwarder with its stub zones, and the programming endpoint if configured.
+ */
+static int fedfwd_read(check_ctx_t *check, k8s_ctx_t *ctx)
+{
+	if (check->mod != NULL && ctx->answer.role != K8S_ROLE_FEDFORWARD) {
+		return KNOT_EOK;
+	}
+	uint8_t source[64];
+	bool found;
+	k8s_fedstub_set_t *configured = NULL;
+	k8s_fedapi_conf_t api = { 0 };
+	bool api_on;
+	int ret = fed_source_read(check, source, &found);
+	if (ret == KNOT_EOK) {
+		ret = fed_api_read(check, &api, &api_on);
+	}
+	if (ret == KNOT_EOK) {
+		ret = fed_static_read(check, &configured);
+	}
+	if (ret != KNOT_EOK || check->mod == NULL) {
+		free(configured);
+		return ret;
+	}
+	if (!found) {
+		free(configured);
+		return conf_refuse(check, "zone svc.federation. needs federation-cluster-name "
+		                   "(or a cluster-id of one label): the source cluster's name");
+	}
+
+	knotd_conf_t storage = knotd_conf_zone(check->mod, ZONE_STORAGE, knotd_mod_zone(check->mod));
+	char path[PATH_MAX];
+	bool path_ok = storage.single.string != NULL &&
+	               snprintf(path, sizeof(path), "%s/%s", storage.single.string,
+	                        FED_STATE_FILE) < (int)sizeof(path);
+	knotd_conf_free(&storage);
+	k8s_log_t log = { .fn = fed_log, .ctx = check->mod };
+	ctx->fedfwd = k8s_fedfwd_new(source, configured, path_ok ? path : NULL, &log);
+	if (ctx->fedfwd == NULL) {
+		knotd_mod_log(check->mod, LOG_ERR, "federations, cannot start the forwarder");
+		return KNOT_ENOMEM;
+	}
+	ctx->answer.fedfwd = ctx->fedfwd;
+	if (api_on) {
+		char err[256] = "";
+		ctx->fedapi = k8s_fedapi_start(&api, ctx->fedfwd, &log, err, sizeof(err));
+		if (ctx->fedapi == NULL) {
+			knotd_mod_log(check->mod, LOG_ERR, "federations, cannot start the api (%s)", err);
+			return KNOT_EINVAL;
+		}
+		char addr[64];
+		k8s_fedstub_addr_text(&api.listen, addr, sizeof(addr));
+		knotd_mod_log(check->mod, LOG_INFO, "federations, api listening on %s", addr);
+	}
+	return KNOT_EOK;
 }
 
 /*! \brief Reads the host's search domains that end every autopath walk. */
@@ -1222,6 +1411,9 @@ static int load_module(check_ctx_t *check)
 	}
 	if (ret == KNOT_EOK) {
 		ret = watch_conf_read(check, &ctx->answer, &wconf);
+	}
+	if (ret == KNOT_EOK) {
+		ret = fedfwd_read(check, ctx);
 	}
 	// Everything that can fail comes before the watcher holds this zone: knotd frees
 	// the module after a failed load without calling unload.

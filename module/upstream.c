@@ -81,6 +81,7 @@ struct target {
 	uint64_t logged_ms;            /*!< Last failure line. */
 	target_t *next;                /*!< While sorting a drained queue. */
 	job_t jobs[2];                 /*!< A, AAAA. */
+	uint8_t source[64];            /*!< Source-cluster label of a forwarder's key; [0] = 0: none. */
 	knot_dname_t name[];           /*!< Lowercase. */
 };
 
@@ -88,6 +89,7 @@ struct target {
 struct query {
 	job_t *job;                    /*!< NULL: slot free. */
 	unsigned attempt;
+	struct sockaddr_storage server; /*!< A forwarder's server of this attempt. */
 	k8s_dnsquery_t dq;
 };
 
@@ -95,6 +97,7 @@ struct query {
 enum { ASK_FREE = 0, ASK_WRITING, ASK_READY };
 typedef struct {
 	atomic_uint state;
+	uint8_t source[64];
 	knot_dname_storage_t name;
 } ask_t;
 
@@ -112,8 +115,12 @@ struct k8s_upstream {
 
 	/* Settings. */
 	struct sockaddr_storage server;
+	k8s_upstream_servers_t servers; /*!< A forwarder's choice of server per name, or NULL. */
+	void *servers_ctx;
+	uint16_t opt_code;             /*!< EDNS option carrying a target's source, 0: none. */
 	unsigned timeout_ms;
 	k8s_log_t log;
+	atomic_bool refresh;           /*!< Resolve every kept name again (the servers changed). */
 
 	/* Hand-over from the watcher thread (lock). */
 	pthread_mutex_t lock;
@@ -138,14 +145,32 @@ struct k8s_upstream {
 };
 
 
-/*! \brief Hash of a cache key: the name and the type. */
-static uint32_t key_hash(const knot_dname_t *name, uint16_t qtype)
+/*! \brief Hash of a cache key: the name, the type and the source (a label, or NULL). */
+static uint32_t key_hash(const knot_dname_t *name, uint16_t qtype, const uint8_t *source)
 {
-	uint8_t key[2 + KNOT_DNAME_MAXLEN] = { qtype & 0xff, qtype >> 8 };
+	uint8_t key[2 + KNOT_DNAME_MAXLEN + 64] = { qtype & 0xff, qtype >> 8 };
 	size_t size = knot_dname_size(name);
 	memcpy(key + 2, name, size);
-	return k8s_hash(key, 2 + size);
+	size += 2;
+	if (source != NULL && source[0] != 0) {
+		memcpy(key + size, source, 1 + source[0]);
+		size += 1 + source[0];
+	}
+	return k8s_hash(key, size);
 }
+
+/*! \brief True if an entry's source is \a source (NULL and the empty label are none). */
+static bool source_equal(const uint8_t *a, const uint8_t *b)
+{
+	size_t alen = (a != NULL) ? a[0] : 0, blen = (b != NULL) ? b[0] : 0;
+	return alen == blen && (alen == 0 || memcmp(a + 1, b + 1, alen) == 0);
+}
+
+/*!
+ * \brief The map key of a target: its name as text, then a space and the source, if
+ * any (knot_dname_to_str() escapes a space in a name, so no two keys meet).
+ */
+typedef char key_text_t[sizeof(knot_dname_txt_storage_t) + 65];
 
 static uint32_t entry_hash(const void *elem)
 {
@@ -161,6 +186,18 @@ static const char *name_text(const knot_dname_t *name, knot_dname_txt_storage_t 
 	size_t len = strlen(buf);
 	if (len > 1 && buf[len - 1] == '.') {
 		buf[len - 1] = '\0';
+	}
+	return buf;
+}
+
+static const char *key_text(const knot_dname_t *name, const uint8_t *source, key_text_t buf)
+{
+	name_text(name, buf);
+	size_t len = strlen(buf);
+	if (source != NULL && source[0] != 0) {
+		buf[len] = ' ';
+		memcpy(buf + len + 1, source + 1, source[0]);
+		buf[len + 1 + source[0]] = '\0';
 	}
 	return buf;
 }
@@ -340,6 +377,7 @@ static const char *reason_text(int ret)
 	case KNOT_ECONN:    return "connection closed";
 	case KNOT_ELIMIT:   return "CNAME chain too long";
 	case KNOT_ESPACE:   return "answer too large";
+	case KNOT_ENOENT:   return "no nameservers";
 	default:            return knot_strerror(ret);
 	}
 }
@@ -348,10 +386,21 @@ static const char *reason_text(int ret)
 static void attempt_next(k8s_upstream_t *u, query_t *q, uint64_t now, int ret)
 {
 	k8s_dnsquery_close(&q->dq);
+	target_t *t = q->job->target;
 	while (q->attempt < ATTEMPTS) {
 		q->attempt++;
-		ret = k8s_dnsquery_start(&q->dq, &u->server, q->job->target->name, q->job->qtype,
-		                         u->timeout_ms, now);
+		const struct sockaddr_storage *server = &u->server;
+		if (u->servers != NULL) {
+			// Each attempt may go to another of the name's servers.
+			if (!u->servers(u->servers_ctx, t->name, q->attempt - 1, &q->server)) {
+				ret = KNOT_ENOENT;
+				break;
+			}
+			server = &q->server;
+		}
+		size_t opt_len = (u->opt_code != 0) ? t->source[0] : 0;
+		ret = k8s_dnsquery_start_opt(&q->dq, server, t->name, q->job->qtype, u->opt_code,
+		                             t->source + 1, opt_len, u->timeout_ms, now);
 		if (ret == KNOT_EOK) {
 			return;
 		}
@@ -383,8 +432,9 @@ static void answer_take(k8s_upstream_t *u, query_t *q, const knot_pkt_t *pkt, ui
 		return;
 	}
 	entry_t *e = NULL;
-	int ret = k8s_upstream_entry_build(pkt, job->target->name, job->qtype, rcode, now,
-	                                   key_hash(job->target->name, job->qtype), &e);
+	target_t *t = job->target;
+	int ret = k8s_upstream_entry_build(pkt, t->name, job->qtype, t->source, rcode, now,
+	                                   key_hash(t->name, job->qtype, t->source), &e);
 	if (ret == KNOT_EOK) {
 		job_done(u, job, e, now);
 	} else {
@@ -434,14 +484,17 @@ static void target_stop(k8s_upstream_t *u, target_t *t)
 	u->active--;
 }
 
-/*! \brief A new target for a lowercase name, in no map yet. */
-static target_t *target_new(const knot_dname_t *lower)
+/*! \brief A new target for a lowercase name (and a source label, or NULL), in no map yet. */
+static target_t *target_new(const knot_dname_t *lower, const uint8_t *source)
 {
 	target_t *t = calloc(1, sizeof(*t) + knot_dname_size(lower));
 	if (t == NULL) {
 		return NULL;
 	}
 	memcpy(t->name, lower, knot_dname_size(lower));
+	if (source != NULL && source[0] != 0) {
+		memcpy(t->source, source, 1 + source[0]);
+	}
 	for (int i = 0; i < 2; i++) {
 		t->jobs[i].target = t;
 		t->jobs[i].qtype = (i == 0) ? KNOT_RRTYPE_A : KNOT_RRTYPE_AAAA;
@@ -451,12 +504,14 @@ static target_t *target_new(const knot_dname_t *lower)
 }
 
 /*! \brief Takes the names queries asked for out of their slots. */
-static size_t asks_take(k8s_upstream_t *u, knot_dname_storage_t names[ASK_SLOTS])
+static size_t asks_take(k8s_upstream_t *u, knot_dname_storage_t names[ASK_SLOTS],
+                        uint8_t sources[ASK_SLOTS][64])
 {
 	size_t count = 0;
 	for (size_t i = 0; i < ASK_SLOTS; i++) {
 		ask_t *a = &u->asks[i];
 		if (atomic_load_explicit(&a->state, memory_order_acquire) == ASK_READY) {
+			memcpy(sources[count], a->source, 1 + a->source[0]);
 			memcpy(names[count++], a->name, knot_dname_size(a->name));
 			atomic_store_explicit(&a->state, ASK_FREE, memory_order_release);
 		}
@@ -469,18 +524,18 @@ static size_t asks_take(k8s_upstream_t *u, knot_dname_storage_t names[ASK_SLOTS]
  *
  * \return False if MAX_ASKED names are kept already.
  */
-static bool asked_keep(k8s_upstream_t *u, const knot_dname_t *name, uint64_t now,
-                       target_t **start)
+static bool asked_keep(k8s_upstream_t *u, const knot_dname_t *name, const uint8_t *source,
+                       uint64_t now, target_t **start)
 {
-	knot_dname_txt_storage_t key;
-	name_text(name, key);
+	key_text_t key;
+	key_text(name, source, key);
 	target_t *t = k8s_map_get(&u->names, key);
 	if (t == NULL || !t->asked) {
 		if (u->asked >= MAX_ASKED) {
 			return false;
 		}
 		if (t == NULL) {
-			t = target_new(name);
+			t = target_new(name, source);
 			if (t == NULL || k8s_map_set(&u->names, key, t) != KNOT_EOK) {
 				free(t);
 				return true;  // No memory: a later query asks again.
@@ -503,7 +558,8 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 {
 	target_t *forget = NULL, *start = NULL;
 	knot_dname_storage_t asked[ASK_SLOTS];
-	size_t asked_count = asks_take(u, asked);
+	uint8_t sources[ASK_SLOTS][64];
+	size_t asked_count = asks_take(u, asked, sources);
 	bool full = false;
 
 	pthread_mutex_lock(&u->lock);
@@ -517,8 +573,8 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 		t->queued = false;
 		t->next_queued = NULL;
 		if (t->wants == 0 && !t->asked) {
-			knot_dname_txt_storage_t buf;
-			k8s_map_del(&u->names, name_text(t->name, buf));
+			key_text_t buf;
+			k8s_map_del(&u->names, key_text(t->name, t->source, buf));
 			t->next = forget;
 			forget = t;
 		} else if (!t->active) {
@@ -530,7 +586,7 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 	u->queue_tail = NULL;
 	u->queue_len = 0;
 	for (size_t i = 0; i < asked_count; i++) {
-		full |= !asked_keep(u, asked[i], now, &start);
+		full |= !asked_keep(u, asked[i], sources[i], now, &start);
 	}
 	pthread_mutex_unlock(&u->lock);
 
@@ -569,8 +625,8 @@ static bool asked_forget(k8s_upstream_t *u, target_t *t)
 	pthread_mutex_lock(&u->lock);
 	bool forget = t->wants == 0 && !t->queued;
 	if (forget) {
-		knot_dname_txt_storage_t key;
-		k8s_map_del(&u->names, name_text(t->name, key));
+		key_text_t key;
+		k8s_map_del(&u->names, key_text(t->name, t->source, key));
 	}
 	pthread_mutex_unlock(&u->lock);
 	t->asked = false;
@@ -594,6 +650,18 @@ static void start_due(k8s_upstream_t *u, uint64_t now)
 			continue;
 		}
 		job_start(u, job, now);
+	}
+}
+
+/*!
+ * \brief Makes every scheduled job due now: a forwarder's servers changed, so each
+ * kept answer is asked again from the new ones (the old one is served meanwhile).
+ */
+static void refresh_all(k8s_upstream_t *u, uint64_t now)
+{
+	for (size_t i = 0; i < u->heap.count; i++) {
+		u->heap.items[i]->due_ms = now;
+		u->heap.items[i]->backoff_s = 0;
 	}
 }
 
@@ -622,6 +690,9 @@ static void *resolver_run(void *arg)
 	while (!atomic_load(&u->stop)) {
 		uint64_t now = k8s_now_ms();
 		drain(u, now);
+		if (atomic_exchange(&u->refresh, false)) {
+			refresh_all(u, now);
+		}
 		start_due(u, now);
 		k8s_retire_commit(&u->retire);
 
@@ -667,14 +738,21 @@ static void *resolver_run(void *arg)
 
 /* API. */
 
-k8s_upstream_t *k8s_upstream_new(const struct sockaddr_storage *server, unsigned timeout_ms,
-                                 const k8s_log_t *log)
+static k8s_upstream_t *upstream_new(const struct sockaddr_storage *server,
+                                    k8s_upstream_servers_t servers, void *servers_ctx,
+                                    uint16_t opt_code, unsigned timeout_ms, const k8s_log_t *log)
 {
 	k8s_upstream_t *u = calloc(1, sizeof(*u));
 	if (u == NULL) {
 		return NULL;
 	}
-	u->server = *server;
+	if (server != NULL) {
+		u->server = *server;
+	}
+	u->servers = servers;
+	u->servers_ctx = servers_ctx;
+	u->opt_code = opt_code;
+	atomic_init(&u->refresh, false);
 	u->timeout_ms = (timeout_ms > 0) ? timeout_ms : 1;
 	if (log != NULL) {
 		u->log = *log;
@@ -707,6 +785,25 @@ k8s_upstream_t *k8s_upstream_new(const struct sockaddr_storage *server, unsigned
 		return NULL;
 	}
 	return u;
+}
+
+k8s_upstream_t *k8s_upstream_new(const struct sockaddr_storage *server, unsigned timeout_ms,
+                                 const k8s_log_t *log)
+{
+	return upstream_new(server, NULL, NULL, 0, timeout_ms, log);
+}
+
+k8s_upstream_t *k8s_upstream_new_forwarder(k8s_upstream_servers_t servers, void *ctx,
+                                           uint16_t opt_code, unsigned timeout_ms,
+                                           const k8s_log_t *log)
+{
+	return upstream_new(NULL, servers, ctx, opt_code, timeout_ms, log);
+}
+
+void k8s_upstream_refresh(k8s_upstream_t *u)
+{
+	atomic_store(&u->refresh, true);
+	wake(u);
 }
 
 void k8s_upstream_free(k8s_upstream_t *u)
@@ -771,7 +868,7 @@ int k8s_upstream_want(k8s_upstream_t *u, const knot_dname_t *name)
 	pthread_mutex_lock(&u->lock);
 	target_t *t = k8s_map_get(&u->names, key);
 	if (t == NULL) {
-		t = target_new(lower);
+		t = target_new(lower, NULL);
 		if (t == NULL) {
 			pthread_mutex_unlock(&u->lock);
 			return KNOT_ENOMEM;
@@ -814,12 +911,21 @@ void k8s_upstream_unwant(k8s_upstream_t *u, const knot_dname_t *name)
 k8s_upstream_status_t k8s_upstream_lookup(const k8s_upstream_t *u, const knot_dname_t *name,
                                           uint16_t qtype, const k8s_upstream_answer_t **ans)
 {
-	uint32_t hash = key_hash(name, qtype);
+	return k8s_upstream_lookup_source(u, name, qtype, NULL, ans);
+}
+
+k8s_upstream_status_t k8s_upstream_lookup_source(const k8s_upstream_t *u,
+                                                 const knot_dname_t *name, uint16_t qtype,
+                                                 const uint8_t *source,
+                                                 const k8s_upstream_answer_t **ans)
+{
+	uint32_t hash = key_hash(name, qtype, source);
 	k8s_rcuhash_iter_t it;
 	k8s_rcuhash_iter_init(&it, &u->cache, hash);
 	entry_t *e;
 	while ((e = k8s_rcuhash_iter_next(&it)) != NULL) {
-		if (e->hash == hash && e->qtype == qtype && knot_dname_is_equal(e->name, name)) {
+		if (e->hash == hash && e->qtype == qtype && knot_dname_is_equal(e->name, name) &&
+		    source_equal(e->source, source)) {
 			// Written once per refresh at most, so readers do not contend on it.
 			if (!atomic_load_explicit(&e->used, memory_order_relaxed)) {
 				atomic_store_explicit(&e->used, true, memory_order_relaxed);
@@ -833,6 +939,12 @@ k8s_upstream_status_t k8s_upstream_lookup(const k8s_upstream_t *u, const knot_dn
 
 bool k8s_upstream_ask(const k8s_upstream_t *u, const knot_dname_t *name)
 {
+	return k8s_upstream_ask_source(u, name, NULL);
+}
+
+bool k8s_upstream_ask_source(const k8s_upstream_t *u, const knot_dname_t *name,
+                             const uint8_t *source)
+{
 	size_t size = knot_dname_size(name);
 	// Where a name starts probing is fixed, so that its repeated asks meet the same slots.
 	size_t start = k8s_hash(name, size);
@@ -843,6 +955,10 @@ bool k8s_upstream_ask(const k8s_upstream_t *u, const knot_dname_t *name)
 		                                            memory_order_acquire,
 		                                            memory_order_relaxed)) {
 			memcpy(a->name, name, size);
+			a->source[0] = 0;
+			if (source != NULL && source[0] != 0) {
+				memcpy(a->source, source, 1 + source[0]);
+			}
 			atomic_store_explicit(&a->state, ASK_READY, memory_order_release);
 			uint64_t one = 1;
 			(void)!write(u->wake_fd, &one, sizeof(one));

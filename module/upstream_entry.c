@@ -131,10 +131,12 @@ static uint32_t negative_ttl(const knot_pkt_t *pkt)
  * \retval KNOT_EOK, KNOT_ESPACE (too large), KNOT_ENOMEM
  */
 static int entry_pack(const chain_t *c, const knot_dname_t *name, uint16_t qtype,
-                      uint16_t rcode, uint32_t expires, uint32_t hash, entry_t **out)
+                      const uint8_t *source, uint16_t rcode, uint32_t expires, uint32_t hash,
+                      entry_t **out)
 {
+	size_t source_size = (source != NULL && source[0] != 0) ? 1 + source[0] : 0;
 	size_t size = sizeof(entry_t) + sizeof(k8s_upstream_answer_t) +
-	              c->count * sizeof(knot_rrset_t) + knot_dname_size(name);
+	              c->count * sizeof(knot_rrset_t) + knot_dname_size(name) + source_size;
 	for (size_t i = 0; i < c->count; i++) {
 		size += c->sets[i].rrs.size + knot_dname_size(c->sets[i].owner);
 	}
@@ -168,18 +170,25 @@ static int entry_pack(const chain_t *c, const knot_dname_t *name, uint16_t qtype
 		pos += knot_dname_size(pos);
 	}
 	memcpy(pos, name, knot_dname_size(name));
+	e->name = pos;
+	e->source = NULL;
+	if (source_size > 0) {
+		pos += knot_dname_size(name);
+		memcpy(pos, source, source_size);
+		e->source = pos;
+	}
 
 	e->hash = hash;
 	e->qtype = qtype;
 	atomic_init(&e->used, false);
-	e->name = pos;
 	e->ans = ans;
 	*out = e;
 	return KNOT_EOK;
 }
 
 int k8s_upstream_entry_build(const knot_pkt_t *pkt, const knot_dname_t *name, uint16_t qtype,
-                             uint16_t rcode, uint64_t now, uint32_t hash, entry_t **out)
+                             const uint8_t *source, uint16_t rcode, uint64_t now, uint32_t hash,
+                             entry_t **out)
 {
 	chain_t c = { .min_ttl = UINT32_MAX };
 	int ret = chain_collect(&c, pkt, name, qtype);
@@ -192,7 +201,8 @@ int k8s_upstream_entry_build(const knot_pkt_t *pkt, const knot_dname_t *name, ui
 			uint32_t neg = negative_ttl(pkt);
 			ttl = (neg < ttl) ? neg : ttl;
 		}
-		ret = entry_pack(&c, name, qtype, rcode, (uint32_t)(now / 1000) + ttl, hash, out);
+		ret = entry_pack(&c, name, qtype, source, rcode, (uint32_t)(now / 1000) + ttl, hash,
+		                 out);
 	}
 	chain_clear(&c);
 	return ret;

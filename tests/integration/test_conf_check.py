@@ -81,6 +81,34 @@ tests.add("federation-zone needs federation-region",
 tests.add("federation-zone and federation-region are DNS names",
           rejected({"federation-zone": "zone_b", "federation-region": "us-central1"},
                    "federation-zone and federation-region must be DNS names"))
+tests.add("federation-nameservers must be NAME=IP",
+          rejected({"federation-nameservers": ["myfed"]},
+                   "invalid federation-nameservers 'myfed' (not NAME=IP[@port][,IP[@port]...])"))
+tests.add("federation-nameservers are IP addresses",
+          rejected({"federation-nameservers": ["myfed=ns.example.com"]},
+                   "invalid federation-nameservers 'myfed=ns.example.com' "
+                   "(nameserver 1 is no IP address (optionally with @port))"))
+tests.add("federation-nameservers hold at most 8 addresses",
+          rejected({"federation-nameservers": ["f=" + ",".join(f"10.0.0.{i}" for i in range(9))]},
+                   "more than 8 nameservers"))
+tests.add("federation-nameservers name a federation once",
+          rejected({"federation-nameservers": ["f=10.0.0.1", "f=10.0.0.2"]},
+                   "federation-nameservers for 'f' given twice"))
+tests.add("federation-cluster-name is one DNS label",
+          rejected({"federation-cluster-name": "east.prod"},
+                   "federation-cluster-name must be a lowercase DNS label"))
+tests.add("federation-api-listen needs a port",
+          rejected({"federation-api-listen": "127.0.0.1"},
+                   "federation-api-listen must be an IPv4 or IPv6 address with @port"))
+tests.add("the programming endpoint's options go together",
+          rejected({"federation-api-listen": "127.0.0.1@8443"},
+                   "federation-api-listen, federation-api-cert, federation-api-key and "
+                   "federation-api-client-ca go together"))
+tests.add("the K8S-DNS role's options are accepted",
+          accepted({"federation-nameservers": ["myfed=10.0.0.1,::1@5353"],
+                    "federation-cluster-name": "east",
+                    "federation-api-listen": "0.0.0.0@8443", "federation-api-cert": "/c.pem",
+                    "federation-api-key": "/k.pem", "federation-api-client-ca": "/ca.pem"}))
 tests.add("node-name is a node's name",
           rejected({"node-name": "Node_A"}, "node-name must be a node's name (a lowercase DNS name)"))
 tests.add("federations with a static topology are accepted",

@@ -38,6 +38,7 @@
 #include <libknot/libknot.h>
 #include <urcu/urcu-memb.h>
 
+#include "federation.h"
 #include "upstream.h"
 
 /* The fake server. */
@@ -77,6 +78,7 @@ typedef struct {
 	unsigned tcp;
 	unsigned udp_a;           /*!< UDP queries for A. */
 	uint16_t ports[FAKE_PORTS]; /*!< Source ports of the first UDP queries. */
+	char source[64];          /*!< Source-cluster option of the last query ("" without). */
 } fake_rule_t;
 
 /*! \brief Checks in the server's thread, where cmocka cannot fail a test: abort. */
@@ -251,11 +253,23 @@ static size_t fake_reply(uint8_t *wire, size_t len, bool tcp, uint16_t port, uin
 	knot_dname_txt_storage_t name;
 	knot_dname_to_str(name, knot_pkt_qname(query), sizeof(name));
 
+	char source[64] = "";
+	if (query->opt_rr != NULL) {
+		uint8_t *opt = knot_edns_get_option(query->opt_rr, K8S_EDNS_SOURCE_CLUSTER, NULL);
+		if (opt != NULL) {
+			uint16_t olen = knot_edns_opt_get_length(opt);
+			must(olen < sizeof(source));
+			memcpy(source, knot_edns_opt_get_data(opt), olen);
+			source[olen] = '\0';
+		}
+	}
+
 	pthread_mutex_lock(&fake.lock);
 	fake_rule_t *r = rule_find(name);
 	fake_rule_t rule = { .mode = FAKE_SILENT };
 	unsigned number = 0;
 	if (r != NULL) {
+		memcpy(r->source, source, sizeof(source));
 		if (tcp) {
 			r->tcp++;
 		} else {
@@ -600,6 +614,99 @@ static void a_name_is_pending_until_resolved(void **state)
 	assert_int_equal(look(u, "slow.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
 	assert_true(wait_for(u, "slow.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
 
+	k8s_upstream_free(u);
+}
+
+/*! \brief The forwarder's one server: the fake, or none for names under "nowhere.". */
+static bool fake_servers(void *ctx, const knot_dname_t *name, unsigned attempt,
+                         struct sockaddr_storage *server)
+{
+	knot_dname_storage_t buf;
+	if (knot_dname_in_bailiwick(name, dname("nowhere.", buf)) >= 0) {
+		return false;
+	}
+	*server = fake.addr;
+	return true;
+}
+
+static k8s_upstream_status_t look_source(k8s_upstream_t *u, const char *name, uint16_t qtype,
+                                         const char *source)
+{
+	knot_dname_storage_t buf;
+	const k8s_upstream_answer_t *ans = NULL;
+	urcu_memb_read_lock();
+	k8s_upstream_status_t status = k8s_upstream_lookup_source(u, dname(name, buf), qtype,
+	                                                          (const uint8_t *)source, &ans);
+	urcu_memb_read_unlock();
+	return status;
+}
+
+static void a_forwarder_sends_the_source_and_keys_its_cache_by_it(void **state)
+{
+	const fake_rr_t rrs[] = { { "svc.ns.fed.svc.federation.", KNOT_RRTYPE_A, 300, "192.0.2.5" } };
+	fake_rule("svc.ns.fed.svc.federation.", FAKE_ANSWER, rrs, 1);
+	k8s_upstream_t *u = k8s_upstream_new_forwarder(fake_servers, NULL, K8S_EDNS_SOURCE_CLUSTER,
+	                                               1000, &test_log);
+	assert_non_null(u);
+	knot_dname_storage_t buf;
+	const char *name = "svc.ns.fed.svc.federation.";
+	assert_true(k8s_upstream_ask_source(u, dname(name, buf), (const uint8_t *)"\x03""one"));
+	uint64_t end = clock_ms() + 2000;
+	while (look_source(u, name, KNOT_RRTYPE_A, "\x03""one") != K8S_UPSTREAM_READY &&
+	       clock_ms() < end) {
+		sleep_ms(5);
+	}
+	assert_int_equal(look_source(u, name, KNOT_RRTYPE_A, "\x03""one"), K8S_UPSTREAM_READY);
+	assert_string_equal(fake_stats(name).source, "one");
+	// Another cluster's key, or none, does not find the answer asked for "one".
+	assert_int_equal(look_source(u, name, KNOT_RRTYPE_A, "\x03""two"), K8S_UPSTREAM_PENDING);
+	assert_int_equal(look_source(u, name, KNOT_RRTYPE_A, "\x03""on"), K8S_UPSTREAM_PENDING);
+	assert_int_equal(look_source(u, name, KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
+
+	// Asked for "two", the server sees "two"; both keys are then cached apart.
+	assert_true(k8s_upstream_ask_source(u, dname(name, buf), (const uint8_t *)"\x03""two"));
+	end = clock_ms() + 2000;
+	while (look_source(u, name, KNOT_RRTYPE_A, "\x03""two") != K8S_UPSTREAM_READY &&
+	       clock_ms() < end) {
+		sleep_ms(5);
+	}
+	assert_int_equal(look_source(u, name, KNOT_RRTYPE_A, "\x03""two"), K8S_UPSTREAM_READY);
+	assert_string_equal(fake_stats(name).source, "two");
+	assert_int_equal(look_source(u, name, KNOT_RRTYPE_A, "\x03""one"), K8S_UPSTREAM_READY);
+
+	// A name without servers fails (logged), and is not cached.
+	assert_true(k8s_upstream_ask_source(u, dname("x.nowhere.", buf), (const uint8_t *)"\x03""one"));
+	wait_failure("x.nowhere", 2000);
+	assert_true(logged("upstream resolution of x.nowhere failed, retrying in 1 s (no nameservers)"));
+	assert_int_equal(look_source(u, "x.nowhere.", KNOT_RRTYPE_A, "\x03""one"),
+	                 K8S_UPSTREAM_PENDING);
+	k8s_upstream_free(u);
+}
+
+static void a_forwarder_refresh_asks_kept_names_again_at_once(void **state)
+{
+	const fake_rr_t rrs[] = { { "r.fed.svc.federation.", KNOT_RRTYPE_A, 300, NULL } };
+	fake_rule("r.fed.svc.federation.", FAKE_ANSWER, rrs, 1);
+	k8s_upstream_t *u = k8s_upstream_new_forwarder(fake_servers, NULL, K8S_EDNS_SOURCE_CLUSTER,
+	                                               1000, &test_log);
+	assert_non_null(u);
+	knot_dname_storage_t buf;
+	assert_true(k8s_upstream_ask_source(u, dname("r.fed.svc.federation.", buf),
+	                                    (const uint8_t *)"\x03""one"));
+	uint64_t end = clock_ms() + 2000;
+	while (look_source(u, "r.fed.svc.federation.", KNOT_RRTYPE_A, "\x03""one") !=
+	       K8S_UPSTREAM_READY && clock_ms() < end) {
+		sleep_ms(5);
+	}
+	unsigned before = fake_stats("r.fed.svc.federation.").udp_a;
+	assert_int_equal(before, 1);
+	// The TTL is 300 s: only the refresh asks again.
+	k8s_upstream_refresh(u);
+	end = clock_ms() + 2000;
+	while (fake_stats("r.fed.svc.federation.").udp_a == before && clock_ms() < end) {
+		sleep_ms(5);
+	}
+	assert_int_equal(fake_stats("r.fed.svc.federation.").udp_a, before + 1);
 	k8s_upstream_free(u);
 }
 
@@ -1124,6 +1231,8 @@ static void an_asked_name_stays_when_the_watcher_no_longer_wants_it(void **state
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		CASE(a_forwarder_sends_the_source_and_keys_its_cache_by_it),
+		CASE(a_forwarder_refresh_asks_kept_names_again_at_once),
 		CASE(a_name_is_pending_until_resolved),
 		CASE(a_wanted_name_is_resolved_for_a_and_aaaa),
 		CASE(a_cname_chain_comes_first_then_the_addresses),

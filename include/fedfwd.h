@@ -1,0 +1,99 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+
+/*!
+ * \file
+ *
+ * \brief The K8S-DNS role of federated service discovery: a member cluster's
+ * knotd forwards every query below <federation>.svc.federation. to that
+ * federation's nameservers (its Federated-DNS), with this cluster's name in the
+ * source-cluster EDNS(0) option, and returns their answer.
+ *
+ * Workers never wait: answers come from a forwarder (upstream.c's resolver
+ * thread and cache, keyed by name, type and source cluster); a name not cached
+ * yet is handed to the thread and answers SERVFAIL, as a cold ExternalName
+ * target does. The stub zones (federation -> nameservers) are an immutable set
+ * that workers and the resolver thread read under RCU; the programming endpoint
+ * (fedapi.h) replaces it with a pointer swap, persisting programmed federations
+ * first. No knotd call is made here.
+ */
+
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <libknot/libknot.h>
+
+#include "answer.h"
+#include "fedstub.h"
+#include "log.h"
+
+/*! \brief The zone of the K8S-DNS role, below which every name is forwarded. */
+#define K8S_FEDFWD_ZONE      "\x03""svc""\x0a""federation"
+#define K8S_FEDFWD_ZONE_SIZE 16
+
+/*! \brief Per-attempt timeout of a forwarded query (three attempts, over the nameservers). */
+#define K8S_FEDFWD_TIMEOUT_MS 2000
+
+typedef struct k8s_fedfwd k8s_fedfwd_t;
+
+/*! \brief True if \a name is svc.federation. or below it (never a search-list expansion). */
+bool k8s_fedfwd_name(const knot_dname_t *name);
+
+/*!
+ * \brief Starts the role: loads the programmed federations persisted in
+ * \a state_path (a bad file is logged and ignored), merges them with the
+ * configured ones, starts the forwarder.
+ *
+ * \param source      This cluster's name (a wire label), the source-cluster option's value.
+ * \param configured  federation-nameservers (taken over; may be NULL).
+ * \param state_path  Where programmed federations persist (copied), or NULL: not at all.
+ *
+ * \return The role, or NULL (no memory, no thread; \a configured is freed).
+ */
+k8s_fedfwd_t *k8s_fedfwd_new(const uint8_t *source, k8s_fedstub_set_t *configured,
+                             const char *state_path, const k8s_log_t *log);
+
+/*! \brief Stops the forwarder and frees everything; no reader may remain. */
+void k8s_fedfwd_free(k8s_fedfwd_t *f);
+
+/*!
+ * \brief Programs a federation's nameservers (\a fed), or deletes the programmed
+ * federation \a name (\a fed NULL). Persists first: a change that cannot be
+ * written is not made. Takes effect for the next query; the forwarder asks its
+ * kept names again from the new nameservers. Any thread but a worker (it waits
+ * for readers to leave the old set).
+ *
+ * \retval KNOT_EOK
+ * \retval KNOT_ENOENT  Deleting a federation that is not programmed.
+ * \retval KNOT_ELIMIT  K8S_FEDSTUB_MAX_FEDS programmed already.
+ * \retval KNOT_E*      Writing the file failed, or no memory.
+ */
+int k8s_fedfwd_program(k8s_fedfwd_t *f, const uint8_t *name, const k8s_fedstub_t *fed);
+
+/*!
+ * \brief Answers a query of the K8S-DNS zone (inside an RCU read-side section):
+ * PASS at the apex, REFUSED for a federation with no nameservers, NODATA for
+ * types other than A and AAAA (the Federated-DNS answers addresses), else the
+ * cached answer of the federation's nameservers, or SERVFAIL while it is not.
+ */
+k8s_answer_t k8s_fedfwd_answer(const k8s_fedfwd_t *f, const knot_dname_t *qname,
+                               uint16_t qtype, knot_pkt_t *pkt);
+
+/*! \brief The current set of stub zones (inside an RCU read-side section). */
+const k8s_fedstub_set_t *k8s_fedfwd_set(const k8s_fedfwd_t *f);

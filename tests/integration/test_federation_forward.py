@@ -1,0 +1,413 @@
+#!/usr/bin/env python3
+"""The K8S-DNS role of federated service discovery (issue 13, items 4 and 5).
+
+A member cluster's knotd serves the zone svc.federation. with mod-k8s and
+forwards every name below <federation>.svc.federation. to that federation's
+nameservers (its Federated-DNS), adding the source-cluster EDNS(0) option
+(65350) with this cluster's name, and returns their answer. The Federated-DNS
+here is a tiny DNS server in this file that records what it was asked (name,
+type, the option's value) and answers one address of its own.
+
+The stub zones are also programmed at run time, as the design's stubzone
+server: POST /federations/<name> {"nameservers": [...]} and DELETE over HTTPS
+with a client certificate of the configured CA (made here with openssl);
+programmed federations persist in knotd's storage across a restart.
+"""
+
+import contextlib
+import http.client
+import json
+import os
+import shutil
+import socket
+import ssl
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+
+import dig
+import knotd
+import testing
+from cluster import Cluster
+
+tests = testing.Tests()
+
+SOURCE_OPTION = 65350
+CLUSTER_NAME = "member-one"
+AP = "search.shop.cluster.local.ap.k8s.io."
+
+
+# -- a Federated-DNS stand-in
+
+def _read_name(msg, pos):
+    labels = []
+    while True:
+        length = msg[pos]
+        if length == 0:
+            return ".".join(labels).lower() + ".", pos + 1
+        if length & 0xC0:
+            raise ValueError("compression in a question")
+        labels.append(msg[pos + 1:pos + 1 + length].decode("ascii"))
+        pos += 1 + length
+
+
+class FakeFederationDNS:
+    """UDP and TCP on one port: answers every A question with `address` (TTL `ttl`),
+    AAAA with no records; records (qname, qtype, source-cluster value or None)."""
+
+    def __init__(self, address, ttl=300):
+        self.address = address
+        self.ttl = ttl
+        self.seen = []
+        self.lock = threading.Lock()
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", 0))
+        self.port = self.udp.getsockname()[1]
+        self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.tcp.bind(("127.0.0.1", self.port))
+        self.tcp.listen(8)
+        self.stopped = False
+        for target in (self._serve_udp, self._serve_tcp):
+            threading.Thread(target=target, daemon=True).start()
+
+    def close(self):
+        self.stopped = True
+        self.udp.close()
+        self.tcp.close()
+
+    def asked(self, qname=None):
+        with self.lock:
+            return [s for s in self.seen if qname is None or s[0] == qname]
+
+    def _answer(self, msg):
+        qid, flags, qdcount, _, _, arcount = struct.unpack("!HHHHHH", msg[:12])
+        qname, pos = _read_name(msg, 12)
+        qtype, qclass = struct.unpack("!HH", msg[pos:pos + 4])
+        question = msg[12:pos + 4]
+        pos += 4
+        source = None
+        for _ in range(arcount):
+            _, pos = _read_name(msg, pos)
+            rtype, _, _, rdlen = struct.unpack("!HHIH", msg[pos:pos + 10])
+            rdata = msg[pos + 10:pos + 10 + rdlen]
+            pos += 10 + rdlen
+            if rtype == 41:
+                opos = 0
+                while opos + 4 <= len(rdata):
+                    code, olen = struct.unpack("!HH", rdata[opos:opos + 4])
+                    if code == SOURCE_OPTION:
+                        source = rdata[opos + 4:opos + 4 + olen].decode("ascii", "replace")
+                    opos += 4 + olen
+        with self.lock:
+            self.seen.append((qname, qtype, source))
+        answers = b""
+        ancount = 0
+        if qtype == 1:
+            answers = (b"\xc0\x0c" + struct.pack("!HHIH", 1, 1, self.ttl, 4)
+                       + socket.inet_aton(self.address))
+            ancount = 1
+        header = struct.pack("!HHHHHH", qid, 0x8400 | (flags & 0x0100), 1, ancount, 0, 0)
+        return header + question + answers
+
+    def _serve_udp(self):
+        while not self.stopped:
+            try:
+                msg, peer = self.udp.recvfrom(4096)
+                self.udp.sendto(self._answer(msg), peer)
+            except OSError:
+                return
+            except (ValueError, struct.error, IndexError):
+                continue
+
+    def _serve_tcp(self):
+        while not self.stopped:
+            try:
+                conn, _ = self.tcp.accept()
+            except OSError:
+                return
+            with conn:
+                try:
+                    size = struct.unpack("!H", conn.recv(2))[0]
+                    msg = b""
+                    while len(msg) < size:
+                        msg += conn.recv(size - len(msg))
+                    reply = self._answer(msg)
+                    conn.sendall(struct.pack("!H", len(reply)) + reply)
+                except (OSError, ValueError, struct.error, IndexError):
+                    continue
+
+
+# -- certificates
+
+def _openssl(*args, cwd):
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+
+
+def make_pki(directory):
+    """A CA with a server and a client certificate (and one for servers only), and
+    another CA with its own client."""
+    for ca in ("ca", "other-ca"):
+        _openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                 "-nodes", "-keyout", f"{ca}.key", "-out", f"{ca}.pem", "-days", "2",
+                 "-subj", f"/CN={ca}", "-addext", "basicConstraints=critical,CA:TRUE",
+                 "-addext", "keyUsage=critical,keyCertSign,cRLSign", cwd=directory)
+    for name, ca, ext in (("server", "ca", "subjectAltName=IP:127.0.0.1"),
+                          ("client", "ca", "extendedKeyUsage=clientAuth"),
+                          ("intruder", "other-ca", "extendedKeyUsage=clientAuth"),
+                          ("server-only", "ca", "extendedKeyUsage=serverAuth")):
+        _openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                 "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}",
+                 cwd=directory)
+        with open(os.path.join(directory, f"{name}.ext"), "w", encoding="ascii") as f:
+            f.write(ext + "\n")
+        _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{ca}.pem", "-CAkey", f"{ca}.key",
+                 "-CAcreateserial", "-out", f"{name}.pem", "-days", "2",
+                 "-extfile", f"{name}.ext", cwd=directory)
+
+
+class Fixture(contextlib.ExitStack):
+    """Two Federated-DNS stand-ins, certificates, and a member knotd in the K8S-DNS role."""
+
+    def __enter__(self):
+        super().__enter__()
+        try:
+            self.pki = tempfile.mkdtemp(prefix="mod-k8s-pki-")
+            self.callback(shutil.rmtree, self.pki, ignore_errors=True)
+            make_pki(self.pki)
+            self.fed1 = FakeFederationDNS("192.0.2.11")
+            self.callback(self.fed1.close)
+            self.fed2 = FakeFederationDNS("192.0.2.22")
+            self.callback(self.fed2.close)
+            self.upstream = FakeFederationDNS("192.0.2.99")
+            self.callback(self.upstream.close)
+            self.api_port = knotd.free_port()
+            pem = lambda name: os.path.join(self.pki, name)
+            self.cluster = self.enter_context(Cluster(
+                zones=("cluster.local.", "svc.federation.", "ap.k8s.io."),
+                ready_zones=("cluster.local.",),
+                module={"federation-nameservers": [f"myfederation=127.0.0.1@{self.fed1.port}"],
+                        "federation-cluster-name": CLUSTER_NAME,
+                        "federation-api-listen": f"127.0.0.1@{self.api_port}",
+                        "federation-api-cert": pem("server.pem"),
+                        "federation-api-key": pem("server.key"),
+                        "federation-api-client-ca": pem("ca.pem"),
+                        "upstream": f"127.0.0.1@{self.upstream.port}"}))
+            self.cluster.fixture = self
+        except BaseException:
+            self.close()
+            raise
+        return self.cluster
+
+
+def fixture_of(c):
+    return c.fixture
+
+
+def api(c, method, path, body=None, cert="client"):
+    """One HTTPS request to the programming endpoint; (status, parsed JSON or text)."""
+    f = fixture_of(c)
+    context = ssl.create_default_context(cafile=os.path.join(f.pki, "ca.pem"))
+    context.check_hostname = False
+    if cert is not None:
+        context.load_cert_chain(os.path.join(f.pki, f"{cert}.pem"),
+                                os.path.join(f.pki, f"{cert}.key"))
+    conn = http.client.HTTPSConnection("127.0.0.1", f.api_port, context=context, timeout=10)
+    try:
+        data = json.dumps(body).encode() if isinstance(body, (dict, list)) else body
+        conn.request(method, path, body=data, headers={"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        text = resp.read().decode()
+        try:
+            return resp.status, json.loads(text)
+        except ValueError:
+            return resp.status, text
+    finally:
+        conn.close()
+
+
+def rewrite_config(server):
+    with open(server.conf_path, "w", encoding="utf-8") as fh:
+        fh.write(server.config_text())
+
+
+def addresses(answer):
+    return sorted(rr.rdata for rr in answer.answer if rr.type == "A")
+
+
+@tests.case
+def a_federated_name_is_forwarded_with_the_source_cluster_and_its_answer_reaches_the_client(c):
+    f = fixture_of(c)
+    name = "mysvc.myns.myfederation.svc.federation."
+    # Cold at first (SERVFAIL, the resolver thread is asked), then the forwarded answer.
+    answer = c.expect_answer(name, "A", "NOERROR", ["192.0.2.11"], timeout=15)
+    testing.expect_equal({(rr.owner, rr.type) for rr in answer.answer}, {(name, "A")}, "answer")
+    asked = f.fed1.asked(name)
+    testing.expect(asked, "the federation's nameserver was not asked")
+    testing.expect_equal({s for _, _, s in asked}, {CLUSTER_NAME}, "source-cluster option values")
+    # Cached: more queries do not reach the nameserver again within the TTL.
+    count = len(f.fed1.asked(name))
+    for _ in range(5):
+        testing.expect_equal(addresses(c.query(name, "A")), ["192.0.2.11"], "cached answer")
+    testing.expect(len([s for s in f.fed1.asked(name) if s[1] == 1]) <= count,
+                   "cached answer asked again")
+
+
+@tests.case
+def a_federation_without_nameservers_is_refused(c):
+    testing.expect_equal(c.query("mysvc.myns.nowhere.svc.federation.", "A").rcode, "REFUSED",
+                         "unknown federation")
+
+
+@tests.case
+def the_cache_is_keyed_by_the_source_cluster(c):
+    f = fixture_of(c)
+    name = "keyed.myns.myfederation.svc.federation."
+    c.expect_answer(name, "A", "NOERROR", ["192.0.2.11"], timeout=15)
+    # Another cluster name (a reload with another federation-cluster-name) asks afresh
+    # under its own key instead of taking the other cluster's answer.
+    server = c.server
+    server.module_options["federation-cluster-name"] = "member-two"
+    try:
+        rewrite_config(server)
+        server.reload()
+        c.expect_answer(name, "A", "NOERROR", ["192.0.2.11"], timeout=15)
+        testing.expect("member-two" in {s for _, _, s in f.fed1.asked(name)},
+                       "member-two's query never reached the nameserver")
+    finally:
+        server.module_options["federation-cluster-name"] = CLUSTER_NAME
+        rewrite_config(server)
+        server.reload()
+
+
+@tests.case
+def autopath_never_expands_to_a_federation_name(c):
+    f = fixture_of(c)
+    # The KEP form: the name itself and a listed svc.federation domain would both give
+    # autopath.myns.myfederation.svc.federation., which the upstream would answer.
+    search = "svc.federation".encode().hex()
+    fed_name = "autopath.myns.myfederation.svc.federation."
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        plain = c.query(f"autopath.myns.myfederation.svc.federation.{AP}", "A")
+        listed = c.query(f"autopath.myns.myfederation.{AP}", "A",
+                         extra=(f"+ednsopt=65001:{search}",))
+        testing.expect_equal(plain.rcode, "NXDOMAIN", "the name itself")
+        # The listed domain is skipped; the name itself (autopath.myns.myfederation.) is
+        # the upstream's, which answers any name.
+        testing.expect(all(rr.rdata != fed_name and rr.owner != fed_name for rr in listed.answer),
+                       f"listed svc.federation: {listed.summary()}")
+        time.sleep(0.3)
+    testing.expect_equal(f.upstream.asked(fed_name), [], "federation name asked of the upstream")
+    testing.expect_equal(f.fed1.asked(fed_name), [], "federation name forwarded")
+
+
+@tests.case
+def the_endpoint_refuses_a_client_without_a_certificate(c):
+    status, _ = api(c, "POST", "/federations/myfederation",
+                    {"nameservers": ["127.0.0.1@1"]}, cert=None)
+    testing.expect_equal(status, 403, "status without a client certificate")
+
+
+@tests.case
+def the_endpoint_refuses_a_certificate_of_another_ca(c):
+    try:
+        status, _ = api(c, "POST", "/federations/myfederation",
+                        {"nameservers": ["127.0.0.1@1"]}, cert="intruder")
+    except (ssl.SSLError, ConnectionError):
+        status = "handshake refused"
+    testing.expect(status in (403, "handshake refused"), f"status {status}")
+    # Nothing was programmed: the static nameserver still answers.
+    c.expect_answer("mysvc.myns.myfederation.svc.federation.", "A", "NOERROR", ["192.0.2.11"],
+                    timeout=15)
+
+
+@tests.case
+def the_endpoint_refuses_a_certificate_for_servers_only(c):
+    status, _ = api(c, "POST", "/federations/myfederation",
+                    {"nameservers": ["127.0.0.1@1"]}, cert="server-only")
+    testing.expect_equal(status, 403, "status with a serverAuth-only certificate")
+
+
+@tests.case
+def the_endpoint_refuses_hostile_bodies(c):
+    for body, why in ((b"{", "not JSON"), ({"nameservers": []}, "no nameservers"),
+                      ({"nameservers": ["999.1.1.1"]}, "bad address"),
+                      ({"nameservers": ["127.0.0.1"] * 9}, "too many"),
+                      ({"nameservers": ["127.0.0.1"], "x": 1}, "extra key"),
+                      (b"{\"nameservers\": [\"" + b"1" * 5000 + b"\"]}", "too large")):
+        status, _ = api(c, "POST", "/federations/bad", body)
+        testing.expect(status in (400, 413), f"{why}: status {status}")
+    status, _ = api(c, "POST", "/federations/Not_A_Label", {"nameservers": ["127.0.0.1"]})
+    testing.expect_equal(status, 400, "bad federation name")
+    status, _ = api(c, "GET", "/federations/myfederation")
+    testing.expect_equal(status, 405, "GET")
+
+
+@tests.case
+def a_programmed_federation_is_used_without_reload_deleted_and_survives_a_restart(c):
+    f = fixture_of(c)
+    name = "prog.myns.newfed.svc.federation."
+    testing.expect_equal(c.query(name, "A").rcode, "REFUSED", "before programming")
+    status, body = api(c, "POST", "/federations/newfed",
+                       {"nameservers": [f"127.0.0.1@{f.fed2.port}"]})
+    testing.expect_equal(status, 200, f"POST status ({body})")
+    c.expect_answer(name, "A", "NOERROR", ["192.0.2.22"], timeout=15)
+    testing.expect_equal({s for _, _, s in f.fed2.asked(name)}, {CLUSTER_NAME}, "option")
+
+    # Programming overrides the static nameservers of the same federation.
+    static_name = "mysvc.myns.myfederation.svc.federation."
+    status, _ = api(c, "POST", "/federations/myfederation",
+                    {"nameservers": [f"127.0.0.1@{f.fed2.port}"]})
+    testing.expect_equal(status, 200, "POST over a static federation")
+    c.expect_answer(static_name, "A", "NOERROR", ["192.0.2.22"], timeout=15)
+
+    # Persisted: a restarted knotd loads the programmed federations.
+    server = c.server
+    path = os.path.join(server.dir, "zones", "k8s-federations.json")
+    with open(path, encoding="utf-8") as fh:
+        testing.expect_equal(sorted(json.load(fh)["federations"]), ["myfederation", "newfed"],
+                             "persisted federations")
+    server.keep_dir = True
+    try:
+        server.stop()
+        server.start()
+    finally:
+        server.keep_dir = False
+    c.expect_answer(name, "A", "NOERROR", ["192.0.2.22"], timeout=15)
+    c.expect_answer(static_name, "A", "NOERROR", ["192.0.2.22"], timeout=15)
+
+    # DELETE: the programmed federation goes; the static one comes back.
+    status, _ = api(c, "DELETE", "/federations/newfed")
+    testing.expect_equal(status, 200, "DELETE status")
+    testing.expect_equal(c.query(name, "A").rcode, "REFUSED", "after DELETE")
+    status, _ = api(c, "DELETE", "/federations/newfed")
+    testing.expect_equal(status, 404, "second DELETE")
+    status, _ = api(c, "DELETE", "/federations/myfederation")
+    testing.expect_equal(status, 200, "DELETE of the override")
+    c.expect_answer(static_name, "A", "NOERROR", ["192.0.2.11"], timeout=15)
+
+
+@tests.case
+def a_bad_persisted_file_is_ignored(c):
+    server = c.server
+    path = os.path.join(server.dir, "zones", "k8s-federations.json")
+    server.keep_dir = True
+    try:
+        server.stop()
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write('{"version": 1, "federations": {"evil": {"nameservers": ["nope"]}}}')
+        server.start()
+    finally:
+        server.keep_dir = False
+    testing.expect("ignoring" in server.log_text(), "no log line about the bad file")
+    testing.expect_equal(c.query("x.myns.evil.svc.federation.", "A").rcode, "REFUSED", "evil")
+    c.expect_answer("mysvc.myns.myfederation.svc.federation.", "A", "NOERROR",
+                    ["192.0.2.11"], timeout=15)
+
+
+if __name__ == "__main__":
+    tests.main(Fixture)
