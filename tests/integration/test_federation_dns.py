@@ -3,154 +3,24 @@
 
 Three member clusters, each an API simulator, and one knotd whose mod-k8s watches all three
 (federation-member) and serves the federation zone `federation.` and the external zone
-`federation.example.com.` (federation-external myfed.svc.federation.example.com.).
-
-The design's example service myservice/myns is `web` in namespace `shop`:
-
-    member  zone / region                clusterIP   load-balancer ingress
-    baz     europe-west1-b / europe-west1  10.0.3.30   108.120.45.12
-    bar     us-east1-c / us-east1          10.0.2.20   104.32.64.130
-    foo     us-east1-b / us-east1          10.0.1.10   104.32.64.128, 2001:db8::128
-
-(configuration order baz, bar, foo: a preference by topology shows against it).
+`federation.example.com.`: tests/lib/federation.py sets them up and lists the members,
+their service `web` in namespace `shop` (the design's myservice/myns) and its addresses.
 "It then looks at the source cluster information in the EDNS(0) section of the request
 and obtains the 'clusterIP' for that cluster ... obtains the 'externalIP' from all other
 records, sorts these IP addresses with the 'clusterIP' at the front of the list": the
 source cluster is the EDNS option 65350 (kdig +ednsopt=65350:<hex of the name>).
 """
 
-import os
-import shutil
-import tempfile
 import time
 
-import dig
 import knotd
-import simctl
 import testing
 from cluster import stats
-from faults import begin_outage, end_outage, namespace
+from faults import begin_outage, end_outage
+from federation import (EXTERNAL, NAME, Federation, lb_service, ordered, ready_slice,
+                        wait_members)
 
 tests = testing.Tests()
-
-MEMBERS = {
-    "baz": {"zone": "europe-west1-b", "region": "europe-west1", "ip": "10.0.3.30",
-            "ingress": ["108.120.45.12"]},
-    "bar": {"zone": "us-east1-c", "region": "us-east1", "ip": "10.0.2.20",
-            "ingress": ["104.32.64.130"]},
-    "foo": {"zone": "us-east1-b", "region": "us-east1", "ip": "10.0.1.10",
-            "ingress": ["104.32.64.128", "2001:db8::128"]},
-}
-ORDER = ["baz", "bar", "foo"]
-ZONES = ("federation.", "federation.example.com.")
-NAME = "web.shop.myfed.svc.federation."
-EXTERNAL = "web.shop.myfed.svc.federation.example.com."
-OPTION = 65350
-
-
-def lb_service(ns, name, cluster_ip, ingress):
-    """A LoadBalancer Service whose load balancer has the given ingress IPs."""
-    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": ns},
-            "spec": {"type": "LoadBalancer", "clusterIP": cluster_ip, "clusterIPs": [cluster_ip],
-                     "ports": [{"name": "http", "protocol": "TCP", "port": 80, "targetPort": 80}]},
-            "status": {"loadBalancer": {"ingress": [{"ip": ip} for ip in ingress]}}}
-
-
-def ready_slice(ns, service, addresses, ready=True):
-    return {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
-            "metadata": {"name": f"{service}-abcde", "namespace": ns,
-                         "labels": {"kubernetes.io/service-name": service}},
-            "addressType": "IPv4",
-            "endpoints": [{"addresses": [a], "conditions": {"ready": ready}} for a in addresses],
-            "ports": [{"name": "http", "protocol": "TCP", "port": 80}]}
-
-
-def source_opt(cluster):
-    return f"+ednsopt={OPTION}:{cluster.encode().hex()}"
-
-
-def ordered(answer, rtype="A"):
-    """The answer's addresses of a type in the order of the response (Answer keeps a set)."""
-    out, inside = [], False
-    for line in answer.text.splitlines():
-        if line.startswith(";; ANSWER SECTION:"):
-            inside = True
-            continue
-        if inside and (not line.strip() or line.startswith(";;")):
-            break
-        fields = line.split()
-        if inside and len(fields) >= 5 and fields[3] == rtype:
-            out.append(fields[4])
-    return out
-
-
-class Federation:
-    """Three member simulators and a Federated-DNS knotd; a context manager."""
-
-    def __init__(self):
-        self.workdir = tempfile.mkdtemp(prefix="mod-k8s-federation-")
-        self.sims = {m: simctl.Simulator(os.path.join(self.workdir, m)) for m in ORDER}
-        self.server = None
-
-    def module(self, **extra):
-        members = []
-        for m in ORDER:
-            spec = MEMBERS[m]
-            members.append(f"{m} kubeconfig={self.sims[m].path('kubeconfig')} "
-                           f"zone={spec['zone']} region={spec['region']}")
-        options = {"federation-name": "myfed", "federation-member": members,
-                   "federation-external": "myfed.svc.federation.example.com."}
-        options.update(extra)
-        return options
-
-    def knotd(self, **extra):
-        return knotd.Knotd(module=self.module(**extra), zones=ZONES)
-
-    def __enter__(self):
-        try:
-            for m in ORDER:
-                sim = self.sims[m].start()
-                spec = MEMBERS[m]
-                sim.apply([namespace("shop"), lb_service("shop", "web", spec["ip"], spec["ingress"]),
-                           ready_slice("shop", "web", [spec["ip"].replace("10.0.", "10.244.")])])
-            self.server = self.knotd().__enter__()
-            wait_members(self.server, len(ORDER))
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
-        return self
-
-    def __exit__(self, kind, value, traceback):
-        try:
-            if self.server is not None:
-                self.server.__exit__(kind, value, traceback)
-        finally:
-            for sim in self.sims.values():
-                sim.stop()
-            if not os.environ.get("MODK8S_KEEP_TMP"):
-                shutil.rmtree(self.workdir, ignore_errors=True)
-        return False
-
-    def query(self, qname, qtype="A", source=None, server=None):
-        extra = [source_opt(source)] if source else []
-        return dig.query(server or self.server, qname, qtype, edns=True, extra=extra)
-
-    def eventually(self, check, timeout=10):
-        return testing.eventually(check, timeout)
-
-    def log_text(self):
-        return self.server.log_text() if self.server else ""
-
-    def is_running(self):
-        return self.server is not None and self.server.is_running()
-
-
-def wait_members(server, count, timeout=30):
-    def check():
-        ready = sum(v for k, v in stats(server, "federation.").items()
-                    if k.startswith("member-ready["))
-        testing.expect(ready == count, f"{ready} of {count} members synchronized")
-    testing.eventually(check, timeout, 0.1)
 
 
 def expect_order(f, qname, expected, source=None, qtype="A", server=None):

@@ -10,27 +10,25 @@ type, the option's value) and answers one address of its own.
 
 The stub zones are also programmed at run time, as the design's stubzone
 server: POST /federations/<name> {"nameservers": [...]} and DELETE over HTTPS
-with a client certificate of the configured CA (made here with openssl);
+with a client certificate of the configured CA (tests/lib/federation.py makes it);
 programmed federations persist in knotd's storage across a restart.
 """
 
 import contextlib
-import http.client
 import json
 import os
 import shutil
 import socket
 import ssl
 import struct
-import subprocess
 import tempfile
 import threading
 import time
 
-import dig
 import knotd
 import testing
 from cluster import Cluster
+from federation import api_options, https_request, make_pki
 
 tests = testing.Tests()
 
@@ -140,35 +138,6 @@ class FakeFederationDNS:
                     continue
 
 
-# -- certificates
-
-def _openssl(*args, cwd):
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-
-
-def make_pki(directory):
-    """A CA with a server and a client certificate (and one for servers only), and
-    another CA with its own client."""
-    for ca in ("ca", "other-ca"):
-        _openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-                 "-nodes", "-keyout", f"{ca}.key", "-out", f"{ca}.pem", "-days", "2",
-                 "-subj", f"/CN={ca}", "-addext", "basicConstraints=critical,CA:TRUE",
-                 "-addext", "keyUsage=critical,keyCertSign,cRLSign", cwd=directory)
-    for name, ca, ext in (("server", "ca", "subjectAltName=IP:127.0.0.1"),
-                          ("client", "ca", "extendedKeyUsage=clientAuth"),
-                          ("intruder", "other-ca", "extendedKeyUsage=clientAuth"),
-                          ("server-only", "ca", "extendedKeyUsage=serverAuth")):
-        _openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                 "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}",
-                 cwd=directory)
-        with open(os.path.join(directory, f"{name}.ext"), "w", encoding="ascii") as f:
-            f.write(ext + "\n")
-        _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{ca}.pem", "-CAkey", f"{ca}.key",
-                 "-CAcreateserial", "-out", f"{name}.pem", "-days", "2",
-                 "-extfile", f"{name}.ext", cwd=directory)
-
-
 class Fixture(contextlib.ExitStack):
     """Two Federated-DNS stand-ins, certificates, and a member knotd in the K8S-DNS role."""
 
@@ -185,16 +154,12 @@ class Fixture(contextlib.ExitStack):
             self.upstream = FakeFederationDNS("192.0.2.99")
             self.callback(self.upstream.close)
             self.api_port = knotd.free_port()
-            pem = lambda name: os.path.join(self.pki, name)
             self.cluster = self.enter_context(Cluster(
                 zones=("cluster.local.", "svc.federation.", "ap.k8s.io."),
                 ready_zones=("cluster.local.",),
                 module={"federation-nameservers": [f"myfederation=127.0.0.1@{self.fed1.port}"],
                         "federation-cluster-name": CLUSTER_NAME,
-                        "federation-api-listen": f"127.0.0.1@{self.api_port}",
-                        "federation-api-cert": pem("server.pem"),
-                        "federation-api-key": pem("server.key"),
-                        "federation-api-client-ca": pem("ca.pem"),
+                        **api_options(self.pki, self.api_port),
                         "upstream": f"127.0.0.1@{self.upstream.port}"}))
             self.cluster.fixture = self
         except BaseException:
@@ -210,23 +175,7 @@ def fixture_of(c):
 def api(c, method, path, body=None, cert="client"):
     """One HTTPS request to the programming endpoint; (status, parsed JSON or text)."""
     f = fixture_of(c)
-    context = ssl.create_default_context(cafile=os.path.join(f.pki, "ca.pem"))
-    context.check_hostname = False
-    if cert is not None:
-        context.load_cert_chain(os.path.join(f.pki, f"{cert}.pem"),
-                                os.path.join(f.pki, f"{cert}.key"))
-    conn = http.client.HTTPSConnection("127.0.0.1", f.api_port, context=context, timeout=10)
-    try:
-        data = json.dumps(body).encode() if isinstance(body, (dict, list)) else body
-        conn.request(method, path, body=data, headers={"Content-Type": "application/json"})
-        resp = conn.getresponse()
-        text = resp.read().decode()
-        try:
-            return resp.status, json.loads(text)
-        except ValueError:
-            return resp.status, text
-    finally:
-        conn.close()
+    return https_request(f.pki, f.api_port, method, path, body, cert)
 
 
 def rewrite_config(server):
