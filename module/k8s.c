@@ -33,25 +33,10 @@
 
 #include <knot/module.h>
 #include <libknot/yparser/yptrafo.h>
-#include <urcu/urcu-memb.h>
 
-/*
- * The reader state urcu_memb_read_lock() touches on every query lives in liburcu, which
- * knotd itself links, so it is in static TLS: initial-exec reaches it with one
- * %fs-relative access instead of a __tls_get_addr call (the default in a shared object).
- */
-#ifdef CONFIG_RCU_TLS
-extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("initial-exec")));
-#endif
-
-#include "answer.h"
 #include "dnsname.h"
-#include "fedserve.h"
-#include "fedapi.h"
-#include "fedfwd.h"
+#include "k8s_glue.h"
 #include "kubeconfig.h"
-#include "topology.h"
-#include "watcher.h"
 
 #define MOD_TTL			"\x03""ttl"
 #define MOD_DNS_VERSION		"\x0b""dns-version"
@@ -97,8 +82,7 @@ static const knot_lookup_t pods_modes[] = {
  * checked by the reader below, which the conf check shares with load.
  */
 
-// A message must outlive the call; conf checks run one at a time.
-static char check_msg[512];
+char k8s_glue_check_msg[512];
 
 /*! \brief A label selector as the API accepts them: no spaces or quotes to smuggle. */
 static int check_selector(knotd_conf_check_args_t *args)
@@ -110,9 +94,9 @@ static int check_selector(knotd_conf_check_args_t *args)
 		        (*c >= '0' && *c <= '9') || strchr("-_./=!,() ", *c) != NULL;
 	}
 	if (!valid) {
-		snprintf(check_msg, sizeof(check_msg), "invalid label selector in %s",
-		         args->item->name + 1);
-		args->err_str = check_msg;
+		snprintf(k8s_glue_check_msg, sizeof(k8s_glue_check_msg),
+		         "invalid label selector in %s", args->item->name + 1);
+		args->err_str = k8s_glue_check_msg;
 		return KNOT_EINVAL;
 	}
 	return KNOT_EOK;
@@ -165,8 +149,9 @@ static int federation_parse(const char *text, k8s_federation_t *fed, char *msg, 
 static int check_federation(knotd_conf_check_args_t *args)
 {
 	k8s_federation_t fed;
-	if (federation_parse(yp_str(args->data), &fed, check_msg, sizeof(check_msg)) != KNOT_EOK) {
-		args->err_str = check_msg;
+	if (federation_parse(yp_str(args->data), &fed, k8s_glue_check_msg,
+	                     sizeof(k8s_glue_check_msg)) != KNOT_EOK) {
+		args->err_str = k8s_glue_check_msg;
 		return KNOT_EINVAL;
 	}
 	return KNOT_EOK;
@@ -187,9 +172,9 @@ static int check_fed_member(knotd_conf_check_args_t *args)
 	k8s_fedmember_t m;
 	char err[256];
 	if (k8s_fedmember_parse(yp_str(args->data), &m, err, sizeof(err)) != KNOT_EOK) {
-		snprintf(check_msg, sizeof(check_msg), "invalid federation-member '%s' (%s)",
-		         yp_str(args->data), err);
-		args->err_str = check_msg;
+		snprintf(k8s_glue_check_msg, sizeof(k8s_glue_check_msg),
+		         "invalid federation-member '%s' (%s)", yp_str(args->data), err);
+		args->err_str = k8s_glue_check_msg;
 		return KNOT_EINVAL;
 	}
 	k8s_fedmember_free(&m);
@@ -201,9 +186,9 @@ static int check_fed_ns(knotd_conf_check_args_t *args)
 	k8s_fedstub_t fed;
 	char err[128];
 	if (k8s_fedstub_static(yp_str(args->data), &fed, err, sizeof(err)) != KNOT_EOK) {
-		snprintf(check_msg, sizeof(check_msg), "invalid federation-nameservers '%s' (%s)",
-		         yp_str(args->data), err);
-		args->err_str = check_msg;
+		snprintf(k8s_glue_check_msg, sizeof(k8s_glue_check_msg),
+		         "invalid federation-nameservers '%s' (%s)", yp_str(args->data), err);
+		args->err_str = k8s_glue_check_msg;
 		return KNOT_EINVAL;
 	}
 	return KNOT_EOK;
@@ -283,12 +268,6 @@ static const yp_item_t k8s_conf[] = {
 	{ MOD_FED_API_CA,        YP_TSTR,   YP_VNONE },
 	{ NULL }
 };
-
-/*! \brief Who reads the options: the conf check (a dry run) or load, as geoip's. */
-typedef struct {
-	knotd_conf_check_args_t *args; // Set for a conf check.
-	knotd_mod_t *mod;              // Set for a real load.
-} check_ctx_t;
 
 static int load_module(check_ctx_t *check);
 
@@ -398,37 +377,6 @@ static char *latency_str(uint32_t idx, uint32_t count)
 	}
 	return strdup(text);
 }
-
-/*! \brief A member cluster's watcher as a Federated-DNS zone holds it. */
-typedef struct {
-	knotd_mod_t *mod;
-	size_t idx;                  /*!< In federation-member order (the counters' index). */
-	const uint8_t *name;         /*!< Wire label. */
-	k8s_watcher_t *watcher;      /*!< NULL until started. */
-	k8s_watcher_client_t client;
-	knot_dname_t *key;           /*!< <member>.<zone>: the reload hand-over finds its predecessor by it. */
-} fed_watch_t;
-
-typedef struct {
-	knotd_mod_t *mod;
-	k8s_watcher_t *watcher;
-	k8s_watcher_client_t client;
-	k8s_answer_conf_t answer;
-	uint32_t ready_bits;    /*!< What the zone needs synchronized to answer. */
-	knot_dname_t *zone;
-	knot_dname_t *domains[K8S_ZONE_COUNT];
-	k8s_federation_t *federations;
-	k8s_topology_t *topology;   /*!< federation-zone and federation-region, or NULL. */
-	knot_dname_t **host_search; /*!< autopath-host-search, lowercase. */
-	size_t host_search_count;
-	k8s_fedzone_t fed;          /*!< Federated-DNS role: set when fed.member_count > 0. */
-	k8s_fedmember_t *members;   /*!< federation-member, member_count of them (owned). */
-	size_t member_count;
-	fed_watch_t *fed_watch;
-	knot_dname_t *fed_suffix;
-	k8s_fedfwd_t *fedfwd;       /*!< K8S-DNS role (svc.federation.), or NULL. */
-	k8s_fedapi_t *fedapi;       /*!< Its programming endpoint, or NULL. */
-} k8s_ctx_t;
 
 /*! \brief Watcher logs go to knotd's log as this zone's module. */
 static void mod_log(void *ctx, int priority, const char *msg)
@@ -666,7 +614,7 @@ static knotd_in_state_t k8s_additional_unsigned_hook(knotd_in_state_t state, kno
 	return k8s_additional_hook(state, pkt, qdata, mod);
 }
 
-static knot_dname_t *dname_lower(const knot_dname_t *name)
+knot_dname_t *k8s_glue_dname_lower(const knot_dname_t *name)
 {
 	knot_dname_t *copy = knot_dname_copy(name, NULL);
 	if (copy != NULL) {
@@ -710,21 +658,19 @@ static void ctx_free(k8s_ctx_t *ctx)
 	free(ctx);
 }
 
-static knotd_conf_t conf_get(check_ctx_t *check, const yp_name_t *item)
+knotd_conf_t k8s_glue_option(check_ctx_t *check, const yp_name_t *item)
 {
 	return (check->args != NULL) ? knotd_conf_check_item(check->args, item)
 	                             : knotd_conf_mod(check->mod, item);
 }
 
-/*! \brief Refuses the settings: the reason goes to knotc in a check, to the log in load. */
-__attribute__((format(printf, 2, 3)))
-static int conf_refuse(check_ctx_t *check, const char *fmt, ...)
+int k8s_glue_refuse(check_ctx_t *check, const char *fmt, ...)
 {
 	va_list args;
 	va_start(args, fmt);
 	if (check->args != NULL) {
-		vsnprintf(check_msg, sizeof(check_msg), fmt, args);
-		check->args->err_str = check_msg;
+		vsnprintf(k8s_glue_check_msg, sizeof(k8s_glue_check_msg), fmt, args);
+		check->args->err_str = k8s_glue_check_msg;
 	} else {
 		knotd_mod_vlog(check->mod, LOG_ERR, fmt, args);
 	}
@@ -738,10 +684,12 @@ static int conf_refuse(check_ctx_t *check, const char *fmt, ...)
  */
 static int answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
 {
-	ctx->domains[K8S_ZONE_CLUSTER] = dname_lower(conf_get(check, MOD_CLUSTER_DOMAIN).single.dname);
-	ctx->domains[K8S_ZONE_CLUSTERSET] = dname_lower(conf_get(check, MOD_CLUSTERSET_DOMAIN).single.dname);
+	ctx->domains[K8S_ZONE_CLUSTER] =
+		k8s_glue_dname_lower(k8s_glue_option(check, MOD_CLUSTER_DOMAIN).single.dname);
+	ctx->domains[K8S_ZONE_CLUSTERSET] =
+		k8s_glue_dname_lower(k8s_glue_option(check, MOD_CLUSTERSET_DOMAIN).single.dname);
 	if (check->mod != NULL) {
-		ctx->zone = dname_lower(knotd_mod_zone(check->mod));
+		ctx->zone = k8s_glue_dname_lower(knotd_mod_zone(check->mod));
 	}
 	if ((check->mod != NULL && ctx->zone == NULL) || ctx->domains[0] == NULL ||
 	    ctx->domains[1] == NULL) {
@@ -753,7 +701,7 @@ static int answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
 		answer->role = K8S_ROLE_CLUSTER;
 	} else if (under(ctx->zone, "in-addr.arpa.") || under(ctx->zone, "ip6.arpa.")) {
 		answer->role = K8S_ROLE_REVERSE;
-	} else if (knot_dname_is_equal(ctx->zone, conf_get(check, MOD_AUTOPATH_DOMAIN).single.dname)) {
+	} else if (knot_dname_is_equal(ctx->zone, k8s_glue_option(check, MOD_AUTOPATH_DOMAIN).single.dname)) {
 		answer->role = K8S_ROLE_AUTOPATH;
 	} else if (knot_dname_is_equal(ctx->zone, ctx->domains[K8S_ZONE_CLUSTERSET])) {
 		answer->role = K8S_ROLE_CLUSTERSET;
@@ -766,20 +714,20 @@ static int answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
 	                                                        : K8S_READY_CLUSTER;
 	answer->domains[K8S_ZONE_CLUSTER] = ctx->domains[K8S_ZONE_CLUSTER];
 	answer->domains[K8S_ZONE_CLUSTERSET] = ctx->domains[K8S_ZONE_CLUSTERSET];
-	answer->ttl = conf_get(check, MOD_TTL).single.integer;
-	answer->autopath_option = conf_get(check, MOD_AUTOPATH_OPTION).single.integer;
-	answer->pods = conf_get(check, MOD_PODS).single.option;
-	answer->ignore_empty = conf_get(check, MOD_IGNORE_EMPTY).single.boolean;
-	answer->autopath = conf_get(check, MOD_AUTOPATH).single.boolean;
+	answer->ttl = k8s_glue_option(check, MOD_TTL).single.integer;
+	answer->autopath_option = k8s_glue_option(check, MOD_AUTOPATH_OPTION).single.integer;
+	answer->pods = k8s_glue_option(check, MOD_PODS).single.option;
+	answer->ignore_empty = k8s_glue_option(check, MOD_IGNORE_EMPTY).single.boolean;
+	answer->autopath = k8s_glue_option(check, MOD_AUTOPATH).single.boolean;
 	const yp_name_t *version = (answer->role == K8S_ROLE_CLUSTERSET) ? MOD_CS_DNS_VERSION
 	                                                                : MOD_DNS_VERSION;
-	return k8s_answer_txt(&answer->version, conf_get(check, version).single.string);
+	return k8s_answer_txt(&answer->version, k8s_glue_option(check, version).single.string);
 }
 
 /*! \brief Reads the federations (each name once) and the static topology. */
 static int federations_read(check_ctx_t *check, k8s_ctx_t *ctx)
 {
-	knotd_conf_t feds = conf_get(check, MOD_FEDERATIONS);
+	knotd_conf_t feds = k8s_glue_option(check, MOD_FEDERATIONS);
 	int ret = KNOT_EOK;
 	if (feds.count > 0) {
 		ctx->federations = calloc(feds.count, sizeof(*ctx->federations));
@@ -789,12 +737,12 @@ static int federations_read(check_ctx_t *check, k8s_ctx_t *ctx)
 		k8s_federation_t *fed = &ctx->federations[i];
 		char msg[512];
 		if (federation_parse(feds.multi[i].string, fed, msg, sizeof(msg)) != KNOT_EOK) {
-			ret = conf_refuse(check, "%s", msg);
+			ret = k8s_glue_refuse(check, "%s", msg);
 		}
 		for (size_t j = 0; ret == KNOT_EOK && j < i; j++) {
 			if (memcmp(fed->name, ctx->federations[j].name, sizeof(fed->name)) == 0) {
-				ret = conf_refuse(check, "federation '%.*s' given twice",
-				                  fed->name[0], fed->name + 1);
+				ret = k8s_glue_refuse(check, "federation '%.*s' given twice",
+				                      fed->name[0], fed->name + 1);
 			}
 		}
 	}
@@ -807,14 +755,14 @@ static int federations_read(check_ctx_t *check, k8s_ctx_t *ctx)
 		return ret;
 	}
 
-	knotd_conf_t zone = conf_get(check, MOD_FED_ZONE);
-	knotd_conf_t region = conf_get(check, MOD_FED_REGION);
+	knotd_conf_t zone = k8s_glue_option(check, MOD_FED_ZONE);
+	knotd_conf_t region = k8s_glue_option(check, MOD_FED_REGION);
 	if ((zone.count > 0) != (region.count > 0)) {
-		return conf_refuse(check, "federation-zone and federation-region must be set together");
+		return k8s_glue_refuse(check, "federation-zone and federation-region must be set together");
 	}
 	if (zone.count > 0) {
 		if (!k8s_topology_valid(zone.single.string, region.single.string)) {
-			return conf_refuse(check, "federation-zone and federation-region must be DNS names");
+			return k8s_glue_refuse(check, "federation-zone and federation-region must be DNS names");
 		}
 		ctx->topology = k8s_topology_new(zone.single.string, region.single.string);
 		if (ctx->topology == NULL) {
@@ -828,13 +776,13 @@ static int federations_read(check_ctx_t *check, k8s_ctx_t *ctx)
 /*! \brief Reads the members (each name once); a check also reads their kubeconfigs. */
 static int members_read(check_ctx_t *check, k8s_ctx_t *ctx)
 {
-	knotd_conf_t members = conf_get(check, MOD_FED_MEMBER);
+	knotd_conf_t members = k8s_glue_option(check, MOD_FED_MEMBER);
 	int ret = KNOT_EOK;
 	if (members.count == 0) {
-		ret = conf_refuse(check, "federation-name needs at least one federation-member");
+		ret = k8s_glue_refuse(check, "federation-name needs at least one federation-member");
 	} else if (members.count > K8S_FED_MAX_MEMBERS) {
-		ret = conf_refuse(check, "federation-member holds at most %d member clusters",
-		                  K8S_FED_MAX_MEMBERS);
+		ret = k8s_glue_refuse(check, "federation-member holds at most %d member clusters",
+		                      K8S_FED_MAX_MEMBERS);
 	} else {
 		ctx->members = calloc(members.count, sizeof(*ctx->members));
 		ret = (ctx->members != NULL) ? KNOT_EOK : KNOT_ENOMEM;
@@ -844,8 +792,8 @@ static int members_read(check_ctx_t *check, k8s_ctx_t *ctx)
 		char err[256];
 		ret = k8s_fedmember_parse(members.multi[i].string, m, err, sizeof(err));
 		if (ret == KNOT_EINVAL) {
-			ret = conf_refuse(check, "invalid federation-member '%s' (%s)",
-			                  members.multi[i].string, err);
+			ret = k8s_glue_refuse(check, "invalid federation-member '%s' (%s)",
+			                      members.multi[i].string, err);
 		}
 		if (ret != KNOT_EOK) {
 			break;
@@ -853,8 +801,8 @@ static int members_read(check_ctx_t *check, k8s_ctx_t *ctx)
 		ctx->member_count++;
 		for (size_t j = 0; ret == KNOT_EOK && j < i; j++) {
 			if (memcmp(m->name, ctx->members[j].name, sizeof(m->name)) == 0) {
-				ret = conf_refuse(check, "federation-member '%.*s' given twice",
-				                  m->name[0], m->name + 1);
+				ret = k8s_glue_refuse(check, "federation-member '%.*s' given twice",
+				                      m->name[0], m->name + 1);
 			}
 		}
 		// Only a check reads the kubeconfig: in load, the member's watcher retries until it is usable.
@@ -863,9 +811,9 @@ static int members_read(check_ctx_t *check, k8s_ctx_t *ctx)
 			int loaded = k8s_kubeconfig_load(m->kubeconfig, m->context, &api, err, sizeof(err));
 			k8s_apiconf_free(&api);
 			if (loaded != KNOT_EOK) {
-				ret = conf_refuse(check, "invalid kubeconfig of federation-member '%.*s' (%s)",
-				                  m->name[0], m->name + 1,
-				                  err[0] != '\0' ? err : knot_strerror(loaded));
+				ret = k8s_glue_refuse(check, "invalid kubeconfig of federation-member '%.*s' (%s)",
+				                      m->name[0], m->name + 1,
+				                      err[0] != '\0' ? err : knot_strerror(loaded));
 			}
 		}
 	}
@@ -880,12 +828,12 @@ static int members_read(check_ctx_t *check, k8s_ctx_t *ctx)
  */
 static int fedserve_read(check_ctx_t *check, k8s_ctx_t *ctx)
 {
-	knotd_conf_t name = conf_get(check, MOD_FED_NAME);
+	knotd_conf_t name = k8s_glue_option(check, MOD_FED_NAME);
 	if (name.count == 0) {
-		knotd_conf_t members = conf_get(check, MOD_FED_MEMBER);
+		knotd_conf_t members = k8s_glue_option(check, MOD_FED_MEMBER);
 		size_t count = members.count;
 		knotd_conf_free(&members);
-		return (count > 0) ? conf_refuse(check, "federation-member needs federation-name")
+		return (count > 0) ? k8s_glue_refuse(check, "federation-member needs federation-name")
 		                   : KNOT_EOK;
 	}
 	int ret = members_read(check, ctx);
@@ -893,9 +841,10 @@ static int fedserve_read(check_ctx_t *check, k8s_ctx_t *ctx)
 		return ret;
 	}
 
-	knot_dname_t *domain = dname_lower(conf_get(check, MOD_FED_DOMAIN).single.dname);
-	knotd_conf_t ext = conf_get(check, MOD_FED_EXTERNAL);
-	knot_dname_t *external = (ext.count > 0) ? dname_lower(ext.single.dname) : NULL;
+	knot_dname_t *domain =
+		k8s_glue_dname_lower(k8s_glue_option(check, MOD_FED_DOMAIN).single.dname);
+	knotd_conf_t ext = k8s_glue_option(check, MOD_FED_EXTERNAL);
+	knot_dname_t *external = (ext.count > 0) ? k8s_glue_dname_lower(ext.single.dname) : NULL;
 	const char *fed = name.single.string;
 	size_t fed_len = strlen(fed);
 	if (domain == NULL || (ext.count > 0 && external == NULL)) {
@@ -905,7 +854,7 @@ static int fedserve_read(check_ctx_t *check, k8s_ctx_t *ctx)
 		size_t size = 1 + fed_len + 4 + zone_size;
 		ctx->fed_suffix = (size <= KNOT_DNAME_MAXLEN) ? malloc(size) : NULL;
 		if (size > KNOT_DNAME_MAXLEN) {
-			ret = conf_refuse(check, "%s.svc.<zone> is longer than a DNS name", fed);
+			ret = k8s_glue_refuse(check, "%s.svc.<zone> is longer than a DNS name", fed);
 		} else if (ctx->fed_suffix == NULL) {
 			ret = KNOT_ENOMEM;
 		} else {
@@ -919,8 +868,8 @@ static int fedserve_read(check_ctx_t *check, k8s_ctx_t *ctx)
 		external = NULL;
 		ctx->fed.external = true;
 	} else {
-		ret = conf_refuse(check, "a zone of federation '%s' must be federation-domain or hold "
-		                  "federation-external", fed);
+		ret = k8s_glue_refuse(check, "a zone of federation '%s' must be federation-domain or hold "
+		                      "federation-external", fed);
 	}
 	free(domain);
 	free(external);
@@ -1013,8 +962,8 @@ static void fed_log(void *ctx, int priority, const char *msg)
  */
 static int fed_source_read(check_ctx_t *check, uint8_t source[64], bool *found)
 {
-	knotd_conf_t name = conf_get(check, MOD_FED_CLUSTER);
-	knotd_conf_t id = conf_get(check, K8S_OPT_CLUSTER_ID);
+	knotd_conf_t name = k8s_glue_option(check, MOD_FED_CLUSTER);
+	knotd_conf_t id = k8s_glue_option(check, K8S_OPT_CLUSTER_ID);
 	const char *text = (name.count > 0) ? name.single.string :
 	                   (id.count > 0) ? id.single.string : NULL;
 	*found = text != NULL && k8s_fedstub_name(text, strlen(text), source) == KNOT_EOK;
@@ -1024,18 +973,18 @@ static int fed_source_read(check_ctx_t *check, uint8_t source[64], bool *found)
 /*! \brief Reads federation-nameservers (each name once) into a new set. */
 static int fed_static_read(check_ctx_t *check, k8s_fedstub_set_t **out)
 {
-	knotd_conf_t list = conf_get(check, MOD_FED_NS);
+	knotd_conf_t list = k8s_glue_option(check, MOD_FED_NS);
 	k8s_fedstub_set_t *set = calloc(1, sizeof(*set) + list.count * sizeof(k8s_fedstub_t));
 	int ret = (set != NULL) ? KNOT_EOK : KNOT_ENOMEM;
 	for (size_t i = 0; ret == KNOT_EOK && i < list.count; i++) {
 		k8s_fedstub_t *fed = &set->feds[set->count];
 		char err[128];
 		if (k8s_fedstub_static(list.multi[i].string, fed, err, sizeof(err)) != KNOT_EOK) {
-			ret = conf_refuse(check, "invalid federation-nameservers '%s' (%s)",
-			                  list.multi[i].string, err);
+			ret = k8s_glue_refuse(check, "invalid federation-nameservers '%s' (%s)",
+			                      list.multi[i].string, err);
 		} else if (k8s_fedstub_find(set, fed->name) != NULL) {
-			ret = conf_refuse(check, "federation-nameservers for '%.*s' given twice",
-			                  fed->name[0], fed->name + 1);
+			ret = k8s_glue_refuse(check, "federation-nameservers for '%.*s' given twice",
+			                      fed->name[0], fed->name + 1);
 		} else {
 			set->count++;
 		}
@@ -1052,15 +1001,15 @@ static int fed_static_read(check_ctx_t *check, k8s_fedstub_set_t **out)
 /*! \brief The programming endpoint's settings: all four, or none (off). */
 static int fed_api_read(check_ctx_t *check, k8s_fedapi_conf_t *api, bool *on)
 {
-	knotd_conf_t listen = conf_get(check, MOD_FED_API_LISTEN);
-	knotd_conf_t cert = conf_get(check, MOD_FED_API_CERT);
-	knotd_conf_t key = conf_get(check, MOD_FED_API_KEY);
-	knotd_conf_t ca = conf_get(check, MOD_FED_API_CA);
+	knotd_conf_t listen = k8s_glue_option(check, MOD_FED_API_LISTEN);
+	knotd_conf_t cert = k8s_glue_option(check, MOD_FED_API_CERT);
+	knotd_conf_t key = k8s_glue_option(check, MOD_FED_API_KEY);
+	knotd_conf_t ca = k8s_glue_option(check, MOD_FED_API_CA);
 	size_t set = (listen.count > 0) + (cert.count > 0) + (key.count > 0) + (ca.count > 0);
 	*on = set == 4;
 	if (set != 0 && set != 4) {
-		return conf_refuse(check, "federation-api-listen, federation-api-cert, "
-		                   "federation-api-key and federation-api-client-ca go together");
+		return k8s_glue_refuse(check, "federation-api-listen, federation-api-cert, "
+		                       "federation-api-key and federation-api-client-ca go together");
 	}
 	if (*on) {
 		api->listen = listen.single.addr;
@@ -1113,8 +1062,8 @@ static int fedfwd_read(check_ctx_t *check, k8s_ctx_t *ctx)
 	}
 	if (!found) {
 		free(configured);
-		return conf_refuse(check, "zone svc.federation. needs federation-cluster-name "
-		                   "(or a cluster-id of one label): the source cluster's name");
+		return k8s_glue_refuse(check, "zone svc.federation. needs federation-cluster-name "
+		                       "(or a cluster-id of one label): the source cluster's name");
 	}
 
 	knotd_conf_t storage = knotd_conf_zone(check->mod, ZONE_STORAGE, knotd_mod_zone(check->mod));
@@ -1147,17 +1096,17 @@ static int fedfwd_read(check_ctx_t *check, k8s_ctx_t *ctx)
 /*! \brief Reads the host's search domains that end every autopath walk. */
 static int host_search_read(check_ctx_t *check, k8s_ctx_t *ctx)
 {
-	knotd_conf_t hosts = conf_get(check, MOD_AUTOPATH_HOST);
+	knotd_conf_t hosts = k8s_glue_option(check, MOD_AUTOPATH_HOST);
 	int ret = KNOT_EOK;
 	if (hosts.count > K8S_AUTOPATH_MAX_HOST) {
-		ret = conf_refuse(check, "autopath-host-search holds at most %d domains "
-		                  "(a pod's search list holds 32)", K8S_AUTOPATH_MAX_HOST);
+		ret = k8s_glue_refuse(check, "autopath-host-search holds at most %d domains "
+		                      "(a pod's search list holds 32)", K8S_AUTOPATH_MAX_HOST);
 	} else if (hosts.count > 0) {
 		ctx->host_search = calloc(hosts.count, sizeof(*ctx->host_search));
 		ret = (ctx->host_search != NULL) ? KNOT_EOK : KNOT_ENOMEM;
 	}
 	for (size_t i = 0; ret == KNOT_EOK && i < hosts.count; i++) {
-		ctx->host_search[i] = dname_lower(hosts.multi[i].dname);
+		ctx->host_search[i] = k8s_glue_dname_lower(hosts.multi[i].dname);
 		if (ctx->host_search[i] == NULL) {
 			ret = KNOT_ENOMEM;
 		} else {
@@ -1235,7 +1184,7 @@ static int snapshot_path_read(knotd_mod_t *mod, k8s_watcher_conf_t *conf)
 static int watch_field_read(check_ctx_t *check, const k8s_wconf_field_t *f,
                             k8s_watcher_conf_t *conf)
 {
-	knotd_conf_t val = conf_get(check, f->item);
+	knotd_conf_t val = k8s_glue_option(check, f->item);
 	int ret = KNOT_EOK;
 	switch (f->kind) {
 	case K8S_WCONF_STR:
@@ -1291,7 +1240,7 @@ static int watch_conf_read(check_ctx_t *check, const k8s_answer_conf_t *answer,
 		ret = snapshot_path_read(check->mod, conf);
 	}
 	if (ret == KNOT_EOK && conf->namespace_count > 0 && conf->namespace_labels != NULL) {
-		ret = conf_refuse(check, "namespaces and namespace-labels are mutually exclusive");
+		ret = k8s_glue_refuse(check, "namespaces and namespace-labels are mutually exclusive");
 	}
 	// Only a check reads the kubeconfig: in load, the watcher retries until it is usable.
 	if (ret == KNOT_EOK && check->args != NULL && conf->kubeconfig != NULL) {
@@ -1300,8 +1249,8 @@ static int watch_conf_read(check_ctx_t *check, const k8s_answer_conf_t *answer,
 		int loaded = k8s_kubeconfig_load(conf->kubeconfig, conf->context, &api, err, sizeof(err));
 		k8s_apiconf_free(&api);
 		if (loaded != KNOT_EOK) {
-			ret = conf_refuse(check, "invalid kubeconfig (%s)",
-			                  err[0] != '\0' ? err : knot_strerror(loaded));
+			ret = k8s_glue_refuse(check, "invalid kubeconfig (%s)",
+			                      err[0] != '\0' ? err : knot_strerror(loaded));
 		}
 	}
 	if (ret != KNOT_EOK) {
