@@ -18,8 +18,9 @@
  * mod-k8s: answers for a Kubernetes cluster's DNS zones from a record table
  * that a background watcher keeps in sync with the Kubernetes API.
  *
- * This file is the knotd glue only: configuration, load and unload, hooks
- * and counters. The logic lives in the k8s_* parts (see ARCHITECTURE.md).
+ * This file is the knotd glue only: configuration, load and unload, hooks;
+ * the counters are in k8s_stats.c. The logic lives in the k8s_* parts (see
+ * ARCHITECTURE.md).
  */
 
 #include <assert.h>
@@ -277,141 +278,10 @@ static int k8s_conf_check(knotd_conf_check_args_t *args)
 	return load_module(&check);
 }
 
-/* Counters, in registration order. */
-enum {
-	CTR_QUERIES,
-	CTR_OBJECTS,
-	CTR_SERVICES,
-	CTR_RECORDS,
-	CTR_TABLE_BYTES,
-	CTR_RECORDS_CAPPED,
-	CTR_READY,
-	CTR_CONNECTED,
-	CTR_RESYNCS,
-	CTR_WATCH_RESTARTS,
-	CTR_API_ERRORS,
-	CTR_LAST_EVENT_AGE,
-	CTR_LATENCY,
-	CTR_AUTOPATH,
-	CTR_SNAPSHOT,
-	CTR_MEMBER_READY,      // Federated-DNS zones only, one slot per member; added last.
-	CTR_MEMBER_CONNECTED,
-	CTR_MEMBER_API_ERRORS,
-};
-
-/*! \brief The snapshot counter's indices. */
-enum {
-	SNAP_STALE = 0,
-	SNAP_LOADED,
-	SNAP_WRITES,
-	SNAP_WRITE_ERRORS,
-	SNAP_COUNT
-};
-
-/*! \brief Query outcomes counted per zone. */
-enum {
-	QUERY_ANSWER = 0,
-	QUERY_NODATA,
-	QUERY_NXDOMAIN,
-	QUERY_TRUNCATED,
-	QUERY_NOT_READY,
-	QUERY_SERVFAIL,
-	QUERY_REFUSED,
-	QUERY_COUNT
-};
-
-static char *query_str(uint32_t idx, uint32_t count)
-{
-	static const char *names[QUERY_COUNT] = {
-		"answer", "nodata", "nxdomain", "truncated", "not-ready", "servfail", "refused"
-	};
-	return strdup(idx < QUERY_COUNT ? names[idx] : "unknown");
-}
-
-/*! \brief Autopath outcomes; index 0 counts every walk ("expanded"). */
-static char *autopath_str(uint32_t idx, uint32_t count)
-{
-	static const char *names[K8S_AUTOPATH_COUNT] = {
-		[K8S_AUTOPATH_NONE] = "expanded",
-		[K8S_AUTOPATH_NAMESPACE] = "hit-namespace",
-		[K8S_AUTOPATH_SVC] = "hit-svc",
-		[K8S_AUTOPATH_CLUSTER] = "hit-cluster",
-		[K8S_AUTOPATH_HOST] = "hit-host",
-		[K8S_AUTOPATH_LISTED] = "hit-listed",
-		[K8S_AUTOPATH_NAME] = "hit-name",
-		[K8S_AUTOPATH_FELL_THROUGH] = "fell-through",
-		[K8S_AUTOPATH_COLD] = "cold",
-		[K8S_AUTOPATH_REFUSED] = "refused",
-	};
-	return strdup(idx < K8S_AUTOPATH_COUNT ? names[idx] : "unknown");
-}
-
-static char *snapshot_str(uint32_t idx, uint32_t count)
-{
-	static const char *names[SNAP_COUNT] = { "stale", "loaded", "writes", "write-errors" };
-	return strdup(idx < SNAP_COUNT ? names[idx] : "unknown");
-}
-
-static char *source_str(uint32_t idx, uint32_t count)
-{
-	return strdup(k8s_resource_name(idx));
-}
-
-static char *zone_str(uint32_t idx, uint32_t count)
-{
-	return strdup(idx == K8S_ZONE_CLUSTER ? "cluster" : "clusterset");
-}
-
-static char *apierr_str(uint32_t idx, uint32_t count)
-{
-	return strdup(k8s_apierr_name(idx));
-}
-
-static char *latency_str(uint32_t idx, uint32_t count)
-{
-	char text[32];
-	if (idx + 1 < count) {
-		snprintf(text, sizeof(text), "le-%ums", 1u << idx);
-	} else {
-		snprintf(text, sizeof(text), "gt-%ums", 1u << (idx - 1));
-	}
-	return strdup(text);
-}
-
 /*! \brief Watcher logs go to knotd's log as this zone's module. */
 static void mod_log(void *ctx, int priority, const char *msg)
 {
 	knotd_mod_log(ctx, priority, "%s", msg);
-}
-
-/*! \brief Watcher counters become this zone's gauges (slot 0: not a worker). */
-static void mod_stats(void *ctx, const k8s_watcher_stats_t *st)
-{
-	knotd_mod_t *mod = ctx;
-	for (uint32_t i = 0; i < K8S_SRC_COUNT; i++) {
-		knotd_mod_stats_store(mod, 0, CTR_OBJECTS, i, st->objects[i]);
-	}
-	for (uint32_t i = 0; i < K8S_ZONE_COUNT; i++) {
-		knotd_mod_stats_store(mod, 0, CTR_SERVICES, i, st->services[i]);
-		knotd_mod_stats_store(mod, 0, CTR_READY, i, (st->ready >> i) & 1);
-	}
-	knotd_mod_stats_store(mod, 0, CTR_RECORDS, 0, st->records);
-	knotd_mod_stats_store(mod, 0, CTR_TABLE_BYTES, 0, st->table_bytes);
-	knotd_mod_stats_store(mod, 0, CTR_RECORDS_CAPPED, 0, st->records_capped);
-	knotd_mod_stats_store(mod, 0, CTR_CONNECTED, 0, st->connected);
-	knotd_mod_stats_store(mod, 0, CTR_RESYNCS, 0, st->resyncs);
-	knotd_mod_stats_store(mod, 0, CTR_WATCH_RESTARTS, 0, st->watch_restarts);
-	for (uint32_t i = 0; i < K8S_APIERR_COUNT; i++) {
-		knotd_mod_stats_store(mod, 0, CTR_API_ERRORS, i, st->api_errors[i]);
-	}
-	knotd_mod_stats_store(mod, 0, CTR_LAST_EVENT_AGE, 0, st->last_event_age_s);
-	for (uint32_t i = 0; i < K8S_LATENCY_BUCKETS; i++) {
-		knotd_mod_stats_store(mod, 0, CTR_LATENCY, i, st->latency[i]);
-	}
-	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_STALE, st->snapshot_stale);
-	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_LOADED, st->snapshot_loaded);
-	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_WRITES, st->snapshot_writes);
-	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_WRITE_ERRORS, st->snapshot_write_errors);
 }
 
 /*! \brief A member's watcher logs as this zone's module, naming the member. */
@@ -420,89 +290,6 @@ static void member_log(void *ctx, int priority, const char *msg)
 	fed_watch_t *fw = ctx;
 	knotd_mod_log(fw->mod, priority, "member %.*s: %s", fw->name[0], fw->name + 1, msg);
 }
-
-/*! \brief A member's counters: one slot of each member gauge. */
-static void member_stats(void *ctx, const k8s_watcher_stats_t *st)
-{
-	fed_watch_t *fw = ctx;
-	uint64_t errors = 0;
-	for (uint32_t i = 0; i < K8S_APIERR_COUNT; i++) {
-		errors += st->api_errors[i];
-	}
-	knotd_mod_stats_store(fw->mod, 0, CTR_MEMBER_READY, fw->idx, (st->ready & K8S_READY_CLUSTER) != 0);
-	knotd_mod_stats_store(fw->mod, 0, CTR_MEMBER_CONNECTED, fw->idx, st->connected);
-	knotd_mod_stats_store(fw->mod, 0, CTR_MEMBER_API_ERRORS, fw->idx, errors);
-}
-
-static int add_stats(knotd_mod_t *mod)
-{
-	int ret = KNOT_EOK;
-	ret |= knotd_mod_stats_add(mod, "queries", QUERY_COUNT, query_str);
-	ret |= knotd_mod_stats_add(mod, "objects", K8S_SRC_COUNT, source_str);
-	ret |= knotd_mod_stats_add(mod, "services", K8S_ZONE_COUNT, zone_str);
-	ret |= knotd_mod_stats_add(mod, "records", 1, NULL);
-	ret |= knotd_mod_stats_add(mod, "table-bytes", 1, NULL);
-	ret |= knotd_mod_stats_add(mod, "records-capped", 1, NULL);
-	ret |= knotd_mod_stats_add(mod, "ready", K8S_ZONE_COUNT, zone_str);
-	ret |= knotd_mod_stats_add(mod, "connected", 1, NULL);
-	ret |= knotd_mod_stats_add(mod, "resyncs", 1, NULL);
-	ret |= knotd_mod_stats_add(mod, "watch-restarts", 1, NULL);
-	ret |= knotd_mod_stats_add(mod, "api-errors", K8S_APIERR_COUNT, apierr_str);
-	ret |= knotd_mod_stats_add(mod, "last-event-age", 1, NULL);
-	ret |= knotd_mod_stats_add(mod, "programming-latency", K8S_LATENCY_BUCKETS, latency_str);
-	ret |= knotd_mod_stats_add(mod, "autopath", K8S_AUTOPATH_COUNT, autopath_str);
-	ret |= knotd_mod_stats_add(mod, "snapshot", SNAP_COUNT, snapshot_str);
-	return (ret == KNOT_EOK) ? KNOT_EOK : KNOT_ENOMEM;
-}
-
-/*! \brief The member gauges of a Federated-DNS zone, indexed in federation-member order. */
-static int add_member_stats(knotd_mod_t *mod, size_t count)
-{
-	int ret = KNOT_EOK;
-	ret |= knotd_mod_stats_add(mod, "member-ready", count, NULL);
-	ret |= knotd_mod_stats_add(mod, "member-connected", count, NULL);
-	ret |= knotd_mod_stats_add(mod, "member-api-errors", count, NULL);
-	return (ret == KNOT_EOK) ? KNOT_EOK : KNOT_ENOMEM;
-}
-
-static knotd_in_state_t count(knotd_mod_t *mod, knotd_qdata_t *qdata, uint32_t outcome,
-                              knotd_in_state_t state)
-{
-	knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_QUERIES, outcome, 1);
-	return state;
-}
-
-/*! \brief Turns an answer's outcome into knotd's state, rcode and counters. */
-static knotd_in_state_t outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
-                                knotd_in_state_t state)
-{
-	switch (res) {
-	case K8S_ANSWER_HIT:
-		return count(mod, qdata, QUERY_ANSWER, KNOTD_IN_STATE_HIT);
-	case K8S_ANSWER_HIT_NXDOMAIN:
-		qdata->rcode = KNOT_RCODE_NXDOMAIN;
-		return count(mod, qdata, QUERY_ANSWER, KNOTD_IN_STATE_HIT);
-	case K8S_ANSWER_NODATA:
-		return count(mod, qdata, QUERY_NODATA, KNOTD_IN_STATE_NODATA);
-	case K8S_ANSWER_NXDOMAIN:
-		return count(mod, qdata, QUERY_NXDOMAIN, KNOTD_IN_STATE_MISS);
-	case K8S_ANSWER_TRUNC:
-		return count(mod, qdata, QUERY_TRUNCATED, KNOTD_IN_STATE_TRUNC);
-	case K8S_ANSWER_NOTREADY:
-		qdata->rcode = KNOT_RCODE_SERVFAIL;
-		qdata->rcode_ede = KNOT_EDNS_EDE_NOT_READY;
-		return count(mod, qdata, QUERY_NOT_READY, KNOTD_IN_STATE_ERROR);
-	case K8S_ANSWER_SERVFAIL:
-		qdata->rcode = KNOT_RCODE_SERVFAIL;
-		return count(mod, qdata, QUERY_SERVFAIL, KNOTD_IN_STATE_ERROR);
-	case K8S_ANSWER_REFUSED:
-		qdata->rcode = KNOT_RCODE_REFUSED;
-		return count(mod, qdata, QUERY_REFUSED, KNOTD_IN_STATE_ERROR);
-	default:
-		return state;
-	}
-}
-
 
 /*!
  * \brief A Federated-DNS zone: the answer from every synchronized member's table
@@ -533,7 +320,7 @@ static knotd_in_state_t fedserve_hook(k8s_ctx_t *ctx, knot_pkt_t *pkt, knotd_qda
 	                                       knot_pkt_qtype(qdata->query), source, source_len,
 	                                       pkt, qdata->mm);
 	urcu_memb_read_unlock();
-	return outcome(mod, qdata, res, KNOTD_IN_STATE_MISS);
+	return k8s_stats_outcome(mod, qdata, res, KNOTD_IN_STATE_MISS);
 }
 
 static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
@@ -579,10 +366,9 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	urcu_memb_read_unlock();
 
 	if (walked != K8S_AUTOPATH_NONE) {
-		knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_AUTOPATH, 0, 1);
-		knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_AUTOPATH, walked, 1);
+		k8s_stats_autopath(mod, qdata, walked);
 	}
-	return outcome(mod, qdata, res, state);
+	return k8s_stats_outcome(mod, qdata, res, state);
 }
 
 static knotd_in_state_t k8s_additional_hook(knotd_in_state_t state, knot_pkt_t *pkt,
@@ -1027,7 +813,7 @@ static void fed_attach(k8s_ctx_t *ctx)
 	for (size_t i = 0; i < ctx->member_count; i++) {
 		fed_watch_t *fw = &ctx->fed_watch[i];
 		fw->client.log = member_log;
-		fw->client.stats = member_stats;
+		fw->client.stats = k8s_stats_member;
 		fw->client.ctx = fw;
 		fw->client.needs = 0;
 		fw->client.zone = fw->key;
@@ -1276,7 +1062,7 @@ static int watcher_start(k8s_ctx_t *ctx, const k8s_watcher_conf_t *wconf)
 	// Store the context before the watcher may call back into this zone.
 	knotd_mod_ctx_set(mod, ctx);
 	ctx->client.log = mod_log;
-	ctx->client.stats = mod_stats;
+	ctx->client.stats = k8s_stats_watcher;
 	ctx->client.ctx = mod;
 	ctx->client.needs = (answer->role == K8S_ROLE_CLUSTERSET ? K8S_NEED_CLUSTERSET : 0) |
 	                    (answer->pods == K8S_PODS_VERIFIED ? K8S_NEED_PODS : 0) |
@@ -1368,10 +1154,10 @@ static int load_module(check_ctx_t *check)
 	// the module after a failed load without calling unload.
 	bool federated = ctx->fed.member_count > 0;
 	if (ret == KNOT_EOK && check->mod != NULL) {
-		ret = add_stats(check->mod);
+		ret = k8s_stats_add(check->mod);
 	}
 	if (ret == KNOT_EOK && check->mod != NULL && federated) {
-		ret = add_member_stats(check->mod, ctx->member_count);
+		ret = k8s_stats_add_members(check->mod, ctx->member_count);
 	}
 	if (ret == KNOT_EOK && check->mod != NULL) {
 		ret = hooks_add(check->mod, &ctx->answer);

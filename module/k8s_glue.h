@@ -18,9 +18,9 @@
  * \file
  *
  * \brief What the knotd glue's files share: the zone's context, the option
- * reader's helpers. Only the glue calls knotd_*, so this header stays beside it,
- * out of include/. The module is built with -fvisibility=hidden: what is declared
- * here is not exported from k8s.so.
+ * reader's helpers, the counters (k8s_stats.c). Only the glue calls knotd_*, so
+ * this header stays beside it, out of include/. The module is built with
+ * -fvisibility=hidden: what is declared here is not exported from k8s.so.
  */
 
 #pragma once
@@ -98,3 +98,24 @@ int k8s_glue_refuse(check_ctx_t *check, const char *fmt, ...);
 
 /*! \brief A lowercase copy of \a name (malloc), or NULL. */
 knot_dname_t *k8s_glue_dname_lower(const knot_dname_t *name);
+
+/* k8s_stats.c: the counters. */
+
+/*! \brief Registers the zone's counters with knotd, in the order of their indices. */
+int k8s_stats_add(knotd_mod_t *mod);
+
+/*! \brief The member gauges of a Federated-DNS zone, indexed in federation-member order. */
+int k8s_stats_add_members(knotd_mod_t *mod, size_t count);
+
+/*! \brief Watcher counters become this zone's gauges (slot 0: not a worker); \a ctx is the module. */
+void k8s_stats_watcher(void *ctx, const k8s_watcher_stats_t *st);
+
+/*! \brief A member's counters: one slot of each member gauge; \a ctx is its fed_watch_t. */
+void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st);
+
+/*! \brief Turns an answer's outcome into knotd's state, rcode and counters. */
+knotd_in_state_t k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
+                                   knotd_in_state_t state);
+
+/*! \brief Counts an autopath walk and its outcome. */
+void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_outcome_t walked);
