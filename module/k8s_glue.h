@@ -17,10 +17,11 @@
 /*!
  * \file
  *
- * \brief What the knotd glue's files share: the zone's context, the option
- * reader's helpers, the counters (k8s_stats.c). Only the glue calls knotd_*, so
- * this header stays beside it, out of include/. The module is built with
- * -fvisibility=hidden: what is declared here is not exported from k8s.so.
+ * \brief What the knotd glue's files share: the zone's context and the option
+ * reader's helpers (k8s.c), the counters (k8s_stats.c), the federation roles
+ * (k8s_fed.c). Only the glue calls knotd_*, so this header stays beside it, out
+ * of include/. The module is built with -fvisibility=hidden: what is declared
+ * here is not exported from k8s.so.
  */
 
 #pragma once
@@ -47,6 +48,21 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #include "fedserve.h"
 #include "topology.h"
 #include "watcher.h"
+
+/* The options of the federation roles, which k8s.c's schema declares and k8s_fed.c reads. */
+#define MOD_FED_NAME		"\x0f""federation-name"
+#define MOD_FED_DOMAIN		"\x11""federation-domain"
+#define MOD_FED_MEMBER		"\x11""federation-member"
+#define MOD_FED_EXTERNAL	"\x13""federation-external"
+#define MOD_FED_NS		"\x16""federation-nameservers"
+#define MOD_FED_CLUSTER		"\x17""federation-cluster-name"
+#define MOD_FED_API_LISTEN	"\x15""federation-api-listen"
+#define MOD_FED_API_CERT	"\x13""federation-api-cert"
+#define MOD_FED_API_KEY		"\x12""federation-api-key"
+#define MOD_FED_API_CA		"\x18""federation-api-client-ca"
+
+/* The zone's storage: where the snapshot (k8s.c) and the K8S-DNS role's state file are. */
+#define ZONE_STORAGE		"\x07""storage"
 
 /*! \brief Who reads the options: the conf check (a dry run) or load, as geoip's. */
 typedef struct {
@@ -119,3 +135,53 @@ knotd_in_state_t k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_a
 
 /*! \brief Counts an autopath walk and its outcome. */
 void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_outcome_t walked);
+
+/* k8s_fed.c: the federation roles. */
+
+/*! \brief federation-name is a lowercase DNS label. */
+int k8s_fed_check_name(knotd_conf_check_args_t *args);
+
+/*! \brief A federation-member value as k8s_fedmember_parse() reads it. */
+int k8s_fed_check_member(knotd_conf_check_args_t *args);
+
+/*!
+ * \brief Reads the Federated-DNS role: the federation, its members and what
+ * this zone answers (federation-domain: <fed>.svc.<zone> with cluster IPs;
+ * a zone at or above federation-external: that domain, load-balancer addresses only).
+ */
+int k8s_fed_serve_read(check_ctx_t *check, k8s_ctx_t *ctx);
+
+/*!
+ * \brief Takes one watcher per member: the zone's watch settings with the member's
+ * kubeconfig and context, so members on the same API share one.
+ */
+int k8s_fed_acquire(k8s_ctx_t *ctx, const k8s_watcher_conf_t *base);
+
+/*! \brief Releases the member watchers taken so far (none is attached yet). */
+void k8s_fed_release(k8s_ctx_t *ctx);
+
+/*! \brief Attaches the zone to every member's watcher; cannot fail. */
+void k8s_fed_attach(k8s_ctx_t *ctx);
+
+/*!
+ * \brief A Federated-DNS zone: the answer from every synchronized member's table
+ * (a member's predecessor after a reload, as for a cluster zone), the source
+ * cluster from the query's EDNS option.
+ */
+knotd_in_state_t k8s_fed_serve_hook(k8s_ctx_t *ctx, knot_pkt_t *pkt, knotd_qdata_t *qdata,
+                                    knotd_mod_t *mod);
+
+/*! \brief A federation-nameservers value as k8s_fedstub_static() reads it. */
+int k8s_fed_check_ns(knotd_conf_check_args_t *args);
+
+/*! \brief The source-cluster option's value is one DNS label. */
+int k8s_fed_check_cluster(knotd_conf_check_args_t *args);
+
+/*! \brief federation-api-listen is an IPv4 or IPv6 address with a port. */
+int k8s_fed_check_listen(knotd_conf_check_args_t *args);
+
+/*!
+ * \brief Reads and, in load, starts the K8S-DNS role of a svc.federation. zone: the
+ * forwarder with its stub zones, and the programming endpoint if configured.
+ */
+int k8s_fed_fwd_read(check_ctx_t *check, k8s_ctx_t *ctx);
