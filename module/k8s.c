@@ -19,12 +19,12 @@
  * that a background watcher keeps in sync with the Kubernetes API.
  *
  * This file is the knotd glue only: configuration, load and unload, hooks;
- * the counters are in k8s_stats.c, the federation roles' glue in k8s_fed.c.
- * The logic lives in the k8s_* parts (see ARCHITECTURE.md).
+ * the counters are in k8s_stats.c, the federation roles' glue in k8s_fed.c,
+ * what they share in k8s_glue.h and k8s_glue.c. The logic lives in the k8s_*
+ * parts (see ARCHITECTURE.md).
  */
 
 #include <assert.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <stdlib.h>
@@ -67,8 +67,6 @@ static const knot_lookup_t pods_modes[] = {
  * option, as synthrecord's check_prefix. What involves several options is
  * checked by the reader below, which the conf check shares with load.
  */
-
-char k8s_glue_check_msg[512];
 
 /*! \brief A label selector as the API accepts them: no spaces or quotes to smuggle. */
 static int check_selector(knotd_conf_check_args_t *args)
@@ -286,15 +284,6 @@ static knotd_in_state_t k8s_additional_unsigned_hook(knotd_in_state_t state, kno
 	return k8s_additional_hook(state, pkt, qdata, mod);
 }
 
-knot_dname_t *k8s_glue_dname_lower(const knot_dname_t *name)
-{
-	knot_dname_t *copy = knot_dname_copy(name, NULL);
-	if (copy != NULL) {
-		knot_dname_to_lower(copy);
-	}
-	return copy;
-}
-
 static bool under(const knot_dname_t *name, const char *apex)
 {
 	knot_dname_storage_t wire;
@@ -328,26 +317,6 @@ static void ctx_free(k8s_ctx_t *ctx)
 	free(ctx->fed_watch);
 	free(ctx->fed_suffix);
 	free(ctx);
-}
-
-knotd_conf_t k8s_glue_option(check_ctx_t *check, const yp_name_t *item)
-{
-	return (check->args != NULL) ? knotd_conf_check_item(check->args, item)
-	                             : knotd_conf_mod(check->mod, item);
-}
-
-int k8s_glue_refuse(check_ctx_t *check, const char *fmt, ...)
-{
-	va_list args;
-	va_start(args, fmt);
-	if (check->args != NULL) {
-		vsnprintf(k8s_glue_check_msg, sizeof(k8s_glue_check_msg), fmt, args);
-		check->args->err_str = k8s_glue_check_msg;
-	} else {
-		knotd_mod_vlog(check->mod, LOG_ERR, fmt, args);
-	}
-	va_end(args);
-	return KNOT_EINVAL;
 }
 
 /*!
