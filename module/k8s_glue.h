@@ -1,0 +1,187 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*!
+ * \file
+ *
+ * \brief What the knotd glue's files share: the zone's context, the option
+ * reader's helpers (k8s_glue.c), the counters (k8s_stats.c), the federation
+ * roles (k8s_fed.c). Only the glue calls knotd_*, so this header stays beside
+ * it, out of include/. The module is built with -fvisibility=hidden: what is
+ * declared here is not exported from k8s.so.
+ */
+
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <knot/module.h>
+#include <urcu/urcu-memb.h>
+
+/*
+ * The reader state urcu_memb_read_lock() touches on every query lives in liburcu, which
+ * knotd itself links, so it is in static TLS: initial-exec reaches it with one
+ * %fs-relative access instead of a __tls_get_addr call (the default in a shared object).
+ */
+#ifdef CONFIG_RCU_TLS
+extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("initial-exec")));
+#endif
+
+#include "answer.h"
+#include "fedapi.h"
+#include "fedfwd.h"
+#include "fedserve.h"
+#include "topology.h"
+#include "watcher.h"
+
+/* The options of the federation roles, which k8s.c's schema declares and k8s_fed.c reads. */
+#define MOD_FED_NAME		"\x0f""federation-name"
+#define MOD_FED_DOMAIN		"\x11""federation-domain"
+#define MOD_FED_MEMBER		"\x11""federation-member"
+#define MOD_FED_EXTERNAL	"\x13""federation-external"
+#define MOD_FED_NS		"\x16""federation-nameservers"
+#define MOD_FED_CLUSTER		"\x17""federation-cluster-name"
+#define MOD_FED_API_LISTEN	"\x15""federation-api-listen"
+#define MOD_FED_API_CERT	"\x13""federation-api-cert"
+#define MOD_FED_API_KEY		"\x12""federation-api-key"
+#define MOD_FED_API_CA		"\x18""federation-api-client-ca"
+
+/* The zone's storage: where the snapshot (k8s.c) and the K8S-DNS role's state file are. */
+#define ZONE_STORAGE		"\x07""storage"
+
+/*! \brief Who reads the options: the conf check (a dry run) or load, as geoip's. */
+typedef struct {
+	knotd_conf_check_args_t *args; // Set for a conf check.
+	knotd_mod_t *mod;              // Set for a real load.
+} check_ctx_t;
+
+/*! \brief A member cluster's watcher as a Federated-DNS zone holds it. */
+typedef struct {
+	knotd_mod_t *mod;
+	size_t idx;                  /*!< In federation-member order (the counters' index). */
+	const uint8_t *name;         /*!< Wire label. */
+	k8s_watcher_t *watcher;      /*!< NULL until started. */
+	k8s_watcher_client_t client;
+	knot_dname_t *key;           /*!< <member>.<zone>: the reload hand-over finds its predecessor by it. */
+} fed_watch_t;
+
+/*! \brief A zone's module context: allocated by load, freed by unload. */
+typedef struct {
+	knotd_mod_t *mod;
+	k8s_watcher_t *watcher;
+	k8s_watcher_client_t client;
+	k8s_answer_conf_t answer;
+	uint32_t ready_bits;    /*!< What the zone needs synchronized to answer. */
+	knot_dname_t *zone;
+	knot_dname_t *domains[K8S_ZONE_COUNT];
+	k8s_federation_t *federations;
+	k8s_topology_t *topology;   /*!< federation-zone and federation-region, or NULL. */
+	knot_dname_t **host_search; /*!< autopath-host-search, lowercase. */
+	size_t host_search_count;
+	k8s_fedzone_t fed;          /*!< Federated-DNS role: set when fed.member_count > 0. */
+	k8s_fedmember_t *members;   /*!< federation-member, member_count of them (owned). */
+	size_t member_count;
+	fed_watch_t *fed_watch;
+	knot_dname_t *fed_suffix;
+	k8s_fedfwd_t *fedfwd;       /*!< K8S-DNS role (svc.federation.), or NULL. */
+	k8s_fedapi_t *fedapi;       /*!< Its programming endpoint, or NULL. */
+} k8s_ctx_t;
+
+/*! \brief A conf check's message: it must outlive the call; conf checks run one at a time. */
+extern char k8s_glue_check_msg[512];
+
+/*! \brief An option's value: from the configuration checked, or the zone's in load. */
+knotd_conf_t k8s_glue_option(check_ctx_t *check, const yp_name_t *item);
+
+/*! \brief Refuses the settings: the reason goes to knotc in a check, to the log in load. */
+__attribute__((format(printf, 2, 3)))
+int k8s_glue_refuse(check_ctx_t *check, const char *fmt, ...);
+
+/*! \brief A lowercase copy of \a name (malloc), or NULL. */
+knot_dname_t *k8s_glue_dname_lower(const knot_dname_t *name);
+
+/* k8s_stats.c: the counters. */
+
+/*! \brief Registers the zone's counters with knotd, in the order of their indices. */
+int k8s_stats_add(knotd_mod_t *mod);
+
+/*! \brief The member gauges of a Federated-DNS zone, indexed in federation-member order. */
+int k8s_stats_add_members(knotd_mod_t *mod, size_t count);
+
+/*! \brief Watcher counters become this zone's gauges (slot 0: not a worker); \a ctx is the module. */
+void k8s_stats_watcher(void *ctx, const k8s_watcher_stats_t *st);
+
+/*! \brief A member's counters: one slot of each member gauge; \a ctx is its fed_watch_t. */
+void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st);
+
+/*! \brief Turns an answer's outcome into knotd's state, rcode and counters. */
+knotd_in_state_t k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
+                                   knotd_in_state_t state);
+
+/*! \brief Counts an autopath walk and its outcome. */
+void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_outcome_t walked);
+
+/* k8s_fed.c: the federation roles. */
+
+/*! \brief federation-name is a lowercase DNS label. */
+int k8s_fed_check_name(knotd_conf_check_args_t *args);
+
+/*! \brief A federation-member value as k8s_fedmember_parse() reads it. */
+int k8s_fed_check_member(knotd_conf_check_args_t *args);
+
+/*!
+ * \brief Reads the Federated-DNS role: the federation, its members and what
+ * this zone answers (federation-domain: <fed>.svc.<zone> with cluster IPs;
+ * a zone at or above federation-external: that domain, load-balancer addresses only).
+ */
+int k8s_fed_serve_read(check_ctx_t *check, k8s_ctx_t *ctx);
+
+/*!
+ * \brief Takes one watcher per member: the zone's watch settings with the member's
+ * kubeconfig and context, so members on the same API share one.
+ */
+int k8s_fed_acquire(k8s_ctx_t *ctx, const k8s_watcher_conf_t *base);
+
+/*! \brief Releases the member watchers taken so far (none is attached yet). */
+void k8s_fed_release(k8s_ctx_t *ctx);
+
+/*! \brief Attaches the zone to every member's watcher; cannot fail. */
+void k8s_fed_attach(k8s_ctx_t *ctx);
+
+/*!
+ * \brief A Federated-DNS zone: the answer from every synchronized member's table
+ * (a member's predecessor after a reload, as for a cluster zone), the source
+ * cluster from the query's EDNS option.
+ */
+knotd_in_state_t k8s_fed_serve_hook(k8s_ctx_t *ctx, knot_pkt_t *pkt, knotd_qdata_t *qdata,
+                                    knotd_mod_t *mod);
+
+/*! \brief A federation-nameservers value as k8s_fedstub_static() reads it. */
+int k8s_fed_check_ns(knotd_conf_check_args_t *args);
+
+/*! \brief The source-cluster option's value is one DNS label. */
+int k8s_fed_check_cluster(knotd_conf_check_args_t *args);
+
+/*! \brief federation-api-listen is an IPv4 or IPv6 address with a port. */
+int k8s_fed_check_listen(knotd_conf_check_args_t *args);
+
+/*!
+ * \brief Reads and, in load, starts the K8S-DNS role of a svc.federation. zone: the
+ * forwarder with its stub zones, and the programming endpoint if configured.
+ */
+int k8s_fed_fwd_read(check_ctx_t *check, k8s_ctx_t *ctx);

@@ -1,0 +1,242 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*
+ * The counters of a mod-k8s zone: their registration with knotd and their
+ * indices' names, the watchers' counters stored as gauges (slot 0, not a
+ * worker's), and the query outcomes that workers count in their own slots.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "k8s_glue.h"
+
+/* Counters, in registration order. */
+enum {
+	CTR_QUERIES,
+	CTR_OBJECTS,
+	CTR_SERVICES,
+	CTR_RECORDS,
+	CTR_TABLE_BYTES,
+	CTR_RECORDS_CAPPED,
+	CTR_READY,
+	CTR_CONNECTED,
+	CTR_RESYNCS,
+	CTR_WATCH_RESTARTS,
+	CTR_API_ERRORS,
+	CTR_LAST_EVENT_AGE,
+	CTR_LATENCY,
+	CTR_AUTOPATH,
+	CTR_SNAPSHOT,
+	CTR_MEMBER_READY,      // Federated-DNS zones only, one slot per member; added last.
+	CTR_MEMBER_CONNECTED,
+	CTR_MEMBER_API_ERRORS,
+};
+
+/*! \brief The snapshot counter's indices. */
+enum {
+	SNAP_STALE = 0,
+	SNAP_LOADED,
+	SNAP_WRITES,
+	SNAP_WRITE_ERRORS,
+	SNAP_COUNT
+};
+
+/*! \brief Query outcomes counted per zone. */
+enum {
+	QUERY_ANSWER = 0,
+	QUERY_NODATA,
+	QUERY_NXDOMAIN,
+	QUERY_TRUNCATED,
+	QUERY_NOT_READY,
+	QUERY_SERVFAIL,
+	QUERY_REFUSED,
+	QUERY_COUNT
+};
+
+static char *query_str(uint32_t idx, uint32_t count)
+{
+	static const char *names[QUERY_COUNT] = {
+		"answer", "nodata", "nxdomain", "truncated", "not-ready", "servfail", "refused"
+	};
+	return strdup(idx < QUERY_COUNT ? names[idx] : "unknown");
+}
+
+/*! \brief Autopath outcomes; index 0 counts every walk ("expanded"). */
+static char *autopath_str(uint32_t idx, uint32_t count)
+{
+	static const char *names[K8S_AUTOPATH_COUNT] = {
+		[K8S_AUTOPATH_NONE] = "expanded",
+		[K8S_AUTOPATH_NAMESPACE] = "hit-namespace",
+		[K8S_AUTOPATH_SVC] = "hit-svc",
+		[K8S_AUTOPATH_CLUSTER] = "hit-cluster",
+		[K8S_AUTOPATH_HOST] = "hit-host",
+		[K8S_AUTOPATH_LISTED] = "hit-listed",
+		[K8S_AUTOPATH_NAME] = "hit-name",
+		[K8S_AUTOPATH_FELL_THROUGH] = "fell-through",
+		[K8S_AUTOPATH_COLD] = "cold",
+		[K8S_AUTOPATH_REFUSED] = "refused",
+	};
+	return strdup(idx < K8S_AUTOPATH_COUNT ? names[idx] : "unknown");
+}
+
+static char *snapshot_str(uint32_t idx, uint32_t count)
+{
+	static const char *names[SNAP_COUNT] = { "stale", "loaded", "writes", "write-errors" };
+	return strdup(idx < SNAP_COUNT ? names[idx] : "unknown");
+}
+
+static char *source_str(uint32_t idx, uint32_t count)
+{
+	return strdup(k8s_resource_name(idx));
+}
+
+static char *zone_str(uint32_t idx, uint32_t count)
+{
+	return strdup(idx == K8S_ZONE_CLUSTER ? "cluster" : "clusterset");
+}
+
+static char *apierr_str(uint32_t idx, uint32_t count)
+{
+	return strdup(k8s_apierr_name(idx));
+}
+
+static char *latency_str(uint32_t idx, uint32_t count)
+{
+	char text[32];
+	if (idx + 1 < count) {
+		snprintf(text, sizeof(text), "le-%ums", 1u << idx);
+	} else {
+		snprintf(text, sizeof(text), "gt-%ums", 1u << (idx - 1));
+	}
+	return strdup(text);
+}
+
+int k8s_stats_add(knotd_mod_t *mod)
+{
+	int ret = KNOT_EOK;
+	ret |= knotd_mod_stats_add(mod, "queries", QUERY_COUNT, query_str);
+	ret |= knotd_mod_stats_add(mod, "objects", K8S_SRC_COUNT, source_str);
+	ret |= knotd_mod_stats_add(mod, "services", K8S_ZONE_COUNT, zone_str);
+	ret |= knotd_mod_stats_add(mod, "records", 1, NULL);
+	ret |= knotd_mod_stats_add(mod, "table-bytes", 1, NULL);
+	ret |= knotd_mod_stats_add(mod, "records-capped", 1, NULL);
+	ret |= knotd_mod_stats_add(mod, "ready", K8S_ZONE_COUNT, zone_str);
+	ret |= knotd_mod_stats_add(mod, "connected", 1, NULL);
+	ret |= knotd_mod_stats_add(mod, "resyncs", 1, NULL);
+	ret |= knotd_mod_stats_add(mod, "watch-restarts", 1, NULL);
+	ret |= knotd_mod_stats_add(mod, "api-errors", K8S_APIERR_COUNT, apierr_str);
+	ret |= knotd_mod_stats_add(mod, "last-event-age", 1, NULL);
+	ret |= knotd_mod_stats_add(mod, "programming-latency", K8S_LATENCY_BUCKETS, latency_str);
+	ret |= knotd_mod_stats_add(mod, "autopath", K8S_AUTOPATH_COUNT, autopath_str);
+	ret |= knotd_mod_stats_add(mod, "snapshot", SNAP_COUNT, snapshot_str);
+	return (ret == KNOT_EOK) ? KNOT_EOK : KNOT_ENOMEM;
+}
+
+int k8s_stats_add_members(knotd_mod_t *mod, size_t count)
+{
+	int ret = KNOT_EOK;
+	ret |= knotd_mod_stats_add(mod, "member-ready", count, NULL);
+	ret |= knotd_mod_stats_add(mod, "member-connected", count, NULL);
+	ret |= knotd_mod_stats_add(mod, "member-api-errors", count, NULL);
+	return (ret == KNOT_EOK) ? KNOT_EOK : KNOT_ENOMEM;
+}
+
+void k8s_stats_watcher(void *ctx, const k8s_watcher_stats_t *st)
+{
+	knotd_mod_t *mod = ctx;
+	for (uint32_t i = 0; i < K8S_SRC_COUNT; i++) {
+		knotd_mod_stats_store(mod, 0, CTR_OBJECTS, i, st->objects[i]);
+	}
+	for (uint32_t i = 0; i < K8S_ZONE_COUNT; i++) {
+		knotd_mod_stats_store(mod, 0, CTR_SERVICES, i, st->services[i]);
+		knotd_mod_stats_store(mod, 0, CTR_READY, i, (st->ready >> i) & 1);
+	}
+	knotd_mod_stats_store(mod, 0, CTR_RECORDS, 0, st->records);
+	knotd_mod_stats_store(mod, 0, CTR_TABLE_BYTES, 0, st->table_bytes);
+	knotd_mod_stats_store(mod, 0, CTR_RECORDS_CAPPED, 0, st->records_capped);
+	knotd_mod_stats_store(mod, 0, CTR_CONNECTED, 0, st->connected);
+	knotd_mod_stats_store(mod, 0, CTR_RESYNCS, 0, st->resyncs);
+	knotd_mod_stats_store(mod, 0, CTR_WATCH_RESTARTS, 0, st->watch_restarts);
+	for (uint32_t i = 0; i < K8S_APIERR_COUNT; i++) {
+		knotd_mod_stats_store(mod, 0, CTR_API_ERRORS, i, st->api_errors[i]);
+	}
+	knotd_mod_stats_store(mod, 0, CTR_LAST_EVENT_AGE, 0, st->last_event_age_s);
+	for (uint32_t i = 0; i < K8S_LATENCY_BUCKETS; i++) {
+		knotd_mod_stats_store(mod, 0, CTR_LATENCY, i, st->latency[i]);
+	}
+	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_STALE, st->snapshot_stale);
+	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_LOADED, st->snapshot_loaded);
+	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_WRITES, st->snapshot_writes);
+	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_WRITE_ERRORS, st->snapshot_write_errors);
+}
+
+void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st)
+{
+	fed_watch_t *fw = ctx;
+	uint64_t errors = 0;
+	for (uint32_t i = 0; i < K8S_APIERR_COUNT; i++) {
+		errors += st->api_errors[i];
+	}
+	knotd_mod_stats_store(fw->mod, 0, CTR_MEMBER_READY, fw->idx, (st->ready & K8S_READY_CLUSTER) != 0);
+	knotd_mod_stats_store(fw->mod, 0, CTR_MEMBER_CONNECTED, fw->idx, st->connected);
+	knotd_mod_stats_store(fw->mod, 0, CTR_MEMBER_API_ERRORS, fw->idx, errors);
+}
+
+static knotd_in_state_t count(knotd_mod_t *mod, knotd_qdata_t *qdata, uint32_t outcome,
+                              knotd_in_state_t state)
+{
+	knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_QUERIES, outcome, 1);
+	return state;
+}
+
+knotd_in_state_t k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
+                                   knotd_in_state_t state)
+{
+	switch (res) {
+	case K8S_ANSWER_HIT:
+		return count(mod, qdata, QUERY_ANSWER, KNOTD_IN_STATE_HIT);
+	case K8S_ANSWER_HIT_NXDOMAIN:
+		qdata->rcode = KNOT_RCODE_NXDOMAIN;
+		return count(mod, qdata, QUERY_ANSWER, KNOTD_IN_STATE_HIT);
+	case K8S_ANSWER_NODATA:
+		return count(mod, qdata, QUERY_NODATA, KNOTD_IN_STATE_NODATA);
+	case K8S_ANSWER_NXDOMAIN:
+		return count(mod, qdata, QUERY_NXDOMAIN, KNOTD_IN_STATE_MISS);
+	case K8S_ANSWER_TRUNC:
+		return count(mod, qdata, QUERY_TRUNCATED, KNOTD_IN_STATE_TRUNC);
+	case K8S_ANSWER_NOTREADY:
+		qdata->rcode = KNOT_RCODE_SERVFAIL;
+		qdata->rcode_ede = KNOT_EDNS_EDE_NOT_READY;
+		return count(mod, qdata, QUERY_NOT_READY, KNOTD_IN_STATE_ERROR);
+	case K8S_ANSWER_SERVFAIL:
+		qdata->rcode = KNOT_RCODE_SERVFAIL;
+		return count(mod, qdata, QUERY_SERVFAIL, KNOTD_IN_STATE_ERROR);
+	case K8S_ANSWER_REFUSED:
+		qdata->rcode = KNOT_RCODE_REFUSED;
+		return count(mod, qdata, QUERY_REFUSED, KNOTD_IN_STATE_ERROR);
+	default:
+		return state;
+	}
+}
+
+void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_outcome_t walked)
+{
+	knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_AUTOPATH, 0, 1);
+	knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_AUTOPATH, walked, 1);
+}
