@@ -306,6 +306,10 @@ k8s_answer_t k8s_fedfwd_answer(const k8s_fedfwd_t *f, const knot_dname_t *qname,
 		(void)k8s_upstream_ask_source(f->fwd, qname, f->source);
 		return K8S_ANSWER_SERVFAIL;
 	}
+	// A denial is this zone's: knotd adds its SOA, so caches in front can keep it.
+	if (ans->count == 0) {
+		return (ans->rcode == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_NXDOMAIN : K8S_ANSWER_NODATA;
+	}
 	ctx_t c = { .pkt = pkt, .qtype = qtype };
 	return k8s_answer_upstream(&c, ans);
 }

@@ -135,6 +135,21 @@ def a_service_without_a_shard_in_the_members_cluster_answers_external_addresses_
 
 
 @tests.case
+def a_forwarded_denial_carries_the_members_soa_so_caches_in_front_keep_it(r):
+    missing = "nosuch.shop.myfed.svc.federation."
+    testing.eventually(lambda: testing.expect_equal(r.query(missing).rcode, "NXDOMAIN",
+                                                    "a service no member has"), 10, 0.2)
+    answer = r.query(missing)
+    soa = [rr for rr in answer.authority if rr.type == "SOA"]
+    testing.expect(soa and soa[0].owner == "svc.federation.",
+                   f"no SOA of svc.federation. in the authority: {sorted(answer.authority)}")
+    nodata = r.query(NAME, "AAAA")
+    testing.expect_equal((nodata.rcode, len(nodata.answer)), ("NOERROR", 0), "AAAA of an IPv4 service")
+    testing.expect([rr for rr in nodata.authority if rr.type == "SOA"],
+                   f"no SOA with the NODATA: {sorted(nodata.authority)}")
+
+
+@tests.case
 def cluster_local_names_are_still_answered_by_the_member_itself(r):
     answer = r.query("web.shop.svc.cluster.local.")
     testing.expect_equal((answer.rcode, ordered(answer)), ("NOERROR", ["10.0.1.10"]),
