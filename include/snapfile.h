@@ -22,9 +22,10 @@
  * container written aside and renamed, so a reader sees the old file or the new
  * one, never a torn one. The payload is opaque here.
  *
- * Layout (integers little-endian): magic "K8SSNAP\0", u32 version, u32 source
- * count n, u64 settings hash, i64 creation time (Unix s), n x u64 object counts,
- * u64 payload length, payload, then u64 FNV-1a 64 of everything before it.
+ * Layout (integers little-endian): magic "K8SSNAP\0", u32 version (2: binary
+ * objects, snapshot.h; 1 held JSON and is refused), u32 source count n, u64
+ * settings hash, i64 creation time (Unix s), n x u64 object counts, u64 payload
+ * length, payload, then u64 FNV-1a 64 of everything before it.
  */
 
 #pragma once
@@ -32,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define K8S_SNAP_VERSION      1
+#define K8S_SNAP_VERSION      2
 #define K8S_SNAP_SOURCES_MAX  32
 /*! A larger file is not read (10,000 services take a few MiB). */
 #define K8S_SNAP_MAX          (512 * 1024 * 1024)

@@ -154,7 +154,10 @@ static void a_corrupt_snapshot_is_refused(void **state)
 
 static void a_foreign_version_is_refused(void **state)
 {
-	expect_refused(bump_version, SETTINGS, 0, "version 2");
+	char reason[64];
+	snprintf(reason, sizeof(reason), "version %u, expected %u", K8S_SNAP_VERSION + 1,
+	         K8S_SNAP_VERSION);
+	expect_refused(bump_version, SETTINGS, 0, reason);
 }
 
 static void a_file_of_something_else_is_refused(void **state)
