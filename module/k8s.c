@@ -272,6 +272,7 @@ enum {
 	SNAP_LOADED,
 	SNAP_WRITES,
 	SNAP_WRITE_ERRORS,
+	SNAP_REFUSED,
 	SNAP_COUNT
 };
 
@@ -315,7 +316,9 @@ static char *autopath_str(uint32_t idx, uint32_t count)
 
 static char *snapshot_str(uint32_t idx, uint32_t count)
 {
-	static const char *names[SNAP_COUNT] = { "stale", "loaded", "writes", "write-errors" };
+	static const char *names[SNAP_COUNT] = {
+		"stale", "loaded", "writes", "write-errors", "refused"
+	};
 	return strdup(idx < SNAP_COUNT ? names[idx] : "unknown");
 }
 
@@ -408,6 +411,7 @@ static void mod_stats(void *ctx, const k8s_watcher_stats_t *st)
 	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_LOADED, st->snapshot_loaded);
 	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_WRITES, st->snapshot_writes);
 	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_WRITE_ERRORS, st->snapshot_write_errors);
+	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_REFUSED, st->snapshot_refused);
 }
 
 /*! \brief A member's watcher logs as this zone's module, naming the member. */
