@@ -59,6 +59,17 @@ uint64_t k8s_fnv64(const void *data, size_t len, uint64_t h);
 int k8s_snapfile_write(const char *path, const k8s_snaphdr_t *hdr,
                        const void *payload, size_t len);
 
+/*! \brief A snapshot file mapped read-only; its payload lies inside. */
+typedef struct {
+	void *map;             /*!< The mapping (NULL: none). */
+	size_t map_len;
+	const char *payload;   /*!< Checked payload, not NUL-terminated. */
+	size_t len;
+} k8s_snapmap_t;
+
+/*! \brief Unmaps a file read by k8s_snapfile_read() (an empty one is fine). */
+void k8s_snapfile_unmap(k8s_snapmap_t *map);
+
 /*!
  * \brief Reads and checks the snapshot at \a path.
  *
@@ -66,7 +77,8 @@ int k8s_snapfile_write(const char *path, const k8s_snaphdr_t *hdr,
  * version, of other settings, corrupt (checksum), older than \a max_age_s
  * (0: no limit) or from the future; \a why then says which, for the log line.
  *
- * \param payload  Out: the payload (malloc'd, NUL-terminated beyond \a len), to free().
+ * \param map  Out: the file, mapped, and its payload (k8s_snapfile_unmap()); empty unless
+ *             KNOT_EOK.
  *
  * \retval KNOT_EOK     usable.
  * \retval KNOT_ENOENT  no snapshot.
@@ -74,5 +86,5 @@ int k8s_snapfile_write(const char *path, const k8s_snaphdr_t *hdr,
  * \retval KNOT_E*      another error.
  */
 int k8s_snapfile_read(const char *path, uint64_t settings_hash, int64_t now_s,
-                      int64_t max_age_s, k8s_snaphdr_t *hdr, char **payload, size_t *len,
+                      int64_t max_age_s, k8s_snaphdr_t *hdr, k8s_snapmap_t *map,
                       char *why, size_t why_len);

@@ -754,19 +754,17 @@ int k8s_snapshot_read(const char *path, uint64_t fingerprint, int64_t now_s,
 {
 	memset(snap, 0, sizeof(*snap));
 	k8s_snaphdr_t hdr;
-	char *payload = NULL;
-	size_t len = 0;
-	int ret = k8s_snapfile_read(path, fingerprint, now_s, max_age_s, &hdr, &payload, &len,
-	                            why, why_len);
+	k8s_snapmap_t map;
+	int ret = k8s_snapfile_read(path, fingerprint, now_s, max_age_s, &hdr, &map, why, why_len);
 	if (ret != KNOT_EOK) {
 		return ret;
 	}
 	if (hdr.sources != K8S_SRC_COUNT) {
-		free(payload);
+		k8s_snapfile_unmap(&map);
 		return refuse(why, why_len, "counts of another resource table");
 	}
-	ret = k8s_snapshot_decode(payload, len, hdr.counts, snap, why, why_len);
-	free(payload);
+	ret = k8s_snapshot_decode(map.payload, map.len, hdr.counts, snap, why, why_len);
+	k8s_snapfile_unmap(&map);
 	snap->created_s = hdr.created_s;
 	return ret;
 }
