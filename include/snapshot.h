@@ -88,6 +88,12 @@ int k8s_snapshot_encode(const k8s_store_t *store, uint32_t sources, uint32_t rea
 int k8s_snapshot_decode(const char *data, size_t len, const uint64_t counts[K8S_SRC_COUNT],
                         k8s_snapshot_t *snap, char *why, size_t why_len);
 
+/*!
+ * \brief What the snapshot's objects will publish, as estimates for k8s_table_reserve():
+ * services and imports (\a svcs), their addresses and the endpoints' (\a addrs).
+ */
+void k8s_snapshot_sizes(const k8s_snapshot_t *snap, size_t *svcs, size_t *addrs);
+
 /*! \brief Frees the objects not handed over. */
 void k8s_snapshot_free(k8s_snapshot_t *snap);
 

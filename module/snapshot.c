@@ -638,6 +638,33 @@ static int refuse(char *why, size_t why_len, const char *fmt, ...)
 	return KNOT_EMALF;
 }
 
+void k8s_snapshot_sizes(const k8s_snapshot_t *snap, size_t *svcs, size_t *addrs)
+{
+	*svcs = 0;
+	*addrs = 0;
+	for (size_t i = 0; i < snap->count; i++) {
+		const k8s_object_t *obj = snap->objects[i];
+		if (obj == NULL) {
+			continue;
+		}
+		switch (obj->kind) {
+		case K8S_SERVICE:
+			*svcs += 1;
+			*addrs += ((const k8s_service_t *)obj)->ip_count;
+			break;
+		case K8S_SERVICEIMPORT:
+			*svcs += 1;
+			*addrs += ((const k8s_serviceimport_t *)obj)->ip_count;
+			break;
+		case K8S_ENDPOINTSLICE:
+			*addrs += ((const k8s_slice_t *)obj)->endpoint_count;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 void k8s_snapshot_free(k8s_snapshot_t *snap)
 {
 	for (size_t i = 0; i < snap->count; i++) {

@@ -348,6 +348,10 @@ static void snapshot_load(k8s_watcher_t *w, unsigned needs)
 		k8s_snapshot_free(&snap);
 		return;
 	}
+	// The table grows once to its size, not by doubling (each doubling copies it to fresh memory).
+	size_t svcs = 0, addrs = 0;
+	k8s_snapshot_sizes(&snap, &svcs, &addrs);
+	(void)k8s_table_reserve(&w->table, svcs, addrs);  // Without it they grow as they go.
 	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
 		if (!(snap.sources & (1u << src))) {
 			continue;

@@ -130,6 +130,9 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
 		ret = k8s_snapshot_read(path, 1, time(NULL), 0, &snap, why, sizeof(why));
 		double read = ms_since(&t0);
+		size_t svcs = 0, addrs = 0;
+		k8s_snapshot_sizes(&snap, &svcs, &addrs);
+		k8s_table_reserve(&table, svcs, addrs);
 		for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
 			k8s_store_list_begin(store, src);
 			for (size_t i = 0; i < snap.count; i++) {
