@@ -22,9 +22,10 @@
  * container written aside and renamed, so a reader sees the old file or the new
  * one, never a torn one. The payload is opaque here.
  *
- * Layout (integers little-endian): magic "K8SSNAP\0", u32 version, u32 source
- * count n, u64 settings hash, i64 creation time (Unix s), n x u64 object counts,
- * u64 payload length, payload, then u64 FNV-1a 64 of everything before it.
+ * Layout (integers little-endian): magic "K8SSNAP\0", u32 version (2: binary
+ * objects, snapshot.h; 1 held JSON and is refused), u32 source count n, u64
+ * settings hash, i64 creation time (Unix s), n x u64 object counts, u64 payload
+ * length, payload, then u64 FNV-1a 64 of everything before it.
  */
 
 #pragma once
@@ -32,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define K8S_SNAP_VERSION      1
+#define K8S_SNAP_VERSION      2
 #define K8S_SNAP_SOURCES_MAX  32
 /*! A larger file is not read (10,000 services take a few MiB). */
 #define K8S_SNAP_MAX          (512 * 1024 * 1024)
@@ -58,6 +59,17 @@ uint64_t k8s_fnv64(const void *data, size_t len, uint64_t h);
 int k8s_snapfile_write(const char *path, const k8s_snaphdr_t *hdr,
                        const void *payload, size_t len);
 
+/*! \brief A snapshot file mapped read-only; its payload lies inside. */
+typedef struct {
+	void *map;             /*!< The mapping (NULL: none). */
+	size_t map_len;
+	const char *payload;   /*!< Checked payload, not NUL-terminated. */
+	size_t len;
+} k8s_snapmap_t;
+
+/*! \brief Unmaps a file read by k8s_snapfile_read() (an empty one is fine). */
+void k8s_snapfile_unmap(k8s_snapmap_t *map);
+
 /*!
  * \brief Reads and checks the snapshot at \a path.
  *
@@ -65,7 +77,8 @@ int k8s_snapfile_write(const char *path, const k8s_snaphdr_t *hdr,
  * version, of other settings, corrupt (checksum), older than \a max_age_s
  * (0: no limit) or from the future; \a why then says which, for the log line.
  *
- * \param payload  Out: the payload (malloc'd, NUL-terminated beyond \a len), to free().
+ * \param map  Out: the file, mapped, and its payload (k8s_snapfile_unmap()); empty unless
+ *             KNOT_EOK.
  *
  * \retval KNOT_EOK     usable.
  * \retval KNOT_ENOENT  no snapshot.
@@ -73,5 +86,5 @@ int k8s_snapfile_write(const char *path, const k8s_snaphdr_t *hdr,
  * \retval KNOT_E*      another error.
  */
 int k8s_snapfile_read(const char *path, uint64_t settings_hash, int64_t now_s,
-                      int64_t max_age_s, k8s_snaphdr_t *hdr, char **payload, size_t *len,
+                      int64_t max_age_s, k8s_snaphdr_t *hdr, k8s_snapmap_t *map,
                       char *why, size_t why_len);

@@ -20,16 +20,18 @@
  * \brief The warm restart's snapshot: the store's objects, written to a file and read back.
  *
  * The payload of the snapshot file (snapfile.h) holds the slim objects the
- * store keeps, each written as the JSON of an API object that the decoder of
- * objects.h turns back into the same slim object (same digest). Read back, a
- * snapshot's objects go through the store like a LIST's, so that the first
- * real LIST replaces them: what it does not return is deleted, what it returns
- * unchanged changes nothing. The file is not trusted: framing and lengths are
- * checked here, each object by the API objects' decoder.
+ * store keeps, each in a compact binary form of its fields (module/snapshot.c
+ * describes it), read back without the API's JSON decoder but with its checks.
+ * Read back, a snapshot's objects go through the store like a LIST's, so that the
+ * first real LIST replaces them: what it does not return is deleted, what it
+ * returns unchanged changes nothing. The file is not trusted: framing, every
+ * length and count (against the bytes left, K8S_SNAP_ENTRY_MAX, K8S_SNAP_MAX) and
+ * every field are checked here; the digest is computed again, never read.
  *
  * Payload layout (integers little-endian): u32 complete sources (a bit per
  * k8s_source_t), u32 ready roles (K8S_READY_*), then per object: u8 source,
- * u32 length, that many bytes of JSON.
+ * u32 length, that many bytes of the object. Version 1 of the file held JSON
+ * objects; such a file is refused by its version (snapfile.h), never misread.
  */
 
 #pragma once
@@ -44,7 +46,7 @@
 #include "store.h"
 #include "watchconf.h"
 
-/*! \brief Longest object entry read (the re-encoded JSON of one object). */
+/*! \brief Longest object entry read (the binary form of one object); a longer one is not written. */
 #define K8S_SNAP_ENTRY_MAX (4 * 1024 * 1024)
 
 /*! \brief A snapshot read back: objects in file order, each with its source. */
@@ -85,6 +87,12 @@ int k8s_snapshot_encode(const k8s_store_t *store, uint32_t sources, uint32_t rea
  */
 int k8s_snapshot_decode(const char *data, size_t len, const uint64_t counts[K8S_SRC_COUNT],
                         k8s_snapshot_t *snap, char *why, size_t why_len);
+
+/*!
+ * \brief What the snapshot's objects will publish, as estimates for k8s_table_reserve():
+ * services and imports (\a svcs), their addresses and the endpoints' (\a addrs).
+ */
+void k8s_snapshot_sizes(const k8s_snapshot_t *snap, size_t *svcs, size_t *addrs);
 
 /*! \brief Frees the objects not handed over. */
 void k8s_snapshot_free(k8s_snapshot_t *snap);

@@ -191,6 +191,14 @@ void k8s_table_set_topology(k8s_table_t *t, k8s_topology_t *topology);
 /*! \brief Marks zones ready (bits are never cleared), after what was published so far. */
 void k8s_table_set_ready(k8s_table_t *t, uint32_t bits);
 
+/*!
+ * \brief Makes room for \a svcs more blocks and \a addrs more PTR addresses at once.
+ *
+ * For a bulk load (the warm restart's snapshot): the hash tables grow once to their
+ * size instead of doubling their way there. Estimates are fine; nothing is published.
+ */
+int k8s_table_reserve(k8s_table_t *t, size_t svcs, size_t addrs);
+
 /*! \brief Ends a commit: hands retired memory to RCU for freeing after a grace period. */
 void k8s_table_commit(k8s_table_t *t);
 

@@ -65,6 +65,7 @@ typedef struct {
 	uint64_t snapshot_loaded;              /*!< Objects read from the snapshot at start. */
 	uint64_t snapshot_writes;              /*!< Snapshots written. */
 	uint64_t snapshot_write_errors;        /*!< Snapshots that could not be written. */
+	uint64_t snapshot_refused;             /*!< Snapshot files found at start and not used (logged why). */
 } k8s_watcher_stats_t;
 
 /*! \brief A zone attached to a watcher: where its logs and counters go. */

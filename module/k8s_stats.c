@@ -54,6 +54,7 @@ enum {
 	SNAP_LOADED,
 	SNAP_WRITES,
 	SNAP_WRITE_ERRORS,
+	SNAP_REFUSED,
 	SNAP_COUNT
 };
 
@@ -97,7 +98,9 @@ static char *autopath_str(uint32_t idx, uint32_t count)
 
 static char *snapshot_str(uint32_t idx, uint32_t count)
 {
-	static const char *names[SNAP_COUNT] = { "stale", "loaded", "writes", "write-errors" };
+	static const char *names[SNAP_COUNT] = {
+		"stale", "loaded", "writes", "write-errors", "refused"
+	};
 	return strdup(idx < SNAP_COUNT ? names[idx] : "unknown");
 }
 
@@ -184,6 +187,7 @@ void k8s_stats_watcher(void *ctx, const k8s_watcher_stats_t *st)
 	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_LOADED, st->snapshot_loaded);
 	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_WRITES, st->snapshot_writes);
 	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_WRITE_ERRORS, st->snapshot_write_errors);
+	knotd_mod_stats_store(mod, 0, CTR_SNAPSHOT, SNAP_REFUSED, st->snapshot_refused);
 }
 
 void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st)

@@ -15,14 +15,25 @@
  */
 
 /*
- * Objects are written as the JSON the API would send, reduced to the fields the
- * decoder of objects.c reads, so that reading a snapshot back is decoding, with
- * every check the API's objects get: a hostile file can give us no object that
- * the API could not. One writer per kind below; tests/unit/test_snapshot.c checks
- * that each gives back an object of the same digest.
+ * Objects are written as their slim fields in a compact binary form and read back
+ * without the API's JSON decoder (a JSON tree per object cost 20 times the rest of a
+ * warm start). The file is still not trusted: every length and count is checked
+ * against the bytes left before anything is read or allocated, and every field gets
+ * the checks the API objects' decoder gives it (names and hostnames DNS labels,
+ * addresses of the slice's family, one value per enum), stricter where the writer
+ * never writes otherwise (lowercase, no embedded NUL), so that a hostile file can give
+ * us no object that the API could not. tests/unit/test_snapshot.c checks that each
+ * kind gives back an object of the same digest.
+ *
+ * An object (integers little-endian; str: u8 length + 1, 0 for none, then the bytes;
+ * ip: u8 4 or 6, then 4 or 16 bytes; bool: u8 0 or 1):
+ *   u32 bytes of its strings with their NULs (the allocation is sized before reading),
+ *   the counts of its arrays, str name, str namespace (namespaced kinds), its fields.
+ * The counts and fields of each kind are in its writer and reader below.
  */
 
 #include <arpa/inet.h>
+#include <stdalign.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,285 +41,20 @@
 
 #include <libknot/errcode.h>
 
+#include "dnsname.h"
 #include "snapfile.h"
 #include "snapshot.h"
 
 #define HEAD_LEN 8         // u32 sources, u32 ready.
 #define ENTRY_HEAD_LEN 5   // u8 source, u32 length.
+#define STR_MAX 254        // Longest str (its length + 1 is a byte); DNS names are <= 253.
 
-/* --- writing JSON ---------------------------------------------------------------- */
+/* Fewest bytes an array item takes in the file: a count is checked against them. */
+#define PORT_MIN 4         // u16 port, u8 protocol, str name.
+#define ENDPOINT_MIN 7     // IPv4, bool ready, str hostname, str target.
+#define CLUSTER_MIN 2      // A non-empty str.
 
-/*! A JSON writer; the first error sticks. */
-typedef struct {
-	k8s_buf_t *buf;
-	int ret;
-} jw_t;
-
-/*! Appends bytes; inline while they fit, as most do (the encode runs on the watcher's loop). */
-static inline void put(jw_t *w, const char *data, size_t len)
-{
-	k8s_buf_t *b = w->buf;
-	if (w->ret == KNOT_EOK && len <= b->cap - b->len) {
-		memcpy(b->data + b->len, data, len);
-		b->len += len;
-	} else if (w->ret == KNOT_EOK) {
-		w->ret = k8s_buf_append(b, data, len, K8S_SNAP_MAX);
-	}
-}
-
-static inline void raw(jw_t *w, const char *text)
-{
-	put(w, text, strlen(text));
-}
-
-/*! A JSON string: quotes, backslashes and control characters escaped. */
-static void str(jw_t *w, const char *s)
-{
-	raw(w, "\"");
-	const char *run = s;
-	for (const char *p = s; w->ret == KNOT_EOK; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (c >= 0x20 && c != '"' && c != '\\') {
-			continue;
-		}
-		// The run of plain bytes before it, then its escape.
-		put(w, run, (size_t)(p - run));
-		if (c == '\0') {
-			break;
-		}
-		char esc[8];
-		snprintf(esc, sizeof(esc), "\\u%04x", c);
-		raw(w, esc);
-		run = p + 1;
-	}
-	raw(w, "\"");
-}
-
-/*! ,"key":"value" when value is set (the comma unless \a first). */
-static void field_str(jw_t *w, const char *key, const char *value, bool first)
-{
-	if (value == NULL) {
-		return;
-	}
-	raw(w, first ? "\"" : ",\"");
-	raw(w, key);
-	raw(w, "\":");
-	str(w, value);
-}
-
-static void field_bool(jw_t *w, const char *key, bool value)
-{
-	raw(w, ",\"");
-	raw(w, key);
-	raw(w, value ? "\":true" : "\":false");
-}
-
-static void ip(jw_t *w, const k8s_ip_t *addr)
-{
-	char text[INET6_ADDRSTRLEN + 2] = "\"";
-	if (addr->family == AF_INET) {
-		// inet_ntop() costs more than the rest of an endpoint: IPv4 by hand.
-		char *p = text + 1;
-		for (int i = 0; i < 4; i++) {
-			unsigned b = addr->bytes[i];
-			if (b >= 100) {
-				*p++ = (char)('0' + b / 100);
-			}
-			if (b >= 10) {
-				*p++ = (char)('0' + b / 10 % 10);
-			}
-			*p++ = (char)('0' + b % 10);
-			*p++ = (i < 3) ? '.' : '"';
-		}
-		*p = '\0';
-	} else {
-		inet_ntop(addr->family, addr->bytes, text + 1, sizeof(text) - 2);
-		strcat(text, "\"");
-	}
-	raw(w, text);
-}
-
-static void ips(jw_t *w, const k8s_ip_t *list, unsigned count, const char *key)
-{
-	raw(w, "[");
-	for (unsigned i = 0; i < count; i++) {
-		raw(w, (i > 0) ? "," : "");
-		if (key != NULL) {
-			raw(w, "{\"");
-			raw(w, key);
-			raw(w, "\":");
-		}
-		ip(w, &list[i]);
-		raw(w, (key != NULL) ? "}" : "");
-	}
-	raw(w, "]");
-}
-
-static void ports(jw_t *w, const k8s_port_t *list, unsigned count)
-{
-	static const char *PROTOS[K8S_PROTO_COUNT] = { "TCP", "UDP", "SCTP" };
-	raw(w, ",\"ports\":[");
-	for (unsigned i = 0; i < count; i++) {
-		char num[32];
-		snprintf(num, sizeof(num), "%s{\"port\":%u,\"protocol\":", (i > 0) ? "," : "",
-		         list[i].port);
-		raw(w, num);
-		str(w, PROTOS[list[i].proto < K8S_PROTO_COUNT ? list[i].proto : 0]);
-		field_str(w, "name", list[i].name, false);
-		raw(w, "}");
-	}
-	raw(w, "]");
-}
-
-/*! {"metadata":{"name":..,"namespace":..[,"labels":{ (left open when \a labels). */
-static void meta(jw_t *w, const k8s_object_t *obj, bool labels)
-{
-	raw(w, "{\"metadata\":{");
-	field_str(w, "name", obj->name, true);
-	if (obj->ns[0] != '\0') {
-		field_str(w, "namespace", obj->ns, false);
-	}
-	raw(w, labels ? ",\"labels\":{" : "}");
-}
-
-/*! Labels of which some may be unset: the commas come from what was written. */
-static void labels(jw_t *w, const char *const keys[], const char *const values[], size_t n)
-{
-	bool first = true;
-	for (size_t i = 0; i < n; i++) {
-		if (values[i] != NULL) {
-			field_str(w, keys[i], values[i], first);
-			first = false;
-		}
-	}
-	raw(w, "}}");
-}
-
-/* --- one writer per kind ---------------------------------------------------------- */
-
-static void service_write(jw_t *w, const k8s_service_t *svc)
-{
-	meta(w, &svc->meta, false);
-	raw(w, ",\"spec\":{");
-	switch (svc->type) {
-	case K8S_SVC_EXTERNALNAME:
-		raw(w, "\"type\":\"ExternalName\"");
-		field_str(w, "externalName", svc->external_name, false);
-		break;
-	case K8S_SVC_HEADLESS:
-		raw(w, "\"type\":\"ClusterIP\",\"clusterIP\":\"None\"");
-		break;
-	default:
-		raw(w, "\"type\":\"ClusterIP\",\"clusterIPs\":");
-		ips(w, svc->ips, svc->ip_count, NULL);
-		break;
-	}
-	field_bool(w, "publishNotReadyAddresses", svc->publish_not_ready);
-	ports(w, svc->ports, svc->port_count);
-	raw(w, "}}");
-}
-
-static void slice_write(jw_t *w, const k8s_slice_t *slice)
-{
-	static const char *const KEYS[] = {
-		"kubernetes.io/service-name", "multicluster.kubernetes.io/service-name",
-		"multicluster.kubernetes.io/source-cluster",
-	};
-	const char *values[] = { slice->service, slice->mcs_service, slice->source_cluster };
-	meta(w, &slice->meta, true);
-	labels(w, KEYS, values, 3);
-	raw(w, (slice->family == AF_INET) ? ",\"addressType\":\"IPv4\"" :
-	       (slice->family == AF_INET6) ? ",\"addressType\":\"IPv6\"" : ",\"addressType\":\"FQDN\"");
-	// One endpoint per address: the decoder flattens them so anyway.
-	raw(w, ",\"endpoints\":[");
-	for (uint32_t i = 0; i < slice->endpoint_count; i++) {
-		const k8s_endpoint_t *ep = &slice->endpoints[i];
-		raw(w, (i > 0) ? ",{\"addresses\":[" : "{\"addresses\":[");
-		ip(w, &ep->ip);
-		// Absent means ready: a JSON object less per endpoint to read back.
-		raw(w, ep->ready ? "]" : "],\"conditions\":{\"ready\":false}");
-		field_str(w, "hostname", ep->hostname, false);
-		if (ep->target != NULL) {
-			raw(w, ",\"targetRef\":{\"kind\":\"Pod\"");
-			field_str(w, "name", ep->target, false);
-			raw(w, "}");
-		}
-		raw(w, "}");
-	}
-	raw(w, "]");
-	ports(w, slice->ports, slice->port_count);
-	raw(w, "}");
-}
-
-static void pod_write(jw_t *w, const k8s_pod_t *pod)
-{
-	meta(w, &pod->meta, false);
-	raw(w, ",\"spec\":{\"hostNetwork\":");
-	raw(w, pod->host_network ? "true" : "false");
-	raw(w, pod->live ? "},\"status\":{\"phase\":\"Running\",\"podIPs\":"
-	                 : "},\"status\":{\"phase\":\"Failed\",\"podIPs\":");
-	ips(w, pod->ips, pod->ip_count, "ip");
-	raw(w, "}}");
-}
-
-static void import_write(jw_t *w, const k8s_serviceimport_t *imp)
-{
-	meta(w, &imp->meta, false);
-	raw(w, imp->headless ? ",\"spec\":{\"type\":\"Headless\",\"ips\":"
-	                     : ",\"spec\":{\"type\":\"ClusterSetIP\",\"ips\":");
-	ips(w, imp->ips, imp->ip_count, NULL);
-	ports(w, imp->ports, imp->port_count);
-	raw(w, "},\"status\":{\"clusters\":[");
-	for (uint16_t i = 0; i < imp->cluster_count; i++) {
-		raw(w, (i > 0) ? ",{" : "{");
-		field_str(w, "cluster", imp->clusters[i], true);
-		raw(w, "}");
-	}
-	raw(w, "]}}");
-}
-
-static void object_write(jw_t *w, const k8s_object_t *obj)
-{
-	switch (obj->kind) {
-	case K8S_SERVICE:
-		service_write(w, (const k8s_service_t *)obj);
-		break;
-	case K8S_ENDPOINTSLICE:
-		slice_write(w, (const k8s_slice_t *)obj);
-		break;
-	case K8S_POD:
-		pod_write(w, (const k8s_pod_t *)obj);
-		break;
-	case K8S_SERVICEIMPORT:
-		import_write(w, (const k8s_serviceimport_t *)obj);
-		break;
-	case K8S_CLUSTERPROPERTY: {
-		const k8s_clusterproperty_t *prop = (const k8s_clusterproperty_t *)obj;
-		meta(w, obj, false);
-		raw(w, ",\"spec\":{");
-		field_str(w, "value", prop->value, true);
-		raw(w, "}}");
-		break;
-	}
-	case K8S_NODE: {
-		static const char *const KEYS[] = {
-			"topology.kubernetes.io/zone", "topology.kubernetes.io/region",
-		};
-		const k8s_node_t *node = (const k8s_node_t *)obj;
-		const char *values[] = { node->zone, node->region };
-		meta(w, obj, true);
-		labels(w, KEYS, values, 2);
-		raw(w, "}");
-		break;
-	}
-	default:  // Namespaces: the name is all.
-		meta(w, obj, false);
-		raw(w, "}");
-		break;
-	}
-}
-
-/* --- the payload -------------------------------------------------------------------- */
+#define ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((size_t)(a) - 1))
 
 static void put_le(unsigned char *out, uint64_t v, size_t n)
 {
@@ -325,6 +71,513 @@ static uint64_t get_le(const unsigned char *in, size_t n)
 	}
 	return v;
 }
+
+/* --- writing ------------------------------------------------------------------------ */
+
+/*! A writer; the first error sticks; \a unfit marks an object that cannot be written. */
+typedef struct {
+	k8s_buf_t *buf;
+	int ret;
+	bool unfit;
+	uint32_t strings;   /*!< Bytes of the object's strings with their NULs. */
+} bw_t;
+
+/*! Appends bytes; inline while they fit, as most do (the encode runs on the watcher's loop). */
+static inline void put(bw_t *w, const void *data, size_t len)
+{
+	k8s_buf_t *b = w->buf;
+	if (w->ret == KNOT_EOK && len <= b->cap - b->len) {
+		memcpy(b->data + b->len, data, len);
+		b->len += len;
+	} else if (w->ret == KNOT_EOK) {
+		w->ret = k8s_buf_append(b, data, len, K8S_SNAP_MAX);
+	}
+}
+
+static inline void put_u(bw_t *w, uint64_t v, size_t n)
+{
+	unsigned char bytes[8];
+	put_le(bytes, v, n);
+	put(w, bytes, n);
+}
+
+static void put_str(bw_t *w, const char *s)
+{
+	if (s == NULL) {
+		put_u(w, 0, 1);
+		return;
+	}
+	size_t len = strlen(s);
+	if (len > STR_MAX || w->strings > UINT32_MAX - len - 1) {
+		// No decoder makes one; kept out rather than cut.
+		w->unfit = true;
+		return;
+	}
+	put_u(w, len + 1, 1);
+	put(w, s, len);
+	w->strings += (uint32_t)(len + 1);
+}
+
+static void put_ip(bw_t *w, const k8s_ip_t *ip)
+{
+	bool v4 = ip->family == AF_INET;
+	put_u(w, v4 ? 4 : 6, 1);
+	put(w, ip->bytes, v4 ? 4 : 16);
+}
+
+static void put_ips(bw_t *w, const k8s_ip_t *list, uint8_t count)
+{
+	put_u(w, count, 1);
+	for (uint8_t i = 0; i < count; i++) {
+		put_ip(w, &list[i]);
+	}
+}
+
+static void put_ports(bw_t *w, const k8s_port_t *list, uint16_t count)
+{
+	for (uint16_t i = 0; i < count; i++) {
+		put_u(w, list[i].port, 2);
+		put_u(w, list[i].proto, 1);
+		put_str(w, list[i].name);
+	}
+}
+
+/*! Counts: service u16 ports; slice u32 endpoints, u16 ports; import u16 ports, u16 clusters. */
+static void object_write(bw_t *w, const k8s_object_t *obj)
+{
+	switch (obj->kind) {
+	case K8S_SERVICE: {
+		const k8s_service_t *svc = (const k8s_service_t *)obj;
+		put_u(w, svc->port_count, 2);
+		put_str(w, obj->name);
+		put_str(w, obj->ns);
+		put_u(w, svc->type, 1);
+		put_u(w, svc->publish_not_ready, 1);
+		put_ips(w, svc->ips, svc->ip_count);
+		put_ips(w, svc->ingress, svc->ingress_count);
+		put_str(w, svc->external_name);
+		put_ports(w, svc->ports, svc->port_count);
+		break;
+	}
+	case K8S_ENDPOINTSLICE: {
+		const k8s_slice_t *slice = (const k8s_slice_t *)obj;
+		put_u(w, slice->endpoint_count, 4);
+		put_u(w, slice->port_count, 2);
+		put_str(w, obj->name);
+		put_str(w, obj->ns);
+		put_str(w, slice->service);
+		put_str(w, slice->mcs_service);
+		put_str(w, slice->source_cluster);
+		put_u(w, (slice->family == AF_INET) ? 4 : (slice->family == AF_INET6) ? 6 : 0, 1);
+		// The addresses only: their family is the slice's.
+		size_t ip_len = (slice->family == AF_INET) ? 4 : 16;
+		for (uint32_t i = 0; i < slice->endpoint_count; i++) {
+			const k8s_endpoint_t *ep = &slice->endpoints[i];
+			put(w, ep->ip.bytes, ip_len);
+			put_u(w, ep->ready, 1);
+			put_str(w, ep->hostname);
+			put_str(w, ep->target);
+		}
+		put_ports(w, slice->ports, slice->port_count);
+		break;
+	}
+	case K8S_POD: {
+		const k8s_pod_t *pod = (const k8s_pod_t *)obj;
+		put_str(w, obj->name);
+		put_str(w, obj->ns);
+		put_u(w, pod->live, 1);
+		put_u(w, pod->host_network, 1);
+		put_ips(w, pod->ips, pod->ip_count);
+		break;
+	}
+	case K8S_SERVICEIMPORT: {
+		const k8s_serviceimport_t *imp = (const k8s_serviceimport_t *)obj;
+		put_u(w, imp->port_count, 2);
+		put_u(w, imp->cluster_count, 2);
+		put_str(w, obj->name);
+		put_str(w, obj->ns);
+		put_u(w, imp->headless, 1);
+		put_ips(w, imp->ips, imp->ip_count);
+		put_ports(w, imp->ports, imp->port_count);
+		for (uint16_t i = 0; i < imp->cluster_count; i++) {
+			put_str(w, imp->clusters[i]);
+		}
+		break;
+	}
+	case K8S_CLUSTERPROPERTY: {
+		const k8s_clusterproperty_t *prop = (const k8s_clusterproperty_t *)obj;
+		put_str(w, obj->name);
+		// The one free-form string: u32 length + 1, 0 for none.
+		size_t len = (prop->value != NULL) ? strlen(prop->value) : 0;
+		if (prop->value != NULL && len < K8S_SNAP_ENTRY_MAX) {
+			put_u(w, len + 1, 4);
+			put(w, prop->value, len);
+			w->strings += (uint32_t)(len + 1);
+		} else {
+			w->unfit = w->unfit || prop->value != NULL;
+			put_u(w, 0, 4);
+		}
+		break;
+	}
+	case K8S_NODE: {
+		const k8s_node_t *node = (const k8s_node_t *)obj;
+		put_str(w, obj->name);
+		put_str(w, node->zone);
+		put_str(w, node->region);
+		break;
+	}
+	default:  // Namespaces: the name is all.
+		put_str(w, obj->name);
+		break;
+	}
+}
+
+/* --- reading ------------------------------------------------------------------------ */
+
+/*! A reader over one object; the first failure sticks with its reason. */
+typedef struct {
+	const unsigned char *at;
+	const unsigned char *end;
+	char *str_at;          /*!< Where the next string goes. */
+	size_t str_left;       /*!< Bytes left for strings (the object's announced total). */
+	const char *bad;       /*!< Why it does not read, or NULL. */
+} br_t;
+
+static inline size_t left(const br_t *r)
+{
+	return (size_t)(r->end - r->at);
+}
+
+static inline bool check(br_t *r, bool ok, const char *why)
+{
+	if (!ok && r->bad == NULL) {
+		r->bad = why;
+	}
+	return ok && r->bad == NULL;
+}
+
+static inline uint64_t get_u(br_t *r, size_t n)
+{
+	if (!check(r, left(r) >= n, "truncated")) {
+		return 0;
+	}
+	uint64_t v = get_le(r->at, n);
+	r->at += n;
+	return v;
+}
+
+static bool get_bool(br_t *r)
+{
+	uint64_t v = get_u(r, 1);
+	check(r, v <= 1, "not a boolean");
+	return v == 1;
+}
+
+/*! A string view; \a wide: the u32 length of the free-form value, else u8. */
+typedef struct {
+	const char *ptr;
+	size_t len;
+} view_t;
+
+static view_t get_view(br_t *r, bool wide)
+{
+	view_t v = { NULL, 0 };
+	uint64_t n = get_u(r, wide ? 4 : 1);
+	if (n == 0 || !check(r, n - 1 <= left(r), "string longer than the object")) {
+		return v;
+	}
+	v.ptr = (const char *)r->at;
+	v.len = (size_t)(n - 1);
+	r->at += v.len;
+	check(r, memchr(v.ptr, '\0', v.len) == NULL, "string with a nul");
+	return v;
+}
+
+/*! Copies a string behind the structure, within the announced bytes. */
+static const char *pack(br_t *r, view_t v)
+{
+	if (v.ptr == NULL || !check(r, v.len < r->str_left, "strings longer than announced")) {
+		return NULL;
+	}
+	char *out = r->str_at;
+	memcpy(out, v.ptr, v.len);
+	out[v.len] = '\0';
+	r->str_at += v.len + 1;
+	r->str_left -= v.len + 1;
+	return out;
+}
+
+/*! How a string must look: what the API objects' decoder keeps there, lowercase. */
+typedef enum {
+	STR_LABEL,      /*!< A DNS label (names, hostnames, port names, service labels). */
+	STR_NAME,       /*!< A DNS subdomain (names of kinds that are no label; ExternalName). */
+	STR_TOPOLOGY,   /*!< Dot-separated labels of at most 63 bytes (node zone, region). */
+	STR_CLUSTER,    /*!< A cluster id. */
+} str_kind_t;
+
+static const char *get_str(br_t *r, str_kind_t kind, bool required)
+{
+	view_t v = get_view(r, false);
+	if (v.ptr == NULL) {
+		check(r, !required, "missing name");
+		return NULL;
+	}
+	bool valid = false;
+	switch (kind) {
+	case STR_LABEL:
+		valid = k8s_dns_label_valid(v.ptr, v.len, false);
+		break;
+	case STR_NAME:
+		valid = k8s_dns_name_valid(v.ptr, v.len, K8S_DNS_NAME_MAX, 0, false);
+		break;
+	case STR_TOPOLOGY:
+		valid = k8s_dns_name_valid(v.ptr, v.len, K8S_DNS_LABEL_MAX, 0, false);
+		break;
+	case STR_CLUSTER:
+		valid = k8s_cluster_id_valid(v.ptr, v.len, false);
+		break;
+	}
+	return check(r, valid, "invalid name") ? pack(r, v) : NULL;
+}
+
+/*! An address of \a family, or of either (AF_UNSPEC: then the file says which). */
+static void get_ip(br_t *r, int family, k8s_ip_t *ip)
+{
+	if (family == AF_UNSPEC) {
+		uint64_t tag = get_u(r, 1);
+		check(r, tag == 4 || tag == 6, "unknown address family");
+		family = (tag == 4) ? AF_INET : AF_INET6;
+	}
+	size_t len = (family == AF_INET) ? 4 : 16;
+	if (check(r, left(r) >= len, "truncated")) {
+		ip->family = (uint8_t)family;
+		memcpy(ip->bytes, r->at, len);
+		r->at += len;
+	}
+}
+
+static uint8_t get_ips(br_t *r, k8s_ip_t ips[2])
+{
+	uint64_t count = get_u(r, 1);
+	if (!check(r, count <= 2, "more than two addresses")) {
+		return 0;
+	}
+	for (uint64_t i = 0; i < count; i++) {
+		get_ip(r, AF_UNSPEC, &ips[i]);
+	}
+	return (uint8_t)count;
+}
+
+static void get_ports(br_t *r, k8s_port_t *out, uint16_t count)
+{
+	for (uint16_t i = 0; i < count && r->bad == NULL; i++) {
+		out[i].port = (uint16_t)get_u(r, 2);
+		out[i].proto = (uint8_t)get_u(r, 1);
+		check(r, out[i].proto < K8S_PROTO_COUNT, "unknown protocol");
+		out[i].name = get_str(r, STR_LABEL, false);
+	}
+}
+
+/*! A count of items of at least \a min bytes each: no larger than the bytes left allow. */
+static uint64_t get_count(br_t *r, size_t n, size_t min)
+{
+	uint64_t count = get_u(r, n);
+	return check(r, count <= left(r) / min, "count larger than the object") ? count : 0;
+}
+
+/*!
+ * One allocation as the API objects' decoder makes it (objects.h): \a head bytes of
+ * structure, then \a arrays, then \a strings.
+ */
+static void *object_alloc(br_t *r, size_t head, size_t arrays, size_t strings, void **arr_at)
+{
+	size_t arr_off = ALIGN_UP(head, alignof(max_align_t));
+	char *mem = calloc(1, arr_off + arrays + strings);
+	if (mem != NULL) {
+		*arr_at = mem + arr_off;
+		r->str_at = mem + arr_off + arrays;
+		r->str_left = strings;
+	}
+	return mem;
+}
+
+static void meta_read(br_t *r, k8s_object_t *obj, k8s_kind_t kind)
+{
+	obj->kind = kind;
+	// Names that become a DNS label are one; the others DNS subdomains, as in the API.
+	bool label = kind == K8S_SERVICE || kind == K8S_NAMESPACE || kind == K8S_SERVICEIMPORT;
+	obj->name = get_str(r, label ? STR_LABEL : STR_NAME, true);
+	obj->ns = k8s_kind_namespaced(kind) ? get_str(r, STR_LABEL, true) : "";
+}
+
+/*! Reads the object of \a kind; NULL when out of memory or r->bad says why not. */
+static k8s_object_t *object_read(br_t *r, k8s_kind_t kind)
+{
+	size_t strings = get_count(r, 4, 1);
+	void *arrays = NULL;
+	switch (kind) {
+	case K8S_SERVICE: {
+		uint16_t port_count = (uint16_t)get_count(r, 2, PORT_MIN);
+		k8s_service_t *svc = (r->bad != NULL) ? NULL :
+		                     object_alloc(r, sizeof(*svc), port_count * sizeof(k8s_port_t),
+		                                  strings, &arrays);
+		if (svc == NULL) {
+			return NULL;
+		}
+		meta_read(r, &svc->meta, kind);
+		svc->type = (uint8_t)get_u(r, 1);
+		check(r, svc->type <= K8S_SVC_EXTERNALNAME, "unknown service type");
+		svc->publish_not_ready = get_bool(r);
+		svc->ip_count = get_ips(r, svc->ips);
+		svc->ingress_count = get_ips(r, svc->ingress);
+		svc->external_name = get_str(r, STR_NAME, false);
+		// As the decoder keeps them: cluster IPs of ClusterIP services, ingress of all but
+		// ExternalName services, a target of ExternalName services only.
+		check(r, (svc->ip_count == 0 || svc->type == K8S_SVC_CLUSTERIP) &&
+		         (svc->ingress_count == 0 || svc->type != K8S_SVC_EXTERNALNAME) &&
+		         (svc->external_name == NULL || svc->type == K8S_SVC_EXTERNALNAME),
+		      "fields of another service type");
+		svc->port_count = port_count;
+		svc->ports = (port_count > 0) ? arrays : NULL;
+		get_ports(r, arrays, port_count);
+		return &svc->meta;
+	}
+	case K8S_ENDPOINTSLICE: {
+		uint32_t ep_count = (uint32_t)get_count(r, 4, ENDPOINT_MIN);
+		uint16_t port_count = (uint16_t)get_count(r, 2, PORT_MIN);
+		size_t port_off = ALIGN_UP(ep_count * sizeof(k8s_endpoint_t), alignof(k8s_port_t));
+		k8s_slice_t *slice = (r->bad != NULL) ? NULL :
+		                     object_alloc(r, sizeof(*slice),
+		                                  port_off + port_count * sizeof(k8s_port_t),
+		                                  strings, &arrays);
+		if (slice == NULL) {
+			return NULL;
+		}
+		meta_read(r, &slice->meta, kind);
+		slice->service = get_str(r, STR_LABEL, false);
+		slice->mcs_service = get_str(r, STR_LABEL, false);
+		slice->source_cluster = get_str(r, STR_CLUSTER, false);
+		uint64_t tag = get_u(r, 1);
+		check(r, tag == 0 || tag == 4 || tag == 6, "unknown address family");
+		slice->family = (tag == 4) ? AF_INET : (tag == 6) ? AF_INET6 : 0;
+		// FQDN slices keep no addresses.
+		check(r, slice->family != 0 || ep_count == 0, "addresses in an fqdn slice");
+		k8s_endpoint_t *eps = arrays;
+		for (uint32_t i = 0; i < ep_count && r->bad == NULL; i++) {
+			get_ip(r, slice->family, &eps[i].ip);
+			eps[i].ready = get_bool(r);
+			eps[i].hostname = get_str(r, STR_LABEL, false);
+			eps[i].target = get_str(r, STR_LABEL, false);
+		}
+		slice->endpoint_count = ep_count;
+		slice->endpoints = (ep_count > 0) ? eps : NULL;
+		k8s_port_t *ports = (k8s_port_t *)((char *)arrays + port_off);
+		slice->port_count = port_count;
+		slice->ports = (port_count > 0) ? ports : NULL;
+		get_ports(r, ports, port_count);
+		return &slice->meta;
+	}
+	case K8S_POD: {
+		k8s_pod_t *pod = (r->bad != NULL) ? NULL :
+		                 object_alloc(r, sizeof(*pod), 0, strings, &arrays);
+		if (pod == NULL) {
+			return NULL;
+		}
+		meta_read(r, &pod->meta, kind);
+		pod->live = get_bool(r);
+		pod->host_network = get_bool(r);
+		pod->ip_count = get_ips(r, pod->ips);
+		return &pod->meta;
+	}
+	case K8S_SERVICEIMPORT: {
+		uint16_t port_count = (uint16_t)get_count(r, 2, PORT_MIN);
+		uint16_t cluster_count = (uint16_t)get_count(r, 2, CLUSTER_MIN);
+		size_t ids_off = ALIGN_UP(port_count * sizeof(k8s_port_t), alignof(char *));
+		k8s_serviceimport_t *imp = (r->bad != NULL) ? NULL :
+		                           object_alloc(r, sizeof(*imp),
+		                                        ids_off + cluster_count * sizeof(char *),
+		                                        strings, &arrays);
+		if (imp == NULL) {
+			return NULL;
+		}
+		meta_read(r, &imp->meta, kind);
+		imp->headless = get_bool(r);
+		imp->ip_count = get_ips(r, imp->ips);
+		imp->port_count = port_count;
+		imp->ports = (port_count > 0) ? arrays : NULL;
+		get_ports(r, arrays, port_count);
+		const char **ids = (const char **)((char *)arrays + ids_off);
+		for (uint16_t i = 0; i < cluster_count; i++) {
+			ids[i] = get_str(r, STR_CLUSTER, true);
+		}
+		imp->cluster_count = cluster_count;
+		imp->clusters = (cluster_count > 0) ? ids : NULL;
+		return &imp->meta;
+	}
+	case K8S_CLUSTERPROPERTY: {
+		k8s_clusterproperty_t *prop = (r->bad != NULL) ? NULL :
+		                              object_alloc(r, sizeof(*prop), 0, strings, &arrays);
+		if (prop == NULL) {
+			return NULL;
+		}
+		meta_read(r, &prop->meta, kind);
+		prop->value = pack(r, get_view(r, true));
+		return &prop->meta;
+	}
+	case K8S_NODE: {
+		k8s_node_t *node = (r->bad != NULL) ? NULL :
+		                   object_alloc(r, sizeof(*node), 0, strings, &arrays);
+		if (node == NULL) {
+			return NULL;
+		}
+		meta_read(r, &node->meta, kind);
+		node->zone = get_str(r, STR_TOPOLOGY, false);
+		node->region = get_str(r, STR_TOPOLOGY, false);
+		return &node->meta;
+	}
+	case K8S_NAMESPACE: {
+		k8s_namespace_t *ns = (r->bad != NULL) ? NULL :
+		                      object_alloc(r, sizeof(*ns), 0, strings, &arrays);
+		if (ns == NULL) {
+			return NULL;
+		}
+		meta_read(r, &ns->meta, kind);
+		return &ns->meta;
+	}
+	default:
+		check(r, false, "unknown kind");
+		return NULL;
+	}
+}
+
+/*!
+ * Reads one object of \a len bytes: all of them, its strings exactly as announced.
+ *
+ * \retval KNOT_EOK, KNOT_EMALF (\a err says why), KNOT_ENOMEM
+ */
+static int object_decode(k8s_kind_t kind, const char *data, size_t len, k8s_object_t **out,
+                         char *err, size_t err_len)
+{
+	br_t r = { .at = (const unsigned char *)data, .end = (const unsigned char *)data + len };
+	k8s_object_t *obj = object_read(&r, kind);
+	if (obj != NULL) {
+		check(&r, left(&r) == 0, "trailing bytes");
+		check(&r, r.str_left == 0, "strings shorter than announced");
+	}
+	if (r.bad != NULL) {
+		free(obj);
+		snprintf(err, err_len, "%s", r.bad);
+		return KNOT_EMALF;
+	} else if (obj == NULL) {
+		snprintf(err, err_len, "out of memory");
+		return KNOT_ENOMEM;
+	}
+	obj->digest = k8s_object_digest(obj);
+	*out = obj;
+	return KNOT_EOK;
+}
+
+/* --- the payload -------------------------------------------------------------------- */
 
 uint64_t k8s_snapshot_fingerprint(const k8s_watcher_conf_t *conf)
 {
@@ -343,7 +596,7 @@ int k8s_snapshot_encode(const k8s_store_t *store, uint32_t sources, uint32_t rea
 	unsigned char head[HEAD_LEN];
 	put_le(head, sources, 4);
 	put_le(head + 4, ready, 4);
-	jw_t w = { .buf = out, .ret = k8s_buf_append(out, head, sizeof(head), K8S_SNAP_MAX) };
+	bw_t w = { .buf = out, .ret = k8s_buf_append(out, head, sizeof(head), K8S_SNAP_MAX) };
 	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
 		counts[src] = 0;
 		if (!(sources & (1u << src))) {
@@ -352,18 +605,22 @@ int k8s_snapshot_encode(const k8s_store_t *store, uint32_t sources, uint32_t rea
 		size_t pos = 0;
 		const k8s_object_t *obj;
 		while (w.ret == KNOT_EOK && (obj = k8s_store_next(store, src, &pos)) != NULL) {
-			unsigned char entry[ENTRY_HEAD_LEN] = { (unsigned char)src };
+			// Source and length, then the object's string bytes: both filled in after it.
+			unsigned char entry[ENTRY_HEAD_LEN + 4] = { (unsigned char)src };
 			size_t at = out->len;
 			w.ret = k8s_buf_append(out, entry, sizeof(entry), K8S_SNAP_MAX);
+			w.unfit = false;
+			w.strings = 0;
 			object_write(&w, obj);
 			if (w.ret == KNOT_EOK) {
 				size_t len = out->len - at - ENTRY_HEAD_LEN;
-				if (len > K8S_SNAP_ENTRY_MAX) {
+				if (len > K8S_SNAP_ENTRY_MAX || w.unfit) {
 					// Larger than any reader takes: kept out, the LIST brings it.
 					out->len = at;
 					continue;
 				}
 				put_le((unsigned char *)out->data + at + 1, len, 4);
+				put_le((unsigned char *)out->data + at + ENTRY_HEAD_LEN, w.strings, 4);
 				counts[src]++;
 			}
 		}
@@ -379,6 +636,33 @@ static int refuse(char *why, size_t why_len, const char *fmt, ...)
 	vsnprintf(why, why_len, fmt, args);
 	va_end(args);
 	return KNOT_EMALF;
+}
+
+void k8s_snapshot_sizes(const k8s_snapshot_t *snap, size_t *svcs, size_t *addrs)
+{
+	*svcs = 0;
+	*addrs = 0;
+	for (size_t i = 0; i < snap->count; i++) {
+		const k8s_object_t *obj = snap->objects[i];
+		if (obj == NULL) {
+			continue;
+		}
+		switch (obj->kind) {
+		case K8S_SERVICE:
+			*svcs += 1;
+			*addrs += ((const k8s_service_t *)obj)->ip_count;
+			break;
+		case K8S_SERVICEIMPORT:
+			*svcs += 1;
+			*addrs += ((const k8s_serviceimport_t *)obj)->ip_count;
+			break;
+		case K8S_ENDPOINTSLICE:
+			*addrs += ((const k8s_slice_t *)obj)->endpoint_count;
+			break;
+		default:
+			break;
+		}
+	}
 }
 
 void k8s_snapshot_free(k8s_snapshot_t *snap)
@@ -455,8 +739,8 @@ int k8s_snapshot_decode(const char *text, size_t len, const uint64_t counts[K8S_
 		unsigned src = data[off];
 		size_t elen = get_le(data + off + 1, 4);
 		char err[256] = "";
-		ret = k8s_object_decode(k8s_resources[src].kind, text + off + ENTRY_HEAD_LEN, elen,
-		                        &snap->objects[snap->count], err, sizeof(err));
+		ret = object_decode(k8s_resources[src].kind, text + off + ENTRY_HEAD_LEN, elen,
+		                    &snap->objects[snap->count], err, sizeof(err));
 		if (ret != KNOT_EOK) {
 			k8s_snapshot_free(snap);
 			if (ret == KNOT_ENOMEM) {
@@ -497,19 +781,17 @@ int k8s_snapshot_read(const char *path, uint64_t fingerprint, int64_t now_s,
 {
 	memset(snap, 0, sizeof(*snap));
 	k8s_snaphdr_t hdr;
-	char *payload = NULL;
-	size_t len = 0;
-	int ret = k8s_snapfile_read(path, fingerprint, now_s, max_age_s, &hdr, &payload, &len,
-	                            why, why_len);
+	k8s_snapmap_t map;
+	int ret = k8s_snapfile_read(path, fingerprint, now_s, max_age_s, &hdr, &map, why, why_len);
 	if (ret != KNOT_EOK) {
 		return ret;
 	}
 	if (hdr.sources != K8S_SRC_COUNT) {
-		free(payload);
+		k8s_snapfile_unmap(&map);
 		return refuse(why, why_len, "counts of another resource table");
 	}
-	ret = k8s_snapshot_decode(payload, len, hdr.counts, snap, why, why_len);
-	free(payload);
+	ret = k8s_snapshot_decode(map.payload, map.len, hdr.counts, snap, why, why_len);
+	k8s_snapfile_unmap(&map);
 	snap->created_s = hdr.created_s;
 	return ret;
 }

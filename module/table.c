@@ -147,6 +147,12 @@ void k8s_table_deinit(k8s_table_t *t)
 	memset(t, 0, sizeof(*t));
 }
 
+int k8s_table_reserve(k8s_table_t *t, size_t svcs, size_t addrs)
+{
+	int ret = k8s_rcuhash_reserve(&t->svcs, svcs, &t->retire);
+	return (ret == KNOT_EOK) ? k8s_rcuhash_reserve(&t->ptrs, addrs, &t->retire) : ret;
+}
+
 int k8s_table_put_svc(k8s_table_t *t, k8s_svc_t *svc)
 {
 	svc->hash = svc_hash(svc->zone, svc->owner, svc->owner_len);

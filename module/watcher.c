@@ -86,6 +86,7 @@ struct k8s_watcher {
 	uint64_t snap_loaded;
 	uint64_t snap_writes;
 	uint64_t snap_write_errors;
+	uint64_t snap_refused;
 
 	/* Resolver of ExternalName targets (its own thread), or NULL. */
 	k8s_upstream_t *upstream;
@@ -333,6 +334,7 @@ static void snapshot_load(k8s_watcher_t *w, unsigned needs)
 		         w->conf.snapshot);
 		return;
 	} else if (ret != KNOT_EOK) {
+		w->snap_refused++;
 		k8s_logf(&w->log, LOG_WARNING, "ignoring snapshot %s (%s)", w->conf.snapshot,
 		         (ret == KNOT_EMALF) ? why : knot_strerror(ret));
 		return;
@@ -340,11 +342,16 @@ static void snapshot_load(k8s_watcher_t *w, unsigned needs)
 	uint64_t read_ms = k8s_now_ms() - started;
 	uint32_t roles = snapshot_roles(w, &snap, needs);
 	if (roles == 0) {
+		w->snap_refused++;
 		k8s_logf(&w->log, LOG_WARNING, "ignoring snapshot %s (it lacks resources the zones need)",
 		         w->conf.snapshot);
 		k8s_snapshot_free(&snap);
 		return;
 	}
+	// The table grows once to its size, not by doubling (each doubling copies it to fresh memory).
+	size_t svcs = 0, addrs = 0;
+	k8s_snapshot_sizes(&snap, &svcs, &addrs);
+	(void)k8s_table_reserve(&w->table, svcs, addrs);  // Without it they grow as they go.
 	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
 		if (!(snap.sources & (1u << src))) {
 			continue;
@@ -463,6 +470,7 @@ static void push_stats(k8s_watcher_t *w, uint64_t now)
 	st.snapshot_loaded = w->snap_loaded;
 	st.snapshot_writes = w->snap_writes;
 	st.snapshot_write_errors = w->snap_write_errors;
+	st.snapshot_refused = w->snap_refused;
 
 	pthread_mutex_lock(&w->clients_lock);
 	for (k8s_watcher_client_t *c = w->clients; c != NULL; c = c->next) {

@@ -52,6 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	k8s_store_conf_t conf = { 0 };
 	k8s_store_t *store = k8s_store_new(&table, &conf, NULL);
 	CHECK(store != NULL);
+	size_t svcs = 0, addrs = 0;
+	k8s_snapshot_sizes(&snap, &svcs, &addrs);
+	CHECK(k8s_table_reserve(&table, svcs, addrs) == KNOT_EOK);
 	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
 		k8s_store_list_begin(store, src);
 		for (size_t i = 0; i < snap.count; i++) {

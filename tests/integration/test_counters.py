@@ -38,7 +38,7 @@ DOCUMENTED = {
                    "throttled", "server", "http", "decode", "too-large"},
     "last-event-age": None,
     "programming-latency": "buckets",
-    "snapshot": {"stale", "loaded", "writes", "write-errors"},
+    "snapshot": {"stale", "loaded", "writes", "write-errors", "refused"},
 }
 BUCKET = re.compile(r"^(le|gt)-(\d+)ms$")
 REFLECTORS = 6

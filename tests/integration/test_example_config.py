@@ -28,16 +28,18 @@ def example_text():
 
 def runnable_here(text, upstream):
     """The example with the pod-only settings replaced (and nothing else)."""
+    # (pattern, replacement, lines it must match): the database's and the zones' storage
+    # are one directory, an emptyDir in the pod.
     replacements = [
-        (r"(?m)^(\s*listen:).*$", r"\1 ${address}@${port}"),
-        (r"(?m)^(\s*rundir:).*$", r"\1 ${dir}/run"),
-        (r"(?m)^(\s*storage:) /var/lib/knot$", r"\1 ${dir}/storage"),
-        (r"(?m)^(\s*storage:) /etc/knot$", rf"\1 {ZONES}"),
-        (r"(?m)^(\s*address:).*# @upstream$", rf"\1 {upstream.address}@{upstream.port}"),
+        (r"(?m)^(\s*listen:).*$", r"\1 ${address}@${port}", 1),
+        (r"(?m)^(\s*rundir:).*$", r"\1 ${dir}/run", 1),
+        (r"(?m)^(\s*storage:) /var/lib/knot$", r"\1 ${dir}/storage", 2),
+        (r"(?m)^(\s*file:) \"/etc/knot/%s\.zone\"$", rf'\1 "{ZONES}/%s.zone"', 1),
+        (r"(?m)^(\s*address:).*# @upstream$", rf"\1 {upstream.address}@{upstream.port}", 1),
     ]
-    for pattern, replacement in replacements:
+    for pattern, replacement, lines in replacements:
         text, count = re.subn(pattern, replacement, text)
-        testing.expect(count == 1, f"knot.conf.example: expected one line matching {pattern}")
+        testing.expect(count == lines, f"knot.conf.example: expected {lines} lines matching {pattern}")
     return text
 
 

@@ -111,6 +111,31 @@ def simulator():
     return Simulator(tempfile.mkdtemp(prefix="manifests-sim-"))
 
 
+# ---------------------------------------------------------------- the pod's storage
+
+@tests.case
+def the_zones_storage_is_an_empty_dir_so_the_snapshot_outlives_a_container_restart():
+    # mod-k8s writes its snapshot to the zones' storage (option snapshot, on by default):
+    # on the ConfigMap (read-only) there is none; on an emptyDir a restarted knotd answers
+    # from it at once.
+    with open(os.path.join(PACKAGING, "knot.conf"), encoding="utf-8") as f:
+        conf = f.read()
+    template = re.search(r"(?ms)^template:\n(.*?)(?=^\S|\Z)", conf)
+    storage = re.search(r"(?m)^\s+storage:\s*(\S+)\s*$", template.group(1)) if template else None
+    testing.expect(storage is not None, "knot.conf: the template sets the zones' storage")
+    path = storage.group(1).rstrip("/")
+    deployment = next(o for o in load_yaml(os.path.join(PACKAGING, "deployment.yaml"))
+                      if o["kind"] == "Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    knotd = next(c for c in pod["containers"] if c["name"] == "knotd")
+    mount = next((m for m in knotd.get("volumeMounts", []) if m["mountPath"].rstrip("/") == path),
+                 None)
+    testing.expect(mount is not None and not mount.get("readOnly", False),
+                   f"knotd mounts a writable volume at the zones' storage {path}")
+    volume = next(v for v in pod["volumes"] if v["name"] == mount["name"])
+    testing.expect("emptyDir" in volume, f"the volume at {path} is an emptyDir: {volume}")
+
+
 # ---------------------------------------------------------------- rendering
 
 @tests.case

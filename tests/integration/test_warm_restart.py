@@ -9,9 +9,10 @@ before the restart (`snapshot[stale]` is 1, a log line says so). When every reso
 listed again the live state replaces the snapshot's without a window of SERVFAIL or NXDOMAIN
 for the names in both, a name deleted meanwhile goes away, and `snapshot[stale]` is 0.
 
-A snapshot that is truncated, corrupt, of another format version, of other watch settings or
-older than `snapshot-max-age` is ignored with a log line saying why: the zone answers
-SERVFAIL with EDE 14 (Not Ready) until the API is listed, as without a snapshot.
+A snapshot that is truncated, corrupt, of another format version (version 1 held JSON), of
+other watch settings or older than `snapshot-max-age` is ignored with a log line saying why
+and counted in `snapshot[refused]`: the zone answers SERVFAIL with EDE 14 (Not Ready) until
+the API is listed, as without a snapshot.
 """
 
 import glob
@@ -101,6 +102,7 @@ def expect_not_ready(server, why):
                    f"{PROBE} answers SERVFAIL with EDE 14 before the API is listed, got {a.summary()}")
     testing.expect_equal(counter(server, "snapshot[stale]"), 0, "snapshot[stale]")
     testing.expect_equal(counter(server, "ready[cluster]"), 0, "ready[cluster]")
+    wait_counter(server, "snapshot[refused]", lambda v: v == 1, "snapshot[refused] is 1", timeout=5)
 
 
 def restart_down_with(c, k, change, module=None):
@@ -258,6 +260,11 @@ def _other_version(data):
     return data[:8] + struct.pack("<I", 99) + data[12:]
 
 
+def _version_1(data):
+    # Version 1 held JSON objects: refused by its version, never read as this version's.
+    return with_checksum(data[:8] + struct.pack("<I", 1) + data[12:-8])
+
+
 def _old(data):
     body = data[:24] + struct.pack("<q", int(time.time()) - 7200) + data[32:-8]
     return with_checksum(body)
@@ -268,15 +275,17 @@ tests.add("a truncated snapshot is ignored with a log line",
 tests.add("a snapshot with a wrong checksum is ignored with a log line",
           bad_snapshot_case(_flip_payload_byte, "checksum mismatch"))
 tests.add("a snapshot of another format version is ignored with a log line",
-          bad_snapshot_case(_other_version, "version 99, expected 1"))
+          bad_snapshot_case(_other_version, "version 99, expected 2"))
+tests.add("a snapshot of the JSON format (version 1) is ignored with a log line",
+          bad_snapshot_case(_version_1, "version 1, expected 2"))
 tests.add("a snapshot of other watch settings is ignored with a log line",
           bad_snapshot_case(lambda d: d, "made with other watch settings",
                             module={"labels": "app!=nothing-at-all"}))
 tests.add("a snapshot older than snapshot max age is ignored with a log line",
           bad_snapshot_case(_old, "older than snapshot-max-age", module={"snapshot-max-age": 3600}))
 tests.add("a snapshot whose objects do not decode is ignored with a log line",
-          bad_snapshot_case(lambda d: with_checksum(d[:-8].replace(b'"metadata"', b'"metadatA"')),
-                            "does not decode"))
+          bad_snapshot_case(lambda d: with_checksum(d[:-8].replace(b"\x05shop", b"\x05sh_p")),
+                            "does not decode (invalid name)"))
 
 
 @tests.case

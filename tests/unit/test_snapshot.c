@@ -49,7 +49,8 @@ static const struct {
 	{ K8S_SRC_SERVICES, K8S_SERVICE, "{\"metadata\":{\"name\":\"api\",\"namespace\":\"shop\"},"
 	  "\"spec\":{\"type\":\"LoadBalancer\",\"clusterIPs\":[\"10.96.0.10\",\"fd00::10\"],"
 	  "\"publishNotReadyAddresses\":true,\"ports\":[{\"name\":\"http\",\"port\":80},"
-	  "{\"name\":\"dns\",\"port\":53,\"protocol\":\"UDP\"},{\"port\":9,\"protocol\":\"SCTP\"}]}}" },
+	  "{\"name\":\"dns\",\"port\":53,\"protocol\":\"UDP\"},{\"port\":9,\"protocol\":\"SCTP\"}]},"
+	  "\"status\":{\"loadBalancer\":{\"ingress\":[{\"ip\":\"192.0.2.1\"},{\"ip\":\"2001:db8::1\"}]}}}" },
 	{ K8S_SRC_SERVICES, K8S_SERVICE, "{\"metadata\":{\"name\":\"web\",\"namespace\":\"shop\"},"
 	  "\"spec\":{\"clusterIP\":\"None\",\"ports\":[{\"name\":\"http\",\"port\":80}]}}" },
 	{ K8S_SRC_SERVICES, K8S_SERVICE, "{\"metadata\":{\"name\":\"ext\",\"namespace\":\"shop\"},"
@@ -88,6 +89,8 @@ static const struct {
 };
 #define OBJECT_COUNT (sizeof(OBJECTS) / sizeof(OBJECTS[0]))
 #define ALL_SOURCES ((1u << K8S_SRC_COUNT) - 1)
+#define HEAD_BYTES 8    // The payload's u32 sources, u32 ready.
+#define ENTRY_BYTES 5   // An entry's u8 source, u32 length.
 
 static k8s_object_t *decode(k8s_kind_t kind, const char *json)
 {
@@ -222,19 +225,145 @@ static void a_payload_not_as_written_is_refused_whole(void **state)
 	memcpy(copy, buf.data, buf.len);
 	copy[9 + 3] = 0x7f;
 	expect_refused(copy, buf.len, counts, "longer than allowed");
-	// The first object's JSON broken: the API's decoder says no.
+	// The first object's string bytes announced wrong, or more than it has.
 	memcpy(copy, buf.data, buf.len);
-	copy[13] = '[';
-	expect_refused(copy, buf.len, counts, "does not decode");
-	// A name that is no DNS label.
+	copy[13]--;
+	expect_refused(copy, buf.len, counts, "strings longer than announced");
 	memcpy(copy, buf.data, buf.len);
-	char *name = memmem(copy, buf.len, "\"shop\"", 6);
+	copy[16] = 0x7f;
+	expect_refused(copy, buf.len, counts, "count larger than the object");
+	// A name that is no DNS label, and one in uppercase (the writer writes lowercase only).
+	memcpy(copy, buf.data, buf.len);
+	char *name = memmem(copy, buf.len, "\x05shop", 5);
 	assert_non_null(name);
 	name[1] = '_';
-	expect_refused(copy, buf.len, counts, "does not decode");
+	expect_refused(copy, buf.len, counts, "invalid name");
+	name[1] = 'S';
+	expect_refused(copy, buf.len, counts, "invalid name");
 
 	free(copy);
 	k8s_buf_free(&buf);
+}
+
+/*! A payload of one object of \a src: its \a len bytes as given. */
+static void expect_object_refused(unsigned src, const char *object, size_t len,
+                                  const char *reason)
+{
+	char data[256] = { 0 };
+	assert_true(HEAD_BYTES + ENTRY_BYTES + len <= sizeof(data));
+	uint32_t sources = ALL_SOURCES;
+	memcpy(data, &sources, 4);  // The tests run little-endian, as the format is.
+	data[HEAD_BYTES] = (char)src;
+	uint32_t len32 = (uint32_t)len;
+	memcpy(data + HEAD_BYTES + 1, &len32, 4);
+	memcpy(data + HEAD_BYTES + ENTRY_BYTES, object, len);
+	uint64_t counts[K8S_SRC_COUNT] = { 0 };
+	counts[src] = 1;
+	expect_refused(data, HEAD_BYTES + ENTRY_BYTES + len, counts, reason);
+}
+
+#define REFUSED(src, object, reason) \
+	expect_object_refused(src, object, sizeof(object) - 1, reason)
+
+static void objects_are_read_with_every_field_checked(void **state)
+{
+	// A good one first: the hand-made objects below differ from it in one thing.
+	char ns[] = "\x05\x00\x00\x00" "\x05" "shop";
+	uint64_t one[K8S_SRC_COUNT] = { [K8S_SRC_NAMESPACES] = 1 };
+	char data[64] = { 0xff, 0, 0, 0, 0, 0, 0, 0, K8S_SRC_NAMESPACES, sizeof(ns) - 1 };
+	memcpy(data + HEAD_BYTES + ENTRY_BYTES, ns, sizeof(ns) - 1);
+	k8s_snapshot_t snap;
+	char why[256] = "";
+	assert_int_equal(k8s_snapshot_decode(data, HEAD_BYTES + ENTRY_BYTES + sizeof(ns) - 1, one,
+	                                     &snap, why, sizeof(why)), KNOT_EOK);
+	assert_string_equal(snap.objects[0]->name, "shop");
+	k8s_snapshot_free(&snap);
+
+	REFUSED(K8S_SRC_NAMESPACES, "\x05\x00\x00\x00" "\x05" "shopx", "trailing bytes");
+	REFUSED(K8S_SRC_NAMESPACES, "\x00\x00\x00\x00" "\x00", "missing name");
+	REFUSED(K8S_SRC_NAMESPACES, "\x05\x00\x00\x00" "\x06" "shop", "longer than the object");
+	REFUSED(K8S_SRC_NAMESPACES, "\x05\x00\x00\x00" "\x05" "sh\x00p", "string with a nul");
+	// Pods: booleans are 0 or 1, at most two addresses, of family 4 or 6.
+	REFUSED(K8S_SRC_PODS, "\x0a\x00\x00\x00" "\x04" "web" "\x05" "shop" "\x01\x00"
+	        "\x01\x04\x0a\x00\x00\x01", "strings shorter than announced");
+	REFUSED(K8S_SRC_PODS, "\x09\x00\x00\x00" "\x04" "web" "\x05" "shop" "\x02\x00"
+	        "\x01\x04\x0a\x00\x00\x01", "not a boolean");
+	REFUSED(K8S_SRC_PODS, "\x09\x00\x00\x00" "\x04" "web" "\x05" "shop" "\x01\x00"
+	        "\x03\x04\x0a\x00\x00\x01\x04\x0a\x00\x00\x02\x04\x0a\x00\x00\x03",
+	        "more than two addresses");
+	REFUSED(K8S_SRC_PODS, "\x09\x00\x00\x00" "\x04" "web" "\x05" "shop" "\x01\x00"
+	        "\x01\x05\x0a\x00\x00\x01", "unknown address family");
+	// Services: a known type, only the fields the decoder keeps for it, known protocols.
+	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x00\x00" "\x04" "api" "\x05" "shop"
+	        "\x03\x00" "\x00" "\x00" "\x00", "unknown service type");
+	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x00\x00" "\x04" "api" "\x05" "shop"
+	        "\x01\x00" "\x01\x04\x0a\x00\x00\x01" "\x00" "\x00",
+	        "fields of another service type");
+	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x01\x00" "\x04" "api" "\x05" "shop"
+	        "\x00\x00" "\x00" "\x00" "\x00" "\x50\x00\x03\x00", "unknown protocol");
+	// Slices: counts within the bytes left, no addresses in FQDN slices.
+	REFUSED(K8S_SRC_SLICES, "\x09\x00\x00\x00" "\xff\xff\xff\xff" "\x00\x00" "\x04" "web"
+	        "\x05" "shop" "\x00\x00\x00" "\x04", "count larger than the object");
+	REFUSED(K8S_SRC_SLICES, "\x09\x00\x00\x00" "\x01\x00\x00\x00" "\x00\x00" "\x04" "web"
+	        "\x05" "shop" "\x00\x00\x00" "\x00" "\x0a\x00\x00\x01\x01\x00\x00",
+	        "addresses in an fqdn slice");
+	// The one free-form string: no NUL in it, within the object.
+	REFUSED(K8S_SRC_CLUSTERPROPS, "\x06\x00\x00\x00" "\x02" "p" "\x04\x00\x00\x00" "a\x00" "b",
+	        "string with a nul");
+	REFUSED(K8S_SRC_CLUSTERPROPS, "\x06\x00\x00\x00" "\x02" "p" "\xff\x00\x00\x00" "ab",
+	        "string longer than the object");
+}
+
+/*! Writes a snapshot file of version \a version (snapfile.h's layout) holding \a payload. */
+static void write_file(const char *path, uint32_t version, uint64_t settings, int64_t created,
+                       const uint64_t counts[K8S_SRC_COUNT], const char *payload, size_t len)
+{
+	unsigned char head[32 + 8 * K8S_SRC_COUNT + 8];
+	uint32_t sources = K8S_SRC_COUNT;
+	uint64_t plen = len;
+	memcpy(head, "K8SSNAP", 8);
+	memcpy(head + 8, &version, 4);
+	memcpy(head + 12, &sources, 4);
+	memcpy(head + 16, &settings, 8);
+	memcpy(head + 24, &created, 8);
+	memcpy(head + 32, counts, 8 * K8S_SRC_COUNT);
+	memcpy(head + 32 + 8 * K8S_SRC_COUNT, &plen, 8);
+	uint64_t sum = k8s_fnv64(head, sizeof(head), K8S_FNV64_INIT);
+	sum = k8s_fnv64(payload, len, sum);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(head, 1, sizeof(head), f), sizeof(head));
+	assert_int_equal(fwrite(payload, 1, len, f), len);
+	assert_int_equal(fwrite(&sum, 1, sizeof(sum), f), sizeof(sum));
+	fclose(f);
+}
+
+static void a_snapshot_of_the_json_format_is_refused_not_misread(void **state)
+{
+	// Version 1 held JSON objects: a namespace, as it wrote it.
+	static const char json[] = "{\"metadata\":{\"name\":\"shop\"}}";
+	char payload[HEAD_BYTES + ENTRY_BYTES + sizeof(json)] = {
+		1u << K8S_SRC_NAMESPACES, 0, 0, 0, 0, 0, 0, 0, K8S_SRC_NAMESPACES, sizeof(json) - 1
+	};
+	memcpy(payload + HEAD_BYTES + ENTRY_BYTES, json, sizeof(json) - 1);
+	uint64_t counts[K8S_SRC_COUNT] = { [K8S_SRC_NAMESPACES] = 1 };
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_snapshot_v1.%d", (int)getpid());
+	write_file(path, 1, 42, 1800000000, counts, payload, sizeof(payload) - 1);
+	k8s_snapshot_t snap;
+	char why[256] = "";
+	assert_int_equal(k8s_snapshot_read(path, 42, 1800000010, 0, &snap, why, sizeof(why)),
+	                 KNOT_EMALF);
+	assert_int_equal(snap.count, 0);
+	if (strstr(why, "version 1, expected") == NULL) {
+		fail_msg("refused for '%s'", why);
+	}
+	// The same file as the current version: the JSON is no object of it.
+	write_file(path, K8S_SNAP_VERSION, 42, 1800000000, counts, payload, sizeof(payload) - 1);
+	assert_int_equal(k8s_snapshot_read(path, 42, 1800000010, 0, &snap, why, sizeof(why)),
+	                 KNOT_EMALF);
+	assert_non_null(strstr(why, "does not decode"));
+	unlink(path);
 }
 
 static void the_fingerprint_follows_what_is_held_not_how(void **state)
@@ -292,6 +421,8 @@ int main(void)
 		cmocka_unit_test(every_kind_reads_back_with_the_same_digest),
 		cmocka_unit_test(only_the_complete_sources_are_written),
 		cmocka_unit_test(a_payload_not_as_written_is_refused_whole),
+		cmocka_unit_test(objects_are_read_with_every_field_checked),
+		cmocka_unit_test(a_snapshot_of_the_json_format_is_refused_not_misread),
 		cmocka_unit_test(the_fingerprint_follows_what_is_held_not_how),
 		cmocka_unit_test(a_written_file_reads_back_and_another_fingerprint_is_refused),
 	};
