@@ -233,13 +233,13 @@ static void fail(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err, bool relist
                  long retry_after_s, const char *reason)
 {
 	r->stats.errors[err]++;
-	uint64_t delay = k8s_backoff_next(&r->backoff, now, rng_unit(r));
 	if (retry_after_s > RETRY_AFTER_MAX_S) {
 		retry_after_s = RETRY_AFTER_MAX_S;
 	}
-	if (retry_after_s > 0 && delay < (uint64_t)retry_after_s * 1000) {
-		delay = (uint64_t)retry_after_s * 1000;
-	}
+	// The server said when to come back (429, 503): that, not a delay grown by earlier faults.
+	uint64_t delay = (retry_after_s > 0) ?
+	                 k8s_backoff_retry_after((uint64_t)retry_after_s * 1000, rng_unit(r)) :
+	                 k8s_backoff_next(&r->backoff, now, rng_unit(r));
 
 	op_t next = r->op;
 	if (relist) {

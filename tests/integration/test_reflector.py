@@ -363,7 +363,8 @@ class Errors(ReflectorCase):
         since = self.sim.requests()[-1]["seq"]
         self.sim.cut_streams("clean", "services")
         line = d.wait_line(r"watch services failed, retrying in (\d+\.\d) s \(HTTP 429")
-        self.assertIn("retrying in 3.0 s", d.lines[line])
+        delay = float(re.search(r"in (\d+\.\d) s", d.lines[line]).group(1))
+        self.assertTrue(3.0 <= delay <= 3.3, f"Retry-After 3 plus up to a tenth: {delay}")
         self.sim.wait_for_watches("services", timeout=20)
         watches = self.requests("watch", "services", since)
         self.assertEqual([w["code"] for w in watches[:2]], [429, 200])
@@ -377,6 +378,23 @@ class Errors(ReflectorCase):
 
     def test_too_many_requests_with_retry_after_seconds_status_waits_at_least_that(self):
         self.assert_retry_after_honoured("status")
+
+    def test_retry_after_1_is_waited_as_given_however_often(self):
+        d = self.drive(SERVICES)
+        d.synced()
+        self.sim.wait_for_watches("services")
+        time.sleep(1.2)
+        self.sim.too_many_requests(4, retry_after=1, match="/api/v1/services", verbs=["watch"])
+        start = d.mark()
+        self.sim.cut_streams("clean", "services")
+        pattern = re.compile(r"retrying in (\d+\.\d) s \(HTTP 429")
+        d.wait(lambda lines: sum(1 for x in lines[start:] if pattern.search(x)) >= 4, 30,
+               "four 429 answers")
+        self.sim.wait_for_watches("services", timeout=30)
+        delays = [float(m.group(1)) for m in (pattern.search(line) for line in d.lines[start:]) if m]
+        self.assertEqual(len(delays), 4, delays)
+        # Not max(backoff, Retry-After): the backoff would be 3.2 to 6.4 s by the third.
+        self.assertTrue(all(1.0 <= x <= 1.1 for x in delays), delays)
 
     def test_unauthorized_rereads_the_token_file_and_retries_at_once(self):
         d = self.drive(SERVICES, kubeconfig=self.sim.kubeconfig_tokenfile)
