@@ -57,6 +57,8 @@
 /*! A probe is a GET of this: small, cheap, and served by every API server. */
 #define PROBE_PATH           "/version"
 #define PROBE_TIMEOUT_S      3
+/*! A watch open this long counts as a success even without events (one cut at once does not). */
+#define WATCH_HEALTHY_MS     5000
 
 typedef enum {
 	OP_LIST = 0,   // A LIST page: the first (cont NULL) or the next one.
@@ -108,6 +110,8 @@ struct k8s_reflector {
 	uint64_t due_ms;
 	bool probing;               // Backing off from an unreachable server: probe before due_ms.
 	uint64_t probe_ms;          // When the next probe is due.
+	bool unanswered;            // A transfer got no HTTP answer since the last one that did.
+	bool short_watch;           // The last watch ended at once without events.
 	unsigned path_idx;          // Index into paths: the one that answered last.
 
 	// The transfer in progress.
@@ -410,6 +414,11 @@ static int on_line(void *ctx, const char *text, size_t len)
 
 	r->stream_events++;
 	r->stats.last_event_ms = now;
+	// The watch delivers: whatever failed before is over (an ERROR event is a failure).
+	if (ev.type != K8S_EV_ERROR) {
+		k8s_backoff_reset(&r->backoff);
+		r->short_watch = false;
+	}
 	switch (ev.type) {
 	case K8S_EV_ADDED:
 	case K8S_EV_MODIFIED:
@@ -671,6 +680,10 @@ static void list_page_done(k8s_reflector_t *r, uint64_t now)
 	r->listed = true;
 	r->stats.synced = true;
 	r->stats.absent = false;
+	// Not after a very short watch: its relists would repeat every second, a load on the server.
+	if (!r->short_watch) {
+		k8s_backoff_reset(&r->backoff);
+	}
 	k8s_logf(r->log, LOG_INFO, "list %s completed, %zu objects, resource version %s",
 	         r->name, r->list_objects, r->rv);
 	schedule(r, OP_WATCH, now);
@@ -681,11 +694,16 @@ static void watch_ended(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err, cons
 {
 	size_t partial = k8s_linesplit_pending(&r->lines);
 	if (r->stream_events == 0 && now - r->started_ms < SHORT_WATCH_MS) {
+		r->short_watch = true;
 		fail(r, now, K8S_APIERR_NETWORK, true, 0,
 		     (reason != NULL) ? reason : "watch ended at once without events");
 		return;
 	}
 
+	r->short_watch = false;
+	if (now - r->started_ms >= WATCH_HEALTHY_MS) {
+		k8s_backoff_reset(&r->backoff); // It lived: the next fault starts small again.
+	}
 	if (reason == NULL && partial > 0) {
 		err = K8S_APIERR_NETWORK;
 		reason = "stream cut inside an event";
@@ -820,6 +838,14 @@ void k8s_reflector_done(k8s_reflector_t *r, CURLcode result, uint64_t now_ms)
 	}
 	long code = 0;
 	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
+	// The delay grew while nothing answered; the first answer after that (a probe's, or a
+	// restarted server's 410 or 429) is a new fault, which starts small again.
+	if (code == 0) {
+		r->unanswered = true;
+	} else if (r->unanswered) {
+		r->unanswered = false;
+		k8s_backoff_reset(&r->backoff);
+	}
 	if (r->op == OP_PROBE) {
 		probe_done(r, code, now_ms);
 		transfer_end(r);

@@ -309,6 +309,25 @@ class ListAndWatch(ReflectorCase):
         d.synced(start=line)
         self.assertEqual(d.stats()[0]["relists"], 1)
 
+    def test_repeated_very_short_watches_keep_growing_the_backoff(self):
+        # Each relist completes, but the watch after it fails at once again: the completed
+        # list must not start the delay small again, or a broken watch path relists in a loop.
+        d = self.drive(SERVICES)
+        d.synced()
+        delays = []
+        start = d.mark()
+        for _ in range(3):
+            since = self.sim.requests()[-1]["seq"]
+            self.sim.wait_for_watches("services")
+            self.sim.cut_streams("clean", "services")
+            line = d.wait_line(r"watch services failed, relisting in (\d+\.\d) s \(watch ended at "
+                               r"once", start, timeout=30)
+            delays.append(float(re.search(r"in (\d+\.\d) s", d.lines[line]).group(1)))
+            start = line + 1
+            self.wait_requests("list", "services", since, 1, timeout=30)
+        self.assertTrue(0.8 <= delays[0] < 1.7 and 1.6 <= delays[1] < 3.3 and 3.2 <= delays[2] < 6.5,
+                        delays)
+
 
 class Errors(ReflectorCase):
 
@@ -395,6 +414,23 @@ class Errors(ReflectorCase):
         self.assertEqual(len(delays), 4, delays)
         # Not max(backoff, Retry-After): the backoff would be 3.2 to 6.4 s by the third.
         self.assertTrue(all(1.0 <= x <= 1.1 for x in delays), delays)
+
+    def test_a_completed_list_starts_the_backoff_small_again(self):
+        self.sim.forbid("services")
+        d = self.drive(SERVICES)
+        for _ in range(3):  # 0.8 to 1.6 s, 1.6 to 3.2 s, ...
+            d.wait_line(r"list services failed, retrying in \d+\.\d s \(HTTP 403", d.mark())
+        self.sim.forbid("services", on=False)
+        d.synced(timeout=30)
+        self.sim.wait_for_watches("services")
+        time.sleep(1.2)  # Not a very short watch.
+        self.sim.forbid("services")
+        start = d.mark()
+        self.sim.cut_streams("clean", "services")
+        line = d.wait_line(r"watch services failed, relisting in \d+\.\d s \(HTTP 403", start)
+        delay = float(re.search(r"in (\d+\.\d) s", d.lines[line]).group(1))
+        self.assertTrue(0.8 <= delay < 1.7, f"the first fault after the list waited {delay} s")
+        self.sim.forbid("services", on=False)
 
     def test_unauthorized_rereads_the_token_file_and_retries_at_once(self):
         d = self.drive(SERVICES, kubeconfig=self.sim.kubeconfig_tokenfile)
