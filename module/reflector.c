@@ -109,7 +109,8 @@ struct k8s_reflector {
 	op_t next_op;
 	uint64_t due_ms;
 	bool probing;               // Backing off from an unreachable server: probe before due_ms.
-	uint64_t probe_ms;          // When the next probe is due.
+	bool token_wait;            // Backing off after a 401: re-read the token file before due_ms.
+	uint64_t probe_ms;          // When the next probe (or token file check) is due.
 	bool unanswered;            // A transfer got no HTTP answer since the last one that did.
 	bool short_watch;           // The last watch ended at once without events.
 	unsigned path_idx;          // Index into paths: the one that answered last.
@@ -120,6 +121,7 @@ struct k8s_reflector {
 	body_t body;
 	abort_t abort;
 	long retry_after_s;         // Retry-After header, 0 if none.
+	uint64_t token_gen;         // The API client's token generation this transfer was sent with.
 	k8s_listsplit_t list;
 	k8s_linesplit_t lines;
 	k8s_buf_t errbody;
@@ -218,6 +220,7 @@ static void schedule(k8s_reflector_t *r, op_t op, uint64_t due_ms)
 	r->next_op = op;
 	r->due_ms = due_ms;
 	r->probing = false;
+	r->token_wait = false;
 }
 
 /*! Forgets a list in progress: the next LIST is a first page again. */
@@ -256,6 +259,11 @@ static void fail(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err, bool relist
 	if ((err == K8S_APIERR_NETWORK || err == K8S_APIERR_TIMEOUT) && retry_after_s == 0 &&
 	    delay > PROBE_INTERVAL_MS) {
 		r->probing = true;
+		probe_schedule(r, now);
+	}
+	// A token refused: the kubelet may write the new one any moment, so watch the file.
+	if (err == K8S_APIERR_UNAUTHORIZED && delay > PROBE_INTERVAL_MS) {
+		r->token_wait = true;
 		probe_schedule(r, now);
 	}
 
@@ -570,6 +578,7 @@ static int transfer_start(k8s_reflector_t *r, op_t op, uint64_t now)
 	}
 
 	k8s_api_refresh_token(r->api, false, now);
+	r->token_gen = r->api->token_gen;
 	curl_easy_reset(r->easy);
 	long timeout_s = (op == OP_WATCH) ? watch_timeout_s + WATCH_TIMEOUT_MARGIN_S : LIST_TIMEOUT_S;
 	long stall_s = r->stall_s;
@@ -774,7 +783,8 @@ static void api_error(k8s_reflector_t *r, uint64_t now, int code, const k8s_stat
 	}
 
 	if (code == 401) {
-		if (k8s_api_refresh_token(r->api, true, now)) {
+		// Also when another reflector read the new token after this request was sent.
+		if (k8s_api_refresh_token(r->api, true, now) || r->api->token_gen != r->token_gen) {
 			// A rotated token: retry at once; an unchanged one would only get 401 again.
 			r->stats.errors[K8S_APIERR_UNAUTHORIZED]++;
 			k8s_logf(r->log, LOG_INFO, "%s %s unauthorized, retrying with the "
@@ -893,6 +903,21 @@ long k8s_reflector_tick(k8s_reflector_t *r, uint64_t now_ms)
 {
 	if (r->active) {
 		return -1;
+	}
+	if (now_ms < r->due_ms && r->token_wait) {
+		if (now_ms >= r->probe_ms) {
+			if (k8s_api_refresh_token(r->api, true, now_ms) ||
+			    r->api->token_gen != r->token_gen) {
+				k8s_logf(r->log, LOG_INFO, "%s: token file changed, %s now instead of "
+				         "in %.1f s", r->name, (r->next_op == OP_WATCH) ?
+				         "resuming the watch" : "listing", (r->due_ms - now_ms) / 1000.0);
+				schedule(r, r->next_op, now_ms);
+				return k8s_reflector_tick(r, now_ms);
+			}
+			probe_schedule(r, now_ms);
+		}
+		uint64_t next = (r->probe_ms < r->due_ms) ? r->probe_ms : r->due_ms;
+		return (long)(next - now_ms);
 	}
 	if (now_ms < r->due_ms && r->probing) {
 		if (now_ms >= r->probe_ms) {

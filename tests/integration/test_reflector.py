@@ -451,6 +451,33 @@ class Errors(ReflectorCase):
         self.assertEqual((stats["unauthorized"], stats["relists"]), (1, 0))
         self.assertEqual(d.count(re.escape(self.sim.token)), 0, "the token is never logged")
 
+    def test_unauthorized_after_another_reflector_read_the_new_token_retries_at_once(self):
+        # Both watches reconnect with the old token; the first 401 reads the new file, so
+        # for the second the file looks unchanged: the client's token generation tells.
+        d = self.drive(SERVICES, "kind=namespaces,path=/api/v1/namespaces",
+                       kubeconfig=self.sim.kubeconfig_tokenfile)
+        d.synced(source=0)
+        d.synced(source=1)
+        self.sim.wait_for_watches("services")
+        self.sim.wait_for_watches("namespaces")
+        time.sleep(1.2)
+        self.sim.rotate_token()
+        since = self.sim.requests()[-1]["seq"]
+        self.sim.cut_streams("clean")
+        self.sim.wait_for_watches("services", timeout=20)
+        self.sim.wait_for_watches("namespaces", timeout=20)
+        refused = 0
+        for resource in ("services", "namespaces"):
+            watches = self.wait_requests("watch", resource, since, 1)
+            codes = [w["code"] for w in watches]
+            if codes[:1] == [401]:
+                refused += 1
+                watches = self.wait_requests("watch", resource, since, 2)
+                self.assertEqual([w["code"] for w in watches[:2]], [401, 200], resource)
+                self.assertLess(watches[1]["time"] - watches[0]["time"], 0.5 * SLOW, resource)
+        self.assertGreaterEqual(refused, 1, "a watch was refused the old token")
+        self.assertEqual(d.count(r"failed, retrying in .* \(HTTP 401"), 0, "no backoff after a 401")
+
     def test_unauthorized_with_an_unchanged_token_backs_off(self):
         d = self.drive(SERVICES, kubeconfig=self.sim.kubeconfig_tokenfile)
         d.synced()
