@@ -32,6 +32,9 @@ typedef struct {
 	k8s_apiconf_t conf;       /*!< Owned. */
 	char *token;              /*!< Current bearer token (from conf.token or conf.token_file). */
 	uint64_t token_read_ms;   /*!< When token_file was last read (monotonic ms; 0 at init). */
+	uint64_t token_gen;       /*!< Bumped whenever the token changes. */
+	uint64_t token_log_ms;    /*!< Private: when an unreadable token file was last logged. */
+	int token_err;            /*!< Private: why the last read of token_file failed, or KNOT_EOK. */
 	const k8s_log_t *log;
 	char *url_base;           /*!< Private: conf.server, with tls_server_name as host if set. */
 	char *host_header;        /*!< Private: "Host: <server's host>" when tls_server_name is set. */
@@ -56,7 +59,9 @@ void k8s_api_deinit(k8s_api_t *api);
 /*!
  * \brief Re-reads the token file if it is older than K8S_TOKEN_REREAD_MS, or at once when \a force.
  *
- * Called before each request and with \a force after any 401.
+ * Called before each request, and with \a force after a 401 and then about every
+ * second while a reflector waits after one. An unreadable file is logged when it
+ * becomes unreadable (or for another reason), then at most once per K8S_TOKEN_REREAD_MS.
  *
  * \return True if the token changed (a rotated token; a 401 is worth retrying at once).
  */

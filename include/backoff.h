@@ -14,7 +14,9 @@
  *
  * 0.8 s doubling to a 30 s cap, plus a uniform jitter of up to the same
  * duration again (so [0.8, 1.6) s first and [30, 60) s at the cap), and back
- * to the start after 2 minutes without a failure.
+ * to the start after 2 minutes without a failure or at once after a success
+ * (k8s_backoff_reset). A server's Retry-After is taken as it is, a little
+ * jittered, and does not grow the delay (k8s_backoff_retry_after).
  */
 
 #pragma once
@@ -24,6 +26,8 @@
 #define K8S_BACKOFF_BASE_MS   800
 #define K8S_BACKOFF_CAP_MS    (30 * 1000)
 #define K8S_BACKOFF_RESET_MS  (2 * 60 * 1000)
+/*! A Retry-After delay is lengthened by up to this share, so that clients do not return in step. */
+#define K8S_BACKOFF_RETRY_AFTER_JITTER 0.1
 
 /*! \brief Backoff state; zero-initialised means "no failure yet". */
 typedef struct {
@@ -39,3 +43,17 @@ typedef struct {
  * \param jitter   A uniformly random number in [0, 1).
  */
 uint64_t k8s_backoff_next(k8s_backoff_t *b, uint64_t now_ms, double jitter);
+
+/*!
+ * \brief The delay before retrying after a server asked for \a retry_after_ms.
+ *
+ * The server's own delay plus up to a tenth of it; the backoff state is not
+ * stepped: the server said when it will be ready, so asking often is no failure.
+ *
+ * \param retry_after_ms  The server's Retry-After (already bounded by the caller).
+ * \param jitter          A uniformly random number in [0, 1).
+ */
+uint64_t k8s_backoff_retry_after(uint64_t retry_after_ms, double jitter);
+
+/*! \brief A success (a completed list, a watch that delivered or lasted): start small again. */
+void k8s_backoff_reset(k8s_backoff_t *b);

@@ -114,13 +114,20 @@ bool k8s_api_refresh_token(k8s_api_t *api, bool force, uint64_t now_ms)
 	char *token = NULL;
 	int ret = token_read(api->conf.token_file, &token);
 	if (ret != KNOT_EOK) {
-		k8s_logf(api->log, LOG_WARNING, "token file %s cannot be read, %s (%s)",
-		         api->conf.token_file,
-		         api->token != NULL ? "keeping the previous token" : "sending no token",
-		         token_error(ret));
+		// Read every second while a 401 waits: log the change, then once a minute.
+		if (ret != api->token_err || now_ms - api->token_log_ms >= K8S_TOKEN_REREAD_MS) {
+			k8s_logf(api->log, LOG_WARNING, "token file %s cannot be read, %s (%s)",
+			         api->conf.token_file,
+			         api->token != NULL ? "keeping the previous token" : "sending no token",
+			         token_error(ret));
+			api->token_log_ms = now_ms;
+		}
+		api->token_err = ret;
 		return false;
 	}
+	api->token_err = KNOT_EOK;
 	bool changed = api->token == NULL || strcmp(api->token, token) != 0;
+	api->token_gen += changed ? 1 : 0;
 	k8s_secret_free(api->token, api->token != NULL ? strlen(api->token) : 0);
 	api->token = token;
 	return changed;

@@ -38,3 +38,17 @@ uint64_t k8s_backoff_next(k8s_backoff_t *b, uint64_t now_ms, double jitter)
 	}
 	return base + (uint64_t)(jitter * (double)base);
 }
+
+uint64_t k8s_backoff_retry_after(uint64_t retry_after_ms, double jitter)
+{
+	if (jitter < 0.0 || jitter >= 1.0) {
+		jitter = 0.0;
+	}
+	return retry_after_ms + (uint64_t)(jitter * K8S_BACKOFF_RETRY_AFTER_JITTER *
+	                                   (double)retry_after_ms);
+}
+
+void k8s_backoff_reset(k8s_backoff_t *b)
+{
+	b->steps = 0;
+}

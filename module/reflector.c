@@ -57,6 +57,8 @@
 /*! A probe is a GET of this: small, cheap, and served by every API server. */
 #define PROBE_PATH           "/version"
 #define PROBE_TIMEOUT_S      3
+/*! A watch open this long counts as a success even without events (one cut at once does not). */
+#define WATCH_HEALTHY_MS     5000
 
 typedef enum {
 	OP_LIST = 0,   // A LIST page: the first (cont NULL) or the next one.
@@ -107,7 +109,10 @@ struct k8s_reflector {
 	op_t next_op;
 	uint64_t due_ms;
 	bool probing;               // Backing off from an unreachable server: probe before due_ms.
-	uint64_t probe_ms;          // When the next probe is due.
+	bool token_wait;            // Backing off after a 401: re-read the token file before due_ms.
+	uint64_t probe_ms;          // When the next probe (or token file check) is due.
+	bool unanswered;            // A transfer got no HTTP answer since the last one that did.
+	bool short_watch;           // The last watch ended at once without events.
 	unsigned path_idx;          // Index into paths: the one that answered last.
 
 	// The transfer in progress.
@@ -116,6 +121,7 @@ struct k8s_reflector {
 	body_t body;
 	abort_t abort;
 	long retry_after_s;         // Retry-After header, 0 if none.
+	uint64_t token_gen;         // The API client's token generation this transfer was sent with.
 	k8s_listsplit_t list;
 	k8s_linesplit_t lines;
 	k8s_buf_t errbody;
@@ -216,6 +222,7 @@ static void schedule(k8s_reflector_t *r, op_t op, uint64_t due_ms)
 	r->next_op = op;
 	r->due_ms = due_ms;
 	r->probing = false;
+	r->token_wait = false;
 }
 
 /*! Forgets a list in progress: the next LIST is a first page again. */
@@ -235,13 +242,13 @@ static void fail(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err, bool relist
                  long retry_after_s, const char *reason)
 {
 	r->stats.errors[err]++;
-	uint64_t delay = k8s_backoff_next(&r->backoff, now, rng_unit(r));
 	if (retry_after_s > RETRY_AFTER_MAX_S) {
 		retry_after_s = RETRY_AFTER_MAX_S;
 	}
-	if (retry_after_s > 0 && delay < (uint64_t)retry_after_s * 1000) {
-		delay = (uint64_t)retry_after_s * 1000;
-	}
+	// The server said when to come back (429, 503): that, not a delay grown by earlier faults.
+	uint64_t delay = (retry_after_s > 0) ?
+	                 k8s_backoff_retry_after((uint64_t)retry_after_s * 1000, rng_unit(r)) :
+	                 k8s_backoff_next(&r->backoff, now, rng_unit(r));
 
 	op_t next = r->op;
 	if (relist) {
@@ -254,6 +261,11 @@ static void fail(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err, bool relist
 	if ((err == K8S_APIERR_NETWORK || err == K8S_APIERR_TIMEOUT) && retry_after_s == 0 &&
 	    delay > PROBE_INTERVAL_MS) {
 		r->probing = true;
+		probe_schedule(r, now);
+	}
+	// A token refused: the kubelet may write the new one any moment, so watch the file.
+	if (err == K8S_APIERR_UNAUTHORIZED && delay > PROBE_INTERVAL_MS) {
+		r->token_wait = true;
 		probe_schedule(r, now);
 	}
 
@@ -440,6 +452,11 @@ static int on_line(void *ctx, const char *text, size_t len)
 
 	r->stream_events++;
 	r->stats.last_event_ms = now;
+	// The watch delivers: whatever failed before is over (an ERROR event is a failure).
+	if (ev.type != K8S_EV_ERROR) {
+		k8s_backoff_reset(&r->backoff);
+		r->short_watch = false;
+	}
 	switch (ev.type) {
 	case K8S_EV_ADDED:
 	case K8S_EV_MODIFIED:
@@ -591,6 +608,7 @@ static int transfer_start(k8s_reflector_t *r, op_t op, uint64_t now)
 	}
 
 	k8s_api_refresh_token(r->api, false, now);
+	r->token_gen = r->api->token_gen;
 	curl_easy_reset(r->easy);
 	long timeout_s = (op == OP_WATCH) ? watch_timeout_s + WATCH_TIMEOUT_MARGIN_S : LIST_TIMEOUT_S;
 	long stall_s = r->stall_s;
@@ -705,6 +723,10 @@ static void list_page_done(k8s_reflector_t *r, uint64_t now)
 	r->listed = true;
 	r->stats.synced = true;
 	r->stats.absent = false;
+	// Not after a very short watch: its relists would repeat every second, a load on the server.
+	if (!r->short_watch) {
+		k8s_backoff_reset(&r->backoff);
+	}
 	k8s_logf(r->log, LOG_INFO, "list %s completed, %zu objects, resource version %s",
 	         r->name, r->list_objects, r->rv);
 	schedule(r, OP_WATCH, now);
@@ -715,11 +737,16 @@ static void watch_ended(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err, cons
 {
 	size_t partial = k8s_linesplit_pending(&r->lines);
 	if (r->stream_events == 0 && now - r->started_ms < SHORT_WATCH_MS) {
+		r->short_watch = true;
 		fail(r, now, K8S_APIERR_NETWORK, true, 0,
 		     (reason != NULL) ? reason : "watch ended at once without events");
 		return;
 	}
 
+	r->short_watch = false;
+	if (now - r->started_ms >= WATCH_HEALTHY_MS) {
+		k8s_backoff_reset(&r->backoff); // It lived: the next fault starts small again.
+	}
 	if (reason == NULL && partial > 0) {
 		err = K8S_APIERR_NETWORK;
 		reason = "stream cut inside an event";
@@ -790,7 +817,8 @@ static void api_error(k8s_reflector_t *r, uint64_t now, int code, const k8s_stat
 	}
 
 	if (code == 401) {
-		if (k8s_api_refresh_token(r->api, true, now)) {
+		// Also when another reflector read the new token after this request was sent.
+		if (k8s_api_refresh_token(r->api, true, now) || r->api->token_gen != r->token_gen) {
 			// A rotated token: retry at once; an unchanged one would only get 401 again.
 			r->stats.errors[K8S_APIERR_UNAUTHORIZED]++;
 			k8s_logf(r->log, LOG_INFO, "%s %s unauthorized, retrying with the "
@@ -865,6 +893,14 @@ void k8s_reflector_done(k8s_reflector_t *r, CURLcode result, uint64_t now_ms)
 	}
 	long code = 0;
 	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
+	// The delay grew while nothing answered; the first answer after that (a probe's, or a
+	// restarted server's 410 or 429) is a new fault, which starts small again.
+	if (code == 0) {
+		r->unanswered = true;
+	} else if (r->unanswered) {
+		r->unanswered = false;
+		k8s_backoff_reset(&r->backoff);
+	}
 	if (r->op == OP_PROBE) {
 		probe_done(r, code, now_ms);
 		transfer_end(r);
@@ -912,6 +948,21 @@ long k8s_reflector_tick(k8s_reflector_t *r, uint64_t now_ms)
 {
 	if (r->active) {
 		return -1;
+	}
+	if (now_ms < r->due_ms && r->token_wait) {
+		if (now_ms >= r->probe_ms) {
+			if (k8s_api_refresh_token(r->api, true, now_ms) ||
+			    r->api->token_gen != r->token_gen) {
+				k8s_logf(r->log, LOG_INFO, "%s: token file changed, %s now instead of "
+				         "in %.1f s", r->name, (r->next_op == OP_WATCH) ?
+				         "resuming the watch" : "listing", (r->due_ms - now_ms) / 1000.0);
+				schedule(r, r->next_op, now_ms);
+				return k8s_reflector_tick(r, now_ms);
+			}
+			probe_schedule(r, now_ms);
+		}
+		uint64_t next = (r->probe_ms < r->due_ms) ? r->probe_ms : r->due_ms;
+		return (long)(next - now_ms);
 	}
 	if (now_ms < r->due_ms && r->probing) {
 		if (now_ms >= r->probe_ms) {

@@ -11,11 +11,18 @@ Each fault refuses the next two matching requests, so the simulator's request lo
 two 429 answers and then the retry that succeeds; the time between the two refused
 requests is the module's wait. Retry-After is 3 s, longer than the module's first backoff
 delays (0.8 to 1.6 s, then 1.6 to 3.2 s), so a shorter wait means it was ignored.
+
+A longer wait is wrong too: Retry-After is the wait (plus up to a tenth as jitter), however
+far earlier faults grew the backoff, and it does not grow the backoff itself; the burst
+cases check this with Retry-After 1 s.
 """
+
+import time
 
 import testing
 from cluster import Cluster
-from faults import (Watch, counter, expect_addresses, service, start_knotd, wait_counter, wait_for)
+from faults import (Watch, age_watches, counter, expect_addresses, log_lines, log_mark, service,
+                    start_knotd, wait_counter, wait_for)
 
 tests = testing.Tests()
 
@@ -113,6 +120,45 @@ def a_watch_refused_with_429_and_a_text_body_resumes_after_retry_after(c):
 @tests.case
 def a_watch_refused_with_429_and_a_status_body_resumes_after_retry_after(c):
     watch_throttled(c, "status", "throttled-status", "10.96.81.1", "10.96.81.2")
+
+
+# What the soak run does: a burst of 429s with Retry-After 1 s that the reconnections of
+# every reflector (3 for these two zones: namespaces, services, endpointslices) meet, two
+# each. Each retry must wait about the server's 1 s, not a backoff grown by the faults
+# before (the cases above, each earlier 429 of the burst, and each earlier burst).
+REFLECTORS = 3
+BURST = 2 * REFLECTORS
+BURST_ROUNDS = 4
+# Two waits of 1 to 1.1 s, the reconnections and the DNS poll, on a loaded machine.
+BURST_TO_DNS_S = 4
+
+
+def burst_then_change(c, name, address):
+    age_watches(c.sim, REFLECTORS)  # Older than 1 s: resumed, not relisted as very short.
+    c.sim.too_many_requests(count=BURST, retry_after=1)
+    testing.expect(c.sim.cut_streams("clean") >= REFLECTORS, "the watches ended")
+    started = time.monotonic()
+    c.sim.apply(service("shop", name, address))
+    expect_addresses(c.server, f"{name}.shop.svc.cluster.local.", [address], timeout=90)
+    return time.monotonic() - started
+
+
+@tests.case
+def a_change_right_after_a_burst_of_429s_with_retry_after_1_reaches_dns_within_4_s(c):
+    took = burst_then_change(c, "burst-first", "10.96.82.1")
+    testing.expect(took <= BURST_TO_DNS_S, f"the change took {took:.1f} s after the burst")
+
+
+@tests.case
+def repeated_bursts_of_429s_do_not_grow_the_delay(c):
+    mark = log_mark(c.server)
+    took = [burst_then_change(c, f"burst-{i}", f"10.96.83.{i + 1}") for i in range(BURST_ROUNDS)]
+    testing.expect(max(took) <= BURST_TO_DNS_S,
+                   f"changes took {[round(t, 1) for t in took]} s after the bursts")
+    retries = [line for line in log_lines(c.server, "failed, retrying in", mark) if "429" in line]
+    delays = [float(line.split("retrying in ")[1].split(" s")[0]) for line in retries]
+    testing.expect(len(delays) >= BURST, f"429 retries are logged: {delays}")
+    testing.expect(max(delays) <= 1.1, f"a 429 with Retry-After 1 waited up to {max(delays)} s")
 
 
 tests.main(fixture=lambda: Cluster(zones=("cluster.local.", "in-addr.arpa.")))

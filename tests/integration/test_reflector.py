@@ -326,6 +326,25 @@ class ListAndWatch(ReflectorCase):
         d.synced(start=line)
         self.assertEqual(d.stats()[0]["relists"], 1)
 
+    def test_repeated_very_short_watches_keep_growing_the_backoff(self):
+        # Each relist completes, but the watch after it fails at once again: the completed
+        # list must not start the delay small again, or a broken watch path relists in a loop.
+        d = self.drive(SERVICES)
+        d.synced()
+        delays = []
+        start = d.mark()
+        for _ in range(3):
+            since = self.sim.requests()[-1]["seq"]
+            self.sim.wait_for_watches("services")
+            self.sim.cut_streams("clean", "services")
+            line = d.wait_line(r"watch services failed, relisting in (\d+\.\d) s \(watch ended at "
+                               r"once", start, timeout=30)
+            delays.append(float(re.search(r"in (\d+\.\d) s", d.lines[line]).group(1)))
+            start = line + 1
+            self.wait_requests("list", "services", since, 1, timeout=30)
+        self.assertTrue(0.8 <= delays[0] < 1.7 and 1.6 <= delays[1] < 3.3 and 3.2 <= delays[2] < 6.5,
+                        delays)
+
 
 class Errors(ReflectorCase):
 
@@ -409,7 +428,8 @@ class Errors(ReflectorCase):
         since = self.sim.requests()[-1]["seq"]
         self.sim.cut_streams("clean", "services")
         line = d.wait_line(r"watch services failed, retrying in (\d+\.\d) s \(HTTP 429")
-        self.assertIn("retrying in 3.0 s", d.lines[line])
+        delay = float(re.search(r"in (\d+\.\d) s", d.lines[line]).group(1))
+        self.assertTrue(3.0 <= delay <= 3.3, f"Retry-After 3 plus up to a tenth: {delay}")
         self.sim.wait_for_watches("services", timeout=20)
         watches = self.requests("watch", "services", since)
         self.assertEqual([w["code"] for w in watches[:2]], [429, 200])
@@ -423,6 +443,40 @@ class Errors(ReflectorCase):
 
     def test_too_many_requests_with_retry_after_seconds_status_waits_at_least_that(self):
         self.assert_retry_after_honoured("status")
+
+    def test_retry_after_1_is_waited_as_given_however_often(self):
+        d = self.drive(SERVICES)
+        d.synced()
+        self.sim.wait_for_watches("services")
+        time.sleep(1.2)
+        self.sim.too_many_requests(4, retry_after=1, match="/api/v1/services", verbs=["watch"])
+        start = d.mark()
+        self.sim.cut_streams("clean", "services")
+        pattern = re.compile(r"retrying in (\d+\.\d) s \(HTTP 429")
+        d.wait(lambda lines: sum(1 for x in lines[start:] if pattern.search(x)) >= 4, 30,
+               "four 429 answers")
+        self.sim.wait_for_watches("services", timeout=30)
+        delays = [float(m.group(1)) for m in (pattern.search(line) for line in d.lines[start:]) if m]
+        self.assertEqual(len(delays), 4, delays)
+        # Not max(backoff, Retry-After): the backoff would be 3.2 to 6.4 s by the third.
+        self.assertTrue(all(1.0 <= x <= 1.1 for x in delays), delays)
+
+    def test_a_completed_list_starts_the_backoff_small_again(self):
+        self.sim.forbid("services")
+        d = self.drive(SERVICES)
+        for _ in range(3):  # 0.8 to 1.6 s, 1.6 to 3.2 s, ...
+            d.wait_line(r"list services failed, retrying in \d+\.\d s \(HTTP 403", d.mark())
+        self.sim.forbid("services", on=False)
+        d.synced(timeout=30)
+        self.sim.wait_for_watches("services")
+        time.sleep(1.2)  # Not a very short watch.
+        self.sim.forbid("services")
+        start = d.mark()
+        self.sim.cut_streams("clean", "services")
+        line = d.wait_line(r"watch services failed, relisting in \d+\.\d s \(HTTP 403", start)
+        delay = float(re.search(r"in (\d+\.\d) s", d.lines[line]).group(1))
+        self.assertTrue(0.8 <= delay < 1.7, f"the first fault after the list waited {delay} s")
+        self.sim.forbid("services", on=False)
 
     def test_unauthorized_rereads_the_token_file_and_retries_at_once(self):
         d = self.drive(SERVICES, kubeconfig=self.sim.kubeconfig_tokenfile)
@@ -442,6 +496,33 @@ class Errors(ReflectorCase):
         stats = d.stats()[0]
         self.assertEqual((stats["unauthorized"], stats["relists"]), (1, 0))
         self.assertEqual(d.count(re.escape(self.sim.token)), 0, "the token is never logged")
+
+    def test_unauthorized_after_another_reflector_read_the_new_token_retries_at_once(self):
+        # Both watches reconnect with the old token; the first 401 reads the new file, so
+        # for the second the file looks unchanged: the client's token generation tells.
+        d = self.drive(SERVICES, "kind=namespaces,path=/api/v1/namespaces",
+                       kubeconfig=self.sim.kubeconfig_tokenfile)
+        d.synced(source=0)
+        d.synced(source=1)
+        self.sim.wait_for_watches("services")
+        self.sim.wait_for_watches("namespaces")
+        time.sleep(1.2)
+        self.sim.rotate_token()
+        since = self.sim.requests()[-1]["seq"]
+        self.sim.cut_streams("clean")
+        self.sim.wait_for_watches("services", timeout=20)
+        self.sim.wait_for_watches("namespaces", timeout=20)
+        refused = 0
+        for resource in ("services", "namespaces"):
+            watches = self.wait_requests("watch", resource, since, 1)
+            codes = [w["code"] for w in watches]
+            if codes[:1] == [401]:
+                refused += 1
+                watches = self.wait_requests("watch", resource, since, 2)
+                self.assertEqual([w["code"] for w in watches[:2]], [401, 200], resource)
+                self.assertLess(watches[1]["time"] - watches[0]["time"], 0.5 * SLOW, resource)
+        self.assertGreaterEqual(refused, 1, "a watch was refused the old token")
+        self.assertEqual(d.count(r"failed, retrying in .* \(HTTP 401"), 0, "no backoff after a 401")
 
     def test_unauthorized_with_an_unchanged_token_backs_off(self):
         d = self.drive(SERVICES, kubeconfig=self.sim.kubeconfig_tokenfile)

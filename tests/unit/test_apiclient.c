@@ -162,6 +162,56 @@ static void unreadable_or_empty_token_file_keeps_the_previous_token(void **state
 	assert_null(strstr(logged, "good")); // The token never reaches a log line.
 }
 
+static void token_generation_counts_changes_only(void **state)
+{
+	write_token("one\n");
+	api_with(NULL, true, NULL);
+	uint64_t gen = api.token_gen;
+	assert_false(k8s_api_refresh_token(&api, true, 1000));
+	assert_int_equal(api.token_gen, gen);
+	write_token("two\n");
+	assert_true(k8s_api_refresh_token(&api, true, 2000));
+	assert_int_equal(api.token_gen, gen + 1);
+	unlink(token_path); // Kept, so unchanged.
+	assert_false(k8s_api_refresh_token(&api, true, 3000));
+	assert_int_equal(api.token_gen, gen + 1);
+}
+
+static size_t count_lines(const char *text, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = strstr(text, what); p != NULL; p = strstr(p + 1, what)) {
+		n++;
+	}
+	return n;
+}
+
+static void unreadable_token_file_read_every_second_is_logged_once_a_minute(void **state)
+{
+	write_token("good\n");
+	api_with(NULL, true, NULL);
+	unlink(token_path);
+	uint64_t now = 1000;
+	for (int i = 0; i < 60; i++, now += 1000) { // 1 s to 60 s.
+		k8s_api_refresh_token(&api, true, now);
+	}
+	assert_int_equal(count_lines(logged, "cannot be read"), 1);
+	k8s_api_refresh_token(&api, true, now); // 61 s: a minute after the first.
+	assert_int_equal(count_lines(logged, "cannot be read"), 2);
+
+	// Another reason, and unreadable again after a good read: logged at once.
+	write_token(" \n");
+	k8s_api_refresh_token(&api, true, now += 1000);
+	assert_int_equal(count_lines(logged, "cannot be read"), 3);
+	assert_non_null(strstr(logged, "(empty)"));
+	write_token("good\n");
+	k8s_api_refresh_token(&api, true, now += 1000);
+	write_token(" \n");
+	k8s_api_refresh_token(&api, true, now += 1000);
+	assert_int_equal(count_lines(logged, "cannot be read"), 4);
+	assert_null(strstr(logged, "good"));
+}
+
 static void refresh_without_token_file_keeps_static_token(void **state)
 {
 	api_with("static-token", false, NULL);
@@ -349,6 +399,8 @@ int main(void)
 		T(forced_refresh_rereads_at_once),
 		T(missing_token_file_is_logged_and_retried),
 		T(unreadable_or_empty_token_file_keeps_the_previous_token),
+		T(token_generation_counts_changes_only),
+		T(unreadable_token_file_read_every_second_is_logged_once_a_minute),
 		T(refresh_without_token_file_keeps_static_token),
 		T(token_file_with_control_characters_is_refused_without_logging_it),
 		T(static_token_with_control_characters_is_refused),

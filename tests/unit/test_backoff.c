@@ -78,6 +78,37 @@ static void two_minutes_without_failure_reset_to_0_8_s(void **state)
 	assert_int_equal(k8s_backoff_next(&b, now + K8S_BACKOFF_RESET_MS + 2, 0.0), 1600);
 }
 
+static void a_success_resets_to_0_8_s(void **state)
+{
+	k8s_backoff_t b = { 0 };
+	for (int i = 0; i < 6; i++) {
+		k8s_backoff_next(&b, 1000 + i, 0.0);
+	}
+	assert_int_equal(k8s_backoff_next(&b, 2000, 0.0), 30000);
+	k8s_backoff_reset(&b);
+	assert_int_equal(k8s_backoff_next(&b, 3000, 0.0), 800);
+	assert_int_equal(k8s_backoff_next(&b, 4000, 0.0), 1600);
+}
+
+static void faults_between_successes_stay_below_1_6_s(void **state)
+{
+	// A fault every few seconds, each followed by a success: no escalation.
+	k8s_backoff_t b = { 0 };
+	for (int i = 0; i < 100; i++) {
+		assert_true(k8s_backoff_next(&b, 1000 + 5000 * (uint64_t)i, 0.999) < 1600);
+		k8s_backoff_reset(&b);
+	}
+}
+
+static void retry_after_is_taken_with_a_tenth_of_jitter(void **state)
+{
+	assert_int_equal(k8s_backoff_retry_after(1000, 0.0), 1000);
+	assert_int_equal(k8s_backoff_retry_after(1000, 0.5), 1050);
+	assert_true(k8s_backoff_retry_after(1000, 0.999) < 1100);
+	assert_int_equal(k8s_backoff_retry_after(3000, 1.0), 3000);   // Out of range: none.
+	assert_int_equal(k8s_backoff_retry_after(3000, -0.1), 3000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -86,6 +117,9 @@ int main(void)
 		cmocka_unit_test(jitter_adds_up_to_the_duration_again),
 		cmocka_unit_test(jitter_outside_0_1_is_ignored),
 		cmocka_unit_test(two_minutes_without_failure_reset_to_0_8_s),
+		cmocka_unit_test(a_success_resets_to_0_8_s),
+		cmocka_unit_test(faults_between_successes_stay_below_1_6_s),
+		cmocka_unit_test(retry_after_is_taken_with_a_tenth_of_jitter),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
