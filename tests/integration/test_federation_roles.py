@@ -23,7 +23,6 @@ import time
 import dig
 import knotd
 import testing
-import valgrind
 from cluster import stats, wait_ready
 from federation import (NAME, Federation, api_options, https_request, lb_service, make_pki,
                         ordered, ready_slice, source_opt)
@@ -36,7 +35,7 @@ CART_SHARDS = {"bar": ("10.0.2.21", ["104.32.64.131"]), "baz": ("10.0.3.31", ["1
 FED_TTL = 5
 # The Federated-DNS publishes a member's change within the programming-latency goal
 # (test_federation_dns.py asserts 2 s); longer under memcheck.
-PROGRAMMING_GOAL = valgrind.scaled(2.0)
+PROGRAMMING_GOAL = knotd.goal_bound(2.0)
 
 
 def cart(member):

@@ -114,6 +114,23 @@ def _sanitizer_runtimes(module):
     return [found[name] for name in ("asan", "ubsan") if name in found]
 
 
+# ASan and UBSan make the watcher's decoding and table builds about two to three times
+# slower: a goal's bound (a change in DNS within 2 s) is this much longer in such a build.
+SANITIZER_GOAL_SCALE = 2.0
+
+
+def goal_bound(seconds):
+    """The bound of a timing goal for the build under test.
+
+    As measured in a plain build; longer under the sanitizers (SANITIZER_GOAL_SCALE)
+    and under memcheck (valgrind.timeout_scale()), where the goal is not what is tested.
+    """
+    scale = valgrind.timeout_scale()
+    if scale == 1.0 and find_build().sanitized:
+        scale = SANITIZER_GOAL_SCALE
+    return seconds * scale
+
+
 @functools.lru_cache(maxsize=None)
 def find_build():
     """The build to test: $MODK8S_BUILDDIR (set by make check), else the source tree or build/."""
