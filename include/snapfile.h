@@ -38,6 +38,24 @@
 /*! A larger file is not read (10,000 services take a few MiB). */
 #define K8S_SNAP_MAX          (512 * 1024 * 1024)
 
+/*! \brief Writes the \a n low bytes of \a v little-endian (the file's byte order). */
+static inline void k8s_snap_put_le(unsigned char *out, uint64_t v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		out[i] = (unsigned char)(v >> (8 * i));
+	}
+}
+
+/*! \brief Reads \a n bytes little-endian. */
+static inline uint64_t k8s_snap_get_le(const unsigned char *in, size_t n)
+{
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++) {
+		v |= (uint64_t)in[i] << (8 * i);
+	}
+	return v;
+}
+
 typedef struct {
 	uint64_t settings_hash;                  /*!< Hash of the watch settings the payload depends on. */
 	int64_t created_s;                       /*!< Wall-clock creation time. */

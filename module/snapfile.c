@@ -14,7 +14,6 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -39,22 +38,6 @@ uint64_t k8s_fnv64(const void *data, size_t len, uint64_t h)
 		h *= 0x100000001b3ULL;
 	}
 	return h;
-}
-
-static void put_le(unsigned char *out, uint64_t v, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		out[i] = (unsigned char)(v >> (8 * i));
-	}
-}
-
-static uint64_t get_le(const unsigned char *in, size_t n)
-{
-	uint64_t v = 0;
-	for (size_t i = 0; i < n; i++) {
-		v |= (uint64_t)in[i] << (8 * i);
-	}
-	return v;
 }
 
 /*! Writes all of \a len bytes, and folds them into the checksum. */
@@ -83,15 +66,15 @@ int k8s_snapfile_write(const char *path, const k8s_snaphdr_t *hdr,
 	}
 	unsigned char head[FIXED_LEN + 8 * K8S_SNAP_SOURCES_MAX + 8];
 	memcpy(head, MAGIC, 8);
-	put_le(head + 8, K8S_SNAP_VERSION, 4);
-	put_le(head + 12, hdr->sources, 4);
-	put_le(head + 16, hdr->settings_hash, 8);
-	put_le(head + 24, (uint64_t)hdr->created_s, 8);
+	k8s_snap_put_le(head + 8, K8S_SNAP_VERSION, 4);
+	k8s_snap_put_le(head + 12, hdr->sources, 4);
+	k8s_snap_put_le(head + 16, hdr->settings_hash, 8);
+	k8s_snap_put_le(head + 24, (uint64_t)hdr->created_s, 8);
 	size_t off = FIXED_LEN;
 	for (uint32_t i = 0; i < hdr->sources; i++, off += 8) {
-		put_le(head + off, hdr->counts[i], 8);
+		k8s_snap_put_le(head + off, hdr->counts[i], 8);
 	}
-	put_le(head + off, len, 8);
+	k8s_snap_put_le(head + off, len, 8);
 	off += 8;
 
 	char tmp[4096];
@@ -109,7 +92,7 @@ int k8s_snapfile_write(const char *path, const k8s_snaphdr_t *hdr,
 	}
 	if (ret == KNOT_EOK) {
 		unsigned char trailer[8];
-		put_le(trailer, sum, 8);
+		k8s_snap_put_le(trailer, sum, 8);
 		uint64_t ignored = 0;
 		ret = write_all(fd, trailer, sizeof(trailer), &ignored);
 	}
@@ -193,13 +176,13 @@ int k8s_snapfile_read(const char *path, uint64_t settings_hash, int64_t now_s,
 		ret = refuse(why, why_len, "truncated");
 		goto out;
 	}
-	if (get_le(data + 8, 4) != K8S_SNAP_VERSION) {
-		snprintf(why, why_len, "version %u, expected %u", (unsigned)get_le(data + 8, 4),
+	if (k8s_snap_get_le(data + 8, 4) != K8S_SNAP_VERSION) {
+		snprintf(why, why_len, "version %u, expected %u", (unsigned)k8s_snap_get_le(data + 8, 4),
 		         K8S_SNAP_VERSION);
 		ret = KNOT_EMALF;
 		goto out;
 	}
-	sources = (uint32_t)get_le(data + 12, 4);
+	sources = (uint32_t)k8s_snap_get_le(data + 12, 4);
 	if (sources > K8S_SNAP_SOURCES_MAX) {
 		ret = refuse(why, why_len, "corrupt header");
 		goto out;
@@ -209,7 +192,7 @@ int k8s_snapfile_read(const char *path, uint64_t settings_hash, int64_t now_s,
 		goto out;
 	}
 	off += 8 * (size_t)sources;
-	plen = get_le(data + off, 8);
+	plen = k8s_snap_get_le(data + off, 8);
 	off += 8;
 	if (plen > got || got - off < plen + 8) {
 		ret = refuse(why, why_len, (plen > K8S_SNAP_MAX) ? "corrupt header" : "truncated");
@@ -219,16 +202,16 @@ int k8s_snapfile_read(const char *path, uint64_t settings_hash, int64_t now_s,
 		ret = refuse(why, why_len, "trailing data");
 		goto out;
 	}
-	if (k8s_fnv64(data, off + plen, K8S_FNV64_INIT) != get_le(data + off + plen, 8)) {
+	if (k8s_fnv64(data, off + plen, K8S_FNV64_INIT) != k8s_snap_get_le(data + off + plen, 8)) {
 		ret = refuse(why, why_len, "checksum mismatch");
 		goto out;
 	}
 	// Checked after the checksum: a corrupt file says so, not that it has other settings.
-	if (get_le(data + 16, 8) != settings_hash) {
+	if (k8s_snap_get_le(data + 16, 8) != settings_hash) {
 		ret = refuse(why, why_len, "made with other watch settings");
 		goto out;
 	}
-	int64_t created = (int64_t)get_le(data + 24, 8);
+	int64_t created = (int64_t)k8s_snap_get_le(data + 24, 8);
 	if (created > now_s + 60) {
 		ret = refuse(why, why_len, "created in the future");
 		goto out;
@@ -245,7 +228,7 @@ int k8s_snapfile_read(const char *path, uint64_t settings_hash, int64_t now_s,
 	hdr->created_s = created;
 	hdr->sources = sources;
 	for (uint32_t i = 0; i < sources; i++) {
-		hdr->counts[i] = get_le(data + FIXED_LEN + 8 * i, 8);
+		hdr->counts[i] = k8s_snap_get_le(data + FIXED_LEN + 8 * i, 8);
 	}
 	map->map = data;
 	map->map_len = got;

@@ -56,22 +56,6 @@
 
 #define ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((size_t)(a) - 1))
 
-static void put_le(unsigned char *out, uint64_t v, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		out[i] = (unsigned char)(v >> (8 * i));
-	}
-}
-
-static uint64_t get_le(const unsigned char *in, size_t n)
-{
-	uint64_t v = 0;
-	for (size_t i = 0; i < n; i++) {
-		v |= (uint64_t)in[i] << (8 * i);
-	}
-	return v;
-}
-
 /* --- writing ------------------------------------------------------------------------ */
 
 /*! A writer; the first error sticks; \a unfit marks an object that cannot be written. */
@@ -97,7 +81,7 @@ static inline void put(bw_t *w, const void *data, size_t len)
 static inline void put_u(bw_t *w, uint64_t v, size_t n)
 {
 	unsigned char bytes[8];
-	put_le(bytes, v, n);
+	k8s_snap_put_le(bytes, v, n);
 	put(w, bytes, n);
 }
 
@@ -261,7 +245,7 @@ static inline uint64_t get_u(br_t *r, size_t n)
 	if (!check(r, left(r) >= n, "truncated")) {
 		return 0;
 	}
-	uint64_t v = get_le(r->at, n);
+	uint64_t v = k8s_snap_get_le(r->at, n);
 	r->at += n;
 	return v;
 }
@@ -594,8 +578,8 @@ int k8s_snapshot_encode(const k8s_store_t *store, uint32_t sources, uint32_t rea
                         k8s_buf_t *out, uint64_t counts[K8S_SRC_COUNT])
 {
 	unsigned char head[HEAD_LEN];
-	put_le(head, sources, 4);
-	put_le(head + 4, ready, 4);
+	k8s_snap_put_le(head, sources, 4);
+	k8s_snap_put_le(head + 4, ready, 4);
 	bw_t w = { .buf = out, .ret = k8s_buf_append(out, head, sizeof(head), K8S_SNAP_MAX) };
 	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
 		counts[src] = 0;
@@ -619,8 +603,8 @@ int k8s_snapshot_encode(const k8s_store_t *store, uint32_t sources, uint32_t rea
 					out->len = at;
 					continue;
 				}
-				put_le((unsigned char *)out->data + at + 1, len, 4);
-				put_le((unsigned char *)out->data + at + ENTRY_HEAD_LEN, w.strings, 4);
+				k8s_snap_put_le((unsigned char *)out->data + at + 1, len, 4);
+				k8s_snap_put_le((unsigned char *)out->data + at + ENTRY_HEAD_LEN, w.strings, 4);
 				counts[src]++;
 			}
 		}
@@ -687,7 +671,7 @@ static int frame_check(const unsigned char *data, size_t len, uint32_t sources,
 			return refuse(why, why_len, "truncated object");
 		}
 		unsigned src = data[off];
-		uint64_t elen = get_le(data + off + 1, 4);
+		uint64_t elen = k8s_snap_get_le(data + off + 1, 4);
 		if (src >= K8S_SRC_COUNT || !(sources & (1u << src))) {
 			return refuse(why, why_len, "object of an unknown source");
 		}
@@ -716,7 +700,7 @@ int k8s_snapshot_decode(const char *text, size_t len, const uint64_t counts[K8S_
 	if (len < HEAD_LEN) {
 		return refuse(why, why_len, "truncated payload");
 	}
-	uint32_t sources = (uint32_t)get_le(data, 4);
+	uint32_t sources = (uint32_t)k8s_snap_get_le(data, 4);
 	if (sources >= (1u << K8S_SRC_COUNT)) {
 		return refuse(why, why_len, "unknown sources");
 	}
@@ -726,7 +710,7 @@ int k8s_snapshot_decode(const char *text, size_t len, const uint64_t counts[K8S_
 		return ret;
 	}
 	snap->sources = sources;
-	snap->ready = (uint32_t)get_le(data + 4, 4);
+	snap->ready = (uint32_t)k8s_snap_get_le(data + 4, 4);
 	if (total > 0) {
 		snap->objects = calloc(total, sizeof(*snap->objects));
 		snap->source_of = calloc(total, sizeof(*snap->source_of));
@@ -737,7 +721,7 @@ int k8s_snapshot_decode(const char *text, size_t len, const uint64_t counts[K8S_
 	}
 	for (size_t off = HEAD_LEN; off < len; snap->count++) {
 		unsigned src = data[off];
-		size_t elen = get_le(data + off + 1, 4);
+		size_t elen = k8s_snap_get_le(data + off + 1, 4);
 		char err[256] = "";
 		ret = object_decode(k8s_resources[src].kind, text + off + ENTRY_HEAD_LEN, elen,
 		                    &snap->objects[snap->count], err, sizeof(err));
