@@ -17,18 +17,16 @@ programmed federations persist in knotd's storage across a restart.
 import contextlib
 import json
 import os
-import shutil
 import socket
 import ssl
 import struct
-import tempfile
 import threading
 import time
 
 import knotd
 import testing
 from cluster import Cluster
-from federation import api_options, https_request, make_pki
+from federation import api_options, https_request, pki_in
 
 tests = testing.Tests()
 
@@ -144,9 +142,7 @@ class Fixture(contextlib.ExitStack):
     def __enter__(self):
         super().__enter__()
         try:
-            self.pki = tempfile.mkdtemp(prefix="mod-k8s-pki-")
-            self.callback(shutil.rmtree, self.pki, ignore_errors=True)
-            make_pki(self.pki)
+            self.pki = pki_in(self)
             self.fed1 = FakeFederationDNS("192.0.2.11")
             self.callback(self.fed1.close)
             self.fed2 = FakeFederationDNS("192.0.2.22")

@@ -16,16 +16,14 @@ shard of it.
 
 import contextlib
 import os
-import shutil
-import tempfile
 import time
 
 import dig
 import knotd
 import testing
 from cluster import stats, wait_ready
-from federation import (NAME, Federation, api_options, https_request, lb_service, make_pki,
-                        ordered, ready_slice, source_opt)
+from federation import (NAME, Federation, api_options, https_request, lb_service, ordered,
+                        pki_in, ready_slice, source_opt)
 
 tests = testing.Tests()
 
@@ -58,9 +56,7 @@ class Roles(contextlib.ExitStack):
     def __enter__(self):
         super().__enter__()
         try:
-            self.pki = tempfile.mkdtemp(prefix="mod-k8s-pki-")
-            self.callback(shutil.rmtree, self.pki, ignore_errors=True)
-            make_pki(self.pki)
+            self.pki = pki_in(self)
             self.fed = self.enter_context(Federation(extra={m: cart(m) for m in CART_SHARDS}))
             self.fed_dns = self.fed.server
             self.nameserver = f"{self.fed_dns.address}@{self.fed_dns.port}"

@@ -180,6 +180,14 @@ def _openssl(*args, cwd):
                    stderr=subprocess.DEVNULL)
 
 
+def pki_in(stack):
+    """make_pki() in a new temporary directory that the ExitStack `stack` removes."""
+    directory = tempfile.mkdtemp(prefix="mod-k8s-pki-")
+    stack.callback(shutil.rmtree, directory, ignore_errors=True)
+    make_pki(directory)
+    return directory
+
+
 def make_pki(directory):
     """A CA with a server and a client certificate (and one for servers only), and
     another CA with its own client."""
