@@ -116,7 +116,7 @@ def _sanitizer_runtimes(module):
 
 # ASan and UBSan make the watcher's decoding and table builds about two to three times
 # slower: a goal's bound (a change in DNS within 2 s) is this much longer in such a build.
-SANITIZER_GOAL_SCALE = 2.0
+SANITIZER_GOAL_SCALE = 3.0
 
 
 def goal_bound(seconds):
