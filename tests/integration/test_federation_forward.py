@@ -58,16 +58,29 @@ class FakeFederationDNS:
         self.ttl = ttl
         self.seen = []
         self.lock = threading.Lock()
-        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.udp.bind(("127.0.0.1", 0))
+        self.udp, self.tcp = self._bind_pair()
         self.port = self.udp.getsockname()[1]
-        self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.tcp.bind(("127.0.0.1", self.port))
         self.tcp.listen(8)
         self.stopped = False
         for target in (self._serve_udp, self._serve_tcp):
             threading.Thread(target=target, daemon=True).start()
+
+    @staticmethod
+    def _bind_pair():
+        """A UDP and a TCP socket on one port that another process may take meanwhile."""
+        for _ in range(50):
+            port = knotd.free_port()
+            udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                udp.bind(("127.0.0.1", port))
+                tcp.bind(("127.0.0.1", port))
+                return udp, tcp
+            except OSError:
+                udp.close()
+                tcp.close()
+        raise OSError("no port free for both UDP and TCP")
 
     def close(self):
         self.stopped = True
