@@ -321,11 +321,9 @@ class Watch:
     def wait_rounds(self, more, timeout=30):
         """Waits until every name has been asked `more` times again (a loaded machine is slow)."""
         target = self.rounds() + more
-        deadline = time.monotonic() + valgrind.scaled(timeout)
-        while self.rounds() < target and time.monotonic() < deadline:
-            time.sleep(0.05)
-        testing.expect(self.rounds() >= target,
-                       f"{self.rounds()} query rounds in {timeout} s (wanted {target})")
+        testing.eventually(lambda: testing.expect(
+            self.rounds() >= target, f"{self.rounds()} query rounds in {timeout} s (wanted {target})"),
+            timeout, 0.05)
 
     def expect_unchanged(self, minimum=1):
         """Fails unless every answer seen equals the one before, and at least `minimum` rounds ran."""
