@@ -71,6 +71,7 @@ typedef struct {
 /*! \brief Fields every object has. */
 typedef struct {
 	k8s_kind_t kind;
+	bool digested;      /*!< \a digest is set; else k8s_object_digest_of() computes it. */
 	const char *ns;     /*!< Namespace; "" for cluster-scoped kinds. */
 	const char *name;   /*!< Object name. */
 	uint64_t digest;    /*!< Hash of the DNS-relevant content: equal digest, equal records. */
@@ -193,6 +194,14 @@ int k8s_object_decode(k8s_kind_t kind, const char *text, size_t len,
  * are left out.
  */
 uint64_t k8s_object_digest(const k8s_object_t *obj);
+
+/*!
+ * \brief The object's digest, computed on first use and kept.
+ *
+ * The API's objects get it when decoded; a snapshot's are read without it, so that a
+ * warm start answers sooner, and get it when the first LIST compares them.
+ */
+uint64_t k8s_object_digest_of(k8s_object_t *obj);
 
 /*! \brief Frees a decoded object (NULL is fine). */
 void k8s_object_free(k8s_object_t *obj);

@@ -26,7 +26,7 @@
  * first real LIST replaces them: what it does not return is deleted, what it
  * returns unchanged changes nothing. The file is not trusted: framing, every
  * length and count (against the bytes left, K8S_SNAP_ENTRY_MAX, K8S_SNAP_MAX) and
- * every field are checked here; the digest is computed again, never read.
+ * every field are checked here; the digest is never read (k8s_object_digest_of() computes it).
  *
  * Payload layout (integers little-endian): u32 complete sources (a bit per
  * k8s_source_t), u32 ready roles (K8S_READY_*), then per object: u8 source,

@@ -685,6 +685,15 @@ uint64_t k8s_object_digest(const k8s_object_t *obj)
 	return h;
 }
 
+uint64_t k8s_object_digest_of(k8s_object_t *obj)
+{
+	if (!obj->digested) {
+		obj->digest = k8s_object_digest(obj);
+		obj->digested = true;
+	}
+	return obj->digest;
+}
+
 /* --- entry points -------------------------------------------------------------- */
 
 int k8s_object_decode_json(k8s_kind_t kind, json_object *root, k8s_object_t **obj,
@@ -706,7 +715,7 @@ int k8s_object_decode_json(k8s_kind_t kind, json_object *root, k8s_object_t **ob
 		        (ret == KNOT_ENOMEM) ? "out of memory" : "too many addresses");
 		return ret;
 	}
-	(*obj)->digest = k8s_object_digest(*obj);
+	(void)k8s_object_digest_of(*obj);
 	return KNOT_EOK;
 }
 

@@ -23,7 +23,8 @@
  * addresses of the slice's family, one value per enum), stricter where the writer
  * never writes otherwise (lowercase, no embedded NUL), so that a hostile file can give
  * us no object that the API could not. tests/unit/test_snapshot.c checks that each
- * kind gives back an object of the same digest.
+ * kind gives back an object of the same digest. The digest itself is never read from the
+ * file: it is computed when the first LIST compares the object.
  *
  * An object (integers little-endian; str: u8 length + 1, 0 for none, then the bytes;
  * ip: u8 4 or 6, then 4 or 16 bytes; bool: u8 0 or 1):
@@ -556,7 +557,7 @@ static int object_decode(k8s_kind_t kind, const char *data, size_t len, k8s_obje
 		snprintf(err, err_len, "out of memory");
 		return KNOT_ENOMEM;
 	}
-	obj->digest = k8s_object_digest(obj);
+	// No digest yet: the first LIST computes it (k8s_object_digest_of()), not the warm start.
 	*out = obj;
 	return KNOT_EOK;
 }

@@ -283,7 +283,7 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 	entry_t *entry = k8s_map_get(&s->objects[source], key);
 	if (entry != NULL) {
 		entry->gen = s->gen[source];
-		if (entry->obj->digest == obj->digest) {
+		if (k8s_object_digest_of(entry->obj) == k8s_object_digest_of(obj)) {
 			s->stats.unchanged++;
 			k8s_object_free(obj);
 			return;
