@@ -22,6 +22,7 @@
 #include <libknot/rdata.h>
 
 #include "block.h"
+#include "bulk.h"
 
 /* Labels. */
 
@@ -339,7 +340,7 @@ k8s_svc_t *k8s_block_new(const k8s_block_parts_t *p)
 		return NULL;
 	}
 
-	uint8_t *mem = calloc(1, size);
+	uint8_t *mem = k8s_bulk_calloc(size);
 	if (mem == NULL) {
 		return NULL;
 	}

@@ -14,11 +14,13 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libknot/errcode.h>
 
+#include "bulk.h"
 #include "hash.h"
 #include "map.h"
 
@@ -53,7 +55,8 @@ void *k8s_map_get(const k8s_map_t *map, const char *key)
 
 static int resize(k8s_map_t *map, size_t cap)
 {
-	k8s_map_slot_t *slots = calloc(cap, sizeof(*slots));
+	k8s_map_slot_t *slots = (cap <= SIZE_MAX / sizeof(*slots))
+	                        ? k8s_bulk_calloc(cap * sizeof(*slots)) : NULL;
 	if (slots == NULL) {
 		return KNOT_ENOMEM;
 	}
@@ -68,7 +71,7 @@ static int resize(k8s_map_t *map, size_t cap)
 		}
 		slots[pos] = *old;
 	}
-	free(map->slots);
+	k8s_bulk_free(map->slots);
 	map->slots = slots;
 	map->cap = cap;
 	map->used = map->count;
@@ -94,7 +97,7 @@ int k8s_map_set(k8s_map_t *map, const char *key, void *value)
 		}
 	}
 
-	char *copy = strdup(key);
+	char *copy = k8s_bulk_strdup(key);
 	if (copy == NULL) {
 		return KNOT_ENOMEM;
 	}
@@ -118,7 +121,7 @@ void *k8s_map_del(k8s_map_t *map, const char *key)
 		return NULL;
 	}
 	void *value = slot->value;
-	free(slot->key);
+	k8s_bulk_free(slot->key);
 	slot->key = TOMB;
 	slot->value = NULL;
 	map->count--;
@@ -140,9 +143,9 @@ void k8s_map_clear(k8s_map_t *map)
 {
 	for (size_t i = 0; i < map->cap; i++) {
 		if (map->slots[i].key != TOMB) {
-			free(map->slots[i].key);
+			k8s_bulk_free(map->slots[i].key);
 		}
 	}
-	free(map->slots);
+	k8s_bulk_free(map->slots);
 	memset(map, 0, sizeof(*map));
 }

@@ -31,6 +31,7 @@
 
 #include <libknot/errcode.h>
 
+#include "bulk.h"
 #include "digest.h"
 #include "dnsname.h"
 #include "jsonread.h"
@@ -738,5 +739,5 @@ int k8s_object_decode(k8s_kind_t kind, const char *text, size_t len,
 
 void k8s_object_free(k8s_object_t *obj)
 {
-	free(obj);
+	k8s_bulk_free(obj);
 }

@@ -19,13 +19,14 @@
 
 #include <libknot/errcode.h>
 
+#include "bulk.h"
 #include "rcuhash.h"
 
 #define MIN_CAPACITY 16
 
 static k8s_rcuhash_arr_t *arr_new(size_t capacity)
 {
-	k8s_rcuhash_arr_t *arr = calloc(1, sizeof(*arr) + capacity * sizeof(void *));
+	k8s_rcuhash_arr_t *arr = k8s_bulk_calloc(sizeof(*arr) + capacity * sizeof(void *));
 	if (arr != NULL) {
 		arr->mask = capacity - 1;
 	}
@@ -52,7 +53,7 @@ int k8s_rcuhash_init(k8s_rcuhash_t *h, k8s_rcuhash_fn hash)
 
 void k8s_rcuhash_deinit(k8s_rcuhash_t *h)
 {
-	free(h->arr);
+	k8s_bulk_free(h->arr);
 	h->arr = NULL;
 	h->used = 0;
 	h->live = 0;

@@ -18,6 +18,7 @@
 
 #include <urcu/urcu-memb.h>
 
+#include "bulk.h"
 #include "retire.h"
 
 typedef struct {
@@ -30,7 +31,7 @@ static void batch_free(struct rcu_head *head)
 {
 	batch_t *batch = caa_container_of(head, batch_t, head);
 	for (size_t i = 0; i < batch->count; i++) {
-		free(batch->ptrs[i]);
+		k8s_bulk_free(batch->ptrs[i]);
 	}
 	free(batch);
 }
@@ -46,7 +47,7 @@ void k8s_retire(k8s_retire_t *r, void *ptr)
 		if (ptrs == NULL) {
 			// No memory to defer: wait for the readers instead.
 			urcu_memb_synchronize_rcu();
-			free(ptr);
+			k8s_bulk_free(ptr);
 			return;
 		}
 		r->ptrs = ptrs;
@@ -85,7 +86,7 @@ void k8s_retire_commit(k8s_retire_t *r)
 void k8s_retire_flush_now(k8s_retire_t *r)
 {
 	for (size_t i = 0; i < r->count; i++) {
-		free(r->ptrs[i]);
+		k8s_bulk_free(r->ptrs[i]);
 	}
 	free(r->ptrs);
 	r->ptrs = NULL;

@@ -42,6 +42,7 @@
 
 #include <libknot/errcode.h>
 
+#include "bulk.h"
 #include "dnsname.h"
 #include "snapfile.h"
 #include "snapshot.h"
@@ -377,7 +378,7 @@ static uint64_t get_count(br_t *r, size_t n, size_t min)
 static void *object_alloc(br_t *r, size_t head, size_t arrays, size_t strings, void **arr_at)
 {
 	size_t arr_off = ALIGN_UP(head, alignof(max_align_t));
-	char *mem = calloc(1, arr_off + arrays + strings);
+	char *mem = k8s_bulk_calloc(arr_off + arrays + strings);
 	if (mem != NULL) {
 		*arr_at = mem + arr_off;
 		r->str_at = mem + arr_off + arrays;
@@ -550,7 +551,7 @@ static int object_decode(k8s_kind_t kind, const char *data, size_t len, k8s_obje
 		check(&r, r.str_left == 0, "strings shorter than announced");
 	}
 	if (r.bad != NULL) {
-		free(obj);
+		k8s_object_free(obj);
 		snprintf(err, err_len, "%s", r.bad);
 		return KNOT_EMALF;
 	} else if (obj == NULL) {

@@ -21,6 +21,7 @@
 #include <libknot/errcode.h>
 #include <libknot/error.h>
 
+#include "bulk.h"
 #include "map.h"
 #include "records.h"
 #include "store.h"
@@ -87,9 +88,9 @@ static int group_add(k8s_map_t *groups, const char *key, entry_t *entry)
 {
 	group_t *group = k8s_map_get(groups, key);
 	if (group == NULL) {
-		group = calloc(1, sizeof(*group));
+		group = k8s_bulk_calloc(sizeof(*group));
 		if (group == NULL || k8s_map_set(groups, key, group) != KNOT_EOK) {
-			free(group);
+			k8s_bulk_free(group);
 			return KNOT_ENOMEM;
 		}
 	}
@@ -121,7 +122,7 @@ static void group_del(k8s_map_t *groups, const char *key, const entry_t *entry)
 	if (group->count == 0) {
 		k8s_map_del(groups, key);
 		free(group->items);
-		free(group);
+		k8s_bulk_free(group);
 	}
 }
 
@@ -225,16 +226,16 @@ static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const char *k
 		if (entry->group != NULL && (!grouped || strcmp(entry->group, group) != 0)) {
 			group_del(groups, entry->group, entry);
 			mark_group(s, source, entry->group);
-			free(entry->group);
+			k8s_bulk_free(entry->group);
 			entry->group = NULL;
 		}
 		if (grouped) {
 			if (entry->group == NULL) {
-				entry->group = strdup(group);
+				entry->group = k8s_bulk_strdup(group);
 				if (entry->group == NULL || group_add(groups, group, entry) != KNOT_EOK) {
 					k8s_logf(s->log, LOG_ERR, "cannot index endpointslice %s (%s)",
 					         key, knot_strerror(KNOT_ENOMEM));
-					free(entry->group);
+					k8s_bulk_free(entry->group);
 					entry->group = NULL;
 				}
 			}
@@ -296,11 +297,11 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 		return;
 	}
 
-	entry = calloc(1, sizeof(*entry));
+	entry = k8s_bulk_calloc(sizeof(*entry));
 	if (entry == NULL || k8s_map_set(&s->objects[source], key, entry) != KNOT_EOK) {
 		k8s_logf(s->log, LOG_ERR, "cannot keep %s %s (%s)", k8s_resource_name(source), key,
 		         knot_strerror(KNOT_ENOMEM));
-		free(entry);
+		k8s_bulk_free(entry);
 		k8s_object_free(obj);
 		return;
 	}
@@ -316,8 +317,8 @@ static void remove_entry(k8s_store_t *s, unsigned source, const char *key, entry
 	apply(s, source, entry, key, entry->obj, NULL);
 	k8s_map_del(&s->objects[source], key);
 	k8s_object_free(entry->obj);
-	free(entry->group);
-	free(entry);
+	k8s_bulk_free(entry->group);
+	k8s_bulk_free(entry);
 	s->stats.objects[source]--;
 	s->stats.changes++;
 }
@@ -593,7 +594,7 @@ static void free_groups(k8s_map_t *groups)
 	while ((slot = k8s_map_next(groups, &pos)) != NULL) {
 		group_t *group = slot->value;
 		free(group->items);
-		free(group);
+		k8s_bulk_free(group);
 	}
 	k8s_map_clear(groups);
 }
@@ -609,8 +610,8 @@ void k8s_store_free(k8s_store_t *s)
 		while ((slot = k8s_map_next(&s->objects[src], &pos)) != NULL) {
 			entry_t *entry = slot->value;
 			k8s_object_free(entry->obj);
-			free(entry->group);
-			free(entry);
+			k8s_bulk_free(entry->group);
+			k8s_bulk_free(entry);
 		}
 		k8s_map_clear(&s->objects[src]);
 	}

@@ -20,6 +20,7 @@
 
 #include <libknot/errcode.h>
 
+#include "bulk.h"
 #include "hash.h"
 #include "ptrindex.h"
 #include "qname.h"
@@ -127,7 +128,7 @@ static void free_elems(k8s_rcuhash_t *h)
 	size_t pos = 0;
 	void *elem;
 	while ((elem = k8s_rcuhash_walk(h, &pos)) != NULL) {
-		free(elem);
+		k8s_bulk_free(elem);
 	}
 }
 
@@ -162,7 +163,7 @@ int k8s_table_put_svc(k8s_table_t *t, k8s_svc_t *svc)
 	// first: the block must be reachable by PTR as soon as by name.
 	if (k8s_rcuhash_reserve(&t->svcs, 1, &t->retire) != KNOT_EOK ||
 	    k8s_ptrindex_update(t, old, svc) != KNOT_EOK) {
-		free(svc);
+		k8s_bulk_free(svc);
 		return KNOT_ENOMEM;
 	}
 

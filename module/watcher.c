@@ -28,6 +28,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "apiclient.h"
+#include "bulk.h"
 #include "kubeconfig.h"
 #include "snapshot.h"
 #include "watcher.h"
@@ -317,12 +318,8 @@ static uint32_t snapshot_roles(const k8s_watcher_t *w, const k8s_snapshot_t *sna
  * \brief Answers from the snapshot until the API is listed: its objects go through the
  * store as a LIST's would, so that the first real LIST replaces them.
  */
-static void snapshot_load(k8s_watcher_t *w, unsigned needs)
+static void snapshot_publish(k8s_watcher_t *w, unsigned needs)
 {
-	// After a reload, the predecessor's live table is better than any file.
-	if (w->conf.snapshot == NULL || w->predecessor != NULL) {
-		return;
-	}
 	int64_t now_s = wall_ns() / 1000000000;
 	uint64_t started = k8s_now_ms();
 	k8s_snapshot_t snap;
@@ -376,6 +373,18 @@ static void snapshot_load(k8s_watcher_t *w, unsigned needs)
 	         ts.svc_count[K8S_ZONE_CLUSTER], ts.record_count, (unsigned long long)read_ms,
 	         (unsigned long long)(k8s_now_ms() - started - read_ms));
 	k8s_snapshot_free(&snap);
+}
+
+static void snapshot_load(k8s_watcher_t *w, unsigned needs)
+{
+	// After a reload, the predecessor's live table is better than any file.
+	if (w->conf.snapshot == NULL || w->predecessor != NULL) {
+		return;
+	}
+	// A fresh process: objects, blocks and the table's arrays in populated chunks (bulk.h).
+	k8s_bulk_begin();
+	snapshot_publish(w, needs);
+	k8s_bulk_end();
 }
 
 /*! \brief Writes the snapshot after the first sync, then at most every SNAPSHOT_PERIOD_MS while objects change. */
