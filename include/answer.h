@@ -104,6 +104,16 @@ typedef enum {
 	K8S_AUTOPATH_COUNT
 } k8s_autopath_outcome_t;
 
+/*! \brief The K8S_READY_* bits a zone of \a role waits for (SERVFAIL, EDE 14 until then). */
+static inline uint32_t k8s_answer_ready_bits(k8s_role_t role)
+{
+	switch (role) {
+	case K8S_ROLE_CLUSTERSET: return K8S_READY_CLUSTERSET;
+	case K8S_ROLE_REVERSE:    return K8S_READY_CLUSTER | K8S_READY_PTR;
+	default:                  return K8S_READY_CLUSTER;
+	}
+}
+
 /*!
  * \brief Answers a query name below the zone.
  *

@@ -96,6 +96,9 @@ int k8s_rcuhash_init(k8s_rcuhash_t *h, k8s_rcuhash_fn hash);
 /*! \brief Frees the array; only when no reader can see it any more. */
 void k8s_rcuhash_deinit(k8s_rcuhash_t *h);
 
+/*! \brief Empties the table, keeping its array; only when no reader can look at it. */
+void k8s_rcuhash_clear(k8s_rcuhash_t *h);
+
 /*!
  * \brief Adds an element (duplicates of a key are allowed).
  *

@@ -79,6 +79,7 @@ typedef struct {
 enum {
 	K8S_READY_CLUSTER = 1 << 0,
 	K8S_READY_CLUSTERSET = 1 << 1,
+	K8S_READY_PTR = 1 << 2,    /*!< The PTR index holds every published block (reverse zones). */
 };
 
 /*! \brief What the table holds, for logs and counters. */
@@ -99,6 +100,7 @@ typedef struct {
 	k8s_rcuhash_t prefixes;    /*!< Prefix -> k8s_prefix_t. */
 	k8s_topology_t *topology;  /*!< Federation topology from the nodes, or NULL. */
 	uint32_t ready;            /*!< K8S_READY_* bits, set once, never cleared. */
+	bool ptr_deferred;         /*!< Writer: blocks go without the PTR index until k8s_table_index_ptrs(). */
 	k8s_retire_t retire;       /*!< Writer: unpublished memory awaiting a grace period. */
 	k8s_table_stats_t stats;   /*!< Writer: read with k8s_table_stats(). */
 } k8s_table_t;
@@ -198,6 +200,22 @@ void k8s_table_set_ready(k8s_table_t *t, uint32_t bits);
  * size instead of doubling their way there. Estimates are fine; nothing is published.
  */
 int k8s_table_reserve(k8s_table_t *t, size_t svcs, size_t addrs);
+
+/*!
+ * \brief Publishes blocks without indexing them for PTR until k8s_table_index_ptrs().
+ *
+ * For the warm restart: forward names answer a third sooner, reverse zones wait
+ * (K8S_READY_PTR). Only on an empty table.
+ */
+void k8s_table_defer_ptr(k8s_table_t *t);
+
+/*!
+ * \brief Indexes every published block for PTR after k8s_table_defer_ptr(), then sets
+ * K8S_READY_PTR; does nothing otherwise.
+ *
+ * \retval KNOT_EOK, KNOT_ENOMEM (the partial index is dropped: call again later)
+ */
+int k8s_table_index_ptrs(k8s_table_t *t);
 
 /*! \brief Ends a commit: hands retired memory to RCU for freeing after a grace period. */
 void k8s_table_commit(k8s_table_t *t);

@@ -258,9 +258,8 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 		return (conf->fedfwd != NULL) ? k8s_fedfwd_answer(conf->fedfwd, qname, qtype, pkt)
 		                              : K8S_ANSWER_REFUSED;
 	}
-	uint32_t need = (conf->role == K8S_ROLE_CLUSTERSET) ? K8S_READY_CLUSTERSET
-	                                                    : K8S_READY_CLUSTER;
-	if (!(k8s_table_ready(t) & need)) {
+	uint32_t need = k8s_answer_ready_bits(conf->role);
+	if ((k8s_table_ready(t) & need) != need) {
 		return K8S_ANSWER_NOTREADY;
 	}
 

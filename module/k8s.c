@@ -351,8 +351,7 @@ static int answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
 	} else {
 		answer->role = K8S_ROLE_CLUSTER;
 	}
-	ctx->ready_bits = (answer->role == K8S_ROLE_CLUSTERSET) ? K8S_READY_CLUSTERSET
-	                                                        : K8S_READY_CLUSTER;
+	ctx->ready_bits = k8s_answer_ready_bits(answer->role);
 	answer->domains[K8S_ZONE_CLUSTER] = ctx->domains[K8S_ZONE_CLUSTER];
 	answer->domains[K8S_ZONE_CLUSTERSET] = ctx->domains[K8S_ZONE_CLUSTERSET];
 	answer->ttl = k8s_glue_option(check, MOD_TTL).single.integer;

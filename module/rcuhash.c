@@ -51,6 +51,13 @@ int k8s_rcuhash_init(k8s_rcuhash_t *h, k8s_rcuhash_fn hash)
 	return (h->arr != NULL) ? KNOT_EOK : KNOT_ENOMEM;
 }
 
+void k8s_rcuhash_clear(k8s_rcuhash_t *h)
+{
+	memset(h->arr->slots, 0, (h->arr->mask + 1) * sizeof(void *));
+	h->used = 0;
+	h->live = 0;
+}
+
 void k8s_rcuhash_deinit(k8s_rcuhash_t *h)
 {
 	k8s_bulk_free(h->arr);

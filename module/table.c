@@ -162,7 +162,7 @@ int k8s_table_put_svc(k8s_table_t *t, k8s_svc_t *svc)
 	// Everything that can fail happens before anything is published; records
 	// first: the block must be reachable by PTR as soon as by name.
 	if (k8s_rcuhash_reserve(&t->svcs, 1, &t->retire) != KNOT_EOK ||
-	    k8s_ptrindex_update(t, old, svc) != KNOT_EOK) {
+	    (!t->ptr_deferred && k8s_ptrindex_update(t, old, svc) != KNOT_EOK)) {
 		k8s_bulk_free(svc);
 		return KNOT_ENOMEM;
 	}
@@ -198,7 +198,7 @@ int k8s_table_del_svc(k8s_table_t *t, k8s_zone_t zone, const char *ns, const cha
 		return KNOT_EOK;
 	}
 
-	if (k8s_ptrindex_update(t, old, NULL) != KNOT_EOK) {
+	if (!t->ptr_deferred && k8s_ptrindex_update(t, old, NULL) != KNOT_EOK) {
 		return KNOT_ENOMEM;
 	}
 	k8s_rcuhash_remove(&t->svcs, hash, old);
@@ -344,8 +344,37 @@ void k8s_table_set_topology(k8s_table_t *t, k8s_topology_t *topology)
 
 void k8s_table_set_ready(k8s_table_t *t, uint32_t bits)
 {
+	// The PTR index is always current but after k8s_table_defer_ptr().
+	bits |= t->ptr_deferred ? 0 : K8S_READY_PTR;
 	// Release: the records published before are visible to whoever sees the bits.
 	__atomic_store_n(&t->ready, t->ready | bits, __ATOMIC_RELEASE);
+}
+
+void k8s_table_defer_ptr(k8s_table_t *t)
+{
+	assert(t->stats.svc_count[K8S_ZONE_CLUSTER] + t->stats.svc_count[K8S_ZONE_CLUSTERSET] == 0);
+	t->ptr_deferred = true;
+}
+
+int k8s_table_index_ptrs(k8s_table_t *t)
+{
+	if (!t->ptr_deferred) {
+		return KNOT_EOK;
+	}
+	size_t pos = 0;
+	const k8s_svc_t *svc;
+	while ((svc = k8s_rcuhash_walk(&t->svcs, &pos)) != NULL) {
+		if (k8s_ptrindex_update(t, NULL, svc) != KNOT_EOK) {
+			// No reader looks at the index (K8S_READY_PTR is unset): start over next time.
+			k8s_ptrindex_free(t);
+			k8s_rcuhash_clear(&t->ptrs);
+			k8s_rcuhash_clear(&t->prefixes);
+			return KNOT_ENOMEM;
+		}
+	}
+	t->ptr_deferred = false;
+	k8s_table_set_ready(t, 0);
+	return KNOT_EOK;
 }
 
 void k8s_table_commit(k8s_table_t *t)

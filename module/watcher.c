@@ -349,6 +349,8 @@ static void snapshot_publish(k8s_watcher_t *w, unsigned needs)
 	size_t svcs = 0, addrs = 0;
 	k8s_snapshot_sizes(&snap, &svcs, &addrs);
 	(void)k8s_table_reserve(&w->table, svcs, addrs);  // Without it they grow as they go.
+	// Forward names first; the reverse zones wait for the PTR index, built right after.
+	k8s_table_defer_ptr(&w->table);
 	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
 		if (!(snap.sources & (1u << src))) {
 			continue;
@@ -366,12 +368,16 @@ static void snapshot_publish(k8s_watcher_t *w, unsigned needs)
 	k8s_store_commit(w->store, wall_ns());
 	k8s_table_set_ready(&w->table, roles);
 	w->stale = true;
+	uint64_t published_ms = k8s_now_ms() - started - read_ms;
+	int ret_ptr = k8s_table_index_ptrs(&w->table);
 	k8s_table_stats_t ts = k8s_table_stats(&w->table);
 	k8s_logf(&w->log, LOG_NOTICE, "answering from the snapshot of %lld s ago, stale until the "
 	         "API is listed (%zu objects, %zu services, %zu address records; read in %llu ms, "
-	         "published in %llu ms)", (long long)(now_s - snap.created_s), snap.count,
-	         ts.svc_count[K8S_ZONE_CLUSTER], ts.record_count, (unsigned long long)read_ms,
-	         (unsigned long long)(k8s_now_ms() - started - read_ms));
+	         "published in %llu ms, PTR %s in %llu ms)", (long long)(now_s - snap.created_s),
+	         snap.count, ts.svc_count[K8S_ZONE_CLUSTER], ts.record_count,
+	         (unsigned long long)read_ms, (unsigned long long)published_ms,
+	         (ret_ptr == KNOT_EOK) ? "indexed" : "not indexed (out of memory, retried)",
+	         (unsigned long long)(k8s_now_ms() - started - read_ms - published_ms));
 	k8s_snapshot_free(&snap);
 }
 
@@ -542,6 +548,9 @@ static void *watcher_main(void *arg)
 		// Publish what arrived, then open the zones whose data is complete.
 		if (k8s_store_dirty(w->store)) {
 			k8s_store_commit(w->store, wall_ns());
+		}
+		if (w->table.ptr_deferred && k8s_table_index_ptrs(&w->table) == KNOT_EOK) {
+			k8s_logf(&w->log, LOG_NOTICE, "the PTR index is built, the reverse zones answer");
 		}
 		update_ready(w, needs);
 		update_stale(w, needs);

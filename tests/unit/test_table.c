@@ -126,6 +126,57 @@ static void ptr_references_follow_the_service(void **state)
 	k8s_table_deinit(&t);
 }
 
+static void a_deferred_ptr_index_is_built_of_the_blocks_published_meanwhile(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	k8s_table_defer_ptr(&t);
+	// Published, replaced and removed before the index exists.
+	assert_int_equal(k8s_table_put_svc(&t, generation(1, 2)), KNOT_EOK);
+	assert_int_equal(k8s_table_put_svc(&t, generation(2, 2)), KNOT_EOK);
+	k8s_service_t gone = fx_service("shop", "gone", K8S_SVC_CLUSTERIP, "10.96.0.9", NULL);
+	assert_int_equal(k8s_table_put_svc(&t, k8s_records_service(&gone, NULL, 0, &rconf)), KNOT_EOK);
+	assert_int_equal(k8s_table_del_svc(&t, K8S_ZONE_CLUSTER, "shop", "gone"), KNOT_EOK);
+	k8s_table_set_ready(&t, K8S_READY_CLUSTER);
+	assert_int_equal(k8s_table_ready(&t), K8S_READY_CLUSTER);  // Forward names only.
+	assert_non_null(lookup(&t));
+	k8s_ip_t now = fx_ip("10.1.0.3"), before = fx_ip("10.1.0.2"), svc_ip = fx_ip("10.96.0.9");
+	const k8s_addr_t *refs[4];
+	assert_int_equal(k8s_table_ptr(&t, &now, refs, 4), 0);
+	assert_false(k8s_table_prefix(&t, &now, 8));
+
+	assert_int_equal(k8s_table_index_ptrs(&t), KNOT_EOK);
+	assert_int_equal(k8s_table_ready(&t), K8S_READY_CLUSTER | K8S_READY_PTR);
+	assert_int_equal(k8s_table_ptr(&t, &now, refs, 4), 1);
+	assert_ptr_equal(k8s_addr_svc(refs[0]), lookup(&t));
+	assert_true(k8s_table_prefix(&t, &now, 24));
+	assert_int_equal(k8s_table_ptr(&t, &before, refs, 4), 0);
+	assert_int_equal(k8s_table_ptr(&t, &svc_ip, refs, 4), 0);
+	assert_false(k8s_table_prefix(&t, &svc_ip, 16));  // 10.96/16: gone with its service.
+
+	// From then on the index follows every change, as without deferring.
+	assert_int_equal(k8s_table_put_svc(&t, generation(3, 2)), KNOT_EOK);
+	assert_int_equal(k8s_table_ptr(&t, &now, refs, 4), 0);
+	k8s_ip_t next = fx_ip("10.1.0.4");
+	assert_int_equal(k8s_table_ptr(&t, &next, refs, 4), 1);
+	assert_int_equal(k8s_table_index_ptrs(&t), KNOT_EOK);  // Nothing to do twice.
+	assert_int_equal(k8s_table_ptr(&t, &next, refs, 4), 1);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
+static void without_deferring_the_ptr_index_is_ready_with_the_zone(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	assert_int_equal(k8s_table_index_ptrs(&t), KNOT_EOK);
+	assert_int_equal(k8s_table_ready(&t), 0);
+	k8s_table_set_ready(&t, K8S_READY_CLUSTER);
+	assert_int_equal(k8s_table_ready(&t), K8S_READY_CLUSTER | K8S_READY_PTR);
+	k8s_table_deinit(&t);
+}
+
 static void reverse_prefixes_count_their_addresses(void **state)
 {
 	k8s_table_t t;
@@ -504,6 +555,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_replaced_service_is_found_with_its_new_records),
 		cmocka_unit_test(ptr_references_follow_the_service),
+		cmocka_unit_test(a_deferred_ptr_index_is_built_of_the_blocks_published_meanwhile),
+		cmocka_unit_test(without_deferring_the_ptr_index_is_ready_with_the_zone),
 		cmocka_unit_test(reverse_prefixes_count_their_addresses),
 		cmocka_unit_test(an_endpoint_without_hostname_is_labelled_by_its_dashed_address),
 		cmocka_unit_test(pods_sharing_an_ip_are_kept_and_removed_apart),
