@@ -29,13 +29,13 @@
 #include <stddef.h>
 
 typedef struct {
-	void **ptrs;    /*!< Blocks to free() after the grace period. */
+	void **ptrs;    /*!< Blocks to k8s_bulk_free() after the grace period. */
 	size_t count;
 	size_t cap;
 } k8s_retire_t;
 
 /*!
- * \brief Adds a block (allocated with malloc) to free after the next grace period.
+ * \brief Adds a block (of malloc() or k8s_bulk_calloc()) to free after the next grace period.
  *
  * If memory for the list cannot be had, waits for a grace period and frees
  * the block at once, so nothing leaks.
