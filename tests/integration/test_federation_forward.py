@@ -350,6 +350,48 @@ def a_programmed_federation_is_used_without_reload_deleted_and_survives_a_restar
 
 
 @tests.case
+def a_link_planted_at_the_temporary_name_of_the_persisted_file_is_not_followed(c):
+    server = c.server
+    path = os.path.join(server.dir, "zones", "k8s-federations.json")
+    victim = os.path.join(server.dir, "victim")
+    with open(victim, "w", encoding="utf-8") as fh:
+        fh.write("precious")
+    os.symlink(victim, path + ".tmp")
+    try:
+        status, body = api(c, "POST", "/federations/linked", {"nameservers": ["127.0.0.1@1"]})
+        testing.expect_equal(status, 200, f"POST status ({body})")
+        with open(victim, encoding="utf-8") as fh:
+            testing.expect_equal(fh.read(), "precious", "the link's target")
+        testing.expect(not os.path.islink(path), "the persisted file is a link")
+        status, _ = api(c, "DELETE", "/federations/linked")
+        testing.expect_equal(status, 200, "DELETE")
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path + ".tmp")
+        os.unlink(victim)
+
+
+@tests.case
+def a_persisted_file_that_others_may_write_is_ignored(c):
+    server = c.server
+    path = os.path.join(server.dir, "zones", "k8s-federations.json")
+    server.keep_dir = True
+    try:
+        server.stop()
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write('{"version": 1, "federations": {"planted": {"nameservers": ["127.0.0.1@1"]}}}')
+        os.chmod(path, 0o666)
+        server.start()
+    finally:
+        server.keep_dir = False
+    testing.expect("writable by group or others" in server.log_text(),
+                   "no log line about the file others may write")
+    testing.expect_equal(c.query("x.myns.planted.svc.federation.", "A").rcode, "REFUSED",
+                         "the planted federation")
+    os.unlink(path)
+
+
+@tests.case
 def a_bad_persisted_file_is_ignored(c):
     server = c.server
     path = os.path.join(server.dir, "zones", "k8s-federations.json")
