@@ -54,9 +54,12 @@ static size_t target_end(const k8s_addr_t *eps, size_t count, size_t i)
 }
 
 /*! \brief True if a target (the records eps[i, end)) has one of the ports [first, last). */
-static bool target_has_port(const k8s_svc_t *svc, const k8s_addr_t *eps, size_t i, size_t end,
-                            size_t first, size_t last)
+static inline bool target_has_port(const k8s_svc_t *svc, const k8s_addr_t *eps, size_t i,
+                                   size_t end, size_t first, size_t last)
 {
+	if (svc->ep_ports == NULL) {
+		return first < last;  // Every endpoint has every port: the common case, kept cheap.
+	}
 	for (; i < end; i++) {
 		if (k8s_addr_has_port(svc, &eps[i], first, last)) {
 			return true;
@@ -91,6 +94,10 @@ static size_t srv_count(const k8s_svc_t *svc, size_t first, size_t end)
 	size_t n = 0;
 	for (size_t i = 0, t_end; i < ep_count; i = t_end) {
 		t_end = target_end(eps, ep_count, i);
+		if (svc->ep_ports == NULL) {
+			n += end - first;
+			continue;
+		}
 		for (size_t p = first; p < end; p++) {
 			n += target_has_port(svc, eps, i, t_end, p, p + 1);
 		}
@@ -251,12 +258,10 @@ void k8s_answer_forget(void)
 	last_srv.svc = NULL;
 }
 
-void k8s_answer_additional(const k8s_answer_conf_t *conf, const knot_pkt_t *answered,
-                           knot_pkt_t *pkt, knot_mm_t *mm)
+/*! \brief Adds the addresses of the last SRV answer's targets (apart: every answer checks, few add). */
+static __attribute__((noinline)) void add_targets(const k8s_answer_conf_t *conf, knot_pkt_t *pkt,
+                                                  knot_mm_t *mm)
 {
-	if (last_srv.pkt != answered || last_srv.svc == NULL) {
-		return;
-	}
 	const k8s_svc_t *svc = last_srv.svc;
 	last_srv.pkt = NULL;
 	ctx_t c = { .conf = conf, .pkt = pkt, .mm = mm, .qtype = KNOT_RRTYPE_ANY };
@@ -307,3 +312,10 @@ void k8s_answer_additional(const k8s_answer_conf_t *conf, const knot_pkt_t *answ
 	}
 }
 
+void k8s_answer_additional(const k8s_answer_conf_t *conf, const knot_pkt_t *answered,
+                           knot_pkt_t *pkt, knot_mm_t *mm)
+{
+	if (last_srv.pkt == answered && last_srv.svc != NULL) {
+		add_targets(conf, pkt, mm);
+	}
+}
