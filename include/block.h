@@ -169,28 +169,35 @@ const k8s_addr_t *k8s_svc_endpoints(const k8s_svc_t *svc, const uint8_t *cluster
                                     size_t cluster_size, const uint8_t *label, size_t *count);
 
 /*!
- * \brief True if an endpoint record has one of the ports [first, end) of its block.
+ * \brief The first port of [from, end) of its block that an endpoint record has, or \a end.
  *
  * Every endpoint has every port of a block without port sets (ClusterIP, or
  * a headless service whose slices agree).
  */
-static inline bool k8s_addr_has_port(const k8s_svc_t *svc, const k8s_addr_t *addr,
-                                     size_t first, size_t end)
+static inline size_t k8s_addr_next_port(const k8s_svc_t *svc, const k8s_addr_t *addr,
+                                        size_t from, size_t end)
 {
 	if (svc->ep_ports == NULL) {
-		return first < end;
+		return (from < end) ? from : end;
 	}
 	const uint16_t *set = svc->port_sets + svc->ep_ports[addr->idx - svc->sip_count];
 	size_t lo = 0, hi = set[0];
-	while (lo < hi) {  // The first index of the set at or above first.
+	while (lo < hi) {  // The first index of the set at or above from.
 		size_t mid = lo + (hi - lo) / 2;
-		if (set[1 + mid] < first) {
+		if (set[1 + mid] < from) {
 			lo = mid + 1;
 		} else {
 			hi = mid;
 		}
 	}
-	return lo < set[0] && set[1 + lo] < end;
+	return (lo < set[0] && set[1 + lo] < end) ? set[1 + lo] : end;
+}
+
+/*! \brief True if an endpoint record has one of the ports [first, end) of its block. */
+static inline bool k8s_addr_has_port(const k8s_svc_t *svc, const k8s_addr_t *addr,
+                                     size_t first, size_t end)
+{
+	return first < end && k8s_addr_next_port(svc, addr, first, end) < end;
 }
 
 /*! \brief True if some endpoint comes from this cluster id (clusterset). */

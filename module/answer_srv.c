@@ -53,19 +53,24 @@ static size_t target_end(const k8s_addr_t *eps, size_t count, size_t i)
 	return end;
 }
 
-/*! \brief True if a target (the records eps[i, end)) has one of the ports [first, last). */
-static inline bool target_has_port(const k8s_svc_t *svc, const k8s_addr_t *eps, size_t i,
-                                   size_t end, size_t first, size_t last)
+/*!
+ * \brief The first port of [from, last) that a target (the records eps[i, end)) has, or \a last.
+ *
+ * A target's records normally share one port set (an address's two families
+ * come from slices of equal ports); each is asked otherwise.
+ */
+static inline size_t target_next_port(const k8s_svc_t *svc, const k8s_addr_t *eps, size_t i,
+                                      size_t end, size_t from, size_t last)
 {
 	if (svc->ep_ports == NULL) {
-		return first < last;  // Every endpoint has every port: the common case, kept cheap.
+		return (from < last) ? from : last;  // Every endpoint has every port: the common case.
 	}
-	for (; i < end; i++) {
-		if (k8s_addr_has_port(svc, &eps[i], first, last)) {
-			return true;
-		}
+	size_t next = last;
+	for (; i < end && next > from; i++) {
+		size_t own = k8s_addr_next_port(svc, &eps[i], from, next);
+		next = (own < next) ? own : next;
 	}
-	return false;
+	return next;
 }
 
 /*! \brief The end of the ports with the name and protocol of svc->ports[first]. */
@@ -81,36 +86,56 @@ static size_t port_run_end(const k8s_svc_t *svc, size_t first)
 }
 
 /*!
- * \brief SRV records of the ports [first, end) (one name and protocol): one per
- * target and number it has.
+ * \brief SRV records of the ports [first, last), counted up to \a cap: one per
+ * target and port it has (ClusterIP: per port).
+ *
+ * The cap bounds the work by what the answer can hold: a target costs a
+ * binary search, a record one step.
  */
-static size_t srv_count(const k8s_svc_t *svc, size_t first, size_t end)
+static size_t srv_count(const k8s_svc_t *svc, size_t first, size_t last, size_t cap)
 {
 	if (svc->type != K8S_SVC_HEADLESS) {
-		return end - first;
+		return last - first;
 	}
 	const k8s_addr_t *eps = svc->addrs + svc->sip_count;
 	size_t ep_count = svc->addr_count - svc->sip_count;
 	size_t n = 0;
-	for (size_t i = 0, t_end; i < ep_count; i = t_end) {
+	for (size_t i = 0, t_end; i < ep_count && n < cap; i = t_end) {
 		t_end = target_end(eps, ep_count, i);
 		if (svc->ep_ports == NULL) {
-			n += end - first;
+			n += last - first;
 			continue;
 		}
-		for (size_t p = first; p < end; p++) {
-			n += target_has_port(svc, eps, i, t_end, p, p + 1);
+		for (size_t p = target_next_port(svc, eps, i, t_end, first, last);
+		     p < last && n < cap; p = target_next_port(svc, eps, i, t_end, p + 1, last)) {
+			n++;
 		}
 	}
 	return n;
 }
 
+/*! \brief Appends an SRV record to the rdata at \a pos; returns the new end (\a pos if no room for the name). */
+static inline uint8_t *put_srv(uint8_t *pos, uint16_t weight, uint16_t port, const k8s_svc_t *svc,
+                               const k8s_addr_t *ep, const knot_dname_t *domain)
+{
+	uint8_t data[6 + KNOT_DNAME_MAXLEN];
+	knot_wire_write_u16(data, 0);
+	knot_wire_write_u16(data + 2, weight);
+	knot_wire_write_u16(data + 4, port);
+	size_t size = write_name(data + 6, KNOT_DNAME_MAXLEN, svc, ep, domain);
+	if (size == 0) {
+		return pos;
+	}
+	knot_rdata_init((knot_rdata_t *)pos, 6 + size, data);
+	return pos + knot_rdata_size(6 + size);
+}
+
 /*!
  * \brief Answers SRV for the ports [first, last) (one name and protocol, or all of them).
  *
- * ClusterIP services have one target, the service name; headless services one
- * per ready endpoint (hostname or dashed address) and number of its own
- * slices' ports. The records of a name and protocol share the weight 100.
+ * ClusterIP services have one target, the service name, with the weight 100;
+ * headless services one per ready endpoint (hostname or dashed address) and
+ * port of its own slices, the answer's records sharing the weight 100.
  */
 static k8s_answer_t answer_srv(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                                const k8s_svc_t *svc, size_t first, size_t last,
@@ -123,25 +148,19 @@ static k8s_answer_t answer_srv(ctx_t *c, const knot_dname_t *owner, const knot_d
 		return K8S_ANSWER_NODATA;
 	}
 
-	// One name and protocol (a _port._proto query) is counted once for both uses.
-	bool one_run = port_run_end(svc, first) == last;
-	size_t total = one_run ? srv_count(svc, first, last) : 0;
-	for (size_t run = first; !one_run && run < last; run = port_run_end(svc, run)) {
-		total += srv_count(svc, run, port_run_end(svc, run));
+	// Build no more than could fit: past that the answer is truncated anyway. Past 100
+	// records the weight is 1 whatever their number.
+	size_t room = c->pkt->max_size - c->pkt->size;
+	size_t rr_cap = room / 20 + 1;
+	if (rr_cap > UINT16_MAX) {
+		rr_cap = UINT16_MAX;
 	}
+	size_t total = srv_count(svc, first, last, (rr_cap > 100) ? rr_cap : 100);
 	if (total == 0) {
 		return K8S_ANSWER_NODATA;
 	}
-
-	// Build no more than could fit: past that the answer is truncated anyway.
-	size_t room = c->pkt->max_size - c->pkt->size;
-	size_t rr_max = total;
-	if (rr_max > room / 20 + 1) {
-		rr_max = room / 20 + 1;
-	}
-	if (rr_max > UINT16_MAX) {
-		rr_max = UINT16_MAX;
-	}
+	size_t rr_max = (total < rr_cap) ? total : rr_cap;
+	uint16_t weight = !headless ? 100 : (total >= 100) ? 1 : 100 / total;
 	uint8_t *rdata = mm_get(c->mm, rr_max * knot_rdata_size(6 + KNOT_DNAME_MAXLEN));
 	if (rdata == NULL) {
 		return K8S_ANSWER_SERVFAIL;
@@ -149,30 +168,22 @@ static k8s_answer_t answer_srv(ctx_t *c, const knot_dname_t *owner, const knot_d
 
 	knot_rdataset_t rrs = { .rdata = (knot_rdata_t *)rdata };
 	uint8_t *pos = rdata;
-	for (size_t run = first, run_end; run < last && rrs.count < rr_max; run = run_end) {
-		run_end = port_run_end(svc, run);
-		size_t n = one_run ? total : srv_count(svc, run, run_end);
-		uint16_t weight = (n >= 100) ? 1 : (n > 0) ? 100 / n : 0;
-		for (size_t p = run; p < run_end && rrs.count < rr_max; p++) {
-			for (size_t i = 0, t_end; i < (headless ? ep_count : 1) && rrs.count < rr_max;
-			     i = t_end) {
-				t_end = headless ? target_end(eps, ep_count, i) : 1;
-				if (headless && !target_has_port(svc, eps, i, t_end, p, p + 1)) {
-					continue;
-				}
-				uint8_t data[6 + KNOT_DNAME_MAXLEN];
-				knot_wire_write_u16(data, 0);
-				knot_wire_write_u16(data + 2, weight);
-				knot_wire_write_u16(data + 4, svc->ports[p].port);
-				size_t size = write_name(data + 6, KNOT_DNAME_MAXLEN, svc,
-				                         headless ? &eps[i] : NULL, domain);
-				if (size == 0) {
-					continue;
-				}
-				knot_rdata_init((knot_rdata_t *)pos, 6 + size, data);
-				pos += knot_rdata_size(6 + size);
-				rrs.count++;
-			}
+	if (!headless) {
+		for (size_t p = first; p < last && rrs.count < rr_max; p++) {
+			uint8_t *end = put_srv(pos, weight, svc->ports[p].port, svc, NULL, domain);
+			rrs.count += (end != pos);
+			pos = end;
+		}
+	}
+	// Headless: target by target, each with the ports it has, so work follows the answer.
+	for (size_t i = 0, t_end; headless && i < ep_count && rrs.count < rr_max; i = t_end) {
+		t_end = target_end(eps, ep_count, i);
+		for (size_t p = target_next_port(svc, eps, i, t_end, first, last);
+		     p < last && rrs.count < rr_max;
+		     p = target_next_port(svc, eps, i, t_end, p + 1, last)) {
+			uint8_t *end = put_srv(pos, weight, svc->ports[p].port, svc, &eps[i], domain);
+			rrs.count += (end != pos);
+			pos = end;
 		}
 	}
 	rrs.size = pos - rdata;
@@ -294,7 +305,8 @@ static __attribute__((noinline)) void add_targets(const k8s_answer_conf_t *conf,
 	size_t n = svc->addr_count - svc->sip_count;
 	for (size_t i = 0, end; i < n; i = end) {
 		end = target_end(eps, n, i);
-		if (!target_has_port(svc, eps, i, end, last_srv.port_first, last_srv.port_end)) {
+		if (target_next_port(svc, eps, i, end, last_srv.port_first, last_srv.port_end) ==
+		    last_srv.port_end) {
 			continue;  // None of its slices has the port: not a target.
 		}
 		knot_dname_t *owner = name_of(&c, svc, &eps[i], last_srv.domain);

@@ -140,15 +140,17 @@ class Service:
         for label, ip in sorted(set(self.endpoints)):
             lines.append(f"{label}.{self.fqdn} {'AAAA' if ':' in ip else 'A'} {ip}")
         if self.headless:
-            # A record per target and number of its own slices; a name's records share 100.
+            # A record per target and number of its own slices; an answer's records share 100.
+            def weight(count):
+                return 1 if count >= 100 else 100 // count
+            bare = weight(len(self.srv)) if self.srv else 0
             for name, proto in sorted({(n, p) for n, p, _, _ in self.srv}):
                 records = sorted((port, label) for n, p, port, label in self.srv
                                  if (n, p) == (name, proto))
-                weight = 1 if len(records) >= 100 else 100 // len(records)
                 for port, label in records:
-                    rdata = f"0 {weight} {port} {label}.{self.fqdn}"
-                    lines.append(f"_{name}._{proto}.{self.fqdn} SRV {rdata}")
-                    lines.append(f"{self.fqdn} SRV {rdata}")
+                    target = f"{port} {label}.{self.fqdn}"
+                    lines.append(f"_{name}._{proto}.{self.fqdn} SRV 0 {weight(len(records))} {target}")
+                    lines.append(f"{self.fqdn} SRV 0 {bare} {target}")
         else:
             for name, proto, port in self.ports:
                 lines.append(f"_{name}._{proto}.{self.fqdn} SRV 0 100 {port} {self.fqdn}")

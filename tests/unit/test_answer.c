@@ -593,12 +593,12 @@ static void headless_srv_records_follow_each_slices_own_ports(void **state)
 	assert_reply(ask("_admin._tcp.roll.shop.svc.cluster.local.", KNOT_RRTYPE_SRV),
 	             K8S_ANSWER_NODATA, "");
 
-	// The bare name lists every port, each name's records sharing the weight.
+	// The bare name lists every port, the answer's records sharing the weight (as CoreDNS).
 	assert_reply(ask("roll.shop.svc.cluster.local.", KNOT_RRTYPE_SRV), K8S_ANSWER_HIT,
-	             "roll.shop.svc.cluster.local. SRV 0 100 9100 10-1-1-2.roll.shop.svc.cluster.local. | "
-	             "roll.shop.svc.cluster.local. SRV 0 33 8080 10-1-1-1.roll.shop.svc.cluster.local. | "
-	             "roll.shop.svc.cluster.local. SRV 0 33 8080 10-1-1-3.roll.shop.svc.cluster.local. | "
-	             "roll.shop.svc.cluster.local. SRV 0 33 9090 10-1-1-2.roll.shop.svc.cluster.local.");
+	             "roll.shop.svc.cluster.local. SRV 0 25 8080 10-1-1-1.roll.shop.svc.cluster.local. | "
+	             "roll.shop.svc.cluster.local. SRV 0 25 8080 10-1-1-3.roll.shop.svc.cluster.local. | "
+	             "roll.shop.svc.cluster.local. SRV 0 25 9090 10-1-1-2.roll.shop.svc.cluster.local. | "
+	             "roll.shop.svc.cluster.local. SRV 0 25 9100 10-1-1-2.roll.shop.svc.cluster.local.");
 	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "roll");
 }
 
