@@ -682,6 +682,55 @@ static void a_name_of_65600_addresses_answers_what_a_message_carries(void **stat
 	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "big");
 }
 
+static void a_headless_srv_of_many_slices_ports_answers_what_a_message_carries(void **state)
+{
+	// 700 slices of 100 distinct ports (65,535 kept) and one endpoint each: most targets
+	// lack most ports, which costs the answer a search per target, not ports x targets.
+	size_t slice_count = 700, per_slice = 100;
+	k8s_port_t *ports = calloc(slice_count * per_slice, sizeof(*ports));
+	char (*names)[16] = calloc(slice_count * per_slice, sizeof(*names));
+	k8s_endpoint_t *eps = calloc(slice_count, sizeof(*eps));
+	k8s_slice_t *slices = calloc(slice_count, sizeof(*slices));
+	const k8s_slice_t **ptrs = calloc(slice_count, sizeof(*ptrs));
+	assert_true(ports != NULL && names != NULL && eps != NULL && slices != NULL && ptrs != NULL);
+	for (size_t i = 0; i < slice_count * per_slice; i++) {
+		snprintf(names[i], sizeof(names[i]), "p%05zu", i);
+		ports[i] = (k8s_port_t){ .name = names[i], .port = 1 + i % 60000, .proto = K8S_PROTO_TCP };
+	}
+	for (size_t i = 0; i < slice_count; i++) {
+		eps[i].ip.family = AF_INET;
+		uint32_t addr = htonl(0x0a010000u + 1 + i);
+		memcpy(eps[i].ip.bytes, &addr, 4);
+		eps[i].ready = true;
+		slices[i] = fx_slice("shop", "many-x", "many", AF_INET, &eps[i], 1,
+		                     ports + i * per_slice, per_slice);
+		ptrs[i] = &slices[i];
+	}
+	k8s_service_t svc = fx_service("shop", "many", K8S_SVC_HEADLESS, NULL, NULL);
+	k8s_svc_t *block = k8s_records_service(&svc, ptrs, slice_count, &rconf);
+	assert_non_null(block);
+	assert_int_equal(block->port_count, K8S_MAX_PORTS);
+	assert_int_equal(k8s_table_put_svc(&table, block), KNOT_EOK);
+
+	// One port: the one endpoint whose slice has it.
+	assert_reply(ask("_p00150._tcp.many.shop.svc.cluster.local.", KNOT_RRTYPE_SRV), K8S_ANSWER_HIT,
+	             "_p00150._tcp.many.shop.svc.cluster.local. SRV 0 100 151 10-1-0-2.many.shop.svc.cluster.local.");
+	// A port past the cap was left out: no slice has it any more.
+	assert_reply(ask("_p69999._tcp.many.shop.svc.cluster.local.", KNOT_RRTYPE_SRV),
+	             K8S_ANSWER_NXDOMAIN, "");
+	// Every port: as many as the message holds, then TC.
+	reply_t r = ask_conf(&conf, "many.shop.svc.cluster.local.", KNOT_RRTYPE_SRV, 512);
+	assert_int_equal(r.result, K8S_ANSWER_TRUNC);
+	r = ask("many.shop.svc.cluster.local.", KNOT_RRTYPE_SRV);
+	assert_true(r.result == K8S_ANSWER_HIT || r.result == K8S_ANSWER_TRUNC);
+	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "many");
+	free(ptrs);
+	free(slices);
+	free(eps);
+	free(names);
+	free(ports);
+}
+
 static void endpoint_ptr_names_the_hostname(void **state)
 {
 	k8s_answer_conf_t rev = conf;
@@ -1416,6 +1465,7 @@ int main(void)
 		cmocka_unit_test(endpoint_ptr_names_the_hostname),
 		cmocka_unit_test(a_hostname_equal_to_a_dashed_address_answers_both_addresses),
 		cmocka_unit_test(a_name_of_65600_addresses_answers_what_a_message_carries),
+		cmocka_unit_test(a_headless_srv_of_many_slices_ports_answers_what_a_message_carries),
 		cmocka_unit_test(externalname_is_a_cname),
 		cmocka_unit_test(externalname_in_our_zone_is_followed),
 		cmocka_unit_test(pod_a_record_from_its_dashed_address),
