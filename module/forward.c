@@ -285,8 +285,9 @@ int k8s_fwd_stub_parse(const char *text, k8s_fwd_group_t *group, char *msg, size
 		group->servers = more;
 		group->servers[group->count++] = ss;
 		p += len;
-		if (*p == ',') {
-			p++;
+		if (*p == ',' && *++p == '\0') {
+			snprintf(msg, msglen, "stub domain %s: empty address after ','", zone);
+			goto fail;
 		}
 	}
 	if (group->count == 0) {
