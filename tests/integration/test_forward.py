@@ -11,58 +11,31 @@ answer). So cluster names keep their speed whatever the upstreams do: silent,
 slow, or looping back to us.
 """
 
-import contextlib
 import os
 import random
 import re
 import select
 import socket
+import statistics
 import struct
 import threading
 import time
 
 import knotd
+import shipped
 import stubdns
 import testing
 import wire
-from cluster import Cluster
 
 tests = testing.Tests()
 
-SHIPPED = os.path.join(knotd.find_build().srcdir, "packaging", "kubernetes", "knot.conf")
-ZONES = os.path.join(knotd.find_build().srcdir, "packaging", "kubernetes", "zones")
+SHIPPED = shipped.CONFIG
 CLUSTER_NAME = "kubernetes.default.svc.cluster.local."
 
 
-def shipped_config(kubeconfig, upstreams, extra_options=()):
-    """The shipped knot.conf with what only a pod has pointed at this test."""
-    with open(SHIPPED, encoding="utf-8") as f:
-        text = f.read()
-    replacements = [
-        (r"(?m)^(\s*listen:).*$", r"\1 ${address}@${port}", 1),
-        (r"(?m)^(\s*rundir:).*$", r"\1 ${dir}/run", 1),
-        (r"(?m)^(\s*storage:) /var/lib/knot$", r"\1 ${dir}/storage", 2),
-        (r"(?m)^(\s*file:) \"/etc/knot/%s\.zone\"$", rf'\1 "{ZONES}/%s.zone"', 1),
-        (r"(?m)^(\s*forward:).*# @upstream$", r"\1 [ " + ", ".join(upstreams) + " ]", 1),
-        (r"(?m)^(\s*)(ttl: 5)$", "\\1\\2\n\\1kubeconfig: " + kubeconfig +
-         "".join(f"\n\\1{option}" for option in extra_options), 1),
-    ]
-    for pattern, replacement, lines in replacements:
-        text, count = re.subn(pattern, replacement, text)
-        testing.expect(count == lines, f"knot.conf: expected {lines} lines matching {pattern}")
-    return text
-
-
-@contextlib.contextmanager
 def deployment(*upstreams, extra_options=()):
     """A cluster served by the shipped knot.conf, forwarding to `upstreams` (StubDNS)."""
-    if knotd.load_mode() == "file":
-        raise testing.Skip("the shipped config relies on auto-loading, which is not possible here")
-    cluster = Cluster(zones=("cluster.local.",))
-    cluster.knotd_options["config"] = shipped_config(
-        cluster.sim.path(cluster.kubeconfig), [u.address for u in upstreams], extra_options)
-    with cluster:
-        yield cluster
+    return shipped.deployment([u.address for u in upstreams], extra_options)
 
 
 def asked(stub, name):
@@ -243,14 +216,24 @@ def a_reverse_name_outside_the_cluster_goes_upstream_and_a_cluster_one_does_not(
 # -- cluster names never wait
 
 
-def latencies(port, seconds, rate=200, external_rate=0, external_port=None):
-    """Queries a cluster name `rate` times a second for `seconds` (while `external_rate`
-    distinct external names a second go to `external_port`); returns (lost, sorted latencies)."""
+WINDOW = 1.0   # seconds: external load on in every other window
+SETTLE = 0.2   # the first part of a quiet window is left out: the late answers of the last
+
+
+def latencies(port, seconds, rate=200, external_rate=0):
+    """Queries a cluster name `rate` times a second for `seconds`, while `external_rate`
+    distinct external names a second are asked in every other window of WINDOW seconds
+    (the load of a shared machine then falls on both kinds of window alike); returns
+    (lost, [latencies of each quiet window], [latencies of each loaded window])."""
     sent, got = {}, {}
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
     sock.connect(("127.0.0.1", port))
     done = threading.Event()
+    start = time.monotonic() + 0.1
+
+    def loaded(t):
+        return int((t - start) / WINDOW) % 2 == 1
 
     def receive():
         while not done.is_set() or len(got) < len(sent):
@@ -263,16 +246,17 @@ def latencies(port, seconds, rate=200, external_rate=0, external_port=None):
 
     def external():
         ext = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        ext.connect(("127.0.0.1", external_port))
+        ext.connect(("127.0.0.1", port))
         ext.setblocking(False)
         tag = random.randrange(1 << 30)
-        start, i = time.monotonic(), 0
+        i = 0
         while not done.is_set():
             due = start + i / external_rate
             now = time.monotonic()
             if due > now:
                 time.sleep(due - now)
-            ext.send(wire.query(f"n{i}-{tag}.load.example.", "A", ident=i & 0xffff, rd=True))
+            if loaded(due):
+                ext.send(wire.query(f"n{i}-{tag}.load.example.", "A", ident=i & 0xffff, rd=True))
             i += 1
             try:
                 while True:
@@ -286,7 +270,6 @@ def latencies(port, seconds, rate=200, external_rate=0, external_port=None):
         threads.append(threading.Thread(target=external))
     for t in threads:
         t.start()
-    start = time.monotonic()
     count = int(seconds * rate)
     for i in range(count):
         due = start + i / rate
@@ -300,8 +283,13 @@ def latencies(port, seconds, rate=200, external_rate=0, external_port=None):
     for t in threads:
         t.join()
     sock.close()
-    lat = sorted(got[i] - sent[i] for i in got if i in sent)
-    return count - len(lat), lat
+    windows = {}
+    for i, t in sent.items():
+        if i in got and (loaded(t) or (t - start) % WINDOW >= SETTLE):
+            windows.setdefault(int((t - start) / WINDOW), []).append(got[i] - t)
+    quiet = [sorted(v) for k, v in sorted(windows.items()) if k % 2 == 0]
+    busy = [sorted(v) for k, v in sorted(windows.items()) if k % 2 == 1]
+    return count - sum(1 for i in sent if i in got), quiet, busy
 
 
 def p99(lat):
@@ -309,16 +297,19 @@ def p99(lat):
 
 
 def check_cluster_names_unaffected(c, label, **load):
-    lost, idle = latencies(c.port, 3)
-    testing.expect(lost == 0, f"idle: {lost} cluster queries lost")
-    lost, loaded = latencies(c.port, 5, external_port=c.port, **load)
-    base, under = p99(idle), p99(loaded)
-    print(f"# {label}: cluster p99 idle {base * 1000:.2f} ms, loaded {under * 1000:.2f} ms, "
-          f"lost {lost} of {len(loaded) + lost}")
+    lost, quiet, busy = latencies(c.port, 10, **load)
+    # The median of the windows' p99: a burst of a neighbour's load in one window
+    # (this machine is shared) does not decide it.
+    base = statistics.median(p99(w) for w in quiet)
+    under = statistics.median(p99(w) for w in busy)
+    print(f"# {label}: cluster p99 (median of 1 s windows) without external load "
+          f"{base * 1000:.2f} ms, with it {under * 1000:.2f} ms; {lost} lost; worst windows "
+          f"{max(p99(w) for w in quiet) * 1000:.2f} / {max(p99(w) for w in busy) * 1000:.2f} ms")
     testing.expect(lost == 0, f"{label}: {lost} cluster queries lost")
-    # Python's own timing on a shared machine: half a millisecond of grace on top.
-    testing.expect(under <= 2 * base + 0.0005,
-                   f"{label}: p99 {under * 1000:.2f} ms > 2 x idle {base * 1000:.2f} ms")
+    # 2 ms of grace for a shared machine's scheduling: a worker waiting on a 50 ms
+    # upstream (mod-dnsproxy's way) shows up as tens of ms and lost queries.
+    testing.expect(under <= 2 * base + 0.002,
+                   f"{label}: p99 {under * 1000:.2f} ms > 2 x {base * 1000:.2f} ms + 2 ms")
 
 
 @tests.case
@@ -335,13 +326,8 @@ def a_loop_found_at_start_is_logged_and_counted_and_cluster_names_are_unaffected
     port = knotd.free_port()
     with stubdns.StubDNS(mode="loop", loop_to=("127.0.0.1", port)) as looping, \
             stubdns.StubDNS() as good:
-        if knotd.load_mode() == "file":
-            raise testing.Skip("the shipped config relies on auto-loading")
-        cluster = Cluster(zones=("cluster.local.",), port=port)
-        cluster.knotd_options["config"] = shipped_config(
-            cluster.sim.path(cluster.kubeconfig), [looping.address, good.address])
         start = time.monotonic()
-        with cluster as c:
+        with shipped.deployment([looping.address, good.address], port=port) as c:
             testing.eventually(lambda: testing.expect(
                 "loop detected: upstream 127.0.0.1@%d" % looping.port in c.log_text(),
                 "no loop line"), timeout=5 - (time.monotonic() - start))

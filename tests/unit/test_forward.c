@@ -39,10 +39,13 @@
 static void put_rr(knot_pkt_t *pkt, const char *owner, uint16_t type, uint32_t ttl,
                    const uint8_t *rdata, uint16_t len)
 {
-	knot_rrset_t *rr = knot_rrset_new((const uint8_t *)owner, type, KNOT_CLASS_IN, ttl, &pkt->mm);
-	assert_non_null(rr);
-	assert_int_equal(knot_rrset_add_rdata(rr, rdata, len, &pkt->mm), KNOT_EOK);
-	assert_int_equal(knot_pkt_put(pkt, KNOT_COMPR_HINT_NONE, rr, KNOT_PF_FREE), KNOT_EOK);
+	// The packet copies the struct and frees what it points to (KNOT_PF_FREE).
+	knot_rrset_t rr;
+	knot_rrset_init(&rr, knot_dname_copy((const uint8_t *)owner, &pkt->mm), type,
+	                KNOT_CLASS_IN, ttl);
+	assert_non_null(rr.owner);
+	assert_int_equal(knot_rrset_add_rdata(&rr, rdata, len, &pkt->mm), KNOT_EOK);
+	assert_int_equal(knot_pkt_put(pkt, KNOT_COMPR_HINT_NONE, &rr, KNOT_PF_FREE), KNOT_EOK);
 }
 
 static const uint8_t addr[4] = { 192, 0, 2, 1 };
