@@ -306,10 +306,14 @@ def check_cluster_names_unaffected(c, label, **load):
           f"{base * 1000:.2f} ms, with it {under * 1000:.2f} ms; {lost} lost; worst windows "
           f"{max(p99(w) for w in quiet) * 1000:.2f} / {max(p99(w) for w in busy) * 1000:.2f} ms")
     testing.expect(lost == 0, f"{label}: {lost} cluster queries lost")
-    # 2 ms of grace for a shared machine's scheduling: a worker waiting on a 50 ms
-    # upstream (mod-dnsproxy's way) shows up as tens of ms and lost queries.
-    testing.expect(under <= 2 * base + 0.002,
-                   f"{label}: p99 {under * 1000:.2f} ms > 2 x {base * 1000:.2f} ms + 2 ms")
+    # A grace for the scheduling of a shared 2-CPU machine, where the load's own
+    # processes (the stub, this sender) compete with knotd: 5 ms, 15 ms under the
+    # sanitizers. A worker waiting on the 50 ms upstream (mod-dnsproxy's way) shows
+    # up as 50 ms and more, and as lost queries (953 of 1000 with the old config).
+    grace = 0.015 if knotd.find_build().sanitized else 0.005
+    testing.expect(under <= 2 * base + grace,
+                   f"{label}: p99 {under * 1000:.2f} ms > 2 x {base * 1000:.2f} ms + "
+                   f"{grace * 1000:.0f} ms")
 
 
 @tests.case
