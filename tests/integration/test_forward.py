@@ -187,6 +187,18 @@ def a_truncated_upstream_answer_is_asked_again_over_tcp():
         testing.expect("tc" in answer.flags, answer.summary())
 
 
+@tests.case
+def a_reload_keeps_the_forwarder_and_its_cache():
+    with stubdns.StubDNS(ttl=300) as up, deployment(up) as c:
+        testing.expect(c.query("kept.example.com.").rcode == "NOERROR", "before the reload")
+        c.server.reload()
+        answer = c.query("kept.example.com.")
+        testing.expect(answer.rcode == "NOERROR", f"after the reload: {answer.summary()}")
+        testing.expect(asked(up, "kept.example.com.") == 1, f"asked again: {up.names()}")
+        answer = c.query("new.example.com.")
+        testing.expect(answer.rcode == "NOERROR", f"a new name after the reload: {answer.summary()}")
+
+
 # -- where names go
 
 
