@@ -18,8 +18,12 @@ import select
 import socket
 import statistics
 import struct
+import subprocess
+import tempfile
 import threading
 import time
+
+import yaml
 
 import knotd
 import shipped
@@ -62,9 +66,6 @@ def timed_query(c, name, rtype="A", **options):
 
 def init_container(resolv_conf):
     """Runs the deployment's init container script on a resolv.conf; (exit status, knot.conf, stderr)."""
-    import subprocess
-    import tempfile
-    import yaml
     with open(os.path.join(os.path.dirname(SHIPPED), "deployment.yaml"), encoding="utf-8") as f:
         spec = yaml.safe_load(f)["spec"]["template"]["spec"]
     init = next(c for c in spec["initContainers"] if c["name"] == "upstream")
