@@ -274,7 +274,7 @@ knotd_in_state_t k8s_fed_serve_hook(k8s_ctx_t *ctx, knot_pkt_t *pkt, knotd_qdata
 	}
 	k8s_answer_t res = k8s_fedserve_answer(&ctx->fed, tables, qdata->name,
 	                                       knot_pkt_qtype(qdata->query), source, source_len,
-	                                       pkt, qdata->mm);
+	                                       knotd_qdata_remote_addr(qdata), pkt, qdata->mm);
 	urcu_memb_read_unlock();
 	return k8s_stats_outcome(mod, qdata, res, KNOTD_IN_STATE_MISS);
 }
