@@ -216,6 +216,11 @@ int k8s_fed_acquire(k8s_ctx_t *ctx, const k8s_watcher_conf_t *base)
 			wconf.context = (m->context != NULL) ? strdup(m->context) : NULL;
 			ret = (m->context == NULL || wconf.context != NULL) ? KNOT_EOK : KNOT_ENOMEM;
 		}
+		// A snapshot of its own, named by its API server, in the zone's storage.
+		const char *slash = (base->snapshot != NULL) ? strrchr(base->snapshot, '/') : NULL;
+		if (ret == KNOT_EOK && slash != NULL) {
+			ret = k8s_watcher_conf_set_snapshot(&wconf, base->snapshot, slash - base->snapshot);
+		}
 		char err[256] = "";
 		if (ret == KNOT_EOK) {
 			fw->watcher = k8s_watcher_acquire(&wconf, err, sizeof(err));

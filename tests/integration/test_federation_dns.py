@@ -11,13 +11,17 @@ records, sorts these IP addresses with the 'clusterIP' at the front of the list"
 source cluster is the EDNS option 65350 (kdig +ednsopt=65350:<hex of the name>).
 """
 
+import glob
+import os
+import shutil
+import tempfile
 import time
 
 import knotd
 import testing
 from cluster import stats
 from faults import begin_outage, end_outage
-from federation import (EXTERNAL, NAME, OUTSIDER, Federation, lb_service, ordered,
+from federation import (EXTERNAL, NAME, OUTSIDER, ZONES, Federation, lb_service, ordered,
                         ready_slice, wait_members)
 
 tests = testing.Tests()
@@ -237,6 +241,44 @@ def a_member_whose_api_is_down_does_not_take_the_federation_down(f):
             server.stop()
     finally:
         end_outage(baz)
+
+
+@tests.case
+def a_restart_with_every_member_api_down_answers_every_members_last_state(f):
+    # Issue 22: each member's watcher writes a snapshot of its own in the zone's storage,
+    # named by its API server (kubeconfig, context); before, all wrote one file in turn.
+    workdir = tempfile.mkdtemp(prefix="mod-k8s-fed-warm-")
+    snapshots = os.path.join(workdir, "zones", "mod-k8s-*.snapshot")
+    server = None
+    try:
+        server = knotd.Knotd(module=f.module(), zones=ZONES, workdir=workdir)
+        server.start()
+        wait_members(server, 3)
+        testing.eventually(lambda: testing.expect_equal(
+            server.log_text().count("wrote snapshot"), 3, "snapshots written"), 15, 0.2)
+        server.stop()
+        files = sorted(glob.glob(snapshots))
+        testing.expect_equal(len(files), 3, f"one snapshot per member: {files}")
+        log = server.log_text()
+        testing.expect("cannot write snapshot" not in log, "a snapshot write failed")
+        for sim in f.sims.values():
+            begin_outage(sim)
+        server = knotd.Knotd(module=f.module(), zones=ZONES, workdir=workdir)
+        server.start()
+        # Every member's last state, in the order of the design, with no API to list.
+        expect_order(f, NAME, ["10.0.1.10", "104.32.64.130", "108.120.45.12"], source="foo",
+                     server=server)
+        expect_order(f, NAME, ["10.0.3.30", "104.32.64.130", "104.32.64.128"], source="baz",
+                     server=server)
+        expect_order(f, "bar." + NAME, ["104.32.64.130"], server=server)
+        testing.expect_equal(server.log_text().count("answering from the snapshot"), 3,
+                             "members answering from their snapshots")
+    finally:
+        for sim in f.sims.values():
+            end_outage(sim)
+        if server is not None:
+            server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 @tests.case
