@@ -22,13 +22,15 @@
  *
  * A federation zone (federation-domain, default federation.) answers
  * <svc>.<ns>.<fed>.svc.<zone> with the shards of the service: the Services of
- * that namespace and name that have ready endpoints in the members. A query
- * whose source-cluster EDNS option (K8S_EDNS_SOURCE_CLUSTER) names a member
- * with a shard gets that member's cluster IPs first, then the load-balancer
- * addresses of the other members' shards; any other query gets the
- * load-balancer addresses only. Those are ordered by the source member's
- * configured zone and region: same zone, same region, the others, each in
- * configuration order. <member>.<svc>.<ns>.<fed>.svc.<zone> names one shard
+ * that namespace and name that have ready endpoints in the members. The
+ * source-cluster EDNS option (K8S_EDNS_SOURCE_CLUSTER) counts only from an
+ * address of that member's source prefixes. A query whose source member has a
+ * shard gets that member's cluster IPs first (at most K8S_FED_LOCAL_MAX of a
+ * family), then the load-balancer addresses of the other members' shards; any
+ * other query gets the load-balancer addresses only. Those are ordered by the
+ * source member's configured zone and region, whether it has a shard or not:
+ * same zone, same region, the others, each in configuration order; without a
+ * source, configuration order. <member>.<svc>.<ns>.<fed>.svc.<zone> names one shard
  * (its load-balancer addresses). An external zone (federation-external) answers
  * the same names below its domain, with load-balancer addresses only.
  *
@@ -42,6 +44,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/socket.h>
+
 #include <libknot/libknot.h>
 
 #include "answer.h"
@@ -50,6 +54,22 @@
 /*! \brief Most member clusters of a federation (option federation-member). */
 #define K8S_FED_MAX_MEMBERS 32
 
+/*!
+ * \brief Most cluster IPs (a headless shard: endpoint addresses) of one family
+ * that an answer carries for the source member's shard: the lowest ones.
+ */
+#define K8S_FED_LOCAL_MAX 32
+
+/*! \brief Most source prefixes of one member (key source= of federation-member). */
+#define K8S_FED_MAX_SOURCES 8
+
+/*! \brief An address prefix: the first \a len bits of \a bytes, the rest zero. */
+typedef struct {
+	uint8_t family;        /*!< AF_INET or AF_INET6. */
+	uint8_t len;           /*!< Prefix length in bits. */
+	uint8_t bytes[16];
+} k8s_fedprefix_t;
+
 /*! \brief A member cluster, as option federation-member gives it. */
 typedef struct {
 	uint8_t name[64];      /*!< Wire label, lowercase. */
@@ -57,13 +77,18 @@ typedef struct {
 	char *context;         /*!< Kubeconfig context, or NULL: current-context (owned). */
 	char zone[64];         /*!< Topology zone, "" if unknown. */
 	char region[64];       /*!< Topology region, "" if unknown. */
+	k8s_fedprefix_t sources[K8S_FED_MAX_SOURCES]; /*!< Where its K8S-DNS queries come from. */
+	size_t source_count;   /*!< 0: no query may speak for this member. */
 } k8s_fedmember_t;
 
 /*!
- * \brief Parses "NAME kubeconfig=PATH [context=CTX] [zone=ZONE] [region=REGION]".
+ * \brief Parses "NAME kubeconfig=PATH [context=CTX] [zone=ZONE] [region=REGION]
+ * [source=PREFIX[,PREFIX...]]".
  *
  * NAME is the member's cluster name (a lowercase DNS label, as the source-cluster
- * option carries it); ZONE and REGION are lowercase DNS labels.
+ * option carries it); ZONE and REGION are lowercase DNS labels; each PREFIX is an
+ * IPv4 or IPv6 address with an optional /LENGTH (host bits zero), at most
+ * K8S_FED_MAX_SOURCES.
  *
  * \param err  Out: a lowercase reason on failure.
  *
@@ -86,10 +111,13 @@ typedef struct {
 /*! \brief The member whose name \a source holds (any case), or SIZE_MAX. */
 size_t k8s_fedserve_member(const k8s_fedzone_t *z, const uint8_t *source, size_t len);
 
+/*! \brief True if \a remote (IPv4, IPv6 or IPv4-mapped IPv6) is in one of the member's source prefixes. */
+bool k8s_fedserve_from_member(const k8s_fedmember_t *m, const struct sockaddr_storage *remote);
+
 /*!
  * \brief Orders the members whose load-balancer addresses are answered.
  *
- * \param source  The querying member (left out), or SIZE_MAX.
+ * \param source  The querying member (left out, shard or not), or SIZE_MAX.
  * \param shard   Per member: true if it has a shard.
  * \param order   Out: member indexes, same zone as \a source first, then same
  *                region, then the others, each in configuration order.
@@ -104,6 +132,8 @@ size_t k8s_fedserve_order(const k8s_fedzone_t *z, size_t source, const bool *sha
  *
  * \param tables  Per member: its record table, or NULL before its first sync.
  * \param source  Value of the source-cluster option, or NULL.
+ * \param remote  The client's address: the option counts only from the named
+ *                member's source prefixes (NULL: never).
  * \param pkt     Response, positioned at the ANSWER section.
  * \param mm      Per-query memory.
  *
@@ -112,4 +142,5 @@ size_t k8s_fedserve_order(const k8s_fedzone_t *z, size_t source, const bool *sha
 k8s_answer_t k8s_fedserve_answer(const k8s_fedzone_t *z, const k8s_table_t *const *tables,
                                  const knot_dname_t *qname, uint16_t qtype,
                                  const uint8_t *source, size_t source_len,
+                                 const struct sockaddr_storage *remote,
                                  knot_pkt_t *pkt, knot_mm_t *mm);

@@ -16,9 +16,11 @@
 
 /*
  * The federation-member option: "NAME kubeconfig=PATH [context=CTX]
- * [zone=ZONE] [region=REGION]", one value per member cluster.
+ * [zone=ZONE] [region=REGION] [source=PREFIX[,PREFIX...]]", one value per
+ * member cluster.
  */
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,74 @@ static bool word_copy(const char *word, size_t len, char *out, size_t max)
 	memcpy(out, word, len);
 	out[len] = '\0';
 	return true;
+}
+
+/*! \brief Reads one "ADDRESS[/LENGTH]" of \a len bytes; false if it is none or has host bits. */
+static bool prefix_read(const char *text, size_t len, k8s_fedprefix_t *p)
+{
+	char addr[INET6_ADDRSTRLEN + 4];
+	if (!word_copy(text, len, addr, sizeof(addr))) {
+		return false;
+	}
+	char *slash = strchr(addr, '/');
+	if (slash != NULL) {
+		*slash = '\0';
+	}
+	memset(p, 0, sizeof(*p));
+	if (inet_pton(AF_INET, addr, p->bytes) == 1) {
+		p->family = AF_INET;
+	} else if (inet_pton(AF_INET6, addr, p->bytes) == 1) {
+		p->family = AF_INET6;
+	} else {
+		return false;
+	}
+	unsigned max = (p->family == AF_INET) ? 32 : 128;
+	unsigned bits = max;
+	if (slash != NULL) {
+		const char *digits = slash + 1;
+		size_t n = strlen(digits);
+		if (n == 0 || n > 3 || strspn(digits, "0123456789") != n) {
+			return false;
+		}
+		bits = (unsigned)atoi(digits);
+	}
+	if (bits > max) {
+		return false;
+	}
+	p->len = bits;
+	// Host bits set would say something else than what matches: refused, not masked.
+	for (unsigned b = bits; b < max; b++) {
+		if (p->bytes[b / 8] & (0x80 >> (b % 8))) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*! \brief Reads the comma-separated prefixes of key source. */
+static int sources_read(const char *val, size_t len, k8s_fedmember_t *m, char *err, size_t errlen)
+{
+	if (m->source_count > 0) {
+		snprintf(err, errlen, "source given twice");
+		return KNOT_EINVAL;
+	}
+	const char *end = val + len;
+	while (val <= end) {
+		const char *comma = memchr(val, ',', end - val);
+		size_t item = (comma != NULL ? comma : end) - val;
+		if (m->source_count == K8S_FED_MAX_SOURCES) {
+			snprintf(err, errlen, "more than %d source prefixes", K8S_FED_MAX_SOURCES);
+			return KNOT_EINVAL;
+		}
+		if (!prefix_read(val, item, &m->sources[m->source_count])) {
+			snprintf(err, errlen, "source '%.*s' is no ADDRESS[/LENGTH] without host bits",
+			         (int)item, val);
+			return KNOT_EINVAL;
+		}
+		m->source_count++;
+		val += item + 1;
+	}
+	return KNOT_EOK;
 }
 
 /*! \brief Reads one key=value word into the member. */
@@ -58,6 +128,8 @@ static int field_read(const char *word, size_t len, k8s_fedmember_t *m, char *er
 		label = m->zone;
 	} else if (key_len == 6 && memcmp(word, "region", 6) == 0) {
 		label = m->region;
+	} else if (key_len == 6 && memcmp(word, "source", 6) == 0) {
+		return sources_read(val, val_len, m, err, errlen);
 	} else {
 		snprintf(err, errlen, "unknown key '%.*s'", (int)key_len, word);
 		return KNOT_EINVAL;

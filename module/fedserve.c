@@ -14,6 +14,7 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
+#include <netinet/in.h>
 #include <string.h>
 
 #include "fedserve.h"
@@ -53,6 +54,44 @@ size_t k8s_fedserve_member(const k8s_fedzone_t *z, const uint8_t *source, size_t
 		}
 	}
 	return SIZE_MAX;
+}
+
+/*! \brief True if the first \a bits bits of \a a and \a b are equal. */
+static bool prefix_match(const uint8_t *a, const uint8_t *b, unsigned bits)
+{
+	size_t whole = bits / 8;
+	if (memcmp(a, b, whole) != 0) {
+		return false;
+	}
+	unsigned rest = bits % 8;
+	uint8_t mask = (uint8_t)(0xff << (8 - rest));
+	return rest == 0 || ((a[whole] ^ b[whole]) & mask) == 0;
+}
+
+bool k8s_fedserve_from_member(const k8s_fedmember_t *m, const struct sockaddr_storage *remote)
+{
+	if (remote == NULL) {
+		return false;
+	}
+	uint8_t family = AF_UNSPEC;
+	const uint8_t *bytes = NULL;
+	if (remote->ss_family == AF_INET) {
+		family = AF_INET;
+		bytes = (const uint8_t *)&((const struct sockaddr_in *)remote)->sin_addr;
+	} else if (remote->ss_family == AF_INET6) {
+		const struct in6_addr *a6 = &((const struct sockaddr_in6 *)remote)->sin6_addr;
+		// A socket bound to [::] sees IPv4 clients as ::ffff:a.b.c.d.
+		bool mapped = IN6_IS_ADDR_V4MAPPED(a6);
+		family = mapped ? AF_INET : AF_INET6;
+		bytes = mapped ? a6->s6_addr + 12 : a6->s6_addr;
+	}
+	for (size_t i = 0; bytes != NULL && i < m->source_count && i < K8S_FED_MAX_SOURCES; i++) {
+		const k8s_fedprefix_t *p = &m->sources[i];
+		if (p->family == family && prefix_match(p->bytes, bytes, p->len)) {
+			return true;
+		}
+	}
+	return false;
 }
 
 /*! \brief 0: same zone as the source, 1: same region, 2: elsewhere or unknown. */
@@ -98,18 +137,24 @@ static bool is_shard(const k8s_svc_t *svc)
 	}
 }
 
-/*! \brief Appends an address unless the set has it already (two shards behind one address). */
-static void add_addr(knot_rdataset_t *rrs, const uint8_t *bytes, size_t len)
+/*! \brief True if the \a count sorted, distinct records of \a len bytes at \a rdata hold \a bytes. */
+static bool sorted_has(const uint8_t *rdata, size_t count, const uint8_t *bytes, size_t len)
 {
-	const uint8_t *pos = (const uint8_t *)rrs->rdata;
-	for (uint16_t i = 0; i < rrs->count; i++, pos += knot_rdata_size(len)) {
-		if (memcmp(((const knot_rdata_t *)pos)->data, bytes, len) == 0) {
-			return;
+	size_t lo = 0, hi = count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const knot_rdata_t *rd = (const knot_rdata_t *)(rdata + mid * knot_rdata_size(len));
+		int cmp = memcmp(rd->data, bytes, len);
+		if (cmp == 0) {
+			return true;
+		}
+		if (cmp < 0) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
 		}
 	}
-	knot_rdata_init((knot_rdata_t *)pos, len, bytes);
-	rrs->count++;
-	rrs->size += knot_rdata_size(len);
+	return false;
 }
 
 /*! \brief Load-balancer addresses of a family a service has. */
@@ -124,7 +169,13 @@ static size_t ingress_count(const k8s_svc_t *svc, uint8_t family)
 
 /*!
  * \brief Puts the addresses of a family: the local shard's service addresses
- * (\a local, or SIZE_MAX), then the load-balancer addresses of \a order.
+ * (\a local, or SIZE_MAX; the lowest K8S_FED_LOCAL_MAX), then the load-balancer
+ * addresses of \a order, each address once.
+ *
+ * O(n + m log n) for n local and m load-balancer addresses: the local ones are the
+ * block's rdataset, sorted and distinct (k8s_ip_cmp()), copied whole; each
+ * load-balancer address is looked up in it by bisection and among the m before it
+ * (m is at most K8S_FED_MAX_MEMBERS * K8S_INGRESS_MAX).
  *
  * \return KNOT_EOK (also when there is none: \a put stays false), KNOT_ESPACE, KNOT_ENOMEM.
  */
@@ -133,41 +184,52 @@ static int put_family(query_t *q, uint16_t type, size_t local, const uint8_t *or
 {
 	uint8_t family = (type == KNOT_RRTYPE_A) ? AF_INET : AF_INET6;
 	size_t len = k8s_ip_len(family);
+	size_t rd_size = knot_rdata_size(len);
 	const knot_rdataset_t *local_rrs = NULL;
-	size_t n = 0;
+	size_t local_count = 0;
 	if (local != SIZE_MAX) {
 		local_rrs = (family == AF_INET) ? &q->svcs[local]->rrs_a : &q->svcs[local]->rrs_aaaa;
-		n += local_rrs->count;
+		local_count = (local_rrs->count < K8S_FED_LOCAL_MAX) ? local_rrs->count : K8S_FED_LOCAL_MAX;
 	}
+	size_t n = local_count;
 	for (size_t i = 0; i < order_count; i++) {
 		n += ingress_count(q->svcs[order[i]], family);
 	}
 	if (n == 0) {
 		return KNOT_EOK;
 	}
-	knot_rdataset_t rrs = { 0 };
-	rrs.rdata = q->mm->alloc(q->mm->ctx, n * knot_rdata_size(len));
-	if (rrs.rdata == NULL) {
+	uint8_t *rdata = q->mm->alloc(q->mm->ctx, n * rd_size);
+	if (rdata == NULL) {
 		return KNOT_ENOMEM;
 	}
 	// The design's order: the local shard first; knot_rdataset_add() would sort, so rdata is laid out here.
-	if (local_rrs != NULL) {
-		const knot_rdata_t *rd = local_rrs->rdata;
-		for (uint16_t i = 0; i < local_rrs->count; i++, rd = knot_rdataset_next((knot_rdata_t *)rd)) {
-			add_addr(&rrs, rd->data, len);
-		}
+	if (local_count > 0) {
+		memcpy(rdata, local_rrs->rdata, local_count * rd_size);
 	}
+	size_t count = local_count;
 	for (size_t i = 0; i < order_count; i++) {
 		const k8s_svc_t *svc = q->svcs[order[i]];
 		for (size_t j = 0; svc->ingress != NULL && j < K8S_INGRESS_MAX; j++) {
-			if (svc->ingress[j].family == family) {
-				add_addr(&rrs, svc->ingress[j].bytes, len);
+			const uint8_t *bytes = svc->ingress[j].bytes;
+			if (svc->ingress[j].family != family || sorted_has(rdata, local_count, bytes, len)) {
+				continue;
+			}
+			// Two shards behind one load balancer address: answered once.
+			bool seen = false;
+			for (size_t k = local_count; k < count && !seen; k++) {
+				seen = memcmp(((knot_rdata_t *)(rdata + k * rd_size))->data, bytes, len) == 0;
+			}
+			if (!seen) {
+				knot_rdata_init((knot_rdata_t *)(rdata + count * rd_size), len, bytes);
+				count++;
 			}
 		}
 	}
 	knot_rrset_t rr;
 	knot_rrset_init(&rr, (knot_dname_t *)q->qname, type, KNOT_CLASS_IN, q->z->ttl);
-	rr.rrs = rrs;
+	rr.rrs.count = count;
+	rr.rrs.size = count * rd_size;
+	rr.rrs.rdata = (knot_rdata_t *)rdata;
 	int ret = knot_pkt_put(q->pkt, KNOT_COMPR_HINT_QNAME, &rr, 0);
 	*put = *put || ret == KNOT_EOK;
 	return ret;
@@ -210,18 +272,31 @@ static void find_shards(query_t *q, const k8s_table_t *const *tables, const uint
 	}
 }
 
+/*!
+ * \brief The source member, or SIZE_MAX: the option counts from the member's own
+ * source prefixes only, so that no other client chooses whose cluster IPs it reads.
+ */
+static size_t source_member(const k8s_fedzone_t *z, const uint8_t *source, size_t source_len,
+                            const struct sockaddr_storage *remote)
+{
+	// External clients get load-balancer addresses only, whatever option they send.
+	if (z->external || source == NULL) {
+		return SIZE_MAX;
+	}
+	size_t src = k8s_fedserve_member(z, source, source_len);
+	return (src != SIZE_MAX && k8s_fedserve_from_member(&z->members[src], remote)) ? src : SIZE_MAX;
+}
+
 /*! \brief <svc>.<ns>.<suffix>: the local shard first, then the others' load-balancer addresses. */
-static k8s_answer_t answer_service(query_t *q, uint16_t qtype, const uint8_t *source,
-                                   size_t source_len)
+static k8s_answer_t answer_service(query_t *q, uint16_t qtype, size_t src)
 {
 	if (!q->exists) {
 		return K8S_ANSWER_NXDOMAIN;
 	}
-	// External clients get load-balancer addresses only, whatever option they send.
-	size_t src = q->z->external ? SIZE_MAX : k8s_fedserve_member(q->z, source, source_len);
 	size_t local = (src != SIZE_MAX && q->shard[src]) ? src : SIZE_MAX;
+	// Without a shard of its own the source still orders the others by its zone and region.
 	uint8_t order[K8S_FED_MAX_MEMBERS];
-	size_t n = k8s_fedserve_order(q->z, local, q->shard, order);
+	size_t n = k8s_fedserve_order(q->z, src, q->shard, order);
 	return put_addrs(q, qtype, local, order, n);
 }
 
@@ -255,6 +330,7 @@ static bool ns_exists(const k8s_fedzone_t *z, const k8s_table_t *const *tables, 
 k8s_answer_t k8s_fedserve_answer(const k8s_fedzone_t *z, const k8s_table_t *const *tables,
                                  const knot_dname_t *qname, uint16_t qtype,
                                  const uint8_t *source, size_t source_len,
+                                 const struct sockaddr_storage *remote,
                                  knot_pkt_t *pkt, knot_mm_t *mm)
 {
 	// An unreachable member must not take the federation down: answer from the synced ones.
@@ -293,7 +369,7 @@ k8s_answer_t k8s_fedserve_answer(const k8s_fedzone_t *z, const k8s_table_t *cons
 	size_t owner_len = 2 + owner[0] + owner[1 + owner[0]];
 	find_shards(&q, tables, owner, owner_len);
 	if (above == 2) {
-		return answer_service(&q, qtype, source, source_len);
+		return answer_service(&q, qtype, source_member(z, source, source_len, remote));
 	}
 	return answer_shard(&q, tables, qtype, labels[0]);
 }

@@ -491,20 +491,18 @@ static int snapshot_path_read(knotd_mod_t *mod, k8s_watcher_conf_t *conf)
 		return KNOT_EOK;
 	}
 	const char *dir = knotd_conf_zone(mod, ZONE_STORAGE, knotd_mod_zone(mod)).single.string;
-	char path[4096];
 	if (dir == NULL || dir[0] != '/' || access(dir, W_OK) != 0) {
 		knotd_mod_log(mod, LOG_NOTICE, "no snapshot for a warm restart (storage %s is %s)",
 		              dir != NULL ? dir : "", (dir != NULL && dir[0] == '/') ? "not writable"
 		                                                                     : "not an absolute path");
 		return KNOT_EOK;
 	}
-	if (snprintf(path, sizeof(path), "%s/mod-k8s-%016llx.snapshot", dir,
-	             (unsigned long long)k8s_watcher_conf_hash(conf, K8S_WCONF_SERVER)) >= (int)sizeof(path)) {
+	int ret = k8s_watcher_conf_set_snapshot(conf, dir, strlen(dir));
+	if (ret == KNOT_ERANGE) {
 		knotd_mod_log(mod, LOG_NOTICE, "no snapshot for a warm restart (storage path too long)");
 		return KNOT_EOK;
 	}
-	conf->snapshot = strdup(path);
-	return (conf->snapshot != NULL) ? KNOT_EOK : KNOT_ENOMEM;
+	return ret;
 }
 
 /*! \brief Reads one option into the watch settings as its row says. */

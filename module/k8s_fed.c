@@ -216,6 +216,11 @@ int k8s_fed_acquire(k8s_ctx_t *ctx, const k8s_watcher_conf_t *base)
 			wconf.context = (m->context != NULL) ? strdup(m->context) : NULL;
 			ret = (m->context == NULL || wconf.context != NULL) ? KNOT_EOK : KNOT_ENOMEM;
 		}
+		// A snapshot of its own, named by its API server, in the zone's storage.
+		const char *slash = (base->snapshot != NULL) ? strrchr(base->snapshot, '/') : NULL;
+		if (ret == KNOT_EOK && slash != NULL) {
+			ret = k8s_watcher_conf_set_snapshot(&wconf, base->snapshot, slash - base->snapshot);
+		}
 		char err[256] = "";
 		if (ret == KNOT_EOK) {
 			fw->watcher = k8s_watcher_acquire(&wconf, err, sizeof(err));
@@ -274,7 +279,7 @@ knotd_in_state_t k8s_fed_serve_hook(k8s_ctx_t *ctx, knot_pkt_t *pkt, knotd_qdata
 	}
 	k8s_answer_t res = k8s_fedserve_answer(&ctx->fed, tables, qdata->name,
 	                                       knot_pkt_qtype(qdata->query), source, source_len,
-	                                       pkt, qdata->mm);
+	                                       knotd_qdata_remote_addr(qdata), pkt, qdata->mm);
 	urcu_memb_read_unlock();
 	return k8s_stats_outcome(mod, qdata, res, KNOTD_IN_STATE_MISS);
 }

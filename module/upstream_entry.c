@@ -44,35 +44,105 @@ static void chain_clear(chain_t *c)
 	c->count = 0;
 }
 
+/*! \brief A record of an answer and its place in it. */
+typedef struct {
+	const knot_rdata_t *rd;
+	size_t pos;
+} rd_ref_t;
+
+/*! \brief Orders records by content, equal ones by place (a qsort() comparator). */
+static int rd_ref_cmp(const void *a, const void *b)
+{
+	const rd_ref_t *x = a, *y = b;
+	int cmp = knot_rdata_cmp(x->rd, y->rd);
+	return (cmp != 0) ? cmp : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static bool rr_matches(const knot_rrset_t *rr, const knot_dname_t *owner, uint16_t type)
+{
+	return rr->type == type && rr->rclass == KNOT_CLASS_IN &&
+	       knot_dname_is_case_equal(rr->owner, owner);
+}
+
 /*!
- * \brief Adds the records of \a type owned by \a owner as one RRset (at their lowest TTL).
+ * \brief Adds the records of \a type owned by \a owner as one RRset (at their lowest TTL),
+ * in the answer's order, each once.
  *
- * \retval KNOT_EOK, KNOT_ENOENT (none), KNOT_ENOMEM
+ * The order is the upstream's (the Federated-DNS puts the source cluster's
+ * address first): knot_rdataset_add() would sort, so the rdata is laid out here,
+ * and duplicates are found on a sorted copy of the references, O(n log n).
+ *
+ * \retval KNOT_EOK, KNOT_ENOENT (none), KNOT_ESPACE (more than an entry holds), KNOT_ENOMEM
  */
 static int chain_add(chain_t *c, const knot_pktsection_t *an, const knot_dname_t *owner,
                      uint16_t type, bool first_only)
 {
 	knot_rrset_t *set = &c->sets[c->count];
 	knot_rrset_init(set, (knot_dname_t *)owner, type, KNOT_CLASS_IN, UINT32_MAX);
+	size_t count = 0, size = 0;
 	for (uint16_t i = 0; i < an->count; i++) {
 		const knot_rrset_t *rr = knot_pkt_rr(an, i);
-		if (rr->type != type || rr->rclass != KNOT_CLASS_IN ||
-		    !knot_dname_is_case_equal(rr->owner, owner)) {
+		if (!rr_matches(rr, owner, type)) {
 			continue;
 		}
-		int ret = knot_rdataset_merge(&set->rrs, &rr->rrs, NULL);
-		if (ret != KNOT_EOK) {
-			knot_rdataset_clear(&set->rrs, NULL);
-			return ret;
-		}
+		count += rr->rrs.count;
+		size += rr->rrs.size;
 		set->ttl = (rr->ttl < set->ttl) ? rr->ttl : set->ttl;
 		if (first_only) {
 			break;
 		}
 	}
-	if (set->rrs.count == 0) {
+	if (count == 0) {
 		return KNOT_ENOENT;
 	}
+	if (size > MAX_ENTRY) {
+		return KNOT_ESPACE;  // Would not be cached anyway (entry_pack()).
+	}
+	// One block: the references to sort, the records in the answer's order, their duplicate marks.
+	rd_ref_t *refs = malloc(count * (sizeof(*refs) + sizeof(knot_rdata_t *) + sizeof(bool)));
+	uint8_t *rdata = malloc(size);
+	if (refs == NULL || rdata == NULL) {
+		free(refs);
+		free(rdata);
+		return KNOT_ENOMEM;
+	}
+	const knot_rdata_t **wire = (const knot_rdata_t **)(refs + count);
+	bool *dup = (bool *)(wire + count);
+	memset(dup, 0, count * sizeof(*dup));
+	size_t n = 0;
+	for (uint16_t i = 0; i < an->count && n < count; i++) {
+		const knot_rrset_t *rr = knot_pkt_rr(an, i);
+		if (!rr_matches(rr, owner, type)) {
+			continue;
+		}
+		const knot_rdata_t *rd = rr->rrs.rdata;
+		for (uint16_t j = 0; j < rr->rrs.count && n < count; j++) {
+			wire[n] = rd;
+			refs[n] = (rd_ref_t){ .rd = rd, .pos = n };
+			n++;
+			rd = knot_rdataset_next((knot_rdata_t *)rd);
+		}
+		if (first_only) {
+			break;
+		}
+	}
+	qsort(refs, n, sizeof(*refs), rd_ref_cmp);
+	for (size_t i = 1; i < n; i++) {
+		// Equal records are adjacent, the first in the answer first: the later ones go.
+		dup[refs[i].pos] = knot_rdata_cmp(refs[i - 1].rd, refs[i].rd) == 0;
+	}
+	uint8_t *pos = rdata;
+	set->rrs.rdata = (knot_rdata_t *)rdata;
+	for (size_t i = 0; i < n; i++) {
+		if (!dup[i]) {
+			size_t rd_size = knot_rdata_size(wire[i]->len);
+			memcpy(pos, wire[i], rd_size);
+			pos += rd_size;
+			set->rrs.count++;
+		}
+	}
+	set->rrs.size = pos - rdata;
+	free(refs);
 	c->min_ttl = (set->ttl < c->min_ttl) ? set->ttl : c->min_ttl;
 	c->count++;
 	return KNOT_EOK;

@@ -16,6 +16,7 @@
 
 #include <netinet/in.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,6 +175,26 @@ bool k8s_watcher_conf_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_
 		}
 	}
 	return true;
+}
+
+int k8s_watcher_conf_set_snapshot(k8s_watcher_conf_t *conf, const char *dir, size_t dir_len)
+{
+	char path[4096];
+	if (dir_len >= sizeof(path)) {
+		return KNOT_ERANGE;
+	}
+	int len = snprintf(path, sizeof(path), "%.*s/mod-k8s-%016llx.snapshot", (int)dir_len, dir,
+	                   (unsigned long long)k8s_watcher_conf_hash(conf, K8S_WCONF_SERVER));
+	if (len < 0 || (size_t)len >= sizeof(path)) {
+		return KNOT_ERANGE;
+	}
+	char *copy = strdup(path);
+	if (copy == NULL) {
+		return KNOT_ENOMEM;
+	}
+	free((char *)conf->snapshot);
+	conf->snapshot = copy;
+	return KNOT_EOK;
 }
 
 void k8s_watcher_conf_free(k8s_watcher_conf_t *conf)

@@ -136,7 +136,8 @@ def kubeconfig_file():
 KUBECONFIG = kubeconfig_file()
 tests.add("federation members are accepted",
           accepted({"federation-name": "myfed",
-                    "federation-member": [f"foo kubeconfig={KUBECONFIG} zone=us-east1-b region=us-east1",
+                    "federation-member": [f"foo kubeconfig={KUBECONFIG} zone=us-east1-b region=us-east1 "
+                                          "source=10.1.0.0/16,fd00:1::/48",
                                           f"bar kubeconfig={KUBECONFIG} context=x"],
                     "federation-external": "myfed.svc.federation.example.com."}))
 tests.add("a federation member needs federation-name",
@@ -152,6 +153,10 @@ tests.add("a federation member needs a kubeconfig",
 tests.add("a federation member's unknown key is named",
           rejected({"federation-name": "myfed", "federation-member": [f"foo kubeconfig={KUBECONFIG} colour=x"]},
                    "unknown key 'colour'"))
+tests.add("a federation member's source prefix without host bits",
+          rejected({"federation-name": "myfed",
+                    "federation-member": [f"foo kubeconfig={KUBECONFIG} source=10.1.0.1/16"]},
+                   "source '10.1.0.1/16' is no ADDRESS[/LENGTH] without host bits"))
 tests.add("a federation member's kubeconfig is read",
           rejected({"federation-name": "myfed", "federation-member": ["foo kubeconfig=/nonexistent/kc"]},
                    "invalid kubeconfig of federation-member 'foo'"))

@@ -11,20 +11,24 @@ records, sorts these IP addresses with the 'clusterIP' at the front of the list"
 source cluster is the EDNS option 65350 (kdig +ednsopt=65350:<hex of the name>).
 """
 
+import glob
+import os
+import shutil
+import tempfile
 import time
 
 import knotd
 import testing
 from cluster import stats
 from faults import begin_outage, end_outage
-from federation import (EXTERNAL, NAME, Federation, lb_service, ordered, ready_slice,
-                        wait_members)
+from federation import (EXTERNAL, NAME, OUTSIDER, ZONES, Federation, lb_service, ordered,
+                        ready_slice, wait_members)
 
 tests = testing.Tests()
 
 
-def expect_order(f, qname, expected, source=None, qtype="A", server=None):
-    answer = f.query(qname, qtype, source, server)
+def expect_order(f, qname, expected, source=None, qtype="A", server=None, client=None, tcp=False):
+    answer = f.query(qname, qtype, source, server, client=client, tcp=tcp)
     testing.expect_equal(answer.rcode, "NOERROR", f"{qname} {qtype} rcode")
     testing.expect_equal(ordered(answer, qtype), expected, f"{qname} {qtype} from {source}")
     testing.expect("aa" in answer.flags, f"{qname}: authoritative")
@@ -59,6 +63,71 @@ def an_unknown_source_cluster_gets_external_addresses_only(f):
 @tests.case
 def the_source_option_is_matched_case_insensitively(f):
     expect_order(f, NAME, ["10.0.1.10", "104.32.64.130", "108.120.45.12"], source="FOO")
+
+
+@tests.case
+def a_source_without_a_shard_gets_the_others_in_its_region_first(f):
+    # Issue 22: bar (us-east1-c) has no shard of solo; foo (us-east1-b, bar's region) comes
+    # before baz (europe-west1), the first configured, as when bar has a shard.
+    solo = "solo.shop.myfed.svc.federation."
+    f.sims["baz"].apply([lb_service("shop", "solo", "10.0.3.40", ["108.120.45.40"]),
+                         ready_slice("shop", "solo", ["10.244.3.40"])])
+    f.sims["foo"].apply([lb_service("shop", "solo", "10.0.1.40", ["104.32.64.40"]),
+                         ready_slice("shop", "solo", ["10.244.1.40"])])
+    testing.eventually(lambda: expect_order(f, solo, ["10.0.1.40", "108.120.45.40"], source="foo"),
+                       5, 0.05)
+    expect_order(f, solo, ["104.32.64.40", "108.120.45.40"], source="bar")
+    expect_order(f, solo, ["104.32.64.40", "108.120.45.40"], source="bar", tcp=True)
+    # Without a source: configuration order.
+    expect_order(f, solo, ["108.120.45.40", "104.32.64.40"])
+
+
+@tests.case
+def the_source_option_counts_only_from_the_members_source_prefixes(f):
+    # Issue 23: the members query from 127.0.0.1/32 (federation-member source=); any other
+    # client's option is ignored: external addresses only, no cluster IP to read.
+    external = ["108.120.45.12", "104.32.64.130", "104.32.64.128"]
+    for tcp in (False, True):
+        expect_order(f, NAME, external, source="foo", client=OUTSIDER, tcp=tcp)
+        expect_order(f, NAME, ["10.0.1.10", "104.32.64.130", "108.120.45.12"], source="foo",
+                     client="127.0.0.1", tcp=tcp)
+    # The explicit shards answer external addresses to anyone, as before.
+    expect_order(f, "foo." + NAME, ["104.32.64.128"], source="foo", client=OUTSIDER)
+
+
+@tests.case
+def a_big_headless_shard_answers_its_lowest_cluster_addresses_up_to_the_cap(f):
+    # Issue 23: foo's shard of bulk is headless with 4000 ready endpoints; an answer
+    # carries at most 32 of them (K8S_FED_LOCAL_MAX), the lowest, then the others.
+    bulk = "bulk.shop.myfed.svc.federation."
+    addresses = [f"10.3.{i // 250}.{1 + i % 250}" for i in range(4000)]
+    svc = lb_service("shop", "bulk", "None", ["104.32.64.50"])
+    svc["spec"].update({"type": "ClusterIP", "clusterIPs": ["None"]})
+    # An EndpointSlice holds at most 1000 endpoints.
+    slices = []
+    for i in range(4):
+        part = ready_slice("shop", "bulk", addresses[1000 * i:1000 * (i + 1)])
+        part["metadata"]["name"] = f"bulk-{i}"
+        slices.append(part)
+    f.sims["foo"].apply([svc] + slices)
+    f.sims["bar"].apply([lb_service("shop", "bulk", "10.0.2.50", ["10.3.0.5", "104.32.64.51"]),
+                         ready_slice("shop", "bulk", ["10.244.2.50"])])
+    expected = addresses[:32] + ["104.32.64.51"]
+    try:
+        def check():
+            got = ordered(f.query(bulk, source="foo", tcp=True))
+            testing.expect(got == expected, f"foo's 32 lowest then bar's ingress once: got "
+                           f"{len(got)} addresses, {got[:2]} ... {got[-2:]}")
+        testing.eventually(check, 10, 0.1)
+        # Outside the members' prefixes: load-balancer addresses only.
+        expect_order(f, bulk, ["10.3.0.5", "104.32.64.51", "104.32.64.50"], source="foo",
+                     client=OUTSIDER, tcp=True)
+    finally:
+        f.sims["bar"].delete("services", "shop", "bulk")
+        f.sims["bar"].delete("endpointslices", "shop", "bulk-abcde")
+        f.sims["foo"].delete("services", "shop", "bulk")
+        for i in range(4):
+            f.sims["foo"].delete("endpointslices", "shop", f"bulk-{i}")
 
 
 @tests.case
@@ -122,7 +191,8 @@ def a_shard_losing_its_endpoints_drops_out_within_two_seconds(f):
     # Its explicit shard still exists, without addresses; the source bar has no local shard now.
     answer = f.query("bar." + NAME)
     testing.expect_equal((answer.rcode, len(answer.answer)), ("NOERROR", 0), "bar's shard: NODATA")
-    expect_order(f, NAME, ["108.120.45.12", "104.32.64.128"], source="bar")
+    # bar without a shard still orders the others: foo (its region) before baz.
+    expect_order(f, NAME, ["104.32.64.128", "108.120.45.12"], source="bar")
     bar.apply(ready_slice("shop", "web", ["10.244.2.20"]))
     testing.eventually(lambda: expect_order(f, NAME, ["10.0.2.20", "104.32.64.128", "108.120.45.12"],
                                             source="bar"), 5, 0.05)
@@ -171,6 +241,44 @@ def a_member_whose_api_is_down_does_not_take_the_federation_down(f):
             server.stop()
     finally:
         end_outage(baz)
+
+
+@tests.case
+def a_restart_with_every_member_api_down_answers_every_members_last_state(f):
+    # Issue 22: each member's watcher writes a snapshot of its own in the zone's storage,
+    # named by its API server (kubeconfig, context); before, all wrote one file in turn.
+    workdir = tempfile.mkdtemp(prefix="mod-k8s-fed-warm-")
+    snapshots = os.path.join(workdir, "zones", "mod-k8s-*.snapshot")
+    server = None
+    try:
+        server = knotd.Knotd(module=f.module(), zones=ZONES, workdir=workdir)
+        server.start()
+        wait_members(server, 3)
+        testing.eventually(lambda: testing.expect_equal(
+            server.log_text().count("wrote snapshot"), 3, "snapshots written"), 15, 0.2)
+        server.stop()
+        files = sorted(glob.glob(snapshots))
+        testing.expect_equal(len(files), 3, f"one snapshot per member: {files}")
+        log = server.log_text()
+        testing.expect("cannot write snapshot" not in log, "a snapshot write failed")
+        for sim in f.sims.values():
+            begin_outage(sim)
+        server = knotd.Knotd(module=f.module(), zones=ZONES, workdir=workdir)
+        server.start()
+        # Every member's last state, in the order of the design, with no API to list.
+        expect_order(f, NAME, ["10.0.1.10", "104.32.64.130", "108.120.45.12"], source="foo",
+                     server=server)
+        expect_order(f, NAME, ["10.0.3.30", "104.32.64.130", "104.32.64.128"], source="baz",
+                     server=server)
+        expect_order(f, "bar." + NAME, ["104.32.64.130"], server=server)
+        testing.expect_equal(server.log_text().count("answering from the snapshot"), 3,
+                             "members answering from their snapshots")
+    finally:
+        for sim in f.sims.values():
+            end_outage(sim)
+        if server is not None:
+            server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 @tests.case

@@ -11,7 +11,9 @@ foo). The client (kdig) asks the member only, without any EDNS option, as a pod
 would: whatever depends on the source cluster shows that the member added it.
 
 Besides web, bar and baz run shop/cart, which foo does not: foo's cluster has no
-shard of it.
+shard of it. All three run shop/api, whose cluster IP in foo is in a 172.20/16
+service range, numerically above the others' external addresses: an answer
+re-sorted by address would put it last.
 """
 
 import contextlib
@@ -36,10 +38,20 @@ FED_TTL = 5
 PROGRAMMING_GOAL = knotd.goal_bound(2.0)
 
 
+API = "api.shop.myfed.svc.federation."
+API_SHARDS = {"foo": ("172.20.0.10", ["198.51.100.10"]), "bar": ("10.0.2.22", ["104.32.64.140"]),
+              "baz": ("10.0.3.32", ["108.120.45.14"])}
+
+
 def cart(member):
     ip, ingress = CART_SHARDS[member]
     return [lb_service("shop", "cart", ip, ingress),
             ready_slice("shop", "cart", [ip.replace("10.0.", "10.244.")])]
+
+
+def api(member):
+    ip, ingress = API_SHARDS[member]
+    return [lb_service("shop", "api", ip, ingress), ready_slice("shop", "api", ["10.244.9.9"])]
 
 
 def member_knotd(fed, member, **module):
@@ -57,7 +69,8 @@ class Roles(contextlib.ExitStack):
         super().__enter__()
         try:
             self.pki = pki_in(self)
-            self.fed = self.enter_context(Federation(extra={m: cart(m) for m in CART_SHARDS}))
+            extra = {m: api(m) + (cart(m) if m in CART_SHARDS else []) for m in API_SHARDS}
+            self.fed = self.enter_context(Federation(extra=extra))
             self.fed_dns = self.fed.server
             self.nameserver = f"{self.fed_dns.address}@{self.fed_dns.port}"
             self.member = self.enter_context(member_knotd(
@@ -68,9 +81,9 @@ class Roles(contextlib.ExitStack):
             raise
         return self
 
-    def query(self, qname, qtype="A", server=None, extra=()):
+    def query(self, qname, qtype="A", server=None, extra=(), tcp=False):
         """A pod's query: to the member knotd, without any EDNS option of its own."""
-        return dig.query(server or self.member, qname, qtype, extra=extra)
+        return dig.query(server or self.member, qname, qtype, extra=extra, tcp=tcp)
 
     def log_text(self):
         return self.member.log_text()
@@ -79,11 +92,11 @@ class Roles(contextlib.ExitStack):
         return self.fed.is_running() and self.member.is_running()
 
 
-def expect_forwarded(r, qname, expected, server=None, timeout=15, extra=()):
+def expect_forwarded(r, qname, expected, server=None, timeout=15, extra=(), tcp=False):
     """Waits until the member answers qname A with exactly `expected`, in that order
     (the first query of a name is SERVFAIL while the forwarder asks); the answer."""
     def check():
-        answer = r.query(qname, server=server, extra=extra)
+        answer = r.query(qname, server=server, extra=extra, tcp=tcp)
         testing.expect_equal((answer.rcode, ordered(answer)), ("NOERROR", expected),
                              f"{qname} through the member")
         return answer
@@ -111,6 +124,21 @@ def a_pod_gets_its_own_clusters_cluster_ip_first_then_the_others_external_addres
     direct = dig.query(r.fed_dns, NAME, edns=True)
     testing.expect_equal(ordered(direct), ["108.120.45.12", "104.32.64.130", "104.32.64.128"],
                          "the Federated-DNS asked directly, without a source")
+
+
+@tests.case
+def the_member_returns_the_federated_dns_order_not_sorted_by_address(r):
+    # Issue 22: foo's cluster IP 172.20.0.10 first although the others' external
+    # addresses are lower; bar (foo's region) before baz. Over UDP, over TCP, and again
+    # from the member's cache.
+    expected = ["172.20.0.10", "104.32.64.140", "108.120.45.14"]
+    direct = dig.query(r.fed_dns, API, edns=True, extra=[source_opt("foo")])
+    testing.expect_equal(ordered(direct), expected, "the Federated-DNS's own order")
+    expect_forwarded(r, API, expected)
+    for tcp in (False, True, False, True):
+        answer = r.query(API, tcp=tcp)
+        testing.expect_equal((answer.rcode, ordered(answer)), ("NOERROR", expected),
+                             f"{API} through the member, {'TCP' if tcp else 'UDP'}")
 
 
 @tests.case

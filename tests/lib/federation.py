@@ -18,6 +18,8 @@ myfed.svc.federation.example.com.). The design's example service myservice/myns 
     foo     us-east1-b / us-east1          10.0.1.10   104.32.64.128, 2001:db8::128
 
 (configuration order baz, bar, foo: a preference by topology shows against it).
+Each member's K8S-DNS queries come from 127.0.0.1 (`source=127.0.0.1/32`): a client of
+another address (kdig -b 127.0.0.2) cannot speak for a member.
 
 Also: make_pki() and https_request(), the certificates and the client of the K8S-DNS
 role's programming endpoint (the design's stubzone server).
@@ -52,6 +54,9 @@ NAME = "web.shop.myfed.svc.federation."
 EXTERNAL = "web.shop.myfed.svc.federation.example.com."
 # The source-cluster EDNS(0) option (K8S_EDNS_SOURCE_CLUSTER).
 OPTION = 65350
+# Where the members' K8S-DNS queries come from (federation-member source=), and another client.
+MEMBER_SOURCE = "127.0.0.1/32"
+OUTSIDER = "127.0.0.2"
 
 
 def lb_service(ns, name, cluster_ip, ingress):
@@ -124,7 +129,7 @@ class Federation:
         for m in ORDER:
             spec = MEMBERS[m]
             members.append(f"{m} kubeconfig={self.sims[m].path('kubeconfig')} "
-                           f"zone={spec['zone']} region={spec['region']}")
+                           f"zone={spec['zone']} region={spec['region']} source={MEMBER_SOURCE}")
         options = {"federation-name": "myfed", "federation-member": members,
                    "federation-external": "myfed.svc.federation.example.com."}
         options.update(extra)
@@ -159,9 +164,12 @@ class Federation:
                 shutil.rmtree(self.workdir, ignore_errors=True)
         return False
 
-    def query(self, qname, qtype="A", source=None, server=None):
+    def query(self, qname, qtype="A", source=None, server=None, client=None, tcp=False):
+        """kdig to the Federated-DNS; client: the address to query from (default 127.0.0.1)."""
         extra = [source_opt(source)] if source else []
-        return dig.query(server or self.server, qname, qtype, edns=True, extra=extra)
+        if client:
+            extra += ["-b", client]
+        return dig.query(server or self.server, qname, qtype, edns=True, extra=extra, tcp=tcp)
 
     def eventually(self, check, timeout=10):
         return testing.eventually(check, timeout)

@@ -54,6 +54,59 @@ static void a_member_gives_its_name_kubeconfig_context_and_topology(void **state
 	assert_int_equal(k8s_fedmember_parse("bar kubeconfig=/k", &m, err, sizeof(err)), KNOT_EOK);
 	assert_null(m.context);
 	assert_string_equal(m.zone, "");
+	assert_int_equal(m.source_count, 0);
+	k8s_fedmember_free(&m);
+}
+
+static struct sockaddr_storage sockaddr(const char *text)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+	if (inet_pton(AF_INET, text, &in4->sin_addr) == 1) {
+		ss.ss_family = AF_INET;
+	} else {
+		assert_int_equal(inet_pton(AF_INET6, text, &in6->sin6_addr), 1);
+		ss.ss_family = AF_INET6;
+	}
+	return ss;
+}
+
+static void a_members_source_prefixes_say_which_clients_speak_for_it(void **state)
+{
+	k8s_fedmember_t m;
+	char err[128] = "";
+	assert_int_equal(k8s_fedmember_parse("foo kubeconfig=/k source=10.1.0.0/16,192.0.2.7,"
+	                                     "fd00:1::/32,10.9.8.0/23", &m, err, sizeof(err)),
+	                 KNOT_EOK);
+	assert_int_equal(m.source_count, 4);
+	assert_int_equal(m.sources[1].len, 32);
+	struct sockaddr_storage in[] = {
+		sockaddr("10.1.0.0"), sockaddr("10.1.255.255"), sockaddr("192.0.2.7"),
+		sockaddr("fd00:1:ffff::1"), sockaddr("::ffff:10.1.2.3"), sockaddr("10.9.9.1"),
+	};
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		assert_true(k8s_fedserve_from_member(&m, &in[i]));
+	}
+	struct sockaddr_storage out[] = {
+		sockaddr("10.2.0.1"), sockaddr("192.0.2.8"), sockaddr("fd00:2::1"),
+		sockaddr("::ffff:10.2.0.1"), sockaddr("::a01:203"), sockaddr("10.9.10.1"),
+	};
+	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+		assert_false(k8s_fedserve_from_member(&m, &out[i]));
+	}
+	assert_false(k8s_fedserve_from_member(&m, NULL));
+	k8s_fedmember_free(&m);
+
+	// 0.0.0.0/0 and ::/0 are every address: an administrator's explicit choice.
+	assert_int_equal(k8s_fedmember_parse("foo kubeconfig=/k source=0.0.0.0/0", &m, err,
+	                                     sizeof(err)), KNOT_EOK);
+	struct sockaddr_storage any = sockaddr("203.0.113.9");
+	assert_true(k8s_fedserve_from_member(&m, &any));
+	k8s_fedmember_free(&m);
+	// Without source= no client speaks for the member.
+	assert_int_equal(k8s_fedmember_parse("foo kubeconfig=/k", &m, err, sizeof(err)), KNOT_EOK);
+	assert_false(k8s_fedserve_from_member(&m, &any));
 	k8s_fedmember_free(&m);
 }
 
@@ -69,6 +122,16 @@ static void a_member_without_kubeconfig_or_with_a_bad_field_is_refused(void **st
 		"foo kubeconfig=/k colour=blue",       // unknown key
 		"foo kubeconfig=",                     // no value
 		"foo /path/without/key",
+		"foo kubeconfig=/k source=10.1.0.1/16",          // host bits set
+		"foo kubeconfig=/k source=10.1.0.0/33",
+		"foo kubeconfig=/k source=fd00::/129",
+		"foo kubeconfig=/k source=10.1.0.0/",
+		"foo kubeconfig=/k source=10.1.0.0/+8",
+		"foo kubeconfig=/k source=10.1.0.0,",            // an empty prefix
+		"foo kubeconfig=/k source=node-a",
+		"foo kubeconfig=/k source=10.0.0.0/8 source=10.1.0.0/16",
+		"foo kubeconfig=/k source=1.0.0.0/8,2.0.0.0/8,3.0.0.0/8,4.0.0.0/8,5.0.0.0/8,"
+		"6.0.0.0/8,7.0.0.0/8,8.0.0.0/8,9.0.0.0/8",    // more than K8S_FED_MAX_SOURCES
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		k8s_fedmember_t m;
@@ -88,6 +151,9 @@ static k8s_fedmember_t member(const char *name, const char *zone, const char *re
 	memcpy(m.name + 1, name, strlen(name));
 	snprintf(m.zone, sizeof(m.zone), "%s", zone);
 	snprintf(m.region, sizeof(m.region), "%s", region);
+	// Every member's K8S-DNS queries from 192.0.2.0/24 (the answers' tests ask from 192.0.2.1).
+	m.sources[0] = (k8s_fedprefix_t){ .family = AF_INET, .len = 24, .bytes = { 192, 0, 2 } };
+	m.source_count = 1;
 	return m;
 }
 
@@ -235,11 +301,14 @@ static int teardown_tables(void **state)
 
 typedef struct {
 	k8s_answer_t result;
-	char addrs[256];   /*!< The answer's addresses in wire order, space-separated. */
+	char addrs[1024];  /*!< The answer's addresses in wire order, space-separated. */
+	size_t count;      /*!< How many. */
 } reply_t;
 
-static reply_t ask(const k8s_table_t *const *t, const char *name, uint16_t type, const char *source)
+static reply_t ask_from(const k8s_table_t *const *t, const char *name, uint16_t type,
+                        const char *source, const char *client)
 {
+	struct sockaddr_storage remote = sockaddr(client);
 	knot_dname_t *qname = knot_dname_from_str_alloc(name);
 	knot_pkt_t *query = knot_pkt_new(NULL, KNOT_WIRE_MAX_PKTSIZE, NULL);
 	assert_int_equal(knot_pkt_put_question(query, qname, KNOT_CLASS_IN, type), KNOT_EOK);
@@ -249,7 +318,7 @@ static reply_t ask(const k8s_table_t *const *t, const char *name, uint16_t type,
 	reply_t reply = { 0 };
 	urcu_memb_read_lock();
 	reply.result = k8s_fedserve_answer(&tz, t, qname, type, (const uint8_t *)source,
-	                                   source != NULL ? strlen(source) : 0, resp, &mm);
+	                                   source != NULL ? strlen(source) : 0, &remote, resp, &mm);
 	urcu_memb_read_unlock();
 
 	knot_pkt_t *parsed = knot_pkt_new(resp->wire, resp->size, NULL);
@@ -263,6 +332,7 @@ static reply_t ask(const k8s_table_t *const *t, const char *name, uint16_t type,
 			inet_ntop(rd->len == 4 ? AF_INET : AF_INET6, rd->data, text, sizeof(text));
 			size_t len = strlen(reply.addrs);
 			snprintf(reply.addrs + len, sizeof(reply.addrs) - len, "%s%s", len > 0 ? " " : "", text);
+			reply.count++;
 		}
 	}
 	knot_pkt_free(parsed);
@@ -275,6 +345,11 @@ static reply_t ask(const k8s_table_t *const *t, const char *name, uint16_t type,
 	return reply;
 }
 
+static reply_t ask(const k8s_table_t *const *t, const char *name, uint16_t type, const char *source)
+{
+	return ask_from(t, name, type, source, "192.0.2.1");
+}
+
 static const k8s_table_t *const synced[3] = { &tables[0], &tables[1], &tables[2] };
 
 static void the_source_shard_comes_first_and_a_shard_without_endpoints_is_left_out(void **state)
@@ -283,8 +358,9 @@ static void the_source_shard_comes_first_and_a_shard_without_endpoints_is_left_o
 	reply_t r = ask(synced, "web.shop.myfed.svc.federation.", KNOT_RRTYPE_A, "foo");
 	assert_int_equal(r.result, K8S_ANSWER_HIT);
 	assert_string_equal(r.addrs, "10.0.1.10 108.120.45.12");
+	// bar has no shard, yet orders the others: foo (its region) before baz.
 	r = ask(synced, "web.shop.myfed.svc.federation.", KNOT_RRTYPE_A, "bar");
-	assert_string_equal(r.addrs, "108.120.45.12 104.32.64.128");
+	assert_string_equal(r.addrs, "104.32.64.128 108.120.45.12");
 	r = ask(synced, "web.shop.myfed.svc.federation.", KNOT_RRTYPE_AAAA, NULL);
 	assert_string_equal(r.addrs, "2001:db8::128");
 	r = ask(synced, "web.shop.myfed.svc.federation.", KNOT_RRTYPE_ANY, NULL);
@@ -336,6 +412,94 @@ static void unsynced_members_are_skipped_and_none_synced_is_not_ready(void **sta
 	                 K8S_ANSWER_NOTREADY);
 }
 
+static void the_source_option_counts_only_from_the_members_source_prefixes(void **state)
+{
+	reply_t r = ask_from(synced, "web.shop.myfed.svc.federation.", KNOT_RRTYPE_A, "foo",
+	                     "198.51.100.1");
+	assert_string_equal(r.addrs, "108.120.45.12 104.32.64.128");
+	r = ask_from(synced, "web.shop.myfed.svc.federation.", KNOT_RRTYPE_A, "foo", "::ffff:192.0.2.9");
+	assert_string_equal(r.addrs, "10.0.1.10 108.120.45.12");
+	three[2].source_count = 0;
+	r = ask(synced, "web.shop.myfed.svc.federation.", KNOT_RRTYPE_A, "foo");
+	three[2].source_count = 1;
+	assert_string_equal(r.addrs, "108.120.45.12 104.32.64.128");
+}
+
+static void a_source_without_a_shard_gets_its_zone_then_its_region_then_the_others(void **state)
+{
+	// Issue 22: four members, the asker in zone a of region r1 has no shard.
+	k8s_fedmember_t four[4] = { member("far", "c", "r2"), member("near", "b", "r1"),
+	                            member("asker", "a", "r1"), member("same", "a", "r1") };
+	k8s_fedzone_t saved = tz;
+	tz.members = four;
+	tz.member_count = 4;
+	k8s_table_t t4;
+	assert_int_equal(k8s_table_init(&t4), KNOT_EOK);
+	assert_int_equal(k8s_table_set_ns(&t4, "shop", true), KNOT_EOK);
+	k8s_table_set_ready(&t4, K8S_READY_CLUSTER);
+	put_web(&t4, "10.0.4.40", "104.32.64.140", NULL, true);
+	// tables[1] (bar) has no ready endpoint: the asker's service without a shard.
+	const k8s_table_t *const members4[4] = { &tables[0], &tables[2], &tables[1], &t4 };
+	reply_t r = ask(members4, "web.shop.myfed.svc.federation.", KNOT_RRTYPE_A, "asker");
+	assert_string_equal(r.addrs, "104.32.64.140 104.32.64.128 108.120.45.12");
+	// Without a source: configuration order.
+	r = ask(members4, "web.shop.myfed.svc.federation.", KNOT_RRTYPE_A, NULL);
+	assert_string_equal(r.addrs, "108.120.45.12 104.32.64.128 104.32.64.140");
+	tz = saved;
+	urcu_memb_barrier();
+	k8s_table_deinit(&t4);
+}
+
+/*! \brief web.shop as a headless service with \a count ready endpoints 10.1.x.y and the given ingress. */
+static void put_headless(k8s_table_t *t, size_t count, const char *lb1, const char *lb2)
+{
+	k8s_service_t svc = fx_service("shop", "web", K8S_SVC_HEADLESS, NULL, NULL);
+	svc.ingress[svc.ingress_count++] = fx_ip(lb1);
+	svc.ingress[svc.ingress_count++] = fx_ip(lb2);
+	k8s_endpoint_t *eps = calloc(count, sizeof(*eps));
+	assert_non_null(eps);
+	// Given from the highest down: the block sorts them.
+	for (size_t i = 0; i < count; i++) {
+		size_t v = count - 1 - i;
+		eps[i].ip.family = AF_INET;
+		eps[i].ip.bytes[0] = 10;
+		eps[i].ip.bytes[1] = 1;
+		eps[i].ip.bytes[2] = v / 250;
+		eps[i].ip.bytes[3] = 1 + v % 250;
+		eps[i].ready = true;
+	}
+	k8s_slice_t slice = fx_slice("shop", "web-x", "web", AF_INET, eps, count, NULL, 0);
+	const k8s_slice_t *ptr = &slice;
+	k8s_svc_t *block = k8s_records_service(&svc, &ptr, 1, &rconf);
+	assert_non_null(block);
+	assert_int_equal(k8s_table_put_svc(t, block), KNOT_EOK);
+	k8s_table_commit(t);
+	free(eps);
+}
+
+static void a_headless_shard_answers_its_lowest_addresses_up_to_the_cap(void **state)
+{
+	// foo's shard: 4000 endpoints; baz's ingress is one of the carried endpoints, bar's
+	// one beyond the cap.
+	put_headless(&tables[2], 4000, "104.32.64.128", "2001:db8::128");
+	put_web(&tables[0], "10.0.3.30", "10.1.0.5", NULL, true);
+	put_web(&tables[1], "10.0.2.20", "10.1.15.250", NULL, true);
+	reply_t r = ask(synced, "web.shop.myfed.svc.federation.", KNOT_RRTYPE_A, "foo");
+	assert_int_equal(r.result, K8S_ANSWER_HIT);
+	assert_int_equal(r.count, K8S_FED_LOCAL_MAX + 1);
+	assert_true(strncmp(r.addrs, "10.1.0.1 10.1.0.2 10.1.0.3 ", 27) == 0);
+	// The 32nd lowest endpoint, then bar's (foo's region); baz's 10.1.0.5 is not repeated.
+	const char *tail = " 10.1.0.32 10.1.15.250";
+	size_t len = strlen(r.addrs);
+	assert_string_equal(r.addrs + len - strlen(tail), tail);
+	// From elsewhere, foo's ingress addresses only.
+	r = ask(synced, "web.shop.myfed.svc.federation.", KNOT_RRTYPE_A, "baz");
+	assert_string_equal(r.addrs, "10.0.3.30 10.1.15.250 104.32.64.128");
+	put_web(&tables[0], "10.0.3.30", "108.120.45.12", NULL, true);
+	put_web(&tables[1], "10.0.2.20", "104.32.64.130", NULL, false);
+	put_web(&tables[2], "10.0.1.10", "104.32.64.128", "2001:db8::128", true);
+}
+
 static void two_shards_behind_one_address_answer_it_once(void **state)
 {
 	put_web(&tables[1], "10.0.2.20", "108.120.45.12", NULL, true);
@@ -349,6 +513,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_member_gives_its_name_kubeconfig_context_and_topology),
 		cmocka_unit_test(a_member_without_kubeconfig_or_with_a_bad_field_is_refused),
+		cmocka_unit_test(a_members_source_prefixes_say_which_clients_speak_for_it),
 		cmocka_unit_test_setup(same_zone_comes_before_same_region_before_the_others, setup_members),
 		cmocka_unit_test_setup(without_a_source_every_shard_answers_in_configuration_order, setup_members),
 		cmocka_unit_test_setup(members_without_a_shard_are_left_out, setup_members),
@@ -363,6 +528,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(unsynced_members_are_skipped_and_none_synced_is_not_ready,
 		                                setup_tables, teardown_tables),
 		cmocka_unit_test_setup_teardown(two_shards_behind_one_address_answer_it_once,
+		                                setup_tables, teardown_tables),
+		cmocka_unit_test_setup_teardown(the_source_option_counts_only_from_the_members_source_prefixes,
+		                                setup_tables, teardown_tables),
+		cmocka_unit_test_setup_teardown(a_source_without_a_shard_gets_its_zone_then_its_region_then_the_others,
+		                                setup_tables, teardown_tables),
+		cmocka_unit_test_setup_teardown(a_headless_shard_answers_its_lowest_addresses_up_to_the_cap,
 		                                setup_tables, teardown_tables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -185,6 +185,38 @@ static void the_table_describes_every_field(void **state)
 	}
 }
 
+static void each_api_server_gets_its_own_snapshot_file_in_the_storage(void **state)
+{
+	// A Federated-DNS's member watchers differ by kubeconfig and context only.
+	k8s_watcher_conf_t a = { .kubeconfig = "/etc/knot/foo.kubeconfig", .labels = "x=y" };
+	k8s_watcher_conf_t b = { .kubeconfig = "/etc/knot/bar.kubeconfig", .labels = "x=y" };
+	k8s_watcher_conf_t c = { .kubeconfig = "/etc/knot/foo.kubeconfig", .context = "admin" };
+	k8s_watcher_conf_t a2 = { .kubeconfig = "/etc/knot/foo.kubeconfig", .labels = "z=w" };
+	const char *dir = "/var/lib/knot/ignored-after-the-length";
+	assert_int_equal(k8s_watcher_conf_set_snapshot(&a, dir, 13), KNOT_EOK);
+	assert_int_equal(k8s_watcher_conf_set_snapshot(&b, dir, 13), KNOT_EOK);
+	assert_int_equal(k8s_watcher_conf_set_snapshot(&c, dir, 13), KNOT_EOK);
+	assert_int_equal(k8s_watcher_conf_set_snapshot(&a2, dir, 13), KNOT_EOK);
+	assert_int_equal(strlen(a.snapshot), strlen("/var/lib/knot/mod-k8s-0123456789abcdef.snapshot"));
+	assert_memory_equal(a.snapshot, "/var/lib/knot/mod-k8s-", 22);
+	assert_string_not_equal(a.snapshot, b.snapshot);
+	assert_string_not_equal(a.snapshot, c.snapshot);
+	// Settings that are no API server's (labels) do not name the file: the fingerprint tells them.
+	assert_string_equal(a.snapshot, a2.snapshot);
+	// Set again (a copy of other settings): replaced, not leaked.
+	assert_int_equal(k8s_watcher_conf_set_snapshot(&a, "/srv", 4), KNOT_EOK);
+	assert_memory_equal(a.snapshot, "/srv/mod-k8s-", 13);
+	char longdir[5000];
+	memset(longdir, 'd', sizeof(longdir));
+	assert_int_equal(k8s_watcher_conf_set_snapshot(&b, longdir, sizeof(longdir)), KNOT_ERANGE);
+	assert_int_equal(k8s_watcher_conf_set_snapshot(&b, longdir, 4096 - 20), KNOT_ERANGE);
+	assert_memory_equal(b.snapshot, "/var/lib/knot/mod-k8s-", 22);
+	free((char *)a.snapshot);
+	free((char *)b.snapshot);
+	free((char *)c.snapshot);
+	free((char *)a2.snapshot);
+}
+
 static void a_copy_that_runs_out_of_memory_leaves_nothing(void **state)
 {
 	struct sockaddr_storage addr;
@@ -216,6 +248,7 @@ int main(void)
 		cmocka_unit_test(a_copy_of_no_service_account_dir_holds_the_default),
 		cmocka_unit_test(the_table_describes_every_field),
 		cmocka_unit_test(a_copy_that_runs_out_of_memory_leaves_nothing),
+		cmocka_unit_test(each_api_server_gets_its_own_snapshot_file_in_the_storage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
