@@ -24,8 +24,9 @@
  * TSan takes for plain racing accesses, and a grace period orders a reader's section
  * before the writer's free by means TSan cannot see (membarrier, the readers' counters
  * in liburcu itself). So here:
- * - rcu_dereference() and rcu_assign_pointer() are acquire and release atomics (the same
- *   instructions on x86), CMM_LOAD_SHARED() and CMM_STORE_SHARED() relaxed ones;
+ * - rcu_dereference(), rcu_assign_pointer() and rcu_xchg_pointer() are acquire, release
+ *   and acquire-release atomics (the same instructions on x86), CMM_LOAD_SHARED() and
+ *   CMM_STORE_SHARED() relaxed ones;
  * - the end of a read-side section releases a token that the end of a grace period
  *   (synchronize_rcu() returning, a call_rcu() callback starting) acquires: what a reader
  *   did in its section happens before what the writer does after the grace period.
@@ -52,6 +53,9 @@ extern char k8s_tsan_grace;
 #undef rcu_assign_pointer
 #define rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 
+#undef rcu_xchg_pointer
+#define rcu_xchg_pointer(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
+
 #undef CMM_LOAD_SHARED
 #define CMM_LOAD_SHARED(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
 
@@ -72,14 +76,24 @@ extern char k8s_tsan_grace;
 #define urcu_memb_barrier() \
 	do { (urcu_memb_barrier)(); __tsan_acquire(&k8s_tsan_grace); } while (0)
 
-/*! \brief Called first in a call_rcu() callback: its grace period has passed. */
-#define k8s_tsan_callback_start() __tsan_acquire(&k8s_tsan_grace)
+/*! \brief Called where a grace period has passed: first in a call_rcu() callback, and
+ *         in unload(), which knotd calls after its own synchronize_rcu(). */
+#define k8s_tsan_grace_passed() __tsan_acquire(&k8s_tsan_grace)
 /*! \brief Called last in a call_rcu() callback, for rcu_barrier(). */
 #define k8s_tsan_callback_end() __tsan_release(&k8s_tsan_grace)
 
+/*! The token of what load() built: knotd publishes the zone to its workers under its own RCU. */
+extern char k8s_tsan_zone;
+/*! \brief Called last in load(): what it built is published with the zone. */
+#define k8s_tsan_zone_published() __tsan_release(&k8s_tsan_zone)
+/*! \brief Called first in a hook: the zone it runs for was published. */
+#define k8s_tsan_zone_seen() __tsan_acquire(&k8s_tsan_zone)
+
 #else
 
-#define k8s_tsan_callback_start() do { } while (0)
+#define k8s_tsan_grace_passed() do { } while (0)
 #define k8s_tsan_callback_end() do { } while (0)
+#define k8s_tsan_zone_published() do { } while (0)
+#define k8s_tsan_zone_seen() do { } while (0)
 
 #endif

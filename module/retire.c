@@ -34,7 +34,7 @@ typedef struct {
 
 static void batch_free(struct rcu_head *head)
 {
-	k8s_tsan_callback_start();
+	k8s_tsan_grace_passed();
 	batch_t *batch = caa_container_of(head, batch_t, head);
 	for (size_t i = 0; i < batch->count; i++) {
 		k8s_bulk_free(batch->ptrs[i]);

@@ -123,6 +123,8 @@ def _sanitizer_runtimes(module):
 # ASan and UBSan make the watcher's decoding and table builds about two to three times
 # slower: a goal's bound (a change in DNS within 2 s) is this much longer in such a build.
 SANITIZER_GOAL_SCALE = 3.0
+# ThreadSanitizer slows every access of the module, the watcher's most of all.
+TSAN_GOAL_SCALE = 6.0
 
 
 def goal_bound(seconds):
@@ -133,7 +135,7 @@ def goal_bound(seconds):
     """
     scale = valgrind.timeout_scale()
     if scale == 1.0 and find_build().sanitized:
-        scale = SANITIZER_GOAL_SCALE
+        scale = TSAN_GOAL_SCALE if find_build().tsan else SANITIZER_GOAL_SCALE
     return seconds * scale
 
 
