@@ -28,6 +28,8 @@
 #define K8S_BACKOFF_RESET_MS  (2 * 60 * 1000)
 /*! A Retry-After delay is lengthened by up to this share, so that clients do not return in step. */
 #define K8S_BACKOFF_RETRY_AFTER_JITTER 0.1
+/*! The longest wait a Retry-After gets, jitter included (real servers ask for 30 s at most). */
+#define K8S_BACKOFF_RETRY_AFTER_MAX_MS (300 * 1000)
 
 /*! \brief Backoff state; zero-initialised means "no failure yet". */
 typedef struct {
@@ -47,10 +49,11 @@ uint64_t k8s_backoff_next(k8s_backoff_t *b, uint64_t now_ms, double jitter);
 /*!
  * \brief The delay before retrying after a server asked for \a retry_after_ms.
  *
- * The server's own delay plus up to a tenth of it; the backoff state is not
- * stepped: the server said when it will be ready, so asking often is no failure.
+ * The server's own delay plus up to a tenth of it, at most
+ * K8S_BACKOFF_RETRY_AFTER_MAX_MS in all; the backoff state is not stepped: the
+ * server said when it will be ready, so asking often is no failure.
  *
- * \param retry_after_ms  The server's Retry-After (already bounded by the caller).
+ * \param retry_after_ms  The server's Retry-After.
  * \param jitter          A uniformly random number in [0, 1).
  */
 uint64_t k8s_backoff_retry_after(uint64_t retry_after_ms, double jitter);

@@ -34,6 +34,12 @@
  * dashed address (10-244-1-7), derived when read. All records of one name are
  * explicit if one is, and adjacent equal explicit labels are stored once: the
  * records of one SRV target share a label offset.
+ *
+ * Ports. A headless block's named ports are the distinct (name, protocol,
+ * number) of its EndpointSlices, and an endpoint has the ports of the slices
+ * it is in (an EndpointSlice's ports are those of its own endpoints): its
+ * port set. Equal sets are stored once; a block whose endpoints all have
+ * every port stores none (ep_ports NULL), which is the common case.
  */
 
 #pragma once
@@ -71,7 +77,7 @@ typedef struct {
 
 /*! \brief A named port (the source of SRV records). */
 typedef struct {
-	uint32_t name;       /*!< Offset of the port name label in the block's strings. */
+	uint32_t name;       /*!< Offset of the port name label in the block's strings; ports of one name share it. */
 	uint16_t port;
 	uint8_t proto;       /*!< k8s_proto_t. */
 } k8s_svc_port_t;
@@ -86,7 +92,7 @@ typedef struct {
 	uint32_t hash;             /*!< Of (zone, owner); set by the table. */
 	uint8_t zone;              /*!< k8s_zone_t. */
 	uint8_t type;              /*!< k8s_svc_type_t (ClusterSetIP imports are CLUSTERIP). */
-	uint16_t port_count;       /*!< Named ports. */
+	uint16_t port_count;       /*!< Named ports: distinct (name, protocol, number). */
 	uint16_t cluster_count;    /*!< Clusterset: source clusters. */
 	uint16_t owner_len;        /*!< Bytes of owner. */
 	uint32_t size;             /*!< Bytes of the whole block. */
@@ -98,7 +104,9 @@ typedef struct {
 	const uint8_t *target;     /*!< ExternalName target, lowercase wire dname, or NULL. */
 	knot_rdataset_t rrs_a;     /*!< A of <svc>.<ns>.svc: service IPs, or the ready endpoints (headless). */
 	knot_rdataset_t rrs_aaaa;  /*!< AAAA likewise. */
-	const k8s_svc_port_t *ports;   /*!< Named ports sorted by (name, proto). */
+	const k8s_svc_port_t *ports;   /*!< Named ports sorted by (name, proto, number). */
+	const uint32_t *ep_ports;  /*!< Per endpoint record (addrs[sip_count + i]): the offset of its port set in port_sets; NULL: every endpoint has every port. */
+	const uint16_t *port_sets; /*!< Port sets, each a count then that many ascending indices into ports. */
 	const uint32_t *clusters;  /*!< Clusterset: offsets of the source cluster id labels (a two-label id is stored as two labels). */
 	const uint8_t *strings;    /*!< Label storage (offset 0 is unused). */
 	const k8s_ip_t *ingress;   /*!< K8S_INGRESS_MAX load-balancer IPs (family 0: unused), or NULL. */
@@ -160,6 +168,38 @@ const uint8_t *k8s_addr_cluster(const k8s_svc_t *svc, const k8s_addr_t *addr, si
 const k8s_addr_t *k8s_svc_endpoints(const k8s_svc_t *svc, const uint8_t *cluster,
                                     size_t cluster_size, const uint8_t *label, size_t *count);
 
+/*!
+ * \brief The first port of [from, end) of its block that an endpoint record has, or \a end.
+ *
+ * Every endpoint has every port of a block without port sets (ClusterIP, or
+ * a headless service whose slices agree).
+ */
+static inline size_t k8s_addr_next_port(const k8s_svc_t *svc, const k8s_addr_t *addr,
+                                        size_t from, size_t end)
+{
+	if (svc->ep_ports == NULL) {
+		return (from < end) ? from : end;
+	}
+	const uint16_t *set = svc->port_sets + svc->ep_ports[addr->idx - svc->sip_count];
+	size_t lo = 0, hi = set[0];
+	while (lo < hi) {  // The first index of the set at or above from.
+		size_t mid = lo + (hi - lo) / 2;
+		if (set[1 + mid] < from) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return (lo < set[0] && set[1 + lo] < end) ? set[1 + lo] : end;
+}
+
+/*! \brief True if an endpoint record has one of the ports [first, end) of its block. */
+static inline bool k8s_addr_has_port(const k8s_svc_t *svc, const k8s_addr_t *addr,
+                                     size_t first, size_t end)
+{
+	return first < end && k8s_addr_next_port(svc, addr, first, end) < end;
+}
+
 /*! \brief True if some endpoint comes from this cluster id (clusterset). */
 bool k8s_svc_has_cluster(const k8s_svc_t *svc, const uint8_t *cluster, size_t cluster_size);
 
@@ -174,6 +214,7 @@ typedef struct {
 	uint32_t cluster;       /*!< Index into the block's sorted cluster ids (records.c drafts with its own). */
 	bool explicit_label;    /*!< Hostname or pod name, as opposed to the dashed address. */
 	uint8_t label[64];      /*!< Wire label (explicit or derived). */
+	uint32_t ports;         /*!< records.c's while drafting: which ports the endpoint has. */
 } k8s_block_ent_t;
 
 /*! \brief An endpoint record named by \a label (a valid DNS label), or by its dashed address if NULL. */
@@ -210,8 +251,11 @@ typedef struct {
 	size_t ep_count;
 	const k8s_ip_t *answer;        /*!< Addresses of the service name's A and AAAA, distinct, by k8s_ip_cmp(). */
 	size_t answer_count;
-	const k8s_port_t *ports;       /*!< Named ports by (name, protocol), one per pair. */
+	const k8s_port_t *ports;       /*!< Named ports by (name, protocol, number), each once. */
 	size_t port_count;
+	const uint16_t *port_sets;     /*!< Distinct port sets (k8s_svc_t.port_sets), or NULL: every endpoint has every port. */
+	size_t port_sets_len;          /*!< Values in port_sets. */
+	const uint32_t *ep_ports;      /*!< With port_sets: per endpoint record, the offset of its set. */
 	const uint8_t *cluster_ids;    /*!< Distinct cluster ids in order, wire names one after another. */
 	size_t cluster_count;
 	size_t cluster_bytes;

@@ -36,9 +36,28 @@
 /*!
  * \brief True if \a s is an RFC 1123 label: 1 to 63 of [a-z0-9-], no '-' first or last.
  *
+ * apimachinery's IsDNS1123Label when \a fold is false.
+ *
  * \param fold  Uppercase letters pass too (for values the caller lowercases).
  */
 bool k8s_dns_label_valid(const char *s, size_t len, bool fold);
+
+/*!
+ * \brief True if \a s is an RFC 1035 label: an RFC 1123 label that starts with a letter.
+ *
+ * apimachinery's IsDNS1035Label (Service names, kube-dns's federation queries).
+ */
+bool k8s_dns1035_label_valid(const char *s, size_t len);
+
+/*!
+ * \brief True if \a s is a DNS subdomain as the API server checks one: 1 to 253 bytes of
+ *        RFC 1123 labels joined by dots, with no limit on a label's length.
+ *
+ * apimachinery's IsDNS1123Subdomain (names of pods, EndpointSlices, nodes, custom
+ * resources; ExternalName targets). Such a name may have labels no DNS name can
+ * carry: k8s_dns_name_valid() says whether it can be one.
+ */
+bool k8s_dns_subdomain_valid(const char *s, size_t len);
 
 /*!
  * \brief True if \a s is dot-separated RFC 1123 labels (no trailing dot).

@@ -22,11 +22,15 @@
  * "stubzone server": POST /federations/<name> with {"nameservers": ["IP", ...]}
  * programs a federation, DELETE /federations/<name> removes it.
  *
- * HTTPS only, and every request must come with a client certificate that the
- * configured CA signed: the TLS session's peer certificate is verified
- * (gnutls_certificate_verify_peers2) before a byte of the body is read, and a
- * request without one is answered 403. One libmicrohttpd thread serves it;
- * bodies, connections and their time are capped.
+ * HTTPS only, and every connection must come with a client certificate that the
+ * configured CA signed: the TLS handshake itself requires it and verifies it
+ * (gnutls_certificate_verify_peers, for the client-auth purpose), so a client
+ * without one is refused before any HTTP is read. One thread of ours drives
+ * libmicrohttpd and closes a connection whose request has not arrived whole within
+ * K8S_FEDAPI_REQUEST_MS, however steadily it trickles; connections, those per
+ * address and those still in their handshake are capped, the oldest handshake
+ * giving way to a new one, so that clients without a certificate cannot keep the
+ * federation's controller out. Bodies are capped.
  */
 
 #pragma once
@@ -38,8 +42,14 @@
 #include "log.h"
 
 /*! Connections served at once; more wait in the listen queue. */
-#define K8S_FEDAPI_MAX_CONNECTIONS 16
-/*! Seconds a connection may stay idle. */
+#define K8S_FEDAPI_MAX_CONNECTIONS 256
+/*! Connections from one address at once; more are closed at accept. */
+#define K8S_FEDAPI_MAX_PER_ADDRESS 8
+/*! Connections whose handshake has not verified a certificate; past it the oldest is closed. */
+#define K8S_FEDAPI_MAX_UNVERIFIED  192
+/*! Milliseconds from accept (or a request's end) to a whole request: handshake, headers, body. */
+#define K8S_FEDAPI_REQUEST_MS      5000
+/*! Seconds a connection may stay idle while its answer is sent. */
 #define K8S_FEDAPI_TIMEOUT_S       10
 /*! Bytes of a certificate, key or CA file. */
 #define K8S_FEDAPI_MAX_PEM         (1024 * 1024)

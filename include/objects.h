@@ -44,6 +44,14 @@ const char *k8s_kind_name(k8s_kind_t kind);
 /*! \brief Whether objects of a kind live in a namespace (else their ns is ""). */
 bool k8s_kind_namespaced(k8s_kind_t kind);
 
+/*!
+ * \brief Whether a kind's name is a DNS label (Service, Namespace), else a DNS subdomain.
+ *
+ * The API server's rule for the kind's metadata.name, which the decoder and the
+ * snapshot reader apply: a subdomain may be 253 bytes long, with labels of any length.
+ */
+bool k8s_kind_name_is_label(k8s_kind_t kind);
+
 /*! \brief An IP address; family is AF_INET (first 4 bytes used) or AF_INET6. */
 typedef struct {
 	uint8_t family;
@@ -120,6 +128,9 @@ typedef struct {
 	const k8s_endpoint_t *endpoints;
 	uint16_t port_count;
 	const k8s_port_t *ports;     /*!< Target ports; port 0 means "all ports" and gets no SRV. */
+	/*! The first targetRef name of a Pod that is a valid pod name (a DNS subdomain) but no
+	 *  DNS label (over 63 bytes, or dotted), for a log line; NULL if none. Not in the digest. */
+	const char *unlabelled_pod;
 } k8s_slice_t;
 
 /*! \brief core/v1 Namespace. */
@@ -136,7 +147,12 @@ typedef struct {
 	k8s_ip_t ips[2];
 } k8s_pod_t;
 
-/*! \brief multicluster.x-k8s.io ServiceImport (v1alpha1 or v1beta1). */
+/*!
+ * \brief multicluster.x-k8s.io ServiceImport (v1alpha1 or v1beta1).
+ *
+ * Its name is a DNS subdomain, as the API server checks a custom resource's; only
+ * one that is a DNS label names records (store.c).
+ */
 typedef struct {
 	k8s_object_t meta;
 	bool headless;             /*!< spec.type Headless, else ClusterSetIP. */

@@ -24,8 +24,9 @@
  * laid out by block.c): service IPs, ready endpoint addresses labelled by
  * hostname (else pod name with endpoint-pod-names, else the dashed address),
  * named ports, prebuilt A and AAAA answers. Slices of a service are merged and
- * their duplicates dropped. What passes the caps below is left out and counted
- * in the block's capped.
+ * their duplicates dropped; a headless service's endpoints keep the ports of
+ * their own slices (block.h, Ports). What passes the caps below is left out
+ * and counted in the block's capped.
  */
 
 #pragma once
@@ -49,7 +50,7 @@
 /*! \brief Most AAAA records one name holds: 2300 x 28 bytes, as for K8S_MAX_A_PER_NAME. */
 #define K8S_MAX_AAAA_PER_NAME 2300
 
-/*! \brief Most named ports (name, protocol) of a service: counted in 16 bits. */
+/*! \brief Most named ports (name, protocol, number) of a service: counted in 16 bits. */
 #define K8S_MAX_PORTS UINT16_MAX
 
 /*! \brief Most source clusters of a headless ServiceImport: counted in 16 bits. */

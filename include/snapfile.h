@@ -30,8 +30,10 @@
 
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #define K8S_SNAP_VERSION      2
 #define K8S_SNAP_SOURCES_MAX  32
@@ -68,6 +70,26 @@ typedef struct {
 uint64_t k8s_fnv64(const void *data, size_t len, uint64_t h);
 
 /*!
+ * \brief Creates \a path for writing, as a new file of \a mode in knotd's storage.
+ *
+ * Whatever has the name (a stale temporary file, a planted symbolic or hard link) is
+ * removed, and the file is created with O_EXCL | O_NOFOLLOW: nothing that anyone put at
+ * the name is ever written through. Used for the snapshot and the federations file.
+ *
+ * \return The descriptor, or a negative KNOT_E*.
+ */
+int k8s_snapfile_create(const char *path, mode_t mode);
+
+/*!
+ * \brief True if a file in knotd's storage is knotd's own: owned by its effective uid
+ * and writable by no one else; otherwise \a why says why not.
+ *
+ * Such files (the snapshot, the federations file) are read as written by us; one that
+ * another user could have written is refused.
+ */
+bool k8s_snapfile_owned(const struct stat *st, char *why, size_t why_len);
+
+/*!
  * \brief Writes the snapshot to \a path: into "<path>.tmp", flushed to disk, then renamed.
  *
  * \retval KNOT_EOK     written.
@@ -91,9 +113,11 @@ void k8s_snapfile_unmap(k8s_snapmap_t *map);
 /*!
  * \brief Reads and checks the snapshot at \a path.
  *
- * A snapshot is refused if it is missing, truncated, not a snapshot, of another
- * version, of other settings, corrupt (checksum), older than \a max_age_s
- * (0: no limit) or from the future; \a why then says which, for the log line.
+ * A snapshot is refused if it is missing, a symbolic link, not a regular file,
+ * owned by another user than knotd's effective one or writable by group or others,
+ * truncated, not a snapshot, of another version, of other settings, corrupt
+ * (checksum), of a negative creation time, older than \a max_age_s (0: no limit)
+ * or more than 60 s in the future; \a why then says which, for the log line.
  *
  * \param map  Out: the file, mapped, and its payload (k8s_snapfile_unmap()); empty unless
  *             KNOT_EOK.

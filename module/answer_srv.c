@@ -33,6 +33,8 @@ static __thread struct {
 	const k8s_svc_t *svc;
 	const knot_dname_t *domain;
 	uint16_t rr;            /*!< Index of the SRV RRset in the packet. */
+	uint16_t port_first;    /*!< The answered ports: svc->ports[port_first, port_end). */
+	uint16_t port_end;
 } last_srv __attribute__((tls_model("initial-exec")));
 
 /*! \brief True if two adjacent endpoint records name the same SRV target. */
@@ -41,42 +43,124 @@ static bool same_target(const k8s_addr_t *a, const k8s_addr_t *b)
 	return a->cluster == b->cluster && a->label != 0 && a->label == b->label;
 }
 
+/*! \brief The end of the target (adjacent records of one name) that starts at eps[i]. */
+static size_t target_end(const k8s_addr_t *eps, size_t count, size_t i)
+{
+	size_t end = i + 1;
+	while (end < count && same_target(&eps[end - 1], &eps[end])) {
+		end++;
+	}
+	return end;
+}
+
 /*!
- * \brief Answers SRV for one named port (or all of them).
+ * \brief The first port of [from, last) that a target (the records eps[i, end)) has, or \a last.
  *
- * ClusterIP services have one target, the service name; headless services one
- * per ready endpoint (hostname or dashed address).
+ * A target's records normally share one port set (an address's two families
+ * come from slices of equal ports); each is asked otherwise.
+ */
+static inline size_t target_next_port(const k8s_svc_t *svc, const k8s_addr_t *eps, size_t i,
+                                      size_t end, size_t from, size_t last)
+{
+	if (svc->ep_ports == NULL) {
+		return (from < last) ? from : last;  // Every endpoint has every port: the common case.
+	}
+	size_t next = last;
+	for (; i < end && next > from; i++) {
+		size_t own = k8s_addr_next_port(svc, &eps[i], from, next);
+		next = (own < next) ? own : next;
+	}
+	return next;
+}
+
+/*! \brief The end of the ports with the name and protocol of svc->ports[first]. */
+static size_t port_run_end(const k8s_svc_t *svc, size_t first)
+{
+	const k8s_svc_port_t *port = &svc->ports[first];
+	size_t end = first + 1;
+	while (end < svc->port_count && svc->ports[end].name == port->name &&
+	       svc->ports[end].proto == port->proto) {
+		end++;
+	}
+	return end;
+}
+
+/*!
+ * \brief SRV records of the ports [first, last), counted up to \a cap: one per
+ * target and port it has (ClusterIP: per port).
+ *
+ * The cap bounds the work by what the answer can hold: a target costs a
+ * binary search, a record one step.
+ */
+static size_t srv_count(const k8s_svc_t *svc, size_t first, size_t last, size_t cap)
+{
+	if (svc->type != K8S_SVC_HEADLESS) {
+		return last - first;
+	}
+	const k8s_addr_t *eps = svc->addrs + svc->sip_count;
+	size_t ep_count = svc->addr_count - svc->sip_count;
+	size_t n = 0;
+	for (size_t i = 0, t_end; i < ep_count && n < cap; i = t_end) {
+		t_end = target_end(eps, ep_count, i);
+		if (svc->ep_ports == NULL) {
+			n += last - first;
+			continue;
+		}
+		for (size_t p = target_next_port(svc, eps, i, t_end, first, last);
+		     p < last && n < cap; p = target_next_port(svc, eps, i, t_end, p + 1, last)) {
+			n++;
+		}
+	}
+	return n;
+}
+
+/*! \brief Appends an SRV record to the rdata at \a pos; returns the new end (\a pos if no room for the name). */
+static inline uint8_t *put_srv(uint8_t *pos, uint16_t weight, uint16_t port, const k8s_svc_t *svc,
+                               const k8s_addr_t *ep, const knot_dname_t *domain)
+{
+	uint8_t data[6 + KNOT_DNAME_MAXLEN];
+	knot_wire_write_u16(data, 0);
+	knot_wire_write_u16(data + 2, weight);
+	knot_wire_write_u16(data + 4, port);
+	size_t size = write_name(data + 6, KNOT_DNAME_MAXLEN, svc, ep, domain);
+	if (size == 0) {
+		return pos;
+	}
+	knot_rdata_init((knot_rdata_t *)pos, 6 + size, data);
+	return pos + knot_rdata_size(6 + size);
+}
+
+/*!
+ * \brief Answers SRV for the ports [first, last) (one name and protocol, or all of them).
+ *
+ * ClusterIP services have one target, the service name, with the weight 100;
+ * headless services one per ready endpoint (hostname or dashed address) and
+ * port of its own slices, the answer's records sharing the weight 100.
  */
 static k8s_answer_t answer_srv(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
-                               const k8s_svc_t *svc, const k8s_svc_port_t *only,
+                               const k8s_svc_t *svc, size_t first, size_t last,
                                const knot_dname_t *domain)
 {
 	bool headless = svc->type == K8S_SVC_HEADLESS;
 	const k8s_addr_t *eps = svc->addrs + svc->sip_count;
 	size_t ep_count = svc->addr_count - svc->sip_count;
-	size_t port_count = (only != NULL) ? 1 : svc->port_count;
-	if (port_count == 0 || (headless && ep_count == 0)) {
+	if (first == last || (headless && ep_count == 0)) {
 		return K8S_ANSWER_NODATA;
 	}
 
-	size_t targets = 1;
-	if (headless) {
-		targets = 0;
-		for (size_t i = 0; i < ep_count; i++) {
-			targets += (i == 0 || !same_target(&eps[i - 1], &eps[i]));
-		}
-	}
-	uint16_t weight = (targets >= 100) ? 1 : 100 / targets;
-
-	// Build no more than could fit: past that the answer is truncated anyway.
+	// Build no more than could fit: past that the answer is truncated anyway. Past 100
+	// records the weight is 1 whatever their number.
 	size_t room = c->pkt->max_size - c->pkt->size;
-	size_t rr_max = targets * port_count;
-	if (rr_max > room / 20 + 1) {
-		rr_max = room / 20 + 1;
+	size_t rr_cap = room / 20 + 1;
+	if (rr_cap > UINT16_MAX) {
+		rr_cap = UINT16_MAX;
 	}
-	if (rr_max > UINT16_MAX) {
-		rr_max = UINT16_MAX;
+	size_t total = srv_count(svc, first, last, (rr_cap > 100) ? rr_cap : 100);
+	if (total == 0) {
+		return K8S_ANSWER_NODATA;
 	}
+	size_t rr_max = (total < rr_cap) ? total : rr_cap;
+	uint16_t weight = !headless ? 100 : (total >= 100) ? 1 : 100 / total;
 	uint8_t *rdata = mm_get(c->mm, rr_max * knot_rdata_size(6 + KNOT_DNAME_MAXLEN));
 	if (rdata == NULL) {
 		return K8S_ANSWER_SERVFAIL;
@@ -84,24 +168,22 @@ static k8s_answer_t answer_srv(ctx_t *c, const knot_dname_t *owner, const knot_d
 
 	knot_rdataset_t rrs = { .rdata = (knot_rdata_t *)rdata };
 	uint8_t *pos = rdata;
-	for (size_t p = 0; p < port_count && rrs.count < rr_max; p++) {
-		const k8s_svc_port_t *port = (only != NULL) ? only : &svc->ports[p];
-		for (size_t i = 0; i < (headless ? ep_count : 1) && rrs.count < rr_max; i++) {
-			if (headless && i > 0 && same_target(&eps[i - 1], &eps[i])) {
-				continue;
-			}
-			uint8_t data[6 + KNOT_DNAME_MAXLEN];
-			knot_wire_write_u16(data, 0);
-			knot_wire_write_u16(data + 2, weight);
-			knot_wire_write_u16(data + 4, port->port);
-			size_t size = write_name(data + 6, KNOT_DNAME_MAXLEN, svc,
-			                         headless ? &eps[i] : NULL, domain);
-			if (size == 0) {
-				continue;
-			}
-			knot_rdata_init((knot_rdata_t *)pos, 6 + size, data);
-			pos += knot_rdata_size(6 + size);
-			rrs.count++;
+	if (!headless) {
+		for (size_t p = first; p < last && rrs.count < rr_max; p++) {
+			uint8_t *end = put_srv(pos, weight, svc->ports[p].port, svc, NULL, domain);
+			rrs.count += (end != pos);
+			pos = end;
+		}
+	}
+	// Headless: target by target, each with the ports it has, so work follows the answer.
+	for (size_t i = 0, t_end; headless && i < ep_count && rrs.count < rr_max; i = t_end) {
+		t_end = target_end(eps, ep_count, i);
+		for (size_t p = target_next_port(svc, eps, i, t_end, first, last);
+		     p < last && rrs.count < rr_max;
+		     p = target_next_port(svc, eps, i, t_end, p + 1, last)) {
+			uint8_t *end = put_srv(pos, weight, svc->ports[p].port, svc, &eps[i], domain);
+			rrs.count += (end != pos);
+			pos = end;
 		}
 	}
 	rrs.size = pos - rdata;
@@ -115,6 +197,8 @@ static k8s_answer_t answer_srv(ctx_t *c, const knot_dname_t *owner, const knot_d
 		last_srv.svc = svc;
 		last_srv.domain = domain;
 		last_srv.rr = c->pkt->rrset_count - 1;
+		last_srv.port_first = first;
+		last_srv.port_end = last;
 	}
 	return put_result(ret);
 }
@@ -122,35 +206,35 @@ static k8s_answer_t answer_srv(ctx_t *c, const knot_dname_t *owner, const knot_d
 k8s_answer_t k8s_answer_srv(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                             const k8s_svc_t *svc, const knot_dname_t *domain)
 {
-	return answer_srv(c, owner, qname, svc, NULL, domain);
+	return answer_srv(c, owner, qname, svc, 0, svc->port_count, domain);
 }
 
-static const k8s_svc_port_t *find_port(const k8s_svc_t *svc, const uint8_t *name,
-                                       const uint8_t *proto)
+/*! \brief The index of the first port with a name and protocol, or port_count. */
+static size_t find_port(const k8s_svc_t *svc, const uint8_t *name, const uint8_t *proto)
 {
 	for (uint16_t i = 0; i < svc->port_count; i++) {
 		const k8s_svc_port_t *port = &svc->ports[i];
 		const uint8_t *port_name = svc->strings + port->name;
 		if (k8s_label_equal(port_name, name) &&
 		    k8s_label_is(proto, k8s_proto_name(port->proto))) {
-			return port;
+			return i;
 		}
 	}
-	return NULL;
+	return svc->port_count;
 }
 
 k8s_answer_t k8s_answer_srv_port(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                                  const k8s_svc_t *svc, const uint8_t *name, const uint8_t *proto,
                                  const knot_dname_t *domain)
 {
-	const k8s_svc_port_t *port = find_port(svc, name, proto);
-	if (port == NULL) {
+	size_t first = find_port(svc, name, proto);
+	if (first == svc->port_count) {
 		return K8S_ANSWER_NXDOMAIN;
 	}
 	if (c->qtype != KNOT_RRTYPE_SRV && c->qtype != KNOT_RRTYPE_ANY) {
 		return K8S_ANSWER_NODATA;
 	}
-	return answer_srv(c, owner, qname, svc, port, domain);
+	return answer_srv(c, owner, qname, svc, first, port_run_end(svc, first), domain);
 }
 
 bool k8s_answer_srv_has_proto(const k8s_svc_t *svc, const uint8_t *proto)
@@ -185,12 +269,10 @@ void k8s_answer_forget(void)
 	last_srv.svc = NULL;
 }
 
-void k8s_answer_additional(const k8s_answer_conf_t *conf, const knot_pkt_t *answered,
-                           knot_pkt_t *pkt, knot_mm_t *mm)
+/*! \brief Adds the addresses of the last SRV answer's targets (apart: every answer checks, few add). */
+static __attribute__((noinline)) void add_targets(const k8s_answer_conf_t *conf, knot_pkt_t *pkt,
+                                                  knot_mm_t *mm)
 {
-	if (last_srv.pkt != answered || last_srv.svc == NULL) {
-		return;
-	}
 	const k8s_svc_t *svc = last_srv.svc;
 	last_srv.pkt = NULL;
 	ctx_t c = { .conf = conf, .pkt = pkt, .mm = mm, .qtype = KNOT_RRTYPE_ANY };
@@ -218,13 +300,14 @@ void k8s_answer_additional(const k8s_answer_conf_t *conf, const knot_pkt_t *answ
 		return;
 	}
 
-	// One owner per target; its records are adjacent in the block.
+	// One owner per target of the answer; its records are adjacent in the block.
 	const k8s_addr_t *eps = svc->addrs + svc->sip_count;
 	size_t n = svc->addr_count - svc->sip_count;
-	for (size_t i = 0; i < n; ) {
-		size_t end = i + 1;
-		while (end < n && same_target(&eps[end - 1], &eps[end])) {
-			end++;
+	for (size_t i = 0, end; i < n; i = end) {
+		end = target_end(eps, n, i);
+		if (target_next_port(svc, eps, i, end, last_srv.port_first, last_srv.port_end) ==
+		    last_srv.port_end) {
+			continue;  // None of its slices has the port: not a target.
 		}
 		knot_dname_t *owner = name_of(&c, svc, &eps[i], last_srv.domain);
 		for (int f = 0; owner != NULL && f < 2; f++) {
@@ -238,7 +321,13 @@ void k8s_answer_additional(const k8s_answer_conf_t *conf, const knot_pkt_t *answ
 				return;  // Out of room: the rest is left out.
 			}
 		}
-		i = end;
 	}
 }
 
+void k8s_answer_additional(const k8s_answer_conf_t *conf, const knot_pkt_t *answered,
+                           knot_pkt_t *pkt, knot_mm_t *mm)
+{
+	if (last_srv.pkt == answered && last_srv.svc != NULL) {
+		add_targets(conf, pkt, mm);
+	}
+}

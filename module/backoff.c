@@ -44,8 +44,13 @@ uint64_t k8s_backoff_retry_after(uint64_t retry_after_ms, double jitter)
 	if (jitter < 0.0 || jitter >= 1.0) {
 		jitter = 0.0;
 	}
-	return retry_after_ms + (uint64_t)(jitter * K8S_BACKOFF_RETRY_AFTER_JITTER *
-	                                   (double)retry_after_ms);
+	// Capped before and after the jitter: the sum cannot wrap, and the cap is the whole wait.
+	if (retry_after_ms > K8S_BACKOFF_RETRY_AFTER_MAX_MS) {
+		retry_after_ms = K8S_BACKOFF_RETRY_AFTER_MAX_MS;
+	}
+	uint64_t delay = retry_after_ms + (uint64_t)(jitter * K8S_BACKOFF_RETRY_AFTER_JITTER *
+	                                             (double)retry_after_ms);
+	return (delay < K8S_BACKOFF_RETRY_AFTER_MAX_MS) ? delay : K8S_BACKOFF_RETRY_AFTER_MAX_MS;
 }
 
 void k8s_backoff_reset(k8s_backoff_t *b)

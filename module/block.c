@@ -235,6 +235,12 @@ static bool label_shared(const k8s_block_ent_t *prev, const k8s_block_ent_t *ent
 	       label_cmp(prev->label, ent->label) == 0;
 }
 
+/*! \brief True if a port's name is stored once with the previous port's (equal names are adjacent). */
+static bool port_name_shared(const k8s_block_parts_t *p, size_t i)
+{
+	return i > 0 && strcmp(p->ports[i - 1].name, p->ports[i].name) == 0;
+}
+
 /*! \brief Bytes of the strings: offset 0 unused, then labels (see label_shared()), port names, cluster ids. */
 static size_t strings_size(const k8s_block_parts_t *p)
 {
@@ -246,7 +252,7 @@ static size_t strings_size(const k8s_block_parts_t *p)
 		}
 	}
 	for (size_t i = 0; i < p->port_count; i++) {
-		size += 1 + strlen(p->ports[i].name);
+		size += port_name_shared(p, i) ? 0 : 1 + strlen(p->ports[i].name);
 	}
 	return size + p->cluster_bytes;
 }
@@ -325,12 +331,17 @@ k8s_svc_t *k8s_block_new(const k8s_block_parts_t *p)
 	                    aaaa_count * knot_rdata_size(k8s_ip_len(AF_INET6));
 	size_t target_size = (p->target != NULL) ? knot_dname_size(p->target) : 0;
 
-	// Layout: header and records, ports, cluster offsets, rdata, owner, target, ingress, strings.
+	// Layout: header and records, ports, cluster offsets, the endpoints' port sets, rdata,
+	// owner, target, ingress, strings.
 	size_t addr_count = p->sip_count + p->ep_count;
 	size_t ingress_size = (p->ingress_count > 0) ? K8S_INGRESS_MAX * sizeof(k8s_ip_t) : 0;
+	size_t ep_ports_count = (p->port_sets != NULL) ? p->ep_count : 0;
 	size_t off_ports = ALIGN8(sizeof(k8s_svc_t) + addr_count * sizeof(k8s_addr_t));
 	size_t off_clusters = off_ports + p->port_count * sizeof(k8s_svc_port_t);
-	size_t off_rdata = ALIGN8(off_clusters + p->cluster_count * sizeof(uint32_t));
+	size_t off_ep_ports = off_clusters + p->cluster_count * sizeof(uint32_t);
+	size_t off_port_sets = off_ep_ports + ep_ports_count * sizeof(uint32_t);
+	size_t port_sets_size = (p->port_sets != NULL) ? p->port_sets_len * sizeof(uint16_t) : 0;
+	size_t off_rdata = ALIGN8(off_port_sets + port_sets_size);
 	size_t off_owner = off_rdata + rdata_size;
 	size_t off_target = off_owner + p->owner_len;
 	size_t off_ingress = off_target + target_size;
@@ -373,9 +384,18 @@ k8s_svc_t *k8s_block_new(const k8s_block_parts_t *p)
 	for (size_t i = 0; i < p->port_count; i++) {
 		ports[i].port = p->ports[i].port;
 		ports[i].proto = p->ports[i].proto;
+		if (port_name_shared(p, i)) {
+			ports[i].name = ports[i - 1].name;
+			continue;
+		}
 		ports[i].name = str_pos;
 		label_set(strings + str_pos, p->ports[i].name);
 		str_pos += 1 + strings[str_pos];
+	}
+
+	if (p->port_sets != NULL) {
+		svc->ep_ports = memcpy(mem + off_ep_ports, p->ep_ports, ep_ports_count * sizeof(uint32_t));
+		svc->port_sets = memcpy(mem + off_port_sets, p->port_sets, port_sets_size);
 	}
 
 	uint32_t *clusters = (uint32_t *)(mem + off_clusters);

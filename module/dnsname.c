@@ -18,9 +18,10 @@
 
 #include "dnsname.h"
 
-bool k8s_dns_label_valid(const char *s, size_t len, bool fold)
+/*! [a-z0-9]([-a-z0-9]*[a-z0-9])? of any length: a label of the subdomain rule. */
+static bool label_chars_valid(const char *s, size_t len, bool fold)
 {
-	if (len == 0 || len > K8S_DNS_LABEL_MAX) {
+	if (len == 0) {
 		return false;
 	}
 	for (size_t i = 0; i < len; i++) {
@@ -34,6 +35,35 @@ bool k8s_dns_label_valid(const char *s, size_t len, bool fold)
 		}
 	}
 	return true;
+}
+
+bool k8s_dns_label_valid(const char *s, size_t len, bool fold)
+{
+	return len <= K8S_DNS_LABEL_MAX && label_chars_valid(s, len, fold);
+}
+
+bool k8s_dns1035_label_valid(const char *s, size_t len)
+{
+	return k8s_dns_label_valid(s, len, false) && s[0] >= 'a' && s[0] <= 'z';
+}
+
+bool k8s_dns_subdomain_valid(const char *s, size_t len)
+{
+	if (len == 0 || len > K8S_DNS_NAME_MAX) {
+		return false;
+	}
+	const char *end = s + len;
+	while (true) {
+		const char *dot = memchr(s, '.', end - s);
+		const char *label_end = (dot != NULL) ? dot : end;
+		if (!label_chars_valid(s, label_end - s, false)) {
+			return false; // "a..b", ".a" and "a." have an empty label
+		}
+		if (dot == NULL) {
+			return true;
+		}
+		s = dot + 1;
+	}
 }
 
 bool k8s_dns_name_valid(const char *s, size_t len, size_t max_len, size_t max_labels, bool fold)

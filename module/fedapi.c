@@ -19,11 +19,15 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,7 +39,23 @@
 #include "fedapi.h"
 
 #define PATH_PREFIX    "/federations/"
-#define REFUSED_LOG_MS (60 * 1000)  /*!< One line about refused clients at most this often. */
+#define LOG_EVERY_MS   (60 * 1000)  /*!< One line of each kind about clients at most this often. */
+
+typedef struct conn conn_t;
+
+/*!
+ * \brief A connection, from its accept to its close (NOTIFY_CONNECTION); only the
+ * serving thread touches these, as every libmicrohttpd callback runs in it.
+ */
+struct conn {
+	conn_t *prev, *next;         /*!< In the order of accept. */
+	k8s_fedapi_t *api;
+	int fd;
+	uint64_t since_ms;           /*!< Accept, or the end of the last request. */
+	bool verified;               /*!< The handshake verified a client certificate. */
+	bool answering;              /*!< A request arrived whole; its answer is being sent. */
+	bool closing;                /*!< Shut down by us; libmicrohttpd has yet to see it. */
+};
 
 struct k8s_fedapi {
 	struct MHD_Daemon *daemon;
@@ -45,7 +65,15 @@ struct k8s_fedapi {
 	char *key;
 	size_t key_len;
 	char *ca;
-	atomic_uint_fast64_t refused_logged_ms;
+	pthread_t thread;
+	bool thread_started;
+	int wake_fd;                 /*!< eventfd: stop. */
+	atomic_bool stopping;
+	conn_t *first, *last;        /*!< Open connections, oldest first. */
+	size_t unverified;           /*!< Of them, not verified and not closing. */
+	uint64_t refused_logged_ms;
+	uint64_t closed_logged_ms;
+	uint64_t evicted_logged_ms;
 };
 
 /*! \brief One request: its verdict on the client and its body so far. */
@@ -92,14 +120,8 @@ static char *pem_read(const char *path, size_t *len, char *err, size_t errlen)
 }
 
 /*! \brief True if the TLS peer presented a certificate that the client CA verifies. */
-static bool client_verified(struct MHD_Connection *conn)
+static bool session_verified(gnutls_session_t session)
 {
-	const union MHD_ConnectionInfo *info =
-		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-	if (info == NULL || info->tls_session == NULL) {
-		return false;
-	}
-	gnutls_session_t session = info->tls_session;
 	unsigned count = 0;
 	if (gnutls_certificate_get_peers(session, &count) == NULL || count == 0) {
 		return false;
@@ -112,6 +134,210 @@ static bool client_verified(struct MHD_Connection *conn)
 	unsigned status = 0;
 	return gnutls_certificate_verify_peers(session, &purpose, 1, &status) == GNUTLS_E_SUCCESS &&
 	       status == 0;
+}
+
+static bool client_verified(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	return info != NULL && info->tls_session != NULL && session_verified(info->tls_session);
+}
+
+static conn_t *conn_of(struct MHD_Connection *connection)
+{
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return (info != NULL) ? info->socket_context : NULL;
+}
+
+/*! \brief True (and the time noted) if a line of its kind was not logged a minute before. */
+static bool log_due(uint64_t *logged_ms)
+{
+	uint64_t now = k8s_now_ms();
+	if (*logged_ms != 0 && now - *logged_ms < LOG_EVERY_MS) {
+		return false;
+	}
+	*logged_ms = now;
+	return true;
+}
+
+/*!
+ * The handshake's own check (gnutls_session_set_verify_function): a client without a
+ * certificate the client CA verifies fails the handshake, before any HTTP is read.
+ */
+static int handshake_verify(gnutls_session_t session)
+{
+	struct MHD_Connection *connection = gnutls_session_get_ptr(session);
+	conn_t *c = (connection != NULL) ? conn_of(connection) : NULL;
+	if (c == NULL) {
+		return -1;
+	}
+	if (!session_verified(session)) {
+		if (log_due(&c->api->refused_logged_ms)) {
+			k8s_logf(&c->api->log, LOG_WARNING, "federations, refused a client at the TLS "
+			         "handshake (no client certificate the client CA verifies)");
+		}
+		return -1;
+	}
+	if (!c->verified && !c->closing) {
+		c->verified = true;
+		c->api->unverified--;
+	}
+	return 0;
+}
+
+/*! \brief Closes a connection: libmicrohttpd sees the end of its socket and frees it. */
+static void conn_close(conn_t *c)
+{
+	if (!c->closing) {
+		c->closing = true;
+		if (!c->verified) {
+			c->api->unverified--;
+		}
+		(void)shutdown(c->fd, SHUT_RDWR);
+	}
+}
+
+static void conn_started(k8s_fedapi_t *api, struct MHD_Connection *connection, void **ctx)
+{
+	const union MHD_ConnectionInfo *fd_info =
+		MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+	const union MHD_ConnectionInfo *tls_info =
+		MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	conn_t *c = calloc(1, sizeof(*c));
+	if (c == NULL || fd_info == NULL || tls_info == NULL || tls_info->tls_session == NULL) {
+		// Cannot be watched: refused (its session fails the handshake without a conn_t).
+		free(c);
+		*ctx = NULL;
+		if (fd_info != NULL) {
+			(void)shutdown(fd_info->connect_fd, SHUT_RDWR);
+		}
+		return;
+	}
+	c->api = api;
+	c->fd = fd_info->connect_fd;
+	c->since_ms = k8s_now_ms();
+	c->prev = api->last;
+	if (api->last != NULL) {
+		api->last->next = c;
+	} else {
+		api->first = c;
+	}
+	api->last = c;
+	*ctx = c;
+
+	// The certificate is checked in the handshake itself, which fails without one (asked
+	// for, not required, so that our check runs and says so in the log).
+	gnutls_session_t session = tls_info->tls_session;
+	gnutls_certificate_server_set_request(session, GNUTLS_CERT_REQUEST);
+	gnutls_session_set_verify_function(session, handshake_verify);
+
+	// Past the cap of handshakes in progress the oldest gives way: clients that cannot
+	// complete one cannot keep the controller out, however many addresses they have.
+	if (++api->unverified > K8S_FEDAPI_MAX_UNVERIFIED) {
+		for (conn_t *old = api->first; old != NULL; old = old->next) {
+			if (!old->verified && !old->closing) {
+				conn_close(old);
+				break;
+			}
+		}
+		if (log_due(&api->evicted_logged_ms)) {
+			k8s_logf(&api->log, LOG_NOTICE, "federations, closed the oldest connection "
+			         "in its TLS handshake (%u handshakes in progress)",
+			         (unsigned)K8S_FEDAPI_MAX_UNVERIFIED);
+		}
+	}
+}
+
+static void conn_closed(k8s_fedapi_t *api, void **ctx)
+{
+	conn_t *c = *ctx;
+	if (c == NULL) {
+		return;
+	}
+	if (!c->verified && !c->closing) {
+		api->unverified--;
+	}
+	if (c->prev != NULL) {
+		c->prev->next = c->next;
+	} else {
+		api->first = c->next;
+	}
+	if (c->next != NULL) {
+		c->next->prev = c->prev;
+	} else {
+		api->last = c->prev;
+	}
+	free(c);
+	*ctx = NULL;
+}
+
+static void notify_connection(void *cls, struct MHD_Connection *connection, void **ctx,
+                              enum MHD_ConnectionNotificationCode code)
+{
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		conn_started(cls, connection, ctx);
+	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		conn_closed(cls, ctx);
+	}
+}
+
+/*!
+ * Closes every connection whose request has not arrived whole (TLS handshake, headers
+ * and body) within K8S_FEDAPI_REQUEST_MS of its accept or of the previous request's
+ * end, however steadily it trickles; returns the ms until the next such deadline.
+ */
+static int64_t conns_expire(k8s_fedapi_t *api, uint64_t now)
+{
+	int64_t next = -1;
+	size_t closed = 0;
+	for (conn_t *c = api->first; c != NULL; c = c->next) {
+		if (c->closing || c->answering) {
+			continue;
+		}
+		uint64_t age = now - c->since_ms;
+		if (age >= K8S_FEDAPI_REQUEST_MS) {
+			conn_close(c);
+			closed++;
+		} else if (next < 0 || (int64_t)(K8S_FEDAPI_REQUEST_MS - age) < next) {
+			next = (int64_t)(K8S_FEDAPI_REQUEST_MS - age);
+		}
+	}
+	if (closed > 0 && log_due(&api->closed_logged_ms)) {
+		k8s_logf(&api->log, LOG_NOTICE, "federations, closed %zu connections (no whole "
+		         "request within %u ms)", closed, (unsigned)K8S_FEDAPI_REQUEST_MS);
+	}
+	return next;
+}
+
+/*! \brief The serving thread: libmicrohttpd's events and the connections' deadlines. */
+static void *serve(void *arg)
+{
+	k8s_fedapi_t *api = arg;
+	const union MHD_DaemonInfo *info =
+		MHD_get_daemon_info(api->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+	struct pollfd fds[2] = {
+		{ .fd = info->epoll_fd, .events = POLLIN },
+		{ .fd = api->wake_fd, .events = POLLIN },
+	};
+	while (!atomic_load(&api->stopping)) {
+		int64_t wait = conns_expire(api, k8s_now_ms());
+		MHD_UNSIGNED_LONG_LONG mhd_wait = 0;
+		if (MHD_get_timeout(api->daemon, &mhd_wait) == MHD_YES &&
+		    (wait < 0 || mhd_wait < (MHD_UNSIGNED_LONG_LONG)wait)) {
+			wait = (int64_t)mhd_wait;
+		}
+		if (wait < 0 || wait > 60 * 1000) {
+			wait = 60 * 1000;
+		}
+		if (poll(fds, 2, (int)wait) < 0 && errno != EINTR) {
+			k8s_logf(&api->log, LOG_ERR, "federations api, poll failed (%s)",
+			         strerror(errno));
+			break;
+		}
+		(void)MHD_run(api->daemon);
+	}
+	return NULL;
 }
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned code, const char *fmt, ...)
@@ -210,7 +436,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	k8s_fedapi_t *api = cls;
 	request_t *req = *state;
 	if (req == NULL) {
-		// The client is judged before its body is read.
+		// The handshake verified the client; checked again before its body is read.
 		req = calloc(1, sizeof(*req));
 		if (req == NULL) {
 			return MHD_NO;
@@ -232,10 +458,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		return MHD_YES;
 	}
 
+	// The whole request is in: its answer is not bound by the request's deadline.
+	conn_t *c = conn_of(conn);
+	if (c != NULL) {
+		c->answering = true;
+	}
 	if (!req->verified) {
-		uint64_t now = k8s_now_ms(), last = atomic_load(&api->refused_logged_ms);
-		if ((last == 0 || now - last >= REFUSED_LOG_MS) &&
-		    atomic_compare_exchange_strong(&api->refused_logged_ms, &last, now)) {
+		if (log_due(&api->refused_logged_ms)) {
 			k8s_logf(&api->log, LOG_WARNING, "federations, refused a request "
 			         "(no client certificate the client CA verifies)");
 		}
@@ -265,6 +494,12 @@ static void completed(void *cls, struct MHD_Connection *conn, void **state,
 {
 	free(*state);
 	*state = NULL;
+	// A connection kept alive has as long for its next request as a new one.
+	conn_t *c = conn_of(conn);
+	if (c != NULL) {
+		c->answering = false;
+		c->since_ms = k8s_now_ms();
+	}
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list args)
@@ -284,8 +519,17 @@ void k8s_fedapi_stop(k8s_fedapi_t *api)
 	if (api == NULL) {
 		return;
 	}
+	if (api->thread_started) {
+		atomic_store(&api->stopping, true);
+		uint64_t one = 1;
+		(void)!write(api->wake_fd, &one, sizeof(one));
+		pthread_join(api->thread, NULL);
+	}
 	if (api->daemon != NULL) {
 		MHD_stop_daemon(api->daemon);
+	}
+	if (api->wake_fd >= 0) {
+		close(api->wake_fd);
 	}
 	free(api->cert);
 	if (api->key != NULL) {
@@ -308,7 +552,8 @@ k8s_fedapi_t *k8s_fedapi_start(const k8s_fedapi_conf_t *conf, k8s_fedfwd_t *fwd,
 	if (log != NULL) {
 		api->log = *log;
 	}
-	atomic_init(&api->refused_logged_ms, 0);
+	atomic_init(&api->stopping, false);
+	api->wake_fd = -1;
 	api->cert = pem_read(conf->cert, NULL, err, errlen);
 	api->key = (api->cert != NULL) ? pem_read(conf->key, &api->key_len, err, errlen) : NULL;
 	api->ca = (api->key != NULL) ? pem_read(conf->client_ca, NULL, err, errlen) : NULL;
@@ -316,8 +561,8 @@ k8s_fedapi_t *k8s_fedapi_start(const k8s_fedapi_conf_t *conf, k8s_fedfwd_t *fwd,
 		k8s_fedapi_stop(api);
 		return NULL;
 	}
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_TLS |
-	                 MHD_USE_ERROR_LOG;
+	// Driven by a thread of ours (serve()), which also enforces the requests' deadline.
+	unsigned flags = MHD_USE_EPOLL | MHD_USE_TLS | MHD_USE_ERROR_LOG;
 	uint16_t port;
 	if (conf->listen.ss_family == AF_INET6) {
 		flags |= MHD_USE_IPv6;
@@ -334,8 +579,10 @@ k8s_fedapi_t *k8s_fedapi_start(const k8s_fedapi_conf_t *conf, k8s_fedfwd_t *fwd,
 		MHD_OPTION_HTTPS_MEM_KEY, api->key,
 		MHD_OPTION_HTTPS_MEM_TRUST, api->ca,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)K8S_FEDAPI_MAX_CONNECTIONS,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)K8S_FEDAPI_MAX_PER_ADDRESS,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)K8S_FEDAPI_TIMEOUT_S,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
+		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, api,
 		MHD_OPTION_NOTIFY_COMPLETED, completed, api,
 		MHD_OPTION_END);
 	if (api->daemon == NULL) {
@@ -343,5 +590,13 @@ k8s_fedapi_t *k8s_fedapi_start(const k8s_fedapi_conf_t *conf, k8s_fedfwd_t *fwd,
 		k8s_fedapi_stop(api);
 		return NULL;
 	}
+	api->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (api->wake_fd < 0 || MHD_get_daemon_info(api->daemon, MHD_DAEMON_INFO_EPOLL_FD) == NULL ||
+	    pthread_create(&api->thread, NULL, serve, api) != 0) {
+		snprintf(err, errlen, "cannot start the serving thread");
+		k8s_fedapi_stop(api);
+		return NULL;
+	}
+	api->thread_started = true;
 	return api;
 }

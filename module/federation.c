@@ -22,11 +22,12 @@
 #include "dnsname.h"
 #include "federation.h"
 
-/*! \brief True if a wire label is an RFC 1123 label (RFC 1035: starting with a letter). */
+/*! \brief True if a wire label is an RFC 1123 label (or an RFC 1035 one, as kube-dns asks). */
 static bool label_valid(const uint8_t *label, bool rfc1035)
 {
-	return k8s_dns_label_valid((const char *)label + 1, label[0], false) &&
-	       (!rfc1035 || (label[1] >= 'a' && label[1] <= 'z'));
+	const char *text = (const char *)label + 1;
+	return rfc1035 ? k8s_dns1035_label_valid(text, label[0])
+	               : k8s_dns_label_valid(text, label[0], false);
 }
 
 size_t k8s_federation_labels(const char *text, size_t len, bool fold, uint8_t *out, size_t max)

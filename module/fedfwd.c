@@ -29,6 +29,7 @@
 
 #include "answer_priv.h"
 #include "fedfwd.h"
+#include "snapfile.h"
 #include "upstream.h"
 
 struct k8s_fedfwd {
@@ -96,7 +97,7 @@ static k8s_fedstub_set_t *state_load(k8s_fedfwd_t *f)
 	if (f->state_path == NULL) {
 		return NULL;
 	}
-	int fd = open(f->state_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = open(f->state_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno != ENOENT) {
 			k8s_logf(&f->log, LOG_WARNING, "federations, ignoring %s (%s)",
@@ -107,8 +108,11 @@ static k8s_fedstub_set_t *state_load(k8s_fedfwd_t *f)
 	struct stat st;
 	char *data = NULL;
 	const char *why = NULL;
+	char owner[96];
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		why = "not a regular file";
+	} else if (!k8s_snapfile_owned(&st, owner, sizeof(owner))) {
+		why = owner;  // Read as knotd's own writing: no one else may have written it.
 	} else if (st.st_size > K8S_FEDSTUB_MAX_FILE) {
 		why = "too large";
 	} else if ((data = malloc(st.st_size + 1)) == NULL) {
@@ -157,9 +161,9 @@ static int state_save(k8s_fedfwd_t *f, const k8s_fedstub_set_t *set)
 		return KNOT_ERANGE;
 	}
 	int ret = KNOT_EOK;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int fd = k8s_snapfile_create(tmp, 0600);
 	if (fd < 0) {
-		ret = knot_map_errno();
+		ret = fd;
 	}
 	for (size_t done = 0; ret == KNOT_EOK && done < len; ) {
 		ssize_t n = write(fd, text + done, len - done);

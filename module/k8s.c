@@ -191,6 +191,12 @@ static const yp_item_t k8s_conf[] = {
 	{ MOD_FED_API_CERT,      YP_TSTR,   YP_VNONE },
 	{ MOD_FED_API_KEY,       YP_TSTR,   YP_VNONE },
 	{ MOD_FED_API_CA,        YP_TSTR,   YP_VNONE },
+	{ MOD_FORWARD,           YP_TSTR,   YP_VNONE, YP_FMULTI, { k8s_forward_check_addr } },
+	{ MOD_FORWARD_STUB,      YP_TSTR,   YP_VNONE, YP_FMULTI, { k8s_forward_check_stub } },
+	{ MOD_FORWARD_TIMEOUT,   YP_TINT,   YP_VINT = { 100, 60000, 2000 } },
+	{ MOD_FORWARD_CACHE_TTL, YP_TINT,   YP_VINT = { 0, 86400, 30, YP_STIME } },
+	{ MOD_FORWARD_CACHE_SIZE, YP_TINT,  YP_VINT = { 16, 1048576, 4096 } },
+	{ MOD_FORWARD_PENDING,   YP_TINT,   YP_VINT = { 1, 65536, 1024 } },
 	{ NULL }
 };
 
@@ -299,6 +305,7 @@ static void ctx_free(k8s_ctx_t *ctx)
 	// The endpoint programs the forwarder: it stops first.
 	k8s_fedapi_stop(ctx->fedapi);
 	k8s_fedfwd_free(ctx->fedfwd);
+	k8s_forward_release(ctx->fwd, ctx->mod);
 	free(ctx->zone);
 	for (int z = 0; z < K8S_ZONE_COUNT; z++) {
 		free(ctx->domains[z]);
@@ -670,6 +677,17 @@ static int load_module(check_ctx_t *check)
 	}
 	ctx->mod = check->mod;
 
+	// A global instance only forwards the names in no zone: no watcher, no zone options.
+	if (check->mod != NULL && knotd_mod_zone(check->mod) == NULL) {
+		int ret = k8s_forward_read(check, ctx, true);
+		if (ret != KNOT_EOK) {
+			ctx_free(ctx);
+		} else {
+			knotd_mod_ctx_set(check->mod, ctx);
+		}
+		return ret;
+	}
+
 	k8s_watcher_conf_t wconf = { 0 };
 	int ret = answer_read(check, ctx);
 	if (ret == KNOT_EOK) {
@@ -686,6 +704,9 @@ static int load_module(check_ctx_t *check)
 	}
 	if (ret == KNOT_EOK) {
 		ret = k8s_fed_fwd_read(check, ctx);
+	}
+	if (ret == KNOT_EOK) {
+		ret = k8s_forward_read(check, ctx, false);
 	}
 	// Everything that can fail comes before the watcher holds this zone: knotd frees
 	// the module after a failed load without calling unload.
@@ -747,5 +768,5 @@ static void k8s_unload(knotd_mod_t *mod)
 	ctx_free(ctx);
 }
 
-KNOTD_MOD_API(k8s, KNOTD_MOD_FLAG_SCOPE_ZONE | KNOTD_MOD_FLAG_OPT_CONF,
+KNOTD_MOD_API(k8s, KNOTD_MOD_FLAG_SCOPE_ANY | KNOTD_MOD_FLAG_OPT_CONF,
               k8s_load, k8s_unload, k8s_conf, k8s_conf_check);

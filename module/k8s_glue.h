@@ -61,6 +61,14 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #define MOD_FED_API_KEY		"\x12""federation-api-key"
 #define MOD_FED_API_CA		"\x18""federation-api-client-ca"
 
+/* The forwarder's options (k8s_forward.c). */
+#define MOD_FORWARD		"\x07""forward"
+#define MOD_FORWARD_STUB	"\x0c""forward-stub"
+#define MOD_FORWARD_TIMEOUT	"\x0f""forward-timeout"
+#define MOD_FORWARD_CACHE_TTL	"\x15""forward-cache-max-ttl"
+#define MOD_FORWARD_CACHE_SIZE	"\x12""forward-cache-size"
+#define MOD_FORWARD_PENDING	"\x13""forward-max-pending"
+
 /* The zone's storage: where the snapshot (k8s.c) and the K8S-DNS role's state file are. */
 #define ZONE_STORAGE		"\x07""storage"
 
@@ -80,7 +88,10 @@ typedef struct {
 	knot_dname_t *key;           /*!< <member>.<zone>: the reload hand-over finds its predecessor by it. */
 } fed_watch_t;
 
-/*! \brief A zone's module context: allocated by load, freed by unload. */
+/*! \brief A forwarder shared by the instances whose forward settings are equal (k8s_forward.c). */
+typedef struct k8s_fwd_holder k8s_fwd_holder_t;
+
+/*! \brief A zone's module context (or the global forwarding instance's): allocated by load, freed by unload. */
 typedef struct {
 	knotd_mod_t *mod;
 	k8s_watcher_t *watcher;
@@ -100,6 +111,7 @@ typedef struct {
 	knot_dname_t *fed_suffix;
 	k8s_fedfwd_t *fedfwd;       /*!< K8S-DNS role (svc.federation.), or NULL. */
 	k8s_fedapi_t *fedapi;       /*!< Its programming endpoint, or NULL. */
+	k8s_fwd_holder_t *fwd;      /*!< The forwarder (global instance, reverse zones), or NULL. */
 } k8s_ctx_t;
 
 /*! \brief A conf check's message: it must outlive the call; conf checks run one at a time. */
@@ -185,3 +197,20 @@ int k8s_fed_check_listen(knotd_conf_check_args_t *args);
  * forwarder with its stub zones, and the programming endpoint if configured.
  */
 int k8s_fed_fwd_read(check_ctx_t *check, k8s_ctx_t *ctx);
+
+/* k8s_forward.c: the forwarder of names outside our zones. */
+
+/*! \brief A forward value is an IP address with an optional @port. */
+int k8s_forward_check_addr(knotd_conf_check_args_t *args);
+
+/*! \brief A forward-stub value is ZONE=ADDRESS[@PORT][,ADDRESS...]. */
+int k8s_forward_check_stub(knotd_conf_check_args_t *args);
+
+/*!
+ * \brief Reads the forward options and, in load, takes the forwarder: a global
+ * instance hooks the names in no zone, a reverse zone's its NXDOMAIN answers.
+ */
+int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global);
+
+/*! \brief Releases the instance's hold on the forwarder (the last one stops it). */
+void k8s_forward_release(k8s_fwd_holder_t *h, knotd_mod_t *mod);

@@ -236,7 +236,7 @@ typedef struct {
 	const char *plural;        /*!< As in API paths. */
 	const char *field;         /*!< The object's "kind" field, checked when present. */
 	bool namespaced;
-	bool name_is_label;        /*!< Its name becomes a DNS label; else a DNS subdomain, as in the API. */
+	bool name_is_label;        /*!< The API server's rule: a DNS label, else a DNS subdomain. */
 	int (*decode)(json_object *root, const meta_t *m, k8s_object_t **out);
 	uint64_t (*digest)(uint64_t h, const k8s_object_t *obj); /*!< digest.h; NULL: name only. */
 } kind_t;
@@ -256,18 +256,17 @@ bool k8s_kind_namespaced(k8s_kind_t kind)
 	return (unsigned)kind < K8S_KIND_COUNT && KINDS[kind].namespaced;
 }
 
-/*! Names that become a DNS label must be one; others may be a DNS subdomain, as in the API. */
-static bool kind_name_is_label(k8s_kind_t kind)
+bool k8s_kind_name_is_label(k8s_kind_t kind)
 {
-	return KINDS[kind].name_is_label;
+	return (unsigned)kind < K8S_KIND_COUNT && KINDS[kind].name_is_label;
 }
 
 static bool kind_name_valid(k8s_kind_t kind, str_t name)
 {
-	if (kind_name_is_label(kind)) {
+	if (k8s_kind_name_is_label(kind)) {
 		return k8s_dns_label_valid(name.ptr, name.len, false);
 	}
-	return k8s_dns_name_valid(name.ptr, name.len, K8S_DNS_NAME_MAX, 0, false);
+	return k8s_dns_subdomain_valid(name.ptr, name.len);
 }
 
 static int meta_read(k8s_kind_t kind, json_object *root, meta_t *m, char *err, size_t errlen)
@@ -294,7 +293,7 @@ static int meta_read(k8s_kind_t kind, json_object *root, meta_t *m, char *err, s
 	}
 	if (!kind_name_valid(kind, m->name)) {
 		set_err(err, errlen, "invalid metadata.name (not a dns %s)",
-		        kind_name_is_label(kind) ? "label" : "subdomain");
+		        k8s_kind_name_is_label(kind) ? "label" : "subdomain");
 		return KNOT_EINVAL;
 	}
 
@@ -391,6 +390,7 @@ typedef struct {
 	bool ready;
 	str_t hostname;
 	str_t target;
+	str_t unlabelled;  /*!< A pod name that cannot be a DNS label (k8s_slice_t). */
 } endpoint_view_t;
 
 static void endpoint_read(json_object *item, endpoint_view_t *v)
@@ -399,8 +399,12 @@ static void endpoint_read(json_object *item, endpoint_view_t *v)
 	v->ready = get_bool(get_obj(item, "conditions"), "ready", true);
 	v->hostname = label_or_null(get_str(item, "hostname"), false);
 	json_object *ref = get_obj(item, "targetRef");
-	v->target = str_is(get_str(ref, "kind"), "Pod") ?
-	            label_or_null(get_str(ref, "name"), false) : (str_t){ NULL, 0 };
+	str_t pod = str_is(get_str(ref, "kind"), "Pod") ? get_str(ref, "name") : (str_t){ NULL, 0 };
+	v->target = label_or_null(pod, false);
+	v->unlabelled = (str_t){ NULL, 0 };
+	if (v->target.ptr == NULL && pod.ptr != NULL && k8s_dns_subdomain_valid(pod.ptr, pod.len)) {
+		v->unlabelled = pod;
+	}
 }
 
 /*! The j-th address of an endpoint, if it is a valid IP of the slice's family. */
@@ -440,6 +444,7 @@ static int slice_decode(json_object *root, const meta_t *m, k8s_object_t **out)
 	json_object *endpoints = get_arr(root, "endpoints");
 	size_t ep_len = arr_len(endpoints);
 	size_t addr_count = 0;
+	str_t unlabelled = { NULL, 0 };
 	for (size_t i = 0; i < ep_len && family != 0; i++) {
 		endpoint_view_t v;
 		endpoint_read(json_object_array_get_idx(endpoints, i), &v);
@@ -451,8 +456,12 @@ static int slice_decode(json_object *root, const meta_t *m, k8s_object_t **out)
 		if (valid > 0) {
 			addr_count += valid;
 			strings += str_size(v.hostname) + str_size(v.target);
+			if (unlabelled.ptr == NULL) {
+				unlabelled = v.unlabelled;
+			}
 		}
 	}
+	strings += str_size(unlabelled);
 	if (addr_count > UINT32_MAX) {
 		return KNOT_ERANGE;
 	}
@@ -473,6 +482,7 @@ static int slice_decode(json_object *root, const meta_t *m, k8s_object_t **out)
 	slice->service = pack_str(&p, service, true);
 	slice->mcs_service = pack_str(&p, mcs_service, true);
 	slice->source_cluster = pack_str(&p, source_cluster, true);
+	slice->unlabelled_pod = pack_str(&p, unlabelled, false);
 	slice->family = family;
 	str_t trigger = get_str(m->annotations, "endpoints.kubernetes.io/last-change-trigger-time");
 	if (trigger.ptr != NULL) {
@@ -660,6 +670,13 @@ static int node_decode(json_object *root, const meta_t *m, k8s_object_t **out)
 	return KNOT_EOK;
 }
 
+/*
+ * Names as the API server checks them: a Service's is a DNS-1035 label, or a
+ * DNS-1123 label with its RelaxedServiceNameValidation feature gate, which the
+ * module cannot see, so it takes both; a Namespace's a DNS-1123 label; pods',
+ * slices', nodes' and custom resources' (ServiceImport, ClusterProperty) DNS
+ * subdomains, up to 253 bytes with labels of any length.
+ */
 static const kind_t KINDS[K8S_KIND_COUNT] = {
 	[K8S_SERVICE] = { "services", "Service", true, true,
 	                  service_decode, k8s_digest_service },
@@ -669,7 +686,7 @@ static const kind_t KINDS[K8S_KIND_COUNT] = {
 	                    namespace_decode, NULL },
 	[K8S_POD] = { "pods", "Pod", true, false,
 	              pod_decode, k8s_digest_pod },
-	[K8S_SERVICEIMPORT] = { "serviceimports", "ServiceImport", true, true,
+	[K8S_SERVICEIMPORT] = { "serviceimports", "ServiceImport", true, false,
 	                        serviceimport_decode, k8s_digest_serviceimport },
 	[K8S_CLUSTERPROPERTY] = { "clusterproperties", "ClusterProperty", false, false,
 	                          clusterproperty_decode, k8s_digest_clusterproperty },

@@ -23,14 +23,41 @@
 
 #include "records.h"
 
+/*! \brief A named port while drafting: which slice lists it, and where it goes. */
+typedef struct {
+	k8s_port_t port;        /*!< Its name points into the objects. */
+	uint32_t slice;         /*!< The draft's index of the slice that lists it. */
+	uint32_t idx;           /*!< Once sorted: its index in the block's ports, or NO_PORT (capped). */
+} draft_port_t;
+
+#define NO_PORT UINT32_MAX
+
+/*! \brief A list of indices into the block's ports, ascending, in the draft's pool. */
+typedef struct {
+	uint32_t off;
+	uint32_t len;
+} port_list_t;
+
 /*! \brief A growable array of entries and what else a block needs. */
 typedef struct {
 	k8s_ip_t *sips;
 	size_t sip_count;
-	k8s_block_ent_t *eps;       /*!< Cluster: the slice's index while drafting, then the sorted id's. */
+	k8s_block_ent_t *eps;       /*!< Cluster: the slice's index while drafting, then the sorted id's;
+	                                 ports: the slice's index, then its list's (union_duplicates()). */
 	size_t ep_count, ep_cap;
-	k8s_port_t *ports;      /*!< Named ports (names point into the objects), duplicates until sorted. */
+	draft_port_t *ports;    /*!< Named ports, duplicates until sorted. */
 	size_t port_count, port_cap;
+	k8s_port_t *block_ports; /*!< The distinct named ports, in block order (sort_ports()). */
+	size_t block_port_count;
+	bool per_slice_ports;   /*!< Headless with ports from the slices: endpoints get port sets. */
+	uint32_t slice_count;   /*!< Slices whose endpoints were kept. */
+	port_list_t *lists;     /*!< Per slice its ports, then the unions of endpoints in several slices. */
+	size_t list_count, list_cap;
+	uint16_t *pool;         /*!< The lists' values. */
+	size_t pool_len, pool_cap;
+	uint16_t *port_sets;    /*!< The block's distinct port sets (k8s_svc_t.port_sets), or NULL. */
+	size_t port_sets_len;
+	uint32_t *ep_ports;     /*!< With port_sets: per endpoint, the offset of its set. */
 	const char **clusters;  /*!< Source cluster id of each slice kept (points into the objects). */
 	size_t cluster_count, cluster_cap;
 	uint8_t *cluster_wire;  /*!< Distinct cluster ids in wire form, in order, once sorted. */
@@ -46,6 +73,11 @@ static void draft_free(draft_t *d)
 	free(d->sips);
 	free(d->eps);
 	free(d->ports);
+	free(d->block_ports);
+	free(d->lists);
+	free(d->pool);
+	free(d->port_sets);
+	free(d->ep_ports);
 	free(d->clusters);
 	free(d->cluster_wire);
 }
@@ -71,8 +103,8 @@ static int ip_cmp(const void *a, const void *b)
 	return k8s_ip_cmp(a, b);
 }
 
-/*! \brief Collects a named port; duplicates go when the ports are sorted (sort_ports()). */
-static int add_port(draft_t *d, const k8s_port_t *port)
+/*! \brief Collects a named port of a slice; duplicates go when the ports are sorted (sort_ports()). */
+static int add_port(draft_t *d, const k8s_port_t *port, uint32_t slice)
 {
 	if (port->name == NULL || port->port == 0) {
 		return KNOT_EOK;  // Unnamed ports have no SRV record.
@@ -80,14 +112,13 @@ static int add_port(draft_t *d, const k8s_port_t *port)
 	if (!grow((void **)&d->ports, &d->port_cap, d->port_count, sizeof(*d->ports))) {
 		return KNOT_ENOMEM;
 	}
-	d->ports[d->port_count++] = *port;
+	d->ports[d->port_count++] = (draft_port_t){ .port = *port, .slice = slice };
 	return KNOT_EOK;
 }
 
 /*! \brief Order of named ports: (name, protocol) as answers search them, then number. */
-static int port_cmp(const void *a, const void *b)
+static int port_cmp(const k8s_port_t *x, const k8s_port_t *y)
 {
-	const k8s_port_t *x = a, *y = b;
 	int cmp = strcmp(x->name, y->name);
 	if (cmp != 0) {
 		return cmp;
@@ -98,31 +129,115 @@ static int port_cmp(const void *a, const void *b)
 	return (x->port > y->port) - (x->port < y->port);
 }
 
+static int draft_port_cmp(const void *a, const void *b)
+{
+	return port_cmp(&((const draft_port_t *)a)->port, &((const draft_port_t *)b)->port);
+}
+
+/*! \brief Orders drafted ports by (slice, index in the block). */
+static int slice_port_cmp(const void *a, const void *b)
+{
+	const draft_port_t *x = a, *y = b;
+	if (x->slice != y->slice) {
+		return (x->slice < y->slice) ? -1 : 1;
+	}
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/*! \brief Appends a list of \a len values to the pool; its offset in \a off. */
+static int pool_add(draft_t *d, const uint16_t *values, size_t len, uint32_t *off)
+{
+	if (d->pool_len > UINT32_MAX - len) {
+		return KNOT_ENOMEM;
+	}
+	while (d->pool_len + len > d->pool_cap) {
+		if (!grow((void **)&d->pool, &d->pool_cap, d->pool_cap, sizeof(*d->pool))) {
+			return KNOT_ENOMEM;
+		}
+	}
+	*off = d->pool_len;
+	if (len > 0) {
+		memcpy(d->pool + d->pool_len, values, len * sizeof(*values));
+	}
+	d->pool_len += len;
+	return KNOT_EOK;
+}
+
+static int list_add(draft_t *d, uint32_t off, size_t len)
+{
+	if (d->list_count == UINT32_MAX ||
+	    !grow((void **)&d->lists, &d->list_cap, d->list_count, sizeof(*d->lists))) {
+		return KNOT_ENOMEM;
+	}
+	d->lists[d->list_count++] = (port_list_t){ .off = off, .len = len };
+	return KNOT_EOK;
+}
+
 /*!
- * \brief Sorts the named ports and keeps one per (name, protocol), at most K8S_MAX_PORTS.
+ * \brief Each slice's ports as a list of indices into the block's ports (list i is slice i's).
  *
- * Slices disagree on a port's number during a rollout; the lowest number wins,
- * whatever order the slices come in.
+ * Reorders the drafted ports, whose block indices are set.
  */
-static void sort_ports(draft_t *d)
+static int slice_lists(draft_t *d)
 {
 	if (d->port_count > 1) {
-		qsort(d->ports, d->port_count, sizeof(*d->ports), port_cmp);
+		qsort(d->ports, d->port_count, sizeof(*d->ports), slice_port_cmp);
+	}
+	size_t i = 0;
+	for (uint32_t slice = 0; slice < d->slice_count; slice++) {
+		uint32_t off = d->pool_len;
+		size_t len = 0;
+		for (; i < d->port_count && d->ports[i].slice == slice; i++) {
+			uint32_t idx = d->ports[i].idx;
+			if (idx == NO_PORT || (len > 0 && d->pool[off + len - 1] == idx)) {
+				continue;  // Capped, or listed twice by the slice.
+			}
+			uint16_t value = idx;
+			uint32_t at;
+			if (pool_add(d, &value, 1, &at) != KNOT_EOK) {
+				return KNOT_ENOMEM;
+			}
+			len++;
+		}
+		if (list_add(d, off, len) != KNOT_EOK) {
+			return KNOT_ENOMEM;
+		}
+	}
+	return KNOT_EOK;
+}
+
+/*!
+ * \brief Sorts the named ports and keeps each (name, protocol, number) once, at most K8S_MAX_PORTS.
+ *
+ * Slices disagree on a port's number during a rollout: each number is kept,
+ * and an endpoint answers the numbers of its own slices (slice_lists()).
+ */
+static int sort_ports(draft_t *d)
+{
+	if (d->port_count > 1) {
+		qsort(d->ports, d->port_count, sizeof(*d->ports), draft_port_cmp);
+	}
+	d->block_ports = malloc((d->port_count > 0 ? d->port_count : 1) * sizeof(*d->block_ports));
+	if (d->block_ports == NULL) {
+		return KNOT_ENOMEM;
 	}
 	size_t kept = 0;
 	for (size_t i = 0; i < d->port_count; i++) {
-		const k8s_port_t *prev = (kept > 0) ? &d->ports[kept - 1] : NULL;
-		if (prev != NULL && prev->proto == d->ports[i].proto &&
-		    strcmp(prev->name, d->ports[i].name) == 0) {
+		draft_port_t *port = &d->ports[i];
+		if (i > 0 && port_cmp(&d->ports[i - 1].port, &port->port) == 0) {
+			port->idx = d->ports[i - 1].idx;
 			continue;
 		}
 		if (kept == K8S_MAX_PORTS) {
+			port->idx = NO_PORT;
 			d->capped++;
 			continue;
 		}
-		d->ports[kept++] = d->ports[i];
+		port->idx = kept;
+		d->block_ports[kept++] = port->port;
 	}
-	d->port_count = kept;
+	d->block_port_count = kept;
+	return d->per_slice_ports ? slice_lists(d) : KNOT_EOK;
 }
 
 static int add_sips(draft_t *d, const k8s_ip_t *ips, size_t count)
@@ -169,6 +284,13 @@ static int add_slice(draft_t *d, const k8s_slice_t *slice, bool all_ready, bool 
 			return ret;
 		}
 	}
+	uint32_t slice_idx = d->slice_count;
+	if (keep_records) {
+		if (d->slice_count == UINT32_MAX) {
+			return KNOT_ENOMEM;
+		}
+		d->slice_count++;
+	}
 
 	for (uint32_t i = 0; i < slice->endpoint_count; i++) {
 		const k8s_endpoint_t *ep = &slice->endpoints[i];
@@ -186,11 +308,12 @@ static int add_slice(draft_t *d, const k8s_slice_t *slice, bool all_ready, bool 
 		if (label == NULL && conf->endpoint_pod_names) {
 			label = ep->target;
 		}
-		k8s_block_ent_init(&d->eps[d->ep_count++], &ep->ip, cluster_idx, label);
+		k8s_block_ent_init(&d->eps[d->ep_count], &ep->ip, cluster_idx, label);
+		d->eps[d->ep_count++].ports = slice_idx;
 	}
 
 	for (uint16_t i = 0; i < slice->port_count && keep_records; i++) {
-		int ret = add_port(d, &slice->ports[i]);
+		int ret = add_port(d, &slice->ports[i], slice_idx);
 		if (ret != KNOT_EOK) {
 			return ret;
 		}
@@ -295,6 +418,142 @@ static size_t max_per_name(uint8_t family)
 	return (family == AF_INET) ? K8S_MAX_A_PER_NAME : K8S_MAX_AAAA_PER_NAME;
 }
 
+static int u16_cmp(const void *a, const void *b)
+{
+	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
+	return (x > y) - (x < y);
+}
+
+/*!
+ * \brief Gives the same endpoint in several slices (sorted, adjacent) the union of their ports.
+ *
+ * The same address can be in two slices with different port numbers (a
+ * rollout, two versions side by side): it answers both.
+ */
+static int union_duplicates(draft_t *d)
+{
+	uint16_t *merged = NULL;
+	size_t merged_cap = 0;
+	int ret = KNOT_EOK;
+	for (size_t i = 0, end; i < d->ep_count && ret == KNOT_EOK; i = end) {
+		bool several = false;
+		for (end = i + 1; end < d->ep_count && k8s_block_ent_cmp(&d->eps[i], &d->eps[end]) == 0;
+		     end++) {
+			several = several || d->eps[end].ports != d->eps[i].ports;
+		}
+		if (!several) {
+			continue;
+		}
+		size_t len = 0;
+		for (size_t j = i; j < end; j++) {
+			const port_list_t *list = &d->lists[d->eps[j].ports];
+			if (len + list->len > merged_cap) {
+				size_t cap = 2 * (len + list->len);
+				uint16_t *grown = realloc(merged, cap * sizeof(*merged));
+				if (grown == NULL) {
+					ret = KNOT_ENOMEM;
+					break;
+				}
+				merged = grown;
+				merged_cap = cap;
+			}
+			memcpy(merged + len, d->pool + list->off, list->len * sizeof(*merged));
+			len += list->len;
+		}
+		if (ret != KNOT_EOK) {
+			break;
+		}
+		if (len > 1) {
+			qsort(merged, len, sizeof(*merged), u16_cmp);
+		}
+		size_t distinct = 0;
+		for (size_t j = 0; j < len; j++) {
+			if (distinct == 0 || merged[distinct - 1] != merged[j]) {
+				merged[distinct++] = merged[j];
+			}
+		}
+		uint32_t off;
+		ret = pool_add(d, merged, distinct, &off);
+		if (ret == KNOT_EOK) {
+			ret = list_add(d, off, distinct);
+		}
+		for (size_t j = i; j < end && ret == KNOT_EOK; j++) {
+			d->eps[j].ports = d->list_count - 1;
+		}
+	}
+	free(merged);
+	return ret;
+}
+
+/*! \brief An endpoint's port list, to sort by content. */
+typedef struct {
+	const uint16_t *values;
+	uint32_t len;
+	uint32_t ep;
+} set_key_t;
+
+static int set_key_cmp(const void *a, const void *b)
+{
+	const set_key_t *x = a, *y = b;
+	size_t n = (x->len < y->len) ? x->len : y->len;
+	for (size_t i = 0; i < n; i++) {
+		if (x->values[i] != y->values[i]) {
+			return (x->values[i] < y->values[i]) ? -1 : 1;
+		}
+	}
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+/*!
+ * \brief Stores the kept endpoints' port sets, each distinct one once (none when all have every port).
+ */
+static int intern_port_sets(draft_t *d)
+{
+	if (!d->per_slice_ports || d->ep_count == 0) {
+		return KNOT_EOK;
+	}
+	set_key_t *keys = malloc(d->ep_count * sizeof(*keys));
+	if (keys == NULL) {
+		return KNOT_ENOMEM;
+	}
+	size_t total = 0;
+	for (size_t i = 0; i < d->ep_count; i++) {
+		const port_list_t *list = &d->lists[d->eps[i].ports];
+		keys[i] = (set_key_t){ .values = d->pool + list->off, .len = list->len, .ep = i };
+	}
+	qsort(keys, d->ep_count, sizeof(*keys), set_key_cmp);
+	for (size_t i = 0; i < d->ep_count; i++) {
+		if (i == 0 || set_key_cmp(&keys[i - 1], &keys[i]) != 0) {
+			total += 1 + keys[i].len;
+		}
+	}
+	// One set of every port (the lists are ascending and distinct): nothing to store.
+	const set_key_t *last = &keys[d->ep_count - 1];
+	if (keys[0].len == d->block_port_count && set_key_cmp(&keys[0], last) == 0) {
+		free(keys);
+		return KNOT_EOK;
+	}
+	d->port_sets = malloc(total * sizeof(*d->port_sets));
+	d->ep_ports = malloc(d->ep_count * sizeof(*d->ep_ports));
+	if (d->port_sets == NULL || d->ep_ports == NULL || total > UINT32_MAX) {
+		free(keys);
+		return KNOT_ENOMEM;
+	}
+	size_t pos = 0, set = 0;
+	for (size_t i = 0; i < d->ep_count; i++) {
+		if (i == 0 || set_key_cmp(&keys[i - 1], &keys[i]) != 0) {
+			set = pos;
+			d->port_sets[pos++] = keys[i].len;
+			memcpy(d->port_sets + pos, keys[i].values, keys[i].len * sizeof(uint16_t));
+			pos += keys[i].len;
+		}
+		d->ep_ports[keys[i].ep] = set;
+	}
+	d->port_sets_len = total;
+	free(keys);
+	return KNOT_EOK;
+}
+
 /*! \brief Sorts the endpoints in block order, drops duplicates and what passes the caps. */
 static int sort_endpoints(draft_t *d)
 {
@@ -304,6 +563,9 @@ static int sort_endpoints(draft_t *d)
 	}
 	if (d->ep_count > 1) {
 		qsort(d->eps, d->ep_count, sizeof(*d->eps), k8s_block_ent_cmp);
+	}
+	if (d->per_slice_ports && (ret = union_duplicates(d)) != KNOT_EOK) {
+		return ret;
 	}
 
 	size_t kept = 0, count[2] = { 0 };
@@ -326,7 +588,7 @@ static int sort_endpoints(draft_t *d)
 	}
 	d->ep_count = kept;
 	k8s_block_name_endpoints(d->eps, d->ep_count);
-	return KNOT_EOK;
+	return intern_port_sets(d);
 }
 
 /*!
@@ -383,10 +645,10 @@ static k8s_svc_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
 		knot_dname_to_lower(target_wire);
 	}
 
-	if (sort_endpoints(d) != KNOT_EOK) {
+	// The ports first: an endpoint's port set is made of their indices.
+	if (sort_ports(d) != KNOT_EOK || sort_endpoints(d) != KNOT_EOK) {
 		return NULL;
 	}
-	sort_ports(d);
 	k8s_ip_t *answer = NULL;
 	size_t answer_count = answer_addrs(d, endpoints_answer, &answer);
 	if (answer_count == SIZE_MAX) {
@@ -407,8 +669,11 @@ static k8s_svc_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
 		.ep_count = d->ep_count,
 		.answer = answer,
 		.answer_count = answer_count,
-		.ports = d->ports,
-		.port_count = d->port_count,
+		.ports = d->block_ports,
+		.port_count = d->block_port_count,
+		.port_sets = d->port_sets,
+		.port_sets_len = d->port_sets_len,
+		.ep_ports = d->ep_ports,
 		.cluster_ids = d->cluster_wire,
 		.cluster_count = d->cluster_count,
 		.cluster_bytes = d->cluster_bytes,
@@ -479,11 +744,13 @@ k8s_svc_t *k8s_records_service(const k8s_service_t *svc, const k8s_slice_t *cons
 		// A ClusterIP service's SRV records name the service's own ports.
 		d.port_count = 0;
 		for (uint16_t i = 0; i < svc->port_count; i++) {
-			if (add_port(&d, &svc->ports[i]) != KNOT_EOK) {
+			if (add_port(&d, &svc->ports[i], 0) != KNOT_EOK) {
 				goto out;
 			}
 		}
 	}
+	// A headless service's endpoints have the ports of their own slices.
+	d.per_slice_ports = headless;
 	block = assemble(&d, K8S_ZONE_CLUSTER, headless ? K8S_SVC_HEADLESS : K8S_SVC_CLUSTERIP,
 	                 svc->meta.ns, svc->meta.name, NULL, headless);
 out:
@@ -510,10 +777,13 @@ k8s_svc_t *k8s_records_import(const k8s_serviceimport_t *imp, const k8s_slice_t 
 			goto out;
 		}
 	}
-	if (!imp->headless || d.port_count == 0) {
+	// A headless import's endpoints have the ports of their own slices; the
+	// import's ports are every endpoint's when no slice names any.
+	d.per_slice_ports = imp->headless && d.port_count > 0;
+	if (!d.per_slice_ports) {
 		d.port_count = 0;
 		for (uint16_t i = 0; i < imp->port_count; i++) {
-			if (add_port(&d, &imp->ports[i]) != KNOT_EOK) {
+			if (add_port(&d, &imp->ports[i], 0) != KNOT_EOK) {
 				goto out;
 			}
 		}

@@ -50,8 +50,8 @@
 #define SHORT_WATCH_MS       1000
 #define ABSENT_RETRY_S_DEFAULT 60
 #define DECODE_LOG_MS        (10 * 1000)
-/*! Real servers ask for at most 30 s; a larger Retry-After must not stall a reflector for long. */
-#define RETRY_AFTER_MAX_S    300
+/*! A Retry-After beyond the whole wait it can get (K8S_BACKOFF_RETRY_AFTER_MAX_MS) is cut here. */
+#define RETRY_AFTER_MAX_S    (K8S_BACKOFF_RETRY_AFTER_MAX_MS / 1000)
 /*! While backing off from an unreachable server, it is probed this often (plus up to half again). */
 #define PROBE_INTERVAL_MS    1000
 /*! A probe is a GET of this: small, cheap, and served by every API server. */

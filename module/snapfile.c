@@ -58,6 +58,32 @@ static int write_all(int fd, const void *data, size_t len, uint64_t *sum)
 	return KNOT_EOK;
 }
 
+int k8s_snapfile_create(const char *path, mode_t mode)
+{
+	// A stale file of a crashed write, or a link someone planted: gone, not followed.
+	if (unlink(path) != 0 && errno != ENOENT) {
+		return knot_map_errno();
+	}
+	// Exclusive: a name planted again in between fails the write instead of redirecting it.
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	return (fd >= 0) ? fd : knot_map_errno();
+}
+
+bool k8s_snapfile_owned(const struct stat *st, char *why, size_t why_len)
+{
+	if (st->st_uid != geteuid()) {
+		snprintf(why, why_len, "owned by uid %lu, not by knotd's %lu",
+		         (unsigned long)st->st_uid, (unsigned long)geteuid());
+		return false;
+	}
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		snprintf(why, why_len, "writable by group or others (mode %03o)",
+		         (unsigned)(st->st_mode & 0777));
+		return false;
+	}
+	return true;
+}
+
 int k8s_snapfile_write(const char *path, const k8s_snaphdr_t *hdr,
                        const void *payload, size_t len)
 {
@@ -81,9 +107,9 @@ int k8s_snapfile_write(const char *path, const k8s_snaphdr_t *hdr,
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
 		return KNOT_ERANGE;
 	}
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	int fd = k8s_snapfile_create(tmp, 0640);
 	if (fd < 0) {
-		return knot_map_errno();
+		return fd;
 	}
 	uint64_t sum = K8S_FNV64_INIT;
 	int ret = write_all(fd, head, off, &sum);
@@ -132,8 +158,12 @@ int k8s_snapfile_read(const char *path, uint64_t settings_hash, int64_t now_s,
 {
 	memset(map, 0, sizeof(*map));
 	snprintf(why, why_len, "no snapshot");
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	// Non-blocking: a FIFO planted at the name must not stall the watcher in open().
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
+		if (errno == ELOOP) {
+			return refuse(why, why_len, "a symbolic link");
+		}
 		return (errno == ENOENT) ? KNOT_ENOENT : knot_map_errno();
 	}
 	struct stat st;
@@ -145,6 +175,11 @@ int k8s_snapfile_read(const char *path, uint64_t settings_hash, int64_t now_s,
 	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)K8S_SNAP_MAX + 4096) {
 		close(fd);
 		return refuse(why, why_len, "not a regular file or too large");
+	}
+	// The payload is trusted as our own writing: only a file that only knotd could write.
+	if (!k8s_snapfile_owned(&st, why, why_len)) {
+		close(fd);
+		return KNOT_EMALF;
 	}
 	size_t got = (size_t)st.st_size;
 	if (got == 0) {
@@ -211,12 +246,20 @@ int k8s_snapfile_read(const char *path, uint64_t settings_hash, int64_t now_s,
 		ret = refuse(why, why_len, "made with other watch settings");
 		goto out;
 	}
+	// Both times non-negative, so no difference below can overflow.
 	int64_t created = (int64_t)k8s_snap_get_le(data + 24, 8);
-	if (created > now_s + 60) {
+	if (now_s < 0) {
+		now_s = 0;
+	}
+	if (created < 0) {
+		ret = refuse(why, why_len, "negative creation time");
+		goto out;
+	}
+	if (created > now_s && created - now_s > 60) {
 		ret = refuse(why, why_len, "created in the future");
 		goto out;
 	}
-	if (max_age_s > 0 && now_s - created > max_age_s) {
+	if (max_age_s > 0 && created < now_s && now_s - created > max_age_s) {
 		snprintf(why, why_len, "%lld s old, older than snapshot-max-age",
 		         (long long)(now_s - created));
 		ret = KNOT_EMALF;

@@ -296,7 +296,8 @@ static const char *pack(br_t *r, view_t v)
 /*! How a string must look: what the API objects' decoder keeps there, lowercase. */
 typedef enum {
 	STR_LABEL,      /*!< A DNS label (names, hostnames, port names, service labels). */
-	STR_NAME,       /*!< A DNS subdomain (names of kinds that are no label; ExternalName). */
+	STR_NAME,       /*!< Dot-separated DNS labels of at most 253 bytes (ExternalName). */
+	STR_SUBDOMAIN,  /*!< A DNS subdomain, labels of any length (names of kinds that are no label). */
 	STR_TOPOLOGY,   /*!< Dot-separated labels of at most 63 bytes (node zone, region). */
 	STR_CLUSTER,    /*!< A cluster id. */
 } str_kind_t;
@@ -315,6 +316,9 @@ static const char *get_str(br_t *r, str_kind_t kind, bool required)
 		break;
 	case STR_NAME:
 		valid = k8s_dns_name_valid(v.ptr, v.len, K8S_DNS_NAME_MAX, 0, false);
+		break;
+	case STR_SUBDOMAIN:
+		valid = k8s_dns_subdomain_valid(v.ptr, v.len);
 		break;
 	case STR_TOPOLOGY:
 		valid = k8s_dns_name_valid(v.ptr, v.len, K8S_DNS_LABEL_MAX, 0, false);
@@ -390,9 +394,8 @@ static void *object_alloc(br_t *r, size_t head, size_t arrays, size_t strings, v
 static void meta_read(br_t *r, k8s_object_t *obj, k8s_kind_t kind)
 {
 	obj->kind = kind;
-	// Names that become a DNS label are one; the others DNS subdomains, as in the API.
-	bool label = kind == K8S_SERVICE || kind == K8S_NAMESPACE || kind == K8S_SERVICEIMPORT;
-	obj->name = get_str(r, label ? STR_LABEL : STR_NAME, true);
+	// The decoder's rule for the kind's names (objects.c).
+	obj->name = get_str(r, k8s_kind_name_is_label(kind) ? STR_LABEL : STR_SUBDOMAIN, true);
 	obj->ns = k8s_kind_namespaced(kind) ? get_str(r, STR_LABEL, true) : "";
 }
 

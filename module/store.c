@@ -22,6 +22,7 @@
 #include <libknot/error.h>
 
 #include "bulk.h"
+#include "dnsname.h"
 #include "map.h"
 #include "records.h"
 #include "store.h"
@@ -190,12 +191,47 @@ static bool slice_group(const k8s_slice_t *slice, unsigned source, char key[KEY_
 	return key_of(key, slice->meta.ns, service);
 }
 
+/*! \brief Whether an object's name can be the first label of its records' names. */
+static bool name_is_label(const k8s_object_t *obj)
+{
+	return k8s_dns_label_valid(obj->name, strlen(obj->name), false);
+}
+
+/*!
+ * \brief Logs, once per object, a valid name that no DNS name can hold.
+ *
+ * When an object appears, or a slice starts to name such a pod: not on every
+ * update, which may come many times a second.
+ */
+static void log_unlabelled(const k8s_store_t *s, unsigned source, const char *key,
+                           const k8s_object_t *old, const k8s_object_t *obj)
+{
+	if (obj == NULL) {
+		return;
+	}
+	if (source == K8S_SRC_IMPORTS && old == NULL && !name_is_label(obj)) {
+		k8s_logf(s->log, LOG_NOTICE, "serviceimport %s has no records (its name is no dns "
+		         "label: longer than 63 or dotted)", key);
+	}
+	if ((source == K8S_SRC_SLICES || source == K8S_SRC_MCS_SLICES) &&
+	    s->records.endpoint_pod_names) {
+		const char *pod = ((const k8s_slice_t *)obj)->unlabelled_pod;
+		const char *before = (old != NULL) ? ((const k8s_slice_t *)old)->unlabelled_pod : NULL;
+		if (pod != NULL && before == NULL) {
+			k8s_logf(s->log, LOG_NOTICE, "endpointslice %s names the endpoints of pod %s by "
+			         "their address (its name is no dns label: longer than 63 or dotted; "
+			         "others of the slice are not logged)", key, pod);
+		}
+	}
+}
+
 /*! \brief What a change of an object (old and/or new state) means for the records. */
 static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const char *key,
                   const k8s_object_t *old, const k8s_object_t *obj)
 {
 	const k8s_object_t *any = (obj != NULL) ? obj : old;
 
+	log_unlabelled(s, source, key, old, obj);
 	switch (source) {
 	case K8S_SRC_NAMESPACES:
 		if (k8s_table_set_ns(s->table, any->name, obj != NULL) != KNOT_EOK) {
@@ -480,6 +516,9 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 			}
 		}
 		return;
+	}
+	if (!name_is_label(obj)) {
+		return; // a ServiceImport named by a subdomain: no DNS name holds it (logged)
 	}
 
 	const group_t *group = k8s_map_get(zone == K8S_ZONE_CLUSTER ? &s->slice_groups

@@ -111,7 +111,7 @@ class Service:
         self.ports = [(p["name"], p.get("protocol", "TCP").lower(), p["port"])
                       for p in spec.get("ports", []) if p.get("name")]
         self.endpoints = []      # (label, ip) of ready endpoints
-        self.slice_ports = []    # named target ports of the slices (headless SRV)
+        self.srv = set()         # headless SRV: (name, proto, port, label), each slice's own ports
 
     @property
     def fqdn(self):
@@ -120,15 +120,15 @@ class Service:
     def add_slice(self, obj):
         if obj.get("addressType") not in ("IPv4", "IPv6"):
             return
+        ports = [(p["name"], p.get("protocol", "TCP").lower(), p["port"])
+                 for p in obj.get("ports") or [] if p.get("name") and p.get("port")]
         for ep in obj.get("endpoints") or []:
             if (ep.get("conditions") or {}).get("ready") is False:
                 continue
             for ip in ep["addresses"][:1]:
-                self.endpoints.append((ep.get("hostname") or dashed(ip), ip))
-        for p in obj.get("ports") or []:
-            port = (p["name"], p.get("protocol", "TCP").lower(), p["port"])
-            if p.get("name") and p.get("port") and port not in self.slice_ports:
-                self.slice_ports.append(port)
+                label = ep.get("hostname") or dashed(ip)
+                self.endpoints.append((label, ip))
+                self.srv.update((name, proto, port, label) for name, proto, port in ports)
 
     def records(self):
         """Zone lines of this service's names in the cluster zone."""
@@ -140,13 +140,17 @@ class Service:
         for label, ip in sorted(set(self.endpoints)):
             lines.append(f"{label}.{self.fqdn} {'AAAA' if ':' in ip else 'A'} {ip}")
         if self.headless:
-            targets = sorted({label for label, _ in self.endpoints})
-            weight = 1 if len(targets) >= 100 else 100 // max(1, len(targets))
-            for name, proto, port in self.slice_ports:
-                for label in targets:
-                    rdata = f"0 {weight} {port} {label}.{self.fqdn}"
-                    lines.append(f"_{name}._{proto}.{self.fqdn} SRV {rdata}")
-                    lines.append(f"{self.fqdn} SRV {rdata}")
+            # A record per target and number of its own slices; an answer's records share 100.
+            def weight(count):
+                return 1 if count >= 100 else 100 // count
+            bare = weight(len(self.srv)) if self.srv else 0
+            for name, proto in sorted({(n, p) for n, p, _, _ in self.srv}):
+                records = sorted((port, label) for n, p, port, label in self.srv
+                                 if (n, p) == (name, proto))
+                for port, label in records:
+                    target = f"{port} {label}.{self.fqdn}"
+                    lines.append(f"_{name}._{proto}.{self.fqdn} SRV 0 {weight(len(records))} {target}")
+                    lines.append(f"{self.fqdn} SRV 0 {bare} {target}")
         else:
             for name, proto, port in self.ports:
                 lines.append(f"_{name}._{proto}.{self.fqdn} SRV 0 100 {port} {self.fqdn}")

@@ -127,6 +127,29 @@ static inline void check_svc(const k8s_svc_t *svc)
 	for (uint16_t i = 0; i < svc->port_count; i++) {
 		check_label(svc, svc->strings + svc->ports[i].name);
 		CHECK(svc->ports[i].proto < K8S_PROTO_COUNT);
+		// Readers tell a name's run of ports by its offset.
+		if (i > 0) {
+			const uint8_t *prev = svc->strings + svc->ports[i - 1].name;
+			const uint8_t *name = svc->strings + svc->ports[i].name;
+			bool equal = prev[0] == name[0] && memcmp(prev + 1, name + 1, name[0]) == 0;
+			CHECK(equal == (svc->ports[i - 1].name == svc->ports[i].name));
+		}
+	}
+	// Port sets: a count, then that many ascending indices into ports, all inside the block.
+	CHECK((svc->ep_ports == NULL) == (svc->port_sets == NULL));
+	if (svc->ep_ports != NULL) {
+		CHECK(svc->type == K8S_SVC_HEADLESS);
+		size_t ep_count = svc->addr_count - svc->sip_count;
+		CHECK(check_inside(svc, svc->size, svc->ep_ports, ep_count * sizeof(*svc->ep_ports)));
+		for (size_t i = 0; i < ep_count; i++) {
+			const uint16_t *set = svc->port_sets + svc->ep_ports[i];
+			CHECK(check_inside(svc, svc->size, set, sizeof(*set)));
+			CHECK(check_inside(svc, svc->size, set, (1 + (size_t)set[0]) * sizeof(*set)));
+			for (size_t j = 0; j < set[0]; j++) {
+				CHECK(set[1 + j] < svc->port_count);
+				CHECK(j == 0 || set[j] < set[1 + j]);
+			}
+		}
 	}
 	CHECK(check_inside(svc, svc->size, svc->clusters,
 	                   (size_t)svc->cluster_count * sizeof(*svc->clusters)));

@@ -55,6 +55,12 @@ static const struct {
 	   "{\"addresses\":[\"10.244.1.8\"],\"hostname\":\"db-1\"},{\"addresses\":[\"10.244.1.9\"]},"
 	   "{\"addresses\":[\"10.244.1.10\"],\"conditions\":{\"ready\":false},\"hostname\":\"db-2\"}],"
 	   "\"ports\":[{\"name\":\"pg\",\"port\":5432}]}"),
+	// A rollout: db-0 in a second slice with another number, db-3 there only.
+	EV(K8S_SRC_SLICES, "{\"metadata\":{\"name\":\"db-v4-next\",\"namespace\":\"shop\","
+	   "\"labels\":{\"kubernetes.io/service-name\":\"db\"}},\"addressType\":\"IPv4\","
+	   "\"endpoints\":[{\"addresses\":[\"10.244.1.7\"],\"hostname\":\"db-0\"},"
+	   "{\"addresses\":[\"10.244.1.11\"],\"hostname\":\"db-3\"}],"
+	   "\"ports\":[{\"name\":\"pg\",\"port\":5433},{\"name\":\"metrics\",\"port\":9100}]}"),
 	EV(K8S_SRC_SLICES, "{\"metadata\":{\"name\":\"db-v6\",\"namespace\":\"shop\","
 	   "\"labels\":{\"kubernetes.io/service-name\":\"db\"}},\"addressType\":\"IPv6\","
 	   "\"endpoints\":[{\"addresses\":[\"fd00::7\"],\"hostname\":\"db-0\"}],"
@@ -85,9 +91,9 @@ static const struct {
 
 /*! \brief Labels queries are made of, besides raw ones. */
 static const char *const tokens[] = {
-	"_http", "_https", "_pg", "_dns", "_tcp", "_udp", "_sctp", "web", "db", "kubernetes",
+	"_http", "_https", "_pg", "_metrics", "_dns", "_tcp", "_udp", "_sctp", "web", "db", "kubernetes",
 	"ext", "alias", "shop", "default", "kube-system", "svc", "pod", "cluster", "local",
-	"clusterset", "search", "db-0", "db-1", "db-2", "10-244-1-7", "10-244-1-9", "fd00--7",
+	"clusterset", "search", "db-0", "db-1", "db-2", "db-3", "10-244-1-7", "10-244-1-9", "fd00--7",
 	"10-96-1-1", "cluster-a", "cluster-b", "east", "prod", "myfed", "dns-version", "example",
 	"com", "ap", "k8s", "io", "*", GEN_LONG63,
 };

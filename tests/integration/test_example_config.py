@@ -35,7 +35,7 @@ def runnable_here(text, upstream):
         (r"(?m)^(\s*rundir:).*$", r"\1 ${dir}/run", 1),
         (r"(?m)^(\s*storage:) /var/lib/knot$", r"\1 ${dir}/storage", 2),
         (r"(?m)^(\s*file:) \"/etc/knot/%s\.zone\"$", rf'\1 "{ZONES}/%s.zone"', 1),
-        (r"(?m)^(\s*address:).*# @upstream$", rf"\1 {upstream.address}@{upstream.port}", 1),
+        (r"(?m)^(\s*forward:).*# @upstream$", rf"\1 [ {upstream.address}@{upstream.port} ]", 1),
     ]
     for pattern, replacement, lines in replacements:
         text, count = re.subn(pattern, replacement, text)
@@ -67,7 +67,7 @@ kubernetes.default.svc.cluster.local.  A    SERVFAIL ede=14
 cluster.local.                         SOA  NOERROR aa ns.dns.cluster.local. hostmaster.cluster.local. 1 7200 1800 86400 5
 ns.dns.cluster.local.                  A    NOERROR aa 10.96.0.10
 ip6.arpa.                              NS   NOERROR aa ns.dns.cluster.local.
-# Names in no served zone go to the node's resolver (global mod-dnsproxy fallback).
+# Names in no served zone go to the node's resolver (mod-k8s as the global module).
 www.example.                           A    NOERROR 192.0.2.80
 www.example.                           A    NOERROR tcp 192.0.2.80
 # A reverse name is not forwarded while mod-k8s is not synced. Once it syncs, one it does

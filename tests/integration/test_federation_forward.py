@@ -15,6 +15,7 @@ programmed federations persist in knotd's storage across a restart.
 """
 
 import contextlib
+import http.client
 import json
 import os
 import socket
@@ -263,31 +264,171 @@ def autopath_never_expands_to_a_federation_name(c):
     testing.expect_equal(f.fed1.asked(fed_name), [], "federation name forwarded")
 
 
-@tests.case
-def the_endpoint_refuses_a_client_without_a_certificate(c):
-    status, _ = api(c, "POST", "/federations/myfederation",
-                    {"nameservers": ["127.0.0.1@1"]}, cert=None)
-    testing.expect_equal(status, 403, "status without a client certificate")
-
-
-@tests.case
-def the_endpoint_refuses_a_certificate_of_another_ca(c):
+def refused(c, cert):
+    """A POST with make_pki()'s certificate `cert`: its status, or "handshake refused"."""
     try:
         status, _ = api(c, "POST", "/federations/myfederation",
-                        {"nameservers": ["127.0.0.1@1"]}, cert="intruder")
-    except (ssl.SSLError, ConnectionError):
+                        {"nameservers": ["127.0.0.1@1"]}, cert=cert)
+    except (ssl.SSLError, ConnectionError, http.client.HTTPException):
         status = "handshake refused"
-    testing.expect(status in (403, "handshake refused"), f"status {status}")
+    return status
+
+
+@tests.case
+def the_endpoint_refuses_a_client_without_a_certificate_at_the_handshake(c):
+    testing.expect_equal(refused(c, None), "handshake refused", "without a client certificate")
+    testing.expect("refused a client at the TLS handshake" in c.server.log_text(),
+                   "no log line about the refused client")
+
+
+@tests.case
+def the_endpoint_refuses_a_certificate_of_another_ca_at_the_handshake(c):
+    testing.expect_equal(refused(c, "intruder"), "handshake refused", "another CA's certificate")
     # Nothing was programmed: the static nameserver still answers.
     c.expect_answer("mysvc.myns.myfederation.svc.federation.", "A", "NOERROR", ["192.0.2.11"],
                     timeout=15)
 
 
 @tests.case
-def the_endpoint_refuses_a_certificate_for_servers_only(c):
-    status, _ = api(c, "POST", "/federations/myfederation",
-                    {"nameservers": ["127.0.0.1@1"]}, cert="server-only")
-    testing.expect_equal(status, 403, "status with a serverAuth-only certificate")
+def the_endpoint_refuses_a_certificate_for_servers_only_at_the_handshake(c):
+    testing.expect_equal(refused(c, "server-only"), "handshake refused",
+                         "a serverAuth-only certificate")
+
+
+class SlowClient:
+    """A TCP connection to the endpoint from `source` that sends a TLS record's first bytes,
+    then one more byte every `interval` seconds: a handshake that never ends."""
+
+    def __init__(self, port, source, interval):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5,
+                                             source_address=(source, 0))
+        self.sock.setblocking(False)
+        self.interval = interval
+        # A handshake record of 512 bytes, of which at most one more comes each interval.
+        self.sock.send(b"\x16\x03\x01\x02\x00")
+        self.next = time.monotonic() + interval
+
+    def alive(self):
+        """Sends the next byte when it is due; False once the server closed the connection."""
+        try:
+            if self.sock.recv(4096) == b"":
+                return False
+        except BlockingIOError:
+            pass
+        except OSError:
+            return False
+        if time.monotonic() >= self.next:
+            self.next += self.interval
+            try:
+                self.sock.send(b"\x01")
+            except OSError:
+                return False
+        return True
+
+    def close(self):
+        self.sock.close()
+
+
+@tests.case
+def a_request_that_does_not_arrive_whole_within_5_s_is_closed_however_it_trickles(c):
+    f = fixture_of(c)
+    started = time.monotonic()
+    client = SlowClient(f.api_port, "127.0.0.1", 1.0)
+    try:
+        while client.alive() and time.monotonic() - started < 12:
+            time.sleep(0.1)
+        lasted = time.monotonic() - started
+    finally:
+        client.close()
+    # 5 s from the accept, whatever the idle timeout (10 s) says; slack for a loaded machine.
+    testing.expect(4.5 <= lasted < 8, f"the trickling connection lasted {lasted:.1f} s")
+
+
+class SlowAttack:
+    """`count` SlowClients from `addresses` source addresses (127.0.1.x), each reopened as
+    soon as the server closes it, in a thread of its own."""
+
+    def __init__(self, port, count, addresses):
+        self.port = port
+        self.sources = [f"127.0.1.{1 + i % addresses}" for i in range(count)]
+        self.clients = [None] * count
+        self.opened = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _open(self, i):
+        try:
+            self.clients[i] = SlowClient(self.port, self.sources[i], 1.0)
+            self.opened += 1
+        except OSError:
+            self.clients[i] = None
+
+    def _run(self):
+        while not self.stop.is_set():
+            for i, client in enumerate(self.clients):
+                if client is None or not client.alive():
+                    if client is not None:
+                        client.close()
+                    self._open(i)
+            time.sleep(0.05)
+        for client in self.clients:
+            if client is not None:
+                client.close()
+
+    def open_now(self):
+        return sum(1 for client in self.clients if client is not None)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+        return False
+
+
+@tests.case
+def the_controller_is_served_within_2_s_while_64_clients_without_certificates_hold_connections(c):
+    f = fixture_of(c)
+    # 16 addresses with 4 connections each: under the per-address cap (8), so what keeps
+    # the controller in is the cap on handshakes in progress, not the per-address one.
+    with SlowAttack(f.api_port, 64, 16) as attack:
+        testing.eventually(lambda: attack.open_now() == 64, timeout=10)
+        time.sleep(1)
+        for round_ in range(3):
+            started = time.monotonic()
+            status, body = api(c, "POST", "/federations/slowloris",
+                               {"nameservers": ["127.0.0.1@1"]})
+            took = time.monotonic() - started
+            testing.expect_equal(status, 200, f"POST {round_} status ({body})")
+            testing.expect(took < 2, f"POST {round_} took {took:.1f} s")
+            testing.expect_equal(attack.open_now(), 64, "the attack's connections")
+            time.sleep(2)
+    status, _ = api(c, "DELETE", "/federations/slowloris")
+    testing.expect_equal(status, 200, "DELETE")
+
+
+@tests.case
+def past_the_cap_on_handshakes_in_progress_the_oldest_gives_way_to_the_controller(c):
+    f = fixture_of(c)
+    # 30 addresses with 8 connections each (the per-address cap): 240, past the 192
+    # handshakes in progress that are kept.
+    with SlowAttack(f.api_port, 240, 30) as attack:
+        testing.eventually(lambda: attack.opened >= 240, timeout=20)
+        time.sleep(1)
+        for round_ in range(3):
+            started = time.monotonic()
+            status, body = api(c, "POST", "/federations/slowloris",
+                               {"nameservers": ["127.0.0.1@1"]})
+            took = time.monotonic() - started
+            testing.expect_equal(status, 200, f"POST {round_} status ({body})")
+            testing.expect(took < 2, f"POST {round_} took {took:.1f} s")
+            time.sleep(1)
+    testing.expect("closed the oldest connection in its TLS handshake" in c.server.log_text(),
+                   "no log line about a handshake that gave way")
+    status, _ = api(c, "DELETE", "/federations/slowloris")
+    testing.expect_equal(status, 200, "DELETE")
 
 
 @tests.case
@@ -347,6 +488,48 @@ def a_programmed_federation_is_used_without_reload_deleted_and_survives_a_restar
     status, _ = api(c, "DELETE", "/federations/myfederation")
     testing.expect_equal(status, 200, "DELETE of the override")
     c.expect_answer(static_name, "A", "NOERROR", ["192.0.2.11"], timeout=15)
+
+
+@tests.case
+def a_link_planted_at_the_temporary_name_of_the_persisted_file_is_not_followed(c):
+    server = c.server
+    path = os.path.join(server.dir, "zones", "k8s-federations.json")
+    victim = os.path.join(server.dir, "victim")
+    with open(victim, "w", encoding="utf-8") as fh:
+        fh.write("precious")
+    os.symlink(victim, path + ".tmp")
+    try:
+        status, body = api(c, "POST", "/federations/linked", {"nameservers": ["127.0.0.1@1"]})
+        testing.expect_equal(status, 200, f"POST status ({body})")
+        with open(victim, encoding="utf-8") as fh:
+            testing.expect_equal(fh.read(), "precious", "the link's target")
+        testing.expect(not os.path.islink(path), "the persisted file is a link")
+        status, _ = api(c, "DELETE", "/federations/linked")
+        testing.expect_equal(status, 200, "DELETE")
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path + ".tmp")
+        os.unlink(victim)
+
+
+@tests.case
+def a_persisted_file_that_others_may_write_is_ignored(c):
+    server = c.server
+    path = os.path.join(server.dir, "zones", "k8s-federations.json")
+    server.keep_dir = True
+    try:
+        server.stop()
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write('{"version": 1, "federations": {"planted": {"nameservers": ["127.0.0.1@1"]}}}')
+        os.chmod(path, 0o666)
+        server.start()
+    finally:
+        server.keep_dir = False
+    testing.expect("writable by group or others" in server.log_text(),
+                   "no log line about the file others may write")
+    testing.expect_equal(c.query("x.myns.planted.svc.federation.", "A").rcode, "REFUSED",
+                         "the planted federation")
+    os.unlink(path)
 
 
 @tests.case

@@ -196,7 +196,7 @@ def the_init_container_writes_the_node_resolver_into_knot_conf(pod):
     testing.expect(pod.init.returncode == 0, f"the init container failed:\n{pod.init.stdout}")
     with open(os.path.join(pod.volumes["run"], "knot.conf")) as f:
         conf = f.read()
-    testing.expect(f"address: [ {NODE_RESOLVER} ]  # @upstream" in conf,
+    testing.expect(f"forward: [ {NODE_RESOLVER} ]  # @upstream" in conf,
                    "no node resolver in /run/knot/knot.conf:\n" + pod.init.stdout)
 
 

@@ -127,6 +127,25 @@ static void fill_table(void)
 	k8s_service_t pets = fx_service("default", "pets", K8S_SVC_HEADLESS, NULL, NULL);
 	put_service(&pets, hl_slices, 2);
 
+	// As many pets mid-rollout: half of them serve https on another number (port sets).
+	static k8s_endpoint_t roll_v4[8], roll_v6[8];
+	static char roll_ip4[8][16], roll_ip6[8][32];
+	for (int i = 0; i < 8; i++) {
+		snprintf(roll_ip4[i], sizeof(roll_ip4[i]), "10.245.0.%d", 10 + i);
+		snprintf(roll_ip6[i], sizeof(roll_ip6[i]), "fd00:245::%d", 10 + i);
+		roll_v4[i] = fx_ep(roll_ip4[i], true, names[i], NULL);
+		roll_v6[i] = fx_ep(roll_ip6[i], true, names[i], NULL);
+	}
+	static const k8s_port_t next_ports[] = { { .name = "https", .port = 8443, .proto = K8S_PROTO_TCP } };
+	k8s_slice_t roll_slices[4] = {
+		fx_slice("default", "roll-v4", "roll", AF_INET, roll_v4, 4, hl_ports, 1),
+		fx_slice("default", "roll-v6", "roll", AF_INET6, roll_v6, 4, hl_ports, 1),
+		fx_slice("default", "roll-v4-next", "roll", AF_INET, roll_v4 + 4, 4, next_ports, 1),
+		fx_slice("default", "roll-v6-next", "roll", AF_INET6, roll_v6 + 4, 4, next_ports, 1),
+	};
+	k8s_service_t roll = fx_service("default", "roll", K8S_SVC_HEADLESS, NULL, NULL);
+	put_service(&roll, roll_slices, 4);
+
 	k8s_service_t alias = fx_service("shop", "alias", K8S_SVC_EXTERNALNAME, NULL, NULL);
 	alias.external_name = "web.shop.svc.cluster.local";
 	put_service(&alias, NULL, 0);
@@ -259,6 +278,8 @@ int main(int argc, char **argv)
 		{ "srv-clusterip", &base, "_https._tcp.kubernetes.default.svc.cluster.local.",
 		  KNOT_RRTYPE_SRV, NULL, 0 },
 		{ "srv-headless", &base, "_https._tcp.pets.default.svc.cluster.local.",
+		  KNOT_RRTYPE_SRV, NULL, 0 },
+		{ "srv-rollout", &base, "_https._tcp.roll.default.svc.cluster.local.",
 		  KNOT_RRTYPE_SRV, NULL, 0 },
 		{ "externalname", &base, "alias.shop.svc.cluster.local.", KNOT_RRTYPE_A, NULL, 0 },
 		{ "autopath", &autopath, "kubernetes.default.search.shop.cluster.local.ap.k8s.io.",

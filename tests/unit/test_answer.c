@@ -542,6 +542,119 @@ static void a_hostname_equal_to_a_dashed_address_answers_both_addresses(void **s
 	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "clash");
 }
 
+/*! \brief roll.shop: a rollout moved http from 8080 to 9090 (the reproducer of issue 22). */
+static void put_roll(void)
+{
+	static k8s_endpoint_t a_eps[2], b_eps[1], c_eps[1];
+	a_eps[0] = fx_ep("10.1.1.1", true, NULL, NULL);
+	a_eps[1] = fx_ep("10.1.1.3", true, NULL, NULL);
+	b_eps[0] = fx_ep("10.1.1.2", true, NULL, NULL);
+	c_eps[0] = fx_ep("10.1.1.9", false, NULL, NULL);
+	static const k8s_port_t a_ports[] = { { .name = "http", .port = 8080, .proto = K8S_PROTO_TCP } };
+	static const k8s_port_t b_ports[] = {
+		{ .name = "http", .port = 9090, .proto = K8S_PROTO_TCP },
+		{ .name = "metrics", .port = 9100, .proto = K8S_PROTO_TCP },
+	};
+	// A slice without a ready endpoint still names its port.
+	static const k8s_port_t c_ports[] = { { .name = "admin", .port = 9000, .proto = K8S_PROTO_TCP } };
+	k8s_slice_t slices[] = {
+		fx_slice("shop", "roll-a", "roll", AF_INET, a_eps, 2, a_ports, 1),
+		fx_slice("shop", "roll-b", "roll", AF_INET, b_eps, 1, b_ports, 2),
+		fx_slice("shop", "roll-c", "roll", AF_INET, c_eps, 1, c_ports, 1),
+	};
+	k8s_service_t svc = fx_service("shop", "roll", K8S_SVC_HEADLESS, NULL, NULL);
+	put_service(&svc, slices, 3);
+}
+
+static void headless_srv_records_follow_each_slices_own_ports(void **state)
+{
+	put_roll();
+	reply_t r = ask("_http._tcp.roll.shop.svc.cluster.local.", KNOT_RRTYPE_SRV);
+	assert_reply(r, K8S_ANSWER_HIT,
+	             "_http._tcp.roll.shop.svc.cluster.local. SRV 0 33 8080 10-1-1-1.roll.shop.svc.cluster.local. | "
+	             "_http._tcp.roll.shop.svc.cluster.local. SRV 0 33 8080 10-1-1-3.roll.shop.svc.cluster.local. | "
+	             "_http._tcp.roll.shop.svc.cluster.local. SRV 0 33 9090 10-1-1-2.roll.shop.svc.cluster.local.");
+	assert_string_equal(r.additional,
+	                    "10-1-1-1.roll.shop.svc.cluster.local. A 10.1.1.1 | "
+	                    "10-1-1-2.roll.shop.svc.cluster.local. A 10.1.1.2 | "
+	                    "10-1-1-3.roll.shop.svc.cluster.local. A 10.1.1.3");
+
+	// Only the slice that has the port: its endpoint, and only its address in additional.
+	r = ask("_metrics._tcp.roll.shop.svc.cluster.local.", KNOT_RRTYPE_SRV);
+	assert_reply(r, K8S_ANSWER_HIT,
+	             "_metrics._tcp.roll.shop.svc.cluster.local. SRV 0 100 9100 10-1-1-2.roll.shop.svc.cluster.local.");
+	assert_string_equal(r.additional, "10-1-1-2.roll.shop.svc.cluster.local. A 10.1.1.2");
+
+	// A port no slice has: NXDOMAIN; one whose slice has no ready endpoint: no records.
+	assert_reply(ask("_grpc._tcp.roll.shop.svc.cluster.local.", KNOT_RRTYPE_SRV),
+	             K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask("_http._udp.roll.shop.svc.cluster.local.", KNOT_RRTYPE_SRV),
+	             K8S_ANSWER_NXDOMAIN, "");
+	assert_reply(ask("_admin._tcp.roll.shop.svc.cluster.local.", KNOT_RRTYPE_SRV),
+	             K8S_ANSWER_NODATA, "");
+
+	// The bare name lists every port, the answer's records sharing the weight (as CoreDNS).
+	assert_reply(ask("roll.shop.svc.cluster.local.", KNOT_RRTYPE_SRV), K8S_ANSWER_HIT,
+	             "roll.shop.svc.cluster.local. SRV 0 25 8080 10-1-1-1.roll.shop.svc.cluster.local. | "
+	             "roll.shop.svc.cluster.local. SRV 0 25 8080 10-1-1-3.roll.shop.svc.cluster.local. | "
+	             "roll.shop.svc.cluster.local. SRV 0 25 9090 10-1-1-2.roll.shop.svc.cluster.local. | "
+	             "roll.shop.svc.cluster.local. SRV 0 25 9100 10-1-1-2.roll.shop.svc.cluster.local.");
+	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "roll");
+}
+
+static void the_same_address_in_two_slices_has_both_numbers(void **state)
+{
+	static k8s_endpoint_t old_eps[1], new_eps[2];
+	old_eps[0] = fx_ep("10.1.2.1", true, "web-0", NULL);
+	new_eps[0] = fx_ep("10.1.2.1", true, "web-0", NULL);
+	new_eps[1] = fx_ep("10.1.2.4", true, "web-1", NULL);
+	static const k8s_port_t old_ports[] = { { .name = "http", .port = 8080, .proto = K8S_PROTO_TCP } };
+	static const k8s_port_t new_ports[] = { { .name = "http", .port = 8081, .proto = K8S_PROTO_TCP } };
+	k8s_slice_t slices[] = {
+		fx_slice("shop", "twice-old", "twice", AF_INET, old_eps, 1, old_ports, 1),
+		fx_slice("shop", "twice-new", "twice", AF_INET, new_eps, 2, new_ports, 1),
+	};
+	k8s_service_t svc = fx_service("shop", "twice", K8S_SVC_HEADLESS, NULL, NULL);
+	put_service(&svc, slices, 2);
+
+	reply_t r = ask("_http._tcp.twice.shop.svc.cluster.local.", KNOT_RRTYPE_SRV);
+	assert_reply(r, K8S_ANSWER_HIT,
+	             "_http._tcp.twice.shop.svc.cluster.local. SRV 0 33 8080 web-0.twice.shop.svc.cluster.local. | "
+	             "_http._tcp.twice.shop.svc.cluster.local. SRV 0 33 8081 web-0.twice.shop.svc.cluster.local. | "
+	             "_http._tcp.twice.shop.svc.cluster.local. SRV 0 33 8081 web-1.twice.shop.svc.cluster.local.");
+	// The address is one record of its name and of the service's name.
+	assert_string_equal(r.additional,
+	                    "web-0.twice.shop.svc.cluster.local. A 10.1.2.1 | "
+	                    "web-1.twice.shop.svc.cluster.local. A 10.1.2.4");
+	assert_reply(ask("twice.shop.svc.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_HIT,
+	             "twice.shop.svc.cluster.local. A 10.1.2.1 | twice.shop.svc.cluster.local. A 10.1.2.4");
+	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "twice");
+}
+
+static void a_clusterip_service_answers_its_own_ports_whatever_its_slices_say(void **state)
+{
+	static k8s_endpoint_t eps[1];
+	eps[0] = fx_ep("10.1.3.1", true, NULL, NULL);
+	static const k8s_port_t target_ports[] = {
+		{ .name = "http", .port = 8080, .proto = K8S_PROTO_TCP },
+		{ .name = "metrics", .port = 9100, .proto = K8S_PROTO_TCP },
+	};
+	static const k8s_port_t svc_ports[] = { { .name = "http", .port = 80, .proto = K8S_PROTO_TCP } };
+	k8s_slice_t slice = fx_slice("shop", "front-x", "front", AF_INET, eps, 1, target_ports, 2);
+	k8s_service_t svc = fx_service("shop", "front", K8S_SVC_CLUSTERIP, "10.96.3.1", NULL);
+	svc.ports = svc_ports;
+	svc.port_count = 1;
+	put_service(&svc, &slice, 1);
+
+	reply_t r = ask("_http._tcp.front.shop.svc.cluster.local.", KNOT_RRTYPE_SRV);
+	assert_reply(r, K8S_ANSWER_HIT,
+	             "_http._tcp.front.shop.svc.cluster.local. SRV 0 100 80 front.shop.svc.cluster.local.");
+	assert_string_equal(r.additional, "front.shop.svc.cluster.local. A 10.96.3.1");
+	assert_reply(ask("_metrics._tcp.front.shop.svc.cluster.local.", KNOT_RRTYPE_SRV),
+	             K8S_ANSWER_NXDOMAIN, "");
+	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "front");
+}
+
 static void a_name_of_65600_addresses_answers_what_a_message_carries(void **state)
 {
 	// A ClusterIP service whose slices hold 65,600 addresses under one hostname.
@@ -567,6 +680,55 @@ static void a_name_of_65600_addresses_answers_what_a_message_carries(void **stat
 	r = ask_conf(&conf, "x.big.shop.svc.cluster.local.", KNOT_RRTYPE_A, 512);
 	assert_int_equal(r.result, K8S_ANSWER_TRUNC);
 	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "big");
+}
+
+static void a_headless_srv_of_many_slices_ports_answers_what_a_message_carries(void **state)
+{
+	// 700 slices of 100 distinct ports (65,535 kept) and one endpoint each: most targets
+	// lack most ports, which costs the answer a search per target, not ports x targets.
+	size_t slice_count = 700, per_slice = 100;
+	k8s_port_t *ports = calloc(slice_count * per_slice, sizeof(*ports));
+	char (*names)[16] = calloc(slice_count * per_slice, sizeof(*names));
+	k8s_endpoint_t *eps = calloc(slice_count, sizeof(*eps));
+	k8s_slice_t *slices = calloc(slice_count, sizeof(*slices));
+	const k8s_slice_t **ptrs = calloc(slice_count, sizeof(*ptrs));
+	assert_true(ports != NULL && names != NULL && eps != NULL && slices != NULL && ptrs != NULL);
+	for (size_t i = 0; i < slice_count * per_slice; i++) {
+		snprintf(names[i], sizeof(names[i]), "p%05zu", i);
+		ports[i] = (k8s_port_t){ .name = names[i], .port = 1 + i % 60000, .proto = K8S_PROTO_TCP };
+	}
+	for (size_t i = 0; i < slice_count; i++) {
+		eps[i].ip.family = AF_INET;
+		uint32_t addr = htonl(0x0a010000u + 1 + i);
+		memcpy(eps[i].ip.bytes, &addr, 4);
+		eps[i].ready = true;
+		slices[i] = fx_slice("shop", "many-x", "many", AF_INET, &eps[i], 1,
+		                     ports + i * per_slice, per_slice);
+		ptrs[i] = &slices[i];
+	}
+	k8s_service_t svc = fx_service("shop", "many", K8S_SVC_HEADLESS, NULL, NULL);
+	k8s_svc_t *block = k8s_records_service(&svc, ptrs, slice_count, &rconf);
+	assert_non_null(block);
+	assert_int_equal(block->port_count, K8S_MAX_PORTS);
+	assert_int_equal(k8s_table_put_svc(&table, block), KNOT_EOK);
+
+	// One port: the one endpoint whose slice has it.
+	assert_reply(ask("_p00150._tcp.many.shop.svc.cluster.local.", KNOT_RRTYPE_SRV), K8S_ANSWER_HIT,
+	             "_p00150._tcp.many.shop.svc.cluster.local. SRV 0 100 151 10-1-0-2.many.shop.svc.cluster.local.");
+	// A port past the cap was left out: no slice has it any more.
+	assert_reply(ask("_p69999._tcp.many.shop.svc.cluster.local.", KNOT_RRTYPE_SRV),
+	             K8S_ANSWER_NXDOMAIN, "");
+	// Every port: as many as the message holds, then TC.
+	reply_t r = ask_conf(&conf, "many.shop.svc.cluster.local.", KNOT_RRTYPE_SRV, 512);
+	assert_int_equal(r.result, K8S_ANSWER_TRUNC);
+	r = ask("many.shop.svc.cluster.local.", KNOT_RRTYPE_SRV);
+	assert_true(r.result == K8S_ANSWER_HIT || r.result == K8S_ANSWER_TRUNC);
+	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "many");
+	free(ptrs);
+	free(slices);
+	free(eps);
+	free(names);
+	free(ports);
 }
 
 static void endpoint_ptr_names_the_hostname(void **state)
@@ -692,6 +854,50 @@ static void hostname_and_cluster_id_name_one_clusters_endpoint(void **state)
 	             K8S_ANSWER_HIT, "web-0.west.stage.ring.shop.svc.clusterset.local. A 10.80.3.1");
 	assert_reply(ask_clusterset("web-0.east.stage.ring.shop.svc.clusterset.local.", KNOT_RRTYPE_A),
 	             K8S_ANSWER_NXDOMAIN, "");
+}
+
+static void clusterset_headless_srv_follows_each_clusters_slices_ports(void **state)
+{
+	// web-0 of cluster-a serves http on 8080, web-0 of cluster-b on 9090 and metrics.
+	static k8s_endpoint_t a_eps[1], b_eps[1];
+	a_eps[0] = fx_ep("10.2.0.1", true, "web-0", NULL);
+	b_eps[0] = fx_ep("10.2.1.1", true, "web-0", NULL);
+	static const k8s_port_t a_ports[] = { { .name = "http", .port = 8080, .proto = K8S_PROTO_TCP } };
+	static const k8s_port_t b_ports[] = {
+		{ .name = "http", .port = 9090, .proto = K8S_PROTO_TCP },
+		{ .name = "metrics", .port = 9100, .proto = K8S_PROTO_TCP },
+	};
+	k8s_slice_t slices[] = {
+		fx_slice("shop", "roll-a", NULL, AF_INET, a_eps, 1, a_ports, 1),
+		fx_slice("shop", "roll-b", NULL, AF_INET, b_eps, 1, b_ports, 2),
+	};
+	slices[0].mcs_service = slices[1].mcs_service = "roll";
+	slices[0].source_cluster = "cluster-a";
+	slices[1].source_cluster = "cluster-b";
+	const k8s_slice_t *ptrs[] = { &slices[0], &slices[1] };
+	static const k8s_port_t imp_ports[] = { { .name = "http", .port = 80, .proto = K8S_PROTO_TCP } };
+	k8s_serviceimport_t imp = {
+		.meta = { .kind = K8S_SERVICEIMPORT, .ns = "shop", .name = "roll" },
+		.headless = true,
+		.ports = imp_ports,
+		.port_count = 1,
+	};
+	k8s_svc_t *block = k8s_records_import(&imp, ptrs, 2, &rconf);
+	assert_non_null(block);
+	assert_int_equal(k8s_table_put_svc(&table, block), KNOT_EOK);
+
+	reply_t r = ask_clusterset("_http._tcp.roll.shop.svc.clusterset.local.", KNOT_RRTYPE_SRV);
+	assert_reply(r, K8S_ANSWER_HIT,
+	             "_http._tcp.roll.shop.svc.clusterset.local. SRV 0 50 8080 web-0.cluster-a.roll.shop.svc.clusterset.local. | "
+	             "_http._tcp.roll.shop.svc.clusterset.local. SRV 0 50 9090 web-0.cluster-b.roll.shop.svc.clusterset.local.");
+	assert_string_equal(r.additional,
+	                    "web-0.cluster-a.roll.shop.svc.clusterset.local. A 10.2.0.1 | "
+	                    "web-0.cluster-b.roll.shop.svc.clusterset.local. A 10.2.1.1");
+	r = ask_clusterset("_metrics._tcp.roll.shop.svc.clusterset.local.", KNOT_RRTYPE_SRV);
+	assert_reply(r, K8S_ANSWER_HIT,
+	             "_metrics._tcp.roll.shop.svc.clusterset.local. SRV 0 100 9100 web-0.cluster-b.roll.shop.svc.clusterset.local.");
+	assert_string_equal(r.additional, "web-0.cluster-b.roll.shop.svc.clusterset.local. A 10.2.1.1");
+	k8s_table_del_svc(&table, K8S_ZONE_CLUSTERSET, "shop", "roll");
 }
 
 static void cluster_ids_are_empty_non_terminals_whichever_ids_share_their_labels(void **state)
@@ -1253,9 +1459,13 @@ int main(void)
 		cmocka_unit_test(endpoint_without_hostname_is_named_by_its_dashed_address),
 		cmocka_unit_test(not_ready_endpoints_have_no_records),
 		cmocka_unit_test(headless_srv_per_ready_endpoint_and_named_port),
+		cmocka_unit_test(headless_srv_records_follow_each_slices_own_ports),
+		cmocka_unit_test(the_same_address_in_two_slices_has_both_numbers),
+		cmocka_unit_test(a_clusterip_service_answers_its_own_ports_whatever_its_slices_say),
 		cmocka_unit_test(endpoint_ptr_names_the_hostname),
 		cmocka_unit_test(a_hostname_equal_to_a_dashed_address_answers_both_addresses),
 		cmocka_unit_test(a_name_of_65600_addresses_answers_what_a_message_carries),
+		cmocka_unit_test(a_headless_srv_of_many_slices_ports_answers_what_a_message_carries),
 		cmocka_unit_test(externalname_is_a_cname),
 		cmocka_unit_test(externalname_in_our_zone_is_followed),
 		cmocka_unit_test(pod_a_record_from_its_dashed_address),
@@ -1291,6 +1501,7 @@ int main(void)
 		cmocka_unit_test(client_autopath_only_for_a_pod_of_the_first_search_domain),
 		cmocka_unit_test(client_autopath_ends_with_the_host_domains_then_falls_through),
 		cmocka_unit_test(hostname_and_cluster_id_name_one_clusters_endpoint),
+		cmocka_unit_test(clusterset_headless_srv_follows_each_clusters_slices_ports),
 		cmocka_unit_test(cluster_ids_are_empty_non_terminals_whichever_ids_share_their_labels),
 	};
 	return cmocka_run_group_tests_name("answer", tests, setup, teardown);

@@ -109,6 +109,16 @@ static void retry_after_is_taken_with_a_tenth_of_jitter(void **state)
 	assert_int_equal(k8s_backoff_retry_after(3000, -0.1), 3000);
 }
 
+static void retry_after_waits_300_s_at_most_jitter_included(void **state)
+{
+	// 300 s asked, up to 330 s waited before: the documented cap is the whole wait.
+	assert_true(k8s_backoff_retry_after(300 * 1000, 0.999) <= 300 * 1000);
+	assert_true(k8s_backoff_retry_after(290 * 1000, 0.5) <= 300 * 1000);
+	assert_int_equal(k8s_backoff_retry_after(UINT64_MAX, 0.999), 300 * 1000);
+	assert_int_equal(k8s_backoff_retry_after(200 * 1000, 0.5), 210 * 1000);
+	assert_int_equal(K8S_BACKOFF_RETRY_AFTER_MAX_MS, 300 * 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -120,6 +130,7 @@ int main(void)
 		cmocka_unit_test(a_success_resets_to_0_8_s),
 		cmocka_unit_test(faults_between_successes_stay_below_1_6_s),
 		cmocka_unit_test(retry_after_is_taken_with_a_tenth_of_jitter),
+		cmocka_unit_test(retry_after_waits_300_s_at_most_jitter_included),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,7 +15,7 @@
  */
 
 /*
- * DNS names as Kubernetes spells them (module/dnsname.c): the one rule the API
+ * DNS names as Kubernetes spells them (module/dnsname.c): the rules the API
  * decoder, the federation options and the conf check share.
  */
 
@@ -23,6 +23,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -38,26 +39,121 @@ static bool cluster_id(const char *s, bool fold)
 	return k8s_cluster_id_valid(s, strlen(s), fold);
 }
 
-static void a_label_is_lowercase_letters_digits_and_inner_hyphens(void **state)
+/*
+ * One row per boundary of apimachinery's rules (k8s.io/apimachinery/pkg/util/
+ * validation): IsDNS1123Label, IsDNS1035Label and IsDNS1123Subdomain. A row's
+ * text is prefix + fill repeated n times + suffix, so lengths are exact.
+ */
+typedef struct {
+	const char *prefix;
+	const char *fill;
+	size_t n;
+	const char *suffix;
+	bool label;      /*!< IsDNS1123Label: <= 63, [a-z0-9]([-a-z0-9]*[a-z0-9])? */
+	bool label1035;  /*!< IsDNS1035Label: also a letter first. */
+	bool subdomain;  /*!< IsDNS1123Subdomain: <= 253, labels of any length joined by dots. */
+} name_case_t;
+
+static const name_case_t NAME_CASES[] = {
+	/* lengths */
+	{ "", "", 0, "",            false, false, false },  // empty
+	{ "a", "", 0, "",           true,  true,  true  },  // 1
+	{ "", "a", 63, "",          true,  true,  true  },  // 63: the longest label
+	{ "", "a", 64, "",          false, false, true  },  // 64: no label, still a subdomain
+	{ "", "a", 253, "",         false, false, true  },  // 253 of one label (issue 22)
+	{ "", "a", 254, "",         false, false, false },  // 254: too long for anything
+	{ "", "abc.", 63, "a",      false, false, true  },  // 253 with dots
+	{ "", "abc.", 63, "ab",     false, false, false },  // 254 with dots
+	{ "", "a", 64, ".b",        false, false, true  },  // a long label inside a subdomain
+	{ "b.", "a", 200, "",       false, false, true  },
+	/* digits */
+	{ "0", "", 0, "",           true,  false, true  },
+	{ "9a", "", 0, "",          true,  false, true  },  // digits first: 1123, not 1035
+	{ "a9", "", 0, "",          true,  true,  true  },
+	{ "", "0", 63, "",          true,  false, true  },
+	{ "a", "0", 62, "",         true,  true,  true  },
+	{ "a", "0", 63, "",         false, false, true  },
+	{ "1.2.3.4", "", 0, "",     false, false, true  },
+	/* hyphens */
+	{ "-a", "", 0, "",          false, false, false },
+	{ "a-", "", 0, "",          false, false, false },
+	{ "-", "", 0, "",           false, false, false },
+	{ "a-b", "", 0, "",         true,  true,  true  },
+	{ "a--b", "", 0, "",        true,  true,  true  },  // '--' is fine (not IsValidPortName)
+	{ "a.-b", "", 0, "",        false, false, false },
+	{ "a-.b", "", 0, "",        false, false, false },
+	{ "xn--bcher-kva", "", 0, "", true, true,  true  },
+	/* dots */
+	{ "a.b", "", 0, "",         false, false, true  },
+	{ ".a", "", 0, "",          false, false, false },
+	{ "a.", "", 0, "",          false, false, false },
+	{ "a..b", "", 0, "",        false, false, false },
+	{ ".", "", 0, "",           false, false, false },
+	/* characters */
+	{ "A", "", 0, "",           false, false, false },  // uppercase, not folded
+	{ "aB", "", 0, "",          false, false, false },
+	{ "a.B", "", 0, "",         false, false, false },
+	{ "a_b", "", 0, "",         false, false, false },
+	{ "_a", "", 0, "",          false, false, false },
+	{ "a b", "", 0, "",         false, false, false },
+	{ "a/b", "", 0, "",         false, false, false },
+	{ "a*", "", 0, "",          false, false, false },
+	{ "*.a", "", 0, "",         false, false, false },
+	{ "\xc3\xa9", "", 0, "",  false, false, false },  // UTF-8
+};
+
+static char *name_case_text(const name_case_t *c, size_t *len)
 {
-	assert_true(label("web", false));
-	assert_true(label("0db-1", false));
-	assert_true(label("a--b", false));
-	assert_false(label("", false));
-	assert_false(label("-web", false));
-	assert_false(label("web-", false));
-	assert_false(label("w_b", false));
-	assert_false(label("w.b", false));
+	size_t fill = strlen(c->fill);
+	*len = strlen(c->prefix) + fill * c->n + strlen(c->suffix);
+	char *text = malloc(*len + 1);
+	assert_non_null(text);
+	size_t at = strlen(c->prefix);
+	memcpy(text, c->prefix, at);
+	for (size_t i = 0; i < c->n; i++, at += fill) {
+		memcpy(text + at, c->fill, fill);
+	}
+	memcpy(text + at, c->suffix, strlen(c->suffix) + 1);
+	return text;
 }
 
-static void a_label_is_at_most_63_bytes(void **state)
+static void names_follow_the_api_servers_rules(void **state)
+{
+	for (size_t i = 0; i < sizeof(NAME_CASES) / sizeof(NAME_CASES[0]); i++) {
+		const name_case_t *c = &NAME_CASES[i];
+		size_t len;
+		char *text = name_case_text(c, &len);
+		if (k8s_dns_label_valid(text, len, false) != c->label ||
+		    k8s_dns1035_label_valid(text, len) != c->label1035 ||
+		    k8s_dns_subdomain_valid(text, len) != c->subdomain) {
+			fail_msg("row %zu (%zu bytes, \"%.40s...\"): label %d 1035 %d subdomain %d",
+			         i, len, text, k8s_dns_label_valid(text, len, false),
+			         k8s_dns1035_label_valid(text, len), k8s_dns_subdomain_valid(text, len));
+		}
+		// A DNS name (what a DNS message can carry) is a subdomain with labels of <= 63.
+		bool dns_name = k8s_dns_name_valid(text, len, K8S_DNS_NAME_MAX, 0, false);
+		assert_true(!dns_name || c->subdomain);
+		free(text);
+	}
+}
+
+static void a_nul_byte_is_in_no_name(void **state)
+{
+	assert_false(k8s_dns_label_valid("a\0b", 3, false));
+	assert_false(k8s_dns_label_valid("a\0b", 3, true));
+	assert_false(k8s_dns1035_label_valid("a\0b", 3));
+	assert_false(k8s_dns_subdomain_valid("a\0b", 3));
+	assert_false(k8s_dns_subdomain_valid("a.\0", 3));
+}
+
+static void a_label_is_at_most_63_bytes_even_folded(void **state)
 {
 	char text[65];
-	memset(text, 'a', 64);
+	memset(text, 'A', 64);
 	text[64] = '\0';
-	assert_false(label(text, false));
+	assert_false(label(text, true));
 	text[63] = '\0';
-	assert_true(label(text, false));
+	assert_true(label(text, true));
 }
 
 static void uppercase_passes_only_when_folded(void **state)
@@ -94,8 +190,9 @@ static void a_cluster_id_is_one_or_two_labels(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(a_label_is_lowercase_letters_digits_and_inner_hyphens),
-		cmocka_unit_test(a_label_is_at_most_63_bytes),
+		cmocka_unit_test(names_follow_the_api_servers_rules),
+		cmocka_unit_test(a_nul_byte_is_in_no_name),
+		cmocka_unit_test(a_label_is_at_most_63_bytes_even_folded),
 		cmocka_unit_test(uppercase_passes_only_when_folded),
 		cmocka_unit_test(a_name_is_labels_joined_by_dots),
 		cmocka_unit_test(a_cluster_id_is_one_or_two_labels),

@@ -754,6 +754,201 @@ static void slice_name_may_be_a_dns_subdomain(void **state)
 	k8s_object_free(obj);
 }
 
+/*! A name of \a n bytes: 'a's, or the \a pattern repeated and cut (for dots). */
+static char *long_name(const char *pattern, size_t n)
+{
+	char *name = malloc(n + 1);
+	assert_non_null(name);
+	size_t plen = strlen(pattern);
+	for (size_t i = 0; i < n; i++) {
+		name[i] = pattern[i % plen];
+	}
+	name[n] = '\0';
+	return name;
+}
+
+/*
+ * Which rule the API server applies to each name the module reads, at its
+ * boundaries: metadata.name of each kind, metadata.namespace. A row's name is
+ * \a fill repeated to \a n bytes (then \a text, when set, instead).
+ */
+static void object_names_are_checked_as_the_api_server_checks_them(void **state)
+{
+	static const struct {
+		k8s_kind_t kind;
+		const char **sample;
+		const char *field;  // "'name':'%s'" as in the sample, its value replaced
+		const char *value;  // the sample's value
+		const char *text;   // the new value, or NULL for fill x n
+		const char *fill;
+		size_t n;
+		bool ok;
+	} rows[] = {
+		// Service: DNS-1035 label, or DNS-1123 label (RelaxedServiceNameValidation): both.
+		{ K8S_SERVICE, &SVC_DUAL, "'name':'%s'", "web", NULL, "a", 63, true },
+		{ K8S_SERVICE, &SVC_DUAL, "'name':'%s'", "web", NULL, "a", 64, false },
+		{ K8S_SERVICE, &SVC_DUAL, "'name':'%s'", "web", "1web", NULL, 0, true },
+		{ K8S_SERVICE, &SVC_DUAL, "'name':'%s'", "web", "w.b", NULL, 0, false },
+		{ K8S_SERVICE, &SVC_DUAL, "'name':'%s'", "web", "Web", NULL, 0, false },
+		// Namespace, and the namespace of a namespaced object: DNS-1123 label.
+		{ K8S_NAMESPACE, &NS_SHOP, "'name':'%s'", "shop", NULL, "a", 63, true },
+		{ K8S_NAMESPACE, &NS_SHOP, "'name':'%s'", "shop", NULL, "a", 64, false },
+		{ K8S_NAMESPACE, &NS_SHOP, "'name':'%s'", "shop", "sh.op", NULL, 0, false },
+		{ K8S_POD, &POD_DB, "'namespace':'%s'", "shop", NULL, "a", 63, true },
+		{ K8S_POD, &POD_DB, "'namespace':'%s'", "shop", NULL, "a", 64, false },
+		{ K8S_POD, &POD_DB, "'namespace':'%s'", "shop", "sh.op", NULL, 0, false },
+		// Pod, EndpointSlice, Node, ServiceImport, ClusterProperty: DNS-1123 subdomain.
+		{ K8S_POD, &POD_DB, "'name':'%s'", "db-0", NULL, "a", 253, true },
+		{ K8S_POD, &POD_DB, "'name':'%s'", "db-0", NULL, "a", 254, false },
+		{ K8S_POD, &POD_DB, "'name':'%s'", "db-0", NULL, "abc.", 253, true },
+		{ K8S_POD, &POD_DB, "'name':'%s'", "db-0", "db-0.", NULL, 0, false },
+		{ K8S_POD, &POD_DB, "'name':'%s'", "db-0", "db-", NULL, 0, false },
+		{ K8S_POD, &POD_DB, "'name':'%s'", "db-0", "Db-0", NULL, 0, false },
+		{ K8S_POD, &POD_DB, "'name':'%s'", "db-0", "", NULL, 0, false },
+		{ K8S_ENDPOINTSLICE, &SLICE_DB, "'name':'%s'", "db-x7k2p", NULL, "a", 253, true },
+		{ K8S_ENDPOINTSLICE, &SLICE_DB, "'name':'%s'", "db-x7k2p", NULL, "a", 254, false },
+		{ K8S_NODE, &NODE_B, "'name':'%s'", "node-b", NULL, "a", 253, true },
+		{ K8S_NODE, &NODE_B, "'name':'%s'", "node-b", NULL, "a", 254, false },
+		{ K8S_NODE, &NODE_B, "'name':'%s'", "node-b", "node-b.example.com", NULL, 0, true },
+		{ K8S_SERVICEIMPORT, &IMPORT_WEB, "'name':'%s'", "web", NULL, "a", 253, true },
+		{ K8S_SERVICEIMPORT, &IMPORT_WEB, "'name':'%s'", "web", NULL, "a", 254, false },
+		{ K8S_SERVICEIMPORT, &IMPORT_WEB, "'name':'%s'", "web", "web.v2", NULL, 0, true },
+		{ K8S_CLUSTERPROPERTY, &CLUSTER_ID, "'name':'%s'", "cluster.clusterset.k8s.io",
+		  NULL, "a", 253, true },
+		{ K8S_CLUSTERPROPERTY, &CLUSTER_ID, "'name':'%s'", "cluster.clusterset.k8s.io",
+		  NULL, "a", 254, false },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char *value = (rows[i].text != NULL) ? strdup(rows[i].text)
+		                                     : long_name(rows[i].fill, rows[i].n);
+		char from[64], to[320];
+		snprintf(from, sizeof(from), rows[i].field, rows[i].value);
+		snprintf(to, sizeof(to), rows[i].field, value);
+		char *text = edit(*rows[i].sample, from, to);
+		char *json = q(text);
+		k8s_object_t *obj = NULL;
+		int ret = decode_raw(rows[i].kind, json, strlen(json), &obj);
+		if ((ret == KNOT_EOK) != rows[i].ok) {
+			fail_msg("row %zu: %s %s %zu bytes: %d", i, k8s_kind_name(rows[i].kind), from,
+			         strlen(value), ret);
+		}
+		if (ret == KNOT_EOK) {
+			bool is_ns = strncmp(rows[i].field, "'namespace'", 11) == 0;
+			assert_string_equal(is_ns ? obj->ns : obj->name, value);
+			k8s_object_free(obj);
+		}
+		free(json);
+		free(text);
+		free(value);
+	}
+}
+
+/*
+ * Port names of Services and EndpointSlices are DNS-1123 labels to the API server
+ * (not IsValidPortName's IANA names: digits first and "--" pass, 15 is no limit);
+ * a name that is none is read as no name. ServiceImport's CRD does not check them.
+ */
+static void port_names_are_dns_labels(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *fill;
+		size_t n;
+		bool kept;
+	} rows[] = {
+		{ NULL, "a", 63, true },
+		{ NULL, "a", 64, false },
+		{ NULL, "a", 16, true },
+		{ "1http", NULL, 0, true },
+		{ "h--p", NULL, 0, true },
+		{ "8080", NULL, 0, true },
+		{ "-http", NULL, 0, false },
+		{ "http-", NULL, 0, false },
+		{ "HTTP", NULL, 0, false },
+		{ "h.p", NULL, 0, false },
+		{ "h_p", NULL, 0, false },
+	};
+	static const struct {
+		k8s_kind_t kind;
+		const char **sample;
+		const char *port;
+	} kinds[] = {
+		{ K8S_SERVICE, &SVC_HEADLESS, "pg" },
+		{ K8S_ENDPOINTSLICE, &SLICE_DB, "pg" },
+		{ K8S_SERVICEIMPORT, &IMPORT_WEB, "http" },
+	};
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+			char *value = (rows[i].text != NULL) ? strdup(rows[i].text)
+			                                     : long_name(rows[i].fill, rows[i].n);
+			char from[64], to[128];
+			snprintf(from, sizeof(from), "'ports':[{'name':'%s'", kinds[k].port);
+			snprintf(to, sizeof(to), "'ports':[{'name':'%s'", value);
+			k8s_object_t *obj = decode_edit(kinds[k].kind, *kinds[k].sample, from, to);
+			const k8s_port_t *port = (kinds[k].kind == K8S_SERVICE) ? &SVC(obj)->ports[0] :
+			                         (kinds[k].kind == K8S_ENDPOINTSLICE) ? &SLICE(obj)->ports[0] :
+			                         &IMPORT(obj)->ports[0];
+			if (rows[i].kept) {
+				assert_non_null(port->name);
+				assert_string_equal(port->name, value);
+			} else if (port->name != NULL) {
+				fail_msg("%s port name \"%s\" kept", k8s_kind_name(kinds[k].kind), value);
+			}
+			k8s_object_free(obj);
+			free(value);
+		}
+	}
+}
+
+/*
+ * A pod name is a DNS subdomain: one over 63 bytes, or dotted, is no DNS label, so
+ * endpoint-pod-names cannot name its endpoint; the slice keeps the first such name
+ * to log it (store.c). A hostname is a DNS-1123 label to the API server.
+ */
+static void slice_pod_names_that_are_no_label_are_kept_aside(void **state)
+{
+	const char *ref = "'kind':'Pod','namespace':'shop','name':'db-0'";
+	char *long_pod = long_name("a", 253);
+	const char *names[] = { long_pod, "db.0" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char to[320];
+		snprintf(to, sizeof(to), "'kind':'Pod','namespace':'shop','name':'%s'", names[i]);
+		k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, ref, to);
+		assert_null(SLICE(obj)->endpoints[0].target);
+		assert_string_equal(SLICE(obj)->unlabelled_pod, names[i]);
+		assert_string_equal(SLICE(obj)->endpoints[1].target, "db-1");
+		k8s_object_free(obj);
+	}
+	free(long_pod);
+
+	// Labels, and names no pod can have, are not kept aside.
+	const char *not_aside[] = { "db-0", "DB-0", "db_0", "" };
+	for (size_t i = 0; i < sizeof(not_aside) / sizeof(not_aside[0]); i++) {
+		char to[128];
+		snprintf(to, sizeof(to), "'kind':'Pod','namespace':'shop','name':'%s'", not_aside[i]);
+		k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, ref, to);
+		assert_null(SLICE(obj)->unlabelled_pod);
+		k8s_object_free(obj);
+	}
+
+	// A node's name is no pod's.
+	k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, ref,
+	                                "'kind':'Node','namespace':'shop','name':'db.0'");
+	assert_null(SLICE(obj)->unlabelled_pod);
+	k8s_object_free(obj);
+
+	// And it does not change the digest: the records are the same.
+	char *text = edit(SLICE_DB, ref, "'kind':'Pod','namespace':'shop','name':'db.0'");
+	char *text2 = edit(SLICE_DB, ref, "'kind':'Pod','namespace':'shop','name':'db.1'");
+	k8s_object_t *a = decode_ok(K8S_ENDPOINTSLICE, text);
+	k8s_object_t *b = decode_ok(K8S_ENDPOINTSLICE, text2);
+	assert_true(a->digest == b->digest);
+	k8s_object_free(a);
+	k8s_object_free(b);
+	free(text);
+	free(text2);
+}
+
 static void slice_trigger_time_is_read(void **state)
 {
 	k8s_object_t *obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'2026-01-10T09:06:12Z'",
@@ -1805,6 +2000,9 @@ int main(void)
 		cmocka_unit_test(slice_invalid_hostname_and_target_become_null),
 		cmocka_unit_test(slice_null_empty_and_absent_lists_are_empty),
 		cmocka_unit_test(slice_name_may_be_a_dns_subdomain),
+		cmocka_unit_test(object_names_are_checked_as_the_api_server_checks_them),
+		cmocka_unit_test(port_names_are_dns_labels),
+		cmocka_unit_test(slice_pod_names_that_are_no_label_are_kept_aside),
 		cmocka_unit_test(slice_trigger_time_is_read),
 		cmocka_unit_test(pod_running_is_live_with_both_ips),
 		cmocka_unit_test(pod_pending_is_live_and_finished_phases_are_not),

@@ -211,6 +211,7 @@ static void many_ports_block(size_t slice_count, size_t count, size_t *port_coun
 	k8s_svc_t *block = k8s_records_service(&svc, ptrs, slice_count, &rconf);
 	assert_non_null(block);
 	*port_count = block->port_count;
+	assert_null(block->ep_ports);  // Every endpoint has every port: no sets stored.
 	// Sorted by name, each once.
 	for (size_t i = 1; i < block->port_count; i++) {
 		const uint8_t *a = block->strings + block->ports[i - 1].name;
@@ -232,8 +233,103 @@ static void four_slices_of_20000_ports_give_20000_srv_ports(void **state)
 	assert_int_equal(port_count, 20000);
 }
 
-static void slices_disagreeing_on_a_port_number_give_the_lowest(void **state)
+/*! \brief Index of a port (name, number) in a block, asserted present. */
+static size_t port_index(const k8s_svc_t *block, const char *name, uint16_t number)
 {
+	for (size_t i = 0; i < block->port_count; i++) {
+		const uint8_t *label = block->strings + block->ports[i].name;
+		if (label[0] == strlen(name) && memcmp(label + 1, name, label[0]) == 0 &&
+		    block->ports[i].port == number) {
+			return i;
+		}
+	}
+	fail_msg("no port %s %u", name, number);
+	return 0;
+}
+
+/*! \brief True if the endpoint record of an address has a port. */
+static bool has_port(const k8s_svc_t *block, const char *ip, const char *name, uint16_t number)
+{
+	k8s_ip_t want = fx_ip(ip);
+	size_t port = port_index(block, name, number);
+	for (uint32_t i = block->sip_count; i < block->addr_count; i++) {
+		if (memcmp(block->addrs[i].bytes, want.bytes, 4) == 0) {
+			return k8s_addr_has_port(block, &block->addrs[i], port, port + 1);
+		}
+	}
+	fail_msg("no endpoint %s", ip);
+	return false;
+}
+
+static void slices_disagreeing_on_a_port_number_keep_each_number_for_their_own_endpoints(void **state)
+{
+	// Issue 22's reproducer: a rollout moved http from 8080 to 9090 and added metrics.
+	k8s_port_t a_ports[] = { { .name = "http", .port = 8080, .proto = K8S_PROTO_TCP } };
+	k8s_port_t b_ports[] = {
+		{ .name = "metrics", .port = 9100, .proto = K8S_PROTO_TCP },
+		{ .name = "http", .port = 9090, .proto = K8S_PROTO_TCP },
+	};
+	k8s_endpoint_t a_eps[] = { fx_ep("10.1.1.1", true, NULL, NULL), fx_ep("10.1.1.3", true, NULL, NULL) };
+	k8s_endpoint_t b_eps[] = { fx_ep("10.1.1.2", true, NULL, NULL) };
+	k8s_slice_t slices[] = {
+		fx_slice("shop", "roll-a", "roll", AF_INET, a_eps, 2, a_ports, 1),
+		fx_slice("shop", "roll-b", "roll", AF_INET, b_eps, 1, b_ports, 2),
+	};
+	for (int order = 0; order < 2; order++) {
+		const k8s_slice_t *ptrs[] = { &slices[order], &slices[1 - order] };
+		k8s_service_t svc = fx_service("shop", "roll", K8S_SVC_HEADLESS, NULL, NULL);
+		k8s_svc_t *block = k8s_records_service(&svc, ptrs, 2, &rconf);
+		assert_non_null(block);
+		// Each (name, protocol, number) once, by name then number.
+		assert_int_equal(block->port_count, 3);
+		assert_int_equal(block->ports[0].port, 8080);
+		assert_int_equal(block->ports[1].port, 9090);
+		assert_int_equal(block->ports[2].port, 9100);
+		assert_non_null(block->ep_ports);
+		assert_true(has_port(block, "10.1.1.1", "http", 8080));
+		assert_false(has_port(block, "10.1.1.1", "http", 9090));
+		assert_false(has_port(block, "10.1.1.1", "metrics", 9100));
+		assert_true(has_port(block, "10.1.1.3", "http", 8080));
+		assert_false(has_port(block, "10.1.1.3", "metrics", 9100));
+		assert_false(has_port(block, "10.1.1.2", "http", 8080));
+		assert_true(has_port(block, "10.1.1.2", "http", 9090));
+		assert_true(has_port(block, "10.1.1.2", "metrics", 9100));
+		// Equal sets are stored once: two sets of one port and two.
+		assert_int_equal(block->ep_ports[0], block->ep_ports[2]);
+		assert_int_not_equal(block->ep_ports[0], block->ep_ports[1]);
+		assert_int_equal(block->capped, 0);
+		free(block);
+	}
+}
+
+static void an_address_in_two_slices_has_the_ports_of_both(void **state)
+{
+	k8s_port_t old_port[] = { { .name = "http", .port = 8080, .proto = K8S_PROTO_TCP } };
+	k8s_port_t new_port[] = { { .name = "http", .port = 80, .proto = K8S_PROTO_TCP } };
+	k8s_endpoint_t eps[] = { fx_ep("10.1.0.1", true, NULL, NULL) };
+	k8s_endpoint_t new_eps[] = { fx_ep("10.1.0.1", true, NULL, NULL), fx_ep("10.1.0.2", true, NULL, NULL) };
+	k8s_slice_t slices[] = {
+		fx_slice("shop", "old", "web", AF_INET, eps, 1, old_port, 1),
+		fx_slice("shop", "new", "web", AF_INET, new_eps, 2, new_port, 1),
+	};
+	for (int order = 0; order < 2; order++) {
+		const k8s_slice_t *ptrs[] = { &slices[order], &slices[1 - order] };
+		k8s_service_t svc = fx_service("shop", "web", K8S_SVC_HEADLESS, NULL, NULL);
+		k8s_svc_t *block = k8s_records_service(&svc, ptrs, 2, &rconf);
+		assert_non_null(block);
+		assert_int_equal(block->addr_count, 2);  // One record per address all the same.
+		assert_int_equal(block->port_count, 2);
+		assert_true(has_port(block, "10.1.0.1", "http", 80));
+		assert_true(has_port(block, "10.1.0.1", "http", 8080));
+		assert_true(has_port(block, "10.1.0.2", "http", 80));
+		assert_false(has_port(block, "10.1.0.2", "http", 8080));
+		free(block);
+	}
+}
+
+static void slices_of_one_address_and_every_port_store_no_port_sets(void **state)
+{
+	// The address in both slices has every port: nothing to tell apart.
 	k8s_port_t old_port[] = { { .name = "http", .port = 8080, .proto = K8S_PROTO_TCP } };
 	k8s_port_t new_port[] = { { .name = "http", .port = 80, .proto = K8S_PROTO_TCP } };
 	k8s_endpoint_t eps[] = { fx_ep("10.1.0.1", true, NULL, NULL) };
@@ -241,15 +337,74 @@ static void slices_disagreeing_on_a_port_number_give_the_lowest(void **state)
 		fx_slice("shop", "old", "web", AF_INET, eps, 1, old_port, 1),
 		fx_slice("shop", "new", "web", AF_INET, eps, 1, new_port, 1),
 	};
-	for (int order = 0; order < 2; order++) {
-		const k8s_slice_t *ptrs[] = { &slices[order], &slices[1 - order] };
-		k8s_service_t svc = fx_service("shop", "web", K8S_SVC_HEADLESS, NULL, NULL);
-		k8s_svc_t *block = k8s_records_service(&svc, ptrs, 2, &rconf);
-		assert_non_null(block);
-		assert_int_equal(block->port_count, 1);
-		assert_int_equal(block->ports[0].port, 80);
-		free(block);
+	const k8s_slice_t *ptrs[] = { &slices[0], &slices[1] };
+	k8s_service_t svc = fx_service("shop", "web", K8S_SVC_HEADLESS, NULL, NULL);
+	k8s_svc_t *block = k8s_records_service(&svc, ptrs, 2, &rconf);
+	assert_non_null(block);
+	assert_int_equal(block->port_count, 2);
+	assert_null(block->ep_ports);
+	assert_null(block->port_sets);
+	assert_true(has_port(block, "10.1.0.1", "http", 80));
+	assert_true(has_port(block, "10.1.0.1", "http", 8080));
+	free(block);
+}
+
+static void ports_past_the_cap_are_in_no_endpoints_port_set(void **state)
+{
+	// Two slices of 40000 distinct ports each, one endpoint each: 80000 ports, 65535 kept.
+	size_t count = 40000;
+	k8s_port_t *ports = calloc(2 * count, sizeof(*ports));
+	char (*names)[16] = calloc(2 * count, sizeof(*names));
+	assert_non_null(ports);
+	assert_non_null(names);
+	for (size_t i = 0; i < 2 * count; i++) {
+		snprintf(names[i], sizeof(names[i]), "p%05zu", i);
+		ports[i] = (k8s_port_t){ .name = names[i], .port = 1 + i % 60000, .proto = K8S_PROTO_TCP };
 	}
+	k8s_endpoint_t a_eps[] = { fx_ep("10.1.0.1", true, NULL, NULL) };
+	k8s_endpoint_t b_eps[] = { fx_ep("10.1.0.2", true, NULL, NULL) };
+	k8s_slice_t slices[] = {
+		fx_slice("shop", "a", "big", AF_INET, a_eps, 1, ports, count),
+		fx_slice("shop", "b", "big", AF_INET, b_eps, 1, ports + count, count),
+	};
+	const k8s_slice_t *ptrs[] = { &slices[0], &slices[1] };
+	k8s_service_t svc = fx_service("shop", "big", K8S_SVC_HEADLESS, NULL, NULL);
+	k8s_svc_t *block = k8s_records_service(&svc, ptrs, 2, &rconf);
+	assert_non_null(block);
+	assert_int_equal(block->port_count, K8S_MAX_PORTS);
+	assert_int_equal(block->capped, 2 * count - K8S_MAX_PORTS);
+	assert_non_null(block->ep_ports);
+	const uint16_t *a_set = block->port_sets + block->ep_ports[0];
+	const uint16_t *b_set = block->port_sets + block->ep_ports[1];
+	assert_int_equal(a_set[0], count);
+	assert_int_equal(b_set[0], K8S_MAX_PORTS - count);
+	for (size_t i = 0; i < b_set[0]; i++) {
+		assert_true(b_set[1 + i] < block->port_count);
+	}
+	free(block);
+	free(ports);
+	free(names);
+}
+
+static void a_headless_import_whose_slices_name_no_port_gives_every_endpoint_its_ports(void **state)
+{
+	k8s_endpoint_t eps[] = { fx_ep("10.1.0.1", true, "web-0", NULL) };
+	k8s_slice_t slice = fx_slice("shop", "a", NULL, AF_INET, eps, 1, NULL, 0);
+	slice.source_cluster = "a";
+	const k8s_slice_t *ptrs[] = { &slice };
+	k8s_port_t imp_ports[] = { { .name = "http", .port = 80, .proto = K8S_PROTO_TCP } };
+	k8s_serviceimport_t imp = {
+		.meta = { .kind = K8S_SERVICEIMPORT, .ns = "shop", .name = "web" },
+		.headless = true,
+		.ports = imp_ports,
+		.port_count = 1,
+	};
+	k8s_svc_t *block = k8s_records_import(&imp, ptrs, 1, &rconf);
+	assert_non_null(block);
+	assert_int_equal(block->port_count, 1);
+	assert_null(block->ep_ports);
+	assert_true(has_port(block, "10.1.0.1", "http", 80));
+	free(block);
 }
 
 static void imports_of_many_clusters_are_sorted_by_wire_form_and_merged(void **state)
@@ -309,7 +464,11 @@ int main(void)
 		cmocka_unit_test(a_hostname_of_65600_addresses_keeps_4000_of_them),
 		cmocka_unit_test(aaaa_records_of_a_name_stop_at_2300_and_a_records_go_on),
 		cmocka_unit_test(four_slices_of_20000_ports_give_20000_srv_ports),
-		cmocka_unit_test(slices_disagreeing_on_a_port_number_give_the_lowest),
+		cmocka_unit_test(slices_disagreeing_on_a_port_number_keep_each_number_for_their_own_endpoints),
+		cmocka_unit_test(an_address_in_two_slices_has_the_ports_of_both),
+		cmocka_unit_test(slices_of_one_address_and_every_port_store_no_port_sets),
+		cmocka_unit_test(ports_past_the_cap_are_in_no_endpoints_port_set),
+		cmocka_unit_test(a_headless_import_whose_slices_name_no_port_gives_every_endpoint_its_ports),
 		cmocka_unit_test(imports_of_many_clusters_are_sorted_by_wire_form_and_merged),
 	};
 	return cmocka_run_group_tests_name("records", tests, NULL, NULL);

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -181,6 +182,98 @@ static void a_snapshot_older_than_max_age_is_refused(void **state)
 	expect_refused(NULL, SETTINGS, 5, "older than snapshot-max-age");
 }
 
+static void write_created(int64_t created_s)
+{
+	k8s_snaphdr_t hdr = { .settings_hash = SETTINGS, .created_s = created_s, .sources = 3,
+	                      .counts = { 5, 0, 7 } };
+	assert_int_equal(k8s_snapfile_write(path, &hdr, PAYLOAD, sizeof(PAYLOAD) - 1), KNOT_EOK);
+}
+
+static void a_negative_creation_time_is_refused(void **state)
+{
+	// INT64_MIN made "now - created" overflow to a negative age that passed max-age.
+	write_created(INT64_MIN);
+	expect_refused(NULL, SETTINGS, 3600, "negative creation time");
+	write_created(-1);
+	expect_refused(NULL, SETTINGS, 3600, "negative creation time");
+	expect_refused(NULL, SETTINGS, 0, "negative creation time");
+}
+
+static void a_creation_time_far_in_the_future_is_refused(void **state)
+{
+	write_created(INT64_MAX);
+	expect_refused(NULL, SETTINGS, 3600, "created in the future");
+	write_created(NOW + 61);
+	expect_refused(NULL, SETTINGS, 0, "created in the future");
+}
+
+/*! A file of a name beside the snapshot's; \a suffix says which. */
+static void path_with(char *out, size_t len, const char *suffix)
+{
+	snprintf(out, len, "%s%s", path, suffix);
+}
+
+static void a_link_planted_at_the_temporary_name_is_not_followed(void **state)
+{
+	char tmp[300], victim[300];
+	path_with(tmp, sizeof(tmp), ".tmp");
+	path_with(victim, sizeof(victim), ".victim");
+	FILE *f = fopen(victim, "w");
+	assert_non_null(f);
+	fputs("precious", f);
+	fclose(f);
+	assert_int_equal(symlink(victim, tmp), 0);
+
+	k8s_snaphdr_t hdr = { .settings_hash = SETTINGS, .created_s = NOW - 10, .sources = 3,
+	                      .counts = { 5, 0, 7 } };
+	int ret = k8s_snapfile_write(path, &hdr, PAYLOAD, sizeof(PAYLOAD) - 1);
+	char text[32] = "";
+	f = fopen(victim, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(text, sizeof(text), f));
+	fclose(f);
+	unlink(victim);
+	unlink(tmp);
+	assert_string_equal(text, "precious");
+	// The link is replaced by a file of our own, so the snapshot is written all the same.
+	assert_int_equal(ret, KNOT_EOK);
+	char why[128];
+	assert_int_equal(read_back(SETTINGS, 3600, why, sizeof(why)), KNOT_EOK);
+}
+
+static void a_snapshot_that_is_a_symbolic_link_is_refused(void **state)
+{
+	char real[300];
+	path_with(real, sizeof(real), ".real");
+	assert_int_equal(rename(path, real), 0);
+	assert_int_equal(symlink(real, path), 0);
+	char why[128];
+	int ret = read_back(SETTINGS, 0, why, sizeof(why));
+	unlink(real);
+	assert_int_equal(ret, KNOT_EMALF);
+	assert_non_null(strstr(why, "symbolic link"));
+}
+
+static void a_snapshot_writable_by_others_is_refused(void **state)
+{
+	assert_int_equal(chmod(path, 0602), 0);
+	expect_refused(NULL, SETTINGS, 0, "writable by group or others");
+	assert_int_equal(chmod(path, 0660), 0);
+	expect_refused(NULL, SETTINGS, 0, "writable by group or others");
+	assert_int_equal(chmod(path, 0644), 0);
+	char why[128];
+	assert_int_equal(read_back(SETTINGS, 0, why, sizeof(why)), KNOT_EOK);
+}
+
+static void a_snapshot_owned_by_another_user_is_refused(void **state)
+{
+	uid_t other = (geteuid() == 65534) ? 65533 : 65534;
+	if (chown(path, other, (gid_t)-1) != 0) {
+		skip();  // Only root may give a file away.
+	}
+	expect_refused(NULL, SETTINGS, 0, "owned by uid");
+}
+
 static void fnv64_matches_the_reference_values(void **state)
 {
 	// Published FNV-1a 64 test vectors.
@@ -201,6 +294,17 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_file_of_something_else_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_snapshot_of_other_settings_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_snapshot_older_than_max_age_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_negative_creation_time_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_creation_time_far_in_the_future_is_refused, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(a_link_planted_at_the_temporary_name_is_not_followed,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(a_snapshot_that_is_a_symbolic_link_is_refused, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(a_snapshot_writable_by_others_is_refused, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(a_snapshot_owned_by_another_user_is_refused, setup,
+		                                teardown),
 		cmocka_unit_test(fnv64_matches_the_reference_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

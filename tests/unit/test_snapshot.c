@@ -71,11 +71,19 @@ static const struct {
 	  "\"podIPs\":[{\"ip\":\"10.244.1.7\"},{\"ip\":\"fd00::7\"}]}}" },
 	{ K8S_SRC_PODS, K8S_POD, "{\"metadata\":{\"name\":\"old-0\",\"namespace\":\"shop\"},"
 	  "\"status\":{\"phase\":\"Succeeded\",\"podIP\":\"10.244.1.5\"}}" },
+	// Names are DNS subdomains: 253 characters of one label (issue 22), or dotted.
+	{ K8S_SRC_PODS, K8S_POD, "{\"metadata\":{\"name\":\"pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"
+	  "pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"
+	  "pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp"
+	  "ppppppppppppp\",\"namespace\":\"shop\"},"
+	  "\"status\":{\"phase\":\"Running\",\"podIP\":\"10.244.1.6\"}}" },
 	{ K8S_SRC_IMPORTS, K8S_SERVICEIMPORT, "{\"metadata\":{\"name\":\"web\",\"namespace\":\"shop\"},"
 	  "\"spec\":{\"type\":\"Headless\",\"ports\":[{\"name\":\"http\",\"port\":80}]},"
 	  "\"status\":{\"clusters\":[{\"cluster\":\"cluster-a\"},{\"cluster\":\"east.prod\"}]}}" },
 	{ K8S_SRC_IMPORTS, K8S_SERVICEIMPORT, "{\"metadata\":{\"name\":\"api\",\"namespace\":\"shop\"},"
 	  "\"spec\":{\"type\":\"ClusterSetIP\",\"ips\":[\"10.97.0.1\"]}}" },
+	{ K8S_SRC_IMPORTS, K8S_SERVICEIMPORT, "{\"metadata\":{\"name\":\"api.v2\",\"namespace\":\"shop\"},"
+	  "\"spec\":{\"type\":\"ClusterSetIP\",\"ips\":[\"10.97.0.2\"]}}" },
 	{ K8S_SRC_MCS_SLICES, K8S_ENDPOINTSLICE, "{\"metadata\":{\"name\":\"web-b\",\"namespace\":\"shop\","
 	  "\"labels\":{\"multicluster.kubernetes.io/service-name\":\"web\","
 	  "\"multicluster.kubernetes.io/source-cluster\":\"east.prod\"}},\"addressType\":\"IPv6\","

@@ -544,6 +544,67 @@ static void a_block_past_the_caps_is_logged_once_and_counted(void **state)
 	k8s_table_deinit(&t);
 }
 
+/*
+ * Valid names no DNS name can hold (issue 22): a ServiceImport named by a DNS
+ * subdomain has no records, and a pod name over 63 bytes leaves its endpoint
+ * to its dashed address with endpoint-pod-names; each logged once, not per update.
+ */
+static void names_no_dns_label_can_hold_are_logged_once(void **state)
+{
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	k8s_log_t log = { .fn = keep_line };
+	k8s_store_conf_t conf = { .endpoint_pod_names = true };
+	k8s_store_t *s = k8s_store_new(&t, &conf, &log);
+	assert_non_null(s);
+	capped_lines = 0;
+
+	const char *long_import = "{\"metadata\":{\"name\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	                          "aaaaaaaaaaaaaaaaaaaaaaaa\",\"namespace\":\"shop\"},"
+	                          "\"spec\":{\"type\":\"ClusterSetIP\",\"ips\":[\"10.97.0.%d\"]}}";
+	char json[512];
+	for (int i = 1; i <= 3; i++) {
+		snprintf(json, sizeof(json), long_import, i);
+		k8s_store_upsert(s, K8S_SRC_IMPORTS, decode(K8S_SERVICEIMPORT, json));
+		k8s_store_upsert(s, K8S_SRC_IMPORTS, decode(K8S_SERVICEIMPORT,
+		                 "{\"metadata\":{\"name\":\"web.v2\",\"namespace\":\"shop\"},"
+		                 "\"spec\":{\"type\":\"ClusterSetIP\",\"ips\":[\"10.97.1.1\"]}}"));
+		k8s_store_commit(s, 0);
+	}
+	// No records, no error: one line for each import, when it appeared.
+	assert_int_equal(k8s_table_stats(&t).svc_count[K8S_ZONE_CLUSTERSET], 0);
+	assert_int_equal(capped_lines, 2);
+	assert_non_null(strstr(capped_log[0], "serviceimport shop/aaaa"));
+	assert_non_null(strstr(capped_log[0], "has no records (its name is no dns label"));
+	assert_non_null(strstr(capped_log[1], "serviceimport shop/web.v2 has no records"));
+
+	k8s_store_upsert(s, K8S_SRC_SERVICES, decode(K8S_SERVICE, HEADLESS("shop", "named")));
+	const char *slice = "{\"metadata\":{\"name\":\"named-1\",\"namespace\":\"shop\","
+	                    "\"labels\":{\"kubernetes.io/service-name\":\"named\"}},"
+	                    "\"addressType\":\"IPv4\",\"endpoints\":["
+	                    "{\"addresses\":[\"10.9.0.1\"],\"conditions\":{\"ready\":%s},"
+	                    "\"targetRef\":{\"kind\":\"Pod\",\"name\":\"short-0\"}},"
+	                    "{\"addresses\":[\"10.9.0.2\"],"
+	                    "\"targetRef\":{\"kind\":\"Pod\",\"name\":\"%s\"}}]}";
+	const char *pods[] = { "web.v1-0", "web.v1-0", "web.v1-1", "short-1", "web.v1-2" };
+	for (size_t i = 0; i < sizeof(pods) / sizeof(pods[0]); i++) {
+		snprintf(json, sizeof(json), slice, (i % 2) ? "true" : "false", pods[i]);
+		k8s_store_upsert(s, K8S_SRC_SLICES, decode(K8S_ENDPOINTSLICE, json));
+		k8s_store_commit(s, 0);
+	}
+	// Logged when the slice first named such a pod, and again after it named none.
+	assert_int_equal(capped_lines, 4);
+	assert_non_null(strstr(capped_log[2], "endpointslice shop/named-1 names the endpoints of "
+	                                      "pod web.v1-0 by their address"));
+	assert_non_null(strstr(capped_log[3], "pod web.v1-2 by their address"));
+	assert_int_equal(k8s_table_stats(&t).svc_count[K8S_ZONE_CLUSTER], 1);
+
+	k8s_store_free(s);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -558,6 +619,7 @@ int main(void)
 		cmocka_unit_test(headless_endpoints_become_answers),
 		cmocka_unit_test(programming_latency_is_measured_from_the_trigger_time),
 		cmocka_unit_test(imported_slices_feed_the_clusterset_zone_only),
+		cmocka_unit_test(names_no_dns_label_can_hold_are_logged_once),
 		cmocka_unit_test(the_cluster_id_comes_from_the_cluster_property),
 		cmocka_unit_test(a_cluster_property_without_value_leaves_no_cluster_id),
 		cmocka_unit_test(a_locally_exported_service_joins_its_import_under_the_local_cluster_id),

@@ -1,0 +1,163 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*!
+ * \file
+ *
+ * \brief Forwarding of names outside our zones, without a knotd worker waiting on the network.
+ *
+ * A worker that meets a name to forward either answers it from the cache
+ * (k8s_fwd_lookup(), lock-free) or hands the query over (k8s_fwd_handoff(): a copy
+ * of its wire, the client's address and knotd's socket) and lets knotd send
+ * nothing. The forwarder thread asks the upstreams (one name asked once however
+ * many clients wait for it), and sends each waiting client its answer from
+ * knotd's socket when it arrives, or SERVFAIL with an Extended DNS Error at the
+ * deadline (a *late answer*). UDP answers are sent with sendto() on knotd's UDP
+ * socket (safe beside the worker's own sends); a TCP query's connection is
+ * dup()ed at the hand-over, so that knotd closing it never lets the answer reach
+ * another connection that took its number.
+ *
+ * Upstreams: groups of servers (the default group and stub domains, the longest
+ * matching zone first), asked in order; a server that does not answer within 300 ms,
+ * fails or answers SERVFAIL/REFUSED is marked down, the name is asked of the next
+ * one at once (the first attempt stays open: its late answer is still taken), and
+ * a down server is probed every second (". NS") until it answers. A forwarding loop
+ * (an upstream that sends our queries back to us) is found with a probe name
+ * (`<token>-<index>.mod-k8s-loop.`) sent to every upstream at start and every minute:
+ * when it comes back to us, that upstream is no longer used.
+ */
+
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <libknot/libknot.h>
+
+#include "forward_cache.h"
+#include "log.h"
+
+/*! \brief Largest query handed over (bytes); a larger one is answered SERVFAIL by the worker. */
+#define K8S_FWD_QUERY_MAX 512
+/*! \brief Upstream servers in all (default and stub domains together). */
+#define K8S_FWD_SERVERS_MAX 16
+/*! \brief Stub domains. */
+#define K8S_FWD_GROUPS_MAX 16
+
+/*! \brief A set of servers: the default one (zone NULL) or a stub domain's. */
+typedef struct {
+	knot_dname_t *zone;                 /*!< Lowercase; NULL for the default servers. */
+	struct sockaddr_storage *servers;
+	size_t count;
+} k8s_fwd_group_t;
+
+typedef struct {
+	k8s_fwd_group_t *groups;   /*!< [0] the default servers, then the stub domains. */
+	size_t group_count;
+	unsigned timeout_ms;       /*!< A waiting client's deadline (then SERVFAIL, EDE 22). */
+	uint32_t cache_max_ttl;    /*!< Seconds. */
+	size_t cache_size;         /*!< Entries. */
+	size_t max_pending;        /*!< Names being resolved at once; waiting clients: 4 times that. */
+} k8s_fwd_conf_t;
+
+/*! \brief Frees what k8s_fwd_conf_t holds (not itself). */
+void k8s_fwd_conf_deinit(k8s_fwd_conf_t *conf);
+
+/*! \brief Equal settings share one forwarder. */
+bool k8s_fwd_conf_equal(const k8s_fwd_conf_t *a, const k8s_fwd_conf_t *b);
+
+/*!
+ * \brief Parses a stub domain, `ZONE=ADDR[@PORT][,ADDR[@PORT]...]` (kube-dns's
+ * stubDomains), into \a group.
+ *
+ * \retval KNOT_EOK, KNOT_EINVAL (with a reason in \a msg), KNOT_ENOMEM
+ */
+int k8s_fwd_stub_parse(const char *text, k8s_fwd_group_t *group, char *msg, size_t msglen);
+
+/*! \brief An address with an optional @port (53 by default) into \a addr. */
+int k8s_fwd_addr_parse(const char *text, struct sockaddr_storage *addr);
+
+/*! \brief Counters, pushed by the forwarder thread once a second. */
+typedef struct {
+	uint64_t forwarded;     /*!< Names asked of an upstream (after the cache). */
+	uint64_t answered;      /*!< Late answers sent. */
+	uint64_t servfail;      /*!< Late answers that were SERVFAIL: deadline, no upstream, busy. */
+	uint64_t timeouts;      /*!< Attempts without an answer within the deadline. */
+	uint64_t failovers;     /*!< Attempts that went to another server. */
+	uint64_t loops;         /*!< Upstreams found looping. */
+	uint64_t dropped;       /*!< Hand-overs refused (no slot free, too many waiting). */
+	uint64_t cache_entries;
+	uint64_t cache_bytes;
+	size_t server_count;
+	struct {
+		uint64_t queries;   /*!< Attempts sent to it. */
+		uint64_t answers;
+		uint64_t failures;  /*!< Errors, SERVFAIL/REFUSED, no answer within 300 ms. */
+		uint64_t timeouts;
+		uint64_t down;      /*!< 1 while down or looping. */
+	} server[K8S_FWD_SERVERS_MAX];
+} k8s_fwd_stats_t;
+
+typedef void (*k8s_fwd_stats_fn)(void *ctx, const k8s_fwd_stats_t *st);
+
+typedef struct k8s_fwd k8s_fwd_t;
+
+/*!
+ * \brief Starts a forwarder and its thread.
+ *
+ * \return NULL on no memory or no thread.
+ */
+k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
+                       k8s_fwd_stats_fn stats, void *stats_ctx);
+
+/*! \brief Stops and joins the thread, answers nobody more, frees everything. No worker may remain. */
+void k8s_fwd_free(k8s_fwd_t *f);
+
+/*! \brief The settings the forwarder was started with. */
+const k8s_fwd_conf_t *k8s_fwd_conf(const k8s_fwd_t *f);
+
+/*! \brief The address of server \a i (flat order: default, then the stub domains'), as text. */
+const char *k8s_fwd_server_text(const k8s_fwd_t *f, size_t i);
+
+/*! \brief Whether a name has servers to go to (the default group or a stub domain). */
+bool k8s_fwd_routes(const k8s_fwd_t *f, const knot_dname_t *lower);
+
+/*!
+ * \brief The cached answer of (\a lower, \a qtype), or NULL (reader: inside an RCU
+ * read-side section; valid until it ends).
+ */
+const k8s_fwd_entry_t *k8s_fwd_lookup(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qtype,
+                                      uint64_t now_ms);
+
+/*!
+ * \brief Hands a query over (any thread; never blocks, allocates nothing; dup() for TCP).
+ *
+ * \param fd      knotd's socket the query came on.
+ * \param remote  The client's address (UDP; ignored for TCP).
+ *
+ * \return False when refused (no free slot, query too large, dup failed): answer SERVFAIL.
+ */
+bool k8s_fwd_handoff(k8s_fwd_t *f, const uint8_t *wire, size_t len, int fd, bool tcp,
+                     const struct sockaddr_storage *remote);
+
+/*!
+ * \brief Whether \a lower is a loop probe's name (`*.mod-k8s-loop.`): never forwarded.
+ * If it is the current probe of an upstream, that upstream is marked as looping.
+ */
+bool k8s_fwd_loop_probe(k8s_fwd_t *f, const knot_dname_t *lower);

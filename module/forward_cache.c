@@ -1,0 +1,242 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "forward_cache.h"
+#include "hash.h"
+
+/*! \brief A negative answer's life: the SOA's TTL or its MINIMUM, the smaller (RFC 2308). */
+static uint32_t soa_negative_ttl(const knot_rrset_t *soa)
+{
+	uint32_t minimum = knot_soa_minimum(soa->rrs.rdata);
+	return (minimum < soa->ttl) ? minimum : soa->ttl;
+}
+
+static bool kept_type(uint16_t type)
+{
+	return type != KNOT_RRTYPE_OPT && type != KNOT_RRTYPE_TSIG;
+}
+
+k8s_fwd_entry_t *k8s_fwd_entry_new(const knot_pkt_t *answer, const knot_dname_t *qname,
+                                   uint16_t qtype, uint32_t max_ttl, uint64_t now_ms, bool relay)
+{
+	uint16_t rcode = knot_wire_get_rcode(answer->wire);
+	if (!relay && ((rcode != KNOT_RCODE_NOERROR && rcode != KNOT_RCODE_NXDOMAIN) ||
+	               knot_wire_get_tc(answer->wire))) {
+		return NULL;
+	}
+
+	// Sizes and the entry's life first: nothing is allocated for what is not kept.
+	size_t qname_size = knot_dname_size(qname);
+	size_t bytes = sizeof(k8s_fwd_entry_t) + qname_size;
+	size_t rr_count = 0;
+	uint16_t count[3] = { 0 };
+	uint32_t life = max_ttl;
+	bool negative = (rcode == KNOT_RCODE_NXDOMAIN);
+	bool has_soa = false;
+	for (int s = KNOT_ANSWER; s <= KNOT_ADDITIONAL; s++) {
+		const knot_pktsection_t *sec = knot_pkt_section(answer, s);
+		if (s == KNOT_ANSWER && sec->count == 0) {
+			negative = true;  // NODATA
+		}
+		for (uint16_t i = 0; i < sec->count; i++) {
+			const knot_rrset_t *rr = knot_pkt_rr(sec, i);
+			if (!kept_type(rr->type)) {
+				continue;
+			}
+			uint32_t ttl = rr->ttl;
+			if (s == KNOT_AUTHORITY && rr->type == KNOT_RRTYPE_SOA && rr->rrs.count > 0) {
+				has_soa = true;
+				if (negative) {
+					ttl = soa_negative_ttl(rr);
+				}
+			}
+			if (ttl < life) {
+				life = ttl;
+			}
+			bytes += sizeof(knot_rrset_t) + knot_dname_size(rr->owner) + rr->rrs.size;
+			count[s - KNOT_ANSWER]++;
+			rr_count++;
+		}
+	}
+	if (bytes > K8S_FWD_ENTRY_MAX || (!relay && ((negative && !has_soa) || life == 0))) {
+		return NULL;
+	}
+
+	k8s_fwd_entry_t *e = malloc(bytes);
+	if (e == NULL) {
+		return NULL;
+	}
+	memset(e, 0, sizeof(*e));
+	e->hash = k8s_fwd_key_hash(qname, qtype);
+	e->qtype = qtype;
+	e->rcode = rcode;
+	e->stored_ms = now_ms;
+	e->expires_ms = now_ms + (uint64_t)life * 1000;
+	e->ttl_cap = max_ttl;
+	e->bytes = bytes;
+	memcpy(e->count, count, sizeof(count));
+	uint8_t *pos = (uint8_t *)&e->rrs[rr_count];
+	e->qname = pos;
+	memcpy(pos, qname, qname_size);
+	pos += qname_size;
+
+	size_t n = 0;
+	for (int s = KNOT_ANSWER; s <= KNOT_ADDITIONAL; s++) {
+		const knot_pktsection_t *sec = knot_pkt_section(answer, s);
+		for (uint16_t i = 0; i < sec->count; i++) {
+			const knot_rrset_t *rr = knot_pkt_rr(sec, i);
+			if (!kept_type(rr->type)) {
+				continue;
+			}
+			knot_rrset_t *dst = &e->rrs[n++];
+			memset(dst, 0, sizeof(*dst));
+			size_t owner_size = knot_dname_size(rr->owner);
+			memcpy(pos, rr->owner, owner_size);
+			dst->owner = pos;
+			pos += owner_size;
+			dst->type = rr->type;
+			dst->rclass = rr->rclass;
+			dst->ttl = rr->ttl;
+			dst->rrs.count = rr->rrs.count;
+			dst->rrs.size = rr->rrs.size;
+			dst->rrs.rdata = (knot_rdata_t *)pos;
+			memcpy(pos, rr->rrs.rdata, rr->rrs.size);
+			pos += rr->rrs.size;
+		}
+	}
+	return e;
+}
+
+void k8s_fwd_entry_free(k8s_fwd_entry_t *e)
+{
+	free(e);
+}
+
+int k8s_fwd_entry_put(const k8s_fwd_entry_t *e, knot_pkt_t *pkt, uint64_t now_ms)
+{
+	uint64_t age_ms = (now_ms > e->stored_ms) ? now_ms - e->stored_ms : 0;
+	uint32_t age = (age_ms / 1000 > UINT32_MAX) ? UINT32_MAX : age_ms / 1000;
+	const knot_rrset_t *rr = e->rrs;
+	for (int s = 0; s < 3; s++) {
+		int ret = knot_pkt_begin(pkt, KNOT_ANSWER + s);
+		if (ret != KNOT_EOK) {
+			return ret;
+		}
+		for (uint16_t i = 0; i < e->count[s]; i++, rr++) {
+			knot_rrset_t copy = *rr;
+			uint32_t ttl = (copy.ttl < e->ttl_cap) ? copy.ttl : e->ttl_cap;
+			copy.ttl = (ttl > age) ? ttl - age : 0;
+			ret = knot_pkt_put(pkt, KNOT_COMPR_HINT_NONE, &copy, 0);
+			if (ret == KNOT_ESPACE) {
+				// Answer or authority incomplete: the client asks again over TCP.
+				if (s < 2) {
+					knot_wire_set_tc(pkt->wire);
+				}
+				return KNOT_EOK;
+			} else if (ret != KNOT_EOK) {
+				return ret;
+			}
+		}
+	}
+	return KNOT_EOK;
+}
+
+uint32_t k8s_fwd_key_hash(const knot_dname_t *qname, uint16_t qtype)
+{
+	return k8s_hash(qname, knot_dname_size(qname)) ^ ((uint32_t)qtype * 0x9e3779b1u);
+}
+
+int k8s_fwd_cache_init(k8s_fwd_cache_t *c, size_t size)
+{
+	memset(c, 0, sizeof(*c));
+	size_t slots = 2;
+	while (slots < size && slots < ((size_t)1 << 30)) {
+		slots <<= 1;
+	}
+	c->slots = calloc(slots, sizeof(*c->slots));
+	if (c->slots == NULL) {
+		return KNOT_ENOMEM;
+	}
+	c->mask = slots - 1;
+	return KNOT_EOK;
+}
+
+void k8s_fwd_cache_deinit(k8s_fwd_cache_t *c)
+{
+	if (c->slots == NULL) {
+		return;
+	}
+	for (size_t i = 0; i <= c->mask; i++) {
+		k8s_fwd_entry_free(c->slots[i]);
+	}
+	free(c->slots);
+	c->slots = NULL;
+}
+
+static bool key_is(const k8s_fwd_entry_t *e, uint32_t hash, const knot_dname_t *qname,
+                   uint16_t qtype)
+{
+	return e != NULL && e->hash == hash && e->qtype == qtype &&
+	       knot_dname_is_equal(e->qname, qname);
+}
+
+const k8s_fwd_entry_t *k8s_fwd_cache_get(k8s_fwd_cache_t *c, const knot_dname_t *qname,
+                                         uint16_t qtype, uint64_t now_ms)
+{
+	uint32_t hash = k8s_fwd_key_hash(qname, qtype);
+	size_t first = hash & c->mask & ~(size_t)1;
+	for (size_t i = first; i <= first + 1; i++) {
+		const k8s_fwd_entry_t *e = rcu_dereference(c->slots[i]);
+		if (key_is(e, hash, qname, qtype)) {
+			return (now_ms < e->expires_ms) ? e : NULL;
+		}
+	}
+	return NULL;
+}
+
+static void entry_free_rcu(struct rcu_head *head)
+{
+	k8s_fwd_entry_free(caa_container_of(head, k8s_fwd_entry_t, rcu));
+}
+
+void k8s_fwd_cache_put(k8s_fwd_cache_t *c, k8s_fwd_entry_t *e, uint64_t now_ms)
+{
+	size_t first = e->hash & c->mask & ~(size_t)1;
+	size_t victim = first;
+	for (size_t i = first; i <= first + 1; i++) {
+		k8s_fwd_entry_t *old = c->slots[i];
+		if (key_is(old, e->hash, e->qname, e->qtype) || old == NULL ||
+		    old->expires_ms <= now_ms) {
+			victim = i;
+			break;
+		}
+		k8s_fwd_entry_t *v = c->slots[victim];
+		if (old->expires_ms < v->expires_ms) {
+			victim = i;
+		}
+	}
+	k8s_fwd_entry_t *old = rcu_xchg_pointer(&c->slots[victim], e);
+	atomic_fetch_add(&c->bytes, e->bytes);
+	if (old != NULL) {
+		atomic_fetch_sub(&c->bytes, old->bytes);
+		urcu_memb_call_rcu(&old->rcu, entry_free_rcu);
+	} else {
+		atomic_fetch_add(&c->entries, 1);
+	}
+}

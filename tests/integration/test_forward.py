@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""Forwarding of names outside the cluster zones (issue 24), in the shipped deployment.
+
+knotd runs packaging/kubernetes/knot.conf as written (only the pod's paths, listen
+address and resolvers replaced, and the simulator's kubeconfig added): mod-k8s as
+the global module forwards names in no zone, the reverse zones forward their
+NXDOMAIN, to stub upstreams the test controls (tests/lib/stubdns.py). No knotd
+worker waits on the network: a name not cached is handed to the forwarder thread,
+which answers the client from knotd's socket when the upstream answers (a late
+answer). So cluster names keep their speed whatever the upstreams do: silent,
+slow, or looping back to us.
+"""
+
+import os
+import random
+import re
+import select
+import socket
+import statistics
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+
+import yaml
+
+import knotd
+import shipped
+import stubdns
+import testing
+import wire
+
+tests = testing.Tests()
+
+SHIPPED = shipped.CONFIG
+CLUSTER_NAME = "kubernetes.default.svc.cluster.local."
+
+
+def deployment(*upstreams, extra_options=()):
+    """A cluster served by the shipped knot.conf, forwarding to `upstreams` (StubDNS)."""
+    return shipped.deployment([u.address for u in upstreams], extra_options)
+
+
+def asked(stub, name):
+    return sum(1 for n, _ in stub.names() if n == name)
+
+
+def non_probes(stub):
+    """What a stub was asked besides health probes (". NS") and loop probes."""
+    return [n for n, t in stub.names() if n != "." and not n.endswith(".mod-k8s-loop.")]
+
+
+def rrs(answer, rtype):
+    return sorted(rr.rdata for rr in answer.answer if rr.type == rtype)
+
+
+def timed_query(c, name, rtype="A", **options):
+    start = time.monotonic()
+    answer = c.query(name, rtype, **options)
+    return answer, time.monotonic() - start
+
+
+# -- the init container (packaging/kubernetes/deployment.yaml)
+
+
+def init_container(resolv_conf):
+    """Runs the deployment's init container script on a resolv.conf; (exit status, knot.conf, stderr)."""
+    with open(os.path.join(os.path.dirname(SHIPPED), "deployment.yaml"), encoding="utf-8") as f:
+        spec = yaml.safe_load(f)["spec"]["template"]["spec"]
+    init = next(c for c in spec["initContainers"] if c["name"] == "upstream")
+    script = init["command"][-1]
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "resolv.conf"), "w") as f:
+            f.write(resolv_conf)
+        for path, local in (("/etc/resolv.conf", "resolv.conf"), ("/etc/knot/knot.conf", SHIPPED),
+                            ("/run/knot/knot.conf", "out.conf")):
+            testing.expect(path in script, f"the init container no longer reads {path}")
+            script = script.replace(path, os.path.join(tmp, local))
+        result = subprocess.run(["/bin/sh", "-c", script], capture_output=True, text=True)
+        out = os.path.join(tmp, "out.conf")
+        text = open(out).read() if os.path.exists(out) and result.returncode == 0 else ""
+        return result.returncode, text, result.stderr
+
+
+@tests.case
+def the_init_container_leaves_out_loopback_and_link_local_resolvers_and_says_so():
+    status, conf, err = init_container(
+        "search example.internal\nnameserver 127.0.0.53\nnameserver 10.0.0.10\n"
+        "nameserver fe80::1%eth0\nnameserver 169.254.169.254\nnameserver 2001:db8::53\n"
+        "nameserver ::1\noptions edns0 trust-ad\n")
+    testing.expect(status == 0, f"exit {status}: {err}")
+    testing.expect("forward: [ 10.0.0.10, 2001:db8::53 ]  # @upstream" in conf,
+                   "forward line: " + "".join(l for l in conf.splitlines(True) if "@upstream" in l))
+    for left_out in ("127.0.0.53", "fe80::1%eth0", "169.254.169.254", "::1"):
+        testing.expect(f"leaving out {left_out} " in err, f"{left_out} not logged: {err}")
+
+
+@tests.case
+def the_init_container_fails_when_only_loopback_resolvers_are_left():
+    status, _, err = init_container("nameserver 127.0.0.53\n")
+    testing.expect(status != 0 and "no usable nameserver" in err, f"exit {status}: {err}")
+
+
+# -- failover
+
+
+@tests.case
+def first_upstream_silent_external_names_answer_through_the_second_on_the_first_query():
+    with stubdns.StubDNS(mode="silent") as silent, stubdns.StubDNS() as healthy, \
+            deployment(silent, healthy) as c:
+        for i in range(5):
+            name = f"www{i}.example.com."
+            answer, took = timed_query(c, name)
+            testing.expect(answer.rcode == "NOERROR" and len(rrs(answer, "A")) == 1,
+                           f"{name}: {answer.summary()}")
+            # kdig's own start is part of it: well under a second is left for the failover.
+            testing.expect(took < 1.0, f"{name} took {took:.3f} s")
+        # Marked down at its first silence: from then on it gets health probes only.
+        testing.expect_equal(non_probes(silent), ["www0.example.com."], "names the silent one got")
+        testing.eventually(lambda: testing.expect(asked(silent, ".") >= 1, "no health probe"),
+                           timeout=5)
+        stats = c.knotc("stats").stdout
+        testing.expect(re.search(r"forward\[failovers\] = [1-9]", stats), stats)
+        testing.expect(re.search(rf"upstream-down\[127.0.0.1@{silent.port}\] = 1", stats), stats)
+
+
+@tests.case
+def a_down_upstream_is_used_again_once_its_probe_is_answered():
+    with stubdns.StubDNS(mode="silent") as first, stubdns.StubDNS() as second, \
+            deployment(first, second) as c:
+        testing.expect(c.query("a.example.com.").rcode == "NOERROR", "first name")
+        first.mode = "answer"
+        testing.eventually(lambda: testing.expect(
+            "127.0.0.1@%d answers again" % first.port in c.log_text(), "no recovery line"),
+            timeout=5)
+        testing.expect(c.query("b.example.com.").rcode == "NOERROR", "second name")
+        testing.expect(asked(first, "b.example.com.") == 1 and asked(second, "b.example.com.") == 0,
+                       f"b went to {first.names()} / {second.names()}")
+
+
+@tests.case
+def every_upstream_silent_answers_servfail_with_an_extended_error_at_the_deadline():
+    with stubdns.StubDNS(mode="silent") as up, \
+            deployment(up, extra_options=["forward-timeout: 800"]) as c:
+        answer, took = timed_query(c, "gone.example.com.", edns=True)
+        testing.expect(answer.rcode == "SERVFAIL", answer.summary())
+        testing.expect(answer.ede_code == 22, f"EDE {answer.ede_code}")
+        testing.expect(0.7 < took < 1.5, f"took {took:.3f} s")
+
+
+# -- the cache
+
+
+@tests.case
+def a_cached_name_is_not_asked_again_and_its_ttl_counts_down():
+    with stubdns.StubDNS(ttl=300) as up, deployment(up) as c:
+        first = c.query("cached.example.com.")
+        testing.expect(first.rcode == "NOERROR", first.summary())
+        time.sleep(1.1)
+        second = c.query("cached.example.com.")
+        testing.expect_equal(rrs(second, "A"), rrs(first, "A"), "cached answer")
+        testing.expect(asked(up, "cached.example.com.") == 1, f"asked {up.names()}")
+        # At most the cache's 30 s, less the second it was kept.
+        ttl = next(iter(second.answer)).ttl
+        testing.expect(ttl <= 29, f"TTL {ttl}")
+        testing.expect("aa" not in second.flags and "ra" in second.flags, second.flags)
+
+
+@tests.case
+def nxdomain_is_cached_with_its_soa():
+    with stubdns.StubDNS() as up, deployment(up) as c:
+        for _ in range(3):
+            answer = c.query("nxname.example.com.")
+            testing.expect(answer.rcode == "NXDOMAIN", answer.summary())
+            testing.expect(any(rr.type == "SOA" for rr in answer.section("authority")),
+                           "no SOA in authority")
+        testing.expect(asked(up, "nxname.example.com.") == 1, f"asked {up.names()}")
+
+
+@tests.case
+def a_truncated_upstream_answer_is_asked_again_over_tcp():
+    with stubdns.StubDNS() as up, deployment(up) as c:
+        answer = c.query("big.example.com.", tcp=True)
+        testing.expect(answer.rcode == "NOERROR" and len(rrs(answer, "A")) == 60, answer.summary())
+        # Over UDP without EDNS it does not fit: TC, and the client's TCP retry is cached.
+        answer = c.query("big.example.com.", "A")
+        testing.expect("tc" in answer.flags, answer.summary())
+
+
+@tests.case
+def a_reload_keeps_the_forwarder_and_its_cache():
+    with stubdns.StubDNS(ttl=300) as up, deployment(up) as c:
+        testing.expect(c.query("kept.example.com.").rcode == "NOERROR", "before the reload")
+        c.server.reload()
+        answer = c.query("kept.example.com.")
+        testing.expect(answer.rcode == "NOERROR", f"after the reload: {answer.summary()}")
+        testing.expect(asked(up, "kept.example.com.") == 1, f"asked again: {up.names()}")
+        answer = c.query("new.example.com.")
+        testing.expect(answer.rcode == "NOERROR", f"a new name after the reload: {answer.summary()}")
+
+
+# -- where names go
+
+
+@tests.case
+def a_stub_domain_goes_to_its_own_servers():
+    with stubdns.StubDNS() as default, stubdns.StubDNS() as corp:
+        with deployment(default, extra_options=[
+                f'forward-stub: [ "corp.example={corp.address}" ]']) as c:
+            testing.expect(c.query("host.corp.example.").rcode == "NOERROR", "stub name")
+            testing.expect(c.query("www.example.org.").rcode == "NOERROR", "default name")
+            testing.expect_equal(non_probes(corp), ["host.corp.example."], "stub domain asked")
+            testing.expect_equal(non_probes(default), ["www.example.org."], "default asked")
+
+
+@tests.case
+def a_reverse_name_outside_the_cluster_goes_upstream_and_a_cluster_one_does_not():
+    with stubdns.StubDNS() as up, deployment(up) as c:
+        answer = c.query("8.8.8.8.in-addr.arpa.", "PTR")
+        testing.expect(answer.rcode == "NOERROR", answer.summary())
+        testing.expect(asked(up, "8.8.8.8.in-addr.arpa.") == 1, f"asked {up.names()}")
+        answer = c.query("1.0.96.10.in-addr.arpa.", "PTR")
+        testing.expect(answer.rcode == "NOERROR" and answer.answer, answer.summary())
+        testing.expect(asked(up, "1.0.96.10.in-addr.arpa.") == 0, "cluster address forwarded")
+        testing.expect(asked(up, "kubernetes.default.svc.cluster.local.") == 0, "cluster name")
+
+
+# -- cluster names never wait
+
+
+WINDOW = 1.0   # seconds: external load on in every other window
+SETTLE = 0.2   # the first part of a quiet window is left out: the late answers of the last
+
+
+def latencies(port, seconds, rate=200, external_rate=0):
+    """Queries a cluster name `rate` times a second for `seconds`, while `external_rate`
+    distinct external names a second are asked in every other window of WINDOW seconds
+    (the load of a shared machine then falls on both kinds of window alike); returns
+    (lost, [latencies of each quiet window], [latencies of each loaded window])."""
+    sent, got = {}, {}
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    sock.connect(("127.0.0.1", port))
+    done = threading.Event()
+    start = time.monotonic() + 0.1
+
+    def loaded(t):
+        return int((t - start) / WINDOW) % 2 == 1
+
+    def receive():
+        while not done.is_set() or len(got) < len(sent):
+            if not select.select([sock], [], [], 0.2)[0]:
+                if done.is_set():
+                    return
+                continue
+            message = sock.recv(65535)
+            got.setdefault(struct.unpack_from(">H", message)[0], time.monotonic())
+
+    def external():
+        ext = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        ext.connect(("127.0.0.1", port))
+        ext.setblocking(False)
+        tag = random.randrange(1 << 30)
+        i = 0
+        while not done.is_set():
+            due = start + i / external_rate
+            now = time.monotonic()
+            if due > now:
+                time.sleep(due - now)
+            if loaded(due):
+                ext.send(wire.query(f"n{i}-{tag}.load.example.", "A", ident=i & 0xffff, rd=True))
+            i += 1
+            try:
+                while True:
+                    ext.recv(65535)
+            except BlockingIOError:
+                pass
+        ext.close()
+
+    threads = [threading.Thread(target=receive)]
+    if external_rate:
+        threads.append(threading.Thread(target=external))
+    for t in threads:
+        t.start()
+    count = int(seconds * rate)
+    for i in range(count):
+        due = start + i / rate
+        now = time.monotonic()
+        if due > now:
+            time.sleep(due - now)
+        sent[i] = time.monotonic()
+        sock.send(wire.query(CLUSTER_NAME, "A", ident=i, rd=True))
+    time.sleep(1)
+    done.set()
+    for t in threads:
+        t.join()
+    sock.close()
+    windows = {}
+    for i, t in sent.items():
+        if i in got and (loaded(t) or (t - start) % WINDOW >= SETTLE):
+            windows.setdefault(int((t - start) / WINDOW), []).append(got[i] - t)
+    quiet = [sorted(v) for k, v in sorted(windows.items()) if k % 2 == 0]
+    busy = [sorted(v) for k, v in sorted(windows.items()) if k % 2 == 1]
+    return count - sum(1 for i in sent if i in got), quiet, busy
+
+
+def p99(lat):
+    return lat[int(len(lat) * 0.99) - 1] if lat else float("inf")
+
+
+def check_cluster_names_unaffected(c, label, **load):
+    lost, quiet, busy = latencies(c.port, 10, **load)
+    # The median of the windows' p99: a burst of a neighbour's load in one window
+    # (this machine is shared) does not decide it.
+    base = statistics.median(p99(w) for w in quiet)
+    under = statistics.median(p99(w) for w in busy)
+    print(f"# {label}: cluster p99 (median of 1 s windows) without external load "
+          f"{base * 1000:.2f} ms, with it {under * 1000:.2f} ms; {lost} lost; worst windows "
+          f"{max(p99(w) for w in quiet) * 1000:.2f} / {max(p99(w) for w in busy) * 1000:.2f} ms")
+    testing.expect(lost == 0, f"{label}: {lost} cluster queries lost")
+    # A grace for the scheduling of a shared 2-CPU machine, where the load's own
+    # processes (the stub, this sender) compete with knotd: 5 ms, 15 ms under the
+    # sanitizers. A worker waiting on the 50 ms upstream (mod-dnsproxy's way) shows
+    # up as 50 ms and more, and as lost queries (953 of 1000 with the old config).
+    grace = 0.015 if knotd.find_build().sanitized else 0.005
+    testing.expect(under <= 2 * base + grace,
+                   f"{label}: p99 {under * 1000:.2f} ms > 2 x {base * 1000:.2f} ms + "
+                   f"{grace * 1000:.0f} ms")
+
+
+@tests.case
+def upstream_at_50_ms_with_500_external_names_a_second_cluster_names_lose_nothing():
+    with stubdns.StubDNS(delay=0.05) as up, deployment(up) as c:
+        check_cluster_names_unaffected(c, "upstream at 50 ms", external_rate=500)
+        stats = c.knotc("stats").stdout
+        forwarded = int(re.search(r"forward\[forwarded\] = (\d+)", stats).group(1))
+        testing.expect(forwarded >= 2000, f"only {forwarded} names forwarded:\n{stats}")
+
+
+@tests.case
+def a_loop_found_at_start_is_logged_and_counted_and_cluster_names_are_unaffected():
+    port = knotd.free_port()
+    with stubdns.StubDNS(mode="loop", loop_to=("127.0.0.1", port)) as looping, \
+            stubdns.StubDNS() as good:
+        start = time.monotonic()
+        with shipped.deployment([looping.address, good.address], port=port) as c:
+            testing.eventually(lambda: testing.expect(
+                "loop detected: upstream 127.0.0.1@%d" % looping.port in c.log_text(),
+                "no loop line"), timeout=5 - (time.monotonic() - start))
+            testing.eventually(lambda: testing.expect(
+                re.search(r"forward\[loops\] = 1", c.knotc("stats").stdout), "not counted"),
+                timeout=3)
+            answer = c.query("www.example.net.")
+            testing.expect(answer.rcode == "NOERROR", answer.summary())
+            before = len(non_probes(looping))
+            check_cluster_names_unaffected(c, "loop", external_rate=100)
+            testing.expect(len(non_probes(looping)) == before, "the looping upstream is still used")
+
+
+tests.main()

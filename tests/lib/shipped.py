@@ -1,0 +1,56 @@
+"""The shipped deployment's knot.conf (packaging/kubernetes/knot.conf) run here.
+
+    with shipped.deployment([up.address]) as cluster:    # Cluster fed by the simulator
+        cluster.query("www.example.com.")
+
+Only what a pod has is replaced: the listen address, the directories, the node's
+resolvers (the `forward` line the init container rewrites) and the kubeconfig
+(the simulator's, where a pod reads its service account).
+"""
+
+import contextlib
+import os
+import re
+
+import knotd
+import testing
+from cluster import Cluster
+
+SRCDIR = knotd.find_build().srcdir
+CONFIG = os.path.join(SRCDIR, "packaging", "kubernetes", "knot.conf")
+ZONES = os.path.join(SRCDIR, "packaging", "kubernetes", "zones")
+
+
+def config(kubeconfig, upstreams, extra_options=(), forward=True):
+    """The shipped knot.conf pointed at this machine. forward=False: mod-k8s alone (no
+    global instance, no forward), the baseline of the forwarding benchmark."""
+    with open(CONFIG, encoding="utf-8") as f:
+        text = f.read()
+    replacements = [
+        (r"(?m)^(\s*listen:).*$", r"\1 ${address}@${port}", 1),
+        (r"(?m)^(\s*rundir:).*$", r"\1 ${dir}/run", 1),
+        (r"(?m)^(\s*storage:) /var/lib/knot$", r"\1 ${dir}/storage", 2),
+        (r"(?m)^(\s*file:) \"/etc/knot/%s\.zone\"$", rf'\1 "{ZONES}/%s.zone"', 1),
+        (r"(?m)^(\s*forward:).*# @upstream$",
+         (r"\1 [ " + ", ".join(upstreams) + " ]") if forward else "", 1),
+        (r"(?m)^(\s*)(ttl: 5)$", "\\1\\2\n\\1kubeconfig: " + kubeconfig +
+         "".join(f"\n\\1{option}" for option in extra_options), 1),
+    ]
+    if not forward:
+        replacements.append((r"(?m)^\s*global-module: mod-k8s/default$", "", 1))
+    for pattern, replacement, lines in replacements:
+        text, count = re.subn(pattern, replacement, text)
+        testing.expect(count == lines, f"knot.conf: expected {lines} lines matching {pattern}")
+    return text
+
+
+@contextlib.contextmanager
+def deployment(upstreams, extra_options=(), forward=True, **knotd_options):
+    """A Cluster served by the shipped knot.conf, forwarding to `upstreams` (addresses)."""
+    if knotd.load_mode() == "file":
+        raise testing.Skip("the shipped config relies on auto-loading, which is not possible here")
+    cluster = Cluster(zones=("cluster.local.",), **knotd_options)
+    cluster.knotd_options["config"] = config(
+        cluster.sim.path(cluster.kubeconfig), upstreams, extra_options, forward)
+    with cluster:
+        yield cluster

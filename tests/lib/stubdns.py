@@ -1,0 +1,225 @@
+"""A stub upstream DNS server the forwarding tests control (UDP and TCP, loopback).
+
+    with stubdns.StubDNS(delay=0.05) as up:        # answers after 50 ms
+        ... forward: [ f"127.0.0.1@{up.port}" ]
+        up.mode = "silent"                          # from now on never answers
+        up.names()                                  # the names asked so far, in order
+
+Modes:
+  answer  every name has an A record 192.0.2.<n> (n from the name), AAAA 2001:db8::<n>,
+          TTL `ttl`; a name whose first label starts with "nx" is NXDOMAIN (SOA in
+          authority); a name whose first label starts with "big" has 60 A records and is
+          truncated over UDP (TC), answered whole over TCP.
+  silent  nothing is answered (the queries are still recorded).
+  loop    every query is relayed to `loop_to` (host, port), its answer relayed back: a
+          forwarding loop when `loop_to` is the server that forwards here.
+"""
+
+import heapq
+import socket
+import struct
+import threading
+import time
+
+import wire
+
+
+def _name_at(message, offset):
+    labels = []
+    while True:
+        length = message[offset]
+        if length == 0:
+            return ".".join(labels) + ".", offset + 1
+        labels.append(message[offset + 1:offset + 1 + length].decode("ascii", "replace"))
+        offset += 1 + length
+
+
+def _question(message):
+    name, offset = _name_at(message, 12)
+    qtype, qclass = struct.unpack_from(">HH", message, offset)
+    return name, qtype, offset + 4
+
+
+def _number(name):
+    return 1 + sum(name.lower().encode()) % 250
+
+
+def _rr(rtype, ttl, rdata):
+    # Owner: a pointer to the question's name (offset 12).
+    return b"\xc0\x0c" + struct.pack(">HHIH", rtype, 1, ttl, len(rdata)) + rdata
+
+
+def answer_for(query, ttl, tcp=False):
+    """The stub's answer to a query message (mode "answer")."""
+    ident, flags = struct.unpack_from(">HH", query)
+    name, qtype, end = _question(query)
+    label = name.split(".")[0].lower()
+    rcode, answers, authority = 0, [], []
+    n = _number(name)
+    if label.startswith("nx"):
+        rcode = 3
+        soa = (wire.encode_name("example.") + wire.encode_name("hostmaster.example.") +
+               struct.pack(">IIIII", 1, 3600, 600, 86400, ttl))
+        authority.append(b"\x00" + struct.pack(">HHIH", 6, 1, ttl, len(soa)) + soa)
+    elif label.startswith("big") and qtype == 1:
+        answers = [_rr(1, ttl, bytes([192, 0, 2, i + 1])) for i in range(60)]
+    elif qtype == 1:
+        answers.append(_rr(1, ttl, bytes([192, 0, 2, n])))
+    elif qtype == 28:
+        answers.append(_rr(28, ttl, bytes.fromhex("20010db8" + "00" * 11) + bytes([n])))
+    elif qtype == 2 and name == ".":
+        answers.append(_rr(2, ttl, wire.encode_name("a.root-servers.net.")))
+    reply_flags = 0x8000 | (flags & 0x0100) | 0x0080 | rcode
+    if not tcp and len(answers) > 20:
+        reply_flags |= 0x0200
+        answers = []
+    header = struct.pack(">HHHHHH", ident, reply_flags, 1, len(answers), len(authority), 0)
+    return header + query[12:end] + b"".join(answers) + b"".join(authority)
+
+
+class StubDNS:
+    """A stub upstream on 127.0.0.1 (UDP and TCP on one port); a context manager."""
+
+    def __init__(self, mode="answer", delay=0.0, ttl=30, loop_to=None):
+        self.mode = mode
+        self.delay = delay
+        self.ttl = ttl
+        self.loop_to = loop_to
+        self._asked = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._heap = []
+        self._cond = threading.Condition()
+        # One port for both: the UDP one the kernel picks may be taken for TCP.
+        for attempt in range(20):
+            self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            self.udp.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+            self.udp.bind(("127.0.0.1", 0))
+            self.port = self.udp.getsockname()[1]
+            self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self.tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                self.tcp.bind(("127.0.0.1", self.port))
+                break
+            except OSError:
+                self.udp.close()
+                self.tcp.close()
+                if attempt == 19:
+                    raise
+        self.tcp.listen(64)
+        self._threads = [threading.Thread(target=f, daemon=True)
+                         for f in (self._udp_loop, self._tcp_loop, self._sender)]
+
+    @property
+    def address(self):
+        return f"127.0.0.1@{self.port}"
+
+    def __enter__(self):
+        for t in self._threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        for sock in (self.udp, self.tcp):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+        return False
+
+    def names(self):
+        """(name, qtype) of every query received so far, in order."""
+        with self._lock:
+            return list(self._asked)
+
+    def _record(self, query):
+        try:
+            name, qtype, _ = _question(query)
+        except (IndexError, struct.error):
+            return None
+        with self._lock:
+            self._asked.append((name.lower(), qtype))
+        return name
+
+    def _later(self, when, data, address):
+        with self._cond:
+            heapq.heappush(self._heap, (when, id(data), data, address))
+            self._cond.notify()
+
+    def _sender(self):
+        while not self._stop.is_set():
+            with self._cond:
+                while not self._heap and not self._stop.is_set():
+                    self._cond.wait()
+                if self._stop.is_set():
+                    return
+                when, _, data, address = self._heap[0]
+                left = when - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                heapq.heappop(self._heap)
+            try:
+                self.udp.sendto(data, address)
+            except OSError:
+                pass
+
+    def _relay(self, query, tcp):
+        if tcp:
+            with socket.create_connection(self.loop_to, timeout=3) as s:
+                s.sendall(struct.pack(">H", len(query)) + query)
+                length = struct.unpack(">H", s.recv(2))[0]
+                return s.recv(length)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.settimeout(3)
+            s.sendto(query, self.loop_to)
+            return s.recv(65535)
+
+    def _udp_loop(self):
+        while not self._stop.is_set():
+            try:
+                query, address = self.udp.recvfrom(65535)
+            except OSError:
+                return
+            if self._record(query) is None or self.mode == "silent":
+                continue
+            if self.mode == "loop":
+                threading.Thread(target=self._loop_one, args=(query, address), daemon=True).start()
+                continue
+            self._later(time.monotonic() + self.delay, answer_for(query, self.ttl), address)
+
+    def _loop_one(self, query, address):
+        try:
+            self.udp.sendto(self._relay(query, False), address)
+        except OSError:
+            pass
+
+    def _tcp_loop(self):
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.tcp.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._tcp_one, args=(conn,), daemon=True).start()
+
+    def _tcp_one(self, conn):
+        with conn:
+            try:
+                conn.settimeout(5)
+                length = struct.unpack(">H", conn.recv(2))[0]
+                query = b""
+                while len(query) < length:
+                    query += conn.recv(length - len(query))
+                if self._record(query) is None or self.mode == "silent":
+                    time.sleep(5)
+                    return
+                time.sleep(self.delay)
+                reply = self._relay(query, True) if self.mode == "loop" else \
+                    answer_for(query, self.ttl, tcp=True)
+                conn.sendall(struct.pack(">H", len(reply)) + reply)
+            except (OSError, struct.error):
+                pass

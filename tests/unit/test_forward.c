@@ -1,0 +1,261 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*
+ * The forwarder's cache (module/forward_cache.c): which upstream answers are kept and
+ * for how long, the TTLs served, the two-slot table; and the forward options' parsers
+ * (module/forward.c).
+ */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+
+#include "forward.h"
+#include "forward_cache.h"
+
+#define NAME "\x03""www""\x07""example""\x03""com"
+
+static void put_rr(knot_pkt_t *pkt, const char *owner, uint16_t type, uint32_t ttl,
+                   const uint8_t *rdata, uint16_t len)
+{
+	// The packet copies the struct and frees what it points to (KNOT_PF_FREE).
+	knot_rrset_t rr;
+	knot_rrset_init(&rr, knot_dname_copy((const uint8_t *)owner, &pkt->mm), type,
+	                KNOT_CLASS_IN, ttl);
+	assert_non_null(rr.owner);
+	assert_int_equal(knot_rrset_add_rdata(&rr, rdata, len, &pkt->mm), KNOT_EOK);
+	assert_int_equal(knot_pkt_put(pkt, KNOT_COMPR_HINT_NONE, &rr, KNOT_PF_FREE), KNOT_EOK);
+}
+
+static const uint8_t addr[4] = { 192, 0, 2, 1 };
+
+/* SOA rdata: mname, rname (root), serial, refresh, retry, expire, minimum. */
+static void soa_rdata(uint8_t *out, uint32_t minimum)
+{
+	memset(out, 0, 22);
+	out[21] = minimum & 0xff;
+	out[20] = (minimum >> 8) & 0xff;
+}
+
+/*! \brief An upstream answer as the forwarder gets it: written, then parsed back. */
+static knot_pkt_t *answer(uint16_t rcode, uint32_t a_ttl, int soa_ttl, uint32_t minimum)
+{
+	knot_pkt_t *out = knot_pkt_new(NULL, KNOT_WIRE_MAX_PKTSIZE, NULL);
+	assert_non_null(out);
+	knot_wire_set_qr(out->wire);
+	knot_wire_set_rcode(out->wire, rcode);
+	assert_int_equal(knot_pkt_put_question(out, (const uint8_t *)NAME, KNOT_CLASS_IN,
+	                                       KNOT_RRTYPE_A), KNOT_EOK);
+	assert_int_equal(knot_pkt_begin(out, KNOT_ANSWER), KNOT_EOK);
+	if (a_ttl > 0) {
+		put_rr(out, NAME, KNOT_RRTYPE_A, a_ttl, addr, sizeof(addr));
+	}
+	assert_int_equal(knot_pkt_begin(out, KNOT_AUTHORITY), KNOT_EOK);
+	if (soa_ttl >= 0) {
+		uint8_t soa[22];
+		soa_rdata(soa, minimum);
+		put_rr(out, "\x07""example""\x03""com", KNOT_RRTYPE_SOA, soa_ttl, soa, sizeof(soa));
+	}
+	knot_pkt_t *in = knot_pkt_new(NULL, out->size, NULL);
+	memcpy(in->wire, out->wire, out->size);
+	in->size = out->size;
+	assert_int_equal(knot_pkt_parse(in, 0), KNOT_EOK);
+	knot_pkt_free(out);
+	return in;
+}
+
+static void a_positive_answer_lives_its_smallest_ttl_at_most_the_maximum(void **state)
+{
+	knot_pkt_t *pkt = answer(KNOT_RCODE_NOERROR, 300, -1, 0);
+	k8s_fwd_entry_t *e = k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 1000, false);
+	assert_non_null(e);
+	assert_int_equal(e->expires_ms, 1000 + 30 * 1000);
+	assert_int_equal(e->count[0], 1);
+	k8s_fwd_entry_free(e);
+
+	e = k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 600, 1000, false);
+	assert_int_equal(e->expires_ms, 1000 + 300 * 1000);
+	k8s_fwd_entry_free(e);
+	knot_pkt_free(pkt);
+}
+
+static void a_negative_answer_lives_its_soa_ttl_or_minimum_and_needs_a_soa(void **state)
+{
+	knot_pkt_t *pkt = answer(KNOT_RCODE_NXDOMAIN, 0, 20, 7);
+	k8s_fwd_entry_t *e = k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 0, false);
+	assert_non_null(e);
+	assert_int_equal(e->rcode, KNOT_RCODE_NXDOMAIN);
+	assert_int_equal(e->expires_ms, 7 * 1000);
+	k8s_fwd_entry_free(e);
+	knot_pkt_free(pkt);
+
+	// NODATA without SOA: not kept (RFC 2308), but relayed.
+	pkt = answer(KNOT_RCODE_NOERROR, 0, -1, 0);
+	assert_null(k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 0, false));
+	e = k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 0, true);
+	assert_non_null(e);
+	k8s_fwd_entry_free(e);
+	knot_pkt_free(pkt);
+}
+
+static void errors_and_ttl_0_are_never_kept(void **state)
+{
+	knot_pkt_t *pkt = answer(KNOT_RCODE_SERVFAIL, 0, -1, 0);
+	assert_null(k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 0, false));
+	k8s_fwd_entry_t *e = k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 0, true);
+	assert_non_null(e);
+	assert_int_equal(e->rcode, KNOT_RCODE_SERVFAIL);
+	k8s_fwd_entry_free(e);
+	knot_pkt_free(pkt);
+
+	pkt = answer(KNOT_RCODE_NOERROR, 0, -1, 0);
+	knot_pkt_free(pkt);
+	pkt = answer(KNOT_RCODE_NOERROR, 300, 0, 0);  // An SOA of TTL 0 beside the answer.
+	assert_null(k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 0, false));
+	knot_pkt_free(pkt);
+}
+
+static uint32_t served_ttl(const k8s_fwd_entry_t *e, uint64_t now)
+{
+	knot_pkt_t *q = knot_pkt_new(NULL, KNOT_WIRE_MAX_PKTSIZE, NULL);
+	assert_int_equal(knot_pkt_put_question(q, (const uint8_t *)NAME, KNOT_CLASS_IN,
+	                                       KNOT_RRTYPE_A), KNOT_EOK);
+	assert_int_equal(k8s_fwd_entry_put(e, q, now), KNOT_EOK);
+	assert_int_equal(knot_wire_get_ancount(q->wire), 1);
+	uint32_t ttl = knot_pkt_rr(knot_pkt_section(q, KNOT_ANSWER), 0)->ttl;
+	knot_pkt_free(q);
+	return ttl;
+}
+
+static void the_ttl_served_is_capped_and_counts_down(void **state)
+{
+	knot_pkt_t *pkt = answer(KNOT_RCODE_NOERROR, 300, -1, 0);
+	k8s_fwd_entry_t *e = k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 1000, false);
+	assert_int_equal(served_ttl(e, 1000), 30);
+	assert_int_equal(served_ttl(e, 1000 + 12500), 18);
+	assert_int_equal(served_ttl(e, 1000 + 90000), 0);
+	k8s_fwd_entry_free(e);
+	knot_pkt_free(pkt);
+}
+
+static void an_answer_that_does_not_fit_is_truncated(void **state)
+{
+	knot_pkt_t *pkt = answer(KNOT_RCODE_NOERROR, 300, -1, 0);
+	k8s_fwd_entry_t *e = k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 0, false);
+	knot_pkt_t *q = knot_pkt_new(NULL, KNOT_WIRE_HEADER_SIZE + 17 + 10, NULL);
+	assert_int_equal(knot_pkt_put_question(q, (const uint8_t *)NAME, KNOT_CLASS_IN,
+	                                       KNOT_RRTYPE_A), KNOT_EOK);
+	assert_int_equal(k8s_fwd_entry_put(e, q, 0), KNOT_EOK);
+	assert_true(knot_wire_get_tc(q->wire));
+	assert_int_equal(knot_wire_get_ancount(q->wire), 0);
+	knot_pkt_free(q);
+	k8s_fwd_entry_free(e);
+	knot_pkt_free(pkt);
+}
+
+static k8s_fwd_entry_t *entry_for(const char *name, uint32_t ttl, uint64_t now)
+{
+	knot_pkt_t *pkt = answer(KNOT_RCODE_NOERROR, ttl, -1, 0);
+	k8s_fwd_entry_t *e = k8s_fwd_entry_new(pkt, (const uint8_t *)name, KNOT_RRTYPE_A, 3600, now, false);
+	knot_pkt_free(pkt);
+	assert_non_null(e);
+	return e;
+}
+
+static void the_cache_finds_live_entries_and_replaces_equal_keys(void **state)
+{
+	k8s_fwd_cache_t c;
+	assert_int_equal(k8s_fwd_cache_init(&c, 16), KNOT_EOK);
+	urcu_memb_read_lock();
+	assert_null(k8s_fwd_cache_get(&c, (const uint8_t *)NAME, KNOT_RRTYPE_A, 0));
+	urcu_memb_read_unlock();
+	k8s_fwd_entry_t *first = entry_for(NAME, 10, 0);
+	k8s_fwd_cache_put(&c, first, 0);
+	k8s_fwd_entry_t *second = entry_for(NAME, 20, 5000);
+	k8s_fwd_cache_put(&c, second, 5000);
+	assert_int_equal(atomic_load(&c.entries), 1);
+	assert_int_equal(atomic_load(&c.bytes), second->bytes);
+	urcu_memb_read_lock();
+	assert_ptr_equal(k8s_fwd_cache_get(&c, (const uint8_t *)NAME, KNOT_RRTYPE_A, 6000), second);
+	assert_null(k8s_fwd_cache_get(&c, (const uint8_t *)NAME, KNOT_RRTYPE_AAAA, 6000));
+	assert_null(k8s_fwd_cache_get(&c, (const uint8_t *)NAME, KNOT_RRTYPE_A, 25000));
+	urcu_memb_read_unlock();
+	urcu_memb_barrier();
+	k8s_fwd_cache_deinit(&c);
+}
+
+static void a_full_cache_keeps_at_most_its_slots(void **state)
+{
+	k8s_fwd_cache_t c;
+	assert_int_equal(k8s_fwd_cache_init(&c, 16), KNOT_EOK);
+	char name[32];
+	for (int i = 0; i < 200; i++) {
+		name[0] = snprintf(name + 1, sizeof(name) - 1, "n%d", i);
+		name[1 + name[0]] = '\0';
+		k8s_fwd_cache_put(&c, entry_for(name, 10 + i, 0), 0);
+	}
+	assert_true(atomic_load(&c.entries) <= 16);
+	urcu_memb_barrier();
+	k8s_fwd_cache_deinit(&c);
+}
+
+static void stub_domains_are_a_zone_and_addresses(void **state)
+{
+	char msg[256];
+	k8s_fwd_group_t g;
+	assert_int_equal(k8s_fwd_stub_parse("Corp.Example=10.0.0.1,2001:db8::1@5353", &g, msg,
+	                                    sizeof(msg)), KNOT_EOK);
+	assert_true(knot_dname_is_equal(g.zone, (const uint8_t *)"\x04""corp""\x07""example"));
+	assert_int_equal(g.count, 2);
+	assert_int_equal(g.servers[0].ss_family, AF_INET);
+	assert_int_equal(ntohs(((struct sockaddr_in6 *)&g.servers[1])->sin6_port), 5353);
+	free(g.zone);
+	free(g.servers);
+
+	assert_int_equal(k8s_fwd_stub_parse("corp.example", &g, msg, sizeof(msg)), KNOT_EINVAL);
+	assert_int_equal(k8s_fwd_stub_parse("=10.0.0.1", &g, msg, sizeof(msg)), KNOT_EINVAL);
+	assert_int_equal(k8s_fwd_stub_parse("corp.example=", &g, msg, sizeof(msg)), KNOT_EINVAL);
+	assert_int_equal(k8s_fwd_stub_parse("corp.example=10.0.0.1,", &g, msg, sizeof(msg)), KNOT_EINVAL);
+	assert_int_equal(k8s_fwd_stub_parse("corp.example=host.example", &g, msg, sizeof(msg)), KNOT_EINVAL);
+	assert_int_equal(k8s_fwd_stub_parse("corp.example=10.0.0.1@0", &g, msg, sizeof(msg)), KNOT_EINVAL);
+	assert_int_equal(k8s_fwd_stub_parse("corp.example=10.0.0.1@65536", &g, msg, sizeof(msg)), KNOT_EINVAL);
+}
+
+int main(void)
+{
+	urcu_memb_register_thread();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_positive_answer_lives_its_smallest_ttl_at_most_the_maximum),
+		cmocka_unit_test(a_negative_answer_lives_its_soa_ttl_or_minimum_and_needs_a_soa),
+		cmocka_unit_test(errors_and_ttl_0_are_never_kept),
+		cmocka_unit_test(the_ttl_served_is_capped_and_counts_down),
+		cmocka_unit_test(an_answer_that_does_not_fit_is_truncated),
+		cmocka_unit_test(the_cache_finds_live_entries_and_replaces_equal_keys),
+		cmocka_unit_test(a_full_cache_keeps_at_most_its_slots),
+		cmocka_unit_test(stub_domains_are_a_zone_and_addresses),
+	};
+	int ret = cmocka_run_group_tests(tests, NULL, NULL);
+	urcu_memb_unregister_thread();
+	return ret;
+}
