@@ -19,6 +19,7 @@
 
 #include "forward_cache.h"
 #include "hash.h"
+#include "tsan_rcu.h"
 
 /*! \brief A negative answer's life: the SOA's TTL or its MINIMUM, the smaller (RFC 2308). */
 static uint32_t soa_negative_ttl(const knot_rrset_t *soa)
@@ -212,7 +213,9 @@ const k8s_fwd_entry_t *k8s_fwd_cache_get(k8s_fwd_cache_t *c, const knot_dname_t 
 
 static void entry_free_rcu(struct rcu_head *head)
 {
+	k8s_tsan_grace_passed();
 	k8s_fwd_entry_free(caa_container_of(head, k8s_fwd_entry_t, rcu));
+	k8s_tsan_callback_end();
 }
 
 void k8s_fwd_cache_put(k8s_fwd_cache_t *c, k8s_fwd_entry_t *e, uint64_t now_ms)

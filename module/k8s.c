@@ -37,6 +37,7 @@
 #include "dnsname.h"
 #include "k8s_glue.h"
 #include "kubeconfig.h"
+#include "tsan_rcu.h"
 
 #define MOD_TTL			"\x03""ttl"
 #define MOD_DNS_VERSION		"\x0b""dns-version"
@@ -217,6 +218,7 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
                                         knotd_qdata_t *qdata, knotd_mod_t *mod)
 {
 	assert(pkt && qdata && mod);
+	k8s_tsan_zone_seen();
 	k8s_answer_forget();
 
 	// Only where the zone file has no answer.
@@ -268,6 +270,7 @@ static knotd_in_state_t k8s_additional_hook(knotd_in_state_t state, knot_pkt_t *
 	uint16_t qtype = knot_pkt_qtype(qdata->query);
 	if (state == KNOTD_IN_STATE_HIT &&
 	    (qtype == KNOT_RRTYPE_SRV || qtype == KNOT_RRTYPE_ANY)) {
+		k8s_tsan_zone_seen();
 		k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 		urcu_memb_read_lock();
 		k8s_answer_additional(&ctx->answer, pkt, pkt, qdata->mm);
@@ -731,14 +734,22 @@ static int load_module(check_ctx_t *check)
 	return ret;
 }
 
+#ifdef __SANITIZE_THREAD__
+char k8s_tsan_zone;
+#endif
+
 static int k8s_load(knotd_mod_t *mod)
 {
 	check_ctx_t check = { .mod = mod };
-	return load_module(&check);
+	int ret = load_module(&check);
+	k8s_tsan_zone_published();
+	return ret;
 }
 
 static void k8s_unload(knotd_mod_t *mod)
 {
+	// knotd unloads a zone's modules after a grace period: no worker is in our hooks.
+	k8s_tsan_grace_passed();
 	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 	if (ctx == NULL) {
 		return;

@@ -31,6 +31,7 @@
 #include "clock.h"
 #include "forward.h"
 #include "k8s_glue.h"
+#include "tsan_rcu.h"
 
 /*! \brief knotd's KNOT_STATE_PRODUCE (knot/query/layer.h, not installed): the query goes on. */
 #define STATE_PRODUCE 2
@@ -295,6 +296,7 @@ static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 	    knot_pkt_qclass(qdata->query) != KNOT_CLASS_IN || knotd_qdata_zone_name(qdata) != NULL) {
 		return state;
 	}
+	k8s_tsan_zone_seen();
 	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 	k8s_fwd_t *f = ctx->fwd->fwd;
 	const knot_dname_t *lower = qdata->query->lower_qname;
@@ -346,6 +348,7 @@ static knotd_state_t forward_end_hook(knotd_state_t state, knot_pkt_t *pkt,
 	    params->proto == KNOTD_QUERY_PROTO_QUIC) {
 		return state;
 	}
+	k8s_tsan_zone_seen();
 	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 	k8s_fwd_t *f = ctx->fwd->fwd;
 	if (!k8s_fwd_routes(f, qdata->query->lower_qname)) {

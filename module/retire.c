@@ -20,6 +20,11 @@
 
 #include "bulk.h"
 #include "retire.h"
+#include "tsan_rcu.h"
+
+#ifdef __SANITIZE_THREAD__
+char k8s_tsan_grace;
+#endif
 
 typedef struct {
 	struct rcu_head head;
@@ -29,11 +34,13 @@ typedef struct {
 
 static void batch_free(struct rcu_head *head)
 {
+	k8s_tsan_grace_passed();
 	batch_t *batch = caa_container_of(head, batch_t, head);
 	for (size_t i = 0; i < batch->count; i++) {
 		k8s_bulk_free(batch->ptrs[i]);
 	}
 	free(batch);
+	k8s_tsan_callback_end();
 }
 
 void k8s_retire(k8s_retire_t *r, void *ptr)

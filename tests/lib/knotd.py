@@ -23,9 +23,9 @@ and a `module: file:` line for a second copy is a "duplicate module" error):
 A different installed copy is an error. MODK8S_LOAD=namespace|file|installed
 forces a mode.
 
-An ASan/UBSan build of k8s.so (--enable-sanitizers) is detected from its
-dependencies; knotd and knotc then run with the sanitizer runtimes preloaded and
-reports written into the server's directory.
+An ASan/UBSan build of k8s.so (--enable-sanitizers) or a ThreadSanitizer build
+(--enable-tsan) is detected from its dependencies; knotd and knotc then run with
+the sanitizer runtimes preloaded and reports written into the server's directory.
 
 Command line (used by scripts/demo):
     knotd.py start --dir DIR [--port N] [--load installed]   prints "pid port"
@@ -63,7 +63,8 @@ LOAD_FAILURES = re.compile(r"incompatible version|failed to load|failed to open|
                            r"|duplicate module|unknown module|undefined symbol|out of scope"
                            r"|invalid module|ASan runtime does not come first")
 # A sanitizer report printed on knotd's stderr (UBSan does not honour log_path here).
-SANITIZER_OUTPUT = re.compile(r"runtime error:|ERROR: \w+Sanitizer|SUMMARY: \w+Sanitizer")
+SANITIZER_OUTPUT = re.compile(r"runtime error:|ERROR: \w+Sanitizer|SUMMARY: \w+Sanitizer"
+                              r"|WARNING: ThreadSanitizer")
 PORT_IN_USE = re.compile(r"address already in use|cannot bind")
 
 
@@ -98,25 +99,32 @@ class Build:
 
     @property
     def sanitized(self):
-        """True for an --enable-sanitizers build."""
+        """True for an --enable-sanitizers or --enable-tsan build."""
         return bool(self.sanitizer_runtimes)
+
+    @property
+    def tsan(self):
+        """True for an --enable-tsan build."""
+        return any("libtsan" in path for path in self.sanitizer_runtimes)
 
 
 def _sanitizer_runtimes(module):
-    """Paths of libasan/libubsan the module links to, ASan first (it must be preloaded first)."""
+    """Paths of libasan/libubsan (ASan first: it must be preloaded first) or libtsan the module links to."""
     result = subprocess.run(["ldd", module], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True, check=False)
     found = {}
     for line in result.stdout.splitlines():
-        match = re.match(r"\s*(lib(asan|ubsan)\.so\S*) => (\S+)", line)
+        match = re.match(r"\s*(lib(asan|ubsan|tsan)\.so\S*) => (\S+)", line)
         if match:
             found[match.group(2)] = match.group(3)
-    return [found[name] for name in ("asan", "ubsan") if name in found]
+    return [found[name] for name in ("asan", "ubsan", "tsan") if name in found]
 
 
 # ASan and UBSan make the watcher's decoding and table builds about two to three times
 # slower: a goal's bound (a change in DNS within 2 s) is this much longer in such a build.
 SANITIZER_GOAL_SCALE = 3.0
+# ThreadSanitizer slows every access of the module, the watcher's most of all.
+TSAN_GOAL_SCALE = 6.0
 
 
 def goal_bound(seconds):
@@ -127,7 +135,7 @@ def goal_bound(seconds):
     """
     scale = valgrind.timeout_scale()
     if scale == 1.0 and find_build().sanitized:
-        scale = SANITIZER_GOAL_SCALE
+        scale = TSAN_GOAL_SCALE if find_build().tsan else SANITIZER_GOAL_SCALE
     return seconds * scale
 
 
@@ -448,6 +456,10 @@ class Knotd(dig.Server):
         env = {
             "ASAN_OPTIONS": f"{common}/asan:abort_on_error=1:halt_on_error=1:detect_leaks=1",
             "UBSAN_OPTIONS": f"{common}/ubsan:halt_on_error=1:abort_on_error=1:print_stacktrace=1",
+            # knotd itself is not instrumented: only the module's accesses are checked,
+            # with liburcu's grace periods modelled by include/tsan_rcu.h.
+            "TSAN_OPTIONS": f"{common}/tsan:suppressions={self.build.srcdir}/tests/tsan.supp"
+                            ":second_deadlock_stack=1",
         }
         # Only the final program gets the runtimes; unshare, sh and mount stay plain.
         return env, [f"LD_PRELOAD={' '.join(preload)}"]
