@@ -73,6 +73,8 @@ typedef struct {
 	bool soa;                 /*!< Negative answers carry an SOA... */
 	uint32_t soa_ttl;         /*!< ...with this TTL... */
 	uint32_t soa_min;         /*!< ...and this minimum. */
+	const char *soa_raw;      /*!< Or this record, as is: owner, type... rdata (no SOA). */
+	size_t soa_raw_len;
 	unsigned delay_ms;        /*!< Before answering. */
 	unsigned udp;             /*!< Queries received, by transport. */
 	unsigned tcp;
@@ -145,6 +147,16 @@ static void fake_soa(const char *name, uint32_t ttl, uint32_t min)
 	r->soa = true;
 	r->soa_ttl = ttl;
 	r->soa_min = min;
+	pthread_mutex_unlock(&fake.lock);
+}
+
+/*! \brief Negative answers carry \a len bytes of a record, as is, instead of an SOA. */
+static void fake_soa_raw(const char *name, const char *record, size_t len)
+{
+	pthread_mutex_lock(&fake.lock);
+	fake_rule_t *r = rule_find(name);
+	r->soa_raw = record;
+	r->soa_raw_len = len;
 	pthread_mutex_unlock(&fake.lock);
 }
 
@@ -316,6 +328,11 @@ static size_t fake_reply(uint8_t *wire, size_t len, bool tcp, uint16_t port, uin
 		put_records(resp, &rule, qtype, number);
 		if (rule.soa) {
 			put_soa(resp, &rule);
+		} else if (rule.soa_raw != NULL) {
+			// libknot would not write a broken SOA: the bytes go after the answer.
+			knot_wire_set_nscount(resp->wire, 1);
+			memcpy(resp->wire + resp->size, rule.soa_raw, rule.soa_raw_len);
+			resp->size += rule.soa_raw_len;
 		}
 		break;
 	case FAKE_SERVFAIL:
@@ -859,6 +876,37 @@ static void negative_ttls_are_clamped_and_default_without_soa(void **state)
 	k8s_upstream_free(u);
 }
 
+static void only_a_whole_in_soa_gives_the_negative_ttl(void **state)
+{
+	// Class CH, TTL 100, empty rdata: libknot lets an empty rdata pass unless of class IN.
+	static const char empty_ch[] = "\x07""example\x00\x00\x06\x00\x03\x00\x00\x00\x64\x00\x00";
+	// Class CH, TTL 100, whole, minimum 60: still not this class's denial.
+	static const char whole_ch[] = "\x07""example\x00\x00\x06\x00\x03\x00\x00\x00\x64\x00\x16"
+	                               "\x00\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03"
+	                               "\x00\x00\x00\x04\x00\x00\x00\x3c";
+	fake_rule("empty.example.", FAKE_NXDOMAIN, NULL, 0);
+	fake_soa_raw("empty.example.", empty_ch, sizeof(empty_ch) - 1);
+	fake_rule("whole.example.", FAKE_NXDOMAIN, NULL, 0);
+	fake_soa_raw("whole.example.", whole_ch, sizeof(whole_ch) - 1);
+	k8s_upstream_t *u = start(1000);
+
+	const char *names[] = { "empty.example.", "whole.example." };
+	for (size_t i = 0; i < 2; i++) {
+		want(u, names[i]);
+	}
+	for (size_t i = 0; i < 2; i++) {
+		assert_true(wait_for(u, names[i], KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+		k8s_upstream_answer_t ans;
+		look(u, names[i], KNOT_RRTYPE_A, &ans);
+		assert_int_equal(ans.rcode, KNOT_RCODE_NXDOMAIN);
+		assert_int_equal(ans.count, 0);
+		// Such an SOA is no SOA: the default negative TTL (30 s).
+		assert_in_range(ans.expires, now_s() + 28, now_s() + 30);
+	}
+
+	k8s_upstream_free(u);
+}
+
 static void a_truncated_answer_is_asked_again_over_tcp(void **state)
 {
 	const fake_rr_t rrs[] = {
@@ -1239,6 +1287,7 @@ int main(void)
 		CASE(a_looping_cname_chain_is_a_failure),
 		CASE(nxdomain_is_cached_for_the_soa_minimum),
 		CASE(negative_ttls_are_clamped_and_default_without_soa),
+		CASE(only_a_whole_in_soa_gives_the_negative_ttl),
 		CASE(a_truncated_answer_is_asked_again_over_tcp),
 		CASE(a_silent_server_leaves_the_name_pending_until_it_answers),
 		CASE(answers_with_another_id_are_ignored),
