@@ -848,6 +848,8 @@ static void refresh_all(k8s_upstream_t *u, uint64_t now)
 	for (size_t i = 0; i < u->heap.count; i++) {
 		u->heap.items[i]->due_ms = now;
 		u->heap.items[i]->backoff_s = 0;
+		// Asked names too, looked up or not: none keeps the old servers' answer.
+		u->heap.items[i]->looked = true;
 	}
 }
 
