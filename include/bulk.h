@@ -30,7 +30,10 @@
  * last of it, from whichever thread frees it.
  *
  * Outside a session, for allocations over K8S_BULK_LARGE (calloc(), then
- * populated) and in sanitizer builds, it is calloc(). k8s_bulk_free() frees
+ * populated) and under MemorySanitizer, it is calloc(). Under AddressSanitizer
+ * the chunks stay, with a poisoned redzone before each block and poison over
+ * a chunk's unused tail and over each freed block, so that ASan catches an
+ * access past a block or after its free as it does for malloc(). k8s_bulk_free() frees
  * either kind; it must be used for every block a session may have made.
  */
 
@@ -63,5 +66,5 @@ void k8s_bulk_free(void *ptr);
 /*! \brief Chunks mapped now, in all threads (tests, counters). */
 size_t k8s_bulk_chunks(void);
 
-/*! \brief Whether sessions use chunks in this build (not under a sanitizer). */
+/*! \brief Whether sessions use chunks in this build (not under MemorySanitizer). */
 bool k8s_bulk_enabled(void);

@@ -117,9 +117,12 @@ void k8s_upstream_unwant(k8s_upstream_t *u, const knot_dname_t *name);
  * \brief Asks for a name a query met (autopath) to be resolved (any thread, lock-free,
  * never blocks, allocates nothing).
  *
- * The resolver takes it within a moment and keeps it resolved, as a wanted name,
- * until no lookup has found it for 5 minutes; at most 4096 names are kept so.
- * Asking for a name that is kept already only marks it used.
+ * The resolver takes it within a moment and resolves it; it is resolved again
+ * only if a lookup found it (or a query asked again) since its last resolution
+ * began, and forgotten when its answer runs out without one. At most 4096
+ * names are kept so: past that, a new name takes the place of the oldest name
+ * asked once and not looked up since its answer (names looked up again go
+ * last, on a clock). Asking for a name that is kept already marks it used.
  *
  * \param name  Lowercase name.
  *

@@ -54,3 +54,10 @@ typedef struct {
 int k8s_upstream_entry_build(const knot_pkt_t *pkt, const knot_dname_t *name, uint16_t qtype,
                              const uint8_t *source, uint16_t rcode, uint64_t now, uint32_t hash,
                              entry_t **out);
+
+/*!
+ * \brief Sets how many names asked by queries are kept (tests; before the first ask).
+ *
+ * The default is the documented cap, 4096.
+ */
+void k8s_upstream_set_max_asked(k8s_upstream_t *u, size_t max);

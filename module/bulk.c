@@ -26,12 +26,33 @@
 
 #include "bulk.h"
 
+/*
+ * Under ASan the chunks stay (so that the sanitizer runs cover them), with
+ * ASan's poison where no live block is: a chunk's unused tail, a redzone after
+ * each block, and a block once freed. LeakSanitizer scans the chunks as roots,
+ * since what their blocks point to is allocated elsewhere. MSan has no such
+ * interface: there, sessions are calloc().
+ */
 #if defined(__SANITIZE_ADDRESS__)
-#define BULK_OFF 1
+#define BULK_ASAN 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#if __has_feature(address_sanitizer)
+#define BULK_ASAN 1
+#elif __has_feature(memory_sanitizer)
 #define BULK_OFF 1
 #endif
+#endif
+
+#ifdef BULK_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/lsan_interface.h>
+#define POISON(addr, size)   ASAN_POISON_MEMORY_REGION(addr, size)
+#define UNPOISON(addr, size) ASAN_UNPOISON_MEMORY_REGION(addr, size)
+#define REDZONE              alignof(max_align_t)  /*!< Before each block: its size, poisoned. */
+#else
+#define POISON(addr, size)
+#define UNPOISON(addr, size)
+#define REDZONE              0
 #endif
 
 // Under valgrind, each block is a heap block to memcheck and the rest of a chunk no man's land.
@@ -166,6 +187,10 @@ static chunk_t *chunk_new(void)
 	populate(start, K8S_BULK_CHUNK);
 	atomic_init(&c->refs, 1);
 	VALGRIND_MAKE_MEM_NOACCESS(start + CHUNK_HEAD, K8S_BULK_CHUNK - CHUNK_HEAD);
+	POISON(start + CHUNK_HEAD, K8S_BULK_CHUNK - CHUNK_HEAD);
+#ifdef BULK_ASAN
+	__lsan_register_root_region(start, K8S_BULK_CHUNK);
+#endif
 	return c;
 }
 
@@ -173,6 +198,11 @@ static void chunk_put(chunk_t *c)
 {
 	if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1) {
 		registry_remove(c);
+#ifdef BULK_ASAN
+		__lsan_unregister_root_region(c, K8S_BULK_CHUNK);
+#endif
+		// The next mapping at this address must not inherit the poison.
+		UNPOISON(c, K8S_BULK_CHUNK);
 		munmap(c, K8S_BULK_CHUNK);
 	}
 }
@@ -215,8 +245,9 @@ void *k8s_bulk_calloc(size_t size)
 		}
 		return mem;
 	}
-	size_t need = ALIGN_UP((size > 0) ? size : 1, alignof(max_align_t));
-	if (session.chunk == NULL || K8S_BULK_CHUNK - session.used < need) {
+	// A block starts aligned after its redzone and ends at the next one (ASan).
+	size_t need = REDZONE + ALIGN_UP((size > 0) ? size : 1, alignof(max_align_t));
+	if (session.chunk == NULL || K8S_BULK_CHUNK - session.used < need + REDZONE) {
 		chunk_t *c = chunk_new();
 		if (c == NULL) {
 			return calloc(1, size);
@@ -227,10 +258,18 @@ void *k8s_bulk_calloc(size_t size)
 		session.chunk = c;
 		session.used = CHUNK_HEAD;
 	}
-	uint8_t *mem = (uint8_t *)session.chunk + session.used;
+	uint8_t *mem = (uint8_t *)session.chunk + session.used + REDZONE;
 	session.used += need;
 	atomic_fetch_add_explicit(&session.chunk->refs, 1, memory_order_relaxed);
 	VALGRIND_MALLOCLIKE_BLOCK(mem, size, 0, 1);
+#ifdef BULK_ASAN
+	// The redzone keeps the size for k8s_bulk_free(), poisoned like the rest of it.
+	size_t *size_note = (size_t *)(mem - REDZONE);
+	UNPOISON(size_note, sizeof(*size_note));
+	*size_note = size;
+	POISON(size_note, sizeof(*size_note));
+	UNPOISON(mem, size);
+#endif
 	return mem;
 }
 
@@ -255,6 +294,13 @@ void k8s_bulk_free(void *ptr)
 		return;
 	}
 	VALGRIND_FREELIKE_BLOCK(ptr, 0);
+#ifdef BULK_ASAN
+	// A read or write of the block from now on is ASan's use-after-poison.
+	size_t *size_note = (size_t *)((uint8_t *)ptr - REDZONE);
+	UNPOISON(size_note, sizeof(*size_note));
+	size_t size = *size_note;
+	POISON(size_note, REDZONE + size);
+#endif
 	chunk_put(c);
 }
 

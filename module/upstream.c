@@ -48,7 +48,6 @@
 #define ASK_SLOTS        64          /*!< Names asked by queries, waiting for the resolver. */
 #define ASK_PROBE        4           /*!< Slots an ask tries before it is dropped. */
 #define MAX_ASKED        4096        /*!< Names kept resolved because queries asked for them. */
-#define ASKED_IDLE_MS    (300 * 1000) /*!< An asked name no query looked up for this long is forgotten. */
 
 #define NOT_SCHEDULED    SIZE_MAX
 
@@ -61,9 +60,10 @@ typedef struct {
 	uint16_t qtype;
 	size_t heap_pos;               /*!< Index in the timer heap, or NOT_SCHEDULED. */
 	uint64_t due_ms;               /*!< When to resolve next. */
-	query_t *query;                /*!< In flight, or NULL (then it is scheduled). */
+	query_t *query;                /*!< In flight, or NULL (then it is scheduled, or resting). */
 	entry_t *entry;                /*!< Published answer, or NULL. */
 	unsigned backoff_s;            /*!< Last retry delay; 0 after a success. */
+	bool looked;                   /*!< Looked up or asked for since its last resolution began. */
 } job_t;
 
 /*! \brief A wanted name. */
@@ -75,8 +75,11 @@ struct target {
 
 	/* Resolver thread only (read under the lock by the resolver). */
 	bool asked;                    /*!< Kept for queries that asked (k8s_upstream_ask). */
-	uint64_t used_ms;              /*!< Asked: when a query last asked for it or looked it up. */
-	bool active;                   /*!< Its jobs are scheduled or in flight. */
+	bool referenced;               /*!< Asked: looked up or asked again since the last eviction pass. */
+	bool kept;                     /*!< Asked: in the kept list, else in probation. */
+	target_t *asked_prev;          /*!< Asked: in the probation or the kept list. */
+	target_t *asked_next;
+	bool active;                   /*!< Its jobs are scheduled, in flight or resting. */
 	bool logged;
 	uint64_t logged_ms;            /*!< Last failure line. */
 	target_t *next;                /*!< While sorting a drained queue. */
@@ -100,6 +103,13 @@ typedef struct {
 	uint8_t source[64];
 	knot_dname_storage_t name;
 } ask_t;
+
+/*! \brief Asked targets in eviction order, the first goes first. */
+typedef struct {
+	target_t *head;
+	target_t *tail;
+	size_t count;
+} asked_list_t;
 
 /*! \brief Jobs ordered by due time (a binary min-heap). */
 typedef struct {
@@ -136,6 +146,9 @@ struct k8s_upstream {
 
 	/* Resolver thread only. */
 	size_t asked;                  /*!< Targets kept because queries asked. */
+	atomic_size_t max_asked;       /*!< MAX_ASKED, or less in tests. */
+	asked_list_t probation;        /*!< Asked once: oldest first. */
+	asked_list_t kept;             /*!< Looked up again after an answer: a clock, the hand first. */
 	uint64_t full_logged_ms;       /*!< Last line about MAX_ASKED; 0: none yet. */
 	size_t active;                 /*!< Targets with scheduled jobs. */
 	heap_t heap;
@@ -292,6 +305,18 @@ static void heap_remove(heap_t *h, job_t *job)
 
 /* Cache: published to readers. */
 
+/*! \brief Takes the readers' mark on a job's entry (looked up since it was published). */
+static void job_harvest(job_t *job)
+{
+	entry_t *e = job->entry;
+	// Read first: a write only where a reader wrote, so that readers keep the line shared.
+	if (e != NULL && atomic_load_explicit(&e->used, memory_order_relaxed) &&
+	    atomic_exchange_explicit(&e->used, false, memory_order_relaxed)) {
+		job->looked = true;
+		job->target->referenced = true;
+	}
+}
+
 static int cache_publish(k8s_upstream_t *u, job_t *job, entry_t *e)
 {
 	if (job->entry != NULL) {
@@ -331,6 +356,7 @@ static void query_release(k8s_upstream_t *u, query_t *q)
 static void job_done(k8s_upstream_t *u, job_t *job, entry_t *e, uint64_t now)
 {
 	query_release(u, job->query);
+	job_harvest(job);  // Lookups of the entry it replaces count for the next round.
 	int ret = cache_publish(u, job, e);
 	if (ret != KNOT_EOK) {
 		// Not even a slot for it: treat like a failed resolution, retried soon.
@@ -417,6 +443,7 @@ static void job_start(k8s_upstream_t *u, job_t *job, uint64_t now)
 	q->job = job;
 	q->attempt = 0;
 	job->query = q;
+	job->looked = false;
 	u->query_count++;
 	attempt_next(u, q, now, KNOT_EOK);
 }
@@ -519,34 +546,164 @@ static size_t asks_take(k8s_upstream_t *u, knot_dname_storage_t names[ASK_SLOTS]
 	return count;
 }
 
+/*! \brief Schedules the resting jobs of an active target now: it is wanted or asked again. */
+static void target_resume(k8s_upstream_t *u, target_t *t, uint64_t now)
+{
+	if (!t->active) {
+		return;  // Started with the drain's new targets.
+	}
+	for (int i = 0; i < 2; i++) {
+		job_t *job = &t->jobs[i];
+		if (job->heap_pos == NOT_SCHEDULED && job->query == NULL) {
+			heap_push(&u->heap, job, now);
+		}
+	}
+}
+
+/* Asked names: probation (asked once, oldest first), then the kept clock. */
+
+static asked_list_t *asked_list(k8s_upstream_t *u, const target_t *t)
+{
+	return t->kept ? &u->kept : &u->probation;
+}
+
+static void asked_list_push(asked_list_t *l, target_t *t)
+{
+	t->asked_prev = l->tail;
+	t->asked_next = NULL;
+	if (l->tail != NULL) {
+		l->tail->asked_next = t;
+	} else {
+		l->head = t;
+	}
+	l->tail = t;
+	l->count++;
+}
+
+static void asked_list_remove(asked_list_t *l, target_t *t)
+{
+	if (t->asked_prev != NULL) {
+		t->asked_prev->asked_next = t->asked_next;
+	} else {
+		l->head = t->asked_next;
+	}
+	if (t->asked_next != NULL) {
+		t->asked_next->asked_prev = t->asked_prev;
+	} else {
+		l->tail = t->asked_prev;
+	}
+	t->asked_prev = NULL;
+	t->asked_next = NULL;
+	l->count--;
+}
+
 /*!
- * \brief Keeps a name a query asked for (under the lock); a new target goes on \a start.
+ * \brief Stops keeping a name for queries (under the lock); unless the watcher
+ * wants it, it leaves the map and goes on \a forget (stopped and freed later).
+ */
+static void asked_drop(k8s_upstream_t *u, target_t *t, target_t **forget)
+{
+	asked_list_remove(asked_list(u, t), t);
+	t->asked = false;
+	t->kept = false;
+	t->referenced = false;
+	u->asked--;
+	if (t->wants == 0 && !t->queued) {
+		key_text_t key;
+		k8s_map_del(&u->names, key_text(t->name, t->source, key));
+		t->next = *forget;
+		*forget = t;
+	}
+}
+
+/*!
+ * \brief Makes room for a newly asked name (under the lock).
  *
- * \return False if MAX_ASKED names are kept already.
+ * The oldest name asked once and not looked up since its answer goes first;
+ * one looked up or asked again moves to the kept names instead. Only without
+ * such names does a kept one go: the first the clock's hand finds not looked
+ * up since the hand last passed it. So a name queries keep using is displaced
+ * only by as many names, each looked up twice, within one turn of the hand.
+ *
+ * \return False if nothing can go (only names asked in this very drain).
+ */
+static bool asked_evict(k8s_upstream_t *u, target_t **forget)
+{
+	target_t *t;
+	// A target not active yet is this drain's, on its start list: never one to forget.
+	while ((t = u->probation.head) != NULL && t->active) {
+		job_harvest(&t->jobs[0]);
+		job_harvest(&t->jobs[1]);
+		if (!t->referenced) {
+			asked_drop(u, t, forget);
+			return true;
+		}
+		asked_list_remove(&u->probation, t);
+		t->kept = true;
+		t->referenced = false;
+		asked_list_push(&u->kept, t);
+	}
+	// One turn clears every mark: the turn after it finds one to go.
+	for (size_t pass = 0; (t = u->kept.head) != NULL && pass <= u->kept.count; pass++) {
+		job_harvest(&t->jobs[0]);
+		job_harvest(&t->jobs[1]);
+		if (!t->referenced) {
+			asked_drop(u, t, forget);
+			return true;
+		}
+		t->referenced = false;
+		asked_list_remove(&u->kept, t);
+		asked_list_push(&u->kept, t);
+	}
+	return false;
+}
+
+/*!
+ * \brief Keeps a name a query asked for (under the lock); a new target goes on
+ * \a start, an evicted one on \a forget.
+ *
+ * \return False if MAX_ASKED names are kept already and none can go.
  */
 static bool asked_keep(k8s_upstream_t *u, const knot_dname_t *name, const uint8_t *source,
-                       uint64_t now, target_t **start)
+                       uint64_t now, target_t **start, target_t **forget, bool *evicted)
 {
 	key_text_t key;
 	key_text(name, source, key);
 	target_t *t = k8s_map_get(&u->names, key);
-	if (t == NULL || !t->asked) {
-		if (u->asked >= MAX_ASKED) {
+	if (t != NULL && t->asked) {
+		// Asked again: a query found no answer (none yet, or dropped) and wants one.
+		for (int i = 0; i < 2; i++) {
+			t->jobs[i].looked = true;
+		}
+		if (t->jobs[0].entry != NULL || t->jobs[1].entry != NULL) {
+			t->referenced = true;  // Asked after an answer: more than one query's name.
+		}
+		target_resume(u, t, now);
+		return true;
+	}
+	if (u->asked >= atomic_load_explicit(&u->max_asked, memory_order_relaxed)) {
+		if (!asked_evict(u, forget)) {
 			return false;
 		}
-		if (t == NULL) {
-			t = target_new(name, source);
-			if (t == NULL || k8s_map_set(&u->names, key, t) != KNOT_EOK) {
-				free(t);
-				return true;  // No memory: a later query asks again.
-			}
-			t->next = *start;
-			*start = t;
-		}
-		t->asked = true;
-		u->asked++;
+		*evicted = true;
 	}
-	t->used_ms = now;
+	if (t == NULL) {
+		t = target_new(name, source);
+		if (t == NULL || k8s_map_set(&u->names, key, t) != KNOT_EOK) {
+			free(t);
+			return true;  // No memory: a later query asks again.
+		}
+		t->next = *start;
+		*start = t;
+	}
+	t->asked = true;
+	t->kept = false;
+	t->referenced = false;
+	for (int i = 0; i < 2; i++) {
+		t->jobs[i].looked = true;  // The ask is the query's: one resolution for it.
+	}
+	asked_list_push(&u->probation, t);
+	u->asked++;
 	return true;
 }
 
@@ -560,7 +717,7 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 	knot_dname_storage_t asked[ASK_SLOTS];
 	uint8_t sources[ASK_SLOTS][64];
 	size_t asked_count = asks_take(u, asked, sources);
-	bool full = false;
+	bool full = false, evicted = false;
 
 	pthread_mutex_lock(&u->lock);
 	// Room for every job that may be scheduled, so that scheduling never fails.
@@ -580,20 +737,24 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 		} else if (!t->active) {
 			t->next = start;
 			start = t;
+		} else if (t->wants > 0) {
+			target_resume(u, t, now);  // An asked name's resting jobs: the watcher's now.
 		}
 	}
 	u->queue_head = NULL;
 	u->queue_tail = NULL;
 	u->queue_len = 0;
 	for (size_t i = 0; i < asked_count; i++) {
-		full |= !asked_keep(u, asked[i], sources[i], now, &start);
+		full |= !asked_keep(u, asked[i], sources[i], now, &start, &forget, &evicted);
 	}
 	pthread_mutex_unlock(&u->lock);
 
-	if (full && (u->full_logged_ms == 0 || now - u->full_logged_ms >= LOG_PERIOD_MS)) {
+	if ((full || evicted) &&
+	    (u->full_logged_ms == 0 || now - u->full_logged_ms >= LOG_PERIOD_MS)) {
 		u->full_logged_ms = now;
-		k8s_logf(&u->log, LOG_WARNING, "upstream, not resolving more names asked by queries "
-		         "(%d names kept already)", MAX_ASKED);
+		k8s_logf(&u->log, LOG_WARNING, "upstream, %s names asked by queries "
+		         "(%zu names kept already)", full ? "not resolving more" : "forgetting",
+		         u->asked);
 	}
 
 	// Forget first: a name unwanted and wanted again has a new target with the same key.
@@ -607,35 +768,55 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 	}
 }
 
-/*! \brief True if no query has looked up an asked name for ASKED_IDLE_MS. */
-static bool asked_idle(target_t *t, uint64_t now)
-{
-	for (int i = 0; i < 2; i++) {
-		entry_t *e = t->jobs[i].entry;
-		if (e != NULL && atomic_exchange_explicit(&e->used, false, memory_order_relaxed)) {
-			t->used_ms = now;
-		}
-	}
-	return now - t->used_ms >= ASKED_IDLE_MS;
-}
-
-/*! \brief Stops keeping an idle asked name; false if the watcher wants it (it stays). */
-static bool asked_forget(k8s_upstream_t *u, target_t *t)
+/*! \brief True if the watcher wants the target (its count changes under the lock). */
+static bool target_wanted(k8s_upstream_t *u, const target_t *t)
 {
 	pthread_mutex_lock(&u->lock);
-	bool forget = t->wants == 0 && !t->queued;
-	if (forget) {
-		key_text_t key;
-		k8s_map_del(&u->names, key_text(t->name, t->source, key));
-	}
+	bool wanted = t->wants > 0;
 	pthread_mutex_unlock(&u->lock);
-	t->asked = false;
-	u->asked--;
-	if (forget) {
+	return wanted;
+}
+
+/*!
+ * \brief Forgets an asked name whose jobs both rest without an answer, unless
+ * the watcher wants it meanwhile (then it is resolved again at once).
+ */
+static void asked_forget(k8s_upstream_t *u, target_t *t, uint64_t now)
+{
+	target_t *forget = NULL;
+	pthread_mutex_lock(&u->lock);
+	asked_drop(u, t, &forget);
+	bool wanted = t->wants > 0;
+	pthread_mutex_unlock(&u->lock);
+	if (forget != NULL) {
 		target_stop(u, t);
 		free(t);
+	} else if (wanted) {
+		target_resume(u, t, now);
 	}
-	return forget;
+}
+
+/*!
+ * \brief Rests a job of an asked name that no query looked up since its last
+ * resolution began: it is not resolved again. Its answer is served until it
+ * expires, then dropped; with both answers gone the name is forgotten.
+ */
+static void job_rest(k8s_upstream_t *u, job_t *job, uint64_t now)
+{
+	uint64_t expires_ms = (job->entry != NULL) ? (uint64_t)job->entry->ans->expires * 1000 : 0;
+	if (expires_ms > now) {
+		heap_push(&u->heap, job, expires_ms);  // Looked up by then, it is resolved then.
+		return;
+	}
+	cache_drop(u, job);
+	target_t *t = job->target;
+	for (int i = 0; i < 2; i++) {
+		if (t->jobs[i].heap_pos != NOT_SCHEDULED || t->jobs[i].query != NULL ||
+		    t->jobs[i].entry != NULL) {
+			return;
+		}
+	}
+	asked_forget(u, t, now);
 }
 
 /*! \brief Starts due jobs while there is room for more queries. */
@@ -646,8 +827,13 @@ static void start_due(k8s_upstream_t *u, uint64_t now)
 		job_t *job = u->heap.items[0];
 		heap_remove(&u->heap, job);
 		target_t *t = job->target;
-		if (t->asked && asked_idle(t, now) && asked_forget(u, t)) {
-			continue;
+		// An asked name is resolved again only for a query that looked it up since.
+		if (t->asked) {
+			job_harvest(job);
+			if (!job->looked && !target_wanted(u, t)) {
+				job_rest(u, job, now);
+				continue;
+			}
 		}
 		job_start(u, job, now);
 	}
@@ -662,6 +848,8 @@ static void refresh_all(k8s_upstream_t *u, uint64_t now)
 	for (size_t i = 0; i < u->heap.count; i++) {
 		u->heap.items[i]->due_ms = now;
 		u->heap.items[i]->backoff_s = 0;
+		// Asked names too, looked up or not: none keeps the old servers' answer.
+		u->heap.items[i]->looked = true;
 	}
 }
 
@@ -753,6 +941,7 @@ static k8s_upstream_t *upstream_new(const struct sockaddr_storage *server,
 	u->servers_ctx = servers_ctx;
 	u->opt_code = opt_code;
 	atomic_init(&u->refresh, false);
+	atomic_init(&u->max_asked, MAX_ASKED);
 	u->timeout_ms = (timeout_ms > 0) ? timeout_ms : 1;
 	if (log != NULL) {
 		u->log = *log;
@@ -798,6 +987,11 @@ k8s_upstream_t *k8s_upstream_new_forwarder(k8s_upstream_servers_t servers, void 
                                            const k8s_log_t *log)
 {
 	return upstream_new(NULL, servers, ctx, opt_code, timeout_ms, log);
+}
+
+void k8s_upstream_set_max_asked(k8s_upstream_t *u, size_t max)
+{
+	atomic_store_explicit(&u->max_asked, max, memory_order_relaxed);
 }
 
 void k8s_upstream_refresh(k8s_upstream_t *u)

@@ -17,9 +17,10 @@
 /*
  * The contract of bulk.h: in a session, small blocks come zeroed and aligned from
  * chunks; a chunk is unmapped with the last of its blocks, freed in any order and
- * from any thread, and never while the session still fills it. Sanitizer builds
- * have no chunks: the same calls are calloc() and free(), and the chunk counts
- * below are expected to stay at zero there.
+ * from any thread, and never while the session still fills it. Under ASan the
+ * chunks stay, poisoned where no live block is, and ASan catches an access past
+ * a block; under MSan the same calls are calloc() and free(), and the chunk
+ * counts below are expected to stay at zero there.
  */
 
 #include <pthread.h>
@@ -30,12 +31,30 @@
 #include <stdlib.h>
 #include <setjmp.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#endif
+#ifdef TEST_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include "bulk.h"
 
 #define BLOCK 100
+#ifdef TEST_ASAN
+// BLOCK rounded up to 16 bytes after a redzone of 16, and a last redzone in the chunk.
+#define PER_CHUNK ((K8S_BULK_CHUNK - 32) / 128)
+#else
 #define PER_CHUNK (K8S_BULK_CHUNK / 112)  // BLOCK rounded up to 16 bytes.
+#endif
 
 /*! Chunks expected where the build has them. */
 static size_t chunks(size_t n)
@@ -110,7 +129,8 @@ static void a_chunk_lives_while_the_session_fills_it(void **state)
 
 static void each_chunk_goes_with_its_last_block_in_any_order(void **state)
 {
-	size_t count = 3 * PER_CHUNK + 1;  // A fourth chunk for the last.
+	// A fourth chunk for the last, whose index is even (so that it stays below).
+	size_t count = 3 * PER_CHUNK + 1 + PER_CHUNK % 2;
 	void **blocks = calloc(count, sizeof(*blocks));
 	assert_non_null(blocks);
 	k8s_bulk_begin();
@@ -205,6 +225,61 @@ static void a_session_on_one_thread_leaves_the_others_alone(void **state)
 	assert_int_equal(k8s_bulk_chunks(), 0);
 }
 
+#ifdef TEST_ASAN
+static void under_asan_only_a_live_blocks_bytes_are_addressable(void **state)
+{
+	k8s_bulk_begin();
+	uint8_t *a = k8s_bulk_calloc(BLOCK);
+	uint8_t *b = k8s_bulk_calloc(BLOCK);
+	assert_int_equal(k8s_bulk_chunks(), 1);
+	assert_int_equal(__asan_region_is_poisoned(a, BLOCK), NULL);
+	// Past its end, before its start, and the chunk's unused tail.
+	assert_true(__asan_address_is_poisoned(a + BLOCK));
+	assert_true(__asan_address_is_poisoned(a + BLOCK + 12));
+	assert_true(__asan_address_is_poisoned(a - 1));
+	assert_true(__asan_address_is_poisoned(b + BLOCK));
+	assert_true(__asan_address_is_poisoned(b + 2 * BLOCK));
+	k8s_bulk_free(a);
+	assert_true(__asan_address_is_poisoned(a));
+	assert_true(__asan_address_is_poisoned(a + BLOCK - 1));
+	assert_int_equal(__asan_region_is_poisoned(b, BLOCK), NULL);
+	k8s_bulk_end();
+	k8s_bulk_free(b);
+	assert_int_equal(k8s_bulk_chunks(), 0);
+}
+
+/*! \brief Reads the byte past a bulk block in a child, whose ASan report comes back. */
+static void asan_reports_a_read_past_a_bulk_block(void **state)
+{
+	int out[2];
+	assert_int_equal(pipe(out), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(out[1], STDERR_FILENO);
+		k8s_bulk_begin();
+		volatile uint8_t *mem = k8s_bulk_calloc(24);
+		uint8_t past = mem[24];  // ASan ends the child here.
+		_exit(past == 0 ? 0 : 1);
+	}
+	close(out[1]);
+	char report[16384];
+	size_t len = 0;
+	ssize_t got;
+	while (len < sizeof(report) - 1 &&
+	       (got = read(out[0], report + len, sizeof(report) - 1 - len)) > 0) {
+		len += got;
+	}
+	report[len] = '\0';
+	close(out[0]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_false(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_non_null(strstr(report, "ERROR: AddressSanitizer: use-after-poison"));
+	assert_non_null(strstr(report, "READ of size 1"));
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +290,10 @@ int main(void)
 		cmocka_unit_test(large_blocks_are_their_own_and_freed_alike),
 		cmocka_unit_test(another_thread_frees_and_unmaps),
 		cmocka_unit_test(a_session_on_one_thread_leaves_the_others_alone),
+#ifdef TEST_ASAN
+		cmocka_unit_test(under_asan_only_a_live_blocks_bytes_are_addressable),
+		cmocka_unit_test(asan_reports_a_read_past_a_bulk_block),
+#endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

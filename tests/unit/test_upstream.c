@@ -40,6 +40,7 @@
 
 #include "federation.h"
 #include "upstream.h"
+#include "upstream_entry.h"
 
 /* The fake server. */
 
@@ -73,6 +74,8 @@ typedef struct {
 	bool soa;                 /*!< Negative answers carry an SOA... */
 	uint32_t soa_ttl;         /*!< ...with this TTL... */
 	uint32_t soa_min;         /*!< ...and this minimum. */
+	const char *soa_raw;      /*!< Or this record, as is: owner, type... rdata (no SOA). */
+	size_t soa_raw_len;
 	unsigned delay_ms;        /*!< Before answering. */
 	unsigned udp;             /*!< Queries received, by transport. */
 	unsigned tcp;
@@ -98,6 +101,7 @@ static struct {
 	int stop_pipe[2];
 	pthread_t thread;
 	struct sockaddr_storage addr;
+	unsigned junk;            /*!< Queries for names below junk. (NXDOMAIN, no rule needed). */
 } fake = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static knot_dname_t *dname(const char *text, knot_dname_storage_t buf)
@@ -145,6 +149,16 @@ static void fake_soa(const char *name, uint32_t ttl, uint32_t min)
 	r->soa = true;
 	r->soa_ttl = ttl;
 	r->soa_min = min;
+	pthread_mutex_unlock(&fake.lock);
+}
+
+/*! \brief Negative answers carry \a len bytes of a record, as is, instead of an SOA. */
+static void fake_soa_raw(const char *name, const char *record, size_t len)
+{
+	pthread_mutex_lock(&fake.lock);
+	fake_rule_t *r = rule_find(name);
+	r->soa_raw = record;
+	r->soa_raw_len = len;
 	pthread_mutex_unlock(&fake.lock);
 }
 
@@ -268,6 +282,11 @@ static size_t fake_reply(uint8_t *wire, size_t len, bool tcp, uint16_t port, uin
 	fake_rule_t *r = rule_find(name);
 	fake_rule_t rule = { .mode = FAKE_SILENT };
 	unsigned number = 0;
+	size_t name_len = strlen(name);
+	if (r == NULL && name_len > 6 && strcasecmp(name + name_len - 6, ".junk.") == 0) {
+		rule.mode = FAKE_NXDOMAIN;
+		fake.junk++;
+	}
 	if (r != NULL) {
 		memcpy(r->source, source, sizeof(source));
 		if (tcp) {
@@ -316,6 +335,11 @@ static size_t fake_reply(uint8_t *wire, size_t len, bool tcp, uint16_t port, uin
 		put_records(resp, &rule, qtype, number);
 		if (rule.soa) {
 			put_soa(resp, &rule);
+		} else if (rule.soa_raw != NULL) {
+			// libknot would not write a broken SOA: the bytes go after the answer.
+			knot_wire_set_nscount(resp->wire, 1);
+			memcpy(resp->wire + resp->size, rule.soa_raw, rule.soa_raw_len);
+			resp->size += rule.soa_raw_len;
 		}
 		break;
 	case FAKE_SERVFAIL:
@@ -859,6 +883,37 @@ static void negative_ttls_are_clamped_and_default_without_soa(void **state)
 	k8s_upstream_free(u);
 }
 
+static void only_a_whole_in_soa_gives_the_negative_ttl(void **state)
+{
+	// Class CH, TTL 100, empty rdata: libknot lets an empty rdata pass unless of class IN.
+	static const char empty_ch[] = "\x07""example\x00\x00\x06\x00\x03\x00\x00\x00\x64\x00\x00";
+	// Class CH, TTL 100, whole, minimum 60: still not this class's denial.
+	static const char whole_ch[] = "\x07""example\x00\x00\x06\x00\x03\x00\x00\x00\x64\x00\x16"
+	                               "\x00\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03"
+	                               "\x00\x00\x00\x04\x00\x00\x00\x3c";
+	fake_rule("empty.example.", FAKE_NXDOMAIN, NULL, 0);
+	fake_soa_raw("empty.example.", empty_ch, sizeof(empty_ch) - 1);
+	fake_rule("whole.example.", FAKE_NXDOMAIN, NULL, 0);
+	fake_soa_raw("whole.example.", whole_ch, sizeof(whole_ch) - 1);
+	k8s_upstream_t *u = start(1000);
+
+	const char *names[] = { "empty.example.", "whole.example." };
+	for (size_t i = 0; i < 2; i++) {
+		want(u, names[i]);
+	}
+	for (size_t i = 0; i < 2; i++) {
+		assert_true(wait_for(u, names[i], KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+		k8s_upstream_answer_t ans;
+		look(u, names[i], KNOT_RRTYPE_A, &ans);
+		assert_int_equal(ans.rcode, KNOT_RCODE_NXDOMAIN);
+		assert_int_equal(ans.count, 0);
+		// Such an SOA is no SOA: the default negative TTL (30 s).
+		assert_in_range(ans.expires, now_s() + 28, now_s() + 30);
+	}
+
+	k8s_upstream_free(u);
+}
+
 static void a_truncated_answer_is_asked_again_over_tcp(void **state)
 {
 	const fake_rr_t rrs[] = {
@@ -1228,6 +1283,81 @@ static void an_asked_name_stays_when_the_watcher_no_longer_wants_it(void **state
 	k8s_upstream_free(u);
 }
 
+static unsigned fake_junk(void)
+{
+	pthread_mutex_lock(&fake.lock);
+	unsigned count = fake.junk;
+	pthread_mutex_unlock(&fake.lock);
+	return count;
+}
+
+static void an_asked_name_nobody_looks_up_is_not_resolved_again(void **state)
+{
+	const fake_rr_t idle[] = { { "idle.example.", KNOT_RRTYPE_A, 1, NULL } };
+	fake_rule("idle.example.", FAKE_ANSWER, idle, 1);
+	const fake_rr_t once[] = { { "once.example.", KNOT_RRTYPE_A, 1, NULL } };
+	fake_rule("once.example.", FAKE_ANSWER, once, 1);
+	k8s_upstream_t *u = start(1000);
+
+	// Asked, answered, never looked up: its 1 s answer runs out and is not asked for again.
+	assert_true(ask(u, "idle.example."));
+	uint64_t end = clock_ms() + 2000;
+	while (fake_stats("idle.example.").udp_a == 0 && clock_ms() < end) {
+		sleep_ms(5);
+	}
+	// Looked up once after its answer: resolved once more, then no more.
+	assert_true(ask(u, "once.example."));
+	assert_true(wait_for(u, "once.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+	sleep_ms(4000);
+	assert_int_equal(fake_stats("idle.example.").udp_a, 1);
+	assert_in_range(fake_stats("once.example.").udp_a, 1, 2);
+	// Its answers ran out and went: a query asks afresh.
+	assert_int_equal(look(u, "idle.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
+	assert_int_equal(look(u, "once.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
+
+	k8s_upstream_free(u);
+}
+
+static void names_asked_once_do_not_displace_a_name_in_use(void **state)
+{
+	const fake_rr_t used[] = { { "used.example.", KNOT_RRTYPE_A, 300, "192.0.2.51" } };
+	fake_rule("used.example.", FAKE_ANSWER, used, 1);
+	const fake_rr_t late[] = { { "late.example.", KNOT_RRTYPE_A, 300, "192.0.2.52" } };
+	fake_rule("late.example.", FAKE_ANSWER, late, 1);
+	k8s_upstream_t *u = start(1000);
+	k8s_upstream_set_max_asked(u, 4);
+	unsigned junk_before = fake_junk();
+
+	assert_true(ask(u, "used.example."));
+	assert_true(wait_for(u, "used.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+	// 40 names asked once each (answered NXDOMAIN), while a client keeps using its name.
+	char name[64];
+	for (unsigned i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "n%u.junk.", i);
+		assert_true(ask(u, name));
+		uint64_t end = clock_ms() + 2000;
+		while (fake_junk() - junk_before < 2 * (i + 1) && clock_ms() < end) {
+			sleep_ms(2);
+		}
+		sleep_ms(5);  // The answers published.
+		assert_int_equal(look(u, "used.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_READY);
+	}
+	assert_int_equal(fake_stats("used.example.").udp_a, 1);
+	// A name asked now is kept, in place of the junk: at most 4 names kept.
+	assert_true(ask(u, "late.example."));
+	assert_true(wait_for(u, "late.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+	assert_int_equal(look(u, "used.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_READY);
+	unsigned kept = 0;
+	for (unsigned i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "n%u.junk.", i);
+		kept += (look(u, name, KNOT_RRTYPE_A, NULL) == K8S_UPSTREAM_READY);
+	}
+	assert_in_range(kept, 0, 2);
+	assert_true(logged("upstream, forgetting names asked by queries"));
+
+	k8s_upstream_free(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1239,6 +1369,7 @@ int main(void)
 		CASE(a_looping_cname_chain_is_a_failure),
 		CASE(nxdomain_is_cached_for_the_soa_minimum),
 		CASE(negative_ttls_are_clamped_and_default_without_soa),
+		CASE(only_a_whole_in_soa_gives_the_negative_ttl),
 		CASE(a_truncated_answer_is_asked_again_over_tcp),
 		CASE(a_silent_server_leaves_the_name_pending_until_it_answers),
 		CASE(answers_with_another_id_are_ignored),
@@ -1252,6 +1383,8 @@ int main(void)
 		CASE(readers_see_whole_answers_while_refreshing),
 		CASE(an_asked_name_is_resolved_and_kept_fresh),
 		CASE(an_asked_name_stays_when_the_watcher_no_longer_wants_it),
+		CASE(an_asked_name_nobody_looks_up_is_not_resolved_again),
+		CASE(names_asked_once_do_not_displace_a_name_in_use),
 	};
 	return cmocka_run_group_tests_name("upstream", tests, group_setup, group_teardown);
 }
