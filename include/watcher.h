@@ -59,6 +59,7 @@ typedef struct {
 	uint64_t api_errors[K8S_APIERR_COUNT]; /*!< Failed requests and streams by class. */
 	uint64_t last_event_age_s;             /*!< Seconds since the last API event (0: none yet). */
 	uint64_t latency[K8S_LATENCY_BUCKETS]; /*!< DNS programming latency histogram. */
+	uint64_t latency_sum_us;               /*!< The latencies' sum (microseconds). */
 	uint32_t ready;                        /*!< K8S_READY_* bits. */
 	bool connected;                        /*!< Every needed watch is streaming. */
 	bool snapshot_stale;                   /*!< Answering from a snapshot, not synchronized yet. */

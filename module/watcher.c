@@ -453,6 +453,7 @@ static void push_stats(k8s_watcher_t *w, uint64_t now)
 	const k8s_store_stats_t *ss = k8s_store_stats(w->store);
 	memcpy(st.objects, ss->objects, sizeof(st.objects));
 	memcpy(st.latency, ss->latency, sizeof(st.latency));
+	st.latency_sum_us = ss->latency_sum_us;
 	k8s_table_stats_t ts = k8s_table_stats(&w->table);
 	for (int z = 0; z < K8S_ZONE_COUNT; z++) {
 		st.services[z] = ts.svc_count[z];
