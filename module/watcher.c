@@ -61,6 +61,7 @@ struct k8s_watcher {
 	pthread_mutex_t clients_lock;
 	k8s_watcher_client_t *clients;
 	unsigned needs;
+	k8s_watcher_stats_t last_stats; /*!< What push_stats() reported last, for the metrics endpoint. */
 
 	/* Thread. */
 	pthread_t thread;
@@ -489,6 +490,7 @@ static void push_stats(k8s_watcher_t *w, uint64_t now)
 	st.snapshot_refused = w->snap_refused;
 
 	pthread_mutex_lock(&w->clients_lock);
+	w->last_stats = st;
 	for (k8s_watcher_client_t *c = w->clients; c != NULL; c = c->next) {
 		if (c->stats != NULL) {
 			c->stats(c->ctx, &st);
@@ -752,6 +754,27 @@ const k8s_watcher_t *k8s_watcher_serving(const k8s_watcher_t *w, uint32_t ready_
 		return old;
 	}
 	return w;
+}
+
+bool k8s_watcher_servable(const k8s_watcher_t *w, uint32_t ready_bits)
+{
+	urcu_memb_read_lock();
+	const k8s_watcher_t *serving = k8s_watcher_serving(w, ready_bits);
+	bool servable = (k8s_table_ready(&serving->table) & ready_bits) == ready_bits;
+	urcu_memb_read_unlock();
+	return servable;
+}
+
+void k8s_watcher_stats_each(k8s_watcher_stats_fn fn, void *ctx)
+{
+	pthread_mutex_lock(&registry_lock);
+	for (k8s_watcher_t *w = registry; w != NULL; w = w->next) {
+		pthread_mutex_lock(&w->clients_lock);
+		k8s_watcher_stats_t st = w->last_stats;
+		pthread_mutex_unlock(&w->clients_lock);
+		fn(ctx, w->fingerprint, &st);
+	}
+	pthread_mutex_unlock(&registry_lock);
 }
 
 const k8s_upstream_t *k8s_watcher_upstream(const k8s_watcher_t *w)
