@@ -46,6 +46,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #include "fedapi.h"
 #include "fedfwd.h"
 #include "fedserve.h"
+#include "metrics.h"
 #include "topology.h"
 #include "watcher.h"
 
@@ -100,6 +101,9 @@ typedef struct {
 	knot_dname_t *fed_suffix;
 	k8s_fedfwd_t *fedfwd;       /*!< K8S-DNS role (svc.federation.), or NULL. */
 	k8s_fedapi_t *fedapi;       /*!< Its programming endpoint, or NULL. */
+	k8s_metrics_source_t metrics_src; /*!< The zone's part of /ready (metrics.h). */
+	bool metrics_added;
+	bool httpd_held;            /*!< A reference to the process's endpoint (metrics-listen). */
 } k8s_ctx_t;
 
 /*! \brief A conf check's message: it must outlive the call; conf checks run one at a time. */
@@ -129,9 +133,15 @@ void k8s_stats_watcher(void *ctx, const k8s_watcher_stats_t *st);
 /*! \brief A member's counters: one slot of each member gauge; \a ctx is its fed_watch_t. */
 void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st);
 
-/*! \brief Turns an answer's outcome into knotd's state, rcode and counters. */
+/*! \brief Monotonic nanoseconds: when the module started on a query (its request duration). */
+uint64_t k8s_stats_clock(void);
+
+/*!
+ * \brief Turns an answer's outcome into knotd's state, rcode and counters, and the
+ * Prometheus counters (metrics.h) with the time since \a started_ns.
+ */
 knotd_in_state_t k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
-                                   knotd_in_state_t state);
+                                   knotd_in_state_t state, uint64_t started_ns);
 
 /*! \brief Counts an autopath walk and its outcome. */
 void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_outcome_t walked);
