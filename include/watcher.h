@@ -76,6 +76,7 @@ typedef struct k8s_watcher_client {
 	void *ctx;
 	unsigned needs;                 /*!< K8S_NEED_* bits (resources.h). */
 	const uint8_t *zone;            /*!< The zone's name (wire format), for the reload hand-over. */
+	bool log_zone;                  /*!< The watcher's lines name this zone (its cluster zone) rather than the newest. */
 	struct k8s_watcher_client *next; /*!< Private. */
 } k8s_watcher_client_t;
 

@@ -638,6 +638,8 @@ static int watcher_start(k8s_ctx_t *ctx, const k8s_watcher_conf_t *wconf)
 	                    (answer->autopath && answer->role == K8S_ROLE_CLUSTER ? K8S_NEED_PODS : 0) |
 	                    (needs_nodes(answer) ? K8S_NEED_NODES : 0);
 	ctx->client.zone = ctx->zone;
+	// The watcher's lines (shared by its zones) name the cluster zone, not the last one loaded.
+	ctx->client.log_zone = answer->role == K8S_ROLE_CLUSTER;
 	// Cannot fail: from here on only unload lets the watcher go.
 	k8s_watcher_attach(ctx->watcher, &ctx->client);
 	return KNOT_EOK;

@@ -108,9 +108,17 @@ static void watcher_log(void *ctx, int priority, const char *msg)
 {
 	k8s_watcher_t *w = ctx;
 	pthread_mutex_lock(&w->clients_lock);
-	// The newest zone: during a reload the old zones are the ones going away.
-	if (w->clients != NULL && w->clients->log != NULL) {
-		w->clients->log(w->clients->ctx, priority, msg);
+	// The newest zone that asks to be named (the cluster zone), else the newest: during
+	// a reload the old zones are the ones going away.
+	k8s_watcher_client_t *sink = w->clients;
+	for (k8s_watcher_client_t *c = w->clients; c != NULL; c = c->next) {
+		if (c->log_zone) {
+			sink = c;
+			break;
+		}
+	}
+	if (sink != NULL && sink->log != NULL) {
+		sink->log(sink->ctx, priority, msg);
 	}
 	pthread_mutex_unlock(&w->clients_lock);
 }
