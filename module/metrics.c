@@ -117,11 +117,17 @@ void k8s_metrics_family(k8s_metrics_out_t *out, const char *name, const char *ty
 void k8s_metrics_sample(k8s_metrics_out_t *out, const char *name, const char *labels,
                         double value)
 {
-	// %.17g keeps every integer a counter reaches below 2^53 exact.
-	if (labels != NULL && labels[0] != '\0') {
-		out_printf(out, "%s{%s} %.17g\n", name, labels, value);
+	// Counts as integers (exact below 2^53); sums with every digit a double holds.
+	char text[40];
+	if (value == (double)(int64_t)value && value < 9007199254740992.0) {
+		snprintf(text, sizeof(text), "%" PRId64, (int64_t)value);
 	} else {
-		out_printf(out, "%s %.17g\n", name, value);
+		snprintf(text, sizeof(text), "%.17g", value);
+	}
+	if (labels != NULL && labels[0] != '\0') {
+		out_printf(out, "%s{%s} %s\n", name, labels, text);
+	} else {
+		out_printf(out, "%s %s\n", name, text);
 	}
 }
 
