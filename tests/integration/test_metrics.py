@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -309,6 +310,35 @@ def only_get_of_the_three_paths_is_answered(c):
         testing.expect_equal(s.recv(100), b"", "a trickling client is closed")
         testing.expect(time.monotonic() - started < 12, "within the connection timeout")
     testing.expect_equal(get("/ready")[0], 200, "the endpoint still serves")
+
+
+@tests.case
+def a_reload_keeps_the_endpoint_and_its_counters(c):
+    before = value(scrape(), "mod_k8s_dns_requests_total")
+    testing.expect(before > 0, "queries counted before the reload")
+    stop = threading.Event()
+    failures = []
+
+    def poll():
+        while not stop.is_set():
+            status, _ = get("/ready")
+            if status != 200:
+                failures.append(status)
+            time.sleep(0.02)
+    poller = threading.Thread(target=poll, daemon=True)
+    poller.start()
+    try:
+        c.server.reload()
+        time.sleep(0.5)
+    finally:
+        stop.set()
+        poller.join(timeout=10)
+    testing.expect_equal(failures, [], "/ready during the reload")
+    families = scrape()
+    testing.expect(value(families, "mod_k8s_dns_requests_total") >= before, "counters kept")
+    services = [labels for name, labels, _ in families["mod_k8s_objects"]["samples"]
+                if labels.get("kind") == "services"]
+    testing.expect_equal(len(services), 1, "still one watcher's series after the reload")
 
 
 @tests.case
