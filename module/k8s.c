@@ -24,9 +24,7 @@
  * parts (see ARCHITECTURE.md).
  */
 
-#include <arpa/inet.h>
 #include <assert.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <stdlib.h>
@@ -37,10 +35,8 @@
 #include <libknot/yparser/yptrafo.h>
 
 #include "dnsname.h"
-#include "httpd.h"
 #include "k8s_glue.h"
 #include "kubeconfig.h"
-#include "metrics.h"
 
 #define MOD_TTL			"\x03""ttl"
 #define MOD_DNS_VERSION		"\x0b""dns-version"
@@ -57,8 +53,6 @@
 #define MOD_FED_ZONE		"\x0f""federation-zone"
 #define MOD_FED_REGION		"\x11""federation-region"
 #define MOD_SNAPSHOT		"\x08""snapshot"
-#define MOD_METRICS_LISTEN	"\x0e""metrics-listen"
-#define MOD_LAMEDUCK_FILE	"\x0d""lameduck-file"
 #define ZONE_MODULE		"\x06""module"
 
 static const knot_lookup_t pods_modes[] = {
@@ -110,29 +104,6 @@ static int check_upstream(knotd_conf_check_args_t *args)
 	struct sockaddr_storage addr = yp_addr(args->data, &no_port);
 	if (addr.ss_family != AF_INET && addr.ss_family != AF_INET6) {
 		args->err_str = "upstream must be an IPv4 or IPv6 address, optionally with @port";
-		return KNOT_EINVAL;
-	}
-	return KNOT_EOK;
-}
-
-/*! \brief metrics-listen is an IPv4 or IPv6 address with a port. */
-static int check_metrics_listen(knotd_conf_check_args_t *args)
-{
-	bool no_port;
-	struct sockaddr_storage addr = yp_addr(args->data, &no_port);
-	if ((addr.ss_family != AF_INET && addr.ss_family != AF_INET6) || no_port) {
-		args->err_str = "metrics-listen must be an IPv4 or IPv6 address with @port";
-		return KNOT_EINVAL;
-	}
-	return KNOT_EOK;
-}
-
-/*! \brief lameduck-file is an absolute path. */
-static int check_lameduck_file(knotd_conf_check_args_t *args)
-{
-	const char *path = yp_str(args->data);
-	if (path[0] != '/' || strlen(path) > 1024) {
-		args->err_str = "lameduck-file must be an absolute path";
 		return KNOT_EINVAL;
 	}
 	return KNOT_EOK;
@@ -219,8 +190,8 @@ static const yp_item_t k8s_conf[] = {
 	{ MOD_FED_API_CERT,      YP_TSTR,   YP_VNONE },
 	{ MOD_FED_API_KEY,       YP_TSTR,   YP_VNONE },
 	{ MOD_FED_API_CA,        YP_TSTR,   YP_VNONE },
-	{ MOD_METRICS_LISTEN,    YP_TADDR,  YP_VNONE, YP_FNONE, { check_metrics_listen } },
-	{ MOD_LAMEDUCK_FILE,     YP_TSTR,   YP_VNONE, YP_FNONE, { check_lameduck_file } },
+	{ MOD_METRICS_LISTEN,    YP_TADDR,  YP_VNONE, YP_FNONE, { k8s_ops_check_listen } },
+	{ MOD_LAMEDUCK_FILE,     YP_TSTR,   YP_VNONE, YP_FNONE, { k8s_ops_check_lameduck } },
 	{ NULL }
 };
 
@@ -325,9 +296,7 @@ static bool under(const knot_dname_t *name, const char *apex)
 
 static void ctx_free(k8s_ctx_t *ctx)
 {
-	if (ctx->httpd_held) {
-		k8s_httpd_release();
-	}
+	k8s_ops_release(ctx);
 	// The endpoint programs the forwarder: it stops first.
 	k8s_fedapi_stop(ctx->fedapi);
 	k8s_fedfwd_free(ctx->fedfwd);
@@ -694,84 +663,6 @@ static int hooks_add(knotd_mod_t *mod, const k8s_answer_conf_t *answer)
 	return knotd_mod_in_hook(mod, KNOTD_STAGE_ADDITIONAL, k8s_additional_hook);
 }
 
-/*! \brief /ready's part of a zone: it answers, from its watcher or its predecessor. */
-static bool zone_ready(void *arg, char *why, size_t why_len)
-{
-	k8s_ctx_t *ctx = arg;
-	if (k8s_watcher_servable(ctx->watcher, ctx->ready_bits)) {
-		return true;
-	}
-	char name[KNOT_DNAME_TXT_MAXLEN + 1] = "";
-	(void)knot_dname_to_str(name, ctx->zone, sizeof(name));
-	snprintf(why, why_len, "%s not synchronized", name);
-	return false;
-}
-
-/*!
- * \brief What /health asks knotd: its first UDP listener (an any-address as loopback),
- * for dns-version.<zone> TXT in a cluster zone (mod-k8s answers it whatever the
- * filters), the zone's SOA elsewhere.
- */
-static void health_target_read(knotd_mod_t *mod, const k8s_ctx_t *ctx, k8s_httpd_conf_t *conf)
-{
-	knotd_conf_t listen = knotd_conf(mod, (const yp_name_t *)"\x06""server",
-	                                 (const yp_name_t *)"\x06""listen", NULL);
-	conf->dns.ss_family = AF_UNSPEC;
-	for (size_t i = 0; i < listen.count && conf->dns.ss_family == AF_UNSPEC; i++) {
-		struct sockaddr_storage addr = listen.multi[i].addr;
-		if (addr.ss_family == AF_INET) {
-			struct sockaddr_in *in = (struct sockaddr_in *)&addr;
-			if (in->sin_addr.s_addr == htonl(INADDR_ANY)) {
-				in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-			}
-			conf->dns = addr;
-		} else if (addr.ss_family == AF_INET6) {
-			struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&addr;
-			if (IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr)) {
-				in6->sin6_addr = in6addr_loopback;
-			}
-			conf->dns = addr;
-		}
-	}
-	knotd_conf_free(&listen);
-	size_t zone_len = knot_dname_size(ctx->zone);
-	if (ctx->answer.role == K8S_ROLE_CLUSTER && zone_len + 12 <= KNOT_DNAME_MAXLEN) {
-		memcpy(conf->probe_name, "\x0b""dns-version", 12);
-		memcpy(conf->probe_name + 12, ctx->zone, zone_len);
-		conf->probe_type = KNOT_RRTYPE_TXT;
-	} else {
-		memcpy(conf->probe_name, ctx->zone, zone_len);
-		conf->probe_type = KNOT_RRTYPE_SOA;
-	}
-}
-
-/*!
- * \brief Takes the process's operations endpoint if the zone sets metrics-listen.
- * A port that cannot be bound is logged, not fatal: the zone answers without it.
- */
-static void httpd_take(k8s_ctx_t *ctx)
-{
-	knotd_mod_t *mod = ctx->mod;
-	knotd_conf_t listen = knotd_conf_mod(mod, MOD_METRICS_LISTEN);
-	if (listen.count == 0) {
-		return;
-	}
-	k8s_httpd_conf_t conf = { .listen = listen.single.addr };
-	conf.lameduck_file = knotd_conf_mod(mod, MOD_LAMEDUCK_FILE).single.string;
-	health_target_read(mod, ctx, &conf);
-	bool shared = false;
-	char err[128] = "";
-	if (k8s_httpd_acquire(&conf, &shared, err, sizeof(err)) != KNOT_EOK) {
-		knotd_mod_log(mod, LOG_ERR, "no metrics endpoint (%s)", err);
-		return;
-	}
-	ctx->httpd_held = true;
-	if (shared) {
-		knotd_mod_log(mod, LOG_NOTICE, "metrics endpoint shared with another zone "
-		              "(one per process, on the address of the zone that started it)");
-	}
-}
-
 /*! \brief One reader for the conf check and load: a check reads, refuses or not, and frees. */
 static int load_module(check_ctx_t *check)
 {
@@ -820,14 +711,11 @@ static int load_module(check_ctx_t *check)
 	} else if (ret == KNOT_EOK && check->mod != NULL) {
 		ret = watcher_start(ctx, &wconf);
 		if (ret == KNOT_EOK) {
-			ctx->metrics_src.ready = zone_ready;
-			ctx->metrics_src.ctx = ctx;
-			k8s_metrics_source_add(&ctx->metrics_src);
-			ctx->metrics_added = true;
+			k8s_ops_zone_add(ctx);
 		}
 	}
 	if (ret == KNOT_EOK && check->mod != NULL) {
-		httpd_take(ctx);
+		k8s_ops_take(ctx);
 	}
 	k8s_watcher_conf_free(&wconf);
 	if (ret != KNOT_EOK || check->mod == NULL) {
@@ -849,9 +737,7 @@ static void k8s_unload(knotd_mod_t *mod)
 		return;
 	}
 	// No log line here: knotd has freed this zone's name already (see ARCHITECTURE.md).
-	if (ctx->metrics_added) {
-		k8s_metrics_source_remove(&ctx->metrics_src);
-	}
+	k8s_ops_zone_remove(ctx);
 	for (size_t i = 0; i < ctx->fed.member_count; i++) {
 		k8s_watcher_detach(ctx->fed_watch[i].watcher, &ctx->fed_watch[i].client);
 	}

@@ -62,6 +62,10 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #define MOD_FED_API_KEY		"\x12""federation-api-key"
 #define MOD_FED_API_CA		"\x18""federation-api-client-ca"
 
+/* The operations endpoint's options, which k8s.c's schema declares and k8s_ops.c reads. */
+#define MOD_METRICS_LISTEN	"\x0e""metrics-listen"
+#define MOD_LAMEDUCK_FILE	"\x0d""lameduck-file"
+
 /* The zone's storage: where the snapshot (k8s.c) and the K8S-DNS role's state file are. */
 #define ZONE_STORAGE		"\x07""storage"
 
@@ -195,3 +199,26 @@ int k8s_fed_check_listen(knotd_conf_check_args_t *args);
  * forwarder with its stub zones, and the programming endpoint if configured.
  */
 int k8s_fed_fwd_read(check_ctx_t *check, k8s_ctx_t *ctx);
+
+/* k8s_ops.c: the operations endpoint (metrics-listen). */
+
+/*! \brief metrics-listen is an IPv4 or IPv6 address with a port. */
+int k8s_ops_check_listen(knotd_conf_check_args_t *args);
+
+/*! \brief lameduck-file is an absolute path. */
+int k8s_ops_check_lameduck(knotd_conf_check_args_t *args);
+
+/*! \brief The zone's part of /ready, once its watcher is attached; cannot fail. */
+void k8s_ops_zone_add(k8s_ctx_t *ctx);
+
+/*! \brief Takes its part out of /ready (first thing in unload). */
+void k8s_ops_zone_remove(k8s_ctx_t *ctx);
+
+/*!
+ * \brief Takes the process's endpoint if the zone sets metrics-listen. A port that
+ * cannot be bound is logged, not fatal: the zone answers without it.
+ */
+void k8s_ops_take(k8s_ctx_t *ctx);
+
+/*! \brief Drops the zone's reference to the endpoint, if it holds one. */
+void k8s_ops_release(k8s_ctx_t *ctx);
