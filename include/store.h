@@ -58,6 +58,7 @@ typedef struct {
 typedef struct {
 	uint64_t objects[K8S_SRC_COUNT];        /*!< Objects held. */
 	uint64_t latency[K8S_LATENCY_BUCKETS];  /*!< Trigger-to-publish latencies seen. */
+	uint64_t latency_sum_us;                /*!< Their sum, in microseconds. */
 	uint64_t publishes;                     /*!< Service blocks published or removed. */
 	uint64_t unchanged;                     /*!< Updates without DNS-relevant change. */
 	uint64_t filtered;                      /*!< Objects of namespaces not exposed. */

@@ -65,7 +65,11 @@ typedef struct {
 /*! \brief Notes a watched slice change's trigger time (Unix ns; none if <= 0). */
 void k8s_latency_note(k8s_latency_t *l, int64_t trigger_ns);
 
-/*! \brief Counts the latencies noted since the last commit into \a buckets, published at \a now_ns. */
-void k8s_latency_commit(k8s_latency_t *l, int64_t now_ns, uint64_t buckets[K8S_LATENCY_BUCKETS]);
+/*!
+ * \brief Counts the latencies noted since the last commit into \a buckets, published at
+ * \a now_ns, and adds them to \a sum_us (microseconds: a Prometheus histogram's _sum).
+ */
+void k8s_latency_commit(k8s_latency_t *l, int64_t now_ns, uint64_t buckets[K8S_LATENCY_BUCKETS],
+                        uint64_t *sum_us);
 
 void k8s_latency_deinit(k8s_latency_t *l);

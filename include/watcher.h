@@ -59,6 +59,7 @@ typedef struct {
 	uint64_t api_errors[K8S_APIERR_COUNT]; /*!< Failed requests and streams by class. */
 	uint64_t last_event_age_s;             /*!< Seconds since the last API event (0: none yet). */
 	uint64_t latency[K8S_LATENCY_BUCKETS]; /*!< DNS programming latency histogram. */
+	uint64_t latency_sum_us;               /*!< The latencies' sum (microseconds). */
 	uint32_t ready;                        /*!< K8S_READY_* bits. */
 	bool connected;                        /*!< Every needed watch is streaming. */
 	bool snapshot_stale;                   /*!< Answering from a snapshot, not synchronized yet. */
@@ -75,6 +76,7 @@ typedef struct k8s_watcher_client {
 	void *ctx;
 	unsigned needs;                 /*!< K8S_NEED_* bits (resources.h). */
 	const uint8_t *zone;            /*!< The zone's name (wire format), for the reload hand-over. */
+	bool log_zone;                  /*!< The watcher's lines name this zone (its cluster zone) rather than the newest. */
 	struct k8s_watcher_client *next; /*!< Private. */
 } k8s_watcher_client_t;
 
@@ -117,6 +119,22 @@ const k8s_table_t *k8s_watcher_table(const k8s_watcher_t *w);
  * predecessor while that one is (inside an RCU read-side section).
  */
 const k8s_watcher_t *k8s_watcher_serving(const k8s_watcher_t *w, uint32_t ready_bits);
+
+/*!
+ * \brief True if a zone needing \a ready_bits answers: from \a w, or its predecessor after a
+ * reload. Takes the RCU read lock: the calling thread is registered with liburcu.
+ */
+bool k8s_watcher_servable(const k8s_watcher_t *w, uint32_t ready_bits);
+
+/*! \brief A watcher's latest counters and the fingerprint of its settings. */
+typedef void (*k8s_watcher_stats_fn)(void *ctx, uint64_t fingerprint, const k8s_watcher_stats_t *st);
+
+/*!
+ * \brief Calls \a fn with the counters each running watcher reported last (about once a
+ * second), one call per watcher, however many zones share it. The watchers' registry is
+ * locked during the walk: \a fn must not take or release a watcher.
+ */
+void k8s_watcher_stats_each(k8s_watcher_stats_fn fn, void *ctx);
 
 /*! \brief The cache of ExternalName targets, or NULL without an upstream. */
 const k8s_upstream_t *k8s_watcher_upstream(const k8s_watcher_t *w);

@@ -197,6 +197,8 @@ static const yp_item_t k8s_conf[] = {
 	{ MOD_FORWARD_CACHE_TTL, YP_TINT,   YP_VINT = { 0, 86400, 30, YP_STIME } },
 	{ MOD_FORWARD_CACHE_SIZE, YP_TINT,  YP_VINT = { 16, 1048576, 4096 } },
 	{ MOD_FORWARD_PENDING,   YP_TINT,   YP_VINT = { 1, 65536, 1024 } },
+	{ MOD_METRICS_LISTEN,    YP_TADDR,  YP_VNONE, YP_FNONE, { k8s_ops_check_listen } },
+	{ MOD_LAMEDUCK_FILE,     YP_TSTR,   YP_VNONE, YP_FNONE, { k8s_ops_check_lameduck } },
 	{ NULL }
 };
 
@@ -225,6 +227,7 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	if (state != KNOTD_IN_STATE_MISS) {
 		return state;
 	}
+	uint64_t started = k8s_stats_clock();
 
 	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 	if (ctx->fed.member_count > 0) {
@@ -260,7 +263,7 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	if (walked != K8S_AUTOPATH_NONE) {
 		k8s_stats_autopath(mod, qdata, walked);
 	}
-	return k8s_stats_outcome(mod, qdata, res, state);
+	return k8s_stats_outcome(mod, qdata, res, state, started);
 }
 
 static knotd_in_state_t k8s_additional_hook(knotd_in_state_t state, knot_pkt_t *pkt,
@@ -302,6 +305,7 @@ static bool under(const knot_dname_t *name, const char *apex)
 
 static void ctx_free(k8s_ctx_t *ctx)
 {
+	k8s_ops_release(ctx);
 	// The endpoint programs the forwarder: it stops first.
 	k8s_fedapi_stop(ctx->fedapi);
 	k8s_fedfwd_free(ctx->fedfwd);
@@ -611,6 +615,8 @@ static int watcher_start(k8s_ctx_t *ctx, const k8s_watcher_conf_t *wconf)
 	                    (answer->autopath && answer->role == K8S_ROLE_CLUSTER ? K8S_NEED_PODS : 0) |
 	                    (needs_nodes(answer) ? K8S_NEED_NODES : 0);
 	ctx->client.zone = ctx->zone;
+	// The watcher's lines (shared by its zones) name the cluster zone, not the last one loaded.
+	ctx->client.log_zone = answer->role == K8S_ROLE_CLUSTER;
 	// Cannot fail: from here on only unload lets the watcher go.
 	k8s_watcher_attach(ctx->watcher, &ctx->client);
 	return KNOT_EOK;
@@ -726,6 +732,12 @@ static int load_module(check_ctx_t *check)
 		}
 	} else if (ret == KNOT_EOK && check->mod != NULL) {
 		ret = watcher_start(ctx, &wconf);
+		if (ret == KNOT_EOK) {
+			k8s_ops_zone_add(ctx);
+		}
+	}
+	if (ret == KNOT_EOK && check->mod != NULL) {
+		k8s_ops_take(ctx);
 	}
 	k8s_watcher_conf_free(&wconf);
 	if (ret != KNOT_EOK || check->mod == NULL) {
@@ -755,6 +767,7 @@ static void k8s_unload(knotd_mod_t *mod)
 		return;
 	}
 	// No log line here: knotd has freed this zone's name already (see ARCHITECTURE.md).
+	k8s_ops_zone_remove(ctx);
 	for (size_t i = 0; i < ctx->fed.member_count; i++) {
 		k8s_watcher_detach(ctx->fed_watch[i].watcher, &ctx->fed_watch[i].client);
 	}

@@ -260,6 +260,7 @@ void k8s_fed_attach(k8s_ctx_t *ctx)
 knotd_in_state_t k8s_fed_serve_hook(k8s_ctx_t *ctx, knot_pkt_t *pkt, knotd_qdata_t *qdata,
                                     knotd_mod_t *mod)
 {
+	uint64_t started = k8s_stats_clock();
 	const uint8_t *source = NULL;
 	size_t source_len = 0;
 	if (!ctx->fed.external && qdata->query->opt_rr != NULL) {
@@ -281,7 +282,7 @@ knotd_in_state_t k8s_fed_serve_hook(k8s_ctx_t *ctx, knot_pkt_t *pkt, knotd_qdata
 	                                       knot_pkt_qtype(qdata->query), source, source_len,
 	                                       knotd_qdata_remote_addr(qdata), pkt, qdata->mm);
 	urcu_memb_read_unlock();
-	return k8s_stats_outcome(mod, qdata, res, KNOTD_IN_STATE_MISS);
+	return k8s_stats_outcome(mod, qdata, res, KNOTD_IN_STATE_MISS, started);
 }
 
 /* The K8S-DNS role. */

@@ -46,6 +46,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #include "fedapi.h"
 #include "fedfwd.h"
 #include "fedserve.h"
+#include "metrics.h"
 #include "topology.h"
 #include "watcher.h"
 
@@ -68,6 +69,9 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #define MOD_FORWARD_CACHE_TTL	"\x15""forward-cache-max-ttl"
 #define MOD_FORWARD_CACHE_SIZE	"\x12""forward-cache-size"
 #define MOD_FORWARD_PENDING	"\x13""forward-max-pending"
+/* The operations endpoint's options, which k8s.c's schema declares and k8s_ops.c reads. */
+#define MOD_METRICS_LISTEN	"\x0e""metrics-listen"
+#define MOD_LAMEDUCK_FILE	"\x0d""lameduck-file"
 
 /* The zone's storage: where the snapshot (k8s.c) and the K8S-DNS role's state file are. */
 #define ZONE_STORAGE		"\x07""storage"
@@ -112,6 +116,9 @@ typedef struct {
 	k8s_fedfwd_t *fedfwd;       /*!< K8S-DNS role (svc.federation.), or NULL. */
 	k8s_fedapi_t *fedapi;       /*!< Its programming endpoint, or NULL. */
 	k8s_fwd_holder_t *fwd;      /*!< The forwarder (global instance, reverse zones), or NULL. */
+	k8s_metrics_source_t metrics_src; /*!< The zone's part of /ready (metrics.h). */
+	bool metrics_added;
+	bool httpd_held;            /*!< A reference to the process's endpoint (metrics-listen). */
 } k8s_ctx_t;
 
 /*! \brief A conf check's message: it must outlive the call; conf checks run one at a time. */
@@ -141,9 +148,15 @@ void k8s_stats_watcher(void *ctx, const k8s_watcher_stats_t *st);
 /*! \brief A member's counters: one slot of each member gauge; \a ctx is its fed_watch_t. */
 void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st);
 
-/*! \brief Turns an answer's outcome into knotd's state, rcode and counters. */
+/*! \brief Monotonic nanoseconds: when the module started on a query (its request duration). */
+uint64_t k8s_stats_clock(void);
+
+/*!
+ * \brief Turns an answer's outcome into knotd's state, rcode and counters, and the
+ * Prometheus counters (metrics.h) with the time since \a started_ns.
+ */
 knotd_in_state_t k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
-                                   knotd_in_state_t state);
+                                   knotd_in_state_t state, uint64_t started_ns);
 
 /*! \brief Counts an autopath walk and its outcome. */
 void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_outcome_t walked);
@@ -214,3 +227,26 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global);
 
 /*! \brief Releases the instance's hold on the forwarder (the last one stops it). */
 void k8s_forward_release(k8s_fwd_holder_t *h, knotd_mod_t *mod);
+
+/* k8s_ops.c: the operations endpoint (metrics-listen). */
+
+/*! \brief metrics-listen is an IPv4 or IPv6 address with a port. */
+int k8s_ops_check_listen(knotd_conf_check_args_t *args);
+
+/*! \brief lameduck-file is an absolute path. */
+int k8s_ops_check_lameduck(knotd_conf_check_args_t *args);
+
+/*! \brief The zone's part of /ready, once its watcher is attached; cannot fail. */
+void k8s_ops_zone_add(k8s_ctx_t *ctx);
+
+/*! \brief Takes its part out of /ready (first thing in unload). */
+void k8s_ops_zone_remove(k8s_ctx_t *ctx);
+
+/*!
+ * \brief Takes the process's endpoint if the zone sets metrics-listen. A port that
+ * cannot be bound is logged, not fatal: the zone answers without it.
+ */
+void k8s_ops_take(k8s_ctx_t *ctx);
+
+/*! \brief Drops the zone's reference to the endpoint, if it holds one. */
+void k8s_ops_release(k8s_ctx_t *ctx);

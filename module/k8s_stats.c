@@ -23,8 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "k8s_glue.h"
+#include "metrics.h"
 
 /* Counters, in registration order. */
 enum {
@@ -202,38 +204,53 @@ void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st)
 	knotd_mod_stats_store(fw->mod, 0, CTR_MEMBER_API_ERRORS, fw->idx, errors);
 }
 
+uint64_t k8s_stats_clock(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*! \brief knotd's counter of the outcome, and the process's Prometheus counters (metrics.h). */
 static knotd_in_state_t count(knotd_mod_t *mod, knotd_qdata_t *qdata, uint32_t outcome,
+                              k8s_metrics_rcode_t rcode, uint64_t started_ns,
                               knotd_in_state_t state)
 {
 	knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_QUERIES, outcome, 1);
+	k8s_metrics_proto_t proto = (qdata->params->proto == KNOTD_QUERY_PROTO_TCP) ? K8S_METRICS_TCP :
+	                            (qdata->params->proto == KNOTD_QUERY_PROTO_QUIC) ? K8S_METRICS_QUIC :
+	                            K8S_METRICS_UDP;
+	uint64_t now = k8s_stats_clock();
+	k8s_metrics_query(qdata->params->thread_id, proto, knot_pkt_qtype(qdata->query), rcode,
+	                  now > started_ns ? now - started_ns : 0);
 	return state;
 }
 
 knotd_in_state_t k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
-                                   knotd_in_state_t state)
+                                   knotd_in_state_t state, uint64_t started_ns)
 {
 	switch (res) {
 	case K8S_ANSWER_HIT:
-		return count(mod, qdata, QUERY_ANSWER, KNOTD_IN_STATE_HIT);
+		return count(mod, qdata, QUERY_ANSWER, K8S_METRICS_NOERROR, started_ns, KNOTD_IN_STATE_HIT);
 	case K8S_ANSWER_HIT_NXDOMAIN:
 		qdata->rcode = KNOT_RCODE_NXDOMAIN;
-		return count(mod, qdata, QUERY_ANSWER, KNOTD_IN_STATE_HIT);
+		return count(mod, qdata, QUERY_ANSWER, K8S_METRICS_NXDOMAIN, started_ns, KNOTD_IN_STATE_HIT);
 	case K8S_ANSWER_NODATA:
-		return count(mod, qdata, QUERY_NODATA, KNOTD_IN_STATE_NODATA);
+		return count(mod, qdata, QUERY_NODATA, K8S_METRICS_NOERROR, started_ns, KNOTD_IN_STATE_NODATA);
 	case K8S_ANSWER_NXDOMAIN:
-		return count(mod, qdata, QUERY_NXDOMAIN, KNOTD_IN_STATE_MISS);
+		return count(mod, qdata, QUERY_NXDOMAIN, K8S_METRICS_NXDOMAIN, started_ns, KNOTD_IN_STATE_MISS);
 	case K8S_ANSWER_TRUNC:
-		return count(mod, qdata, QUERY_TRUNCATED, KNOTD_IN_STATE_TRUNC);
+		return count(mod, qdata, QUERY_TRUNCATED, K8S_METRICS_NOERROR, started_ns, KNOTD_IN_STATE_TRUNC);
 	case K8S_ANSWER_NOTREADY:
 		qdata->rcode = KNOT_RCODE_SERVFAIL;
 		qdata->rcode_ede = KNOT_EDNS_EDE_NOT_READY;
-		return count(mod, qdata, QUERY_NOT_READY, KNOTD_IN_STATE_ERROR);
+		return count(mod, qdata, QUERY_NOT_READY, K8S_METRICS_SERVFAIL, started_ns, KNOTD_IN_STATE_ERROR);
 	case K8S_ANSWER_SERVFAIL:
 		qdata->rcode = KNOT_RCODE_SERVFAIL;
-		return count(mod, qdata, QUERY_SERVFAIL, KNOTD_IN_STATE_ERROR);
+		return count(mod, qdata, QUERY_SERVFAIL, K8S_METRICS_SERVFAIL, started_ns, KNOTD_IN_STATE_ERROR);
 	case K8S_ANSWER_REFUSED:
 		qdata->rcode = KNOT_RCODE_REFUSED;
-		return count(mod, qdata, QUERY_REFUSED, KNOTD_IN_STATE_ERROR);
+		return count(mod, qdata, QUERY_REFUSED, K8S_METRICS_REFUSED, started_ns, KNOTD_IN_STATE_ERROR);
 	default:
 		return state;
 	}

@@ -573,7 +573,7 @@ size_t k8s_store_commit(k8s_store_t *s, int64_t now_ns)
 		k8s_topology_tracker_commit(&s->topology, s, s->table, s->log);
 	}
 	k8s_table_commit(s->table);
-	k8s_latency_commit(&s->latency, now_ns, s->stats.latency);
+	k8s_latency_commit(&s->latency, now_ns, s->stats.latency, &s->stats.latency_sum_us);
 	return published;
 }
 

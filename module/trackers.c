@@ -139,11 +139,14 @@ static unsigned latency_bucket(int64_t ns)
 	return bucket;
 }
 
-void k8s_latency_commit(k8s_latency_t *l, int64_t now_ns, uint64_t buckets[K8S_LATENCY_BUCKETS])
+void k8s_latency_commit(k8s_latency_t *l, int64_t now_ns, uint64_t buckets[K8S_LATENCY_BUCKETS],
+                        uint64_t *sum_us)
 {
 	for (size_t i = 0; i < l->count; i++) {
 		int64_t latency = now_ns - l->triggers[i];
-		buckets[latency_bucket(latency > 0 ? latency : 0)]++;
+		latency = (latency > 0) ? latency : 0;
+		buckets[latency_bucket(latency)]++;
+		*sum_us += (uint64_t)latency / 1000;
 	}
 	l->count = 0;
 	if (l->cap > 4096) {

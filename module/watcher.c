@@ -61,6 +61,7 @@ struct k8s_watcher {
 	pthread_mutex_t clients_lock;
 	k8s_watcher_client_t *clients;
 	unsigned needs;
+	k8s_watcher_stats_t last_stats; /*!< What push_stats() reported last, for the metrics endpoint. */
 
 	/* Thread. */
 	pthread_t thread;
@@ -107,9 +108,17 @@ static void watcher_log(void *ctx, int priority, const char *msg)
 {
 	k8s_watcher_t *w = ctx;
 	pthread_mutex_lock(&w->clients_lock);
-	// The newest zone: during a reload the old zones are the ones going away.
-	if (w->clients != NULL && w->clients->log != NULL) {
-		w->clients->log(w->clients->ctx, priority, msg);
+	// The newest zone that asks to be named (the cluster zone), else the newest: during
+	// a reload the old zones are the ones going away.
+	k8s_watcher_client_t *sink = w->clients;
+	for (k8s_watcher_client_t *c = w->clients; c != NULL; c = c->next) {
+		if (c->log_zone) {
+			sink = c;
+			break;
+		}
+	}
+	if (sink != NULL && sink->log != NULL) {
+		sink->log(sink->ctx, priority, msg);
 	}
 	pthread_mutex_unlock(&w->clients_lock);
 }
@@ -453,6 +462,7 @@ static void push_stats(k8s_watcher_t *w, uint64_t now)
 	const k8s_store_stats_t *ss = k8s_store_stats(w->store);
 	memcpy(st.objects, ss->objects, sizeof(st.objects));
 	memcpy(st.latency, ss->latency, sizeof(st.latency));
+	st.latency_sum_us = ss->latency_sum_us;
 	k8s_table_stats_t ts = k8s_table_stats(&w->table);
 	for (int z = 0; z < K8S_ZONE_COUNT; z++) {
 		st.services[z] = ts.svc_count[z];
@@ -488,6 +498,7 @@ static void push_stats(k8s_watcher_t *w, uint64_t now)
 	st.snapshot_refused = w->snap_refused;
 
 	pthread_mutex_lock(&w->clients_lock);
+	w->last_stats = st;
 	for (k8s_watcher_client_t *c = w->clients; c != NULL; c = c->next) {
 		if (c->stats != NULL) {
 			c->stats(c->ctx, &st);
@@ -751,6 +762,27 @@ const k8s_watcher_t *k8s_watcher_serving(const k8s_watcher_t *w, uint32_t ready_
 		return old;
 	}
 	return w;
+}
+
+bool k8s_watcher_servable(const k8s_watcher_t *w, uint32_t ready_bits)
+{
+	urcu_memb_read_lock();
+	const k8s_watcher_t *serving = k8s_watcher_serving(w, ready_bits);
+	bool servable = (k8s_table_ready(&serving->table) & ready_bits) == ready_bits;
+	urcu_memb_read_unlock();
+	return servable;
+}
+
+void k8s_watcher_stats_each(k8s_watcher_stats_fn fn, void *ctx)
+{
+	pthread_mutex_lock(&registry_lock);
+	for (k8s_watcher_t *w = registry; w != NULL; w = w->next) {
+		pthread_mutex_lock(&w->clients_lock);
+		k8s_watcher_stats_t st = w->last_stats;
+		pthread_mutex_unlock(&w->clients_lock);
+		fn(ctx, w->fingerprint, &st);
+	}
+	pthread_mutex_unlock(&registry_lock);
 }
 
 const k8s_upstream_t *k8s_watcher_upstream(const k8s_watcher_t *w)

@@ -36,6 +36,9 @@ def runnable_here(text, upstream):
         (r"(?m)^(\s*storage:) /var/lib/knot$", r"\1 ${dir}/storage", 2),
         (r"(?m)^(\s*file:) \"/etc/knot/%s\.zone\"$", rf'\1 "{ZONES}/%s.zone"', 1),
         (r"(?m)^(\s*forward:).*# @upstream$", rf"\1 [ {upstream.address}@{upstream.port} ]", 1),
+        # The metrics endpoint on a free loopback port, not the machine's 9153.
+        (r"(?m)^(\s*metrics-listen:) 0\.0\.0\.0@9153$", rf"\1 127.0.0.1@{knotd.free_port()}", 1),
+        (r"(?m)^(\s*lameduck-file:) /run/knot/lameduck$", r"\1 ${dir}/run/lameduck", 1),
     ]
     for pattern, replacement, lines in replacements:
         text, count = re.subn(pattern, replacement, text)

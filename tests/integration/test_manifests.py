@@ -179,11 +179,25 @@ def every_object_is_accepted_as_the_api_server_would():
             testing.expect(stored.status == 200, f"{obj['kind']}: GET {stored.status}")
         deployment = sim.get("/apis/apps/v1/namespaces/kube-system/deployments/knot-dns").json()
         pod = deployment["spec"]["template"]["spec"]
-        testing.expect_equal(pod["containers"][0]["readinessProbe"]["exec"]["command"][:2],
-                             ["/bin/sh", "-c"], "the readiness probe")
+        knotd_container = pod["containers"][0]
+        ports = {p["name"]: p["containerPort"] for p in knotd_container["ports"]}
+        testing.expect_equal(ports.get("metrics"), 9153, "the metrics port")
+        for probe, path in (("readinessProbe", "/ready"), ("livenessProbe", "/health")):
+            get = knotd_container[probe]["httpGet"]
+            testing.expect_equal((get["path"], get["port"], get.get("scheme", "HTTP")),
+                                 (path, "metrics", "HTTP"), f"the {probe}")
         testing.expect(all(isinstance(arg, str) for arg in
-                           pod["containers"][0]["readinessProbe"]["exec"]["command"]),
-                       "the readiness probe's command holds something else than strings")
+                           knotd_container["lifecycle"]["preStop"]["exec"]["command"]),
+                       "the preStop command holds something else than strings")
+        annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+        testing.expect_equal(annotations, {"prometheus.io/scrape": "true", "prometheus.io/port": "9153"},
+                             "the pods' scrape annotations")
+        service = sim.get("/api/v1/namespaces/kube-system/services/kube-dns").json()
+        testing.expect_equal(service["metadata"]["annotations"],
+                             {"prometheus.io/scrape": "true", "prometheus.io/port": "9153"},
+                             "the Service's scrape annotations")
+        testing.expect(any(p["name"] == "metrics" and p["port"] == 9153 for p in service["spec"]["ports"]),
+                       "the Service's metrics port")
 
 
 @tests.case

@@ -176,6 +176,28 @@ def expect_resolved(answer, what):
     testing.expect("ra" in answer.flags, f"{what}: no RA from the resolver: {answer.summary()}")
 
 
+def readiness_probe():
+    """The DaemonSet's readiness probe command, as the API server reads the YAML."""
+    import yaml
+    with open(os.path.join(os.path.dirname(CONF), "daemonset.yaml"), encoding="utf-8") as f:
+        spec = yaml.safe_load(f)["spec"]["template"]["spec"]["containers"][0]
+    return spec["readinessProbe"]["exec"]["command"]
+
+
+@tests.case
+def the_readiness_probe_passes_when_kresd_answers_through_knotd(node):
+    command = [arg.replace("/dev/udp/169.254.20.10/53", f"/dev/udp/{node.kresd.address}/{node.kresd.port}")
+               for arg in readiness_probe()]
+    testing.expect(command != readiness_probe(), "the probe asks 169.254.20.10@53")
+    result = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    testing.expect_equal(result.returncode, 0, f"the readiness probe ({result.stderr})")
+    # Not a probe that cannot fail: nobody on the port, no pass.
+    command = [arg.replace("/dev/udp/169.254.20.10/53", f"/dev/udp/{node.kresd.address}/{knotd.free_port()}")
+               for arg in readiness_probe()]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    testing.expect(result.returncode != 0, "the readiness probe passed with no kresd")
+
+
 @tests.case
 def service_a_and_aaaa_come_through_the_cache(node):
     for qtype, want in (("A", ["10.96.12.34"]), ("AAAA", ["fd00:10:96::1234"])):

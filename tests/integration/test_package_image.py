@@ -24,6 +24,8 @@ import re
 import shutil
 import subprocess
 import tempfile
+import urllib.error
+import urllib.request
 
 import yaml
 
@@ -59,8 +61,11 @@ def deployment():
         "group": int(re.search(r"(?m)^ +runAsGroup: (\d+)", text).group(1)),
         "init": "\n".join(line[indent:] for line in script_lines) + "\n",
         "args": json.loads(re.search(r"(?m)^ +args: (\[.*\])$", text).group(1)),
-        "readiness": container["readinessProbe"]["exec"]["command"],
-        "liveness": container["livenessProbe"]["exec"]["command"],
+        "readiness": container["readinessProbe"]["httpGet"],
+        "liveness": container["livenessProbe"]["httpGet"],
+        "ports": {p["name"]: p["containerPort"] for p in container["ports"]},
+        "pre_stop": container["lifecycle"]["preStop"]["exec"]["command"],
+        "env": {e["name"]: e["value"] for e in container["env"] if "value" in e},
         "add": re.findall(r"(?m)^ +add: \[(\w+)\]", text),
     }
 
@@ -200,18 +205,44 @@ def the_init_container_writes_the_node_resolver_into_knot_conf(pod):
                    "no node resolver in /run/knot/knot.conf:\n" + pod.init.stdout)
 
 
+def http_probe(pod, probe):
+    """The kubelet's httpGet probe: the status of GET path on the pod's named port."""
+    port = pod.spec["ports"][probe["port"]]
+    try:
+        with urllib.request.urlopen(f"http://{pod.address}:{port}{probe['path']}", timeout=3) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+    except OSError as e:
+        return str(e)
+
+
 @tests.case
 def the_readiness_probe_passes(pod):
     def ready():
-        result = pod.in_container(pod.spec["readiness"])
-        testing.expect(result.returncode == 0, f"readiness probe exited {result.returncode}:\n{result.stdout}")
+        status = http_probe(pod, pod.spec["readiness"])
+        testing.expect(status == 200, f"readiness probe: {status}")
     testing.eventually(ready, timeout=30, interval=1)
 
 
 @tests.case
 def the_liveness_probe_passes(pod):
-    result = pod.in_container(pod.spec["liveness"])
-    testing.expect(result.returncode == 0, f"liveness probe exited {result.returncode}:\n{result.stdout}")
+    status = http_probe(pod, pod.spec["liveness"])
+    testing.expect(status == 200, f"liveness probe: {status}")
+
+
+@tests.case
+def the_prestop_command_turns_the_readiness_probe_to_503(pod):
+    # LAMEDUCK_SECONDS=0 here: the period itself is test_lameduck.py's.
+    result = pod.in_container(["/usr/bin/env", "LAMEDUCK_SECONDS=0"] + pod.spec["pre_stop"])
+    try:
+        testing.expect(result.returncode == 0, f"preStop exited {result.returncode}:\n{result.stdout}")
+        testing.expect_equal(http_probe(pod, pod.spec["readiness"]), 503, "readiness in lameduck")
+        testing.expect_equal(http_probe(pod, pod.spec["liveness"]), 200, "liveness in lameduck")
+    finally:
+        lameduck = os.path.join(pod.volumes["run"], "lameduck")
+        if os.path.exists(lameduck):
+            os.unlink(lameduck)
 
 
 @tests.case

@@ -213,6 +213,7 @@ static void programming_latency_is_measured_from_the_trigger_time(void **state)
 		total += st->latency[i];
 	}
 	assert_int_equal(total, 1);
+	assert_int_equal(st->latency_sum_us, 3000);  // The histogram's _sum (metrics).
 }
 
 static void imported_slices_feed_the_clusterset_zone_only(void **state)

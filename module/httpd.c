@@ -1,0 +1,350 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libknot/dname.h>
+#include <libknot/errcode.h>
+#include <microhttpd.h>
+#include <urcu/urcu-memb.h>
+
+#include "clock.h"
+#include "httpd.h"
+#include "metrics.h"
+
+typedef struct {
+	k8s_httpd_conf_t conf;
+	char *lameduck_file;
+	time_t started_s;             /*!< A lameduck file older than this is a previous run's. */
+	struct MHD_Daemon *daemon;
+	pthread_t thread;
+	bool thread_started;
+	atomic_bool stopping;
+	int wake_fd;
+	uint64_t health_ms;           /*!< When /health last asked knotd (0: never). */
+	bool health_ok;
+	k8s_metrics_out_t page;       /*!< Reused by every scrape (the thread's alone). */
+} httpd_t;
+
+static pthread_mutex_t httpd_lock = PTHREAD_MUTEX_INITIALIZER;
+static httpd_t *running;
+static unsigned refs;
+
+/* /health: a query to knotd's own listener. */
+
+size_t k8s_httpd_probe_query(const uint8_t *name, uint16_t type, uint16_t id,
+                             uint8_t *wire, size_t size)
+{
+	size_t name_len = knot_dname_size(name);
+	if (name_len == 0 || name_len > KNOT_DNAME_MAXLEN || 12 + name_len + 4 > size) {
+		return 0;
+	}
+	memset(wire, 0, 12);
+	wire[0] = id >> 8;
+	wire[1] = id & 0xff;
+	wire[5] = 1;  // QDCOUNT
+	memcpy(wire + 12, name, name_len);
+	uint8_t *tail = wire + 12 + name_len;
+	tail[0] = type >> 8;
+	tail[1] = type & 0xff;
+	tail[2] = 0;
+	tail[3] = 1;  // IN
+	return 12 + name_len + 4;
+}
+
+bool k8s_httpd_probe_answered(const uint8_t *wire, size_t len, uint16_t id)
+{
+	return len >= 12 && wire[0] == (id >> 8) && wire[1] == (id & 0xff) && (wire[2] & 0x80);
+}
+
+static bool health_ask(const httpd_t *h)
+{
+	const struct sockaddr_storage *dns = &h->conf.dns;
+	if (dns->ss_family != AF_INET && dns->ss_family != AF_INET6) {
+		return true;  // No UDP listener to ask (documented): alive is all we know.
+	}
+	uint16_t id;
+	if (getrandom(&id, sizeof(id), GRND_NONBLOCK) != sizeof(id)) {
+		id = (uint16_t)k8s_now_ms();
+	}
+	uint8_t query[12 + KNOT_DNAME_MAXLEN + 4];
+	size_t len = k8s_httpd_probe_query(h->conf.probe_name, h->conf.probe_type, id,
+	                                   query, sizeof(query));
+	int fd = socket(dns->ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || len == 0) {
+		if (fd >= 0) {
+			close(fd);
+		}
+		return false;
+	}
+	socklen_t addr_len = (dns->ss_family == AF_INET6) ? sizeof(struct sockaddr_in6)
+	                                                  : sizeof(struct sockaddr_in);
+	bool answered = false;
+	if (connect(fd, (const struct sockaddr *)dns, addr_len) == 0 &&
+	    send(fd, query, len, 0) == (ssize_t)len) {
+		uint64_t deadline = k8s_now_ms() + K8S_HTTPD_HEALTH_MS;
+		uint64_t now;
+		while (!answered && (now = k8s_now_ms()) < deadline) {
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+			if (poll(&pfd, 1, (int)(deadline - now)) <= 0) {
+				continue;
+			}
+			uint8_t reply[512];
+			ssize_t got = recv(fd, reply, sizeof(reply), 0);
+			// A truncated reply is an answer too (recv keeps the header).
+			answered = got > 0 && k8s_httpd_probe_answered(reply, (size_t)got, id);
+		}
+	}
+	close(fd);
+	return answered;
+}
+
+static bool healthy(httpd_t *h)
+{
+	uint64_t now = k8s_now_ms();
+	if (h->health_ms == 0 || now - h->health_ms >= K8S_HTTPD_HEALTH_CACHE_MS) {
+		h->health_ok = health_ask(h);
+		h->health_ms = k8s_now_ms();
+	}
+	return h->health_ok;
+}
+
+/*! \brief True once a lameduck file newer than the endpoint's start exists. */
+static bool lameduck(const httpd_t *h)
+{
+	struct stat st;
+	return h->lameduck_file != NULL && stat(h->lameduck_file, &st) == 0 &&
+	       st.st_mtime >= h->started_s;
+}
+
+/* The requests. */
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned code, const char *type,
+                             const char *text, size_t len)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)text,
+	                                                            MHD_RESPMEM_MUST_COPY);
+	if (resp == NULL) {
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	enum MHD_Result ret = MHD_queue_response(conn, code, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned code, const char *text)
+{
+	return reply(conn, code, "text/plain; charset=utf-8", text, strlen(text));
+}
+
+static enum MHD_Result metrics(httpd_t *h, struct MHD_Connection *conn)
+{
+	k8s_buf_reset(&h->page.buf, K8S_METRICS_MAX_PAGE);
+	h->page.failed = false;
+	if (k8s_metrics_render(&h->page, lameduck(h)) != KNOT_EOK) {
+		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "metrics not rendered\n");
+	}
+	return reply(conn, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
+	             h->page.buf.data != NULL ? h->page.buf.data : "", h->page.buf.len);
+}
+
+static enum MHD_Result ready(httpd_t *h, struct MHD_Connection *conn)
+{
+	if (lameduck(h)) {
+		return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "not ready (lameduck)\n");
+	}
+	char why[128] = "";
+	if (!k8s_metrics_ready(why, sizeof(why))) {
+		char text[192];
+		snprintf(text, sizeof(text), "not ready (%s)\n", why);
+		return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, text);
+	}
+	return reply_text(conn, MHD_HTTP_OK, "OK\n");
+}
+
+/*!
+ * \brief Answers at the first call: a GET carries no body to wait for, and another
+ * method is refused before its body is read (libmicrohttpd closes the connection).
+ */
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version,
+                              const char *upload_data, size_t *upload_data_size, void **state)
+{
+	httpd_t *h = cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0) {
+		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n");
+	}
+	if (strcmp(url, "/metrics") == 0) {
+		return metrics(h, conn);
+	} else if (strcmp(url, "/health") == 0) {
+		return healthy(h) ? reply_text(conn, MHD_HTTP_OK, "OK\n")
+		                  : reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+		                               "not alive (knotd did not answer)\n");
+	} else if (strcmp(url, "/ready") == 0) {
+		return ready(h, conn);
+	}
+	return reply_text(conn, MHD_HTTP_NOT_FOUND, "no such path (/metrics, /health, /ready)\n");
+}
+
+/*! \brief libmicrohttpd's events, on a thread of ours registered with liburcu (for /ready). */
+static void *serve(void *arg)
+{
+	httpd_t *h = arg;
+	urcu_memb_register_thread();
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+	struct pollfd fds[2] = {
+		{ .fd = info->epoll_fd, .events = POLLIN },
+		{ .fd = h->wake_fd, .events = POLLIN },
+	};
+	while (!atomic_load(&h->stopping)) {
+		MHD_UNSIGNED_LONG_LONG mhd_wait = 0;
+		int wait = 1000;
+		if (MHD_get_timeout(h->daemon, &mhd_wait) == MHD_YES && mhd_wait < (MHD_UNSIGNED_LONG_LONG)wait) {
+			wait = (int)mhd_wait;
+		}
+		if (poll(fds, 2, wait) < 0 && errno != EINTR) {
+			break;
+		}
+		(void)MHD_run(h->daemon);
+	}
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+static void httpd_free(httpd_t *h)
+{
+	if (h->thread_started) {
+		atomic_store(&h->stopping, true);
+		uint64_t one = 1;
+		(void)!write(h->wake_fd, &one, sizeof(one));
+		pthread_join(h->thread, NULL);
+	}
+	if (h->daemon != NULL) {
+		MHD_stop_daemon(h->daemon);
+	}
+	if (h->wake_fd >= 0) {
+		close(h->wake_fd);
+	}
+	k8s_buf_free(&h->page.buf);
+	free(h->lameduck_file);
+	free(h);
+}
+
+static httpd_t *httpd_start(const k8s_httpd_conf_t *conf, char *err, size_t errlen)
+{
+	httpd_t *h = calloc(1, sizeof(*h));
+	if (h == NULL) {
+		snprintf(err, errlen, "no memory");
+		return NULL;
+	}
+	h->conf = *conf;
+	h->wake_fd = -1;
+	h->started_s = time(NULL);
+	atomic_init(&h->stopping, false);
+	if (conf->lameduck_file != NULL && (h->lameduck_file = strdup(conf->lameduck_file)) == NULL) {
+		snprintf(err, errlen, "no memory");
+		httpd_free(h);
+		return NULL;
+	}
+	h->conf.lameduck_file = NULL;
+	unsigned flags = MHD_USE_EPOLL;
+	uint16_t port;
+	if (conf->listen.ss_family == AF_INET6) {
+		flags |= MHD_USE_IPv6;
+		port = ntohs(((const struct sockaddr_in6 *)&conf->listen)->sin6_port);
+	} else {
+		port = ntohs(((const struct sockaddr_in *)&conf->listen)->sin_port);
+	}
+	h->daemon = MHD_start_daemon(flags, port, NULL, NULL, handle, h,
+		MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&conf->listen,
+		// A restarted knotd binds at once while the old one's connections linger.
+		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)K8S_HTTPD_MAX_CONNECTIONS,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)K8S_HTTPD_MAX_PER_ADDRESS,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)K8S_HTTPD_TIMEOUT_S,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)K8S_HTTPD_MAX_REQUEST,
+		MHD_OPTION_END);
+	if (h->daemon == NULL) {
+		snprintf(err, errlen, "cannot listen (%s)", strerror(errno));
+		httpd_free(h);
+		return NULL;
+	}
+	h->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (h->wake_fd < 0 || MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD) == NULL ||
+	    pthread_create(&h->thread, NULL, serve, h) != 0) {
+		snprintf(err, errlen, "cannot start the serving thread");
+		httpd_free(h);
+		return NULL;
+	}
+	h->thread_started = true;
+	return h;
+}
+
+static bool same_address(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family) {
+		return false;
+	}
+	size_t len = (a->ss_family == AF_INET6) ? sizeof(struct sockaddr_in6)
+	                                        : sizeof(struct sockaddr_in);
+	return memcmp(a, b, len) == 0;
+}
+
+int k8s_httpd_acquire(const k8s_httpd_conf_t *conf, bool *shared, char *err, size_t errlen)
+{
+	pthread_mutex_lock(&httpd_lock);
+	*shared = false;
+	if (running == NULL) {
+		running = httpd_start(conf, err, errlen);
+		if (running == NULL) {
+			pthread_mutex_unlock(&httpd_lock);
+			return KNOT_ERROR;
+		}
+	} else {
+		*shared = !same_address(&running->conf.listen, &conf->listen);
+	}
+	refs++;
+	pthread_mutex_unlock(&httpd_lock);
+	return KNOT_EOK;
+}
+
+void k8s_httpd_release(void)
+{
+	pthread_mutex_lock(&httpd_lock);
+	httpd_t *stop = NULL;
+	if (refs > 0 && --refs == 0) {
+		stop = running;
+		running = NULL;
+	}
+	pthread_mutex_unlock(&httpd_lock);
+	if (stop != NULL) {
+		httpd_free(stop);
+	}
+}

@@ -1,0 +1,423 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <libknot/errcode.h>
+#include <libknot/descriptor.h>
+
+#include "metrics.h"
+#include "reflector.h"
+#include "resources.h"
+#include "table.h"
+#include "watcher.h"
+
+/* The query counters. */
+
+static const uint16_t qtypes[K8S_METRICS_QTYPE_COUNT - 1] = {
+	KNOT_RRTYPE_A, KNOT_RRTYPE_AAAA, KNOT_RRTYPE_SRV, KNOT_RRTYPE_PTR, KNOT_RRTYPE_TXT,
+	KNOT_RRTYPE_CNAME, KNOT_RRTYPE_NS, KNOT_RRTYPE_SOA, KNOT_RRTYPE_MX, KNOT_RRTYPE_HTTPS,
+	KNOT_RRTYPE_ANY,
+};
+static const char *qtype_names[K8S_METRICS_QTYPE_COUNT] = {
+	"A", "AAAA", "SRV", "PTR", "TXT", "CNAME", "NS", "SOA", "MX", "HTTPS", "ANY", "other"
+};
+static const char *proto_names[K8S_METRICS_PROTO_COUNT] = { "udp", "tcp", "quic" };
+static const char *rcode_names[K8S_METRICS_RCODE_COUNT] = {
+	"NOERROR", "NXDOMAIN", "SERVFAIL", "REFUSED", "other"
+};
+/* The module answers from memory: microseconds, with room for a slow autopath walk. */
+static const uint64_t duration_bounds_ns[K8S_METRICS_DURATION_BUCKETS] = {
+	10000, 25000, 50000, 100000, 250000, 500000,
+	1000000, 2500000, 5000000, 10000000, 25000000, 100000000
+};
+
+/*! \brief One worker's counters; aligned so that workers never share a cache line. */
+typedef struct {
+	_Alignas(64)
+	atomic_uint_fast64_t responses[K8S_METRICS_PROTO_COUNT][K8S_METRICS_QTYPE_COUNT][K8S_METRICS_RCODE_COUNT];
+	/* Per bucket, not cumulative: the last one is past every bound (+Inf). */
+	atomic_uint_fast64_t duration[K8S_METRICS_QTYPE_COUNT][K8S_METRICS_DURATION_BUCKETS + 1];
+	atomic_uint_fast64_t duration_sum_ns[K8S_METRICS_QTYPE_COUNT];
+} slot_t;
+
+static slot_t slots[K8S_METRICS_THREADS];
+
+unsigned k8s_metrics_qtype_index(uint16_t qtype)
+{
+	for (unsigned i = 0; i < K8S_METRICS_QTYPE_COUNT - 1; i++) {
+		if (qtypes[i] == qtype) {
+			return i;
+		}
+	}
+	return K8S_METRICS_QTYPE_COUNT - 1;
+}
+
+void k8s_metrics_query(unsigned thread_id, k8s_metrics_proto_t proto, uint16_t qtype,
+                       k8s_metrics_rcode_t rcode, uint64_t duration_ns)
+{
+	slot_t *slot = &slots[thread_id % K8S_METRICS_THREADS];
+	unsigned type = k8s_metrics_qtype_index(qtype);
+	proto = (proto < K8S_METRICS_PROTO_COUNT) ? proto : K8S_METRICS_UDP;
+	rcode = (rcode < K8S_METRICS_RCODE_COUNT) ? rcode : K8S_METRICS_RCODE_OTHER;
+	unsigned bucket = 0;
+	while (bucket < K8S_METRICS_DURATION_BUCKETS && duration_ns > duration_bounds_ns[bucket]) {
+		bucket++;
+	}
+	atomic_fetch_add_explicit(&slot->responses[proto][type][rcode], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&slot->duration[type][bucket], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&slot->duration_sum_ns[type], duration_ns, memory_order_relaxed);
+}
+
+/* The exposition format. */
+
+static void out_printf(k8s_metrics_out_t *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void out_printf(k8s_metrics_out_t *out, const char *fmt, ...)
+{
+	if (out->failed) {
+		return;
+	}
+	char line[512];
+	va_list args;
+	va_start(args, fmt);
+	int len = vsnprintf(line, sizeof(line), fmt, args);
+	va_end(args);
+	if (len < 0 || (size_t)len >= sizeof(line) ||
+	    k8s_buf_append(&out->buf, line, len, K8S_METRICS_MAX_PAGE) != KNOT_EOK) {
+		out->failed = true;
+	}
+}
+
+void k8s_metrics_family(k8s_metrics_out_t *out, const char *name, const char *type,
+                        const char *help)
+{
+	out_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+void k8s_metrics_sample(k8s_metrics_out_t *out, const char *name, const char *labels,
+                        double value)
+{
+	// Counts as integers (exact below 2^53); sums with every digit a double holds.
+	char text[40];
+	if (value == (double)(int64_t)value && value < 9007199254740992.0) {
+		snprintf(text, sizeof(text), "%" PRId64, (int64_t)value);
+	} else {
+		snprintf(text, sizeof(text), "%.17g", value);
+	}
+	if (labels != NULL && labels[0] != '\0') {
+		out_printf(out, "%s{%s} %s\n", name, labels, text);
+	} else {
+		out_printf(out, "%s %s\n", name, text);
+	}
+}
+
+/*! \brief Bucket samples of a histogram: \a counts per bucket, \a bounds in seconds, then +Inf. */
+static void histogram(k8s_metrics_out_t *out, const char *name, const char *labels,
+                      const uint64_t *counts, const double *bounds, size_t bound_count,
+                      double sum)
+{
+	char key[256], series[256];
+	uint64_t cumulative = 0;
+	const char *sep = (labels != NULL && labels[0] != '\0') ? "," : "";
+	labels = (labels != NULL) ? labels : "";
+	snprintf(series, sizeof(series), "%s_bucket", name);
+	for (size_t i = 0; i <= bound_count; i++) {
+		cumulative += counts[i];
+		if (i < bound_count) {
+			snprintf(key, sizeof(key), "%s%sle=\"%g\"", labels, sep, bounds[i]);
+		} else {
+			snprintf(key, sizeof(key), "%s%sle=\"+Inf\"", labels, sep);
+		}
+		k8s_metrics_sample(out, series, key, (double)cumulative);
+	}
+	snprintf(series, sizeof(series), "%s_sum", name);
+	k8s_metrics_sample(out, series, labels, sum);
+	snprintf(series, sizeof(series), "%s_count", name);
+	k8s_metrics_sample(out, series, labels, (double)cumulative);
+}
+
+static uint64_t load(atomic_uint_fast64_t *counter)
+{
+	return atomic_load_explicit(counter, memory_order_relaxed);
+}
+
+static void render_queries(k8s_metrics_out_t *out)
+{
+	static uint64_t responses[K8S_METRICS_PROTO_COUNT][K8S_METRICS_QTYPE_COUNT][K8S_METRICS_RCODE_COUNT];
+	static uint64_t duration[K8S_METRICS_QTYPE_COUNT][K8S_METRICS_DURATION_BUCKETS + 1];
+	static uint64_t duration_sum_ns[K8S_METRICS_QTYPE_COUNT];
+	// Static: only the endpoint's thread renders (a scrape at a time).
+	memset(responses, 0, sizeof(responses));
+	memset(duration, 0, sizeof(duration));
+	memset(duration_sum_ns, 0, sizeof(duration_sum_ns));
+	for (size_t t = 0; t < K8S_METRICS_THREADS; t++) {
+		slot_t *slot = &slots[t];
+		for (size_t p = 0; p < K8S_METRICS_PROTO_COUNT; p++) {
+			for (size_t q = 0; q < K8S_METRICS_QTYPE_COUNT; q++) {
+				for (size_t r = 0; r < K8S_METRICS_RCODE_COUNT; r++) {
+					responses[p][q][r] += load(&slot->responses[p][q][r]);
+				}
+			}
+		}
+		for (size_t q = 0; q < K8S_METRICS_QTYPE_COUNT; q++) {
+			for (size_t b = 0; b <= K8S_METRICS_DURATION_BUCKETS; b++) {
+				duration[q][b] += load(&slot->duration[q][b]);
+			}
+			duration_sum_ns[q] += load(&slot->duration_sum_ns[q]);
+		}
+	}
+
+	char labels[128];
+	// Requests are the responses summed over rcodes: each query is counted once.
+	k8s_metrics_family(out, "mod_k8s_dns_requests_total", "counter",
+	                   "Queries mod-k8s answered, by transport and query type.");
+	for (size_t p = 0; p < K8S_METRICS_PROTO_COUNT; p++) {
+		for (size_t q = 0; q < K8S_METRICS_QTYPE_COUNT; q++) {
+			uint64_t total = 0;
+			for (size_t r = 0; r < K8S_METRICS_RCODE_COUNT; r++) {
+				total += responses[p][q][r];
+			}
+			snprintf(labels, sizeof(labels), "proto=\"%s\",type=\"%s\"",
+			         proto_names[p], qtype_names[q]);
+			k8s_metrics_sample(out, "mod_k8s_dns_requests_total", labels, (double)total);
+		}
+	}
+	k8s_metrics_family(out, "mod_k8s_dns_responses_total", "counter",
+	                   "Responses mod-k8s decided, by transport, query type and response code.");
+	for (size_t p = 0; p < K8S_METRICS_PROTO_COUNT; p++) {
+		for (size_t q = 0; q < K8S_METRICS_QTYPE_COUNT; q++) {
+			for (size_t r = 0; r < K8S_METRICS_RCODE_COUNT; r++) {
+				snprintf(labels, sizeof(labels), "proto=\"%s\",type=\"%s\",rcode=\"%s\"",
+				         proto_names[p], qtype_names[q], rcode_names[r]);
+				k8s_metrics_sample(out, "mod_k8s_dns_responses_total", labels,
+				                   (double)responses[p][q][r]);
+			}
+		}
+	}
+	double bounds[K8S_METRICS_DURATION_BUCKETS];
+	for (size_t b = 0; b < K8S_METRICS_DURATION_BUCKETS; b++) {
+		bounds[b] = duration_bounds_ns[b] / 1e9;
+	}
+	k8s_metrics_family(out, "mod_k8s_dns_request_duration_seconds", "histogram",
+	                   "Time mod-k8s took to answer a query, by query type.");
+	for (size_t q = 0; q < K8S_METRICS_QTYPE_COUNT; q++) {
+		snprintf(labels, sizeof(labels), "type=\"%s\"", qtype_names[q]);
+		histogram(out, "mod_k8s_dns_request_duration_seconds", labels, duration[q], bounds,
+		          K8S_METRICS_DURATION_BUCKETS, duration_sum_ns[q] / 1e9);
+	}
+}
+
+/* The watchers' state: one set of series per watcher, labelled by its settings' fingerprint. */
+
+typedef struct {
+	k8s_watcher_stats_t st;
+	uint64_t fingerprint;
+} watcher_row_t;
+
+/*! \brief Watchers listed per scrape at most (a process has a few: one per API server and settings). */
+#define MAX_WATCHERS 64
+
+typedef struct {
+	watcher_row_t rows[MAX_WATCHERS];
+	size_t count;
+} watcher_rows_t;
+
+static void watcher_row(void *ctx, uint64_t fingerprint, const k8s_watcher_stats_t *st)
+{
+	watcher_rows_t *rows = ctx;
+	if (rows->count < MAX_WATCHERS) {
+		rows->rows[rows->count].st = *st;
+		rows->rows[rows->count].fingerprint = fingerprint;
+		rows->count++;
+	}
+}
+
+typedef enum {
+	W_READY, W_CONNECTED, W_OBJECTS, W_SERVICES, W_RECORDS, W_RECORDS_CAPPED, W_TABLE_BYTES,
+	W_RESYNCS, W_WATCH_RESTARTS, W_API_ERRORS, W_LAST_EVENT_AGE, W_SNAPSHOT_STALE,
+	W_SNAPSHOT_LOADED, W_SNAPSHOT_WRITES, W_SNAPSHOT_WRITE_ERRORS, W_SNAPSHOT_REFUSED,
+	W_COUNT
+} watcher_series_t;
+
+static const struct {
+	const char *name, *type, *help;
+} watcher_families[W_COUNT] = {
+	[W_READY] = { "mod_k8s_ready", "gauge", "1 if the zones of a role (cluster, clusterset, ptr) answer: their resources were listed, or a snapshot was loaded." },
+	[W_CONNECTED] = { "mod_k8s_connected", "gauge", "1 if every watch the zones need is streaming from the API server." },
+	[W_OBJECTS] = { "mod_k8s_objects", "gauge", "API objects held, by kind." },
+	[W_SERVICES] = { "mod_k8s_services", "gauge", "Services published, by zone (cluster, clusterset)." },
+	[W_RECORDS] = { "mod_k8s_records", "gauge", "Address records published." },
+	[W_RECORDS_CAPPED] = { "mod_k8s_records_capped", "gauge", "Records and ports left out at the per-name caps." },
+	[W_TABLE_BYTES] = { "mod_k8s_table_bytes", "gauge", "Bytes of the published record table." },
+	[W_RESYNCS] = { "mod_k8s_resyncs_total", "counter", "Full relists after the first." },
+	[W_WATCH_RESTARTS] = { "mod_k8s_watch_restarts_total", "counter", "Watches restarted." },
+	[W_API_ERRORS] = { "mod_k8s_api_errors_total", "counter", "Failed API requests and streams, by kind." },
+	[W_LAST_EVENT_AGE] = { "mod_k8s_last_event_age_seconds", "gauge", "Seconds since the last API event (0: none yet)." },
+	[W_SNAPSHOT_STALE] = { "mod_k8s_snapshot_stale", "gauge", "1 while answering from the snapshot, before the API's first LIST." },
+	[W_SNAPSHOT_LOADED] = { "mod_k8s_snapshot_loaded_objects", "gauge", "Objects read from the snapshot at start." },
+	[W_SNAPSHOT_WRITES] = { "mod_k8s_snapshot_writes_total", "counter", "Snapshots written." },
+	[W_SNAPSHOT_WRITE_ERRORS] = { "mod_k8s_snapshot_write_errors_total", "counter", "Snapshots that could not be written." },
+	[W_SNAPSHOT_REFUSED] = { "mod_k8s_snapshot_refused_total", "counter", "Snapshot files found at start and not used." },
+};
+
+static void watcher_series(k8s_metrics_out_t *out, watcher_series_t s, const watcher_row_t *row)
+{
+	const k8s_watcher_stats_t *st = &row->st;
+	const char *name = watcher_families[s].name;
+	char labels[160], base[40];
+	snprintf(base, sizeof(base), "watcher=\"%016" PRIx64 "\"", row->fingerprint);
+	switch (s) {
+	case W_READY: {
+		static const char *roles[] = { "cluster", "clusterset", "ptr" };
+		for (unsigned i = 0; i < 3; i++) {
+			snprintf(labels, sizeof(labels), "%s,role=\"%s\"", base, roles[i]);
+			k8s_metrics_sample(out, name, labels, (st->ready >> i) & 1);
+		}
+		break;
+	}
+	case W_CONNECTED: k8s_metrics_sample(out, name, base, st->connected); break;
+	case W_OBJECTS:
+		for (unsigned i = 0; i < K8S_SRC_COUNT; i++) {
+			snprintf(labels, sizeof(labels), "%s,kind=\"%s\"", base, k8s_resource_name(i));
+			k8s_metrics_sample(out, name, labels, (double)st->objects[i]);
+		}
+		break;
+	case W_SERVICES:
+		for (unsigned i = 0; i < K8S_ZONE_COUNT; i++) {
+			snprintf(labels, sizeof(labels), "%s,zone=\"%s\"", base,
+			         i == K8S_ZONE_CLUSTER ? "cluster" : "clusterset");
+			k8s_metrics_sample(out, name, labels, (double)st->services[i]);
+		}
+		break;
+	case W_RECORDS: k8s_metrics_sample(out, name, base, (double)st->records); break;
+	case W_RECORDS_CAPPED: k8s_metrics_sample(out, name, base, (double)st->records_capped); break;
+	case W_TABLE_BYTES: k8s_metrics_sample(out, name, base, (double)st->table_bytes); break;
+	case W_RESYNCS: k8s_metrics_sample(out, name, base, (double)st->resyncs); break;
+	case W_WATCH_RESTARTS: k8s_metrics_sample(out, name, base, (double)st->watch_restarts); break;
+	case W_API_ERRORS:
+		for (unsigned i = 0; i < K8S_APIERR_COUNT; i++) {
+			snprintf(labels, sizeof(labels), "%s,kind=\"%s\"", base, k8s_apierr_name(i));
+			k8s_metrics_sample(out, name, labels, (double)st->api_errors[i]);
+		}
+		break;
+	case W_LAST_EVENT_AGE: k8s_metrics_sample(out, name, base, (double)st->last_event_age_s); break;
+	case W_SNAPSHOT_STALE: k8s_metrics_sample(out, name, base, st->snapshot_stale); break;
+	case W_SNAPSHOT_LOADED: k8s_metrics_sample(out, name, base, (double)st->snapshot_loaded); break;
+	case W_SNAPSHOT_WRITES: k8s_metrics_sample(out, name, base, (double)st->snapshot_writes); break;
+	case W_SNAPSHOT_WRITE_ERRORS: k8s_metrics_sample(out, name, base, (double)st->snapshot_write_errors); break;
+	case W_SNAPSHOT_REFUSED: k8s_metrics_sample(out, name, base, (double)st->snapshot_refused); break;
+	default: break;
+	}
+}
+
+static void render_watchers(k8s_metrics_out_t *out)
+{
+	static watcher_rows_t rows;
+	rows.count = 0;
+	k8s_watcher_stats_each(watcher_row, &rows);
+	for (watcher_series_t s = 0; s < W_COUNT; s++) {
+		k8s_metrics_family(out, watcher_families[s].name, watcher_families[s].type,
+		                   watcher_families[s].help);
+		for (size_t i = 0; i < rows.count; i++) {
+			watcher_series(out, s, &rows.rows[i]);
+		}
+	}
+	// The buckets of trackers.h: <= 1 ms, 2 ms, 4 ms... doubling, the last one unbounded.
+	double bounds[K8S_LATENCY_BUCKETS - 1];
+	for (size_t b = 0; b < K8S_LATENCY_BUCKETS - 1; b++) {
+		bounds[b] = (double)(1u << b) / 1000.0;
+	}
+	k8s_metrics_family(out, "mod_k8s_dns_programming_duration_seconds", "histogram",
+	                   "Time from an EndpointSlice's change (its last-change-trigger-time) "
+	                   "to the answer that holds it.");
+	for (size_t i = 0; i < rows.count; i++) {
+		char base[40];
+		snprintf(base, sizeof(base), "watcher=\"%016" PRIx64 "\"", rows.rows[i].fingerprint);
+		histogram(out, "mod_k8s_dns_programming_duration_seconds", base,
+		          rows.rows[i].st.latency, bounds, K8S_LATENCY_BUCKETS - 1,
+		          rows.rows[i].st.latency_sum_us / 1e6);
+	}
+}
+
+/* The sources. */
+
+static pthread_mutex_t sources_lock = PTHREAD_MUTEX_INITIALIZER;
+static k8s_metrics_source_t *sources;
+
+void k8s_metrics_source_add(k8s_metrics_source_t *src)
+{
+	pthread_mutex_lock(&sources_lock);
+	src->next = sources;
+	sources = src;
+	pthread_mutex_unlock(&sources_lock);
+}
+
+void k8s_metrics_source_remove(k8s_metrics_source_t *src)
+{
+	pthread_mutex_lock(&sources_lock);
+	for (k8s_metrics_source_t **s = &sources; *s != NULL; s = &(*s)->next) {
+		if (*s == src) {
+			*s = src->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&sources_lock);
+}
+
+bool k8s_metrics_ready(char *why, size_t why_len)
+{
+	bool ready = true;
+	pthread_mutex_lock(&sources_lock);
+	for (k8s_metrics_source_t *s = sources; s != NULL && ready; s = s->next) {
+		if (s->ready != NULL) {
+			ready = s->ready(s->ctx, why, why_len);
+		}
+	}
+	pthread_mutex_unlock(&sources_lock);
+	return ready;
+}
+
+int k8s_metrics_render(k8s_metrics_out_t *out, bool lameduck)
+{
+	char why[128];
+	bool ready = k8s_metrics_ready(why, sizeof(why));
+	k8s_metrics_family(out, "mod_k8s_serving", "gauge",
+	                   "1 if /ready answers 200: every zone answers and no lameduck.");
+	k8s_metrics_sample(out, "mod_k8s_serving", NULL, ready && !lameduck);
+	k8s_metrics_family(out, "mod_k8s_lameduck", "gauge",
+	                   "1 once the lameduck file appeared: answers continue, /ready fails.");
+	k8s_metrics_sample(out, "mod_k8s_lameduck", NULL, lameduck);
+	render_queries(out);
+	render_watchers(out);
+	pthread_mutex_lock(&sources_lock);
+	for (k8s_metrics_source_t *s = sources; s != NULL; s = s->next) {
+		if (s->collect != NULL) {
+			s->collect(s->ctx, out);
+		}
+	}
+	pthread_mutex_unlock(&sources_lock);
+	if (out->failed) {
+		return (out->buf.len + 512 >= K8S_METRICS_MAX_PAGE) ? KNOT_ESPACE : KNOT_ENOMEM;
+	}
+	return KNOT_EOK;
+}

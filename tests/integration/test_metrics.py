@@ -1,0 +1,360 @@
+#!/usr/bin/env python3
+"""The operations endpoint (option metrics-listen; doc/mod-k8s.rst, Metrics, health and
+readiness; issue 25 item 1): /metrics in Prometheus's text format, parsed strictly here, by
+`promtool check metrics` and scraped by a real Prometheus server; /health, which asks knotd's
+own UDP listener; /ready, which follows the zones' synchronization and the lameduck file;
+GET of those three paths only.
+"""
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import knotd
+import testing
+from cluster import Cluster, ZONES
+from faults import endpoint_slice, trigger_time, wait_for
+
+tests = testing.Tests()
+
+HTTP_PORT = knotd.free_port()
+DNS_PORT = knotd.free_port()
+LAMEDUCK = os.path.join(tempfile.mkdtemp(prefix="mod-k8s-lameduck-"), "lameduck")
+STALL = os.path.join(os.path.dirname(LAMEDUCK), "stall")
+BASE = f"http://127.0.0.1:{HTTP_PORT}"
+
+
+def get(path, method="GET", headers=None, timeout=5):
+    """(status, body) of a request to the endpoint."""
+    request = urllib.request.Request(BASE + path, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+# -- a strict reader of the text exposition format 0.0.4
+
+_NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
+_SAMPLE = re.compile(rf"^({_NAME})(?:\{{(.*)\}})? (\S+)$")
+_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\["\\n])*)"(,|$)')
+
+
+def parse(text):
+    """{family: {"type": t, "help": h, "samples": [(name, {label: value}, float)]}}.
+
+    Fails on anything the format does not allow: a sample before its TYPE, a family
+    declared twice or interleaved, a malformed label set or value, a histogram whose
+    buckets are not cumulative or whose +Inf bucket is not its _count.
+    """
+    testing.expect(text.endswith("\n"), "the page ends with a newline")
+    families, current, done = {}, None, set()
+    for number, line in enumerate(text.split("\n")[:-1], 1):
+        where = f"line {number}: {line!r}"
+        if line.startswith("# HELP "):
+            name = line.split(" ")[2]
+            testing.expect(re.fullmatch(_NAME, name) and name not in families, f"HELP {where}")
+            if current is not None:
+                done.add(current)
+            current = name
+            families[name] = {"help": line.split(" ", 3)[3], "type": None, "samples": []}
+        elif line.startswith("# TYPE "):
+            _, _, name, kind = line.split(" ")
+            testing.expect(name == current and families[name]["type"] is None
+                           and kind in ("counter", "gauge", "histogram"), f"TYPE {where}")
+            families[name]["type"] = kind
+        else:
+            match = _SAMPLE.match(line)
+            testing.expect(match is not None and current is not None, f"sample {where}")
+            name, labels_text, value = match.groups()
+            kind = families[current]["type"]
+            allowed = {current} if kind != "histogram" else \
+                {current + "_bucket", current + "_sum", current + "_count"}
+            testing.expect(name in allowed, f"sample outside its family {where}")
+            labels = {}
+            rest = labels_text or ""
+            while rest:
+                label = _LABEL.match(rest)
+                testing.expect(label is not None and label[1] not in labels, f"labels {where}")
+                labels[label[1]] = label[2]
+                rest = rest[label.end():]
+            number_value = float(value)  # Raises on a malformed value.
+            testing.expect(number_value >= 0 or kind == "gauge", f"negative {where}")
+            families[current]["samples"].append((name, labels, number_value))
+    for name, family in families.items():
+        if family["type"] == "histogram":
+            check_histogram(name, family["samples"])
+    return families
+
+
+def check_histogram(name, samples):
+    series = {}
+    for sample, labels, value in samples:
+        key = tuple(sorted((k, v) for k, v in labels.items() if k != "le"))
+        series.setdefault(key, {"buckets": []})
+        if sample.endswith("_bucket"):
+            series[key]["buckets"].append((labels["le"], value))
+        else:
+            series[key][sample[len(name):]] = value
+    for key, s in series.items():
+        bounds = [float(le) for le, _ in s["buckets"]]
+        counts = [count for _, count in s["buckets"]]
+        testing.expect(bounds == sorted(bounds) and s["buckets"][-1][0] == "+Inf",
+                       f"{name}{key}: le ascending, +Inf last")
+        testing.expect(counts == sorted(counts), f"{name}{key}: buckets cumulative")
+        testing.expect(s.get("_count") == counts[-1] and "_sum" in s,
+                       f"{name}{key}: _count is the +Inf bucket, _sum present")
+
+
+def scrape():
+    status, body = get("/metrics")
+    testing.expect_equal(status, 200, "GET /metrics")
+    return parse(body)
+
+
+def value(families, family, sample=None, **labels):
+    """The sum of a family's samples whose labels include `labels`."""
+    total = 0.0
+    for name, have, v in families[family]["samples"]:
+        if (sample or family) == name and all(have.get(k) == w for k, w in labels.items()):
+            total += v
+    return total
+
+
+def udp_and_tcp_queries(c):
+    c.expect_answer("kubernetes.default.svc.cluster.local.", "A", "NOERROR")
+    c.query("nothing.default.svc.cluster.local.", "A")
+    c.query("kubernetes.default.svc.cluster.local.", "A", tcp=True)
+    c.query("_https._tcp.kubernetes.default.svc.cluster.local.", "SRV")
+
+
+@tests.case
+def the_metrics_page_is_the_strict_text_format(c):
+    families = scrape()
+    for family in ("mod_k8s_dns_requests_total", "mod_k8s_dns_responses_total",
+                   "mod_k8s_dns_request_duration_seconds", "mod_k8s_ready", "mod_k8s_connected",
+                   "mod_k8s_objects", "mod_k8s_resyncs_total", "mod_k8s_api_errors_total",
+                   "mod_k8s_last_event_age_seconds", "mod_k8s_snapshot_stale",
+                   "mod_k8s_dns_programming_duration_seconds", "mod_k8s_serving"):
+        testing.expect(family in families, f"{family} on the page")
+
+
+@tests.case
+def queries_are_counted_by_transport_type_and_rcode(c):
+    before = scrape()
+    udp_and_tcp_queries(c)
+    after = scrape()
+
+    def grew(family, sample=None, **labels):
+        return value(after, family, sample, **labels) - value(before, family, sample, **labels)
+
+    testing.expect(grew("mod_k8s_dns_responses_total", proto="udp", type="A", rcode="NOERROR") >= 1,
+                   "a UDP A answer counted")
+    testing.expect_equal(grew("mod_k8s_dns_responses_total", proto="udp", type="A", rcode="NXDOMAIN"),
+                         1, "the UDP NXDOMAIN")
+    testing.expect_equal(grew("mod_k8s_dns_responses_total", proto="tcp", type="A", rcode="NOERROR"),
+                         1, "the TCP answer")
+    testing.expect_equal(grew("mod_k8s_dns_responses_total", proto="udp", type="SRV"), 1, "the SRV query")
+    # Requests are the responses summed: each query once.
+    testing.expect_equal(value(after, "mod_k8s_dns_requests_total"),
+                         value(after, "mod_k8s_dns_responses_total"), "requests == responses")
+    testing.expect_equal(grew("mod_k8s_dns_request_duration_seconds",
+                              "mod_k8s_dns_request_duration_seconds_count", type="SRV"), 1,
+                         "the SRV query's duration observed")
+
+
+@tests.case
+def the_watchers_state_is_one_series_per_watcher_not_per_zone(c):
+    families = scrape()
+    services = [labels for name, labels, _ in families["mod_k8s_objects"]["samples"]
+                if labels.get("kind") == "services"]
+    # Four zones load the module and share one watcher: one series, not four.
+    testing.expect_equal(len(services), 1, f"mod_k8s_objects{{kind=services}} series ({services})")
+    testing.expect(value(families, "mod_k8s_objects", kind="services") > 0, "services held")
+    testing.expect_equal(value(families, "mod_k8s_ready", role="cluster"), 1, "ready")
+    testing.expect_equal(value(families, "mod_k8s_connected"), 1, "connected")
+
+
+@tests.case
+def the_programming_latency_is_a_histogram_of_the_watchers_buckets(c):
+    before = value(scrape(), "mod_k8s_dns_programming_duration_seconds",
+                   "mod_k8s_dns_programming_duration_seconds_count")
+    c.sim.apply(endpoint_slice("default", "kubernetes", ["10.0.0.77"], name="kubernetes-metrics",
+                               trigger=trigger_time()))
+
+    def counted():
+        return value(scrape(), "mod_k8s_dns_programming_duration_seconds",
+                     "mod_k8s_dns_programming_duration_seconds_count") > before
+    wait_for(counted, "the programming latency observed", timeout=10)
+    families = scrape()
+    testing.expect(value(families, "mod_k8s_dns_programming_duration_seconds",
+                         "mod_k8s_dns_programming_duration_seconds_sum") > 0, "_sum grew")
+
+
+@tests.case
+def promtool_checks_the_page(c):
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        raise testing.Skip("promtool absent (Debian package prometheus, scripts/deps metrics)")
+    _, body = get("/metrics")
+    result = subprocess.run([promtool, "check", "metrics"], input=body, text=True,
+                            capture_output=True, timeout=60)
+    testing.expect(result.returncode == 0, f"promtool check metrics:\n{result.stdout}{result.stderr}")
+
+
+@tests.case
+def a_prometheus_server_scrapes_the_series(c):
+    binary = shutil.which("prometheus")
+    if binary is None:
+        raise testing.Skip("prometheus absent (Debian package prometheus, scripts/deps metrics)")
+    udp_and_tcp_queries(c)
+    workdir = tempfile.mkdtemp(prefix="mod-k8s-prometheus-")
+    port = knotd.free_port()
+    with open(os.path.join(workdir, "prometheus.yml"), "w", encoding="utf-8") as f:
+        f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                "scrape_configs:\n  - job_name: knot-dns\n"
+                f"    static_configs:\n      - targets: ['127.0.0.1:{HTTP_PORT}']\n")
+    process = subprocess.Popen(
+        [binary, f"--config.file={workdir}/prometheus.yml", f"--storage.tsdb.path={workdir}/data",
+         f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
+        stdout=subprocess.DEVNULL, stderr=open(os.path.join(workdir, "log"), "w"))
+    try:
+        def query(expr):
+            url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+            try:
+                with urllib.request.urlopen(url, timeout=5) as response:
+                    return json.load(response)["data"]["result"]
+            except (OSError, ValueError):
+                return []
+
+        def scraped():
+            return any(r["value"][1] == "1" for r in query('up{job="knot-dns"}'))
+        wait_for(scraped, "Prometheus scraped the endpoint", timeout=60, interval=0.5)
+        answered = query('sum(mod_k8s_dns_responses_total{rcode="NOERROR"})')
+        testing.expect(answered and float(answered[0]["value"][1]) >= 1,
+                       f"NOERROR responses through Prometheus's API: {answered}")
+        ready = query('mod_k8s_ready{role="cluster"}')
+        testing.expect(len(ready) == 1 and ready[0]["value"][1] == "1", f"mod_k8s_ready: {ready}")
+        quantile = query("histogram_quantile(0.9, sum by (le) "
+                         "(mod_k8s_dns_request_duration_seconds_bucket))")
+        testing.expect(len(quantile) == 1 and float(quantile[0]["value"][1]) > 0,
+                       f"a quantile of the request duration: {quantile}")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@tests.case
+def ready_and_health_answer_ok_when_synchronized(c):
+    testing.expect_equal(get("/ready"), (200, "OK\n"), "/ready")
+    testing.expect_equal(get("/health"), (200, "OK\n"), "/health")
+
+
+@tests.case
+def a_lameduck_file_makes_ready_fail_while_answers_continue(c):
+    with open(LAMEDUCK, "w", encoding="utf-8"):
+        pass
+    try:
+        status, body = get("/ready")
+        testing.expect_equal((status, body), (503, "not ready (lameduck)\n"), "/ready in lameduck")
+        c.expect_answer("kubernetes.default.svc.cluster.local.", "A", "NOERROR", timeout=1)
+        testing.expect_equal(value(scrape(), "mod_k8s_lameduck"), 1, "mod_k8s_lameduck")
+    finally:
+        os.unlink(LAMEDUCK)
+    testing.expect_equal(get("/ready")[0], 200, "/ready after the file is gone")
+
+
+@tests.case
+def health_fails_while_knotds_udp_workers_are_stuck(c):
+    time.sleep(0.6)  # Past a result cached by an earlier case (K8S_HTTPD_HEALTH_CACHE_MS).
+    with open(STALL, "w", encoding="utf-8"):
+        pass
+    try:
+        started = time.monotonic()
+        status, _ = get("/health", timeout=10)
+        took = time.monotonic() - started
+        testing.expect_equal(status, 503, "/health with the workers stuck")
+        testing.expect(took < 3, f"/health answered within its deadline ({took:.1f} s)")
+        # The endpoint's own thread still serves.
+        testing.expect_equal(get("/ready")[0], 200, "/ready with the workers stuck")
+    finally:
+        os.unlink(STALL)
+    time.sleep(0.6)  # Past the cached result (K8S_HTTPD_HEALTH_CACHE_MS).
+    wait_for(lambda: get("/health")[0] == 200, "/health back", timeout=10)
+
+
+@tests.case
+def only_get_of_the_three_paths_is_answered(c):
+    testing.expect_equal(get("/metrics", method="POST")[0], 405, "POST /metrics")
+    testing.expect_equal(get("/ready", method="DELETE")[0], 405, "DELETE /ready")
+    testing.expect_equal(get("/")[0], 404, "GET /")
+    testing.expect_equal(get("/metrics/../etc/passwd")[0], 404, "GET a path around /metrics")
+    # A request line and headers past K8S_HTTPD_MAX_REQUEST are refused, not buffered.
+    status, _ = get("/ready", headers={"X-Big": "a" * 20000})
+    testing.expect(status in (413, 414, 431), f"an oversized request refused ({status})")
+    # A client that never finishes its request is dropped (K8S_HTTPD_TIMEOUT_S).
+    with socket.create_connection(("127.0.0.1", HTTP_PORT), timeout=15) as s:
+        s.sendall(b"GET /ready HTTP/1.1\r\nHost: x\r\n")
+        started = time.monotonic()
+        testing.expect_equal(s.recv(100), b"", "a trickling client is closed")
+        testing.expect(time.monotonic() - started < 12, "within the connection timeout")
+    testing.expect_equal(get("/ready")[0], 200, "the endpoint still serves")
+
+
+@tests.case
+def a_reload_keeps_the_endpoint_and_its_counters(c):
+    before = value(scrape(), "mod_k8s_dns_requests_total")
+    testing.expect(before > 0, "queries counted before the reload")
+    stop = threading.Event()
+    failures = []
+
+    def poll():
+        while not stop.is_set():
+            status, _ = get("/ready")
+            if status != 200:
+                failures.append(status)
+            time.sleep(0.02)
+    poller = threading.Thread(target=poll, daemon=True)
+    poller.start()
+    try:
+        c.server.reload()
+        time.sleep(0.5)
+    finally:
+        stop.set()
+        poller.join(timeout=10)
+    testing.expect_equal(failures, [], "/ready during the reload")
+    families = scrape()
+    testing.expect(value(families, "mod_k8s_dns_requests_total") >= before, "counters kept")
+    services = [labels for name, labels, _ in families["mod_k8s_objects"]["samples"]
+                if labels.get("kind") == "services"]
+    testing.expect_equal(len(services), 1, "still one watcher's series after the reload")
+
+
+@tests.case
+def metrics_listen_is_refused_without_a_port(c):
+    server = c.knotd(module={"metrics-listen": "127.0.0.1"})
+    server.write_files()
+    result = server.knotc("conf-check")
+    testing.expect(result.returncode != 0 and "metrics-listen" in result.stdout,
+                   f"conf-check refuses metrics-listen without @port:\n{result.stdout}")
+
+
+def fixture():
+    shim = os.path.join(knotd.find_build().builddir, "tests", "integration", ".libs", "stall_udp.so")
+    return Cluster(module={"metrics-listen": f"127.0.0.1@{HTTP_PORT}", "lameduck-file": LAMEDUCK},
+                   zones=ZONES, port=DNS_PORT, preload=[shim],
+                   environment={"MODK8S_STALL_UDP": STALL, "MODK8S_STALL_PORT": str(DNS_PORT)})
+
+
+tests.main(fixture=fixture)
