@@ -60,6 +60,7 @@ import time
 import urllib.parse
 
 import cluster
+import dig
 import knotd
 
 SRCDIR = os.environ.get("MODK8S_SRCDIR") or os.path.abspath(
@@ -69,7 +70,7 @@ VERSIONS_FILE = os.path.join(REALK8S_DIR, "versions.env")
 CRDS = os.path.join(REALK8S_DIR, "mcs-crds.yaml")
 
 ISSUER = "https://kubernetes.default.svc.cluster.local"
-SERVICE_CIDRS = "10.96.0.0/16,fd00:10:96::/112"
+SERVICE_CIDRS = "10.96.0.0/16,fd00:10:96::/108"
 NODE = "node-1"
 ANNOTATION = "kubelet.modk8s.test/"
 # How long a component may take to start on a loaded 2-core machine.
@@ -321,7 +322,9 @@ class ControlPlane:
         p = self.pki
         return [self.bin["kube-apiserver"],
                 "--etcd-servers", self.etcd_url,
-                "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
+                # The address of the kubernetes Service's endpoint: not loopback, which
+                # EndpointSlice validation refuses; nothing connects to it.
+                "--bind-address", "127.0.0.1", "--advertise-address", "192.0.2.1",
                 "--secure-port", str(self.port),
                 "--tls-cert-file", f"{p}/apiserver.crt", "--tls-private-key-file", f"{p}/apiserver.key",
                 "--client-ca-file", f"{p}/ca.crt",
@@ -446,11 +449,34 @@ class ControlPlane:
         return result
 
     def apply(self, objects, *args):
-        """kubectl apply -f of objects (dicts), as one List."""
+        """kubectl apply -f of objects (dicts), as one List; new namespaces first.
+
+        A pod is refused until its namespace's default ServiceAccount exists (the
+        ServiceAccount admission plugin), which the controller makes a moment after
+        the namespace: namespaces are applied and waited for first.
+        """
         if isinstance(objects, dict):
             objects = [objects]
-        text = json.dumps({"apiVersion": "v1", "kind": "List", "items": list(objects)})
-        return self.kubectl("apply", "-f", "-", *args, input=text)
+        namespaces = [o for o in objects if o.get("kind") == "Namespace"]
+        rest = [o for o in objects if o.get("kind") != "Namespace"]
+        result = None
+        for batch in (namespaces, rest):
+            if batch:
+                text = json.dumps({"apiVersion": "v1", "kind": "List", "items": batch})
+                result = self.kubectl("apply", "-f", "-", *args, input=text)
+            if batch is namespaces:
+                for ns in namespaces:
+                    self.wait_for_default_account(ns["metadata"]["name"])
+        return result
+
+    def wait_for_default_account(self, namespace, timeout=60):
+        path = f"/api/v1/namespaces/{namespace}/serviceaccounts/default"
+        deadline = time.monotonic() + timeout
+        while self.api("GET", path)[0] != 200:
+            if time.monotonic() > deadline:
+                raise ControlPlaneError(f"no default ServiceAccount in {namespace} after "
+                                        f"{timeout} s:\n" + self.kcm.log_tail())
+            time.sleep(0.1)
 
     def token(self, account, namespace, seconds=3600, bound_pod=None):
         """A bound ServiceAccount token from the TokenRequest API (kubectl create token)."""
@@ -721,3 +747,64 @@ class RealCluster(cluster.Cluster):
         if self.plane is not None and not self.plane.alive():
             text += "\n" + "\n".join(f"--- {k}\n{v}" for k, v in self.plane.logs().items())
         return text
+
+
+# ---------------------------------------------------------------------------
+# CoreDNS beside it
+
+COREFILE = """\
+.:{port} {{
+    bind 127.0.0.1
+    errors
+    kubernetes cluster.local clusterset.local in-addr.arpa ip6.arpa {{
+        kubeconfig {kubeconfig} real
+        pods insecure
+        ttl {ttl}
+        multicluster clusterset.local
+    }}
+{extra}}}
+"""
+
+
+class CoreDNS(dig.Server):
+    """CoreDNS (tests/realk8s/build) with its kubernetes plugin on the same control plane."""
+
+    address = "127.0.0.1"
+
+    def __init__(self, plane, kubeconfig=None, ttl=5, extra=""):
+        self.binary = binaries(("coredns",))["coredns"]
+        self.plane = plane
+        self.dir = tempfile.mkdtemp(prefix="coredns-", dir=plane.workdir)
+        self.port = knotd.free_port()
+        self.log_path = os.path.join(self.dir, "coredns.log")
+        self.corefile = os.path.join(self.dir, "Corefile")
+        with open(self.corefile, "w", encoding="utf-8") as f:
+            f.write(COREFILE.format(port=self.port, ttl=ttl, extra=extra,
+                                    kubeconfig=kubeconfig or plane.admin_kubeconfig))
+        self.process = None
+
+    def __enter__(self):
+        self.process = Process("coredns", [self.binary, "-conf", self.corefile],
+                               self.log_path)
+        self.process.start()
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if not self.process.alive():
+                raise ControlPlaneError("coredns exited:\n" + self.process.log_tail())
+            try:
+                if dig.query(self, "kubernetes.default.svc.cluster.local.", "A",
+                             timeout=1).rcode == "NOERROR":
+                    return self
+            except dig.QueryError:
+                pass
+            if time.monotonic() > deadline:
+                raise ControlPlaneError("coredns does not answer:\n" + self.process.log_tail())
+            time.sleep(0.2)
+
+    def __exit__(self, kind, value, traceback):
+        if self.process:
+            self.process.stop()
+        return False
+
+    def is_running(self):
+        return self.process is not None and self.process.alive()
