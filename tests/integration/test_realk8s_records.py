@@ -69,7 +69,9 @@ _http._tcp.web.shop.svc.{Z} SRV NOERROR aa 0 100 80 web.shop.svc.{Z}
 _http._udp.web.shop.svc.{Z} SRV NXDOMAIN aa
 {rev("10.96.1.10")} PTR NOERROR aa web.shop.svc.{Z}
 {rev("fd00:10:96::1:10")} PTR NOERROR aa web.shop.svc.{Z}
-10-244-1-10.web.shop.svc.{Z} A NXDOMAIN aa
+10-244-1-10.web.shop.svc.{Z} A NOERROR aa 10.244.1.10
+fd00-10-244--1-11.web.shop.svc.{Z} AAAA NOERROR aa fd00:10:244::1:11
+{rev("10.244.1.10")} PTR NOERROR aa 10-244-1-10.web.shop.svc.{Z}
 postgres.db.svc.{Z} A    NOERROR aa 10.244.2.10 | 10.244.2.11
 postgres.db.svc.{Z} AAAA NOERROR aa
 pg-0.postgres.db.svc.{Z} A NOERROR aa 10.244.2.10
