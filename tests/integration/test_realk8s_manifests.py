@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""The packaging/kubernetes manifests applied to a real control plane, and least privilege.
+
+`kubectl apply -k packaging/kubernetes` (a server-side dry run first) on a real
+kube-apiserver; then mod-k8s reads the API with a bound token of the
+ServiceAccount that the shipped ClusterRole binds, so that the real RBAC
+authorizer decides what it may do: it must synchronize every zone with no
+refused request, and the token must be able to do nothing else. A narrower copy
+of the role (no EndpointSlices) must leave the module forbidden and unready:
+the check can fail. The token is rotated for real: a token bound to a pod stops
+working when the pod is deleted, and the module takes the new one from its
+tokenFile.
+
+Skips (exit 77) where the control plane is not built (tests/realk8s/build; no Go).
+"""
+
+import json
+import os
+
+import cases
+import cluster
+import realk8s
+import testing
+from realk8s import pod, service
+
+realk8s.skip_unless_available()
+
+tests = testing.Tests()
+PACKAGING = os.path.join(realk8s.SRCDIR, "packaging", "kubernetes")
+SA = "system:serviceaccount:kube-system:knot-dns"
+Z = "cluster.local."
+
+
+def world(plane):
+    dry = plane.kubectl("apply", "-k", PACKAGING, "--dry-run=server")
+    testing.expect("(server dry run)" in dry.stdout, f"no server dry run: {dry.stdout}")
+    # Nothing was created by the dry run.
+    testing.expect(plane.kubectl("get", "serviceaccount", "-n", "kube-system", "knot-dns",
+                                 ok=False).returncode != 0, "the dry run created the ServiceAccount")
+    plane.kubectl("apply", "-k", PACKAGING)
+    plane.apply([realk8s.namespace("shop"),
+                 service("web", "shop", [{"name": "http", "port": 80}], cluster_ip="10.96.2.10",
+                         selector={"app": "web"}),
+                 pod("web-a", "shop", {"app": "web"}, ips=["10.244.5.10"])])
+    # A pod of the account, to bind the module's tokens to (no kubelet runs it).
+    plane.apply(_account_pod("knot-dns-a"))
+
+
+def _account_pod(name):
+    p = pod(name, "kube-system", {"app": "knot-dns-token"})
+    p["spec"]["serviceAccountName"] = "knot-dns"
+    return p
+
+
+def module_kubeconfig(plane):
+    """The module's kubeconfig: a tokenFile holding a token bound to pod knot-dns-a."""
+    token_file = os.path.join(plane.workdir, "token")
+    with open(token_file, "w", encoding="utf-8") as f:
+        f.write(plane.token("knot-dns", "kube-system", seconds=3600, bound_pod="knot-dns-a"))
+    return plane.module_kubeconfig(os.path.join(plane.workdir, "module.kubeconfig"),
+                                   token_file=token_file)
+
+
+@tests.case
+def the_shipped_objects_exist(cl):
+    for kind, name, ns in (("serviceaccount", "knot-dns", "kube-system"),
+                           ("clusterrole", "system:knot-dns", None),
+                           ("clusterrolebinding", "system:knot-dns", None),
+                           ("deployment", "knot-dns", "kube-system"),
+                           ("poddisruptionbudget", "knot-dns", "kube-system")):
+        args = ["get", kind, name, "-o", "name"] + (["-n", ns] if ns else [])
+        cl.plane.kubectl(*args)
+    out = cl.plane.kubectl("get", "configmap", "-n", "kube-system", "-o", "name").stdout
+    testing.expect("configmap/knot-dns-" in out, f"no generated knot-dns ConfigMap: {out}")
+
+
+@tests.case
+def the_kube_dns_service_passes_a_server_side_dry_run(cl):
+    out = cl.plane.kubectl("apply", "-f", os.path.join(PACKAGING, "service.yaml"),
+                           "--dry-run=server").stdout
+    testing.expect("(server dry run)" in out, out)
+
+
+@tests.case
+def the_module_synchronizes_with_the_service_account_token(cl):
+    counters = cl.stats()
+    testing.expect_equal(counters.get("ready[cluster]"), 1, "ready[cluster]")
+    testing.expect_equal(cl.stats("clusterset.local.").get("ready[clusterset]"), 1,
+                         "ready[clusterset]")
+    errors = {k: v for k, v in counters.items() if k.startswith("api-errors") and v}
+    testing.expect(not errors, f"api-errors: {errors}")
+    testing.eventually(lambda: cases.Case(
+        f"web.shop.svc.{Z} A NOERROR aa 10.96.2.10").run(cl), 15)
+    testing.eventually(lambda: cases.Case(
+        f"10-244-5-10.shop.pod.{Z} A NOERROR aa 10.244.5.10").run(cl), 5)
+
+
+def can_i(cl, verb, resource, namespace=None):
+    kubeconfig = cl.kubeconfig_path
+    args = ["auth", "can-i", verb, resource] + (["-n", namespace] if namespace else ["-A"])
+    result = cl.plane.kubectl(*args, ok=False, kubeconfig=kubeconfig)
+    return result.stdout.strip()
+
+
+@tests.case
+def the_token_may_list_and_watch_what_dns_needs(cl):
+    for resource in ("services", "endpointslices.discovery.k8s.io", "namespaces", "pods",
+                     "serviceimports.multicluster.x-k8s.io",
+                     "clusterproperties.about.k8s.io", "nodes"):
+        for verb in ("list", "watch"):
+            testing.expect_equal(can_i(cl, verb, resource), "yes", f"can-i {verb} {resource}")
+
+
+@tests.case
+def the_token_may_do_nothing_else(cl):
+    for verb, resource in (("get", "secrets"), ("list", "secrets"), ("get", "services"),
+                           ("create", "services"), ("update", "endpointslices.discovery.k8s.io"),
+                           ("delete", "pods"), ("list", "configmaps"),
+                           ("create", "serviceaccounts/token"), ("patch", "nodes"),
+                           ("list", "serviceexports.multicluster.x-k8s.io")):
+        testing.expect_equal(can_i(cl, verb, resource), "no", f"can-i {verb} {resource}")
+    rules = json.loads(cl.plane.kubectl("get", "clusterrole", "system:knot-dns",
+                                        "-o", "json").stdout)["rules"]
+    verbs = sorted({v for rule in rules for v in rule["verbs"]})
+    testing.expect_equal(verbs, ["list", "watch"], "verbs of the shipped ClusterRole")
+
+
+@tests.case
+def a_role_without_endpointslices_leaves_the_module_forbidden(cl):
+    """The same check with a narrower role fails: the authorizer is really asked."""
+    rules = json.loads(cl.plane.kubectl("get", "clusterrole", "system:knot-dns",
+                                        "-o", "json").stdout)["rules"]
+    narrow = [r for r in rules if "discovery.k8s.io" not in r.get("apiGroups", [])]
+    cl.plane.apply([
+        {"apiVersion": "v1", "kind": "ServiceAccount",
+         "metadata": {"name": "narrow", "namespace": "kube-system"}},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+         "metadata": {"name": "narrow"}, "rules": narrow},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+         "metadata": {"name": "narrow"},
+         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                     "name": "narrow"},
+         "subjects": [{"kind": "ServiceAccount", "name": "narrow", "namespace": "kube-system"}]}])
+    path = cl.plane.module_kubeconfig(os.path.join(cl.plane.workdir, "narrow.kubeconfig"),
+                                      token=cl.plane.token("narrow", "kube-system"))
+    with realk8s.knotd.Knotd(module={"kubeconfig": path}, zones=("cluster.local.",)) as server:
+        def forbidden():
+            counters = cluster.stats(server)
+            testing.expect(counters.get("api-errors[forbidden]", 0) > 0,
+                           f"no forbidden request counted: {counters}")
+            return counters
+        counters = testing.eventually(forbidden, timeout=30)
+        testing.expect_equal(counters.get("ready[cluster]"), 0, "ready[cluster] without slices")
+
+
+@tests.case
+def a_rotated_bound_token_is_taken_from_the_token_file(cl):
+    """Deleting the pod a token is bound to invalidates it at once; the module is sent
+    to the API server again by a restart, is refused (401), and takes the new token."""
+    cl.plane.apply(_account_pod("knot-dns-b"))
+    new_token = cl.plane.token("knot-dns", "kube-system", seconds=3600, bound_pod="knot-dns-b")
+    cl.plane.kubectl("delete", "pod", "-n", "kube-system", "knot-dns-a", "--wait=true",
+                     "--timeout=30s")
+    before = cl.stats().get("api-errors[unauthorized]", 0)
+    cl.plane.restart_apiserver()
+    testing.eventually(lambda: testing.expect(
+        cl.stats().get("api-errors[unauthorized]", 0) > before,
+        "the deleted pod's token was not refused"), timeout=30)
+    with open(os.path.join(cl.plane.workdir, "token"), "w", encoding="utf-8") as f:
+        f.write(new_token)
+    cl.plane.apply(service("rotated", "shop", [{"name": "http", "port": 80}],
+                           cluster_ip="10.96.2.20", selector={"app": "none"}))
+    cl.expect_answer(f"rotated.shop.svc.{Z}", "A", "NOERROR", ["10.96.2.20"], timeout=30)
+    testing.expect_equal(cl.stats().get("connected"), 1, "connected")
+
+
+tests.main(fixture=lambda: realk8s.RealCluster(world=world, kubeconfig=module_kubeconfig))
