@@ -43,6 +43,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #endif
 
 #include "answer.h"
+#include "coldwait.h"
 #include "fedapi.h"
 #include "fedfwd.h"
 #include "fedserve.h"
@@ -112,6 +113,7 @@ typedef struct {
 	k8s_fedfwd_t *fedfwd;       /*!< K8S-DNS role (svc.federation.), or NULL. */
 	k8s_fedapi_t *fedapi;       /*!< Its programming endpoint, or NULL. */
 	k8s_fwd_holder_t *fwd;      /*!< The forwarder (global instance, reverse zones), or NULL. */
+	k8s_cold_t *cold;           /*!< Late answers of cold upstream names, or NULL. */
 } k8s_ctx_t;
 
 /*! \brief A conf check's message: it must outlive the call; conf checks run one at a time. */
@@ -144,6 +146,9 @@ void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st);
 /*! \brief Turns an answer's outcome into knotd's state, rcode and counters. */
 knotd_in_state_t k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
                                    knotd_in_state_t state);
+
+/*! \brief Counts a query handed to the cold waiter (also counted by its first outcome). */
+void k8s_stats_late(knotd_mod_t *mod, knotd_qdata_t *qdata);
 
 /*! \brief Counts an autopath walk and its outcome. */
 void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_outcome_t walked);
