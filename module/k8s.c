@@ -246,15 +246,21 @@ static k8s_answer_t answer_query(const k8s_ctx_t *ctx, const knot_dname_t *qname
 	return res;
 }
 
-/*! \brief The query that this thread's ANSWER hook found cold, for the END hook to hand over. */
-static __thread const knotd_qdata_t *cold_query;
+/*!
+ * \brief The query that this thread's ANSWER hook found cold, for the END hook to hand
+ * over: knotd reuses a worker's qdata, so its message ID must match too.
+ */
+static __thread struct {
+	const knotd_qdata_t *qdata;
+	uint16_t id;
+} cold_query;
 
 static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
                                         knotd_qdata_t *qdata, knotd_mod_t *mod)
 {
 	assert(pkt && qdata && mod);
 	k8s_answer_forget();
-	cold_query = NULL;
+	cold_query.qdata = NULL;
 
 	// Only where the zone file has no answer.
 	if (state != KNOTD_IN_STATE_MISS) {
@@ -276,7 +282,8 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	// The END hook hands it over: the cold waiter answers when the name is resolved.
 	if (ctx->cold != NULL && ((res == K8S_ANSWER_SERVFAIL && cold) ||
 	                          walked == K8S_AUTOPATH_COLD)) {
-		cold_query = qdata;
+		cold_query.qdata = qdata;
+		cold_query.id = knot_wire_get_id(qdata->query->wire);
 	}
 
 	if (walked != K8S_AUTOPATH_NONE) {
@@ -293,10 +300,14 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 static knotd_state_t k8s_cold_end_hook(knotd_state_t state, knot_pkt_t *pkt,
                                        knotd_qdata_t *qdata, knotd_mod_t *mod)
 {
-	if (cold_query != qdata) {
+	if (cold_query.qdata != qdata) {
 		return state;
 	}
-	cold_query = NULL;
+	cold_query.qdata = NULL;
+	if (qdata->type != KNOTD_QUERY_TYPE_NORMAL ||
+	    cold_query.id != knot_wire_get_id(qdata->query->wire)) {
+		return state;
+	}
 	const knotd_qdata_params_t *params = qdata->params;
 	if (params->xdp_msg != NULL || params->proto == KNOTD_QUERY_PROTO_QUIC) {
 		return state;
