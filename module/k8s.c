@@ -796,13 +796,10 @@ static int load_module(check_ctx_t *check)
 		ret = k8s_stats_add_members(check->mod, ctx->member_count);
 	}
 	// A zone that may meet cold upstream names answers them late, from a thread of its own.
-	if (ret == KNOT_EOK && check->mod != NULL && !federated &&
-	    ctx->answer.role != K8S_ROLE_REVERSE && (wconf.upstream != NULL || ctx->fedfwd != NULL)) {
-		ctx->cold = k8s_cold_new(cold_answer, ctx);
-		ret = (ctx->cold != NULL) ? KNOT_EOK : KNOT_ENOMEM;
-	}
+	bool cold = !federated && ctx->answer.role != K8S_ROLE_REVERSE &&
+	            (wconf.upstream != NULL || ctx->fedfwd != NULL);
 	if (ret == KNOT_EOK && check->mod != NULL) {
-		ret = hooks_add(check->mod, &ctx->answer, ctx->cold != NULL);
+		ret = hooks_add(check->mod, &ctx->answer, cold);
 	}
 	// A Federated-DNS zone watches its members only, not a cluster of its own.
 	if (ret == KNOT_EOK && check->mod != NULL && federated) {
@@ -812,6 +809,18 @@ static int load_module(check_ctx_t *check)
 		}
 	} else if (ret == KNOT_EOK && check->mod != NULL) {
 		ret = watcher_start(ctx, &wconf);
+		// After the watcher, whose own failures say more; its failure lets the watcher go.
+		if (ret == KNOT_EOK && cold) {
+			ctx->cold = k8s_cold_new(cold_answer, ctx);
+			if (ctx->cold == NULL) {
+				knotd_mod_log(check->mod, LOG_ERR, "failed to start the thread that "
+				              "answers cold upstream names (no memory or thread)");
+				k8s_watcher_detach(ctx->watcher, &ctx->client);
+				k8s_watcher_release(ctx->watcher);
+				ctx->watcher = NULL;
+				ret = KNOT_ENOMEM;
+			}
+		}
 	}
 	k8s_watcher_conf_free(&wconf);
 	if (ret != KNOT_EOK || check->mod == NULL) {
