@@ -7,15 +7,19 @@ the upstream cache does not hold yet is handed to the zone's cold waiter: the wo
 sends nothing, and the answer goes out from knotd's socket once the upstream has
 answered, on the client's FIRST query; past the deadline (2 s) it is SERVFAIL with
 Extended DNS Error 22. The upstream is a stub the test controls: it answers every
-name (A 192.0.2.<n>) after DELAY, or never ("silent").
+name (A 192.0.2.<n>) after DELAY, or never ("silent"). At most 64 queries wait
+per zone: the others answer SERVFAIL at once.
 """
 
 import contextlib
 import os
+import select
+import socket
 import time
 
 import stubdns
 import testing
+import wire
 from cluster import Cluster, MANIFESTS
 
 tests = testing.Tests()
@@ -114,6 +118,33 @@ def a_silent_upstream_answers_servfail_with_ede_22_at_the_deadline(c):
         # Cluster names stay fast meanwhile.
         answer = c.query("kubernetes.default.svc.cluster.local.", "A")
         testing.expect_equal(answer.rcode, "NOERROR", "a cluster name")
+    finally:
+        c.up.mode = "answer"
+
+
+@tests.case
+def at_most_64_queries_wait_the_others_answer_servfail_at_once(c):
+    c.up.mode = "silent"
+    try:
+        c.sim.apply(external("coldcap", "coldcap.example.net"))
+        name = "coldcap.default.svc.cluster.local."
+        c.expect_answer(name, "TXT", "NOERROR", timeout=10)
+        count = 80
+        took = []
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            sock.connect((c.address, c.port))
+            start = time.monotonic()
+            for i in range(count):
+                sock.send(wire.query(name, "A", ident=i))
+            while len(took) < count and time.monotonic() - start < 5:
+                if select.select([sock], [], [], 0.2)[0]:
+                    reply = wire.parse(sock.recv(65535))
+                    testing.expect_equal(reply.rcode, "SERVFAIL", "rcode")
+                    took.append(time.monotonic() - start)
+        at_once = [t for t in took if t < 1]
+        late = [t for t in took if t >= 1.5]
+        testing.expect_equal((len(at_once), len(late)), (count - 64, 64),
+                             f"answered at once, at the deadline ({len(took)} answers)")
     finally:
         c.up.mode = "answer"
 
