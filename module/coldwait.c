@@ -258,6 +258,9 @@ static bool slot_try(k8s_cold_t *w, slot_t *s, uint64_t now)
 		negative = false;
 	} else {
 		knot_wire_set_aa(r->wire);
+		if (res == K8S_ANSWER_TRUNC) {
+			knot_wire_set_tc(r->wire);  // knotd's TRUNC state does so for a worker's answer.
+		}
 	}
 	if (negative) {
 		put_soa(w, s, r);
