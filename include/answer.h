@@ -153,6 +153,15 @@ k8s_answer_t k8s_autopath(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 void k8s_answer_forget(void);
 
 /*!
+ * \brief Notes, on this thread, that the answer being built met a name the upstream
+ * cache does not hold yet (its SERVFAIL is a cold name's, answered late if it can be).
+ */
+void k8s_answer_cold_note(void);
+
+/*! \brief Whether this thread's answer met a cold name since the last call; clears the note. */
+bool k8s_answer_cold_take(void);
+
+/*!
  * \brief Adds the addresses of SRV targets that k8s_answer() just put in \a pkt.
  *
  * Called in the ADDITIONAL stage of the same query on the same thread; uses

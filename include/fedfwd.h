@@ -25,8 +25,8 @@
  *
  * Workers never wait: answers come from a forwarder (upstream.c's resolver
  * thread and cache, keyed by name, type and source cluster); a name not cached
- * yet is handed to the thread and answers SERVFAIL, as a cold ExternalName
- * target does. The stub zones (federation -> nameservers) are an immutable set
+ * yet is handed to the thread, and its query to the zone's cold waiter
+ * (coldwait.h), as a cold ExternalName target's is. The stub zones (federation -> nameservers) are an immutable set
  * that workers and the resolver thread read under RCU; the programming endpoint
  * (fedapi.h) replaces it with a pointer swap, persisting programmed federations
  * first. No knotd call is made here.

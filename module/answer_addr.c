@@ -69,6 +69,21 @@ k8s_answer_t k8s_answer_svc_addrs(ctx_t *c, const knot_dname_t *owner,
 	return hit ? K8S_ANSWER_HIT : K8S_ANSWER_NODATA;
 }
 
+/*! \brief Set when an answer met a cold upstream name; read and cleared by the hook. */
+static __thread bool cold_met;
+
+void k8s_answer_cold_note(void)
+{
+	cold_met = true;
+}
+
+bool k8s_answer_cold_take(void)
+{
+	bool met = cold_met;
+	cold_met = false;
+	return met;
+}
+
 k8s_answer_t k8s_answer_target(ctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
                                unsigned depth, bool asked)
 {
@@ -88,6 +103,7 @@ k8s_answer_t k8s_answer_target(ctx_t *c, const knot_dname_t *target, const knot_
 		if (asked) {
 			(void)k8s_upstream_ask(conf->upstream, target);  // Busy slots: the next query asks.
 		}
+		k8s_answer_cold_note();
 		return K8S_ANSWER_SERVFAIL;
 	}
 	return k8s_answer_upstream(c, ext);

@@ -308,6 +308,7 @@ k8s_answer_t k8s_fedfwd_answer(const k8s_fedfwd_t *f, const knot_dname_t *qname,
 	    K8S_UPSTREAM_READY) {
 		// Busy slots: the client's retry asks again.
 		(void)k8s_upstream_ask_source(f->fwd, qname, f->source);
+		k8s_answer_cold_note();
 		return K8S_ANSWER_SERVFAIL;
 	}
 	// A denial is this zone's: knotd adds its SOA, so caches in front can keep it.

@@ -216,12 +216,55 @@ static void mod_log(void *ctx, int priority, const char *msg)
 	knotd_mod_log(ctx, priority, "%s", msg);
 }
 
+/*!
+ * \brief The zone's answer to a query (a worker, or the cold waiter's thread): the
+ * table of the watcher serving now. Call inside an RCU read-side section.
+ */
+static k8s_answer_t answer_query(const k8s_ctx_t *ctx, const knot_dname_t *qname,
+                                 uint16_t qtype, const knot_pkt_t *query,
+                                 const struct sockaddr_storage *remote, knot_pkt_t *pkt,
+                                 knot_mm_t *mm, k8s_autopath_outcome_t *walked)
+{
+	// After a reload that changed the watch settings, the old watcher serves until the new one is ready.
+	const k8s_watcher_t *w = k8s_watcher_serving(ctx->watcher, ctx->ready_bits);
+	const k8s_answer_conf_t *conf = &ctx->answer;
+	k8s_answer_conf_t handover;
+	if (w != ctx->watcher) {
+		handover = ctx->answer;
+		handover.upstream = k8s_watcher_upstream(w);
+		conf = &handover;
+	}
+	const k8s_table_t *table = k8s_watcher_table(w);
+	*walked = K8S_AUTOPATH_NONE;
+	k8s_answer_t res;
+	if (conf->role != K8S_ROLE_AUTOPATH) {
+		res = k8s_answer(conf, table, qname, qtype, query, pkt, mm);
+		// Only a name that does not exist may be a step of a pod's search list.
+		if (res == K8S_ANSWER_NXDOMAIN && conf->autopath) {
+			res = k8s_autopath(conf, table, qname, qtype, query, remote, pkt, mm, walked);
+		}
+	} else {
+		res = k8s_autopath(conf, table, qname, qtype, query, NULL, pkt, mm, walked);
+	}
+	return res;
+}
+
+/*!
+ * \brief The query that this thread's ANSWER hook found cold, for the END hook to hand
+ * over: knotd reuses a worker's qdata, so its message ID must match too.
+ */
+static __thread struct {
+	const knotd_qdata_t *qdata;
+	uint16_t id;
+} cold_query;
+
 static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
                                         knotd_qdata_t *qdata, knotd_mod_t *mod)
 {
 	assert(pkt && qdata && mod);
 	k8s_tsan_zone_seen();
 	k8s_answer_forget();
+	cold_query.qdata = NULL;
 
 	// Only where the zone file has no answer.
 	if (state != KNOTD_IN_STATE_MISS) {
@@ -233,37 +276,70 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	if (ctx->fed.member_count > 0) {
 		return k8s_fed_serve_hook(ctx, pkt, qdata, mod);
 	}
-	urcu_memb_read_lock();
-	// After a reload that changed the watch settings, the old watcher serves until the new one is ready.
-	const k8s_watcher_t *w = k8s_watcher_serving(ctx->watcher, ctx->ready_bits);
-	const k8s_answer_conf_t *conf = &ctx->answer;
-	k8s_answer_conf_t handover;
-	if (w != ctx->watcher) {
-		handover = ctx->answer;
-		handover.upstream = k8s_watcher_upstream(w);
-		conf = &handover;
-	}
-	const k8s_table_t *table = k8s_watcher_table(w);
 	uint16_t qtype = knot_pkt_qtype(qdata->query);
-	k8s_autopath_outcome_t walked = K8S_AUTOPATH_NONE;
-	k8s_answer_t res;
-	if (conf->role != K8S_ROLE_AUTOPATH) {
-		res = k8s_answer(conf, table, qdata->name, qtype, qdata->query, pkt, qdata->mm);
-		// Only a name that does not exist may be a step of a pod's search list.
-		if (res == K8S_ANSWER_NXDOMAIN && conf->autopath) {
-			res = k8s_autopath(conf, table, qdata->name, qtype, qdata->query,
-			                   knotd_qdata_remote_addr(qdata), pkt, qdata->mm, &walked);
-		}
-	} else {
-		res = k8s_autopath(conf, table, qdata->name, qtype, qdata->query, NULL, pkt,
-		                   qdata->mm, &walked);
-	}
+	k8s_autopath_outcome_t walked;
+	(void)k8s_answer_cold_take();
+	urcu_memb_read_lock();
+	k8s_answer_t res = answer_query(ctx, qdata->name, qtype, qdata->query,
+	                                knotd_qdata_remote_addr(qdata), pkt, qdata->mm, &walked);
 	urcu_memb_read_unlock();
+	bool cold = k8s_answer_cold_take();
+	// The END hook hands it over: the cold waiter answers when the name is resolved.
+	if (ctx->cold != NULL && ((res == K8S_ANSWER_SERVFAIL && cold) ||
+	                          walked == K8S_AUTOPATH_COLD)) {
+		cold_query.qdata = qdata;
+		cold_query.id = knot_wire_get_id(qdata->query->wire);
+	}
 
 	if (walked != K8S_AUTOPATH_NONE) {
 		k8s_stats_autopath(mod, qdata, walked);
 	}
 	return k8s_stats_outcome(mod, qdata, res, state, started);
+}
+
+/*!
+ * \brief A query whose answer met a cold upstream name is answered late, from the
+ * cold waiter's thread, instead of SERVFAIL now (XDP and QUIC answers are knotd's to
+ * send: they stay SERVFAIL, the name resolved for the retry).
+ */
+static knotd_state_t k8s_cold_end_hook(knotd_state_t state, knot_pkt_t *pkt,
+                                       knotd_qdata_t *qdata, knotd_mod_t *mod)
+{
+	if (cold_query.qdata != qdata) {
+		return state;
+	}
+	cold_query.qdata = NULL;
+	if (qdata->type != KNOTD_QUERY_TYPE_NORMAL ||
+	    cold_query.id != knot_wire_get_id(qdata->query->wire)) {
+		return state;
+	}
+	const knotd_qdata_params_t *params = qdata->params;
+	if (params->xdp_msg != NULL || params->proto == KNOTD_QUERY_PROTO_QUIC) {
+		return state;
+	}
+	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
+	knot_rrset_t soa = knotd_qdata_zone_apex_rrset(qdata, KNOT_RRTYPE_SOA);
+	if (k8s_cold_handoff(ctx->cold, qdata->query->wire, qdata->query->size, params->socket,
+	                     params->proto == KNOTD_QUERY_PROTO_TCP, params->remote, &soa)) {
+		k8s_stats_late(mod, qdata);
+		return KNOTD_STATE_NOOP;
+	}
+	return state;
+}
+
+/*! \brief The cold waiter's answer: the worker's, from its thread. */
+static k8s_answer_t cold_answer(void *arg, const knot_pkt_t *query, const knot_dname_t *lower,
+                                const struct sockaddr_storage *remote, knot_pkt_t *pkt,
+                                knot_mm_t *mm, bool *cold)
+{
+	const k8s_ctx_t *ctx = arg;
+	k8s_autopath_outcome_t walked;
+	(void)k8s_answer_cold_take();
+	k8s_answer_t res = answer_query(ctx, lower, knot_pkt_qtype(query), query, remote, pkt, mm,
+	                                &walked);
+	*cold = (res == K8S_ANSWER_SERVFAIL && k8s_answer_cold_take()) ||
+	        walked == K8S_AUTOPATH_COLD;
+	return res;
 }
 
 static knotd_in_state_t k8s_additional_hook(knotd_in_state_t state, knot_pkt_t *pkt,
@@ -306,6 +382,8 @@ static bool under(const knot_dname_t *name, const char *apex)
 static void ctx_free(k8s_ctx_t *ctx)
 {
 	k8s_ops_release(ctx);
+	// Nobody answers late past here: the waiter reads the zone's settings.
+	k8s_cold_free(ctx->cold);
 	// The endpoint programs the forwarder: it stops first.
 	k8s_fedapi_stop(ctx->fedapi);
 	k8s_fedfwd_free(ctx->fedfwd);
@@ -656,9 +734,12 @@ static bool onlinesign_follows(knotd_mod_t *mod)
  * after us gets the ADDITIONAL hook that leaves DO answers alone, so that the others
  * pay nothing for it.
  */
-static int hooks_add(knotd_mod_t *mod, const k8s_answer_conf_t *answer)
+static int hooks_add(knotd_mod_t *mod, const k8s_answer_conf_t *answer, bool cold)
 {
 	int ret = knotd_mod_in_hook(mod, KNOTD_STAGE_ANSWER, k8s_answer_hook);
+	if (ret == KNOT_EOK && cold) {
+		ret = knotd_mod_hook(mod, KNOTD_STAGE_END, k8s_cold_end_hook);
+	}
 	if (ret != KNOT_EOK) {
 		return ret;
 	}
@@ -721,8 +802,11 @@ static int load_module(check_ctx_t *check)
 	if (ret == KNOT_EOK && check->mod != NULL && federated) {
 		ret = k8s_stats_add_members(check->mod, ctx->member_count);
 	}
+	// A zone that may meet cold upstream names answers them late, from a thread of its own.
+	bool cold = !federated && ctx->answer.role != K8S_ROLE_REVERSE &&
+	            (wconf.upstream != NULL || ctx->fedfwd != NULL);
 	if (ret == KNOT_EOK && check->mod != NULL) {
-		ret = hooks_add(check->mod, &ctx->answer);
+		ret = hooks_add(check->mod, &ctx->answer, cold);
 	}
 	// A Federated-DNS zone watches its members only, not a cluster of its own.
 	if (ret == KNOT_EOK && check->mod != NULL && federated) {
@@ -732,6 +816,18 @@ static int load_module(check_ctx_t *check)
 		}
 	} else if (ret == KNOT_EOK && check->mod != NULL) {
 		ret = watcher_start(ctx, &wconf);
+		// After the watcher, whose own failures say more; its failure lets the watcher go.
+		if (ret == KNOT_EOK && cold) {
+			ctx->cold = k8s_cold_new(cold_answer, ctx);
+			if (ctx->cold == NULL) {
+				knotd_mod_log(check->mod, LOG_ERR, "failed to start the thread that "
+				              "answers cold upstream names (no memory or thread)");
+				k8s_watcher_detach(ctx->watcher, &ctx->client);
+				k8s_watcher_release(ctx->watcher);
+				ctx->watcher = NULL;
+				ret = KNOT_ENOMEM;
+			}
+		}
 		if (ret == KNOT_EOK) {
 			k8s_ops_zone_add(ctx);
 		}
@@ -768,6 +864,9 @@ static void k8s_unload(knotd_mod_t *mod)
 	}
 	// No log line here: knotd has freed this zone's name already (see ARCHITECTURE.md).
 	k8s_ops_zone_remove(ctx);
+	// The cold waiter reads the watchers' tables: it stops before they go.
+	k8s_cold_free(ctx->cold);
+	ctx->cold = NULL;
 	for (size_t i = 0; i < ctx->fed.member_count; i++) {
 		k8s_watcher_detach(ctx->fed_watch[i].watcher, &ctx->fed_watch[i].client);
 	}

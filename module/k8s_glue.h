@@ -43,6 +43,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #endif
 
 #include "answer.h"
+#include "coldwait.h"
 #include "fedapi.h"
 #include "fedfwd.h"
 #include "fedserve.h"
@@ -119,6 +120,7 @@ typedef struct {
 	k8s_metrics_source_t metrics_src; /*!< The zone's part of /ready (metrics.h). */
 	bool metrics_added;
 	bool httpd_held;            /*!< A reference to the process's endpoint (metrics-listen). */
+	k8s_cold_t *cold;           /*!< Late answers of cold upstream names, or NULL. */
 } k8s_ctx_t;
 
 /*! \brief A conf check's message: it must outlive the call; conf checks run one at a time. */
@@ -157,6 +159,9 @@ uint64_t k8s_stats_clock(void);
  */
 knotd_in_state_t k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
                                    knotd_in_state_t state, uint64_t started_ns);
+
+/*! \brief Counts a query handed to the cold waiter (also counted by its first outcome). */
+void k8s_stats_late(knotd_mod_t *mod, knotd_qdata_t *qdata);
 
 /*! \brief Counts an autopath walk and its outcome. */
 void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_outcome_t walked);

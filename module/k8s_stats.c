@@ -69,13 +69,14 @@ enum {
 	QUERY_NOT_READY,
 	QUERY_SERVFAIL,
 	QUERY_REFUSED,
+	QUERY_LATE,
 	QUERY_COUNT
 };
 
 static char *query_str(uint32_t idx, uint32_t count)
 {
 	static const char *names[QUERY_COUNT] = {
-		"answer", "nodata", "nxdomain", "truncated", "not-ready", "servfail", "refused"
+		"answer", "nodata", "nxdomain", "truncated", "not-ready", "servfail", "refused", "late"
 	};
 	return strdup(idx < QUERY_COUNT ? names[idx] : "unknown");
 }
@@ -254,6 +255,11 @@ knotd_in_state_t k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_a
 	default:
 		return state;
 	}
+}
+
+void k8s_stats_late(knotd_mod_t *mod, knotd_qdata_t *qdata)
+{
+	knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_QUERIES, QUERY_LATE, 1);
 }
 
 void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_outcome_t walked)

@@ -201,7 +201,7 @@ def addresses(answer):
 def a_federated_name_is_forwarded_with_the_source_cluster_and_its_answer_reaches_the_client(c):
     f = fixture_of(c)
     name = "mysvc.myns.myfederation.svc.federation."
-    # Cold at first (SERVFAIL, the resolver thread is asked), then the forwarded answer.
+    # Answered late on the first query, once the resolver thread has the answer.
     answer = c.expect_answer(name, "A", "NOERROR", ["192.0.2.11"], timeout=15)
     testing.expect_equal({(rr.owner, rr.type) for rr in answer.answer}, {(name, "A")}, "answer")
     asked = f.fed1.asked(name)
@@ -213,6 +213,15 @@ def a_federated_name_is_forwarded_with_the_source_cluster_and_its_answer_reaches
         testing.expect_equal(addresses(c.query(name, "A")), ["192.0.2.11"], "cached answer")
     testing.expect(len([s for s in f.fed1.asked(name) if s[1] == 1]) <= count,
                    "cached answer asked again")
+
+
+@tests.case
+def a_cold_federated_name_answers_on_the_first_query(c):
+    # Issue 24 item 5: no SERVFAIL while the name is resolved; the answer comes late.
+    name = "firstquery.myns.myfederation.svc.federation."
+    answer = c.query(name, "A", edns=True, timeout=5)
+    testing.expect_equal(answer.rcode, "NOERROR", f"first answer: {answer.summary()}")
+    testing.expect_equal(addresses(answer), ["192.0.2.11"], "first answer")
 
 
 @tests.case

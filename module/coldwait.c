@@ -1,0 +1,405 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <urcu/urcu-memb.h>
+
+#include "clock.h"
+#include "coldwait.h"
+
+#define EDNS_PAYLOAD 1232
+/*! \brief The thread's memory for one try (an answer needs a few KiB). */
+#define ARENA_SIZE (256 * 1024)
+/*! \brief An SOA's rdata at most: two names and five 32-bit numbers. */
+#define SOA_RDATA_MAX (2 * KNOT_DNAME_MAXLEN + 20)
+/*! \brief Room kept for the OPT record and its Extended DNS Error. */
+#define OPT_RESERVE (KNOT_EDNS_MIN_SIZE + KNOT_EDNS_OPTION_HDRLEN + 2 + 32)
+/*! \brief The deadline's Extended DNS Error: 22, No Reachable Authority. */
+#define EDE_DEADLINE 22
+#define EDE_DEADLINE_TEXT "upstream answer not in time"
+
+enum { SLOT_FREE = 0, SLOT_FILLING, SLOT_READY };
+
+typedef struct {
+	atomic_int state;
+	int fd;
+	bool tcp;
+	uint16_t len;
+	uint16_t soa_len;
+	uint32_t soa_ttl;
+	uint64_t deadline_ms;
+	struct sockaddr_storage remote;
+	uint8_t wire[K8S_COLD_QUERY_MAX];
+	uint8_t soa_owner[KNOT_DNAME_MAXLEN];
+	uint8_t soa_rdata[SOA_RDATA_MAX];
+} slot_t;
+
+struct k8s_cold {
+	k8s_cold_answer_fn answer;
+	void *ctx;
+	int wake_fd;
+	atomic_bool stop;
+	atomic_uint slot_next;
+	atomic_size_t waiting;
+	pthread_t thread;
+	knot_mm_t mm;                            /*!< Allocates from \a arena, reset after each try. */
+	size_t arena_used;
+	max_align_t arena[ARENA_SIZE / sizeof(max_align_t)];
+	uint8_t out[2 + KNOT_WIRE_MAX_PKTSIZE];  /*!< The response, after a TCP length. */
+	slot_t slots[K8S_COLD_SLOTS];
+};
+
+static void *arena_alloc(void *ctx, size_t len)
+{
+	k8s_cold_t *w = ctx;
+	size_t align = sizeof(max_align_t);
+	size_t need = (len + align - 1) / align;
+	if (len > ARENA_SIZE || need > ARENA_SIZE / align - w->arena_used) {
+		return NULL;
+	}
+	void *p = &w->arena[w->arena_used];
+	w->arena_used += need;
+	return p;
+}
+
+static size_t udp_limit(const knot_pkt_t *q)
+{
+	if (q->opt_rr == NULL) {
+		return KNOT_WIRE_MIN_PKTSIZE;
+	}
+	uint16_t payload = knot_edns_get_payload(q->opt_rr);
+	if (payload < KNOT_WIRE_MIN_PKTSIZE) {
+		return KNOT_WIRE_MIN_PKTSIZE;
+	}
+	return (payload < EDNS_PAYLOAD) ? payload : EDNS_PAYLOAD;
+}
+
+static void slot_release(k8s_cold_t *w, slot_t *s)
+{
+	if (s->tcp) {
+		close(s->fd);
+	}
+	atomic_store_explicit(&s->state, SLOT_FREE, memory_order_release);
+	atomic_fetch_sub(&w->waiting, 1);
+}
+
+static void send_answer(k8s_cold_t *w, const slot_t *s, size_t size)
+{
+	ssize_t sent;
+	if (s->tcp) {
+		w->out[0] = size >> 8;
+		w->out[1] = size & 0xff;
+		sent = send(s->fd, w->out, size + 2, MSG_DONTWAIT | MSG_NOSIGNAL);
+	} else {
+		socklen_t len = (s->remote.ss_family == AF_INET6) ? sizeof(struct sockaddr_in6)
+		                                                  : sizeof(struct sockaddr_in);
+		sent = sendto(s->fd, w->out + 2, size, MSG_DONTWAIT | MSG_NOSIGNAL,
+		              (const struct sockaddr *)&s->remote, len);
+	}
+	(void)sent;  // Like knotd's own: a client gone or a full buffer loses the answer.
+}
+
+/*! \brief A fresh response to \a q with room for the OPT record, at the ANSWER section. */
+static knot_pkt_t *response_new(k8s_cold_t *w, const slot_t *s, const knot_pkt_t *q)
+{
+	size_t max = s->tcp ? KNOT_WIRE_MAX_PKTSIZE : udp_limit(q);
+	knot_pkt_t *r = knot_pkt_new(w->out + 2, max, &w->mm);
+	if (r == NULL || knot_pkt_init_response(r, q) != KNOT_EOK ||
+	    (knot_pkt_has_edns(q) && knot_pkt_reserve(r, OPT_RESERVE) != KNOT_EOK) ||
+	    knot_pkt_begin(r, KNOT_ANSWER) != KNOT_EOK) {
+		knot_pkt_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+/*! \brief knotd's RCODE for an answer, and whether the zone's SOA goes with it. */
+static uint16_t answer_rcode(k8s_answer_t res, bool *negative, int *ede)
+{
+	*negative = false;
+	*ede = -1;
+	switch (res) {
+	case K8S_ANSWER_HIT:
+	case K8S_ANSWER_TRUNC:
+		return KNOT_RCODE_NOERROR;
+	case K8S_ANSWER_HIT_NXDOMAIN:
+		return KNOT_RCODE_NXDOMAIN;
+	case K8S_ANSWER_NODATA:
+		*negative = true;
+		return KNOT_RCODE_NOERROR;
+	case K8S_ANSWER_NXDOMAIN:
+		*negative = true;
+		return KNOT_RCODE_NXDOMAIN;
+	case K8S_ANSWER_NOTREADY:
+		*ede = KNOT_EDNS_EDE_NOT_READY;
+		return KNOT_RCODE_SERVFAIL;
+	case K8S_ANSWER_REFUSED:
+		return KNOT_RCODE_REFUSED;
+	default:
+		return KNOT_RCODE_SERVFAIL;
+	}
+}
+
+/*! \brief The authority section of a negative answer: the zone's SOA (TTL: its minimum at most). */
+static void put_soa(k8s_cold_t *w, const slot_t *s, knot_pkt_t *r)
+{
+	if (s->soa_len == 0) {
+		return;
+	}
+	uint32_t ttl = s->soa_ttl;
+	knot_rrset_t soa;
+	knot_rrset_init(&soa, (knot_dname_t *)s->soa_owner, KNOT_RRTYPE_SOA, KNOT_CLASS_IN, ttl);
+	if (knot_rrset_add_rdata(&soa, s->soa_rdata, s->soa_len, &w->mm) != KNOT_EOK) {
+		return;
+	}
+	uint32_t minimum = knot_soa_minimum(soa.rrs.rdata);
+	soa.ttl = (minimum < ttl) ? minimum : ttl;
+	if (knot_pkt_begin(r, KNOT_AUTHORITY) != KNOT_EOK ||
+	    knot_pkt_put(r, KNOT_COMPR_HINT_NONE, &soa, 0) != KNOT_EOK) {
+		knot_wire_set_tc(r->wire);
+	}
+}
+
+/*! \brief The OPT record, with an Extended DNS Error when \a ede >= 0. */
+static void put_opt(k8s_cold_t *w, knot_pkt_t *r, int ede, const char *ede_text)
+{
+	knot_rrset_t opt;
+	if (knot_edns_init(&opt, EDNS_PAYLOAD, 0, KNOT_EDNS_VERSION, &w->mm) != KNOT_EOK) {
+		return;
+	}
+	if (ede >= 0) {
+		uint8_t data[2 + 32];
+		size_t text_len = strlen(ede_text);
+		text_len = (text_len < 32) ? text_len : 32;
+		data[0] = ede >> 8;
+		data[1] = ede & 0xff;
+		memcpy(data + 2, ede_text, text_len);
+		(void)knot_edns_add_option(&opt, KNOT_EDNS_OPTION_EDE, 2 + text_len, data, &w->mm);
+	}
+	(void)knot_pkt_reclaim(r, OPT_RESERVE);
+	if (knot_pkt_begin(r, KNOT_ADDITIONAL) != KNOT_EOK ||
+	    knot_pkt_put(r, KNOT_COMPR_HINT_NONE, &opt, 0) != KNOT_EOK) {
+		knot_wire_set_tc(r->wire);
+	}
+}
+
+/*!
+ * \brief Answers a waiting query again: sent once it is no longer cold, or SERVFAIL
+ * at its deadline; otherwise it keeps waiting. Returns true while it waits.
+ */
+static bool slot_try(k8s_cold_t *w, slot_t *s, uint64_t now)
+{
+	bool waits = false;
+	knot_pkt_t *r = NULL;
+	knot_pkt_t *q = knot_pkt_new(s->wire, s->len, &w->mm);
+	if (q == NULL || knot_pkt_parse(q, 0) != KNOT_EOK) {
+		goto done;
+	}
+	knot_dname_storage_t lower;
+	if (knot_dname_to_wire(lower, knot_pkt_qname(q), sizeof(lower)) <= 0) {
+		goto done;
+	}
+	knot_dname_to_lower(lower);
+
+	urcu_memb_read_lock();
+	r = response_new(w, s, q);
+	if (r == NULL) {
+		urcu_memb_read_unlock();
+		goto done;
+	}
+	bool cold = false;
+	k8s_answer_t res = w->answer(w->ctx, q, lower, &s->remote, r, &w->mm, &cold);
+	if (cold && now < s->deadline_ms) {
+		urcu_memb_read_unlock();
+		waits = true;
+		goto done;
+	}
+	bool negative;
+	int ede;
+	const char *ede_text = "";
+	uint16_t rcode = answer_rcode(res, &negative, &ede);
+	if (cold || rcode == KNOT_RCODE_SERVFAIL || rcode == KNOT_RCODE_REFUSED) {
+		// Only the header and the question: what the answer put goes.
+		knot_pkt_free(r);
+		r = response_new(w, s, q);
+		if (r == NULL) {
+			urcu_memb_read_unlock();
+			goto done;
+		}
+		if (cold) {
+			rcode = KNOT_RCODE_SERVFAIL;
+			ede = EDE_DEADLINE;
+			ede_text = EDE_DEADLINE_TEXT;
+		}
+		negative = false;
+	} else {
+		knot_wire_set_aa(r->wire);
+		if (res == K8S_ANSWER_TRUNC) {
+			knot_wire_set_tc(r->wire);  // knotd's TRUNC state does so for a worker's answer.
+		}
+	}
+	if (negative) {
+		put_soa(w, s, r);
+	}
+	knot_wire_set_rcode(r->wire, rcode);
+	if (knot_pkt_has_edns(q)) {
+		put_opt(w, r, ede, ede_text);
+	}
+	send_answer(w, s, r->size);
+	urcu_memb_read_unlock();
+done:
+	knot_pkt_free(r);
+	knot_pkt_free(q);
+	w->arena_used = 0;
+	if (!waits) {
+		slot_release(w, s);
+	}
+	return waits;
+}
+
+static void *cold_run(void *arg)
+{
+	k8s_cold_t *w = arg;
+	urcu_memb_register_thread();
+	bool waiting = false;
+	while (!atomic_load(&w->stop)) {
+		struct pollfd pfd = { .fd = w->wake_fd, .events = POLLIN };
+		if (poll(&pfd, 1, waiting ? K8S_COLD_TICK_MS : -1) < 0 && errno != EINTR) {
+			break;
+		}
+		if (pfd.revents != 0) {
+			uint64_t value;
+			(void)!read(w->wake_fd, &value, sizeof(value));
+		}
+		uint64_t now = k8s_now_ms();
+		waiting = false;
+		for (size_t i = 0; i < K8S_COLD_SLOTS; i++) {
+			slot_t *s = &w->slots[i];
+			if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_READY &&
+			    slot_try(w, s, now)) {
+				waiting = true;
+			}
+		}
+		urcu_memb_quiescent_state();
+	}
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+k8s_cold_t *k8s_cold_new(k8s_cold_answer_fn answer, void *ctx)
+{
+	k8s_cold_t *w = calloc(1, sizeof(*w));
+	if (w == NULL) {
+		return NULL;
+	}
+	w->answer = answer;
+	w->ctx = ctx;
+	w->mm = (knot_mm_t){ .ctx = w, .alloc = arena_alloc };
+	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (w->wake_fd < 0) {
+		free(w);
+		return NULL;
+	}
+	if (pthread_create(&w->thread, NULL, cold_run, w) != 0) {
+		close(w->wake_fd);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void k8s_cold_free(k8s_cold_t *w)
+{
+	if (w == NULL) {
+		return;
+	}
+	atomic_store(&w->stop, true);
+	uint64_t one = 1;
+	(void)!write(w->wake_fd, &one, sizeof(one));
+	pthread_join(w->thread, NULL);
+	for (size_t i = 0; i < K8S_COLD_SLOTS; i++) {
+		slot_t *s = &w->slots[i];
+		if (atomic_load(&s->state) == SLOT_READY && s->tcp) {
+			close(s->fd);
+		}
+	}
+	close(w->wake_fd);
+	free(w);
+}
+
+bool k8s_cold_handoff(k8s_cold_t *w, const uint8_t *wire, size_t len, int fd, bool tcp,
+                      const struct sockaddr_storage *remote, const knot_rrset_t *soa)
+{
+	if (w == NULL || len > K8S_COLD_QUERY_MAX || fd < 0) {
+		return false;
+	}
+	size_t soa_owner_len = 0;
+	const knot_rdata_t *soa_rd = NULL;
+	if (soa != NULL && soa->owner != NULL && soa->rrs.count > 0) {
+		soa_owner_len = knot_dname_size(soa->owner);
+		soa_rd = soa->rrs.rdata;
+		if (soa_owner_len > KNOT_DNAME_MAXLEN || soa_rd->len > SOA_RDATA_MAX) {
+			return false;
+		}
+	}
+	unsigned start = atomic_fetch_add_explicit(&w->slot_next, 1, memory_order_relaxed);
+	for (unsigned k = 0; k < 8; k++) {
+		slot_t *s = &w->slots[(start + k) % K8S_COLD_SLOTS];
+		int expected = SLOT_FREE;
+		if (!atomic_compare_exchange_strong(&s->state, &expected, SLOT_FILLING)) {
+			continue;
+		}
+		s->fd = tcp ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : fd;
+		if (s->fd < 0) {
+			atomic_store(&s->state, SLOT_FREE);
+			return false;
+		}
+		s->tcp = tcp;
+		s->len = len;
+		s->remote = *remote;
+		memcpy(s->wire, wire, len);
+		s->soa_len = 0;
+		if (soa_rd != NULL) {
+			memcpy(s->soa_owner, soa->owner, soa_owner_len);
+			memcpy(s->soa_rdata, soa_rd->data, soa_rd->len);
+			s->soa_len = soa_rd->len;
+			s->soa_ttl = soa->ttl;
+		}
+		s->deadline_ms = k8s_now_ms() + K8S_COLD_DEADLINE_MS;
+		atomic_fetch_add(&w->waiting, 1);
+		atomic_store_explicit(&s->state, SLOT_READY, memory_order_release);
+		uint64_t one = 1;
+		(void)!write(w->wake_fd, &one, sizeof(one));
+		return true;
+	}
+	return false;
+}
+
+size_t k8s_cold_waiting(const k8s_cold_t *w)
+{
+	return (w == NULL) ? 0 : atomic_load(&w->waiting);
+}

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""No SERVFAIL for a cold name (issue 24, item 5).
+
+Where mod-k8s resolves a name outside its zones through its own upstream resolver
+(ExternalName targets, autopath's outside names, kube-dns federation names), a name
+the upstream cache does not hold yet is handed to the zone's cold waiter: the worker
+sends nothing, and the answer goes out from knotd's socket once the upstream has
+answered, on the client's FIRST query; past the deadline (2 s) it is SERVFAIL with
+Extended DNS Error 22. The upstream is a stub the test controls: it answers every
+name (A 192.0.2.<n>) after DELAY, or never ("silent"). At most 64 queries wait
+per zone: the others answer SERVFAIL at once.
+"""
+
+import contextlib
+import os
+import select
+import socket
+import time
+
+import stubdns
+import testing
+import wire
+from cluster import Cluster, MANIFESTS
+
+tests = testing.Tests()
+
+# Longer than a query takes to reach a cold name, shorter than the resolver's 1 s attempt.
+DELAY = 0.6
+FEDERATIONS = ["myfederation=example.com"]
+AP = "search.default.cluster.local.ap.k8s.io."
+
+
+class Fixture(contextlib.ExitStack):
+    """A stub upstream and a cluster (cluster zone with federations, autopath zone) using it."""
+
+    def __enter__(self):
+        super().__enter__()
+        try:
+            self.up = self.enter_context(stubdns.StubDNS(delay=DELAY))
+            self.cluster = self.enter_context(Cluster(
+                manifests=[os.path.join(MANIFESTS, "spec-clusterip")],
+                zones=("cluster.local.", "ap.k8s.io."),
+                module={"upstream": self.up.address, "federations": FEDERATIONS}))
+        except BaseException:
+            self.close()
+            raise
+        self.cluster.up = self.up
+        return self.cluster
+
+
+def address(name):
+    return f"192.0.2.{stubdns._number(name)}"
+
+
+def records(answer):
+    return {(rr.owner, rr.type, rr.rdata) for rr in answer.answer}
+
+
+def late_count(c, zone="cluster.local."):
+    return c.stats(zone).get("queries[late]", 0)
+
+
+def first_query(c, name, qtype="A", **options):
+    """The first query of a cold name: its answer and how long it took."""
+    start = time.monotonic()
+    answer = c.query(name, qtype, edns=True, timeout=5, **options)
+    return answer, time.monotonic() - start
+
+
+def external(name, target):
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"type": "ExternalName", "externalName": target}}
+
+
+def externalname_first_query(c, svc, target, **options):
+    """Creates an ExternalName service and asks for its A once the table holds it."""
+    c.up.mode = "answer"
+    c.sim.apply(external(svc, target))
+    name = f"{svc}.default.svc.cluster.local."
+    # A TXT query needs no upstream: the CNAME alone shows the service is in the table.
+    c.expect_answer(name, "TXT", "NOERROR", timeout=10)
+    return name, first_query(c, name, **options)
+
+
+@tests.case
+def a_cold_externalname_target_answers_on_the_first_query(c):
+    before = late_count(c)
+    target = "coldext.example.net."
+    name, (answer, took) = externalname_first_query(c, "coldext", target)
+    testing.expect_equal(answer.rcode, "NOERROR", f"first answer: {answer.summary()}")
+    testing.expect_equal(records(answer), {(name, "CNAME", target), (target, "A", address(target))},
+                         "first answer")
+    testing.expect("aa" in answer.flags, f"no AA: {answer.summary()}")
+    testing.expect(late_count(c) > before, "queries[late] not counted")
+
+
+@tests.case
+def a_cold_externalname_target_answers_on_the_first_query_over_tcp(c):
+    target = "coldtcp.example.net."
+    name, (answer, took) = externalname_first_query(c, "coldtcp", target, tcp=True)
+    testing.expect_equal(answer.rcode, "NOERROR", f"first answer: {answer.summary()}")
+    testing.expect_equal(records(answer), {(name, "CNAME", target), (target, "A", address(target))},
+                         "first answer")
+
+
+@tests.case
+def a_silent_upstream_answers_servfail_with_ede_22_at_the_deadline(c):
+    c.up.mode = "silent"
+    try:
+        c.sim.apply(external("coldsilent", "coldsilent.example.net"))
+        name = "coldsilent.default.svc.cluster.local."
+        c.expect_answer(name, "TXT", "NOERROR", timeout=10)
+        answer, took = first_query(c, name)
+        testing.expect_equal(answer.rcode, "SERVFAIL", f"answer: {answer.summary()}")
+        testing.expect(answer.ede_code == 22, f"EDE: {answer.summary()}")
+        testing.expect(1.5 <= took < 4, f"answered after {took:.2f} s, not at the 2 s deadline")
+        # Cluster names stay fast meanwhile.
+        answer = c.query("kubernetes.default.svc.cluster.local.", "A")
+        testing.expect_equal(answer.rcode, "NOERROR", "a cluster name")
+    finally:
+        c.up.mode = "answer"
+
+
+@tests.case
+def at_most_64_queries_wait_the_others_answer_servfail_at_once(c):
+    c.up.mode = "silent"
+    try:
+        c.sim.apply(external("coldcap", "coldcap.example.net"))
+        name = "coldcap.default.svc.cluster.local."
+        c.expect_answer(name, "TXT", "NOERROR", timeout=10)
+        count = 80
+        took = []
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            sock.connect((c.address, c.port))
+            start = time.monotonic()
+            for i in range(count):
+                sock.send(wire.query(name, "A", ident=i))
+            while len(took) < count and time.monotonic() - start < 5:
+                if select.select([sock], [], [], 0.2)[0]:
+                    reply = wire.parse(sock.recv(65535))
+                    testing.expect_equal(reply.rcode, "SERVFAIL", "rcode")
+                    took.append(time.monotonic() - start)
+        at_once = [t for t in took if t < 1]
+        late = [t for t in took if t >= 1.5]
+        testing.expect_equal((len(at_once), len(late)), (count - 64, 64),
+                             f"answered at once, at the deadline ({len(took)} answers)")
+    finally:
+        c.up.mode = "answer"
+
+
+@tests.case
+def a_cold_autopath_outside_name_answers_on_the_first_query(c):
+    c.up.mode = "answer"
+    outside = "coldwalk.example.org."
+    name = "coldwalk.example.org." + AP
+    answer, took = first_query(c, name)
+    testing.expect_equal(answer.rcode, "NOERROR", f"first answer: {answer.summary()}")
+    testing.expect_equal(records(answer), {(name, "CNAME", outside),
+                                           (outside, "A", address(outside))}, "first answer")
+    testing.expect(late_count(c, "ap.k8s.io.") > 0, "queries[late] not counted")
+
+
+@tests.case
+def a_silent_upstream_ends_an_autopath_walk_in_servfail_with_ede_22(c):
+    c.up.mode = "silent"
+    try:
+        answer, took = first_query(c, "coldsilent.example.org." + AP)
+        testing.expect_equal(answer.rcode, "SERVFAIL", f"answer: {answer.summary()}")
+        testing.expect(answer.ede_code == 22, f"EDE: {answer.summary()}")
+    finally:
+        c.up.mode = "answer"
+
+
+@tests.case
+def a_cold_federation_name_answers_on_the_first_query(c):
+    c.up.mode = "answer"
+    name = "coldfed.myns.myfederation.svc.cluster.local."
+    # The spec-clusterip cluster has no nodes, hence no zone and region in the name.
+    remote = "coldfed.myns.myfederation.svc.example.com."
+    answer, took = first_query(c, name)
+    testing.expect_equal(answer.rcode, "NOERROR", f"first answer: {answer.summary()}")
+    testing.expect_equal(records(answer), {(name, "CNAME", remote), (remote, "A", address(remote))},
+                         "first answer")
+
+
+@tests.case
+def a_silent_upstream_answers_a_federation_name_servfail_with_ede_22(c):
+    c.up.mode = "silent"
+    try:
+        answer, took = first_query(c, "coldsilent.myns.myfederation.svc.cluster.local.")
+        testing.expect_equal(answer.rcode, "SERVFAIL", f"answer: {answer.summary()}")
+        testing.expect(answer.ede_code == 22, f"EDE: {answer.summary()}")
+    finally:
+        c.up.mode = "answer"
+
+
+tests.main(fixture=Fixture)
