@@ -28,6 +28,7 @@
 
 #include "events.h"
 #include "jsonread.h"
+#include "jsonstrict.h"
 
 /*! Pod managedFields nest deeply and a watch event adds two levels. */
 #define JSON_DEPTH 128
@@ -122,8 +123,7 @@ int k8s_json_parse(const char *text, size_t len, json_object **root, char *err, 
 	if (tok == NULL) {
 		return KNOT_ENOMEM;
 	}
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	json_object *val = json_tokener_parse_ex(tok, text, (int)len);
+	json_object *val = k8s_json_tokener_parse(tok, text, (int)len);
 	enum json_tokener_error jerr = json_tokener_get_error(tok);
 	size_t end = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);

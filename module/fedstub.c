@@ -26,6 +26,7 @@
 
 #include "dnsname.h"
 #include "fedstub.h"
+#include "jsonstrict.h"
 
 /*! Nesting of a body or file: object, object, object, array. */
 #define JSON_DEPTH 6
@@ -185,8 +186,7 @@ static json_object *json_read(const char *data, size_t len, size_t max, int *ret
 		snprintf(err, errlen, "no memory");
 		return NULL;
 	}
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	json_object *obj = json_tokener_parse_ex(tok, data, (int)len);
+	json_object *obj = k8s_json_tokener_parse(tok, data, (int)len);
 	enum json_tokener_error jerr = json_tokener_get_error(tok);
 	// Trailing bytes after the value (or an unfinished value) make no valid document.
 	if (obj == NULL || jerr != json_tokener_success ||

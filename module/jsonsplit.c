@@ -28,6 +28,7 @@
 #include <libknot/errcode.h>
 
 #include "jsonsplit.h"
+#include "jsonstrict.h"
 
 /*! ListMeta holds a resourceVersion and a continue token: small. */
 #define LIST_META_MAX (64 * 1024)
@@ -98,8 +99,7 @@ static int meta_parse(k8s_listsplit_t *s, const char *text, size_t len)
 	if (tok == NULL) {
 		return KNOT_ENOMEM;
 	}
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	json_object *meta = json_tokener_parse_ex(tok, text, (int)len);
+	json_object *meta = k8s_json_tokener_parse(tok, text, (int)len);
 	json_tokener_free(tok);
 	if (!json_object_is_type(meta, json_type_object)) {
 		json_object_put(meta);

@@ -360,7 +360,7 @@ static knotd_in_state_t k8s_additional_hook(knotd_in_state_t state, knot_pkt_t *
 
 /*!
  * \brief The ADDITIONAL hook of a zone whose list has mod-onlinesign after mod-k8s:
- * knotd 3.2's mod-onlinesign takes every additional record of a DO answer for glue of
+ * knotd's mod-onlinesign (3.2 and 3.4) takes every additional record of a DO answer for glue of
  * a zone node and dies (SIGSEGV in sign_section) on ours, so DO answers get none.
  */
 static knotd_in_state_t k8s_additional_unsigned_hook(knotd_in_state_t state, knot_pkt_t *pkt,

@@ -10,6 +10,7 @@ import contextlib
 import os
 import re
 
+import dig
 import knotd
 import testing
 from knotd import Knotd
@@ -26,8 +27,13 @@ def example_text():
         return f.read()
 
 
-def runnable_here(text, upstream):
-    """The example with the pod-only settings replaced (and nothing else)."""
+def runnable_here(text, upstream, dead=None):
+    """The example with the pod-only settings replaced (and nothing else). dead: a port
+    where no resolver listens, listed first, as a node's resolv.conf may list one that
+    is down (the init container writes every nameserver)."""
+    upstreams = f"{upstream.address}@{upstream.port}"
+    if dead is not None:
+        upstreams = f"{upstream.address}@{dead}, {upstreams}"
     # (pattern, replacement, lines it must match): the database's and the zones' storage
     # are one directory, an emptyDir in the pod.
     replacements = [
@@ -35,7 +41,7 @@ def runnable_here(text, upstream):
         (r"(?m)^(\s*rundir:).*$", r"\1 ${dir}/run", 1),
         (r"(?m)^(\s*storage:) /var/lib/knot$", r"\1 ${dir}/storage", 2),
         (r"(?m)^(\s*file:) \"/etc/knot/%s\.zone\"$", rf'\1 "{ZONES}/%s.zone"', 1),
-        (r"(?m)^(\s*forward:).*# @upstream$", rf"\1 [ {upstream.address}@{upstream.port} ]", 1),
+        (r"(?m)^(\s*forward:).*# @upstream$", rf"\1 [ {upstreams} ]", 1),
         # The metrics endpoint on a free loopback port, not the machine's 9153.
         (r"(?m)^(\s*metrics-listen:) 0\.0\.0\.0@9153$", rf"\1 127.0.0.1@{knotd.free_port()}", 1),
         (r"(?m)^(\s*lameduck-file:) /run/knot/lameduck$", r"\1 ${dir}/run/lameduck", 1),
@@ -47,13 +53,14 @@ def runnable_here(text, upstream):
 
 
 @contextlib.contextmanager
-def example_server():
+def example_server(dead_first=False):
     if knotd.load_mode() == "file":
         raise testing.Skip("the example relies on auto-loading, and knotd cannot auto-load the build here")
     upstream_zones = {"example.": None, "8.8.8.8.in-addr.arpa.": None}
     extra = {"example.": "www A 192.0.2.80", "8.8.8.8.in-addr.arpa.": "@ PTR dns.google."}
     with Knotd(zones=upstream_zones, zone_extra=extra) as upstream:
-        with Knotd(config=runnable_here(example_text(), upstream)) as server:
+        dead = knotd.free_port(upstream.address) if dead_first else None
+        with Knotd(config=runnable_here(example_text(), upstream, dead)) as server:
             yield server
 
 
@@ -77,5 +84,17 @@ www.example.                           A    NOERROR tcp 192.0.2.80
 # not know (NXDOMAIN) goes upstream: 8.8.8.8.in-addr.arpa. PTR NOERROR dns.google.
 8.8.8.8.in-addr.arpa.                  PTR  SERVFAIL ede=14
 """)
+
+# The node's first resolver is down (nothing listens on its port), the second answers:
+# mod-k8s's forwarder fails over on either Knot release (3.2's mod-dnsproxy did not).
+tests.fixture(lambda: example_server(dead_first=True), "the node's first resolver is down")
+
+
+@tests.case
+def a_name_outside_the_zones_is_forwarded_to_the_next_resolver(server):
+    reply = dig.query(server, "www.example.", "A", timeout=5)
+    testing.expect(reply.rcode == "NOERROR" and "192.0.2.80" in reply.text,
+                   f"Knot {knotd.knot_release()}: not forwarded to the second resolver:\n{reply.text}")
+
 
 tests.main(fixture=example_server)

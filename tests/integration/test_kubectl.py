@@ -366,7 +366,7 @@ def kubectl_does_not_know_a_missing_crd():
 def main(argv):
     global SIM, WORK
     if not KUBECTL:
-        print("1..0 # SKIP kubectl not found (not packaged for Debian bookworm)")
+        print("1..0 # SKIP kubectl not found (not packaged for Debian 13 nor 12)")
         return 77
     WORK = tempfile.mkdtemp(prefix="kubectl-test-")
     SIM = Simulator(os.path.join(WORK, "sim"), manifests=[SAMPLE])

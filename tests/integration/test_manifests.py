@@ -93,7 +93,7 @@ def kubectl(*args, sim=None, check=True):
 
 def need_kubectl():
     if not KUBECTL:
-        raise testing.Skip("kubectl not found (not packaged for Debian bookworm)")
+        raise testing.Skip("kubectl not found (not packaged for Debian 13 nor 12)")
 
 
 def config_map_name(objs):

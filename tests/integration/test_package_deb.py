@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""The Debian package on a bare Debian 12, as a Knot user installs it.
+"""The Debian package on a bare Debian 13 or 12, as a Knot user installs it.
 
 Issue 11: "A test installs the .deb into a bare bookworm root, starts the stock knotd
 with knot.conf.example adapted to the simulator, and gets answers with kdig." The root
-is `mmdebstrap --variant=minbase --include=git,ca-certificates bookworm`; in it,
+is `mmdebstrap --variant=minbase --include=git,ca-certificates RELEASE`, RELEASE the one
+whose Knot the package depends on (issue 27: trixie for 3.4, bookworm for 3.2); in it,
 `apt install ./knot-module-k8s_*.deb` (the README's install) pulls Debian's knot. knotd
 runs as the knot user with NET_BIND_SERVICE, as Debian's knot.service starts it, with
 the packaged example as /etc/knot/knot.conf and the packaged zone files; the only
@@ -23,13 +24,15 @@ import simctl
 import testing
 
 DEB = os.environ.get("MODK8S_DEB", "")
+# The Knot release the package is built for (knot-module-k8s's Depends), and its next.
+KNOT = {release: knot for knot, release in rootfs.RELEASES.items()}
 EXAMPLES = "/usr/share/doc/knot-module-k8s/examples"
 
 tests = testing.Tests()
 
 
 class Installed:
-    """A bare bookworm with the package installed, the simulator and the stock knotd."""
+    """A bare root of the package's release with it installed, the simulator and the stock knotd."""
 
     address = "127.0.0.1"
     port = 53
@@ -58,13 +61,15 @@ class Installed:
     def _start(self):
         self.root = os.path.join(self.workdir, "root")
         name = os.path.basename(DEB)
+        self.release = rootfs.release_of_deb(DEB)
+        self.knot = KNOT[self.release]
         rootfs.make_root(self.root, [
             "--include=git,ca-certificates",
             f"--customize-hook=copy-in '{os.path.abspath(DEB)}' /root/",
             # The README's install, as a user types it, in the directory holding the .deb.
             f"--customize-hook=chroot \"$1\" sh -c 'cd /root && DEBIAN_FRONTEND=noninteractive "
             f"apt install -y ./{name} && rm {name}'",
-        ])
+        ], self.release)
         conf = os.path.join(self.root, "etc", "knot")
         with open(os.path.join(self.root, EXAMPLES.lstrip("/"), "knot.conf.example")) as f:
             example = f.read()
@@ -114,18 +119,21 @@ class Installed:
 @tests.case
 def k8s_so_is_in_the_module_directory_of_debians_knotd(root):
     listed = root.run("dpkg", "-L", "knot-module-k8s").stdout.split()
-    testing.expect("/usr/lib/x86_64-linux-gnu/knot/modules-3.2/k8s.so" in listed
-                   or any(p.endswith("/knot/modules-3.2/k8s.so") for p in listed),
+    testing.expect(f"/usr/lib/x86_64-linux-gnu/knot/modules-{root.knot}/k8s.so" in listed
+                   or any(p.endswith(f"/knot/modules-{root.knot}/k8s.so") for p in listed),
                    f"k8s.so is not in knotd's module directory: {listed}")
 
 
 @tests.case
 def the_package_depends_on_the_knot_release_it_was_built_for(root):
+    major, minor = root.knot.split(".")
     depends = root.run("dpkg-query", "-W", "-f=${Depends}", "knot-module-k8s").stdout
-    testing.expect("knot (>= 3.2)" in depends and "knot (<< 3.3~)" in depends,
-                   f"Depends does not pin knot 3.2: {depends}")
+    testing.expect(f"knot (>= {root.knot})" in depends and f"knot (<< {major}.{int(minor) + 1}~)" in depends,
+                   f"Depends does not pin knot {root.knot}: {depends}")
     version = root.run("dpkg-query", "-W", "-f=${Version}", "knot").stdout
-    testing.expect(version.startswith("3.2."), f"apt installed knot {version}, not 3.2")
+    testing.expect(version.startswith(root.knot + "."), f"apt installed knot {version}, not {root.knot}")
+    codename = root.run("sh", "-c", ". /etc/os-release && echo $VERSION_CODENAME").stdout.strip()
+    testing.expect_equal(codename, root.release, "the root's Debian release")
 
 
 @tests.case

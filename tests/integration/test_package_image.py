@@ -190,10 +190,30 @@ def the_image_holds_the_package_and_debians_knot(pod):
                                    "knot-module-k8s", "knot", "knot-dnsutils"])
     testing.expect(result.returncode == 0, f"dpkg-query failed:\n{result.stdout}")
     installed = dict(line.split() for line in result.stdout.splitlines())
-    testing.expect(installed["knot"].startswith("3.2."), f"knot is {installed['knot']}")
+    # The image's Debian release and that release's Knot (trixie: 3.4, bookworm: 3.2).
+    release = image_release(pod)
+    knot = {r: k for k, r in rootfs.RELEASES.items()}.get(release)
+    testing.expect(knot is not None, f"the image is Debian {release}, not a supported release")
+    testing.expect(installed["knot"].startswith(f"{knot}."), f"knot is {installed['knot']} on {release}")
     listed = rootfs.run(pod.root, ["dpkg", "-L", "knot-module-k8s"]).stdout.split()
-    testing.expect(any(p.endswith("/knot/modules-3.2/k8s.so") for p in listed),
+    testing.expect(any(p.endswith(f"/knot/modules-{knot}/k8s.so") for p in listed),
                    f"k8s.so is not in knotd's module directory: {listed}")
+
+
+def image_release(pod):
+    """The VERSION_CODENAME of the image's /etc/os-release."""
+    with open(os.path.join(pod.root, "usr/lib/os-release")) as f:
+        return dict(line.rstrip("\n").split("=", 1) for line in f if "=" in line).get("VERSION_CODENAME")
+
+
+@tests.case
+def the_debian_13_image_has_knot_exporter(pod):
+    # Knot 3.4's Prometheus exporter, which Knot 3.2 (Debian 12) does not have.
+    if image_release(pod) != "trixie":
+        raise testing.Skip("knot-exporter is packaged from Debian 13 (Knot 3.4) on")
+    result = rootfs.run(pod.root, ["knot-exporter", "--help"])
+    testing.expect(result.returncode == 0 and "usage" in result.stdout.lower(),
+                   f"knot-exporter --help failed:\n{result.stdout}")
 
 
 @tests.case

@@ -37,12 +37,18 @@ _STAT = re.compile(r"^\[(?P<zone>[^\]]+)\] mod-k8s\.(?P<name>[a-z-]+)(\[(?P<idx>
 
 
 def stats(server, zone="cluster.local."):
-    """mod-k8s counters of a zone as {"name": value, "name[idx]": value}."""
-    result = server.knotc("zone-stats", zone)
+    """mod-k8s counters of a zone as {"name": value, "name[idx]": value}, as knotc 3.2 shows
+    them: every counter without an index, those with one only when not zero. knotc 3.4
+    leaves out every zero counter unless forced (-f): there the zeros without an index are
+    put back."""
+    force = knotd.knot_release() != "3.2"
+    result = server.knotc(*(["-f"] if force else []), "zone-stats", zone)
     out = {}
     for line in result.stdout.splitlines():
         match = _STAT.match(line.strip())
         if match:
+            if force and match["idx"] and match["value"] == "0":
+                continue
             key = match["name"] + (f"[{match['idx']}]" if match["idx"] else "")
             out[key] = int(match["value"])
     return out

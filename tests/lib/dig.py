@@ -164,6 +164,10 @@ def kdig_command(server, qname, qtype="A", *, tcp=False, dnssec=False, edns=Fals
         command.append("+tcp")
     if edns:
         command.append("+edns")
+    elif not (dnssec or bufsize is not None or nsid or extra):
+        # kdig 3.3 on sends EDNS unless told not to (3.2: only when told to); options in
+        # extra (+ednsopt, +cookie) say for themselves.
+        command.append("+noedns")
     if dnssec:
         command.append("+dnssec")
     if bufsize is not None:

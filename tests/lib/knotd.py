@@ -163,6 +163,15 @@ def _program(name):
 
 
 @functools.lru_cache(maxsize=None)
+def knot_release():
+    """The Knot release (x.y, e.g. "3.4") the module is built for: libknot-dev's, which
+    configure checked to be knotd's."""
+    result = subprocess.run(["pkg-config", "--modversion", "libknot"], stdout=subprocess.PIPE,
+                            text=True, check=True)
+    return ".".join(result.stdout.strip().split(".")[:2])
+
+
+@functools.lru_cache(maxsize=None)
 def module_instdir():
     """The directory knotd auto-loads modules from (pkg-config knotd module_instdir)."""
     result = subprocess.run(["pkg-config", "--variable=module_instdir", "knotd"],

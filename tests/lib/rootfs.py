@@ -1,8 +1,8 @@
-"""Run a Debian root filesystem (a bare bookworm, an image's rootfs) against the simulator.
+"""Run a Debian root filesystem (a bare Debian 13 or 12, an image's rootfs) against the simulator.
 
     import rootfs
     rootfs.need_root("mmdebstrap")          # testing.Skip, with the reason, where it cannot run
-    rootfs.make_root(root, ["--include=git,ca-certificates"])   # packaging/mkroot
+    rootfs.make_root(root, ["--include=git,ca-certificates"], rootfs.release_of_deb(deb))
     rootfs.private_network()                # this process and its children: only lo, up
     proc = rootfs.start(root, ["knotd"], binds=[(src, "/etc/knot", "ro")], env={...})
     rootfs.run(root, ["knotc", "conf-check"])
@@ -50,9 +50,23 @@ def need_root(*programs):
             raise testing.Skip(f"{program} not found (scripts/deps package installs it)")
 
 
-def make_root(root, options, timeout=1200):
-    """A bare bookworm in root by packaging/mkroot (downloaded .debs are cached)."""
-    result = subprocess.run([MKROOT, root, *options], stdin=subprocess.DEVNULL,
+DEB_RELEASE = os.path.join(PACKAGING, "deb-release")
+# The Knot release of each supported Debian release: a package built for one runs there only.
+RELEASES = {"3.4": "trixie", "3.2": "bookworm"}
+
+
+def release_of_deb(deb):
+    """The Debian release (trixie, bookworm) whose knot a knot-module-k8s .deb depends on
+    (packaging/deb-release)."""
+    result = subprocess.run([DEB_RELEASE, deb], check=True, stdout=subprocess.PIPE, text=True)
+    return result.stdout.split()[0]
+
+
+def make_root(root, options, release=None, timeout=1200):
+    """A bare Debian root (release: trixie, bookworm; default: this machine's) in root by
+    packaging/mkroot (downloaded .debs are cached)."""
+    release_option = ["--release", release] if release else []
+    result = subprocess.run([MKROOT, *release_option, root, *options], stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
     if result.returncode != 0:
         tail = "\n".join(result.stdout.decode(errors="replace").splitlines()[-30:])
