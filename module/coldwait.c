@@ -30,8 +30,8 @@
 
 #include "clock.h"
 #include "coldwait.h"
+#include "late.h"
 
-#define EDNS_PAYLOAD 1232
 /*! \brief The thread's memory for one try (an answer needs a few KiB). */
 #define ARENA_SIZE (256 * 1024)
 /*! \brief An SOA's rdata at most: two names and five 32-bit numbers. */
@@ -86,18 +86,6 @@ static void *arena_alloc(void *ctx, size_t len)
 	return p;
 }
 
-static size_t udp_limit(const knot_pkt_t *q)
-{
-	if (q->opt_rr == NULL) {
-		return KNOT_WIRE_MIN_PKTSIZE;
-	}
-	uint16_t payload = knot_edns_get_payload(q->opt_rr);
-	if (payload < KNOT_WIRE_MIN_PKTSIZE) {
-		return KNOT_WIRE_MIN_PKTSIZE;
-	}
-	return (payload < EDNS_PAYLOAD) ? payload : EDNS_PAYLOAD;
-}
-
 static void slot_release(k8s_cold_t *w, slot_t *s)
 {
 	if (s->tcp) {
@@ -109,24 +97,13 @@ static void slot_release(k8s_cold_t *w, slot_t *s)
 
 static void send_answer(k8s_cold_t *w, const slot_t *s, size_t size)
 {
-	ssize_t sent;
-	if (s->tcp) {
-		w->out[0] = size >> 8;
-		w->out[1] = size & 0xff;
-		sent = send(s->fd, w->out, size + 2, MSG_DONTWAIT | MSG_NOSIGNAL);
-	} else {
-		socklen_t len = (s->remote.ss_family == AF_INET6) ? sizeof(struct sockaddr_in6)
-		                                                  : sizeof(struct sockaddr_in);
-		sent = sendto(s->fd, w->out + 2, size, MSG_DONTWAIT | MSG_NOSIGNAL,
-		              (const struct sockaddr *)&s->remote, len);
-	}
-	(void)sent;  // Like knotd's own: a client gone or a full buffer loses the answer.
+	k8s_late_send(s->fd, s->tcp, &s->remote, w->out, size);
 }
 
 /*! \brief A fresh response to \a q with room for the OPT record, at the ANSWER section. */
 static knot_pkt_t *response_new(k8s_cold_t *w, const slot_t *s, const knot_pkt_t *q)
 {
-	size_t max = s->tcp ? KNOT_WIRE_MAX_PKTSIZE : udp_limit(q);
+	size_t max = s->tcp ? KNOT_WIRE_MAX_PKTSIZE : k8s_late_udp_limit(q);
 	knot_pkt_t *r = knot_pkt_new(w->out + 2, max, &w->mm);
 	if (r == NULL || knot_pkt_init_response(r, q) != KNOT_EOK ||
 	    (knot_pkt_has_edns(q) && knot_pkt_reserve(r, OPT_RESERVE) != KNOT_EOK) ||
@@ -188,7 +165,7 @@ static void put_soa(k8s_cold_t *w, const slot_t *s, knot_pkt_t *r)
 static void put_opt(k8s_cold_t *w, knot_pkt_t *r, int ede, const char *ede_text)
 {
 	knot_rrset_t opt;
-	if (knot_edns_init(&opt, EDNS_PAYLOAD, 0, KNOT_EDNS_VERSION, &w->mm) != KNOT_EOK) {
+	if (knot_edns_init(&opt, K8S_LATE_EDNS_PAYLOAD, 0, KNOT_EDNS_VERSION, &w->mm) != KNOT_EOK) {
 		return;
 	}
 	if (ede >= 0) {

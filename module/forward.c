@@ -33,6 +33,7 @@
 #include "clock.h"
 #include "dnsquery.h"
 #include "forward.h"
+#include "late.h"
 
 /*! \brief Hand-over slots between the workers and the thread. */
 #define SLOT_COUNT 256
@@ -46,7 +47,6 @@
 #define LOOP_PROBE_MS 60000
 /*! \brief One log line per server and kind of failure at most this often. */
 #define LOG_EVERY_MS 10000
-#define EDNS_PAYLOAD 1232
 #define LOOP_LABEL "\x0c""mod-k8s-loop"
 
 enum { SLOT_FREE = 0, SLOT_FILLING, SLOT_READY };
@@ -183,33 +183,9 @@ static void server_ok(k8s_fwd_t *f, server_t *s)
 
 /* Late answers. */
 
-static size_t udp_limit(const knot_pkt_t *q)
-{
-	if (q->opt_rr == NULL) {
-		return KNOT_WIRE_MIN_PKTSIZE;
-	}
-	uint16_t payload = knot_edns_get_payload(q->opt_rr);
-	if (payload < KNOT_WIRE_MIN_PKTSIZE) {
-		return KNOT_WIRE_MIN_PKTSIZE;
-	}
-	return (payload < EDNS_PAYLOAD) ? payload : EDNS_PAYLOAD;
-}
-
 static void send_answer(k8s_fwd_t *f, waiter_t *w, size_t size)
 {
-	ssize_t sent;
-	if (w->tcp) {
-		f->out[0] = size >> 8;
-		f->out[1] = size & 0xff;
-		sent = send(w->fd, f->out, size + 2, MSG_DONTWAIT | MSG_NOSIGNAL);
-		size += 2;
-	} else {
-		socklen_t len = (w->remote.ss_family == AF_INET6) ? sizeof(struct sockaddr_in6)
-		                                                  : sizeof(struct sockaddr_in);
-		sent = sendto(w->fd, f->out + 2, size, MSG_DONTWAIT | MSG_NOSIGNAL,
-		              (const struct sockaddr *)&w->remote, len);
-	}
-	(void)sent;  // Like knotd's own: a client gone or a full buffer loses the answer.
+	k8s_late_send(w->fd, w->tcp, &w->remote, f->out, size);
 }
 
 /*!
@@ -224,7 +200,7 @@ static void reply(k8s_fwd_t *f, waiter_t *w, const k8s_fwd_entry_t *e, uint16_t 
 	if (q == NULL || knot_pkt_parse(q, 0) != KNOT_EOK) {
 		goto done;
 	}
-	size_t max = w->tcp ? KNOT_WIRE_MAX_PKTSIZE : udp_limit(q);
+	size_t max = w->tcp ? KNOT_WIRE_MAX_PKTSIZE : k8s_late_udp_limit(q);
 	r = knot_pkt_new(f->out + 2, max, NULL);
 	if (r == NULL || knot_pkt_init_response(r, q) != KNOT_EOK) {
 		goto done;
@@ -234,7 +210,7 @@ static void reply(k8s_fwd_t *f, waiter_t *w, const k8s_fwd_entry_t *e, uint16_t 
 	knot_rrset_t opt;
 	bool with_opt = knot_pkt_has_edns(q);
 	if (with_opt) {
-		if (knot_edns_init(&opt, EDNS_PAYLOAD, 0, KNOT_EDNS_VERSION, &r->mm) != KNOT_EOK) {
+		if (knot_edns_init(&opt, K8S_LATE_EDNS_PAYLOAD, 0, KNOT_EDNS_VERSION, &r->mm) != KNOT_EOK) {
 			goto done;
 		}
 		if (e == NULL && ede >= 0) {

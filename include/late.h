@@ -1,0 +1,47 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*!
+ * \file
+ *
+ * A late answer: sent by a module thread, after the worker returned without one, from
+ * knotd's own socket (forward.c for names outside our zones, coldwait.c for cold
+ * upstream names inside them).
+ */
+
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <libknot/packet/pkt.h>
+
+/*! The EDNS payload a late answer advertises and, over UDP, fills at most. */
+#define K8S_LATE_EDNS_PAYLOAD 1232
+
+/*! \brief How large a late answer to \a query may be over UDP (512 without EDNS). */
+size_t k8s_late_udp_limit(const knot_pkt_t *query);
+
+/*!
+ * \brief Sends the \a size bytes at \a buf + 2 to the client: on its TCP connection
+ * (\a fd, a dup() of knotd's) with the length in \a buf's first two bytes, or from
+ * knotd's UDP socket \a fd to \a remote. Never waits: a client gone or a full buffer
+ * loses the answer, as with knotd's own.
+ */
+void k8s_late_send(int fd, bool tcp, const struct sockaddr_storage *remote, uint8_t *buf,
+                   size_t size);
