@@ -102,6 +102,7 @@ typedef struct {
 	uint64_t failovers;     /*!< Attempts that went to another server. */
 	uint64_t loops;         /*!< Upstreams found looping. */
 	uint64_t dropped;       /*!< Hand-overs refused (no slot free, too many waiting). */
+	uint64_t waiting;       /*!< Clients waiting for an answer now. */
 	uint64_t cache_entries;
 	uint64_t cache_bytes;
 	size_t server_count;

@@ -625,6 +625,7 @@ static void stats_push(k8s_fwd_t *f, uint64_t now)
 	}
 	f->next_stats_ms = now + 1000;
 	f->st.dropped = atomic_load(&f->dropped);
+	f->st.waiting = f->waiter_count;
 	f->st.cache_entries = atomic_load(&f->cache.entries);
 	f->st.cache_bytes = atomic_load(&f->cache.bytes);
 	f->st.server_count = f->server_count;

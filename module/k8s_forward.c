@@ -30,6 +30,7 @@
 
 #include "clock.h"
 #include "forward.h"
+#include "forward_metrics.h"
 #include "k8s_glue.h"
 #include "tsan_rcu.h"
 
@@ -43,6 +44,7 @@ struct k8s_fwd_holder {
 	size_t refs;
 	knotd_mod_t *log_mod;    /*!< Logs go through it: the global instance if any. */
 	knotd_mod_t *stats_mod;  /*!< The global instance: the thread's counters go there. */
+	k8s_fwd_metrics_t *metrics;  /*!< Its /metrics source, one per forwarder. */
 	bool log_global;
 };
 
@@ -102,6 +104,7 @@ static void fwd_log(void *ctx, int priority, const char *msg)
 static void fwd_stats(void *ctx, const k8s_fwd_stats_t *st)
 {
 	k8s_fwd_holder_t *h = ctx;
+	k8s_fwd_metrics_push(h->metrics, st);
 	pthread_mutex_lock(&registry_lock);
 	knotd_mod_t *mod = h->stats_mod;
 	if (mod != NULL) {
@@ -217,13 +220,20 @@ out:
 static k8s_fwd_holder_t *acquire(knotd_mod_t *mod, const k8s_fwd_conf_t *conf, bool global)
 {
 	pthread_mutex_lock(&registry_lock);
+	bool created = false;
 	k8s_fwd_holder_t *h = registry;
 	while (h != NULL && !k8s_fwd_conf_equal(k8s_fwd_conf(h->fwd), conf)) {
 		h = h->next;
 	}
 	if (h == NULL) {
 		h = calloc(1, sizeof(*h));
-		if (h != NULL) {
+		k8s_fwd_metrics_t *metrics = k8s_fwd_metrics_new(conf);
+		if (h == NULL || metrics == NULL) {
+			free(h);
+			k8s_fwd_metrics_free(metrics);
+			h = NULL;
+		} else {
+			h->metrics = metrics;
 			h->log_mod = mod;
 			h->log_global = global;
 			k8s_log_t log = { .fn = fwd_log, .ctx = h };
@@ -232,11 +242,13 @@ static k8s_fwd_holder_t *acquire(knotd_mod_t *mod, const k8s_fwd_conf_t *conf, b
 			h->fwd = k8s_fwd_new(conf, &log, fwd_stats, h);
 			pthread_mutex_lock(&registry_lock);
 			if (h->fwd == NULL) {
+				k8s_fwd_metrics_free(h->metrics);
 				free(h);
 				h = NULL;
 			} else {
 				h->next = registry;
 				registry = h;
+				created = true;
 			}
 		}
 	}
@@ -255,6 +267,10 @@ static k8s_fwd_holder_t *acquire(knotd_mod_t *mod, const k8s_fwd_conf_t *conf, b
 		}
 	}
 	pthread_mutex_unlock(&registry_lock);
+	// Outside the registry's lock: a scrape takes the sources' lock, then the metrics' own.
+	if (created) {
+		k8s_metrics_source_add(&h->metrics->src);
+	}
 	return h;
 }
 
@@ -280,7 +296,9 @@ void k8s_forward_release(k8s_fwd_holder_t *h, knotd_mod_t *mod)
 	}
 	pthread_mutex_unlock(&registry_lock);
 	if (last) {
-		k8s_fwd_free(h->fwd);
+		k8s_metrics_source_remove(&h->metrics->src);
+		k8s_fwd_free(h->fwd);  // Joins the thread: no push after it.
+		k8s_fwd_metrics_free(h->metrics);
 		free(h);
 	}
 }
@@ -319,9 +337,11 @@ static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 		urcu_memb_read_unlock();
 		knot_wire_set_ra(pkt->wire);
 		knotd_mod_stats_incr(mod, thread, CTR_QUERIES, Q_CACHED, 1);
+		k8s_fwd_metrics_lookup(ctx->fwd->metrics, thread, true);
 		return KNOTD_STATE_DONE;
 	}
 	urcu_memb_read_unlock();
+	k8s_fwd_metrics_lookup(ctx->fwd->metrics, thread, false);
 
 	// XDP and QUIC answers are knotd's to send: the name is resolved for the client's retry.
 	const knotd_qdata_params_t *params = qdata->params;

@@ -22,10 +22,12 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.request
 
 import yaml
 
 import knotd
+import promtext
 import shipped
 import stubdns
 import testing
@@ -356,6 +358,60 @@ def a_loop_found_at_start_is_logged_and_counted_and_cluster_names_are_unaffected
             before = len(non_probes(looping))
             check_cluster_names_unaffected(c, "loop", external_rate=100)
             testing.expect(len(non_probes(looping)) == before, "the looping upstream is still used")
+
+
+# -- the forwarder's series on /metrics
+
+
+@tests.case
+def the_forwarders_series_show_the_failover_the_upstreams_and_a_cache_hit():
+    http_port = knotd.free_port()
+    with stubdns.StubDNS(mode="silent") as silent, stubdns.StubDNS() as healthy, \
+            shipped.deployment([silent.address, healthy.address], metrics_port=http_port) as c:
+        names = [f"www{i}.metrics.example." for i in range(3)]
+        for name in names:
+            answer = c.query(name)
+            testing.expect(answer.rcode == "NOERROR", f"{name}: {answer.summary()}")
+        answer = c.query(names[0])  # From the cache.
+        testing.expect(answer.rcode == "NOERROR", f"repeat: {answer.summary()}")
+        dead, alive = (f"127.0.0.1:{u.port}" for u in (silent, healthy))
+
+        def shown():
+            # The forwarder thread pushes its counters once a second.
+            with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/metrics", timeout=5) as r:
+                families = promtext.parse(r.read().decode())  # Strict: one family each.
+
+            def v(family, **labels):
+                testing.expect(family in families, f"{family} on the page")
+                return promtext.value(families, family, **labels)
+            testing.expect(v("mod_k8s_forward_requests_total") >= 3, "names forwarded")
+            testing.expect(v("mod_k8s_forward_failovers_total") >= 1, "a failover")
+            testing.expect(v("mod_k8s_forward_responses_total") >= 3, "late answers")
+            testing.expect_equal(v("mod_k8s_forward_failures_total"), 0, "SERVFAIL answers")
+            testing.expect_equal(v("mod_k8s_forward_loops_total"), 0, "loops")
+            testing.expect_equal(v("mod_k8s_forward_dropped_total"), 0, "dropped")
+            testing.expect_equal(v("mod_k8s_forward_waiting_clients"), 0, "waiting clients")
+            testing.expect(v("mod_k8s_forward_cache_hits_total") >= 1, "the repeat's cache hit")
+            testing.expect(v("mod_k8s_forward_cache_misses_total") >= 3, "cache misses")
+            testing.expect(v("mod_k8s_forward_cache_entries") >= 3, "cache entries")
+            testing.expect(v("mod_k8s_forward_cache_size_bytes") > 0, "cache bytes")
+            testing.expect(v("mod_k8s_forward_upstream_requests_total", upstream=dead) >= 1,
+                           "the silent one was asked")
+            testing.expect(v("mod_k8s_forward_upstream_failures_total", upstream=dead) >= 1,
+                           "the silent one's failure")
+            testing.expect_equal(v("mod_k8s_forward_upstream_responses_total", upstream=dead), 0,
+                                 "the silent one's answers")
+            testing.expect_equal(v("mod_k8s_forward_upstream_healthy", upstream=dead), 0,
+                                 "the silent one is down")
+            testing.expect(v("mod_k8s_forward_upstream_responses_total", upstream=alive) >= 3,
+                           "the healthy one's answers")
+            testing.expect_equal(v("mod_k8s_forward_upstream_healthy", upstream=alive), 1,
+                                 "the healthy one is up")
+            # The global instance and the reverse zones share one forwarder: one series each.
+            upstreams = [s for s in families["mod_k8s_forward_upstream_healthy"]["samples"]]
+            testing.expect_equal(sorted(l["upstream"] for _, l, _ in upstreams),
+                                 sorted([dead, alive]), "one series per upstream")
+        testing.eventually(shown, timeout=5)
 
 
 tests.main()

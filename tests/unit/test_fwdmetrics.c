@@ -1,0 +1,178 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*
+ * The contract of forward_metrics.h: the forwarder's pushed counters and the workers'
+ * cache lookups become mod_k8s_forward_* series, one per upstream address ("addr:port"),
+ * an address in two groups once.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <libknot/errcode.h>
+
+#include "forward_metrics.h"
+
+static char *collect(k8s_fwd_metrics_t *m)
+{
+	static k8s_metrics_out_t out;
+	k8s_buf_reset(&out.buf, 0);
+	out.failed = false;
+	k8s_fwd_metrics_collect(m, &out);
+	assert_false(out.failed);
+	assert_int_equal(k8s_buf_append(&out.buf, "", 1, K8S_METRICS_MAX_PAGE + 1), KNOT_EOK);
+	return out.buf.data;
+}
+
+static void has_line(const char *page, const char *line)
+{
+	char wanted[512];
+	snprintf(wanted, sizeof(wanted), "\n%s\n", line);
+	if (strstr(page, wanted) == NULL) {
+		fail_msg("no line '%s' in the page:\n%s", line, page);
+	}
+}
+
+static size_t count_of(const char *page, const char *text)
+{
+	size_t n = 0;
+	for (const char *p = strstr(page, text); p != NULL; p = strstr(p + 1, text)) {
+		n++;
+	}
+	return n;
+}
+
+/*! \brief Default servers 192.0.2.1@53 and [2001:db8::1]@5353; a stub domain at 192.0.2.1 again. */
+static k8s_fwd_conf_t two_groups(void)
+{
+	k8s_fwd_conf_t conf = { 0 };
+	conf.groups = calloc(2, sizeof(*conf.groups));
+	assert_non_null(conf.groups);
+	conf.group_count = 2;
+	conf.groups[0].servers = calloc(2, sizeof(struct sockaddr_storage));
+	conf.groups[1].servers = calloc(1, sizeof(struct sockaddr_storage));
+	assert_non_null(conf.groups[0].servers);
+	assert_non_null(conf.groups[1].servers);
+	assert_int_equal(k8s_fwd_addr_parse("192.0.2.1", &conf.groups[0].servers[0]), KNOT_EOK);
+	assert_int_equal(k8s_fwd_addr_parse("2001:db8::1@5353", &conf.groups[0].servers[1]), KNOT_EOK);
+	assert_int_equal(k8s_fwd_addr_parse("192.0.2.1", &conf.groups[1].servers[0]), KNOT_EOK);
+	conf.groups[0].count = 2;
+	conf.groups[1].count = 1;
+	return conf;
+}
+
+static void the_pushed_counters_are_the_series(void **state)
+{
+	k8s_fwd_conf_t conf = two_groups();
+	k8s_fwd_metrics_t *m = k8s_fwd_metrics_new(&conf);
+	k8s_fwd_conf_deinit(&conf);
+	assert_non_null(m);
+	assert_ptr_equal(m->src.ctx, m);
+	assert_ptr_equal(m->src.collect, k8s_fwd_metrics_collect);
+
+	// Before the first push: totals at 0, no upstream samples (only their families).
+	char *page = collect(m);
+	has_line(page, "mod_k8s_forward_requests_total 0");
+	has_line(page, "# TYPE mod_k8s_forward_upstream_healthy gauge");
+	assert_null(strstr(page, "upstream=\""));
+
+	k8s_fwd_stats_t st = {
+		.forwarded = 7, .answered = 9, .servfail = 2, .timeouts = 3, .failovers = 4,
+		.loops = 1, .dropped = 5, .waiting = 6, .cache_entries = 11, .cache_bytes = 1234,
+		.server_count = 3,
+	};
+	st.server[0] = (typeof(st.server[0])){ .queries = 4, .answers = 1, .failures = 3, .timeouts = 3, .down = 1 };
+	st.server[1] = (typeof(st.server[1])){ .queries = 5, .answers = 5 };
+	st.server[2] = (typeof(st.server[2])){ .queries = 2, .answers = 2 };
+	k8s_fwd_metrics_push(m, &st);
+	page = collect(m);
+	has_line(page, "# TYPE mod_k8s_forward_requests_total counter");
+	has_line(page, "mod_k8s_forward_requests_total 7");
+	has_line(page, "mod_k8s_forward_responses_total 9");
+	has_line(page, "mod_k8s_forward_failures_total 2");
+	has_line(page, "mod_k8s_forward_timeouts_total 3");
+	has_line(page, "mod_k8s_forward_failovers_total 4");
+	has_line(page, "mod_k8s_forward_loops_total 1");
+	has_line(page, "mod_k8s_forward_dropped_total 5");
+	has_line(page, "# TYPE mod_k8s_forward_waiting_clients gauge");
+	has_line(page, "mod_k8s_forward_waiting_clients 6");
+	has_line(page, "mod_k8s_forward_cache_entries 11");
+	has_line(page, "mod_k8s_forward_cache_size_bytes 1234");
+	// 192.0.2.1 is the default group's first and the stub domain's: one series, summed.
+	has_line(page, "mod_k8s_forward_upstream_requests_total{upstream=\"192.0.2.1:53\"} 6");
+	has_line(page, "mod_k8s_forward_upstream_responses_total{upstream=\"192.0.2.1:53\"} 3");
+	has_line(page, "mod_k8s_forward_upstream_failures_total{upstream=\"192.0.2.1:53\"} 3");
+	has_line(page, "mod_k8s_forward_upstream_timeouts_total{upstream=\"192.0.2.1:53\"} 3");
+	has_line(page, "mod_k8s_forward_upstream_healthy{upstream=\"192.0.2.1:53\"} 0");
+	has_line(page, "mod_k8s_forward_upstream_requests_total{upstream=\"[2001:db8::1]:5353\"} 5");
+	has_line(page, "mod_k8s_forward_upstream_healthy{upstream=\"[2001:db8::1]:5353\"} 1");
+	assert_int_equal(count_of(page, "mod_k8s_forward_upstream_requests_total{"), 2);
+	assert_int_equal(count_of(page, "# TYPE mod_k8s_forward_upstream_requests_total "), 1);
+	k8s_fwd_metrics_free(m);
+}
+
+static void the_workers_lookups_are_summed_over_threads(void **state)
+{
+	k8s_fwd_conf_t conf = two_groups();
+	k8s_fwd_metrics_t *m = k8s_fwd_metrics_new(&conf);
+	k8s_fwd_conf_deinit(&conf);
+	assert_non_null(m);
+	k8s_fwd_metrics_lookup(m, 0, true);
+	k8s_fwd_metrics_lookup(m, 1, true);
+	k8s_fwd_metrics_lookup(m, K8S_METRICS_THREADS + 1, true);  // Shares slot 1: still counted.
+	k8s_fwd_metrics_lookup(m, 3, false);
+	char *page = collect(m);
+	has_line(page, "# TYPE mod_k8s_forward_cache_hits_total counter");
+	has_line(page, "mod_k8s_forward_cache_hits_total 3");
+	has_line(page, "mod_k8s_forward_cache_misses_total 1");
+	k8s_fwd_metrics_free(m);
+}
+
+static void a_source_renders_on_the_page_until_removed(void **state)
+{
+	k8s_fwd_conf_t conf = two_groups();
+	k8s_fwd_metrics_t *m = k8s_fwd_metrics_new(&conf);
+	k8s_fwd_conf_deinit(&conf);
+	assert_non_null(m);
+	k8s_metrics_out_t out = { 0 };
+	k8s_metrics_source_add(&m->src);
+	assert_int_equal(k8s_metrics_render(&out, false), KNOT_EOK);
+	assert_int_equal(k8s_buf_append(&out.buf, "", 1, K8S_METRICS_MAX_PAGE + 1), KNOT_EOK);
+	assert_non_null(strstr(out.buf.data, "\nmod_k8s_forward_cache_hits_total 0\n"));
+	k8s_metrics_source_remove(&m->src);
+	k8s_buf_reset(&out.buf, 0);
+	assert_int_equal(k8s_metrics_render(&out, false), KNOT_EOK);
+	assert_int_equal(k8s_buf_append(&out.buf, "", 1, K8S_METRICS_MAX_PAGE + 1), KNOT_EOK);
+	assert_null(strstr(out.buf.data, "mod_k8s_forward_"));
+	k8s_buf_free(&out.buf);
+	k8s_fwd_metrics_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(the_pushed_counters_are_the_series),
+		cmocka_unit_test(the_workers_lookups_are_summed_over_threads),
+		cmocka_unit_test(a_source_renders_on_the_page_until_removed),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
