@@ -325,7 +325,10 @@ def check_cluster_names_unaffected(c, label, **load):
     # processes (the stub, this sender) compete with knotd: 5 ms, 15 ms under the
     # sanitizers. A worker waiting on the 50 ms upstream (mod-dnsproxy's way) shows
     # up as 50 ms and more, and as lost queries (953 of 1000 with the old config).
-    grace = 0.015 if knotd.find_build().sanitized else 0.005
+    # Under ThreadSanitizer every module access is slowed many times: the latency goal
+    # is not what that build checks, only that nothing is lost (and no race reported).
+    build = knotd.find_build()
+    grace = 0.5 if build.tsan else 0.015 if build.sanitized else 0.005
     testing.expect(under <= 2 * base + grace,
                    f"{label}: p99 {under * 1000:.2f} ms > 2 x {base * 1000:.2f} ms + "
                    f"{grace * 1000:.0f} ms")
