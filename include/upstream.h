@@ -130,6 +130,17 @@ void k8s_upstream_unwant(k8s_upstream_t *u, const knot_dname_t *name);
  */
 bool k8s_upstream_ask(const k8s_upstream_t *u, const knot_dname_t *name);
 
+/*!
+ * \brief From now on the calling thread's asks are no-ops (reported as handed over) and
+ *        its lookups do not mark a name used.
+ *
+ * The cold waiter re-runs a query's answer until its name is resolved: the query's
+ * worker asked once, and its retries must neither ask again (a flood that displaces
+ * names asked once would turn each waiting query into many upstream queries) nor
+ * count as a second use (which keeps a name and refreshes it).
+ */
+void k8s_upstream_asks_off(void);
+
 /*! \brief k8s_upstream_ask() for the key (name, \a source): a wire label, or NULL. */
 bool k8s_upstream_ask_source(const k8s_upstream_t *u, const knot_dname_t *name,
                              const uint8_t *source);

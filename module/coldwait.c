@@ -31,6 +31,7 @@
 #include "clock.h"
 #include "coldwait.h"
 #include "late.h"
+#include "upstream.h"
 
 /*! \brief The thread's memory for one try (an answer needs a few KiB). */
 #define ARENA_SIZE (256 * 1024)
@@ -262,6 +263,8 @@ static void *cold_run(void *arg)
 {
 	k8s_cold_t *w = arg;
 	urcu_memb_register_thread();
+	// The worker asked for the name; a retry only looks it up (upstream.h says why).
+	k8s_upstream_asks_off();
 	bool waiting = false;
 	while (!atomic_load(&w->stop)) {
 		struct pollfd pfd = { .fd = w->wake_fd, .events = POLLIN };

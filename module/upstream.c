@@ -1108,6 +1108,9 @@ k8s_upstream_status_t k8s_upstream_lookup(const k8s_upstream_t *u, const knot_dn
 	return k8s_upstream_lookup_source(u, name, qtype, NULL, ans);
 }
 
+/*! Set in a thread that only looks names up: see k8s_upstream_asks_off(). */
+static __thread bool asks_off;
+
 k8s_upstream_status_t k8s_upstream_lookup_source(const k8s_upstream_t *u,
                                                  const knot_dname_t *name, uint16_t qtype,
                                                  const uint8_t *source,
@@ -1120,8 +1123,9 @@ k8s_upstream_status_t k8s_upstream_lookup_source(const k8s_upstream_t *u,
 	while ((e = k8s_rcuhash_iter_next(&it)) != NULL) {
 		if (e->hash == hash && e->qtype == qtype && knot_dname_is_equal(e->name, name) &&
 		    source_equal(e->source, source)) {
-			// Written once per refresh at most, so readers do not contend on it.
-			if (!atomic_load_explicit(&e->used, memory_order_relaxed)) {
+			// Written once per refresh at most, so readers do not contend on it. A
+			// retry's lookup delivers the query that asked: it is no new use.
+			if (!asks_off && !atomic_load_explicit(&e->used, memory_order_relaxed)) {
 				atomic_store_explicit(&e->used, true, memory_order_relaxed);
 			}
 			*ans = e->ans;
@@ -1129,6 +1133,11 @@ k8s_upstream_status_t k8s_upstream_lookup_source(const k8s_upstream_t *u,
 		}
 	}
 	return K8S_UPSTREAM_PENDING;
+}
+
+void k8s_upstream_asks_off(void)
+{
+	asks_off = true;
 }
 
 bool k8s_upstream_ask(const k8s_upstream_t *u, const knot_dname_t *name)
@@ -1139,6 +1148,9 @@ bool k8s_upstream_ask(const k8s_upstream_t *u, const knot_dname_t *name)
 bool k8s_upstream_ask_source(const k8s_upstream_t *u, const knot_dname_t *name,
                              const uint8_t *source)
 {
+	if (asks_off) {
+		return true;
+	}
 	size_t size = knot_dname_size(name);
 	// Where a name starts probing is fixed, so that its repeated asks meet the same slots.
 	size_t start = k8s_hash(name, size);
