@@ -282,11 +282,11 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	urcu_memb_read_lock();
 	k8s_answer_t res = answer_query(ctx, qdata->name, qtype, qdata->query,
 	                                knotd_qdata_remote_addr(qdata), pkt, qdata->mm, &walked);
+	bool waiter = ctx->cold != NULL;
 	urcu_memb_read_unlock();
 	bool cold = k8s_answer_cold_take();
 	// The END hook hands it over: the cold waiter answers when the name is resolved.
-	if (ctx->cold != NULL && ((res == K8S_ANSWER_SERVFAIL && cold) ||
-	                          walked == K8S_AUTOPATH_COLD)) {
+	if (waiter && ((res == K8S_ANSWER_SERVFAIL && cold) || walked == K8S_AUTOPATH_COLD)) {
 		cold_query.qdata = qdata;
 		cold_query.id = knot_wire_get_id(qdata->query->wire);
 	}
@@ -319,8 +319,13 @@ static knotd_state_t k8s_cold_end_hook(knotd_state_t state, knot_pkt_t *pkt,
 	}
 	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 	knot_rrset_t soa = knotd_qdata_zone_apex_rrset(qdata, KNOT_RRTYPE_SOA);
-	if (k8s_cold_handoff(ctx->cold, qdata->query->wire, qdata->query->size, params->socket,
-	                     params->proto == KNOTD_QUERY_PROTO_TCP, params->remote, &soa)) {
+	// The zone's context, read as the ANSWER hook reads it (tsan_rcu.h sees the section).
+	urcu_memb_read_lock();
+	bool handed = k8s_cold_handoff(ctx->cold, qdata->query->wire, qdata->query->size,
+	                               params->socket, params->proto == KNOTD_QUERY_PROTO_TCP,
+	                               params->remote, &soa);
+	urcu_memb_read_unlock();
+	if (handed) {
 		k8s_stats_late(mod, qdata);
 		return KNOTD_STATE_NOOP;
 	}
