@@ -212,7 +212,10 @@ def make_pki(directory):
     os.makedirs(directory, exist_ok=True)
     d = directory
     _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
-             "-days", "2", "-subj", "/CN=mod-k8s-test-ca", cwd=d)
+             "-days", "2", "-subj", "/CN=mod-k8s-test-ca",
+             # Python 3.13's strict verification (Debian 13) wants a CA's key usage.
+             "-addext", "basicConstraints=critical,CA:TRUE",
+             "-addext", "keyUsage=critical,keyCertSign,cRLSign", cwd=d)
     ext = os.path.join(d, "serving.ext")
     with open(ext, "w", encoding="utf-8") as f:
         f.write("subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,"
