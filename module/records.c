@@ -457,6 +457,9 @@ static int union_duplicates(draft_t *d)
 				merged = grown;
 				merged_cap = cap;
 			}
+			if (list->len == 0) {
+				continue; // an empty list may have no pool yet (NULL + 0 is undefined)
+			}
 			memcpy(merged + len, d->pool + list->off, list->len * sizeof(*merged));
 			len += list->len;
 		}
@@ -519,7 +522,9 @@ static int intern_port_sets(draft_t *d)
 	size_t total = 0;
 	for (size_t i = 0; i < d->ep_count; i++) {
 		const port_list_t *list = &d->lists[d->eps[i].ports];
-		keys[i] = (set_key_t){ .values = d->pool + list->off, .len = list->len, .ep = i };
+		// An empty list may have no pool yet (NULL + 0 is undefined).
+		const uint16_t *values = (list->len > 0) ? d->pool + list->off : NULL;
+		keys[i] = (set_key_t){ .values = values, .len = list->len, .ep = i };
 	}
 	qsort(keys, d->ep_count, sizeof(*keys), set_key_cmp);
 	for (size_t i = 0; i < d->ep_count; i++) {
@@ -544,8 +549,10 @@ static int intern_port_sets(draft_t *d)
 		if (i == 0 || set_key_cmp(&keys[i - 1], &keys[i]) != 0) {
 			set = pos;
 			d->port_sets[pos++] = keys[i].len;
-			memcpy(d->port_sets + pos, keys[i].values, keys[i].len * sizeof(uint16_t));
-			pos += keys[i].len;
+			if (keys[i].len > 0) {
+				memcpy(d->port_sets + pos, keys[i].values, keys[i].len * sizeof(uint16_t));
+				pos += keys[i].len;
+			}
 		}
 		d->ep_ports[keys[i].ep] = set;
 	}
