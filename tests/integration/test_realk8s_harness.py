@@ -96,6 +96,7 @@ def a_test_file_without_its_binaries_skips_saying_why():
     os.makedirs(empty, exist_ok=True)
     here = os.path.dirname(os.path.abspath(__file__))
     env = dict(os.environ, REALK8S_CACHE=empty)
+    env.pop("MODK8S_REALK8S", None)  # CI's "skip" would answer before the binaries are looked for
     result = subprocess.run([sys.executable, os.path.join(here, "test_realk8s_watch.py")],
                             env=env, capture_output=True, text=True, timeout=60)
     testing.expect_equal(result.returncode, 77, "exit status")
