@@ -11,6 +11,7 @@ simulator and answers a cluster name, a hosts name and names forwarded to stub u
 """
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -365,6 +366,73 @@ def a_hosts_entry_outside_answers_from_its_own_zone_with_its_ptr(live):
 @tests.case
 def cluster_names_still_answer_beside_the_hosts_records(live):
     expect_answer(live, "kubernetes.default.svc.cluster.local.", "A", "10.96.0.1")
+
+
+# -- the check against the API simulator's answers
+
+class SimulatedCluster:
+    """The simulator holding the objects of check-coredns-deployment.json (less the HPA,
+    a kind it does not serve); the check reads what the API lists."""
+
+    def __enter__(self):
+        self.work = tempfile.mkdtemp(prefix="mod-k8s-migrate-sim-")
+        self.sim = simctl.Simulator(os.path.join(self.work, "apisim"), manifests=[cluster.SAMPLE])
+        try:
+            self.sim.start()
+            with open(os.path.join(FIXTURES, "check-coredns-deployment.json"), encoding="utf-8") as f:
+                items = [o for o in json.load(f)["items"] if o["kind"] != "HorizontalPodAutoscaler"]
+            for obj in items:
+                if obj["kind"] == "Service":
+                    # The sample cluster's kube-dns with coredns/deployment's selector.
+                    svc = self.sim.get_object("services", "kube-system", "kube-dns")
+                    svc["spec"]["selector"] = obj["spec"]["selector"]
+                    obj = svc
+                self.sim.apply(obj)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.sim.stop()
+        shutil.rmtree(self.work, ignore_errors=True)
+        return False
+
+    def is_running(self):
+        return self.sim.alive()
+
+    def check(self):
+        """Runs the check on the simulator's lists, as `kubectl get --raw` prints them."""
+        paths = []
+        for i, path in enumerate(["/api/v1/namespaces/kube-system/services",
+                                  "/apis/apps/v1/namespaces/kube-system/deployments",
+                                  "/api/v1/namespaces/kube-system/configmaps"]):
+            reply = self.sim.get(path)
+            testing.expect(reply.status == 200, f"GET {path}: {reply.status}")
+            paths.append(os.path.join(self.work, f"list{i}.json"))
+            with open(paths[-1], "w", encoding="utf-8") as f:
+                json.dump(reply.json(), f)
+        return run_tool("check", *paths)
+
+
+tests.fixture(SimulatedCluster, "the check on the API simulator's lists")
+
+
+@tests.case
+def check_on_the_simulator_finds_the_selector_and_the_autoscaler_then_passes_once_fixed(sim):
+    result = sim.check()
+    testing.expect_equal(result.returncode, 1, f"exit status before the fix:\n{result.stdout}")
+    expect_lines(result.stdout, r"BLOCKER .*selects app\.kubernetes\.io/name=coredns",
+                 r"Stop the autoscaler kube-dns-autoscaler", what="the check's output")
+    # Step 1 as printed: the selector keeps only the key both kinds of pods carry.
+    svc = sim.sim.get_object("services", "kube-system", "kube-dns")
+    del svc["spec"]["selector"]["app.kubernetes.io/name"]
+    sim.sim.apply(svc)
+    result = sim.check()
+    testing.expect_equal(result.returncode, 0, f"exit status after the fix:\n{result.stdout}")
+    expect_lines(result.stdout, r"OK .*selects k8s-app=kube-dns: the knot-dns pods carry every label",
+                 r"Stop the autoscaler kube-dns-autoscaler", r"^0 blocker\(s\)",
+                 what="the check's output")
 
 
 tests.main()
