@@ -114,13 +114,16 @@ tests.add("coredns/deployment's Corefile (a raw file) translates: pods disabled 
 tests.add("EKS's Corefile translates and passes conf-check",
       translation_case("eks-coredns.json", COMMON + [r"^    pods: insecure$", r"^    ttl: 5$"],
                [("translated", 11, "prometheus :9153"), ("built in", 14, "loop")]))
-tests.add("AKS's Corefile with its coredns-custom imports: stub domain, hosts zones, log named",
+tests.add("AKS's Corefile with its coredns-custom imports: stub domains, hosts zones; log and a "
+          "stub inside the cluster zone named",
       translation_case("aks-coredns.json",
-               COMMON + [r'^    forward-stub: \[ "puglife\.local=192\.11\.0\.1" \]$',
+               COMMON + [r'^    forward-stub: \[ "puglife\.local=192\.11\.0\.1", '
+                         r'"abc\.com=1\.2\.3\.4" \]$',
                      r"^  - domain: example1\.org\.$", r"^  - domain: example3\.org\.$"],
                [("NOT TRANSLATED", "import log.override:1", "log"),
                 ("translated", "import test.override:1", "hosts"),
-                ("translated", "import puglife.server:4", "forward . 192.11.0.1")],
+                ("translated", "import puglife.server:4", "forward . 192.11.0.1"),
+                ("NOT TRANSLATED", "import test.server:9", "forward . 2.3.4.5")],
                [("example2.org.zone", [r"^example2\.org\.\s+3600\s+A\s+10\.0\.0\.2$"]),
                 ("in-addr.arpa.zone", [r"^3\.0\.0\.10\.in-addr\.arpa\.\s+3600\s+PTR\s+example3\.org\.$"])]))
 tests.add("GKE's kube-dns ConfigMap: upstreamNameservers, stubDomains, federations, and the "
