@@ -36,7 +36,7 @@ tests = testing.Tests()
 
 def run_tool(*args):
     return subprocess.run([sys.executable, TOOL, *args], stdout=subprocess.PIPE,
-                  stderr=subprocess.STDOUT, text=True, timeout=60, check=False)
+                          stderr=subprocess.STDOUT, text=True, timeout=60, check=False)
 
 
 @contextlib.contextmanager
@@ -44,7 +44,7 @@ def translated(inputs, *options):
     out = tempfile.mkdtemp(prefix="mod-k8s-migrate-")
     try:
         result = run_tool("translate", "--out", out, *options,
-                  *[os.path.join(FIXTURES, i) if not os.path.isabs(i) else i for i in inputs])
+                          *[os.path.join(FIXTURES, i) if not os.path.isabs(i) else i for i in inputs])
         testing.expect(result.returncode == 0, f"translate {inputs} failed:\n{result.stdout}")
         with open(os.path.join(out, "knot.conf"), encoding="utf-8") as f:
             conf = f.read()
@@ -56,7 +56,7 @@ def translated(inputs, *options):
 def conf_check(path):
     result = knotd.check_config(path=path)
     testing.expect(result.returncode == 0 and "Configuration is valid" in result.stdout,
-               f"knotc conf-check {path} failed:\n{result.stdout}\n{open(path).read()}")
+                   f"knotc conf-check {path} failed:\n{result.stdout}\n{open(path).read()}")
 
 
 def expect_lines(text, *patterns, what="knot.conf"):
@@ -87,55 +87,56 @@ def translation_case(fixture, conf_patterns, report_rows, zone_files=(), options
 
 
 COMMON = [r"^  - domain: cluster\.local\.\n    module: mod-k8s/default$",
-      r"^  - domain: in-addr\.arpa\.\n    module: mod-k8s/default$",
-      r"^  - domain: ip6\.arpa\.\n    module: mod-k8s/default$",
-      r"^    forward: \[ 192\.0\.2\.53 \]  # @upstream$",
-      r"^    global-module: mod-k8s/default$",
-      r"^    metrics-listen: 0\.0\.0\.0@9153$",
-      r"^    forward-cache-max-ttl: 30$",
-      r"^    answer-rotation: on$"]
+          r"^  - domain: in-addr\.arpa\.\n    module: mod-k8s/default$",
+          r"^  - domain: ip6\.arpa\.\n    module: mod-k8s/default$",
+          r"^    forward: \[ 192\.0\.2\.53 \]  # @upstream$",
+          r"^    global-module: mod-k8s/default$",
+          r"^    metrics-listen: 0\.0\.0\.0@9153$",
+          r"^    forward-cache-max-ttl: 30$",
+          r"^    answer-rotation: on$"]
 
 tests.add("kubeadm's Corefile translates and passes conf-check",
-      translation_case("kubeadm-coredns.json",
-               COMMON + [r"^    ttl: 30$", r"^    pods: insecure$",
-                     r"^    forward-max-pending: 1000$",
-                     r"^    lameduck-file: /run/knot/lameduck$"],
-               [("NOT TRANSLATED", 21, "reload"),
-                ("built in", 17, "disable success cluster.local"),
-                ("built in", 9, "fallthrough in-addr.arpa ip6.arpa"),
-                ("translated", 7, "kubernetes cluster.local in-addr.arpa ip6.arpa")],
-               [("cluster.local.zone", [r"SOA\s+ns\.dns\.cluster\.local\. .* 30$",
-                            r"^ns\.dns\s+A\s+10\.96\.0\.10$"])]))
+          translation_case("kubeadm-coredns.json",
+                           COMMON + [r"^    ttl: 30$", r"^    pods: insecure$",
+                                     r"^    forward-max-pending: 1000$",
+                                     r"^    lameduck-file: /run/knot/lameduck$"],
+                           [("NOT TRANSLATED", 21, "reload"),
+                            ("built in", 17, "disable success cluster.local"),
+                            ("built in", 9, "fallthrough in-addr.arpa ip6.arpa"),
+                            ("translated", 7, "kubernetes cluster.local in-addr.arpa ip6.arpa")],
+                           [("cluster.local.zone", [r"SOA\s+ns\.dns\.cluster\.local\. .* 30$",
+                                                    r"^ns\.dns\s+A\s+10\.96\.0\.10$"])]))
 tests.add("coredns/deployment's Corefile (a raw file) translates: pods disabled and ttl 5 as "
-      "CoreDNS's defaults",
-      translation_case("coredns-deployment.Corefile",
-               COMMON + [r"^    ttl: 5$", r"^    pods: disabled$"],
-               [("translated", 12, "max_concurrent 1000"), ("NOT TRANSLATED", 16, "reload")]))
+          "CoreDNS's defaults",
+          translation_case("coredns-deployment.Corefile",
+                           COMMON + [r"^    ttl: 5$", r"^    pods: disabled$"],
+                           [("translated", 12, "max_concurrent 1000"), ("NOT TRANSLATED", 16, "reload")]))
 tests.add("EKS's Corefile translates and passes conf-check",
-      translation_case("eks-coredns.json", COMMON + [r"^    pods: insecure$", r"^    ttl: 5$"],
-               [("translated", 11, "prometheus :9153"), ("built in", 14, "loop")]))
+          translation_case("eks-coredns.json", COMMON + [r"^    pods: insecure$", r"^    ttl: 5$"],
+                           [("translated", 11, "prometheus :9153"), ("built in", 14, "loop")]))
 tests.add("AKS's Corefile with its coredns-custom imports: stub domains, hosts zones; log and a "
           "stub inside the cluster zone named",
-      translation_case("aks-coredns.json",
-               COMMON + [r'^    forward-stub: \[ "puglife\.local=192\.11\.0\.1", '
-                         r'"abc\.com=1\.2\.3\.4" \]$',
-                     r"^  - domain: example1\.org\.$", r"^  - domain: example3\.org\.$"],
-               [("NOT TRANSLATED", "import log.override:1", "log"),
-                ("translated", "import test.override:1", "hosts"),
-                ("translated", "import puglife.server:4", "forward . 192.11.0.1"),
-                ("NOT TRANSLATED", "import test.server:9", "forward . 2.3.4.5")],
-               [("example2.org.zone", [r"^example2\.org\.\s+3600\s+A\s+10\.0\.0\.2$"]),
-                ("in-addr.arpa.zone", [r"^3\.0\.0\.10\.in-addr\.arpa\.\s+3600\s+PTR\s+example3\.org\.$"])]))
+          translation_case("aks-coredns.json",
+                           COMMON + [r'^    forward-stub: \[ "puglife\.local=192\.11\.0\.1", '
+                                     r'"abc\.com=1\.2\.3\.4" \]$',
+                                     r"^  - domain: example1\.org\.$", r"^  - domain: example3\.org\.$"],
+                           [("NOT TRANSLATED", "import log.override:1", "log"),
+                            ("translated", "import test.override:1", "hosts"),
+                            ("translated", "import puglife.server:4", "forward . 192.11.0.1"),
+                            ("NOT TRANSLATED", "import test.server:9", "forward . 2.3.4.5")],
+                           [("example2.org.zone", [r"^example2\.org\.\s+3600\s+A\s+10\.0\.0\.2$"]),
+                            ("in-addr.arpa.zone", [r"^3\.0\.0\.10\.in-addr\.arpa\.\s+3600\s+PTR"
+                                                   r"\s+example3\.org\.$"])]))
 tests.add("GKE's kube-dns ConfigMap: upstreamNameservers, stubDomains, federations, and the "
-      "kube-dns-config alternative named",
-      translation_case("gke-kube-dns.json",
-               [r"^    forward: \[ 8\.8\.8\.8, 8\.8\.4\.4 \]$",
-                r'^    forward-stub: \[ "acme\.local=1\.2\.3\.4" \]$',
-                r'^    federations: \[ "myfederation=example\.com" \]$',
-                r"^    ttl: 30$", r"^  - domain: cluster\.local\.$"],
-               [],
-               report_patterns=[r"^note\s+configmap/kube-dns\n.*-> alternative: .*"
-                                r"option kube-dns-config"]))
+          "kube-dns-config alternative named",
+          translation_case("gke-kube-dns.json",
+                           [r"^    forward: \[ 8\.8\.8\.8, 8\.8\.4\.4 \]$",
+                            r'^    forward-stub: \[ "acme\.local=1\.2\.3\.4" \]$',
+                            r'^    federations: \[ "myfederation=example\.com" \]$',
+                            r"^    ttl: 30$", r"^  - domain: cluster\.local\.$"],
+                           [],
+                           report_patterns=[r"^note\s+configmap/kube-dns\n.*-> alternative: .*"
+                                            r"option kube-dns-config"]))
 
 
 @tests.case
@@ -172,25 +173,46 @@ def the_report_names_each_line_it_cannot_translate_with_the_reason():
         with translated([path]) as (out, conf, report):
             conf_check(os.path.join(out, "knot.conf"))
             for line_ref, text, reason in [
-                    (2, "kubernetes cluster.local 10.0.0.0/22", "octet"),
-                    (7, "fallthrough", "NXDOMAIN"),
-                    (9, "somethingnew", "no equivalent"),
-                    (11, "rewrite name", "no query or answer rewriting"),
-                    (12, "forward . tls://9.9.9.9", "plain DNS"),
-                    (13, "tls_servername", "no equivalent"),
-                    (14, "policy random", "in order"),
-                    (17, "prefetch 10", "no prefetch"),
-                    (20, "template IN A", "no templated answers")]:
+                (2, "kubernetes cluster.local 10.0.0.0/22", "octet"),
+                (7, "fallthrough", "NXDOMAIN"),
+                (9, "somethingnew", "no equivalent"),
+                (11, "rewrite name", "no query or answer rewriting"),
+                (12, "forward . tls://9.9.9.9", "plain DNS"),
+                (13, "tls_servername", "no equivalent"),
+                (14, "policy random", "in order"),
+                (17, "prefetch 10", "no prefetch"),
+                (20, "template IN A", "no templated answers")]:
                 pattern = (rf"^NOT TRANSLATED\s+\S+:{line_ref}\s+{re.escape(text)}.*\n\s+-> .*"
-                       + re.escape(reason))
+                           + re.escape(reason))
                 testing.expect(re.search(pattern, report, re.M),
-                           f"line {line_ref} ({text}) not reported with '{reason}':\n{report}")
+                               f"line {line_ref} ({text}) not reported with '{reason}':\n{report}")
             expect_lines(conf, r"^    pods: verified$", r"^    namespaces: \[ shop, db \]$",
-                     r"^    endpoint-pod-names: on$", r"^    no-endpoints: on$",
-                     r"^    autopath: on$", r"^    upstream: 10\.0\.0\.2$",
-                     r"^    forward: \[ 10\.0\.0\.2 \]$")
+                         r"^    endpoint-pod-names: on$", r"^    no-endpoints: on$",
+                         r"^    autopath: on$", r"^    upstream: 10\.0\.0\.2$",
+                         r"^    forward: \[ 10\.0\.0\.2 \]$")
         strict = run_tool("translate", "--strict", "--out", os.path.join(work, "o"), path)
         testing.expect_equal(strict.returncode, 2, "--strict exit status with lines not translated")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@tests.case
+def a_snippet_is_translated_where_it_is_imported_and_a_looping_one_stops_the_tool():
+    work = tempfile.mkdtemp(prefix="mod-k8s-migrate-")
+    try:
+        path = os.path.join(work, "Corefile")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("(upstreams) {\n    forward . 10.0.0.9\n}\n"
+                    ".:53 {\n    kubernetes cluster.local\n    import upstreams\n}\n")
+        with translated([path]) as (out, conf, report):
+            expect_lines(conf, r"^    forward: \[ 10\.0\.0\.9 \]$")
+            report_row(report, "translated", 2, "forward . 10.0.0.9")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("(again) {\n    import again\n}\n.:53 {\n    import again\n}\n")
+        result = run_tool("translate", "--out", os.path.join(work, "o"), path)
+        testing.expect(result.returncode == 3 and "more than 64 imports" in result.stdout,
+                       f"a snippet importing itself: {result.returncode}\n{result.stdout}")
+        testing.expect(not os.path.exists(os.path.join(work, "o")), "files written after the error")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -204,29 +226,29 @@ def check_case(fixture, status, patterns):
 
 
 tests.add("check: coredns/deployment's Service selects app.kubernetes.io/name=coredns: blocker, "
-      "selector fix, autoscaler and HPA stopped before CoreDNS is scaled down",
-      check_case("check-coredns-deployment.json", 1, [
-          r"BLOCKER .*selects app\.kubernetes\.io/name=coredns; the knot-dns pods carry "
-          r"app\.kubernetes\.io/name=knot-dns",
-          r"^  1\. Make the Service select.*\n.*\n.*patch service kube-dns --type json -p "
-          r"'\[\{\"op\":\"remove\",\"path\":\"/spec/selector/app\.kubernetes\.io~1name\"\}\]'",
-          r"^  2\. Stop the autoscaler kube-dns-autoscaler.*\n\s+kubectl -n kube-system scale "
-          r"deployment kube-dns-autoscaler --replicas=0$",
-          r"^  3\. Save and delete the HorizontalPodAutoscaler coredns",
-          r"^  6\. Scale coredns down\n\s+kubectl -n kube-system scale deployment coredns --replicas=0$",
-          r"WARN .*kube-dns-autoscaler is reconciled by the addon manager",
-          r"^\s+kubectl -n kube-system scale deployment kube-dns-autoscaler --replicas=1$"]))
+          "selector fix, autoscaler and HPA stopped before CoreDNS is scaled down",
+          check_case("check-coredns-deployment.json", 1, [
+              r"BLOCKER .*selects app\.kubernetes\.io/name=coredns; the knot-dns pods carry "
+              r"app\.kubernetes\.io/name=knot-dns",
+              r"^  1\. Make the Service select.*\n.*\n.*patch service kube-dns --type json -p "
+              r"'\[\{\"op\":\"remove\",\"path\":\"/spec/selector/app\.kubernetes\.io~1name\"\}\]'",
+              r"^  2\. Stop the autoscaler kube-dns-autoscaler.*\n\s+kubectl -n kube-system scale "
+              r"deployment kube-dns-autoscaler --replicas=0$",
+              r"^  3\. Save and delete the HorizontalPodAutoscaler coredns",
+              r"^  6\. Scale coredns down\n\s+kubectl -n kube-system scale deployment coredns --replicas=0$",
+              r"WARN .*kube-dns-autoscaler is reconciled by the addon manager",
+              r"^\s+kubectl -n kube-system scale deployment kube-dns-autoscaler --replicas=1$"]))
 tests.add("check: kubeadm's Service selects only k8s-app=kube-dns: no blocker, CoreDNS scaled "
-      "down last",
-      check_case("check-kubeadm.json", 0, [
-          r"OK .*selects k8s-app=kube-dns: the knot-dns pods carry every label",
-          r"^  3\. Scale coredns down$", r"^0 blocker\(s\)"]))
+          "down last",
+          check_case("check-kubeadm.json", 0, [
+              r"OK .*selects k8s-app=kube-dns: the knot-dns pods carry every label",
+              r"^  3\. Scale coredns down$", r"^0 blocker\(s\)"]))
 tests.add("check: an addon-manager-reconciled CoreDNS with replicas in its manifest, new pods "
-      "not ready: two blockers",
-      check_case("check-addon-reconcile.json", 1, [
-          r"BLOCKER .*knot-dns: 0 of 2 replicas ready",
-          r"BLOCKER .*reconciled by the addon manager .*replicas: 2 in its manifest",
-          r"^2 blocker\(s\)"]))
+          "not ready: two blockers",
+          check_case("check-addon-reconcile.json", 1, [
+              r"BLOCKER .*knot-dns: 0 of 2 replicas ready",
+              r"BLOCKER .*reconciled by the addon manager .*replicas: 2 in its manifest",
+              r"^2 blocker\(s\)"]))
 
 
 # -- knotd runs what the tool wrote
@@ -272,7 +294,7 @@ class Live:
     def __enter__(self):
         if knotd.load_mode() == "file":
             raise testing.Skip("the translated config relies on auto-loading, and knotd cannot "
-                       "auto-load the build here")
+                               "auto-load the build here")
         try:
             self.work = tempfile.mkdtemp(prefix="mod-k8s-migrate-live-")
             self.stack.callback(shutil.rmtree, self.work, True)
@@ -282,16 +304,16 @@ class Live:
             sim.start()
             self.stack.callback(sim.stop)
             options = ["--listen", "${address}@${port}", "--rundir", "${dir}/run",
-                   "--storage", "${dir}/storage", "--lameduck-file", "${dir}/run/lameduck",
-                   "--metrics-listen", f"127.0.0.1@{knotd.free_port()}",
-                   "--kubeconfig", sim.path("kubeconfig"), "--upstream", self.upstream.address]
+                       "--storage", "${dir}/storage", "--lameduck-file", "${dir}/run/lameduck",
+                       "--metrics-listen", f"127.0.0.1@{knotd.free_port()}",
+                       "--kubeconfig", sim.path("kubeconfig"), "--upstream", self.upstream.address]
             if self.fixture:
                 inputs = [os.path.join(FIXTURES, self.fixture)]
             else:
                 inputs = [os.path.join(self.work, "Corefile")]
                 with open(inputs[0], "w", encoding="utf-8") as f:
                     f.write(LIVE_COREFILE.replace("UPSTREAM", self.upstream.address.replace("@", ":"))
-                        .replace("STUB", self.stub.address.replace("@", ":")))
+                            .replace("STUB", self.stub.address.replace("@", ":")))
             out = os.path.join(self.work, "out")
             result = run_tool("translate", "--out", out, "--zone-dir", out, *options, *inputs)
             if result.returncode != 0:
@@ -322,7 +344,7 @@ def expect_answer(live, name, rtype, rdata):
     def check():
         reply = live.answer(name, rtype)
         testing.expect(reply.rcode == "NOERROR" and rdata in reply.text,
-                   f"{name} {rtype}: expected {rdata}:\n{reply.text}")
+                       f"{name} {rtype}: expected {rdata}:\n{reply.text}")
     testing.eventually(check, timeout=10)
 
 
@@ -340,7 +362,7 @@ def kubeadm_translated_answers_a_cluster_name_from_the_simulator(live):
 def kubeadm_translated_forwards_other_names_to_the_upstream(live):
     expect_answer(live, "www.example.org.", "A", "192.0.2.")
     testing.expect(("www.example.org.", 1) in [(n.lower(), t) for n, t in live.upstream.names()],
-               f"the upstream was not asked: {live.upstream.names()}")
+                   f"the upstream was not asked: {live.upstream.names()}")
 
 
 tests.fixture(lambda: Live(), "a Corefile with a stub domain and hosts entries, translated")
@@ -352,7 +374,7 @@ def a_stub_domain_goes_to_its_own_server(live):
     names = [n.lower() for n, _ in live.stub.names()]
     testing.expect("host.corp.example." in names, f"the stub was not asked: {names}")
     testing.expect("host.corp.example." not in [n.lower() for n, _ in live.upstream.names()],
-               "the stub domain's name went to the default upstream")
+                   "the stub domain's name went to the default upstream")
 
 
 @tests.case
