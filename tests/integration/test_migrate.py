@@ -283,13 +283,14 @@ corp.example:53 {
 """
 
 
-class Live:
-    """The simulator, two stub upstreams and knotd running the translated knot.conf."""
+class World:
+    """One API simulator, two stub upstreams, and two knotds, each running what the tool
+    translated: kubeadm's Corefile (`kubeadm`) and LIVE_COREFILE (`custom`). The
+    switch-over check reads the same simulator's lists."""
 
-    def __init__(self, fixture=None):
-        self.fixture = fixture
+    def __init__(self):
         self.stack = contextlib.ExitStack()
-        self.server = None
+        self.servers = {}
 
     def __enter__(self):
         if knotd.load_mode() == "file":
@@ -300,134 +301,51 @@ class Live:
             self.stack.callback(shutil.rmtree, self.work, True)
             self.upstream = self.stack.enter_context(stubdns.StubDNS())
             self.stub = self.stack.enter_context(stubdns.StubDNS())
-            sim = simctl.Simulator(os.path.join(self.work, "apisim"), manifests=[cluster.SAMPLE])
-            sim.start()
-            self.stack.callback(sim.stop)
-            options = ["--listen", "${address}@${port}", "--rundir", "${dir}/run",
-                       "--storage", "${dir}/storage", "--lameduck-file", "${dir}/run/lameduck",
-                       "--metrics-listen", f"127.0.0.1@{knotd.free_port()}",
-                       "--kubeconfig", sim.path("kubeconfig"), "--upstream", self.upstream.address]
-            if self.fixture:
-                inputs = [os.path.join(FIXTURES, self.fixture)]
-            else:
-                inputs = [os.path.join(self.work, "Corefile")]
-                with open(inputs[0], "w", encoding="utf-8") as f:
-                    f.write(LIVE_COREFILE.replace("UPSTREAM", self.upstream.address.replace("@", ":"))
-                            .replace("STUB", self.stub.address.replace("@", ":")))
-            out = os.path.join(self.work, "out")
-            result = run_tool("translate", "--out", out, "--zone-dir", out, *options, *inputs)
-            if result.returncode != 0:
-                raise knotd.KnotdError(f"translate failed:\n{result.stdout}")
-            with open(os.path.join(out, "knot.conf"), encoding="utf-8") as f:
-                self.conf = f.read()
-            self.server = self.stack.enter_context(Knotd(config=self.conf))
-            cluster.wait_ready(self.server)
+            self.sim = simctl.Simulator(os.path.join(self.work, "apisim"), manifests=[cluster.SAMPLE])
+            self.sim.start()
+            self.stack.callback(self.sim.stop)
+            custom = os.path.join(self.work, "Corefile")
+            with open(custom, "w", encoding="utf-8") as f:
+                f.write(LIVE_COREFILE.replace("UPSTREAM", self.upstream.address.replace("@", ":"))
+                        .replace("STUB", self.stub.address.replace("@", ":")))
+            for name, source in (("kubeadm", os.path.join(FIXTURES, "kubeadm-coredns.json")),
+                                 ("custom", custom)):
+                self.servers[name] = self.stack.enter_context(Knotd(config=self.translate(name, source)))
+            for server in self.servers.values():
+                cluster.wait_ready(server)
         except BaseException:
             self.stack.close()
             raise
         return self
 
+    def translate(self, name, source):
+        """knot.conf for `source`, with what only a pod has pointed at this test."""
+        out = os.path.join(self.work, name)
+        result = run_tool("translate", "--out", out, "--zone-dir", out,
+                          "--listen", "${address}@${port}", "--rundir", "${dir}/run",
+                          "--storage", "${dir}/storage", "--lameduck-file", "${dir}/run/lameduck",
+                          "--metrics-listen", f"127.0.0.1@{knotd.free_port()}",
+                          "--kubeconfig", self.sim.path("kubeconfig"),
+                          "--upstream", self.upstream.address, source)
+        if result.returncode != 0:
+            raise knotd.KnotdError(f"translate {source} failed:\n{result.stdout}")
+        with open(os.path.join(out, "knot.conf"), encoding="utf-8") as f:
+            return f.read()
+
     def __exit__(self, *exc):
         return self.stack.__exit__(*exc)
 
     def is_running(self):
-        return self.server is not None and self.server.is_running()
+        return self.sim.alive() and all(s.is_running() for s in self.servers.values())
 
     def log_text(self):
-        return self.server.log_text() if self.server else ""
+        return "".join(s.log_text() for s in self.servers.values())
 
-    def answer(self, name, rtype="A"):
-        return dig.query(self.server, name, rtype, timeout=5)
-
-
-def expect_answer(live, name, rtype, rdata):
-    def check():
-        reply = live.answer(name, rtype)
-        testing.expect(reply.rcode == "NOERROR" and rdata in reply.text,
-                       f"{name} {rtype}: expected {rdata}:\n{reply.text}")
-    testing.eventually(check, timeout=10)
-
-
-tests.fixture(lambda: Live("kubeadm-coredns.json"), "kubeadm's Corefile, translated")
-
-
-@tests.case
-def kubeadm_translated_answers_a_cluster_name_from_the_simulator(live):
-    expect_answer(live, "kubernetes.default.svc.cluster.local.", "A", "10.96.0.1")
-    reply = live.answer("kubernetes.default.svc.cluster.local.")
-    testing.expect(re.search(r"\s30\s+IN\s+A\s", reply.text), f"not the Corefile's ttl 30:\n{reply.text}")
-
-
-@tests.case
-def kubeadm_translated_forwards_other_names_to_the_upstream(live):
-    expect_answer(live, "www.example.org.", "A", "192.0.2.")
-    testing.expect(("www.example.org.", 1) in [(n.lower(), t) for n, t in live.upstream.names()],
-                   f"the upstream was not asked: {live.upstream.names()}")
-
-
-tests.fixture(lambda: Live(), "a Corefile with a stub domain and hosts entries, translated")
-
-
-@tests.case
-def a_stub_domain_goes_to_its_own_server(live):
-    expect_answer(live, "host.corp.example.", "A", "192.0.2.")
-    names = [n.lower() for n, _ in live.stub.names()]
-    testing.expect("host.corp.example." in names, f"the stub was not asked: {names}")
-    testing.expect("host.corp.example." not in [n.lower() for n, _ in live.upstream.names()],
-                   "the stub domain's name went to the default upstream")
-
-
-@tests.case
-def a_hosts_entry_in_the_cluster_zone_is_answered_from_the_zone_file(live):
-    expect_answer(live, "legacy.cluster.local.", "A", "10.1.2.3")
-
-
-@tests.case
-def a_hosts_entry_outside_answers_from_its_own_zone_with_its_ptr(live):
-    expect_answer(live, "db.corp.internal.", "A", "10.1.2.4")
-    expect_answer(live, "4.2.1.10.in-addr.arpa.", "PTR", "db.corp.internal.")
-
-
-@tests.case
-def cluster_names_still_answer_beside_the_hosts_records(live):
-    expect_answer(live, "kubernetes.default.svc.cluster.local.", "A", "10.96.0.1")
-
-
-# -- the check against the API simulator's answers
-
-class SimulatedCluster:
-    """The simulator holding the objects of check-coredns-deployment.json (less the HPA,
-    a kind it does not serve); the check reads what the API lists."""
-
-    def __enter__(self):
-        self.work = tempfile.mkdtemp(prefix="mod-k8s-migrate-sim-")
-        self.sim = simctl.Simulator(os.path.join(self.work, "apisim"), manifests=[cluster.SAMPLE])
-        try:
-            self.sim.start()
-            with open(os.path.join(FIXTURES, "check-coredns-deployment.json"), encoding="utf-8") as f:
-                items = [o for o in json.load(f)["items"] if o["kind"] != "HorizontalPodAutoscaler"]
-            for obj in items:
-                if obj["kind"] == "Service":
-                    # The sample cluster's kube-dns with coredns/deployment's selector.
-                    svc = self.sim.get_object("services", "kube-system", "kube-dns")
-                    svc["spec"]["selector"] = obj["spec"]["selector"]
-                    obj = svc
-                self.sim.apply(obj)
-        except BaseException:
-            self.__exit__()
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        self.sim.stop()
-        shutil.rmtree(self.work, ignore_errors=True)
-        return False
-
-    def is_running(self):
-        return self.sim.alive()
+    def answer(self, server, name, rtype="A"):
+        return dig.query(self.servers[server], name, rtype, timeout=5)
 
     def check(self):
-        """Runs the check on the simulator's lists, as `kubectl get --raw` prints them."""
+        """Runs the switch-over check on the simulator's lists, as `kubectl get --raw` prints them."""
         paths = []
         for i, path in enumerate(["/api/v1/namespaces/kube-system/services",
                                   "/apis/apps/v1/namespaces/kube-system/deployments",
@@ -440,20 +358,77 @@ class SimulatedCluster:
         return run_tool("check", *paths)
 
 
-tests.fixture(SimulatedCluster, "the check on the API simulator's lists")
+def expect_answer(world, server, name, rtype, rdata):
+    def check():
+        reply = world.answer(server, name, rtype)
+        testing.expect(reply.rcode == "NOERROR" and rdata in reply.text,
+                       f"{server}: {name} {rtype}: expected {rdata}:\n{reply.text}")
+    testing.eventually(check, timeout=10)
+
+
+tests.fixture(World, "knotd on the translated configurations, the API simulator, stub upstreams")
 
 
 @tests.case
-def check_on_the_simulator_finds_the_selector_and_the_autoscaler_then_passes_once_fixed(sim):
-    result = sim.check()
+def kubeadm_translated_answers_a_cluster_name_from_the_simulator(world):
+    expect_answer(world, "kubeadm", "kubernetes.default.svc.cluster.local.", "A", "10.96.0.1")
+    reply = world.answer("kubeadm", "kubernetes.default.svc.cluster.local.")
+    testing.expect(re.search(r"\s30\s+IN\s+A\s", reply.text), f"not the Corefile's ttl 30:\n{reply.text}")
+
+
+@tests.case
+def kubeadm_translated_forwards_other_names_to_the_upstream(world):
+    expect_answer(world, "kubeadm", "www.example.org.", "A", "192.0.2.")
+    testing.expect(("www.example.org.", 1) in [(n.lower(), t) for n, t in world.upstream.names()],
+                   f"the upstream was not asked: {world.upstream.names()}")
+
+
+@tests.case
+def a_stub_domain_goes_to_its_own_server(world):
+    expect_answer(world, "custom", "host.corp.example.", "A", "192.0.2.")
+    names = [n.lower() for n, _ in world.stub.names()]
+    testing.expect("host.corp.example." in names, f"the stub was not asked: {names}")
+    testing.expect("host.corp.example." not in [n.lower() for n, _ in world.upstream.names()],
+                   "the stub domain's name went to the default upstream")
+
+
+@tests.case
+def a_hosts_entry_in_the_cluster_zone_is_answered_from_the_zone_file(world):
+    expect_answer(world, "custom", "legacy.cluster.local.", "A", "10.1.2.3")
+
+
+@tests.case
+def a_hosts_entry_outside_answers_from_its_own_zone_with_its_ptr(world):
+    expect_answer(world, "custom", "db.corp.internal.", "A", "10.1.2.4")
+    expect_answer(world, "custom", "4.2.1.10.in-addr.arpa.", "PTR", "db.corp.internal.")
+
+
+@tests.case
+def cluster_names_still_answer_beside_the_hosts_records(world):
+    expect_answer(world, "custom", "kubernetes.default.svc.cluster.local.", "A", "10.96.0.1")
+
+
+@tests.case
+def check_on_the_simulator_finds_the_selector_and_the_autoscaler_then_passes_once_fixed(world):
+    # The objects of check-coredns-deployment.json (less the HPA, a kind the simulator
+    # does not serve), the sample cluster's kube-dns with coredns/deployment's selector.
+    with open(os.path.join(FIXTURES, "check-coredns-deployment.json"), encoding="utf-8") as f:
+        items = [o for o in json.load(f)["items"] if o["kind"] != "HorizontalPodAutoscaler"]
+    for obj in items:
+        if obj["kind"] == "Service":
+            svc = world.sim.get_object("services", "kube-system", "kube-dns")
+            svc["spec"]["selector"] = obj["spec"]["selector"]
+            obj = svc
+        world.sim.apply(obj)
+    result = world.check()
     testing.expect_equal(result.returncode, 1, f"exit status before the fix:\n{result.stdout}")
     expect_lines(result.stdout, r"BLOCKER .*selects app\.kubernetes\.io/name=coredns",
                  r"Stop the autoscaler kube-dns-autoscaler", what="the check's output")
     # Step 1 as printed: the selector keeps only the key both kinds of pods carry.
-    svc = sim.sim.get_object("services", "kube-system", "kube-dns")
+    svc = world.sim.get_object("services", "kube-system", "kube-dns")
     del svc["spec"]["selector"]["app.kubernetes.io/name"]
-    sim.sim.apply(svc)
-    result = sim.check()
+    world.sim.apply(svc)
+    result = world.check()
     testing.expect_equal(result.returncode, 0, f"exit status after the fix:\n{result.stdout}")
     expect_lines(result.stdout, r"OK .*selects k8s-app=kube-dns: the knot-dns pods carry every label",
                  r"Stop the autoscaler kube-dns-autoscaler", r"^0 blocker\(s\)",
