@@ -140,6 +140,24 @@ tests.add("GKE's kube-dns ConfigMap: upstreamNameservers, stubDomains, federatio
 
 
 @tests.case
+def a_kube_dns_configmap_with_only_stub_domains_forwards_the_rest_to_the_node():
+    work = tempfile.mkdtemp(prefix="mod-k8s-migrate-")
+    try:
+        path = os.path.join(work, "kube-dns.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump({"apiVersion": "v1", "kind": "ConfigMap",
+                       "metadata": {"name": "kube-dns", "namespace": "kube-system"},
+                       "data": {"stubDomains": '{"example.com": ["8.8.8.8", "8.8.4.4:5353"]}'}}, f)
+        with translated([path], "--cluster-domain", "k8s.example") as (out, conf, report):
+            conf_check(os.path.join(out, "knot.conf"))
+            expect_lines(conf, r"^    forward: \[ 192\.0\.2\.53 \]  # @upstream$",
+                         r'^    forward-stub: \[ "example\.com=8\.8\.8\.8,8\.8\.4\.4@5353" \]$',
+                         r"^  - domain: k8s\.example\.\n    module: mod-k8s/default$")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@tests.case
 def the_report_names_each_line_it_cannot_translate_with_the_reason():
     corefile = """.:53 {
     kubernetes cluster.local 10.0.0.0/22 {
