@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# run alone: a log burst within a 10 s rate-limit window
 """Malformed, hostile and unexpected watch events (issue 3): "A malformed, oversize or
 unexpected object is logged and skipped; it never crashes, blocks or stalls knotd."
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# run alone: changes under churn answer within 2 s
 """Big objects that keep changing do not hold up other changes (issue 10, item 6).
 
 The watcher thread rebuilds a service's records at every change of its slices; the work

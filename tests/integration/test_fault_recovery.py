@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# run alone: a recovered API server reaches DNS within 2 s
 """Fast recovery after an API outage (issue 14): a change made right after the API server
 comes back reaches DNS within 2 s, although the retry backoff has grown to tens of seconds.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# run alone: counts the upstream queries a flood causes within fixed windows
 """Junk names below a federation do not displace a name in use (issue 23, item 2).
 
 The resolver thread keeps at most 4096 names that queries asked for (names

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# run alone: no query lost under a steady load through SIGTERM
 """The lameduck period of packaging/kubernetes (issue 25 item 2; doc/mod-k8s.rst, Lameduck):
 the pod's termination as the kubelet runs it, without a cluster. The preStop command of
 deployment.yaml runs (its /run/knot is the test's directory, LAMEDUCK_SECONDS the

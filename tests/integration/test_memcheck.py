@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# run alone: knotd under valgrind takes a whole CPU
 """`make memcheck`'s parts (tests/lib/valgrind.py): reading valgrind's logs, and a knotd run
 under memcheck when MODK8S_VALGRIND asks for it.
 

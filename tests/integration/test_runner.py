@@ -20,13 +20,13 @@ RUNNER = os.path.join(SRCDIR, "tests", "integration", "run")
 PASSES = 'print("ok - it works")\nprint("1 passed, 0 failed")\n'
 
 
-def run_files(files):
+def run_files(files, jobs=1):
     """Runs the runner on a directory holding `files` (name -> Python source)."""
     with tempfile.TemporaryDirectory(prefix="runner-") as testdir:
         for name, source in files.items():
             with open(os.path.join(testdir, name), "w", encoding="utf-8") as f:
                 f.write("import sys\n" + source)
-        env = dict(os.environ, MODK8S_TESTDIR=testdir)
+        env = dict(os.environ, MODK8S_TESTDIR=testdir, MODK8S_TEST_JOBS=str(jobs))
         result = subprocess.run([sys.executable, RUNNER], env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, timeout=120, check=False)
     return result.returncode, result.stdout
@@ -70,6 +70,60 @@ def a_file_that_crashes_or_runs_no_test_fails():
     lines = tap_lines(out)
     testing.expect("not ok - test_b.py: exits cleanly # exited with status 1" in lines, out)
     testing.expect("not ok - test_c.py: runs tests # no test result printed" in lines, out)
+    testing.expect_equal(code, 1, "exit status")
+
+
+# Each file writes when it starts and ends to one log, then waits: the log shows which overlapped.
+TIMED = """import os, time
+log = os.environ["RUNNER_LOG"]
+with open(log, "a") as f: f.write("start {name}\\n")
+time.sleep(1.5)
+with open(log, "a") as f: f.write("end {name}\\n")
+print("ok - {name} ran")
+"""
+
+
+@tests.case
+def with_two_jobs_files_run_at_once_and_one_marked_alone_runs_by_itself():
+    with tempfile.NamedTemporaryFile(prefix="runner-log-", delete=False) as log:
+        os.environ["RUNNER_LOG"] = log.name
+    try:
+        files = {f"test_{n}.py": TIMED.format(name=n) for n in ("a", "b", "c")}
+        files["test_b.py"] = "# run alone: it measures time\n" + files["test_b.py"]
+        files["test_d.py"] = 'print("not ok - d broke")\nsys.exit(1)\n'
+        code, out = run_files(files, jobs=2)
+        with open(log.name, encoding="utf-8") as f:
+            events = f.read().split("\n")[:-1]
+    finally:
+        os.unlink(log.name)
+        del os.environ["RUNNER_LOG"]
+    testing.expect_equal(code, 1, "exit status (test_d failed)")
+    testing.expect(out.rstrip().endswith("3 passed, 1 failed"), out)
+    testing.expect("not ok - test_d.py: d broke" in tap_lines(out), out)
+    for name in ("a", "b", "c", "d"):
+        testing.expect(f"# test_{name}.py: " in out, f"test_{name}.py's totals line:\n{out}")
+    # a and c overlapped; b started after both ended and nothing started before it ended.
+    testing.expect(events.index("start c") < events.index("end a"), events)
+    b_start, b_end = events.index("start b"), events.index("end b")
+    testing.expect(b_start > max(events.index("end a"), events.index("end c")), events)
+    testing.expect(b_end == len(events) - 1, events)
+
+
+@tests.case
+def with_two_jobs_a_file_that_times_out_fails_and_the_rest_still_run():
+    env_timeout = os.environ.get("MODK8S_TEST_TIMEOUT")
+    os.environ["MODK8S_TEST_TIMEOUT"] = "2"
+    try:
+        code, out = run_files({"test_a.py": PASSES, "test_b.py": "import time\ntime.sleep(60)\n",
+                               "test_c.py": PASSES}, jobs=2)
+    finally:
+        if env_timeout is None:
+            del os.environ["MODK8S_TEST_TIMEOUT"]
+        else:
+            os.environ["MODK8S_TEST_TIMEOUT"] = env_timeout
+    testing.expect("not ok - test_b.py: finishes in time # timed out after 2 s" in tap_lines(out),
+                   out)
+    testing.expect(out.rstrip().endswith("2 passed, 1 failed"), out)
     testing.expect_equal(code, 1, "exit status")
 
 
