@@ -26,6 +26,7 @@
  * a family with a port; a merge either fails or stays within the forwarder's caps.
  */
 
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
