@@ -146,7 +146,8 @@ static void fwd_stats(void *ctx, const k8s_fwd_stats_t *st)
 		for (uint32_t i = 0; i < T_COUNT; i++) {
 			knotd_mod_stats_store(mod, 0, CTR_THREAD, i, t[i]);
 		}
-		for (uint32_t i = 0; i < st->server_count && i < h->stats_servers; i++) {
+		// Past the servers, zeros: a ConfigMap with fewer servers leaves no stale counts.
+		for (uint32_t i = 0; i < h->stats_servers && i < K8S_FWD_SERVERS_MAX; i++) {
 			knotd_mod_stats_store(mod, 0, CTR_UP_QUERIES, i, st->server[i].queries);
 			knotd_mod_stats_store(mod, 0, CTR_UP_ANSWERS, i, st->server[i].answers);
 			knotd_mod_stats_store(mod, 0, CTR_UP_FAILURES, i, st->server[i].failures);
@@ -296,7 +297,7 @@ static void server_names_set(const k8s_fwd_t *fwd)
 }
 
 /*! \brief The options' settings with the ConfigMap applied; the options' alone if it is bad. */
-static int effective_conf(k8s_fwd_holder_t *h, k8s_fwd_conf_t *out, bool *bad)
+static int effective_conf(k8s_fwd_holder_t *h, k8s_fwd_conf_t *out)
 {
 	char msg[384];
 	k8s_kubedns_t cm;
@@ -306,7 +307,6 @@ static int effective_conf(k8s_fwd_holder_t *h, k8s_fwd_conf_t *out, bool *bad)
 		ret = k8s_kubedns_merge(&h->base, &cm, out, msg, sizeof(msg));
 		k8s_kubedns_deinit(&cm);
 	}
-	*bad = (ret != KNOT_EOK);
 	if (ret != KNOT_EOK) {
 		k8s_logf(&(k8s_log_t){ .fn = fwd_log, .ctx = h }, LOG_ERR,
 		         "forward, kube-dns-config %s not applied, the forwarder keeps its settings "
@@ -334,8 +334,7 @@ static void *kubedns_watch(void *arg)
 		k8s_kubedns_stamp_t now;
 		k8s_kubedns_stamp(h->kubedns_dir, &now);
 		k8s_fwd_conf_t conf;
-		bool bad;
-		if (k8s_kubedns_stamp_equal(&now, &h->stamp) || effective_conf(h, &conf, &bad) != KNOT_EOK) {
+		if (k8s_kubedns_stamp_equal(&now, &h->stamp) || effective_conf(h, &conf) != KNOT_EOK) {
 			// Unchanged, or bad: the running forwarder stays (logged once per change).
 			pthread_mutex_lock(&h->watch_lock);
 			continue;
@@ -422,8 +421,7 @@ static k8s_fwd_holder_t *holder_new(knotd_mod_t *mod, k8s_fwd_conf_t *base, cons
 		return NULL;
 	}
 	k8s_fwd_conf_t conf;
-	bool bad = false;
-	if (dir != NULL && effective_conf(h, &conf, &bad) == KNOT_EOK) {
+	if (dir != NULL && effective_conf(h, &conf) == KNOT_EOK) {
 		h->live = live_new(h, &conf);
 		k8s_fwd_conf_deinit(&conf);
 	} else {
