@@ -103,7 +103,9 @@ static int servers_parse(json_object *list, size_t max, k8s_fwd_group_t *group,
 	for (size_t i = 0; i < count; i++) {
 		json_object *item = json_object_array_get_idx(list, i);
 		const char *text = json_object_get_string(item);
+		// A NUL inside ("\u0000") would cut the address short: refused.
 		if (!json_object_is_type(item, json_type_string) ||
+		    strlen(text) != (size_t)json_object_get_string_len(item) ||
 		    addr_parse(text, &group->servers[group->count]) != KNOT_EOK) {
 			snprintf(msg, msglen, "%s: '%.64s' is no IP address or IP:port", what,
 			         json_object_is_type(item, json_type_string) ? text : "(not a string)");
