@@ -36,8 +36,10 @@
  * one at once (the first attempt stays open: its late answer is still taken), and
  * a down server is probed every second (". NS") until it answers. A forwarding loop
  * (an upstream that sends our queries back to us) is found with a probe name
- * (`<token>-<index>.mod-k8s-loop.`) sent to every upstream at start and every minute:
- * when it comes back to us, that upstream is no longer used.
+ * (`<token>-<index>.mod-k8s-loop.`) sent to every upstream at start and every minute,
+ * and to an upstream as soon as it is marked down (a loop that appears while running
+ * shows first as an upstream that stops answering): when it comes back to us, that
+ * upstream is no longer used.
  */
 
 #pragma once
@@ -132,6 +134,9 @@ void k8s_fwd_free(k8s_fwd_t *f);
 
 /*! \brief The settings the forwarder was started with. */
 const k8s_fwd_conf_t *k8s_fwd_conf(const k8s_fwd_t *f);
+
+/*! \brief How many servers (default and stub domains together). */
+size_t k8s_fwd_server_count(const k8s_fwd_t *f);
 
 /*! \brief The address of server \a i (flat order: default, then the stub domains'), as text. */
 const char *k8s_fwd_server_text(const k8s_fwd_t *f, size_t i);

@@ -43,7 +43,7 @@
 #define HEDGE_MS 300
 /*! \brief A down server is probed this often. */
 #define PROBE_MS 1000
-/*! \brief Loop probes: at start, then this often. */
+/*! \brief Loop probes: at start, then this often (and to a server when it is marked down). */
 #define LOOP_PROBE_MS 60000
 /*! \brief One log line per server and kind of failure at most this often. */
 #define LOG_EVERY_MS 10000
@@ -146,6 +146,24 @@ struct k8s_fwd {
 	uint8_t out[2 + KNOT_WIRE_MAX_PKTSIZE];
 };
 
+static void loop_probe_name(uint8_t *name, uint64_t token, size_t idx)
+{
+	char label[40];
+	int len = snprintf(label, sizeof(label), "%016" PRIx64 "-%zu", token, idx);
+	name[0] = len;
+	memcpy(name + 1, label, len);
+	memcpy(name + 1 + len, LOOP_LABEL, sizeof(LOOP_LABEL));  // With the root label.
+}
+
+/*! \brief Sends \a s a loop probe (its answer is not awaited: only its return to us counts). */
+static void loop_probe_send(k8s_fwd_t *f, server_t *s, uint64_t token, uint64_t now)
+{
+	k8s_dnsquery_close(&s->loop_probe);
+	loop_probe_name(s->loop_name, token, s - f->servers);
+	(void)k8s_dnsquery_start(&s->loop_probe, &s->addr, s->loop_name, KNOT_RRTYPE_HINFO,
+	                         LOOP_PROBE_MS / 2, now);
+}
+
 /* Logging. */
 
 static void server_fail(k8s_fwd_t *f, server_t *s, int kind, const char *detail, uint64_t now)
@@ -170,6 +188,8 @@ static void server_fail(k8s_fwd_t *f, server_t *s, int kind, const char *detail,
 	if (!s->down && !s->looped) {
 		s->down = true;
 		s->next_probe_ms = now + PROBE_MS;
+		// A loop that appears while running shows first as a server that stops answering.
+		loop_probe_send(f, s, atomic_load(&f->loop_token), now);
 	}
 }
 
@@ -522,15 +542,6 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 
 /* Health and loop probes. */
 
-static void loop_probe_name(uint8_t *name, uint64_t token, size_t idx)
-{
-	char label[40];
-	int len = snprintf(label, sizeof(label), "%016" PRIx64 "-%zu", token, idx);
-	name[0] = len;
-	memcpy(name + 1, label, len);
-	memcpy(name + 1 + len, LOOP_LABEL, sizeof(LOOP_LABEL));  // With the root label.
-}
-
 bool k8s_fwd_loop_probe(k8s_fwd_t *f, const knot_dname_t *lower)
 {
 	if (lower[0] == 0 || !knot_dname_is_equal(lower + 1 + lower[0], (const uint8_t *)LOOP_LABEL)) {
@@ -588,10 +599,7 @@ static void probes_start(k8s_fwd_t *f, uint64_t now)
 			continue;
 		}
 		if (loop_round) {
-			k8s_dnsquery_close(&s->loop_probe);
-			loop_probe_name(s->loop_name, token, i);
-			(void)k8s_dnsquery_start(&s->loop_probe, &s->addr, s->loop_name, KNOT_RRTYPE_HINFO,
-			                         LOOP_PROBE_MS / 2, now);
+			loop_probe_send(f, s, token, now);
 		}
 		if (s->down && s->probe.fd < 0 && now >= s->next_probe_ms) {
 			s->next_probe_ms = now + PROBE_MS;
@@ -903,6 +911,11 @@ void k8s_fwd_free(k8s_fwd_t *f)
 const k8s_fwd_conf_t *k8s_fwd_conf(const k8s_fwd_t *f)
 {
 	return &f->conf;
+}
+
+size_t k8s_fwd_server_count(const k8s_fwd_t *f)
+{
+	return f->server_count;
 }
 
 const char *k8s_fwd_server_text(const k8s_fwd_t *f, size_t i)

@@ -197,6 +197,7 @@ static const yp_item_t k8s_conf[] = {
 	{ MOD_FORWARD_CACHE_TTL, YP_TINT,   YP_VINT = { 0, 86400, 30, YP_STIME } },
 	{ MOD_FORWARD_CACHE_SIZE, YP_TINT,  YP_VINT = { 16, 1048576, 4096 } },
 	{ MOD_FORWARD_PENDING,   YP_TINT,   YP_VINT = { 1, 65536, 1024 } },
+	{ MOD_KUBEDNS_CONFIG,    YP_TSTR,   YP_VNONE, YP_FNONE, { k8s_forward_check_kubedns } },
 	{ MOD_METRICS_LISTEN,    YP_TADDR,  YP_VNONE, YP_FNONE, { k8s_ops_check_listen } },
 	{ MOD_LAMEDUCK_FILE,     YP_TSTR,   YP_VNONE, YP_FNONE, { k8s_ops_check_lameduck } },
 	{ NULL }

@@ -18,7 +18,8 @@
  * knotd glue of the forwarder (forward.h): its options, the registry that lets the
  * global instance and the reverse zones' instances share one forwarder, the hooks
  * (a global BEGIN hook for names in no zone, a reverse zone's END hook for the
- * addresses outside the cluster), and its counters.
+ * addresses outside the cluster), its counters, and kube-dns's ConfigMap (kubedns_conf.h)
+ * watched by a thread of its own, which replaces the forwarder when the ConfigMap changes.
  */
 
 #include <arpa/inet.h>
@@ -32,20 +33,41 @@
 #include "forward.h"
 #include "forward_metrics.h"
 #include "k8s_glue.h"
+#include "kubedns_conf.h"
 #include "tsan_rcu.h"
 
 /*! \brief knotd's KNOT_STATE_PRODUCE (knot/query/layer.h, not installed): the query goes on. */
 #define STATE_PRODUCE 2
 
+/*! \brief The ConfigMap is looked at this often. */
+#define KUBEDNS_CHECK_MS 1000
+
+/*! \brief A running forwarder and its /metrics source: replaced whole when the ConfigMap changes. */
+typedef struct {
+	k8s_fwd_t *fwd;
+	k8s_fwd_metrics_t *metrics;
+	k8s_fwd_holder_t *holder;
+} live_t;
+
 /*! \brief One forwarder and the module instances that hold it. */
 struct k8s_fwd_holder {
 	struct k8s_fwd_holder *next;
-	k8s_fwd_t *fwd;
+	live_t *live;            /*!< Read by the hooks under RCU; replaced by the watch thread. */
+	k8s_fwd_conf_t base;     /*!< The options' settings: instances with equal ones share. */
+	char *kubedns_dir;       /*!< kube-dns-config, or NULL. */
 	size_t refs;
 	knotd_mod_t *log_mod;    /*!< Logs go through it: the global instance if any. */
 	knotd_mod_t *stats_mod;  /*!< The global instance: the thread's counters go there. */
-	k8s_fwd_metrics_t *metrics;  /*!< Its /metrics source, one per forwarder. */
 	bool log_global;
+	size_t stats_servers;    /*!< The upstream-* counters' size, in the global instance. */
+
+	// The ConfigMap's watch thread (with kube-dns-config).
+	pthread_t watch;
+	bool watching;
+	bool watch_stop;         /*!< Under watch_lock. */
+	pthread_mutex_t watch_lock;
+	pthread_cond_t watch_cond;
+	k8s_kubedns_stamp_t stamp;
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -88,7 +110,14 @@ static char *t_str(uint32_t idx, uint32_t count)
 
 static char *server_str(uint32_t idx, uint32_t count)
 {
-	return (idx < K8S_FWD_SERVERS_MAX) ? strdup(server_names[idx]) : NULL;
+	if (idx >= K8S_FWD_SERVERS_MAX) {
+		return NULL;
+	}
+	// The ConfigMap's watch thread renames them.
+	pthread_mutex_lock(&registry_lock);
+	char *name = strdup(server_names[idx][0] != '\0' ? server_names[idx] : "none");
+	pthread_mutex_unlock(&registry_lock);
+	return name;
 }
 
 static void fwd_log(void *ctx, int priority, const char *msg)
@@ -103,11 +132,13 @@ static void fwd_log(void *ctx, int priority, const char *msg)
 
 static void fwd_stats(void *ctx, const k8s_fwd_stats_t *st)
 {
-	k8s_fwd_holder_t *h = ctx;
-	k8s_fwd_metrics_push(h->metrics, st);
+	live_t *live = ctx;
+	k8s_fwd_holder_t *h = live->holder;
+	k8s_fwd_metrics_push(live->metrics, st);
 	pthread_mutex_lock(&registry_lock);
 	knotd_mod_t *mod = h->stats_mod;
-	if (mod != NULL) {
+	// A replaced forwarder, until it is joined, no longer counts.
+	if (mod != NULL && h->live == live) {
 		const uint64_t t[T_COUNT] = {
 			st->forwarded, st->answered, st->servfail, st->timeouts, st->failovers,
 			st->loops, st->dropped, st->cache_entries, st->cache_bytes
@@ -115,7 +146,8 @@ static void fwd_stats(void *ctx, const k8s_fwd_stats_t *st)
 		for (uint32_t i = 0; i < T_COUNT; i++) {
 			knotd_mod_stats_store(mod, 0, CTR_THREAD, i, t[i]);
 		}
-		for (uint32_t i = 0; i < st->server_count; i++) {
+		// Past the servers, zeros: a ConfigMap with fewer servers leaves no stale counts.
+		for (uint32_t i = 0; i < h->stats_servers && i < K8S_FWD_SERVERS_MAX; i++) {
 			knotd_mod_stats_store(mod, 0, CTR_UP_QUERIES, i, st->server[i].queries);
 			knotd_mod_stats_store(mod, 0, CTR_UP_ANSWERS, i, st->server[i].answers);
 			knotd_mod_stats_store(mod, 0, CTR_UP_FAILURES, i, st->server[i].failures);
@@ -147,6 +179,16 @@ int k8s_forward_check_addr(knotd_conf_check_args_t *args)
 	struct sockaddr_storage ss;
 	if (k8s_fwd_addr_parse((const char *)args->data, &ss) != KNOT_EOK) {
 		args->err_str = "forward must be an IPv4 or IPv6 address, optionally with @port";
+		return KNOT_EINVAL;
+	}
+	return KNOT_EOK;
+}
+
+int k8s_forward_check_kubedns(knotd_conf_check_args_t *args)
+{
+	const char *dir = (const char *)args->data;
+	if (dir[0] != '/' || strlen(dir) > 1024) {
+		args->err_str = "kube-dns-config must be an absolute directory name";
 		return KNOT_EINVAL;
 	}
 	return KNOT_EOK;
@@ -217,39 +259,207 @@ out:
 
 /* The registry. */
 
-static k8s_fwd_holder_t *acquire(knotd_mod_t *mod, const k8s_fwd_conf_t *conf, bool global)
+/*! \brief A forwarder with its metrics source for \a conf; NULL on no memory or no thread. */
+static live_t *live_new(k8s_fwd_holder_t *h, const k8s_fwd_conf_t *conf)
+{
+	live_t *live = calloc(1, sizeof(*live));
+	if (live == NULL) {
+		return NULL;
+	}
+	live->holder = h;
+	live->metrics = k8s_fwd_metrics_new(conf);
+	k8s_log_t log = { .fn = fwd_log, .ctx = h };
+	// Not under the registry's lock: the thread logs through it.
+	live->fwd = (live->metrics != NULL) ? k8s_fwd_new(conf, &log, fwd_stats, live) : NULL;
+	if (live->fwd == NULL) {
+		k8s_fwd_metrics_free(live->metrics);
+		free(live);
+		return NULL;
+	}
+	return live;
+}
+
+/*! \brief Joins the forwarder's thread and frees it (no reader may remain). */
+static void live_free(live_t *live)
+{
+	k8s_fwd_free(live->fwd);  // Joins the thread: no push after it.
+	k8s_fwd_metrics_free(live->metrics);
+	free(live);
+}
+
+/*! \brief The counters' names of the servers (under the registry's lock). */
+static void server_names_set(const k8s_fwd_t *fwd)
+{
+	for (size_t i = 0; i < K8S_FWD_SERVERS_MAX; i++) {
+		const char *text = k8s_fwd_server_text(fwd, i);
+		snprintf(server_names[i], sizeof(server_names[i]), "%s", text ? text : "");
+	}
+}
+
+/*! \brief The options' settings with the ConfigMap applied; the options' alone if it is bad. */
+static int effective_conf(k8s_fwd_holder_t *h, k8s_fwd_conf_t *out)
+{
+	char msg[384];
+	k8s_kubedns_t cm;
+	k8s_kubedns_stamp(h->kubedns_dir, &h->stamp);
+	int ret = k8s_kubedns_read(h->kubedns_dir, &cm, msg, sizeof(msg));
+	if (ret == KNOT_EOK) {
+		ret = k8s_kubedns_merge(&h->base, &cm, out, msg, sizeof(msg));
+		k8s_kubedns_deinit(&cm);
+	}
+	if (ret != KNOT_EOK) {
+		k8s_logf(&(k8s_log_t){ .fn = fwd_log, .ctx = h }, LOG_ERR,
+		         "forward, kube-dns-config %s not applied, the forwarder keeps its settings "
+		         "(%s)", h->kubedns_dir, msg);
+	}
+	return ret;
+}
+
+/*! \brief The watch thread: the ConfigMap's files read again when they change. */
+static void *kubedns_watch(void *arg)
+{
+	k8s_fwd_holder_t *h = arg;
+	k8s_log_t log = { .fn = fwd_log, .ctx = h };
+	pthread_mutex_lock(&h->watch_lock);
+	while (!h->watch_stop) {
+		struct timespec until;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += KUBEDNS_CHECK_MS / 1000;
+		(void)pthread_cond_timedwait(&h->watch_cond, &h->watch_lock, &until);
+		if (h->watch_stop) {
+			break;
+		}
+		pthread_mutex_unlock(&h->watch_lock);
+
+		k8s_kubedns_stamp_t now;
+		k8s_kubedns_stamp(h->kubedns_dir, &now);
+		k8s_fwd_conf_t conf;
+		if (k8s_kubedns_stamp_equal(&now, &h->stamp) || effective_conf(h, &conf) != KNOT_EOK) {
+			// Unchanged, or bad: the running forwarder stays (logged once per change).
+			pthread_mutex_lock(&h->watch_lock);
+			continue;
+		}
+		live_t *old = h->live;  // Only this thread replaces it.
+		if (k8s_fwd_conf_equal(k8s_fwd_conf(old->fwd), &conf)) {
+			k8s_fwd_conf_deinit(&conf);
+			pthread_mutex_lock(&h->watch_lock);
+			continue;
+		}
+		live_t *live = live_new(h, &conf);
+		k8s_fwd_conf_deinit(&conf);
+		if (live == NULL) {
+			k8s_logf(&log, LOG_ERR, "forward, kube-dns-config %s changed, not applied (no "
+			         "memory or thread)", h->kubedns_dir);
+			memset(&h->stamp, 0, sizeof(h->stamp));  // Tried again in a second.
+			pthread_mutex_lock(&h->watch_lock);
+			continue;
+		}
+		// One metrics source at a time: the old one leaves before the new one comes.
+		k8s_metrics_source_remove(&old->metrics->src);
+		pthread_mutex_lock(&registry_lock);
+		rcu_assign_pointer(h->live, live);
+		if (h->stats_mod != NULL) {
+			server_names_set(live->fwd);
+		}
+		pthread_mutex_unlock(&registry_lock);
+		k8s_metrics_source_add(&live->metrics->src);
+		urcu_memb_synchronize_rcu();  // No hook uses the old forwarder any more.
+		k8s_logf(&log, LOG_NOTICE, "forward, kube-dns-config %s applied (%zu servers in "
+		         "%zu groups; the waiting clients of the previous settings get SERVFAIL)",
+		         h->kubedns_dir, k8s_fwd_server_count(live->fwd),
+		         k8s_fwd_conf(live->fwd)->group_count);
+		live_free(old);
+		pthread_mutex_lock(&h->watch_lock);
+	}
+	pthread_mutex_unlock(&h->watch_lock);
+	return NULL;
+}
+
+static void holder_free(k8s_fwd_holder_t *h, bool source_added)
+{
+	if (h->watching) {
+		pthread_mutex_lock(&h->watch_lock);
+		h->watch_stop = true;
+		pthread_cond_signal(&h->watch_cond);
+		pthread_mutex_unlock(&h->watch_lock);
+		pthread_join(h->watch, NULL);
+	}
+	if (h->live != NULL) {
+		if (source_added) {
+			k8s_metrics_source_remove(&h->live->metrics->src);
+		}
+		live_free(h->live);
+	}
+	pthread_cond_destroy(&h->watch_cond);
+	pthread_mutex_destroy(&h->watch_lock);
+	k8s_fwd_conf_deinit(&h->base);
+	free(h->kubedns_dir);
+	free(h);
+}
+
+/*! \brief A new holder (registry's lock not held): its forwarder, and its watch thread. */
+static k8s_fwd_holder_t *holder_new(knotd_mod_t *mod, k8s_fwd_conf_t *base, const char *dir,
+                                    bool global)
+{
+	k8s_fwd_holder_t *h = calloc(1, sizeof(*h));
+	if (h == NULL) {
+		return NULL;
+	}
+	pthread_mutex_init(&h->watch_lock, NULL);
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->watch_cond, &attr);
+	pthread_condattr_destroy(&attr);
+	h->base = *base;
+	memset(base, 0, sizeof(*base));  // Taken over.
+	h->log_mod = mod;
+	h->log_global = global;
+	h->kubedns_dir = (dir != NULL) ? strdup(dir) : NULL;
+	if (dir != NULL && h->kubedns_dir == NULL) {
+		holder_free(h, false);
+		return NULL;
+	}
+	k8s_fwd_conf_t conf;
+	if (dir != NULL && effective_conf(h, &conf) == KNOT_EOK) {
+		h->live = live_new(h, &conf);
+		k8s_fwd_conf_deinit(&conf);
+	} else {
+		h->live = live_new(h, &h->base);
+	}
+	if (h->live == NULL) {
+		holder_free(h, false);
+		return NULL;
+	}
+	if (dir != NULL) {
+		h->watching = (pthread_create(&h->watch, NULL, kubedns_watch, h) == 0);
+		if (!h->watching) {
+			holder_free(h, false);
+			return NULL;
+		}
+	}
+	return h;
+}
+
+static k8s_fwd_holder_t *acquire(knotd_mod_t *mod, k8s_fwd_conf_t *conf, const char *dir,
+                                 bool global, size_t stats_servers)
 {
 	pthread_mutex_lock(&registry_lock);
 	bool created = false;
 	k8s_fwd_holder_t *h = registry;
-	while (h != NULL && !k8s_fwd_conf_equal(k8s_fwd_conf(h->fwd), conf)) {
+	while (h != NULL && !(k8s_fwd_conf_equal(&h->base, conf) &&
+	                      (h->kubedns_dir == NULL) == (dir == NULL) &&
+	                      (dir == NULL || strcmp(h->kubedns_dir, dir) == 0))) {
 		h = h->next;
 	}
 	if (h == NULL) {
-		h = calloc(1, sizeof(*h));
-		k8s_fwd_metrics_t *metrics = k8s_fwd_metrics_new(conf);
-		if (h == NULL || metrics == NULL) {
-			free(h);
-			k8s_fwd_metrics_free(metrics);
-			h = NULL;
-		} else {
-			h->metrics = metrics;
-			h->log_mod = mod;
-			h->log_global = global;
-			k8s_log_t log = { .fn = fwd_log, .ctx = h };
-			// The thread logs through the registry's lock: not taken by it while we hold it.
-			pthread_mutex_unlock(&registry_lock);
-			h->fwd = k8s_fwd_new(conf, &log, fwd_stats, h);
-			pthread_mutex_lock(&registry_lock);
-			if (h->fwd == NULL) {
-				k8s_fwd_metrics_free(h->metrics);
-				free(h);
-				h = NULL;
-			} else {
-				h->next = registry;
-				registry = h;
-				created = true;
-			}
+		pthread_mutex_unlock(&registry_lock);
+		h = holder_new(mod, conf, dir, global);
+		pthread_mutex_lock(&registry_lock);
+		if (h != NULL) {
+			h->next = registry;
+			registry = h;
+			created = true;
 		}
 	}
 	if (h != NULL) {
@@ -260,16 +470,14 @@ static k8s_fwd_holder_t *acquire(knotd_mod_t *mod, const k8s_fwd_conf_t *conf, b
 		}
 		if (global) {
 			h->stats_mod = mod;
-			for (size_t i = 0; i < K8S_FWD_SERVERS_MAX; i++) {
-				const char *text = k8s_fwd_server_text(h->fwd, i);
-				snprintf(server_names[i], sizeof(server_names[i]), "%s", text ? text : "");
-			}
+			h->stats_servers = stats_servers;
+			server_names_set(h->live->fwd);
 		}
 	}
 	pthread_mutex_unlock(&registry_lock);
 	// Outside the registry's lock: a scrape takes the sources' lock, then the metrics' own.
 	if (created) {
-		k8s_metrics_source_add(&h->metrics->src);
+		k8s_metrics_source_add(&h->live->metrics->src);
 	}
 	return h;
 }
@@ -296,10 +504,7 @@ void k8s_forward_release(k8s_fwd_holder_t *h, knotd_mod_t *mod)
 	}
 	pthread_mutex_unlock(&registry_lock);
 	if (last) {
-		k8s_metrics_source_remove(&h->metrics->src);
-		k8s_fwd_free(h->fwd);  // Joins the thread: no push after it.
-		k8s_fwd_metrics_free(h->metrics);
-		free(h);
+		holder_free(h, true);
 	}
 }
 
@@ -316,38 +521,44 @@ static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 	}
 	k8s_tsan_zone_seen();
 	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
-	k8s_fwd_t *f = ctx->fwd->fwd;
 	const knot_dname_t *lower = qdata->query->lower_qname;
 	unsigned thread = qdata->params->thread_id;
+	// The forwarder (and its cache's entries) stay while the section lasts.
+	urcu_memb_read_lock();
+	const live_t *live = rcu_dereference(ctx->fwd->live);
+	k8s_fwd_t *f = live->fwd;
 	if (k8s_fwd_loop_probe(f, lower)) {
+		urcu_memb_read_unlock();
 		knotd_mod_stats_incr(mod, thread, CTR_QUERIES, Q_LOOP, 1);
 		qdata->rcode = KNOT_RCODE_REFUSED;
 		return KNOTD_STATE_FAIL;
 	}
 	if (!k8s_fwd_routes(f, lower)) {
+		urcu_memb_read_unlock();
 		return state;
 	}
 
 	uint64_t now = k8s_now_ms();
-	urcu_memb_read_lock();
 	const k8s_fwd_entry_t *e = k8s_fwd_lookup(f, lower, knot_pkt_qtype(qdata->query), now);
 	if (e != NULL) {
 		int ret = k8s_fwd_entry_put(e, pkt, now);
 		qdata->rcode = (ret == KNOT_EOK) ? e->rcode : KNOT_RCODE_SERVFAIL;
+		k8s_fwd_metrics_lookup(live->metrics, thread, true);
 		urcu_memb_read_unlock();
 		knot_wire_set_ra(pkt->wire);
 		knotd_mod_stats_incr(mod, thread, CTR_QUERIES, Q_CACHED, 1);
-		k8s_fwd_metrics_lookup(ctx->fwd->metrics, thread, true);
 		return KNOTD_STATE_DONE;
 	}
-	urcu_memb_read_unlock();
-	k8s_fwd_metrics_lookup(ctx->fwd->metrics, thread, false);
+	k8s_fwd_metrics_lookup(live->metrics, thread, false);
 
 	// XDP and QUIC answers are knotd's to send: the name is resolved for the client's retry.
 	const knotd_qdata_params_t *params = qdata->params;
 	bool late = (params->xdp_msg == NULL && params->proto != KNOTD_QUERY_PROTO_QUIC);
-	if (k8s_fwd_handoff(f, qdata->query->wire, qdata->query->size, late ? params->socket : -1,
-	                    params->proto == KNOTD_QUERY_PROTO_TCP, params->remote) && late) {
+	bool handed = k8s_fwd_handoff(f, qdata->query->wire, qdata->query->size,
+	                              late ? params->socket : -1,
+	                              params->proto == KNOTD_QUERY_PROTO_TCP, params->remote);
+	urcu_memb_read_unlock();
+	if (handed && late) {
 		knotd_mod_stats_incr(mod, thread, CTR_QUERIES, Q_HANDED, 1);
 		return KNOTD_STATE_NOOP;  // The forwarder thread answers.
 	}
@@ -370,16 +581,14 @@ static knotd_state_t forward_end_hook(knotd_state_t state, knot_pkt_t *pkt,
 	}
 	k8s_tsan_zone_seen();
 	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
-	k8s_fwd_t *f = ctx->fwd->fwd;
-	if (!k8s_fwd_routes(f, qdata->query->lower_qname)) {
-		return state;
-	}
+	urcu_memb_read_lock();
+	k8s_fwd_t *f = rcu_dereference(ctx->fwd->live)->fwd;
 	// Cached or not, the thread answers: these names are few.
-	if (k8s_fwd_handoff(f, qdata->query->wire, qdata->query->size, params->socket,
-	                    params->proto == KNOTD_QUERY_PROTO_TCP, params->remote)) {
-		return KNOTD_STATE_NOOP;
-	}
-	return state;
+	bool handed = k8s_fwd_routes(f, qdata->query->lower_qname) &&
+	              k8s_fwd_handoff(f, qdata->query->wire, qdata->query->size, params->socket,
+	                              params->proto == KNOTD_QUERY_PROTO_TCP, params->remote);
+	urcu_memb_read_unlock();
+	return handed ? KNOTD_STATE_NOOP : state;
 }
 
 /* Load. */
@@ -405,6 +614,10 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global)
 		return KNOT_EOK;
 	}
 	knotd_mod_t *mod = check->mod;
+	knotd_conf_t dir = k8s_glue_option(check, MOD_KUBEDNS_CONFIG);
+	const char *kubedns_dir = (dir.count > 0) ? dir.single.string : NULL;
+	// With the ConfigMap, the servers may change: a counter for each one there may be.
+	size_t stats_servers = 0;
 	if (global) {
 		ret = knotd_mod_stats_add(mod, "forward-queries", Q_COUNT, q_str);
 		ret |= knotd_mod_stats_add(mod, "forward", T_COUNT, t_str);
@@ -412,6 +625,8 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global)
 		for (size_t g = 0; g < conf.group_count; g++) {
 			n += conf.groups[g].count;
 		}
+		n = (kubedns_dir != NULL) ? K8S_FWD_SERVERS_MAX : n;
+		stats_servers = n;
 		ret |= knotd_mod_stats_add(mod, "upstream-queries", n, server_str);
 		ret |= knotd_mod_stats_add(mod, "upstream-answers", n, server_str);
 		ret |= knotd_mod_stats_add(mod, "upstream-failures", n, server_str);
@@ -422,7 +637,7 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global)
 			return KNOT_ENOMEM;
 		}
 	}
-	ctx->fwd = acquire(mod, &conf, global);
+	ctx->fwd = acquire(mod, &conf, kubedns_dir, global, stats_servers);
 	k8s_fwd_conf_deinit(&conf);
 	if (ctx->fwd == NULL) {
 		return KNOT_ENOMEM;

@@ -70,6 +70,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #define MOD_FORWARD_CACHE_TTL	"\x15""forward-cache-max-ttl"
 #define MOD_FORWARD_CACHE_SIZE	"\x12""forward-cache-size"
 #define MOD_FORWARD_PENDING	"\x13""forward-max-pending"
+#define MOD_KUBEDNS_CONFIG	"\x0f""kube-dns-config"
 /* The operations endpoint's options, which k8s.c's schema declares and k8s_ops.c reads. */
 #define MOD_METRICS_LISTEN	"\x0e""metrics-listen"
 #define MOD_LAMEDUCK_FILE	"\x0d""lameduck-file"
@@ -223,6 +224,9 @@ int k8s_forward_check_addr(knotd_conf_check_args_t *args);
 
 /*! \brief A forward-stub value is ZONE=ADDRESS[@PORT][,ADDRESS...]. */
 int k8s_forward_check_stub(knotd_conf_check_args_t *args);
+
+/*! \brief Checks kube-dns-config: an absolute directory name (the files may come later). */
+int k8s_forward_check_kubedns(knotd_conf_check_args_t *args);
 
 /*!
  * \brief Reads the forward options and, in load, takes the forwarder: a global

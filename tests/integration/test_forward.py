@@ -364,6 +364,43 @@ def a_loop_found_at_start_is_logged_and_counted_and_cluster_names_are_unaffected
             testing.expect(len(non_probes(looping)) == before, "the looping upstream is still used")
 
 
+@tests.case
+def a_loop_that_appears_while_running_is_logged_and_counted_within_seconds_and_that_upstream_is_left():
+    port = knotd.free_port()
+    with stubdns.StubDNS(loop_to=("127.0.0.1", port)) as turning, stubdns.StubDNS() as good, \
+            shipped.deployment([turning.address, good.address], port=port) as c:
+        answer = c.query("before.example.net.")
+        testing.expect(answer.rcode == "NOERROR", answer.summary())
+        testing.expect(asked(turning, "before.example.net.") == 1, "the first upstream not used")
+        time.sleep(1)  # Past the start-up probe, which found no loop.
+        testing.expect("loop detected" not in c.log_text(), "a loop before there was one")
+        # The node's resolver is reconfigured to forward back to knotd.
+        turning.mode = "loop"
+        start = time.monotonic()
+        i = 0
+
+        def found():
+            nonlocal i
+            i += 1
+            try:
+                c.query(f"during{i}.example.net.", timeout=1)
+            except Exception:  # noqa: BLE001  (a query lost in the loop: only the log counts)
+                pass
+            testing.expect("loop detected: upstream 127.0.0.1@%d" % turning.port in c.log_text(),
+                           "no loop line")
+        testing.eventually(found, timeout=5)
+        print(f"# loop found {time.monotonic() - start:.2f} s after it appeared")
+        testing.eventually(lambda: testing.expect(
+            re.search(r"forward\[loops\] = 1", c.knotc("stats").stdout), "not counted"),
+            timeout=3)
+        before = len(non_probes(turning))
+        answer = c.query("after.example.net.")
+        testing.expect(answer.rcode == "NOERROR", answer.summary())
+        lost, quiet, busy = latencies(c.port, 2, external_rate=100)
+        testing.expect(lost == 0, f"{lost} cluster queries lost")
+        testing.expect(len(non_probes(turning)) == before, "the looping upstream is still used")
+
+
 # -- the forwarder's series on /metrics
 
 

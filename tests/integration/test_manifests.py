@@ -136,6 +136,24 @@ def the_zones_storage_is_an_empty_dir_so_the_snapshot_outlives_a_container_resta
     testing.expect("emptyDir" in volume, f"the volume at {path} is an emptyDir: {volume}")
 
 
+@tests.case
+def knotd_mounts_kube_dns_s_optional_configmap_where_knot_conf_reads_it():
+    # kube-dns's ConfigMap (upstreamNameservers, stubDomains), as kube-dns mounts it.
+    with open(os.path.join(PACKAGING, "knot.conf"), encoding="utf-8") as f:
+        found = re.search(r"(?m)^\s+kube-dns-config:\s*(\S+)\s*$", f.read())
+    testing.expect(found is not None, "knot.conf sets kube-dns-config")
+    deployment = next(o for o in load_yaml(os.path.join(PACKAGING, "deployment.yaml"))
+                      if o["kind"] == "Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    knotd = next(c for c in pod["containers"] if c["name"] == "knotd")
+    mount = next((m for m in knotd.get("volumeMounts", [])
+                  if m["mountPath"].rstrip("/") == found.group(1).rstrip("/")), None)
+    testing.expect(mount is not None, f"knotd mounts nothing at {found.group(1)}")
+    volume = next(v for v in pod["volumes"] if v["name"] == mount["name"])
+    testing.expect_equal(volume.get("configMap"), {"name": "kube-dns", "optional": True},
+                         "the volume is kube-dns's ConfigMap, optional")
+
+
 # ---------------------------------------------------------------- rendering
 
 @tests.case

@@ -21,10 +21,13 @@ CONFIG = os.path.join(SRCDIR, "packaging", "kubernetes", "knot.conf")
 ZONES = os.path.join(SRCDIR, "packaging", "kubernetes", "zones")
 
 
-def config(kubeconfig, upstreams, extra_options=(), forward=True, metrics_port=None):
+def config(kubeconfig, upstreams, extra_options=(), forward=True, metrics_port=None,
+           kube_dns_config=None):
     """The shipped knot.conf pointed at this machine. forward=False: mod-k8s alone (no
     global instance, no forward), the baseline of the forwarding benchmark. The metrics
-    endpoint listens on 127.0.0.1@metrics_port (a free port if None), not on 9153."""
+    endpoint listens on 127.0.0.1@metrics_port (a free port if None), not on 9153.
+    kube_dns_config: the directory of kube-dns's ConfigMap files (the pod's
+    /kube-dns-config, absent here, if None)."""
     if metrics_port is None:
         metrics_port = knotd.free_port()
     with open(CONFIG, encoding="utf-8") as f:
@@ -35,6 +38,8 @@ def config(kubeconfig, upstreams, extra_options=(), forward=True, metrics_port=N
         (r"(?m)^(\s*rundir:).*$", r"\1 ${dir}/run", 1),
         (r"(?m)^(\s*storage:) /var/lib/knot$", r"\1 ${dir}/storage", 2),
         (r"(?m)^(\s*file:) \"/etc/knot/%s\.zone\"$", rf'\1 "{ZONES}/%s.zone"', 1),
+        (r"(?m)^(\s*kube-dns-config:) /kube-dns-config$",
+         r"\1 " + kube_dns_config if kube_dns_config else r"\1 ${dir}/kube-dns-config", 1),
         (r"(?m)^(\s*forward:).*# @upstream$",
          (r"\1 [ " + ", ".join(upstreams) + " ]") if forward else "", 1),
         (r"(?m)^(\s*)(ttl: 5)$", "\\1\\2\n\\1kubeconfig: " + kubeconfig +
@@ -49,12 +54,14 @@ def config(kubeconfig, upstreams, extra_options=(), forward=True, metrics_port=N
 
 
 @contextlib.contextmanager
-def deployment(upstreams, extra_options=(), forward=True, metrics_port=None, **knotd_options):
+def deployment(upstreams, extra_options=(), forward=True, metrics_port=None, kube_dns_config=None,
+               **knotd_options):
     """A Cluster served by the shipped knot.conf, forwarding to `upstreams` (addresses)."""
     if knotd.load_mode() == "file":
         raise testing.Skip("the shipped config relies on auto-loading, which is not possible here")
     cluster = Cluster(zones=("cluster.local.",), **knotd_options)
     cluster.knotd_options["config"] = config(
-        cluster.sim.path(cluster.kubeconfig), upstreams, extra_options, forward, metrics_port)
+        cluster.sim.path(cluster.kubeconfig), upstreams, extra_options, forward, metrics_port,
+        kube_dns_config)
     with cluster:
         yield cluster

@@ -17,7 +17,7 @@
 /*
  * The forwarder's cache (module/forward_cache.c): which upstream answers are kept and
  * for how long, the TTLs served, the two-slot table; and the forward options' parsers
- * (module/forward.c).
+ * (module/forward.c); kube-dns's ConfigMap read and merged (module/kubedns_conf.c).
  */
 
 #include <setjmp.h>
@@ -33,6 +33,7 @@
 
 #include "forward.h"
 #include "forward_cache.h"
+#include "kubedns_conf.h"
 
 #define NAME "\x03""www""\x07""example""\x03""com"
 
@@ -242,6 +243,143 @@ static void stub_domains_are_a_zone_and_addresses(void **state)
 	assert_int_equal(k8s_fwd_stub_parse("corp.example=10.0.0.1@65536", &g, msg, sizeof(msg)), KNOT_EINVAL);
 }
 
+
+static uint16_t port_of(const struct sockaddr_storage *ss)
+{
+	return ntohs(ss->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)ss)->sin6_port
+	                                       : ((const struct sockaddr_in *)ss)->sin_port);
+}
+
+static int upstreams(k8s_kubedns_t *cm, const char *json)
+{
+	char msg[256];
+	return k8s_kubedns_parse_upstreams(cm, json, strlen(json), msg, sizeof(msg));
+}
+
+static int stubs(k8s_kubedns_t *cm, const char *json)
+{
+	char msg[256];
+	return k8s_kubedns_parse_stubs(cm, json, strlen(json), msg, sizeof(msg));
+}
+
+static void upstream_nameservers_are_a_json_list_of_ip_or_ip_port_at_most_3(void **state)
+{
+	k8s_kubedns_t cm = { 0 };
+	assert_int_equal(upstreams(&cm, "[\"10.0.0.1\", \"10.0.0.2:5353\", \"[2001:db8::1]:54\"]"),
+	                 KNOT_EOK);
+	assert_true(cm.has_upstreams);
+	assert_int_equal(cm.upstreams.count, 3);
+	assert_int_equal(port_of(&cm.upstreams.servers[0]), 53);
+	assert_int_equal(port_of(&cm.upstreams.servers[1]), 5353);
+	assert_int_equal(cm.upstreams.servers[2].ss_family, AF_INET6);
+	assert_int_equal(port_of(&cm.upstreams.servers[2]), 54);
+	assert_int_equal(upstreams(&cm, "[\"2001:db8::2\"]"), KNOT_EOK);
+	assert_int_equal(cm.upstreams.servers[0].ss_family, AF_INET6);
+	assert_int_equal(port_of(&cm.upstreams.servers[0]), 53);
+	// An empty list keeps resolv.conf's servers, as kube-dns does.
+	assert_int_equal(upstreams(&cm, " [ ] "), KNOT_EOK);
+	assert_false(cm.has_upstreams);
+	k8s_kubedns_deinit(&cm);
+
+	const char *bad[] = {
+		"[\"10.0.0.1\", \"10.0.0.2\", \"10.0.0.3\", \"10.0.0.4\"]",  // kube-dns: at most 3
+		"[\"10.0.0.1\"", "{\"a\": 1}", "[1]", "[\"\"]", "[\"host.example\"]",
+		"[\"10.0.0.1:0\"]", "[\"10.0.0.1:65536\"]", "[\"10.0.0.1:\"]", "[\"10.0.0.1@53\"]",
+		"[\"10.0.0.1:5x\"]", "[\"10.0.0.1\\u0000x\"]", "[\"[2001:db8::1]\"]", "[\"10.0.0.1\"] x", "", "[\"1.2.3.4\",]",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		k8s_kubedns_t b = { 0 };
+		if (upstreams(&b, bad[i]) != KNOT_EINVAL) {
+			fail_msg("accepted: %s", bad[i]);
+		}
+		k8s_kubedns_deinit(&b);
+	}
+}
+
+static void stub_domains_are_a_json_object_of_domain_to_addresses(void **state)
+{
+	k8s_kubedns_t cm = { 0 };
+	assert_int_equal(stubs(&cm, "{\"Acme.Local\": [\"1.2.3.4\"], \"corp.\": "
+	                            "[\"10.0.0.1:5300\", \"10.0.0.2\"]}"), KNOT_EOK);
+	assert_int_equal(cm.stub_count, 2);
+	assert_true(knot_dname_is_equal(cm.stubs[0].zone, (const uint8_t *)"\x04""acme""\x05""local"));
+	assert_int_equal(cm.stubs[1].count, 2);
+	assert_int_equal(port_of(&cm.stubs[1].servers[0]), 5300);
+	k8s_kubedns_deinit(&cm);
+
+	const char *bad[] = {
+		"[]", "{\"a\": \"1.2.3.4\"}", "{\"a\": []}", "{\"\": [\"1.2.3.4\"]}",
+		"{\".\": [\"1.2.3.4\"]}", "{\"a..b\": [\"1.2.3.4\"]}", "{\"a\": [\"x\"]}",
+		"{\"a\": [\"1.2.3.4\"], \"A.\": [\"1.2.3.5\"]}", "{\"a\": [\"1.2.3.4\"]",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		k8s_kubedns_t b = { 0 };
+		if (stubs(&b, bad[i]) != KNOT_EINVAL) {
+			fail_msg("accepted: %s", bad[i]);
+		}
+		k8s_kubedns_deinit(&b);
+	}
+	// More domains than the cap.
+	char big[4096] = "{";
+	for (int i = 0; i <= K8S_FWD_GROUPS_MAX; i++) {
+		snprintf(big + strlen(big), sizeof(big) - strlen(big), "%s\"d%d\": [\"1.2.3.4\"]",
+		         i ? ", " : "", i);
+	}
+	strcat(big, "}");
+	assert_int_equal(stubs(&cm, big), KNOT_EINVAL);
+	k8s_kubedns_deinit(&cm);
+}
+
+static void the_configmap_replaces_the_default_servers_and_adds_stub_domains(void **state)
+{
+	char msg[256];
+	k8s_fwd_conf_t base = { .timeout_ms = 2000, .cache_size = 64, .max_pending = 8 };
+	base.groups = calloc(3, sizeof(*base.groups));
+	base.group_count = 3;
+	base.groups[0].servers = calloc(1, sizeof(struct sockaddr_storage));
+	assert_int_equal(k8s_fwd_addr_parse("192.0.2.53", &base.groups[0].servers[0]), KNOT_EOK);
+	base.groups[0].count = 1;
+	assert_int_equal(k8s_fwd_stub_parse("corp=10.1.1.1", &base.groups[1], msg, sizeof(msg)), KNOT_EOK);
+	assert_int_equal(k8s_fwd_stub_parse("lab=10.2.2.2", &base.groups[2], msg, sizeof(msg)), KNOT_EOK);
+
+	k8s_kubedns_t cm = { 0 };
+	k8s_fwd_conf_t out;
+	// No ConfigMap: the options as they are.
+	assert_int_equal(k8s_kubedns_merge(&base, &cm, &out, msg, sizeof(msg)), KNOT_EOK);
+	assert_true(k8s_fwd_conf_equal(&out, &base));
+	k8s_fwd_conf_deinit(&out);
+
+	assert_int_equal(upstreams(&cm, "[\"10.9.9.9\"]"), KNOT_EOK);
+	assert_int_equal(stubs(&cm, "{\"corp\": [\"10.3.3.3:5300\"], \"acme\": [\"10.4.4.4\"]}"),
+	                 KNOT_EOK);
+	assert_int_equal(k8s_kubedns_merge(&base, &cm, &out, msg, sizeof(msg)), KNOT_EOK);
+	assert_int_equal(out.timeout_ms, 2000);
+	assert_int_equal(out.group_count, 4);  // default, lab (kept), corp (replaced), acme
+	assert_null(out.groups[0].zone);
+	assert_int_equal(out.groups[0].count, 1);
+	assert_int_equal(((struct sockaddr_in *)&out.groups[0].servers[0])->sin_addr.s_addr,
+	                 inet_addr("10.9.9.9"));
+	assert_true(knot_dname_is_equal(out.groups[1].zone, (const uint8_t *)"\x03""lab"));
+	assert_true(knot_dname_is_equal(out.groups[2].zone, (const uint8_t *)"\x04""corp"));
+	assert_int_equal(port_of(&out.groups[2].servers[0]), 5300);
+	assert_true(knot_dname_is_equal(out.groups[3].zone, (const uint8_t *)"\x04""acme"));
+	k8s_fwd_conf_deinit(&out);
+
+	// Over the servers' cap in all: refused, nothing half applied.
+	k8s_kubedns_deinit(&cm);
+	char big[2048] = "{";
+	for (int i = 0; i < 14; i++) {
+		snprintf(big + strlen(big), sizeof(big) - strlen(big), "%s\"d%d\": [\"1.2.3.4\"]",
+		         i ? ", " : "", i);
+	}
+	strcat(big, "}");
+	assert_int_equal(stubs(&cm, big), KNOT_EOK);
+	assert_int_equal(k8s_kubedns_merge(&base, &cm, &out, msg, sizeof(msg)), KNOT_EINVAL);
+	assert_null(out.groups);
+	k8s_kubedns_deinit(&cm);
+	k8s_fwd_conf_deinit(&base);
+}
+
 int main(void)
 {
 	urcu_memb_register_thread();
@@ -254,6 +392,9 @@ int main(void)
 		cmocka_unit_test(the_cache_finds_live_entries_and_replaces_equal_keys),
 		cmocka_unit_test(a_full_cache_keeps_at_most_its_slots),
 		cmocka_unit_test(stub_domains_are_a_zone_and_addresses),
+		cmocka_unit_test(upstream_nameservers_are_a_json_list_of_ip_or_ip_port_at_most_3),
+		cmocka_unit_test(stub_domains_are_a_json_object_of_domain_to_addresses),
+		cmocka_unit_test(the_configmap_replaces_the_default_servers_and_adds_stub_domains),
 	};
 	int ret = cmocka_run_group_tests(tests, NULL, NULL);
 	urcu_memb_unregister_thread();
