@@ -1454,7 +1454,11 @@ def injected_events_may_be_of_any_type_and_shape():
 def counters_and_request_log_show_what_the_client_did():
     since = SIM.counters()["last_seq"]
     SIM.get("/api/v1/pods?limit=1")
-    log = SIM.requests(since)
+    # The simulator logs a request after it has answered it: wait for the line.
+    deadline = time.monotonic() + 5
+    while not (log := SIM.requests(since)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    check(log, "no request logged within 5 s")
     check(log[-1]["verb"] == "list" and log[-1]["resource"] == "pods" and log[-1]["query"] == "limit=1", log)
     check(SIM.counters()["verbs"].get("list pods", 0) >= 1)
 
