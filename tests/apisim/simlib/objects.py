@@ -292,8 +292,13 @@ def _validate_endpointslice(obj, errs):
             errs.append((f"endpoints[{n}].addresses", "FieldValueTooMany",
                          f"Too many: {len(addrs)}: must have at most 100 items"))
         for m, addr in enumerate(addrs):
-            if family in ("IPv4", "IPv6") and ip_family(addr) != family:
-                errs.append(_bad(f"endpoints[{n}].addresses[{m}]", addr, f"must be an {family} address"))
+            # As kube-apiserver 1.37 words them: a non-IP at its index, an IP of the other
+            # family at the list (test_realk8s_fidelity.py compares).
+            if family in ("IPv4", "IPv6") and ip_family(addr) is None:
+                errs.append(_bad(f"endpoints[{n}].addresses[{m}]", addr, "must be a valid IP "
+                                 "address, (e.g. 10.9.8.7 or 2001:db8::ffff)"))
+            elif family in ("IPv4", "IPv6") and ip_family(addr) != family:
+                errs.append(_bad(f"endpoints[{n}].addresses", addr, f"must be an {family} address"))
         host = ep.get("hostname")
         if host is not None and not _DNS1123_LABEL.match(host):
             errs.append(_bad(f"endpoints[{n}].hostname", host, "a lowercase RFC 1123 label"))
