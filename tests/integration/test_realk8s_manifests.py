@@ -150,7 +150,8 @@ def a_role_without_endpointslices_leaves_the_module_forbidden(cl):
                            f"no forbidden request counted: {counters}")
             return counters
         counters = testing.eventually(forbidden, timeout=30)
-        testing.expect_equal(counters.get("ready[cluster]"), 0, "ready[cluster] without slices")
+        # knotc 3.2 leaves out an indexed counter that is zero.
+        testing.expect_equal(counters.get("ready[cluster]", 0), 0, "ready[cluster] without slices")
 
 
 @tests.case
@@ -171,7 +172,10 @@ def a_rotated_bound_token_is_taken_from_the_token_file(cl):
     cl.plane.apply(service("rotated", "shop", [{"name": "http", "port": 80}],
                            cluster_ip="10.96.2.20", selector={"app": "none"}))
     cl.expect_answer(f"rotated.shop.svc.{Z}", "A", "NOERROR", ["10.96.2.20"], timeout=30)
-    testing.expect_equal(cl.stats().get("connected"), 1, "connected")
+    # The restarted server's watch cache starts at etcd's current revision: the watches
+    # resumed with the new token get 410 and relist, each after its own backoff.
+    testing.eventually(lambda: testing.expect_equal(cl.stats().get("connected"), 1, "connected"),
+                       timeout=30)
 
 
 tests.main(fixture=lambda: realk8s.RealCluster(world=world, kubeconfig=module_kubeconfig))
