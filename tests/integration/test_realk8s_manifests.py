@@ -96,10 +96,22 @@ def the_module_synchronizes_with_the_service_account_token(cl):
 
 
 def can_i(cl, verb, resource, namespace=None):
-    kubeconfig = cl.kubeconfig_path
-    args = ["auth", "can-i", verb, resource] + (["-n", namespace] if namespace else ["-A"])
-    result = cl.plane.kubectl(*args, ok=False, kubeconfig=kubeconfig)
-    return result.stdout.strip()
+    """What `kubectl auth can-i VERB RESOURCE -A` asks, with the module's token: a
+    SelfSubjectAccessReview to the real authorizer ("yes" or "no")."""
+    with open(os.path.join(cl.plane.workdir, "token"), encoding="utf-8") as f:
+        token = f.read().strip()
+    name, _, group = resource.partition(".")
+    resource_name, _, subresource = name.partition("/")
+    attributes = {"verb": verb, "resource": resource_name, "group": group,
+                  "subresource": subresource}
+    if namespace:
+        attributes["namespace"] = namespace
+    status, body = cl.plane.api("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+                                {"apiVersion": "authorization.k8s.io/v1",
+                                 "kind": "SelfSubjectAccessReview",
+                                 "spec": {"resourceAttributes": attributes}}, token=token)
+    testing.expect_equal(status, 201, f"SelfSubjectAccessReview: {body}")
+    return "yes" if body["status"].get("allowed") else "no"
 
 
 @tests.case
