@@ -779,6 +779,13 @@ def invalid_objects_are_422_with_causes():
     check(resp.status == 404 and status_of(resp)["message"] == 'namespaces "nowhere" not found', resp)
     resp = SIM.request("POST", "/api/v1/namespaces/shop/services", b"{not json")
     check(resp.status == 400, resp)
+    # clusterIPs without clusterIP: refused by the real server's validation, not defaulted
+    # (tests/integration/test_realk8s_fidelity.py compares the two).
+    resp = SIM.request("POST", "/api/v1/namespaces/shop/services",
+                       service("ips", clusterIPs=["10.96.9.9"]))
+    body = status_of(resp)
+    check(resp.status == 422 and body["details"]["causes"][0]["field"] == "spec.clusterIPs" and
+          "must be empty when `clusterIP` is not specified" in body["message"], body)
 
 
 @case

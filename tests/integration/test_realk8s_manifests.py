@@ -96,10 +96,22 @@ def the_module_synchronizes_with_the_service_account_token(cl):
 
 
 def can_i(cl, verb, resource, namespace=None):
-    kubeconfig = cl.kubeconfig_path
-    args = ["auth", "can-i", verb, resource] + (["-n", namespace] if namespace else ["-A"])
-    result = cl.plane.kubectl(*args, ok=False, kubeconfig=kubeconfig)
-    return result.stdout.strip()
+    """What `kubectl auth can-i VERB RESOURCE -A` asks, with the module's token: a
+    SelfSubjectAccessReview to the real authorizer ("yes" or "no")."""
+    with open(os.path.join(cl.plane.workdir, "token"), encoding="utf-8") as f:
+        token = f.read().strip()
+    name, _, group = resource.partition(".")
+    resource_name, _, subresource = name.partition("/")
+    attributes = {"verb": verb, "resource": resource_name, "group": group,
+                  "subresource": subresource}
+    if namespace:
+        attributes["namespace"] = namespace
+    status, body = cl.plane.api("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+                                {"apiVersion": "authorization.k8s.io/v1",
+                                 "kind": "SelfSubjectAccessReview",
+                                 "spec": {"resourceAttributes": attributes}}, token=token)
+    testing.expect_equal(status, 201, f"SelfSubjectAccessReview: {body}")
+    return "yes" if body["status"].get("allowed") else "no"
 
 
 @tests.case
@@ -150,7 +162,8 @@ def a_role_without_endpointslices_leaves_the_module_forbidden(cl):
                            f"no forbidden request counted: {counters}")
             return counters
         counters = testing.eventually(forbidden, timeout=30)
-        testing.expect_equal(counters.get("ready[cluster]"), 0, "ready[cluster] without slices")
+        # knotc 3.2 leaves out an indexed counter that is zero.
+        testing.expect_equal(counters.get("ready[cluster]", 0), 0, "ready[cluster] without slices")
 
 
 @tests.case
@@ -171,7 +184,10 @@ def a_rotated_bound_token_is_taken_from_the_token_file(cl):
     cl.plane.apply(service("rotated", "shop", [{"name": "http", "port": 80}],
                            cluster_ip="10.96.2.20", selector={"app": "none"}))
     cl.expect_answer(f"rotated.shop.svc.{Z}", "A", "NOERROR", ["10.96.2.20"], timeout=30)
-    testing.expect_equal(cl.stats().get("connected"), 1, "connected")
+    # The restarted server's watch cache starts at etcd's current revision: the watches
+    # resumed with the new token get 410 and relist, each after its own backoff.
+    testing.eventually(lambda: testing.expect_equal(cl.stats().get("connected"), 1, "connected"),
+                       timeout=30)
 
 
 tests.main(fixture=lambda: realk8s.RealCluster(world=world, kubeconfig=module_kubeconfig))

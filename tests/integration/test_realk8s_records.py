@@ -30,7 +30,7 @@ def rev(address):
 def world(plane):
     objects = [namespace("shop", {"team": "shop"}), namespace("db", {"team": "db"})]
     web = service("web", "shop", [{"name": "http", "port": 80, "targetPort": 8080}],
-                  selector={"app": "web"}, policy="RequireDualStack",
+                  selector={"app": "web"}, policy="RequireDualStack", cluster_ip="10.96.1.10",
                   families=["IPv4", "IPv6"], labels={"app": "web"})
     web["spec"]["clusterIPs"] = ["10.96.1.10", "fd00:10:96::1:10"]
     objects += [web,
@@ -165,15 +165,9 @@ def a_rolling_update_that_moves_a_named_target_port_gives_each_endpoint_its_port
         p["port"] for s in items if s.get("endpoints") for p in s.get("ports") or []) == [8080, 9090])
     testing.expect(len(slices) >= 2, f"expected one slice per port set, got {len(slices)}")
     want = [(8080, f"10-244-4-10.api.shop.svc.{Z}"), (9090, f"10-244-4-20.api.shop.svc.{Z}")]
-    try:
-        testing.eventually(lambda: testing.expect_equal(
-            srv_pairs(cl, f"_http._tcp.api.shop.svc.{Z}")[1], want, "(port, target) of SRV"),
-            timeout=15)
-    except AssertionError as e:
-        # Known: SRV ports are mixed across slices; fixed on branch srv (per-slice SRV ports).
-        raise testing.Skip("expected to fail until the per-slice SRV ports fix (branch srv) "
-                           f"is merged: {str(e).splitlines()[0]}")
-    print("# per-slice SRV ports now right: remove the expected-failure mark of this test")
+    testing.eventually(lambda: testing.expect_equal(
+        srv_pairs(cl, f"_http._tcp.api.shop.svc.{Z}")[1], want, "(port, target) of SRV"),
+        timeout=15)
 
 
 @tests.case

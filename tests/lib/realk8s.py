@@ -286,6 +286,7 @@ class ControlPlane:
         self._start_kcm()
         self.kubectl("apply", "--server-side", "-f", CRDS)
         self.kubectl("wait", "--for=condition=Established", "--timeout=60s", "-f", CRDS)
+        self.wait_for_watch_caches()
         self.apply([{"apiVersion": "v1", "kind": "Node", "metadata": {"name": NODE}}])
         if self.kubelet:
             self.kubelet.start()
@@ -373,6 +374,26 @@ class ControlPlane:
         self._wait(process, lambda: self.kubectl(
             "get", "--raw", "/readyz", kubeconfig=kubeconfig, ok=False).returncode == 0)
         return process, kubeconfig
+
+    # What the module lists and watches: each has a watch cache in kube-apiserver.
+    CACHED = ("/api/v1/namespaces", "/api/v1/services", "/api/v1/pods", "/api/v1/nodes",
+              "/apis/discovery.k8s.io/v1/endpointslices",
+              "/apis/multicluster.x-k8s.io/v1alpha1/serviceimports",
+              "/apis/about.k8s.io/v1alpha1/clusterproperties")
+
+    def wait_for_watch_caches(self, timeout=60):
+        """Waits until every resource's watch cache serves: until then (a CRD just
+        established, a server just started) a LIST or WATCH it would serve is answered
+        429 with Retry-After: 1, which the module retries, but counts as throttled."""
+        if not self.watch_cache:
+            return
+        deadline = time.monotonic() + timeout
+        for path in self.CACHED:
+            while self.api("GET", path + "?resourceVersion=0&limit=1")[0] != 200:
+                if time.monotonic() > deadline:
+                    raise ControlPlaneError(f"the watch cache of {path} not ready after "
+                                            f"{timeout} s")
+                time.sleep(0.1)
 
     def restart_apiserver(self, down_seconds=0.0):
         """Stops kube-apiserver (SIGTERM), waits, starts it again and waits until ready."""
