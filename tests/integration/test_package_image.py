@@ -46,20 +46,20 @@ def deployment():
     (quoted scalars, comments), as the API server does."""
     with open(DEPLOYMENT) as f:
         text = f.read()
-    container = yaml.safe_load(text)["spec"]["template"]["spec"]["containers"][0]
-    init = re.search(r"(?ms)^ +initContainers:.*?- \|\n(.*?)\n +securityContext:", text)
-    script_lines = init.group(1).splitlines()
-    indent = len(script_lines[0]) - len(script_lines[0].lstrip())
-    init_part, _, main_part = text.partition("\n      containers:\n")
-    volumes_part = main_part.partition("\n      volumes:\n")[2]
-    mount = re.compile(r"- name: (\S+)\n +mountPath: (\S+)(\n +readOnly: true)?")
+    pod = yaml.safe_load(text)["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    init = pod["initContainers"][0]
+
+    def mounts(c):
+        return [(m["name"], m["mountPath"], bool(m.get("readOnly")))
+                for m in c["volumeMounts"]]
     return {
-        "init_mounts": mount.findall(init_part.partition("initContainers:")[2]),
-        "mounts": mount.findall(main_part.partition("\n      volumes:\n")[0]),
-        "volumes": dict(re.findall(r"- name: (\S+)\n +(configMap|emptyDir):", volumes_part)),
+        "init_mounts": mounts(init),
+        "mounts": mounts(container),
+        "volumes": {v["name"]: "configMap" if "configMap" in v else "emptyDir" for v in pod["volumes"]},
         "user": int(re.search(r"(?m)^ +runAsUser: (\d+)", text).group(1)),
         "group": int(re.search(r"(?m)^ +runAsGroup: (\d+)", text).group(1)),
-        "init": "\n".join(line[indent:] for line in script_lines) + "\n",
+        "init": init["command"],
         "args": json.loads(re.search(r"(?m)^ +args: (\[.*\])$", text).group(1)),
         "readiness": container["readinessProbe"]["httpGet"],
         "liveness": container["livenessProbe"]["httpGet"],
@@ -114,6 +114,7 @@ class Pod:
             os.makedirs(path)
             if kind == "configMap":
                 shutil.copy(os.path.join(KUBERNETES, "knot.conf"), path)
+                shutil.copy(os.path.join(KUBERNETES, "knot-conf.sh"), path)
                 for zone in os.listdir(os.path.join(KUBERNETES, "zones")):
                     shutil.copy(os.path.join(KUBERNETES, "zones", zone), path)
             else:
@@ -134,7 +135,7 @@ class Pod:
         self.env = dict(entry.split("=", 1) for entry in self.process["env"])
         self.env.update(rootfs.in_cluster_env(self.sim), NODE_NAME="node-a")
 
-        self.init = rootfs.run(self.root, self.as_container(["/bin/sh", "-c", self.spec["init"]], caps=()),
+        self.init = rootfs.run(self.root, self.as_container(self.spec["init"], caps=()),
                                binds=self.init_binds, env=self.env, read_only=True)
         self.log_path = os.path.join(self.workdir, "knotd.log")
         entrypoint = self.process["args"][:1]
