@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""The Grafana dashboard of packaging/kubernetes/monitoring and the metrics reference against
-what /metrics really serves (issue 25 items 5 and 6). The shipped knot.conf runs here, forwarding
-to a stub resolver, so that the watcher's, the queries' and the forwarder's series are all on
-the page: every series it serves is documented in doc/mod-k8s.rst; every expression of the
-dashboard names only served series, and labels they carry (or the scrape's own: instance, job,
-pod); promtool parses each expression (as a recording rule: `promtool query` needs a server).
+"""The Grafana dashboard and the alerting rules of packaging/kubernetes/monitoring and the
+metrics reference against what /metrics really serves (issue 25 items 5 and 6). The shipped
+knot.conf runs here, forwarding to a stub resolver, so that the watcher's, the queries' and
+the forwarder's series are all on the page: every series it serves is documented in
+doc/mod-k8s.rst; every expression of the dashboard and of the alerting rules names only served
+series, and labels they carry (or the scrape's own: instance, job, pod); promtool parses each
+dashboard expression (as a recording rule: `promtool query` needs a server).
 """
 
 import json
@@ -107,10 +108,9 @@ def every_served_series_is_in_the_metrics_reference(served):
     testing.expect_equal(missing, [], "series served but not in doc/mod-k8s.rst's metrics reference")
 
 
-@tests.case
-def the_dashboard_names_only_served_series_and_their_labels(served):
-    expressions = dashboard_expressions()
-    testing.expect(len(expressions) >= 20, f"the dashboard's expressions: {len(expressions)}")
+def expect_served(served, expressions):
+    """Each (title, expr) names served series only, and only labels they carry (or the
+    scrape's); returns the families named."""
     used = set()
     for title, expr in expressions:
         names = set(re.findall(r"\bmod_k8s_[a-z_]+", expr))
@@ -125,8 +125,24 @@ def the_dashboard_names_only_served_series_and_their_labels(served):
             set(re.findall(r"[{,]\s*([a-z_]+)\s*=~?", expr))
         stray = sorted(named - labels - SCRAPE_LABELS)
         testing.expect_equal(stray, [], f"{title}: labels its series do not carry in {expr}")
+    return used
+
+
+@tests.case
+def the_dashboard_names_only_served_series_and_their_labels(served):
+    expressions = dashboard_expressions()
+    testing.expect(len(expressions) >= 20, f"the dashboard's expressions: {len(expressions)}")
+    used = expect_served(served, expressions)
     # Every family has a panel.
     testing.expect_equal(sorted(set(served.families) - used), [], "series without a panel")
+
+
+@tests.case
+def the_alerts_name_only_served_series_and_their_labels(served):
+    with open(os.path.join(MONITORING, "alerts.yaml"), encoding="utf-8") as f:
+        rules = [rule for group in yaml.safe_load(f)["groups"] for rule in group["rules"]]
+    testing.expect(len(rules) >= 5, f"the alerting rules: {len(rules)}")
+    expect_served(served, [(rule["alert"], rule["expr"]) for rule in rules])
 
 
 tests.main()
