@@ -41,8 +41,12 @@ config_sum() {
     cat "$config_dir"/* 2>/dev/null | cksum
 }
 
+# The ConfigMap's state /run/knot/knot.conf was rendered from: a change made between the
+# init container and the reloader's start is applied too.
+applied_sum="$run_dir/knot.conf.source"
+
 watch() {
-    applied=$(config_sum)
+    applied=$(cat "$applied_sum" 2>/dev/null || config_sum)
     # SIGTERM ends the container at once (a shell as PID 1 would ignore it).
     trap 'exit 0' TERM INT
     while sleep "$interval" & wait $!; do
@@ -56,6 +60,7 @@ watch() {
             continue
         fi
         mv "$next" "$run_dir/knot.conf"
+        echo "$now" > "$applied_sum"
         if "$knotc" -c "$run_dir/knot.conf" reload; then
             echo "reloader: configuration changed, knotd reloaded"
         else
@@ -65,7 +70,11 @@ watch() {
 }
 
 case "${1:-}" in
-render) render "$run_dir/knot.conf" ;;
+render)
+    # The sum first: a change while rendering is seen by the reloader.
+    sum=$(config_sum)
+    render "$run_dir/knot.conf"
+    echo "$sum" > "$applied_sum" ;;
 watch) watch ;;
 *) echo "usage: knot-conf.sh render|watch" >&2; exit 2 ;;
 esac
