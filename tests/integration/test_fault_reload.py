@@ -12,12 +12,15 @@ for the API server, whatever state its connections are in.
 """
 
 import os
+import shutil
+import subprocess
 import tempfile
 import time
 
 import knotd
 import testing
-from cluster import Cluster, wait_ready
+from cluster import Cluster, SRCDIR, wait_ready
+from udpload import UdpLoad
 from faults import (Watch, begin_outage, counter, end_outage, expect_addresses, log_lines, log_mark,
                     namespace, start_knotd, thread_count, wait_counter, wait_for, wait_log)
 
@@ -106,6 +109,75 @@ def knotc_reload(server):
     """`knotc reload` alone: Knotd.reload() refuses a log with a load failure in it."""
     result = server.knotc("reload")
     testing.expect_equal(result.returncode, 0, f"knotc reload ({result.stdout.strip()})")
+
+
+# packaging/kubernetes: the reloader container's script (knotd's config from the ConfigMap).
+KNOT_CONF_SH = os.path.join(SRCDIR, "packaging", "kubernetes", "knot-conf.sh")
+
+
+def ttl_of(c, qname):
+    answer = c.query(qname, "A")
+    return {rr.ttl for rr in answer.answer if rr.type == "A"}
+
+
+def write_atomically(path, text):
+    # As the kubelet updates a ConfigMap volume: the new files appear at once.
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(text)
+    os.rename(path + ".tmp", path)
+
+
+@tests.case
+def the_pods_reloader_applies_a_changed_configmap_with_no_query_lost(c):
+    # knot-conf.sh watch, as the Deployment's reloader runs it: the ConfigMap's directory,
+    # knotd's run directory (where it writes the knot.conf knotd runs), knotc as the test's.
+    server = c.server
+    scratch = tempfile.mkdtemp(prefix="mod-k8s-configmap-")
+    configmap = os.path.join(scratch, "etc-knot")
+    os.mkdir(configmap)
+    write_atomically(os.path.join(configmap, "knot.conf"), server.config_text())
+    with open(os.path.join(scratch, "resolv.conf"), "w", encoding="utf-8") as f:
+        f.write("nameserver 192.0.2.1\n")
+    argv, env = server.command("knotc")
+    testing.expect_equal(argv[-2:], ["-c", server.conf_path], "knotc's argv ends with its config")
+    knotc = os.path.join(scratch, "knotc")
+    with open(knotc, "w", encoding="utf-8") as f:
+        f.write("#!/bin/sh\nexec " + " ".join(f"'{arg}'" for arg in argv[:-2]) + ' "$@"\n')
+    os.chmod(knotc, 0o755)
+    env.update(KNOT_CONFIG_DIR=configmap, KNOT_RUN_DIR=server.dir, KNOTC=knotc,
+               KNOT_RESOLV_CONF=os.path.join(scratch, "resolv.conf"), RELOAD_CHECK_SECONDS="0.2")
+    qname = "kubernetes.default.svc.cluster.local."
+    before = ttl_of(c, qname)
+    testing.expect_equal(before, {5}, "the TTL before (mod-k8s's default)")
+    mark = log_mark(server)
+    reloader = subprocess.Popen(["/bin/sh", KNOT_CONF_SH, "watch"], env=env, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    load = UdpLoad(lambda: server.port, qname=qname.rstrip("."))
+    try:
+        load.start()
+        time.sleep(0.5)
+        # A broken ConfigMap is refused: knotd keeps running the one it has.
+        write_atomically(os.path.join(configmap, "knot.conf"), "mod-k8s:\n  - id: default\n    ttl: x\n")
+        time.sleep(1)
+        testing.expect_equal(ttl_of(c, qname), {5}, "the TTL after a broken ConfigMap")
+        server.module_options["ttl"] = 9
+        write_atomically(os.path.join(configmap, "knot.conf"), server.config_text())
+        wait_for(lambda: ttl_of(c, qname) == {9}, "the changed ttl answered", 10)
+        time.sleep(0.5)
+    finally:
+        load.finish()
+        reloader.terminate()
+        output = reloader.communicate(timeout=10)[0]
+        server.module_options.pop("ttl", None)
+        rewrite_config(server)
+        knotc_reload(server)
+        shutil.rmtree(scratch, ignore_errors=True)
+    testing.expect("not valid, knotd keeps the running one" in output, f"the reloader's output: {output}")
+    testing.expect("configuration changed, knotd reloaded" in output, f"the reloader's output: {output}")
+    testing.expect_equal(reloader.returncode, 0, "the reloader's exit at SIGTERM")
+    testing.expect(len(load.results) > 200, f"a steady load ({len(load.results)} queries)")
+    testing.expect_equal(load.lost(), [], f"queries lost of {len(load.results)}")
+    testing.expect_equal(log_lines(server, NEW_WATCHER, mark), [], "log lines of a new watcher")
 
 
 @tests.case

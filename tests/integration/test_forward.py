@@ -68,20 +68,22 @@ def timed_query(c, name, rtype="A", **options):
 
 
 def init_container(resolv_conf):
-    """Runs the deployment's init container script on a resolv.conf; (exit status, knot.conf, stderr)."""
+    """Runs the deployment's init container (knot-conf.sh render, from the ConfigMap) on a
+    resolv.conf; (exit status, knot.conf, stderr)."""
     with open(os.path.join(os.path.dirname(SHIPPED), "deployment.yaml"), encoding="utf-8") as f:
         spec = yaml.safe_load(f)["spec"]["template"]["spec"]
     init = next(c for c in spec["initContainers"] if c["name"] == "upstream")
-    script = init["command"][-1]
+    testing.expect_equal(init["command"], ["/bin/sh", "/etc/knot/knot-conf.sh", "render"],
+                         "the init container's command")
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, "resolv.conf"), "w") as f:
             f.write(resolv_conf)
-        for path, local in (("/etc/resolv.conf", "resolv.conf"), ("/etc/knot/knot.conf", SHIPPED),
-                            ("/run/knot/knot.conf", "out.conf")):
-            testing.expect(path in script, f"the init container no longer reads {path}")
-            script = script.replace(path, os.path.join(tmp, local))
-        result = subprocess.run(["/bin/sh", "-c", script], capture_output=True, text=True)
-        out = os.path.join(tmp, "out.conf")
+        # The ConfigMap's directory is packaging/kubernetes (knot.conf, knot-conf.sh).
+        env = dict(os.environ, KNOT_CONFIG_DIR=os.path.dirname(SHIPPED), KNOT_RUN_DIR=tmp,
+                   KNOT_RESOLV_CONF=os.path.join(tmp, "resolv.conf"))
+        script = os.path.join(os.path.dirname(SHIPPED), "knot-conf.sh")
+        result = subprocess.run(["/bin/sh", script, "render"], capture_output=True, text=True, env=env)
+        out = os.path.join(tmp, "knot.conf")
         text = open(out).read() if os.path.exists(out) and result.returncode == 0 else ""
         return result.returncode, text, result.stderr
 

@@ -9,11 +9,8 @@ answered, and the period lasts LAMEDUCK_SECONDS.
 """
 
 import os
-import socket
-import struct
 import subprocess
 import tempfile
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -23,6 +20,7 @@ import yaml
 import knotd
 import testing
 from cluster import Cluster, SRCDIR
+from udpload import UdpLoad
 
 tests = testing.Tests()
 
@@ -46,37 +44,6 @@ def ready_status():
         return None
 
 
-class Load(threading.Thread):
-    """UDP queries every 5 ms, each waiting 1 s for its answer: (sent, answered) pairs."""
-
-    def __init__(self, port):
-        super().__init__(daemon=True)
-        self.port = port
-        self.results = []
-        self.stopping = threading.Event()
-
-    def run(self):
-        qname = b"".join(bytes([len(l)]) + l for l in
-                         b"kubernetes.default.svc.cluster.local".split(b".")) + b"\0"
-        ident = 0
-        while not self.stopping.is_set():
-            ident = (ident + 1) & 0xffff
-            query = struct.pack("!HHHHHH", ident, 0, 1, 0, 0, 0) + qname + struct.pack("!HH", 1, 1)
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-                s.settimeout(1)
-                sent = time.monotonic()
-                answered = False
-                try:
-                    s.sendto(query, ("127.0.0.1", self.port))
-                    while not answered:
-                        reply = s.recv(4096)
-                        answered = reply[:2] == query[:2]
-                except OSError:
-                    pass
-                self.results.append((sent, answered))
-            time.sleep(0.005)
-
-
 @tests.case
 def the_pods_termination_loses_no_query_during_the_lameduck_period(c):
     spec = container()
@@ -87,7 +54,7 @@ def the_pods_termination_loses_no_query_during_the_lameduck_period(c):
     testing.expect_equal(ready_status(), 200, "/ready before the termination")
     command = [arg.replace("/run/knot/", RUN + "/") for arg in command]
 
-    load = Load(c.port)
+    load = UdpLoad(lambda: c.port)
     load.start()
     time.sleep(0.5)
     started = time.monotonic()
@@ -102,13 +69,12 @@ def the_pods_termination_loses_no_query_during_the_lameduck_period(c):
     # The kubelet's SIGTERM, once preStop is done (Knotd.stop() sends it, checks a clean exit).
     sigterm = time.monotonic()
     c.server.stop()
-    load.stopping.set()
-    load.join(timeout=5)
+    load.finish()
 
-    during = [answered for sent, answered in load.results if sent < sigterm - 0.05]
-    lost = during.count(False)
+    during = [sent for _, sent, _ in load.results if sent < sigterm - 0.05]
     testing.expect(len(during) > 100, f"a steady load ({len(during)} queries before SIGTERM)")
-    testing.expect_equal(lost, 0, f"queries lost before SIGTERM (of {len(during)})")
+    testing.expect_equal(len(load.lost(before=sigterm - 0.05)), 0,
+                         f"queries lost before SIGTERM (of {len(during)})")
     testing.expect(float(seconds) <= lasted < float(seconds) + 5,
                    f"the lameduck period lasted {lasted:.1f} s")
 

@@ -13,6 +13,7 @@ the ConfigMap (knot.conf and the zone files) read-only at /etc/knot, emptyDirs a
 only (drop ALL, add NET_BIND_SERVICE). The init container's script writes
 /run/knot/knot.conf, then knotd starts with the image's entrypoint and the Deployment's
 args, on port 53 of a private network namespace shared with the simulator and kdig.
+Last, the reloader container's command applies a changed ConfigMap with knotc reload.
 
 Runs when MODK8S_IMAGE names the image (OCI layout path:tag; packaging/test-image sets
 it), as root, with umoci; skips otherwise, saying why.
@@ -24,11 +25,13 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 import urllib.error
 import urllib.request
 
 import yaml
 
+import dig
 import rootfs
 import simctl
 import testing
@@ -46,20 +49,23 @@ def deployment():
     (quoted scalars, comments), as the API server does."""
     with open(DEPLOYMENT) as f:
         text = f.read()
-    container = yaml.safe_load(text)["spec"]["template"]["spec"]["containers"][0]
-    init = re.search(r"(?ms)^ +initContainers:.*?- \|\n(.*?)\n +securityContext:", text)
-    script_lines = init.group(1).splitlines()
-    indent = len(script_lines[0]) - len(script_lines[0].lstrip())
-    init_part, _, main_part = text.partition("\n      containers:\n")
-    volumes_part = main_part.partition("\n      volumes:\n")[2]
-    mount = re.compile(r"- name: (\S+)\n +mountPath: (\S+)(\n +readOnly: true)?")
+    pod = yaml.safe_load(text)["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    init = pod["initContainers"][0]
+    reloader = next(c for c in pod["containers"] if c["name"] == "reloader")
+
+    def mounts(c):
+        return [(m["name"], m["mountPath"], bool(m.get("readOnly")))
+                for m in c["volumeMounts"]]
     return {
-        "init_mounts": mount.findall(init_part.partition("initContainers:")[2]),
-        "mounts": mount.findall(main_part.partition("\n      volumes:\n")[0]),
-        "volumes": dict(re.findall(r"- name: (\S+)\n +(configMap|emptyDir):", volumes_part)),
+        "init_mounts": mounts(init),
+        "mounts": mounts(container),
+        "volumes": {v["name"]: "configMap" if "configMap" in v else "emptyDir" for v in pod["volumes"]},
         "user": int(re.search(r"(?m)^ +runAsUser: (\d+)", text).group(1)),
         "group": int(re.search(r"(?m)^ +runAsGroup: (\d+)", text).group(1)),
-        "init": "\n".join(line[indent:] for line in script_lines) + "\n",
+        "init": init["command"],
+        "reloader": reloader["command"],
+        "reloader_mounts": mounts(reloader),
         "args": json.loads(re.search(r"(?m)^ +args: (\[.*\])$", text).group(1)),
         "readiness": container["readinessProbe"]["httpGet"],
         "liveness": container["livenessProbe"]["httpGet"],
@@ -114,6 +120,7 @@ class Pod:
             os.makedirs(path)
             if kind == "configMap":
                 shutil.copy(os.path.join(KUBERNETES, "knot.conf"), path)
+                shutil.copy(os.path.join(KUBERNETES, "knot-conf.sh"), path)
                 for zone in os.listdir(os.path.join(KUBERNETES, "zones")):
                     shutil.copy(os.path.join(KUBERNETES, "zones", zone), path)
             else:
@@ -128,13 +135,13 @@ class Pod:
         self.sim.start()
         account = rootfs.service_account(self.sim, os.path.join(self.workdir, "serviceaccount"))
         # What every container gets besides its volumeMounts.
-        pod_binds = [(account, rootfs.SERVICEACCOUNT, "ro"), (resolv, "/etc/resolv.conf", "ro")]
-        self.init_binds = pod_binds + self.mounts(self.spec["init_mounts"])
-        self.binds = pod_binds + self.mounts(self.spec["mounts"])
+        self.pod_binds = [(account, rootfs.SERVICEACCOUNT, "ro"), (resolv, "/etc/resolv.conf", "ro")]
+        self.init_binds = self.pod_binds + self.mounts(self.spec["init_mounts"])
+        self.binds = self.pod_binds + self.mounts(self.spec["mounts"])
         self.env = dict(entry.split("=", 1) for entry in self.process["env"])
         self.env.update(rootfs.in_cluster_env(self.sim), NODE_NAME="node-a")
 
-        self.init = rootfs.run(self.root, self.as_container(["/bin/sh", "-c", self.spec["init"]], caps=()),
+        self.init = rootfs.run(self.root, self.as_container(self.spec["init"], caps=()),
                                binds=self.init_binds, env=self.env, read_only=True)
         self.log_path = os.path.join(self.workdir, "knotd.log")
         entrypoint = self.process["args"][:1]
@@ -307,5 +314,39 @@ nope.default.svc.cluster.local.              A    NXDOMAIN aa
 kubernetes.default.svc.cluster.local.        A    NOERROR aa tcp 10.96.0.1
 clusterset.local.                            SOA  NOERROR aa ns.dns.cluster.local. hostmaster.cluster.local. 1 7200 1800 86400 5
 """)
+
+
+
+@tests.case
+def the_reloader_applies_a_changed_configmap_with_knotc_reload(pod):
+    # Last: it changes the ConfigMap. The kubelet swaps a ConfigMap volume's files at once.
+    path = os.path.join(pod.volumes["config"], "knot.conf")
+    with open(path) as f:
+        conf = f.read()
+    testing.expect("    ttl: 5\n" in conf, "the shipped knot.conf sets ttl: 5")
+    log_path = os.path.join(pod.workdir, "reloader.log")
+    env = dict(pod.env, RELOAD_CHECK_SECONDS="1")
+    reloader = rootfs.start(pod.root, pod.as_container(pod.spec["reloader"], caps=()), log_path,
+                            binds=pod.pod_binds + pod.mounts(pod.spec["reloader_mounts"]),
+                            env=env, read_only=True)
+    try:
+        time.sleep(2)
+        with open(path + ".new", "w") as f:
+            f.write(conf.replace("    ttl: 5\n", "    ttl: 7\n"))
+        os.rename(path + ".new", path)
+
+        def reloaded():
+            answer = dig.query(pod, "kubernetes.default.svc.cluster.local.", "A")
+            testing.expect_equal({rr.ttl for rr in answer.answer}, {7}, "the TTL after the change")
+        try:
+            testing.eventually(reloaded, timeout=30, interval=0.5)
+        finally:
+            rootfs.stop(reloader)
+    finally:
+        with open(log_path) as f:
+            log = f.read()
+        print("# reloader: " + log.replace("\n", "\n# reloader: "))
+    testing.expect("reloader: configuration changed, knotd reloaded" in log, f"the reloader's log:\n{log}")
+
 
 tests.main(fixture=Pod)
