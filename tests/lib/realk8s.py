@@ -786,7 +786,7 @@ COREFILE = """\
     errors
     kubernetes cluster.local clusterset.local in-addr.arpa ip6.arpa {{
         kubeconfig {kubeconfig} real
-        pods insecure
+        pods {pods}
         ttl {ttl}
         multicluster clusterset.local
     }}
@@ -799,7 +799,7 @@ class CoreDNS(dig.Server):
 
     address = "127.0.0.1"
 
-    def __init__(self, plane, kubeconfig=None, ttl=5, extra=""):
+    def __init__(self, plane, kubeconfig=None, ttl=5, extra="", pods="insecure"):
         self.binary = binaries(("coredns",))["coredns"]
         self.plane = plane
         self.dir = tempfile.mkdtemp(prefix="coredns-", dir=plane.workdir)
@@ -807,7 +807,7 @@ class CoreDNS(dig.Server):
         self.log_path = os.path.join(self.dir, "coredns.log")
         self.corefile = os.path.join(self.dir, "Corefile")
         with open(self.corefile, "w", encoding="utf-8") as f:
-            f.write(COREFILE.format(port=self.port, ttl=ttl, extra=extra,
+            f.write(COREFILE.format(port=self.port, ttl=ttl, extra=extra, pods=pods,
                                     kubeconfig=kubeconfig or plane.admin_kubeconfig))
         self.process = None
 
