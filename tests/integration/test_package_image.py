@@ -213,6 +213,34 @@ def image_release(pod):
         return dict(line.rstrip("\n").split("=", 1) for line in f if "=" in line).get("VERSION_CODENAME")
 
 
+# The Debian release as the image tag says it (packaging/build-image: VERSION-deb13,
+# VERSION-deb12), so both images can sit in one registry and the manifests pick one.
+TAG_SUFFIX = {"trixie": "deb13", "bookworm": "deb12"}
+
+
+def package_upstream_version(pod):
+    """knot-module-k8s's upstream version in the image (0.1.0 of 0.1.0-1~deb13)."""
+    result = rootfs.run(pod.root, ["dpkg-query", "-W", "-f=${Version}", "knot-module-k8s"])
+    testing.expect(result.returncode == 0, f"dpkg-query failed:\n{result.stdout}")
+    return result.stdout.strip().rsplit("-", 1)[0]
+
+
+@tests.case
+def the_image_tag_names_its_version_and_debian_release(pod):
+    tag = IMAGE.rsplit(":", 1)[1]
+    release = image_release(pod)
+    testing.expect_equal(tag, f"{package_upstream_version(pod)}-{TAG_SUFFIX.get(release)}",
+                         f"the tag of the Debian {release} image")
+
+
+@tests.case
+def the_deployment_defaults_to_the_debian_13_image(pod):
+    with open(os.path.join(KUBERNETES, "kustomization.yaml")) as f:
+        images = {i["name"]: i for i in yaml.safe_load(f)["images"]}
+    testing.expect_equal(images["mod-k8s"]["newTag"], f"{package_upstream_version(pod)}-deb13",
+                         "kustomization.yaml's mod-k8s tag")
+
+
 @tests.case
 def the_debian_13_image_has_knot_exporter(pod):
     # Knot 3.4's Prometheus exporter, which Knot 3.2 (Debian 12) does not have.
