@@ -15,9 +15,9 @@
  */
 
 /*
- * The forwarder's cache (module/forward_cache.c): which upstream answers are kept and
+ * The forwarder's cache (module/forward/forward_cache.c): which upstream answers are kept and
  * for how long, the TTLs served, the two-slot table; and the forward options' parsers
- * (module/forward.c).
+ * (module/forward/forward.c).
  */
 
 #include <setjmp.h>
