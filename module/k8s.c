@@ -37,6 +37,7 @@
 #include "dnsname.h"
 #include "k8s_glue.h"
 #include "kubeconfig.h"
+#include "reflector.h"
 #include "tsan_rcu.h"
 
 #define MOD_TTL			"\x03""ttl"
@@ -169,8 +170,8 @@ static const yp_item_t k8s_conf[] = {
 	{ MOD_IGNORE_EMPTY,      YP_TBOOL,  YP_VNONE },
 	{ MOD_PODS,              YP_TOPT,   YP_VOPT = { pods_modes, K8S_PODS_INSECURE } },
 	{ K8S_OPT_UPSTREAM,      YP_TADDR,  YP_VADDR = { 53 }, YP_FNONE, { check_upstream } },
-	{ K8S_OPT_STALL,         YP_TINT,   YP_VINT = { 5, 3600, 90, YP_STIME } },
-	{ K8S_OPT_CRD_RETRY,     YP_TINT,   YP_VINT = { 1, 86400, 60, YP_STIME } },
+	{ K8S_OPT_STALL,         YP_TINT,   YP_VINT = { 5, 3600, K8S_STALL_S_DEFAULT, YP_STIME } },
+	{ K8S_OPT_CRD_RETRY,     YP_TINT,   YP_VINT = { 1, 86400, K8S_ABSENT_RETRY_S_DEFAULT, YP_STIME } },
 	{ MOD_AUTOPATH_DOMAIN,   YP_TDNAME, YP_VDNAME = { 11, (const uint8_t *)"\x02""ap""\x03""k8s""\x02""io" } },
 	{ MOD_AUTOPATH_OPTION,   YP_TINT,   YP_VINT = { 0, 65535, 65001 } },
 	{ MOD_AUTOPATH,          YP_TBOOL,  YP_VNONE },

@@ -20,7 +20,7 @@
  * \brief What the knotd glue's files share: the zone's context, the option
  * reader's helpers (k8s_glue.c), the counters (k8s_stats.c), the federation
  * roles (k8s_fed.c). Only the glue calls knotd_*, so this header stays beside
- * it, out of include/. The module is built with -fvisibility=hidden: what is
+ * it, in module/ above the subsystem folders. The module is built with -fvisibility=hidden: what is
  * declared here is not exported from k8s.so.
  */
 

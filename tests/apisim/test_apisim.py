@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Tests of the API simulator: each case checks one behaviour of the real API server
-(tests/apisim/README.md, /work/shared/reference/k8s_api.md) or one control knob.
+(tests/apisim/README.md) or one control knob.
 
 Run: python3 tests/apisim/test_apisim.py [name-substring ...]
 Prints "ok - NAME" / "not ok - NAME" per case and "N passed, N failed"; exit status 1 on failure.

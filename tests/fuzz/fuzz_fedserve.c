@@ -15,7 +15,7 @@
  */
 
 /*
- * The Federated-DNS answer (module/fedserve.c) as the zone's ANSWER hook calls
+ * The Federated-DNS answer (module/federation/fedserve.c) as the zone's ANSWER hook calls
  * it: member tables that the real pipeline built from four fixed member
  * clusters (one with a headless shard of more endpoints than an answer
  * carries, load-balancer addresses shared between members and with an

@@ -16,7 +16,7 @@
 
 
 /*
- * The K8S-DNS role's hostile inputs (module/fedstub.c): a programming request's
+ * The K8S-DNS role's hostile inputs (module/federation/fedstub.c): a programming request's
  * body, the persisted file, and a federation-nameservers value.
  *
  * Input: one selector byte (0: body, 1: file, 2: static value; modulo 3), then

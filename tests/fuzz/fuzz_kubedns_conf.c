@@ -16,7 +16,7 @@
 
 
 /*
- * kube-dns's ConfigMap files as module/kubedns_conf.c reads them: whatever an operator
+ * kube-dns's ConfigMap files as module/forward/kubedns_conf.c reads them: whatever an operator
  * (or anyone who may edit the ConfigMap) writes into `upstreamNameservers` or
  * `stubDomains`, then merged into forward settings as the watch thread merges them.
  *

@@ -15,7 +15,7 @@
  */
 
 /*
- * The warm restart's snapshot payload (module/snapshot.c), as a hostile file would hold
+ * The warm restart's snapshot payload (module/store/snapshot.c), as a hostile file would hold
  * it: the objects it gives go into a store and its table as at a warm start (table
  * invariants checked, check.h), and what the store then holds, written again, reads
  * back whole with the same digests: a snapshot the module writes is always readable.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The API client's transport against a real TLS server (module/apiclient.c, k8s_api.md 1.11, 3.2).
+"""The API client's transport against a real TLS server (module/api/apiclient.c, k8s_api.md 1.11, 3.2).
 
 A small HTTPS echo server (standard library) answers every GET with the request line and
 headers as JSON; tests/integration/api_get makes one request through the API client with a

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reflectors against the API simulator (module/reflector.c; k8s_api.md 1.10, 5 and 6).
+"""Reflectors against the API simulator (module/api/reflector.c; k8s_api.md 1.10, 5 and 6).
 
 Each case starts the simulator (tests/apisim) with the sample cluster and
 tests/integration/reflector_drive, which runs reflectors in a curl multi loop as the

@@ -466,7 +466,7 @@ class Knotd(dig.Server):
             "ASAN_OPTIONS": f"{common}/asan:abort_on_error=1:halt_on_error=1:detect_leaks=1",
             "UBSAN_OPTIONS": f"{common}/ubsan:halt_on_error=1:abort_on_error=1:print_stacktrace=1",
             # knotd itself is not instrumented: only the module's accesses are checked,
-            # with liburcu's grace periods modelled by include/tsan_rcu.h.
+            # with liburcu's grace periods modelled by module/lib/tsan_rcu.h.
             "TSAN_OPTIONS": f"{common}/tsan:suppressions={self.build.srcdir}/tests/tsan.supp"
                             ":second_deadlock_stack=1",
         }

@@ -16,7 +16,7 @@
 
 
 /*
- * Retry delays (module/backoff.c): client-go's reflector backoff, k8s_api.md 1.10.
+ * Retry delays (module/api/backoff.c): client-go's reflector backoff, k8s_api.md 1.10.
  * "The waits are [0.8,1.6), [1.6,3.2), [3.2,6.4), [6.4,12.8), [12.8,25.6),
  * [25.6,51.2), then [30,60) s", reset after 2 minutes.
  */

@@ -15,7 +15,7 @@
  */
 
 /*
- * DNS names as Kubernetes spells them (module/dnsname.c): the rules the API
+ * DNS names as Kubernetes spells them (module/lib/dnsname.c): the rules the API
  * decoder, the federation options and the conf check share.
  */
 

@@ -16,7 +16,7 @@
 
 
 /*
- * The K8S-DNS role's stub zones (module/fedstub.c): request bodies and the
+ * The K8S-DNS role's stub zones (module/federation/fedstub.c): request bodies and the
  * persisted file are hostile input, read with caps; sets are merged with
  * programming over configuration.
  */

@@ -15,9 +15,9 @@
  */
 
 /*
- * The forwarder's cache (module/forward_cache.c): which upstream answers are kept and
+ * The forwarder's cache (module/forward/forward_cache.c): which upstream answers are kept and
  * for how long, the TTLs served, the two-slot table; and the forward options' parsers
- * (module/forward.c); kube-dns's ConfigMap read and merged (module/kubedns_conf.c).
+ * (module/forward/forward.c); kube-dns's ConfigMap read and merged (module/forward/kubedns_conf.c).
  */
 
 #include <setjmp.h>

@@ -16,7 +16,7 @@
 
 /*
  * Splitting of LIST bodies into items and of WATCH streams into lines
- * (module/jsonsplit.c), fed whole, byte by byte and in random pieces.
+ * (module/api/jsonsplit.c), fed whole, byte by byte and in random pieces.
  * Body shapes follow the API reference (k8s_api.md, sections 1.4, 1.5, 1.11).
  */
 

@@ -16,7 +16,7 @@
 
 
 /*
- * Reading where the API server is and how to authenticate (module/kubeconfig.c):
+ * Reading where the API server is and how to authenticate (module/api/kubeconfig.c):
  * kubeconfig fields as client-go reads them (k8s_api.md 3.2) and the in-cluster
  * environment (3.1). Every case writes its files into a fresh directory.
  */

@@ -15,7 +15,7 @@
  */
 
 /*
- * Decoding of API objects and watch events (module/objects.c).
+ * Decoding of API objects and watch events (module/kinds/objects.c).
  * JSON samples are the shapes of the API reference (k8s_api.md, sections 1.5,
  * 1.7, 2.1-2.6), written with single quotes for readability: q() turns them
  * into JSON.

@@ -16,7 +16,7 @@
 
 
 /*
- * The warm restart's snapshot file (module/snapfile.c): what was written reads back,
+ * The warm restart's snapshot file (module/store/snapfile.c): what was written reads back,
  * and every kind of bad file is refused with its reason, never half-read.
  */
 

@@ -15,7 +15,7 @@
  */
 
 /*
- * The warm restart's snapshot payload (module/snapshot.c): every kind of object the
+ * The warm restart's snapshot payload (module/store/snapshot.c): every kind of object the
  * store holds reads back with the same digest, and a payload that is not what the
  * writer makes is refused whole, with its reason.
  */

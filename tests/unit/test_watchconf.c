@@ -15,7 +15,7 @@
  */
 
 /*
- * Watch settings (module/watchconf.c): one table says what every field is, and
+ * Watch settings (module/watch/watchconf.c): one table says what every field is, and
  * comparing, copying and freeing follow it, so two zones share a watcher exactly
  * when every setting is equal and a copy owns every string.
  *

@@ -91,6 +91,13 @@ typedef enum {
 /*! \brief Lowercase name of an error class ("network", "gone", ...). */
 const char *k8s_apierr_name(k8s_apierr_t err);
 
+/*!
+ * \brief The defaults of options watch-stall-timeout and crd-retry-interval (seconds):
+ * the option schema (k8s.c) and a reflector given 0 both take them from here.
+ */
+#define K8S_STALL_S_DEFAULT         90
+#define K8S_ABSENT_RETRY_S_DEFAULT  60
+
 /*! \brief What a reflector is to read. Strings are copied. */
 typedef struct {
 	k8s_kind_t kind;
@@ -100,8 +107,9 @@ typedef struct {
 	const char *field_selector; /*!< fieldSelector, or NULL. */
 	bool optional;              /*!< A 404 means "not installed": synced as empty, retried later. */
 	unsigned page_limit;        /*!< LIST page size; 0 means 500. */
-	unsigned stall_s;           /*!< A transfer silent this long is cut; 0 means 90. */
-	unsigned absent_retry_s;    /*!< An absent optional resource is listed again this often; 0 means 60. */
+	unsigned stall_s;           /*!< A transfer silent this long is cut (0: default). */
+	unsigned absent_retry_s;    /*!< An absent optional resource is listed again this
+	                                 often (0: default). */
 	size_t max_object;          /*!< Larger objects are skipped; 0 means K8S_OBJECT_MAX. */
 } k8s_reflector_conf_t;
 

@@ -16,7 +16,7 @@
 
 
 /*
- * kube-dns's ConfigMap (include/kubedns_conf.h): its two JSON files read with caps,
+ * kube-dns's ConfigMap (kubedns_conf.h): its two JSON files read with caps,
  * checked as kube-dns checks them, and merged into the forward options.
  */
 

@@ -20,7 +20,7 @@
  * \brief The warm restart's snapshot: the store's objects, written to a file and read back.
  *
  * The payload of the snapshot file (snapfile.h) holds the slim objects the
- * store keeps, each in a compact binary form of its fields (module/snapshot.c
+ * store keeps, each in a compact binary form of its fields (module/store/snapshot.c
  * describes it), read back without the API's JSON decoder but with its checks.
  * Read back, a snapshot's objects go through the store like a LIST's, so that the
  * first real LIST replaces them: what it does not return is deleted, what it

@@ -35,6 +35,7 @@
 #include "map.h"
 #include "rcuhash.h"
 #include "retire.h"
+#include "timerheap.h"
 #include "upstream.h"
 #include "upstream_entry.h"
 
@@ -49,7 +50,6 @@
 #define ASK_PROBE        4           /*!< Slots an ask tries before it is dropped. */
 #define MAX_ASKED        4096        /*!< Names kept resolved because queries asked for them. */
 
-#define NOT_SCHEDULED    SIZE_MAX
 
 typedef struct target target_t;
 typedef struct query query_t;
@@ -58,8 +58,7 @@ typedef struct query query_t;
 typedef struct {
 	target_t *target;
 	uint16_t qtype;
-	size_t heap_pos;               /*!< Index in the timer heap, or NOT_SCHEDULED. */
-	uint64_t due_ms;               /*!< When to resolve next. */
+	k8s_timer_t timer;             /*!< When to resolve next; pos K8S_TIMER_IDLE: not scheduled. */
 	query_t *query;                /*!< In flight, or NULL (then it is scheduled, or resting). */
 	entry_t *entry;                /*!< Published answer, or NULL. */
 	unsigned backoff_s;            /*!< Last retry delay; 0 after a success. */
@@ -111,12 +110,6 @@ typedef struct {
 	size_t count;
 } asked_list_t;
 
-/*! \brief Jobs ordered by due time (a binary min-heap). */
-typedef struct {
-	job_t **items;
-	size_t count;
-	size_t cap;
-} heap_t;
 
 struct k8s_upstream {
 	/* Readers. */
@@ -151,7 +144,7 @@ struct k8s_upstream {
 	asked_list_t kept;             /*!< Looked up again after an answer: a clock, the hand first. */
 	uint64_t full_logged_ms;       /*!< Last line about MAX_ASKED; 0: none yet. */
 	size_t active;                 /*!< Targets with scheduled jobs. */
-	heap_t heap;
+	k8s_timer_heap_t heap;         /*!< Scheduled jobs by due time. */
 	k8s_retire_t retire;
 	query_t queries[MAX_QUERIES];
 	size_t query_count;
@@ -222,85 +215,10 @@ static void wake(k8s_upstream_t *u)
 	(void)!write(u->wake_fd, &one, sizeof(one));
 }
 
-/* Timer heap. */
-
-static bool heap_before(const heap_t *h, size_t a, size_t b)
+/*! \brief The job whose timer this is. */
+static job_t *job_of(k8s_timer_t *timer)
 {
-	return h->items[a]->due_ms < h->items[b]->due_ms;
-}
-
-static void heap_swap(heap_t *h, size_t a, size_t b)
-{
-	job_t *tmp = h->items[a];
-	h->items[a] = h->items[b];
-	h->items[b] = tmp;
-	h->items[a]->heap_pos = a;
-	h->items[b]->heap_pos = b;
-}
-
-static void heap_up(heap_t *h, size_t pos)
-{
-	while (pos > 0 && heap_before(h, pos, (pos - 1) / 2)) {
-		heap_swap(h, pos, (pos - 1) / 2);
-		pos = (pos - 1) / 2;
-	}
-}
-
-static void heap_down(heap_t *h, size_t pos)
-{
-	for (;;) {
-		size_t min = pos;
-		size_t left = 2 * pos + 1, right = 2 * pos + 2;
-		if (left < h->count && heap_before(h, left, min)) {
-			min = left;
-		}
-		if (right < h->count && heap_before(h, right, min)) {
-			min = right;
-		}
-		if (min == pos) {
-			return;
-		}
-		heap_swap(h, pos, min);
-		pos = min;
-	}
-}
-
-static int heap_reserve(heap_t *h, size_t cap)
-{
-	if (cap <= h->cap) {
-		return KNOT_EOK;
-	}
-	cap = (cap < 2 * h->cap) ? 2 * h->cap : cap;
-	job_t **items = realloc(h->items, cap * sizeof(job_t *));
-	if (items == NULL) {
-		return KNOT_ENOMEM;
-	}
-	h->items = items;
-	h->cap = cap;
-	return KNOT_EOK;
-}
-
-/*! \brief Schedules a job; room was reserved when its target became active. */
-static void heap_push(heap_t *h, job_t *job, uint64_t due_ms)
-{
-	job->due_ms = due_ms;
-	job->heap_pos = h->count;
-	h->items[h->count++] = job;
-	heap_up(h, job->heap_pos);
-}
-
-static void heap_remove(heap_t *h, job_t *job)
-{
-	size_t pos = job->heap_pos;
-	job->heap_pos = NOT_SCHEDULED;
-	h->count--;
-	if (pos == h->count) {
-		return;
-	}
-	h->items[pos] = h->items[h->count];
-	h->items[pos]->heap_pos = pos;
-	heap_up(h, pos);
-	heap_down(h, h->items[pos]->heap_pos);
+	return (job_t *)((char *)timer - offsetof(job_t, timer));
 }
 
 /* Cache: published to readers. */
@@ -360,7 +278,7 @@ static void job_done(k8s_upstream_t *u, job_t *job, entry_t *e, uint64_t now)
 	int ret = cache_publish(u, job, e);
 	if (ret != KNOT_EOK) {
 		// Not even a slot for it: treat like a failed resolution, retried soon.
-		heap_push(&u->heap, job, now + REFRESH_MIN_MS);
+		k8s_timer_heap_push(&u->heap, &job->timer, now + REFRESH_MIN_MS);
 		return;
 	}
 	job->backoff_s = 0;
@@ -368,7 +286,7 @@ static void job_done(k8s_upstream_t *u, job_t *job, entry_t *e, uint64_t now)
 	uint64_t now_s = now / 1000;
 	uint64_t ttl_ms = (e->ans->expires > now_s) ? (e->ans->expires - now_s) * 1000 : 0;
 	uint64_t refresh = ttl_ms * 4 / 5;
-	heap_push(&u->heap, job, now + ((refresh < REFRESH_MIN_MS) ? REFRESH_MIN_MS : refresh));
+	k8s_timer_heap_push(&u->heap, &job->timer, now + ((refresh < REFRESH_MIN_MS) ? REFRESH_MIN_MS : refresh));
 }
 
 static void job_fail(k8s_upstream_t *u, job_t *job, uint64_t now, const char *reason)
@@ -382,7 +300,7 @@ static void job_fail(k8s_upstream_t *u, job_t *job, uint64_t now, const char *re
 	if (job->entry != NULL && now / 1000 > (uint64_t)job->entry->ans->expires + STALE_MAX_S) {
 		cache_drop(u, job);
 	}
-	heap_push(&u->heap, job, now + job->backoff_s * 1000);
+	k8s_timer_heap_push(&u->heap, &job->timer, now + job->backoff_s * 1000);
 
 	target_t *t = job->target;
 	if (!t->logged || now - t->logged_ms >= LOG_PERIOD_MS) {
@@ -488,7 +406,7 @@ static void target_start(k8s_upstream_t *u, target_t *t, uint64_t now)
 	t->active = true;
 	u->active++;
 	for (int i = 0; i < 2; i++) {
-		heap_push(&u->heap, &t->jobs[i], now);
+		k8s_timer_heap_push(&u->heap, &t->jobs[i].timer, now);
 	}
 }
 
@@ -499,8 +417,8 @@ static void target_stop(k8s_upstream_t *u, target_t *t)
 	}
 	for (int i = 0; i < 2; i++) {
 		job_t *job = &t->jobs[i];
-		if (job->heap_pos != NOT_SCHEDULED) {
-			heap_remove(&u->heap, job);
+		if (job->timer.pos != K8S_TIMER_IDLE) {
+			k8s_timer_heap_remove(&u->heap, &job->timer);
 		}
 		if (job->query != NULL) {
 			query_release(u, job->query);
@@ -525,7 +443,7 @@ static target_t *target_new(const knot_dname_t *lower, const uint8_t *source)
 	for (int i = 0; i < 2; i++) {
 		t->jobs[i].target = t;
 		t->jobs[i].qtype = (i == 0) ? KNOT_RRTYPE_A : KNOT_RRTYPE_AAAA;
-		t->jobs[i].heap_pos = NOT_SCHEDULED;
+		t->jobs[i].timer.pos = K8S_TIMER_IDLE;
 	}
 	return t;
 }
@@ -554,8 +472,8 @@ static void target_resume(k8s_upstream_t *u, target_t *t, uint64_t now)
 	}
 	for (int i = 0; i < 2; i++) {
 		job_t *job = &t->jobs[i];
-		if (job->heap_pos == NOT_SCHEDULED && job->query == NULL) {
-			heap_push(&u->heap, job, now);
+		if (job->timer.pos == K8S_TIMER_IDLE && job->query == NULL) {
+			k8s_timer_heap_push(&u->heap, &job->timer, now);
 		}
 	}
 }
@@ -721,7 +639,7 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 
 	pthread_mutex_lock(&u->lock);
 	// Room for every job that may be scheduled, so that scheduling never fails.
-	if (heap_reserve(&u->heap, 2 * (u->active + u->queue_len + asked_count)) != KNOT_EOK) {
+	if (k8s_timer_heap_reserve(&u->heap, 2 * (u->active + u->queue_len + asked_count)) != KNOT_EOK) {
 		pthread_mutex_unlock(&u->lock);
 		return;
 	}
@@ -805,13 +723,13 @@ static void job_rest(k8s_upstream_t *u, job_t *job, uint64_t now)
 {
 	uint64_t expires_ms = (job->entry != NULL) ? (uint64_t)job->entry->ans->expires * 1000 : 0;
 	if (expires_ms > now) {
-		heap_push(&u->heap, job, expires_ms);  // Looked up by then, it is resolved then.
+		k8s_timer_heap_push(&u->heap, &job->timer, expires_ms);  // Looked up by then, it is resolved then.
 		return;
 	}
 	cache_drop(u, job);
 	target_t *t = job->target;
 	for (int i = 0; i < 2; i++) {
-		if (t->jobs[i].heap_pos != NOT_SCHEDULED || t->jobs[i].query != NULL ||
+		if (t->jobs[i].timer.pos != K8S_TIMER_IDLE || t->jobs[i].query != NULL ||
 		    t->jobs[i].entry != NULL) {
 			return;
 		}
@@ -823,9 +741,9 @@ static void job_rest(k8s_upstream_t *u, job_t *job, uint64_t now)
 static void start_due(k8s_upstream_t *u, uint64_t now)
 {
 	while (u->query_count < MAX_QUERIES && u->heap.count > 0 &&
-	       u->heap.items[0]->due_ms <= now) {
-		job_t *job = u->heap.items[0];
-		heap_remove(&u->heap, job);
+	       k8s_timer_heap_first(&u->heap)->due_ms <= now) {
+		job_t *job = job_of(k8s_timer_heap_first(&u->heap));
+		k8s_timer_heap_remove(&u->heap, &job->timer);
 		target_t *t = job->target;
 		// An asked name is resolved again only for a query that looked it up since.
 		if (t->asked) {
@@ -846,18 +764,20 @@ static void start_due(k8s_upstream_t *u, uint64_t now)
 static void refresh_all(k8s_upstream_t *u, uint64_t now)
 {
 	for (size_t i = 0; i < u->heap.count; i++) {
-		u->heap.items[i]->due_ms = now;
-		u->heap.items[i]->backoff_s = 0;
+		job_t *job = job_of(u->heap.items[i]);
+		job->timer.due_ms = now;  // All equal: the heap's order holds.
+		job->backoff_s = 0;
 		// Asked names too, looked up or not: none keeps the old servers' answer.
-		u->heap.items[i]->looked = true;
+		job->looked = true;
 	}
 }
 
 static int wait_ms(const k8s_upstream_t *u, uint64_t now)
 {
 	uint64_t until = now + MAX_WAIT_MS;
-	if (u->query_count < MAX_QUERIES && u->heap.count > 0 && u->heap.items[0]->due_ms < until) {
-		until = u->heap.items[0]->due_ms;
+	if (u->query_count < MAX_QUERIES && u->heap.count > 0 &&
+	    k8s_timer_heap_first(&u->heap)->due_ms < until) {
+		until = k8s_timer_heap_first(&u->heap)->due_ms;
 	}
 	for (size_t i = 0; i < MAX_QUERIES; i++) {
 		const query_t *q = &u->queries[i];
@@ -1028,7 +948,7 @@ void k8s_upstream_free(k8s_upstream_t *u)
 		free(slot->value);
 	}
 	k8s_map_clear(&u->names);
-	free(u->heap.items);
+	k8s_timer_heap_deinit(&u->heap);
 	pthread_mutex_destroy(&u->lock);
 	close(u->wake_fd);
 	free(u->asks);

@@ -22,7 +22,8 @@
  * The answer path is split by record family: `answer.c` (the entry point, names
  * to their answers, CNAME following), `answer_addr.c` (A/AAAA, ExternalName),
  * `answer_srv.c` (SRV and the ADDITIONAL stage), `answer_ptr.c` (PTR),
- * `autopath.c` (search path expansion) and `federation.c` (federated services).
+ * `autopath.c` (search path expansion), and from federation/ `federation.c`
+ * (federated services) and `fedfwd.c` (the K8S-DNS role's answer).
  * The packet helpers below run on every query: they are static inline so that
  * the split adds no call to the hot path.
  */

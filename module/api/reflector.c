@@ -33,7 +33,6 @@
 #include "reflector.h"
 
 #define PAGE_LIMIT_DEFAULT   500
-#define STALL_S_DEFAULT      90
 /*! A watch line is the object plus the {"type":...,"object":} envelope. */
 #define EVENT_ENVELOPE_MAX   128
 /*! Error bodies are read for the log line only. */
@@ -48,7 +47,6 @@
 #define LIST_TIMEOUT_S       300
 /*! A watch that ends this fast without an event is an error (client-go's VeryShortWatchError). */
 #define SHORT_WATCH_MS       1000
-#define ABSENT_RETRY_S_DEFAULT 60
 #define DECODE_LOG_MS        (10 * 1000)
 /*! A Retry-After beyond the whole wait it can get (K8S_BACKOFF_RETRY_AFTER_MAX_MS) is cut here. */
 #define RETRY_AFTER_MAX_S    (K8S_BACKOFF_RETRY_AFTER_MAX_MS / 1000)
@@ -1013,8 +1011,8 @@ k8s_reflector_t *k8s_reflector_new(const k8s_reflector_conf_t *conf, k8s_api_t *
 	r->source = conf->source;
 	r->optional = conf->optional;
 	r->page_limit = (conf->page_limit > 0) ? conf->page_limit : PAGE_LIMIT_DEFAULT;
-	r->stall_s = (conf->stall_s > 0) ? conf->stall_s : STALL_S_DEFAULT;
-	r->absent_retry_s = (conf->absent_retry_s > 0) ? conf->absent_retry_s : ABSENT_RETRY_S_DEFAULT;
+	r->stall_s = (conf->stall_s > 0) ? conf->stall_s : K8S_STALL_S_DEFAULT;
+	r->absent_retry_s = (conf->absent_retry_s > 0) ? conf->absent_retry_s : K8S_ABSENT_RETRY_S_DEFAULT;
 	r->max_object = (conf->max_object > 0) ? conf->max_object : K8S_OBJECT_MAX;
 	r->api = api;
 	r->multi = multi;

@@ -15,7 +15,7 @@
  */
 
 /*
- * The forwarder's settings (include/forward.h): freed, compared (equal settings
+ * The forwarder's settings (module/forward/forward.h): freed, compared (equal settings
  * share one forwarder), and the option values read: an address with an optional
  * port, a stub domain.
  */
