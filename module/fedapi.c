@@ -200,22 +200,25 @@ static void conn_close(conn_t *c)
 
 static void conn_started(k8s_fedapi_t *api, struct MHD_Connection *connection, void **ctx)
 {
-	const union MHD_ConnectionInfo *fd_info =
+	// Each answer is copied before the next call: libmicrohttpd 1.0 gives every answer
+	// in the same place, so the session's would overwrite the socket's.
+	const union MHD_ConnectionInfo *info =
 		MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
-	const union MHD_ConnectionInfo *tls_info =
-		MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	int fd = (info != NULL) ? info->connect_fd : -1;
+	info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	gnutls_session_t session = (info != NULL) ? info->tls_session : NULL;
 	conn_t *c = calloc(1, sizeof(*c));
-	if (c == NULL || fd_info == NULL || tls_info == NULL || tls_info->tls_session == NULL) {
+	if (c == NULL || fd < 0 || session == NULL) {
 		// Cannot be watched: refused (its session fails the handshake without a conn_t).
 		free(c);
 		*ctx = NULL;
-		if (fd_info != NULL) {
-			(void)shutdown(fd_info->connect_fd, SHUT_RDWR);
+		if (fd >= 0) {
+			(void)shutdown(fd, SHUT_RDWR);
 		}
 		return;
 	}
 	c->api = api;
-	c->fd = fd_info->connect_fd;
+	c->fd = fd;
 	c->since_ms = k8s_now_ms();
 	c->prev = api->last;
 	if (api->last != NULL) {
@@ -228,7 +231,6 @@ static void conn_started(k8s_fedapi_t *api, struct MHD_Connection *connection, v
 
 	// The certificate is checked in the handshake itself, which fails without one (asked
 	// for, not required, so that our check runs and says so in the log).
-	gnutls_session_t session = tls_info->tls_session;
 	gnutls_certificate_server_set_request(session, GNUTLS_CERT_REQUEST);
 	gnutls_session_set_verify_function(session, handshake_verify);
 
