@@ -19,14 +19,10 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -37,6 +33,7 @@
 
 #include "clock.h"
 #include "fedapi.h"
+#include "mhdthread.h"
 
 #define PATH_PREFIX    "/federations/"
 #define LOG_EVERY_MS   (60 * 1000)  /*!< One line of each kind about clients at most this often. */
@@ -58,17 +55,13 @@ struct conn {
 };
 
 struct k8s_fedapi {
-	struct MHD_Daemon *daemon;
+	k8s_mhdthread_t mhd;
 	k8s_fedfwd_t *fwd;
 	k8s_log_t log;
 	char *cert;
 	char *key;
 	size_t key_len;
 	char *ca;
-	pthread_t thread;
-	bool thread_started;
-	int wake_fd;                 /*!< eventfd: stop. */
-	atomic_bool stopping;
 	conn_t *first, *last;        /*!< Open connections, oldest first. */
 	size_t unverified;           /*!< Of them, not verified and not closing. */
 	uint64_t refused_logged_ms;
@@ -200,22 +193,25 @@ static void conn_close(conn_t *c)
 
 static void conn_started(k8s_fedapi_t *api, struct MHD_Connection *connection, void **ctx)
 {
-	const union MHD_ConnectionInfo *fd_info =
+	// Each answer is copied before the next call: libmicrohttpd 1.0 gives every answer
+	// in the same place, so the session's would overwrite the socket's.
+	const union MHD_ConnectionInfo *info =
 		MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
-	const union MHD_ConnectionInfo *tls_info =
-		MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	int fd = (info != NULL) ? info->connect_fd : -1;
+	info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	gnutls_session_t session = (info != NULL) ? info->tls_session : NULL;
 	conn_t *c = calloc(1, sizeof(*c));
-	if (c == NULL || fd_info == NULL || tls_info == NULL || tls_info->tls_session == NULL) {
+	if (c == NULL || fd < 0 || session == NULL) {
 		// Cannot be watched: refused (its session fails the handshake without a conn_t).
 		free(c);
 		*ctx = NULL;
-		if (fd_info != NULL) {
-			(void)shutdown(fd_info->connect_fd, SHUT_RDWR);
+		if (fd >= 0) {
+			(void)shutdown(fd, SHUT_RDWR);
 		}
 		return;
 	}
 	c->api = api;
-	c->fd = fd_info->connect_fd;
+	c->fd = fd;
 	c->since_ms = k8s_now_ms();
 	c->prev = api->last;
 	if (api->last != NULL) {
@@ -228,7 +224,6 @@ static void conn_started(k8s_fedapi_t *api, struct MHD_Connection *connection, v
 
 	// The certificate is checked in the handshake itself, which fails without one (asked
 	// for, not required, so that our check runs and says so in the log).
-	gnutls_session_t session = tls_info->tls_session;
 	gnutls_certificate_server_set_request(session, GNUTLS_CERT_REQUEST);
 	gnutls_session_set_verify_function(session, handshake_verify);
 
@@ -286,9 +281,11 @@ static void notify_connection(void *cls, struct MHD_Connection *connection, void
  * Closes every connection whose request has not arrived whole (TLS handshake, headers
  * and body) within K8S_FEDAPI_REQUEST_MS of its accept or of the previous request's
  * end, however steadily it trickles; returns the ms until the next such deadline.
+ * The serving thread's tick (k8s_mhdthread_tick_t).
  */
-static int64_t conns_expire(k8s_fedapi_t *api, uint64_t now)
+static int64_t conns_expire(void *arg, uint64_t now)
 {
+	k8s_fedapi_t *api = arg;
 	int64_t next = -1;
 	size_t closed = 0;
 	for (conn_t *c = api->first; c != NULL; c = c->next) {
@@ -308,36 +305,6 @@ static int64_t conns_expire(k8s_fedapi_t *api, uint64_t now)
 		         "request within %u ms)", closed, (unsigned)K8S_FEDAPI_REQUEST_MS);
 	}
 	return next;
-}
-
-/*! \brief The serving thread: libmicrohttpd's events and the connections' deadlines. */
-static void *serve(void *arg)
-{
-	k8s_fedapi_t *api = arg;
-	const union MHD_DaemonInfo *info =
-		MHD_get_daemon_info(api->daemon, MHD_DAEMON_INFO_EPOLL_FD);
-	struct pollfd fds[2] = {
-		{ .fd = info->epoll_fd, .events = POLLIN },
-		{ .fd = api->wake_fd, .events = POLLIN },
-	};
-	while (!atomic_load(&api->stopping)) {
-		int64_t wait = conns_expire(api, k8s_now_ms());
-		MHD_UNSIGNED_LONG_LONG mhd_wait = 0;
-		if (MHD_get_timeout(api->daemon, &mhd_wait) == MHD_YES &&
-		    (wait < 0 || mhd_wait < (MHD_UNSIGNED_LONG_LONG)wait)) {
-			wait = (int64_t)mhd_wait;
-		}
-		if (wait < 0 || wait > 60 * 1000) {
-			wait = 60 * 1000;
-		}
-		if (poll(fds, 2, (int)wait) < 0 && errno != EINTR) {
-			k8s_logf(&api->log, LOG_ERR, "federations api, poll failed (%s)",
-			         strerror(errno));
-			break;
-		}
-		(void)MHD_run(api->daemon);
-	}
-	return NULL;
 }
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned code, const char *fmt, ...)
@@ -519,18 +486,7 @@ void k8s_fedapi_stop(k8s_fedapi_t *api)
 	if (api == NULL) {
 		return;
 	}
-	if (api->thread_started) {
-		atomic_store(&api->stopping, true);
-		uint64_t one = 1;
-		(void)!write(api->wake_fd, &one, sizeof(one));
-		pthread_join(api->thread, NULL);
-	}
-	if (api->daemon != NULL) {
-		MHD_stop_daemon(api->daemon);
-	}
-	if (api->wake_fd >= 0) {
-		close(api->wake_fd);
-	}
+	k8s_mhdthread_stop(&api->mhd);
 	free(api->cert);
 	if (api->key != NULL) {
 		explicit_bzero(api->key, api->key_len);
@@ -552,8 +508,6 @@ k8s_fedapi_t *k8s_fedapi_start(const k8s_fedapi_conf_t *conf, k8s_fedfwd_t *fwd,
 	if (log != NULL) {
 		api->log = *log;
 	}
-	atomic_init(&api->stopping, false);
-	api->wake_fd = -1;
 	api->cert = pem_read(conf->cert, NULL, err, errlen);
 	api->key = (api->cert != NULL) ? pem_read(conf->key, &api->key_len, err, errlen) : NULL;
 	api->ca = (api->key != NULL) ? pem_read(conf->client_ca, NULL, err, errlen) : NULL;
@@ -561,7 +515,7 @@ k8s_fedapi_t *k8s_fedapi_start(const k8s_fedapi_conf_t *conf, k8s_fedfwd_t *fwd,
 		k8s_fedapi_stop(api);
 		return NULL;
 	}
-	// Driven by a thread of ours (serve()), which also enforces the requests' deadline.
+	// Driven by a thread of ours, which also enforces the requests' deadline (its tick).
 	unsigned flags = MHD_USE_EPOLL | MHD_USE_TLS | MHD_USE_ERROR_LOG;
 	uint16_t port;
 	if (conf->listen.ss_family == AF_INET6) {
@@ -570,7 +524,7 @@ k8s_fedapi_t *k8s_fedapi_start(const k8s_fedapi_conf_t *conf, k8s_fedfwd_t *fwd,
 	} else {
 		port = ntohs(((const struct sockaddr_in *)&conf->listen)->sin_port);
 	}
-	api->daemon = MHD_start_daemon(flags, port, NULL, NULL, handle, api,
+	struct MHD_Daemon *daemon = MHD_start_daemon(flags, port, NULL, NULL, handle, api,
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api,
 		MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&conf->listen,
 		// A reload loads the zone's new module before the old one lets the port go.
@@ -585,18 +539,15 @@ k8s_fedapi_t *k8s_fedapi_start(const k8s_fedapi_conf_t *conf, k8s_fedfwd_t *fwd,
 		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, api,
 		MHD_OPTION_NOTIFY_COMPLETED, completed, api,
 		MHD_OPTION_END);
-	if (api->daemon == NULL) {
+	if (daemon == NULL) {
 		snprintf(err, errlen, "cannot listen or load the certificates");
 		k8s_fedapi_stop(api);
 		return NULL;
 	}
-	api->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (api->wake_fd < 0 || MHD_get_daemon_info(api->daemon, MHD_DAEMON_INFO_EPOLL_FD) == NULL ||
-	    pthread_create(&api->thread, NULL, serve, api) != 0) {
+	if (!k8s_mhdthread_start(&api->mhd, daemon, conns_expire, NULL, api, &api->log)) {
 		snprintf(err, errlen, "cannot start the serving thread");
 		k8s_fedapi_stop(api);
 		return NULL;
 	}
-	api->thread_started = true;
 	return api;
 }

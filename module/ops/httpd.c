@@ -18,11 +18,9 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -35,17 +33,14 @@
 
 #include "clock.h"
 #include "httpd.h"
+#include "mhdthread.h"
 #include "metrics.h"
 
 typedef struct {
 	k8s_httpd_conf_t conf;
 	char *lameduck_file;
 	time_t started_s;             /*!< A lameduck file older than this is a previous run's. */
-	struct MHD_Daemon *daemon;
-	pthread_t thread;
-	bool thread_started;
-	atomic_bool stopping;
-	int wake_fd;
+	k8s_mhdthread_t mhd;
 	uint64_t health_ms;           /*!< When /health last asked knotd (0: never). */
 	bool health_ok;
 	k8s_metrics_out_t page;       /*!< Reused by every scrape (the thread's alone). */
@@ -213,45 +208,19 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	return reply_text(conn, MHD_HTTP_NOT_FOUND, "no such path (/metrics, /health, /ready)\n");
 }
 
-/*! \brief libmicrohttpd's events, on a thread of ours registered with liburcu (for /ready). */
-static void *serve(void *arg)
+/*! \brief The serving thread is registered with liburcu (for /ready). */
+static void rcu_thread(bool starting)
 {
-	httpd_t *h = arg;
-	urcu_memb_register_thread();
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD);
-	struct pollfd fds[2] = {
-		{ .fd = info->epoll_fd, .events = POLLIN },
-		{ .fd = h->wake_fd, .events = POLLIN },
-	};
-	while (!atomic_load(&h->stopping)) {
-		MHD_UNSIGNED_LONG_LONG mhd_wait = 0;
-		int wait = 1000;
-		if (MHD_get_timeout(h->daemon, &mhd_wait) == MHD_YES && mhd_wait < (MHD_UNSIGNED_LONG_LONG)wait) {
-			wait = (int)mhd_wait;
-		}
-		if (poll(fds, 2, wait) < 0 && errno != EINTR) {
-			break;
-		}
-		(void)MHD_run(h->daemon);
+	if (starting) {
+		urcu_memb_register_thread();
+	} else {
+		urcu_memb_unregister_thread();
 	}
-	urcu_memb_unregister_thread();
-	return NULL;
 }
 
 static void httpd_free(httpd_t *h)
 {
-	if (h->thread_started) {
-		atomic_store(&h->stopping, true);
-		uint64_t one = 1;
-		(void)!write(h->wake_fd, &one, sizeof(one));
-		pthread_join(h->thread, NULL);
-	}
-	if (h->daemon != NULL) {
-		MHD_stop_daemon(h->daemon);
-	}
-	if (h->wake_fd >= 0) {
-		close(h->wake_fd);
-	}
+	k8s_mhdthread_stop(&h->mhd);
 	k8s_buf_free(&h->page.buf);
 	free(h->lameduck_file);
 	free(h);
@@ -265,9 +234,7 @@ static httpd_t *httpd_start(const k8s_httpd_conf_t *conf, char *err, size_t errl
 		return NULL;
 	}
 	h->conf = *conf;
-	h->wake_fd = -1;
 	h->started_s = time(NULL);
-	atomic_init(&h->stopping, false);
 	if (conf->lameduck_file != NULL && (h->lameduck_file = strdup(conf->lameduck_file)) == NULL) {
 		snprintf(err, errlen, "no memory");
 		httpd_free(h);
@@ -282,7 +249,7 @@ static httpd_t *httpd_start(const k8s_httpd_conf_t *conf, char *err, size_t errl
 	} else {
 		port = ntohs(((const struct sockaddr_in *)&conf->listen)->sin_port);
 	}
-	h->daemon = MHD_start_daemon(flags, port, NULL, NULL, handle, h,
+	struct MHD_Daemon *daemon = MHD_start_daemon(flags, port, NULL, NULL, handle, h,
 		MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&conf->listen,
 		// A restarted knotd binds at once while the old one's connections linger.
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
@@ -291,19 +258,17 @@ static httpd_t *httpd_start(const k8s_httpd_conf_t *conf, char *err, size_t errl
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)K8S_HTTPD_TIMEOUT_S,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)K8S_HTTPD_MAX_REQUEST,
 		MHD_OPTION_END);
-	if (h->daemon == NULL) {
+	if (daemon == NULL) {
 		snprintf(err, errlen, "cannot listen (%s)", strerror(errno));
 		httpd_free(h);
 		return NULL;
 	}
-	h->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (h->wake_fd < 0 || MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD) == NULL ||
-	    pthread_create(&h->thread, NULL, serve, h) != 0) {
+	// Never logs (see httpd.h): no log for the thread.
+	if (!k8s_mhdthread_start(&h->mhd, daemon, NULL, rcu_thread, h, NULL)) {
 		snprintf(err, errlen, "cannot start the serving thread");
 		httpd_free(h);
 		return NULL;
 	}
-	h->thread_started = true;
 	return h;
 }
 

@@ -191,24 +191,7 @@ static size_t make_qname(fz_t *f, int role, uint8_t out[KNOT_DNAME_MAXLEN])
 			len += n;
 		}
 	} else {
-		unsigned count = fz_pick(f, 8);
-		for (unsigned i = 0; i < count; i++) {
-			uint8_t how = fz_byte(f);
-			const char *token = tokens[how % (sizeof(tokens) / sizeof(tokens[0]))];
-			size_t n = (how < 224) ? strlen(token) : 1 + fz_pick(f, 63);
-			if (len + 1 + n > 200) {
-				break;
-			}
-			labels[len] = n;
-			if (how < 224) {
-				memcpy(labels + len + 1, token, n);
-			} else {
-				for (size_t j = 0; j < n; j++) {
-					labels[len + 1 + j] = fz_byte(f);
-				}
-			}
-			len += 1 + n;
-		}
+		len = FZ_LABELS(f, fz_pick(f, 8), tokens, labels, 200);
 	}
 	size_t zone_size = knot_dname_size(zones[role]);
 	if (len + zone_size > KNOT_DNAME_MAXLEN) {

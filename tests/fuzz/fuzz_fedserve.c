@@ -264,25 +264,8 @@ static void ask(fz_t *f, const k8s_fedzone_t *z, const k8s_table_t *const *table
 {
 	// The name: up to four labels (one too many) below the suffix, or a name above it.
 	uint8_t qname[KNOT_DNAME_MAXLEN];
-	size_t len = 0;
 	unsigned count = fz_pick(f, 5);
-	for (unsigned i = 0; i < count; i++) {
-		uint8_t how = fz_byte(f);
-		const char *token = tokens[how % (sizeof(tokens) / sizeof(tokens[0]))];
-		size_t n = (how < 224) ? strlen(token) : 1 + fz_pick(f, 63);
-		if (len + 1 + n > 150) {
-			break;
-		}
-		qname[len] = n;
-		if (how < 224) {
-			memcpy(qname + len + 1, token, n);
-		} else {
-			for (size_t j = 0; j < n; j++) {
-				qname[len + 1 + j] = fz_byte(f);
-			}
-		}
-		len += 1 + n;
-	}
+	size_t len = FZ_LABELS(f, count, tokens, qname, 150);
 	const knot_dname_t *suffix = z->suffix;
 	uint8_t above = fz_byte(f);
 	if (count == 0 && above >= 200) {

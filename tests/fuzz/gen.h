@@ -49,6 +49,38 @@ static inline unsigned fz_pick(fz_t *f, unsigned n)
 
 #define FZ_PICK(f, arr) ((arr)[fz_pick((f), sizeof(arr) / sizeof((arr)[0]))])
 
+/*!
+ * \brief \a count DNS labels (wire format, no root) at \a out, each one of the \a n
+ * \a tokens or, one in eight, 1 to 63 bytes of input, ending before they pass
+ * \a max bytes (at most the size of \a out); returns their length.
+ */
+static inline size_t fz_labels(fz_t *f, unsigned count, const char *const *tokens, size_t n,
+                               uint8_t *out, size_t max)
+{
+	size_t len = 0;
+	for (unsigned i = 0; i < count; i++) {
+		uint8_t how = fz_byte(f);
+		const char *token = tokens[how % n];
+		size_t size = (how < 224) ? strlen(token) : 1 + fz_pick(f, 63);
+		if (len + 1 + size > max) {
+			break;
+		}
+		out[len] = size;
+		if (how < 224) {
+			memcpy(out + len + 1, token, size);
+		} else {
+			for (size_t j = 0; j < size; j++) {
+				out[len + 1 + j] = fz_byte(f);
+			}
+		}
+		len += 1 + size;
+	}
+	return len;
+}
+
+#define FZ_LABELS(f, count, tokens, out, max) \
+	fz_labels((f), (count), (tokens), sizeof(tokens) / sizeof((tokens)[0]), (out), (max))
+
 /*! \brief A JSON text being written; what does not fit is cut (and then fails to decode). */
 typedef struct {
 	char text[16384];

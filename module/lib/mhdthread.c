@@ -1,0 +1,99 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "mhdthread.h"
+
+static void *serve(void *arg)
+{
+	k8s_mhdthread_t *t = arg;
+	if (t->hook != NULL) {
+		t->hook(true);
+	}
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(t->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+	struct pollfd fds[2] = {
+		{ .fd = info->epoll_fd, .events = POLLIN },
+		{ .fd = t->wake_fd, .events = POLLIN },
+	};
+	while (!atomic_load(&t->stopping)) {
+		int64_t wait = K8S_MHDTHREAD_MAX_WAIT_MS;
+		if (t->tick != NULL) {
+			int64_t due = t->tick(t->arg, k8s_now_ms());
+			if (due >= 0 && due < wait) {
+				wait = due;
+			}
+		}
+		MHD_UNSIGNED_LONG_LONG mhd_wait = 0;
+		if (MHD_get_timeout(t->daemon, &mhd_wait) == MHD_YES &&
+		    mhd_wait < (MHD_UNSIGNED_LONG_LONG)wait) {
+			wait = (int64_t)mhd_wait;
+		}
+		if (poll(fds, 2, (int)wait) < 0 && errno != EINTR) {
+			k8s_logf(t->log, LOG_ERR, "libmicrohttpd's thread, poll failed (%s)",
+			         strerror(errno));
+			break;
+		}
+		(void)MHD_run(t->daemon);
+	}
+	if (t->hook != NULL) {
+		t->hook(false);
+	}
+	return NULL;
+}
+
+bool k8s_mhdthread_start(k8s_mhdthread_t *t, struct MHD_Daemon *daemon,
+                         k8s_mhdthread_tick_t tick, k8s_mhdthread_hook_t hook, void *arg,
+                         const k8s_log_t *log)
+{
+	*t = (k8s_mhdthread_t){
+		.daemon = daemon, .tick = tick, .hook = hook, .arg = arg, .log = log,
+	};
+	atomic_init(&t->stopping, false);
+	t->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (t->wake_fd < 0 || MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD) == NULL ||
+	    pthread_create(&t->thread, NULL, serve, t) != 0) {
+		k8s_mhdthread_stop(t);
+		return false;
+	}
+	t->started = true;
+	return true;
+}
+
+void k8s_mhdthread_stop(k8s_mhdthread_t *t)
+{
+	if (t->daemon == NULL) {
+		return;  // Never given a daemon (a zeroed one), or stopped already.
+	}
+	if (t->started) {
+		atomic_store(&t->stopping, true);
+		uint64_t one = 1;
+		(void)!write(t->wake_fd, &one, sizeof(one));
+		pthread_join(t->thread, NULL);
+		t->started = false;
+	}
+	MHD_stop_daemon(t->daemon);
+	t->daemon = NULL;
+	if (t->wake_fd >= 0) {
+		close(t->wake_fd);
+		t->wake_fd = -1;
+	}
+}
