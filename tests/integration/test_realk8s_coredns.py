@@ -59,10 +59,31 @@ def srv_weights_only(qname, qtype, ours, theirs):
     return _without_srv_weights(ours) == _without_srv_weights(theirs)
 
 
+def srv_at_a_name_without_port_labels(qname, qtype, ours, theirs):
+    """CoreDNS answers SRV at a service (or endpoint) name itself, every port of it; mod-k8s
+    has SRV records only where the specification puts them (NOERROR, no data here)."""
+    return (qtype == "SRV" and not qname.startswith("_") and ours == ("NOERROR", ())
+            and theirs[0] == "NOERROR" and theirs[1]
+            and all(owner == qname and rtype == "SRV" for owner, rtype, _ in theirs[1]))
+
+
+def externalname_cname_for_every_type(qname, qtype, ours, theirs):
+    """An ExternalName service's name is a CNAME: mod-k8s answers it for every type, CoreDNS
+    answers some types (SRV) with no data."""
+    return (qtype != "CNAME" and ours[0] == "NOERROR" and len(ours[1]) == 1
+            and ours[1][0][:2] == (qname, "CNAME") and theirs == ("NOERROR", ()))
+
+
 KNOWN = [
     (srv_weights_only, "SRV weights: the Kubernetes DNS specification 2.3.2 and 2.4.2, \"the "
      "priority and weight are numbers as described in RFC2782 and whose values are not "
      "prescribed by this specification\""),
+    (srv_at_a_name_without_port_labels, "SRV at a service's own name: the specification "
+     "2.3.2 and 2.4.2 define SRV records at _<port>._<proto>.<service>.<ns>.svc.<zone> only; "
+     "CoreDNS's records at <service>.<ns>.svc.<zone> are its own extension (kube-dns's too)"),
+    (externalname_cname_for_every_type, "an ExternalName service's name is a CNAME "
+     "(specification 2.5); RFC 1034 3.6.2: a name with a CNAME has no other data, and a query "
+     "of any type there is answered with the CNAME"),
 ]
 
 
