@@ -25,13 +25,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "table.h"
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		abort(); \
-	} \
-} while (0)
+#include "fz_check.h"
 
 /*
  * The targets are single-threaded: no reader can hold retired memory, so a

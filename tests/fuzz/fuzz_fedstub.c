@@ -14,7 +14,6 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-
 /*
  * The K8S-DNS role's hostile inputs (module/federation/fedstub.c): a programming request's
  * body, the persisted file, and a federation-nameservers value.
@@ -35,13 +34,7 @@
 
 #include "dnsname.h"
 #include "fedstub.h"
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		abort(); \
-	} \
-} while (0)
+#include "fz_check.h"
 
 static void check_fed(const k8s_fedstub_t *fed, bool named)
 {

@@ -25,13 +25,7 @@
 #include <libknot/errcode.h>
 
 #include "jsonsplit.h"
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		abort(); \
-	} \
-} while (0)
+#include "fz_check.h"
 
 /*! \brief What a feed handed out: the items back to back, their ends, the result. */
 typedef struct {

@@ -25,13 +25,7 @@
 #include <libknot/errcode.h>
 
 #include "kubeconfig.h"
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		abort(); \
-	} \
-} while (0)
+#include "fz_check.h"
 
 static char path[64];
 static int fd = -1;

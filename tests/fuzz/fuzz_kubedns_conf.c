@@ -14,7 +14,6 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-
 /*
  * kube-dns's ConfigMap files as module/forward/kubedns_conf.c reads them: whatever an operator
  * (or anyone who may edit the ConfigMap) writes into `upstreamNameservers` or
@@ -36,13 +35,7 @@
 #include <libknot/libknot.h>
 
 #include "kubedns_conf.h"
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		abort(); \
-	} \
-} while (0)
+#include "fz_check.h"
 
 static void check_group(const k8s_fwd_group_t *g, size_t max)
 {

@@ -24,13 +24,7 @@
 #include <libknot/libknot.h>
 
 #include "qname.h"
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		abort(); \
-	} \
-} while (0)
+#include "fz_check.h"
 
 static const struct {
 	const char *wire;

@@ -36,13 +36,7 @@
 #include <libknot/libknot.h>
 
 #include "upstream_entry.h"
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		abort(); \
-	} \
-} while (0)
+#include "fz_check.h"
 
 #define NOW_MS  (1000ULL * 1000 * 1000)  /*!< Any monotonic time: the checks are relative. */
 #define DAY_S   86400
