@@ -60,9 +60,11 @@ def srv_weights_only(qname, qtype, ours, theirs):
 
 
 def srv_at_a_name_without_port_labels(qname, qtype, ours, theirs):
-    """CoreDNS answers SRV at a service (or endpoint) name itself, every port of it; mod-k8s
-    has SRV records only where the specification puts them (NOERROR, no data here)."""
-    return (qtype == "SRV" and not qname.startswith("_") and ours == ("NOERROR", ())
+    """CoreDNS answers SRV at an endpoint's name itself, every port of it; mod-k8s has SRV
+    records only where the specification puts them and at the service's name (NOERROR, no
+    data here)."""
+    endpoint_name = qname.count(".") == Z.count(".") + 4  # <ep>.<svc>.<ns>.svc.<zone>
+    return (qtype == "SRV" and endpoint_name and not qname.startswith("_") and ours == ("NOERROR", ())
             and theirs[0] == "NOERROR" and theirs[1]
             and all(owner == qname and rtype == "SRV" for owner, rtype, _ in theirs[1]))
 
@@ -78,9 +80,9 @@ KNOWN = [
     (srv_weights_only, "SRV weights: the Kubernetes DNS specification 2.3.2 and 2.4.2, \"the "
      "priority and weight are numbers as described in RFC2782 and whose values are not "
      "prescribed by this specification\""),
-    (srv_at_a_name_without_port_labels, "SRV at a service's own name: the specification "
+    (srv_at_a_name_without_port_labels, "SRV at an endpoint's own name: the specification "
      "2.3.2 and 2.4.2 define SRV records at _<port>._<proto>.<service>.<ns>.svc.<zone> only; "
-     "CoreDNS's records at <service>.<ns>.svc.<zone> are its own extension (kube-dns's too)"),
+     "CoreDNS's records at <endpoint>.<service>.<ns>.svc.<zone> are its own extension"),
     (externalname_cname_for_every_type, "an ExternalName service's name is a CNAME "
      "(specification 2.5); RFC 1034 3.6.2: a name with a CNAME has no other data, and a query "
      "of any type there is answered with the CNAME"),
@@ -255,7 +257,10 @@ _QUESTION = re.compile(r";; QUESTION SECTION:\n;; (\S+)\s+IN\s+(\S+)")
 
 def ask_all(server, questions, batch=150):
     """{(qname, qtype): Answer} for every question, several questions per kdig run
-    (kdig asks them one after the other); a question left unanswered is asked alone."""
+    (kdig asks them one after the other); a question left unanswered is asked alone.
+    A truncated answer is asked again over TCP, as a stub resolver does: over UDP
+    without EDNS, knotd sends TC with an empty answer section where CoreDNS sends
+    the records that fit (RFC 2181 9 allows both), and a client uses neither."""
     questions = sorted(questions)
     answers = {}
     for start in range(0, len(questions), batch):
@@ -271,8 +276,13 @@ def ask_all(server, questions, batch=150):
             if match:
                 key = (match.group(1).lower(), match.group(2))
                 answers[key] = dig.Answer(command, part)
-    return {(qname, qtype): answers.get((qname.lower(), qtype)) or dig.query(server, qname, qtype)
-            for qname, qtype in questions}
+    result = {}
+    for qname, qtype in questions:
+        answer = answers.get((qname.lower(), qtype)) or dig.query(server, qname, qtype)
+        if "tc" in answer.flags:
+            answer = dig.query(server, qname, qtype, tcp=True)
+        result[qname, qtype] = answer
+    return result
 
 
 def answer_key(answer):

@@ -11,6 +11,8 @@ section holds the addresses of those targets only. The cluster is the sample
 (its clusterset zone included); each test writes its own namespace.
 """
 
+import time
+
 import cases
 import testing
 from cluster import Cluster, SAMPLE
@@ -102,6 +104,39 @@ def the_same_address_in_two_slices_gives_a_record_per_number(cluster):
 _http._tcp.twice.twice.svc.cluster.local. SRV NOERROR aa 0 33 8080 web-0.twice.twice.svc.cluster.local. | 0 33 8081 web-0.twice.twice.svc.cluster.local. | 0 33 8081 web-1.twice.twice.svc.cluster.local. ; additional: web-0.twice.twice.svc.cluster.local. A 10.1.2.1 | web-1.twice.twice.svc.cluster.local. A 10.1.2.4
 web-0.twice.twice.svc.cluster.local. A NOERROR aa 10.1.2.1
 twice.twice.svc.cluster.local. A NOERROR aa 10.1.2.1 | 10.1.2.4
+""")
+
+
+@tests.case
+def dual_stack_slices_answer_every_endpoint_of_both_families(cluster):
+    # A dual-stack headless service as the EndpointSlice controller writes it: a
+    # placeholder slice first, one slice per family with the same ports, endpoints
+    # not ready and then ready. (CoreDNS differential seed 281010364 looked like a
+    # defect here; it was UDP truncation: eight SRV records need TCP.)
+    ports = [("p0", 8000), ("p1", 8001)]
+    def family_slice(name, family, endpoints, ports=ports):
+        return dict(local_slice("dual", name, "mix", endpoints, ports), addressType=family)
+    placeholder = family_slice("mix-ph", "IPv4", [], [])
+    placeholder["ports"] = None
+    cluster.sim.apply([
+        namespace("dual"),
+        headless_service("dual", "mix", ports=(("p0", 1000), ("p1", 1010))),
+        placeholder,
+    ])
+    time.sleep(1)
+    cluster.sim.apply([
+        family_slice("mix-v4", "IPv4", [endpoint(f"10.3.0.{n}", ready=False) for n in (1, 2, 3, 4)]),
+        family_slice("mix-v6", "IPv6", [endpoint(f"fd00::{n}", ready=False) for n in (1, 2, 3)]),
+    ])
+    time.sleep(1)
+    cluster.sim.delete("EndpointSlice", "dual", "mix-ph")
+    cluster.sim.apply([
+        family_slice("mix-v4", "IPv4", [endpoint(f"10.3.0.{n}") for n in (1, 2, 3, 4)]),
+        family_slice("mix-v6", "IPv6", [endpoint(f"fd00::{n}") for n in (1, 2, 3)]),
+    ])
+    expect(cluster, """
+_p0._tcp.mix.dual.svc.cluster.local. SRV NOERROR aa 0 14 8000 10-3-0-1.mix.dual.svc.cluster.local. | 0 14 8000 10-3-0-2.mix.dual.svc.cluster.local. | 0 14 8000 10-3-0-3.mix.dual.svc.cluster.local. | 0 14 8000 10-3-0-4.mix.dual.svc.cluster.local. | 0 14 8000 fd00--1.mix.dual.svc.cluster.local. | 0 14 8000 fd00--2.mix.dual.svc.cluster.local. | 0 14 8000 fd00--3.mix.dual.svc.cluster.local.
+_p1._tcp.mix.dual.svc.cluster.local. SRV NOERROR aa 0 14 8001 10-3-0-1.mix.dual.svc.cluster.local. | 0 14 8001 10-3-0-2.mix.dual.svc.cluster.local. | 0 14 8001 10-3-0-3.mix.dual.svc.cluster.local. | 0 14 8001 10-3-0-4.mix.dual.svc.cluster.local. | 0 14 8001 fd00--1.mix.dual.svc.cluster.local. | 0 14 8001 fd00--2.mix.dual.svc.cluster.local. | 0 14 8001 fd00--3.mix.dual.svc.cluster.local.
 """)
 
 
