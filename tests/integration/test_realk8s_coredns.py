@@ -64,8 +64,8 @@ def srv_at_a_name_without_port_labels(qname, qtype, ours, theirs):
     records only where the specification puts them and at the service's name (NOERROR, no
     data here)."""
     endpoint_name = qname.count(".") == Z.count(".") + 4  # <ep>.<svc>.<ns>.svc.<zone>
-    return (qtype == "SRV" and endpoint_name and not qname.startswith("_") and ours == ("NOERROR", ())
-            and theirs[0] == "NOERROR" and theirs[1]
+    return (qtype == "SRV" and endpoint_name and not qname.startswith("_")
+            and ours == ("NOERROR", ()) and theirs[0] == "NOERROR" and theirs[1]
             and all(owner == qname and rtype == "SRV" for owner, rtype, _ in theirs[1]))
 
 
