@@ -1,4 +1,4 @@
-"""Helpers for the tests of mod-k8s under API faults (tests/integration/test_fault_*.py).
+"""Helpers for the tests of mod-k8s under API faults (tests/integration/faults/).
 
     from faults import (Watch, begin_outage, end_outage, endpoint_slice, expect_addresses,
                         service, wait_counter)

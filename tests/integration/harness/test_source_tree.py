@@ -12,7 +12,7 @@ import testing
 tests = testing.Tests()
 
 SRCDIR = os.environ.get("MODK8S_SRCDIR") or os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__))))
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 # What git writes around a conflict; `=======` alone is an rst table border, so it is
 # a marker only between the other two.
 OPENING = re.compile(r"^<{7}( |$)")
