@@ -59,6 +59,21 @@ def headless_service(ns, name, ports=(("http", 80),)):
     return svc
 
 
+def external_name_service(ns, name, target):
+    """An ExternalName Service: its name is a CNAME to target."""
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": ns},
+            "spec": {"type": "ExternalName", "externalName": target}}
+
+
+def pod(ns, name, ip=None):
+    """A Pod with one container; running with one IPv4 address if ip is given."""
+    obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns},
+           "spec": {"containers": [{"name": "app", "image": "docker.io/library/busybox:1"}]}}
+    if ip:
+        obj["status"] = {"phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}]}
+    return obj
+
+
 def trigger_time(when=None):
     """An endpoints.kubernetes.io/last-change-trigger-time value (RFC 3339, seconds, UTC)."""
     when = when or datetime.datetime.now(datetime.timezone.utc)
