@@ -780,7 +780,7 @@ def invalid_objects_are_422_with_causes():
     resp = SIM.request("POST", "/api/v1/namespaces/shop/services", b"{not json")
     check(resp.status == 400, resp)
     # clusterIPs without clusterIP: refused by the real server's validation, not defaulted
-    # (tests/integration/test_realk8s_fidelity.py compares the two).
+    # (tests/integration/realk8s/test_realk8s_fidelity.py compares the two).
     resp = SIM.request("POST", "/api/v1/namespaces/shop/services",
                        service("ips", clusterIPs=["10.96.9.9"]))
     body = status_of(resp)

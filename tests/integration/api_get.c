@@ -16,7 +16,7 @@
 
 
 /*
- * One GET through the API client, for tests/integration/test_apiclient.py:
+ * One GET through the API client, for tests/integration/api/test_apiclient.py:
  *
  *   api_get KUBECONFIG CONTEXT PATH
  *

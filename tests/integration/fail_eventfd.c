@@ -15,7 +15,7 @@
  */
 
 /*
- * Preloaded into knotd by tests/integration/test_fault_reload.py: eventfd()
+ * Preloaded into knotd by tests/integration/faults/test_fault_reload.py: eventfd()
  * fails while the file named by $MODK8S_FAIL_EVENTFD exists. Only the
  * module's upstream resolver makes an eventfd (knotd and libcurl make none),
  * so a zone whose new settings need one fails to load, on demand.

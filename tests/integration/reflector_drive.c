@@ -17,7 +17,7 @@
 
 /*
  * Runs reflectors against an API server, as the watcher thread does, for
- * tests/integration/test_reflector.py:
+ * tests/integration/api/test_reflector.py:
  *
  *   reflector_drive KUBECONFIG SPEC...
  *

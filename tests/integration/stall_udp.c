@@ -15,7 +15,7 @@
  */
 
 /*
- * Preloaded into knotd by tests/integration/test_metrics.py: knotd's UDP workers
+ * Preloaded into knotd by tests/integration/ops/test_metrics.py: knotd's UDP workers
  * stall in their receive call while the file named by $MODK8S_STALL_UDP exists, as
  * workers stuck in a query would, and the rest of the process (the module's
  * threads) runs on. Only sockets bound to port $MODK8S_STALL_PORT (knotd's

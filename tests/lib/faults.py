@@ -1,4 +1,4 @@
-"""Helpers for the tests of mod-k8s under API faults (tests/integration/test_fault_*.py).
+"""Helpers for the tests of mod-k8s under API faults (tests/integration/faults/).
 
     from faults import (Watch, begin_outage, end_outage, endpoint_slice, expect_addresses,
                         service, wait_counter)
@@ -57,6 +57,21 @@ def headless_service(ns, name, ports=(("http", 80),)):
     svc = service(ns, name, "None", ports)
     svc["spec"]["clusterIPs"] = ["None"]
     return svc
+
+
+def external_name_service(ns, name, target):
+    """An ExternalName Service: its name is a CNAME to target."""
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": ns},
+            "spec": {"type": "ExternalName", "externalName": target}}
+
+
+def pod(ns, name, ip=None):
+    """A Pod with one container; running with one IPv4 address if ip is given."""
+    obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns},
+           "spec": {"containers": [{"name": "app", "image": "docker.io/library/busybox:1"}]}}
+    if ip:
+        obj["status"] = {"phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}]}
+    return obj
 
 
 def trigger_time(when=None):

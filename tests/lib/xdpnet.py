@@ -4,7 +4,7 @@ knotd runs in the host's namespace (it reaches the API simulator on loopback) wi
 `xdp: listen: <host end>@53`; clients (kdig, dnsperf) run in the other namespace, so that
 their packets arrive on the veth and go through XDP. A second, kernel-socket listener on
 another port of the same address is the reference path. Used by
-tests/integration/test_xdp.py and bench/lib/xdp.py; the pair and the namespace are removed
+tests/integration/answers/test_xdp.py and bench/lib/xdp.py; the pair and the namespace are removed
 on exit.
 """
 

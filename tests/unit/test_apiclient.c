@@ -19,7 +19,7 @@
  * The API client's credentials and request set-up (module/api/apiclient.c):
  * token file re-reading (k8s_api.md 3.1: at most every 60 s, at once after
  * a 401), tls-server-name handling, headers and query escaping. TLS itself is
- * exercised against a real server by tests/integration/test_apiclient.py.
+ * exercised against a real server by tests/integration/api/test_apiclient.py.
  */
 
 #include <setjmp.h>

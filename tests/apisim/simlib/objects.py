@@ -461,7 +461,7 @@ def prepare_create(rtype, body, namespace, manager=None, server_side=True, check
 
 def _check_cluster_ips_create(obj):
     """A client's create naming clusterIPs but no clusterIP: refused before defaulting (the
-    real server's validation; found by tests/integration/test_realk8s_fidelity.py). The
+    real server's validation; found by tests/integration/realk8s/test_realk8s_fidelity.py). The
     control API, which stores what a controller wrote, keeps defaulting clusterIP from it."""
     spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
     ips = spec.get("clusterIPs")

@@ -20,6 +20,7 @@ import time
 import knotd
 import testing
 from cluster import Cluster, MANIFESTS
+from faults import external_name_service
 
 tests = testing.Tests()
 
@@ -50,12 +51,6 @@ class Fixture(contextlib.ExitStack):
         return self.cluster
 
 
-def external(name, target):
-    return {"apiVersion": "v1", "kind": "Service",
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {"type": "ExternalName", "externalName": target}}
-
-
 # 2.5, the specification's example: the CNAME and the target's address in one answer.
 # (The target's TTL is the upstream's, counting down: not checked.)
 @tests.case
@@ -77,7 +72,7 @@ foo.default.svc.cluster.local. MX    NOERROR foo.default.svc.cluster.local. CNAM
 
 @tests.case
 def a_cname_chain_at_the_upstream_comes_whole(cluster):
-    cluster.sim.apply(external("chain", "alias.example.com"))
+    cluster.sim.apply(external_name_service("default", "chain", "alias.example.com"))
     answer = cluster.expect_answer("chain.default.svc.cluster.local.", "A", "NOERROR")
     got = {(rr.owner, rr.type, rr.rdata) for rr in answer.answer}
     testing.expect_equal(got, {("chain.default.svc.cluster.local.", "CNAME", "alias.example.com."),
@@ -87,7 +82,7 @@ def a_cname_chain_at_the_upstream_comes_whole(cluster):
 
 @tests.case
 def a_target_that_does_not_exist_is_nxdomain_after_the_cname(cluster):
-    cluster.sim.apply(external("missing", "nope.example.com"))
+    cluster.sim.apply(external_name_service("default", "missing", "nope.example.com"))
     answer = cluster.expect_answer("missing.default.svc.cluster.local.", "A", "NXDOMAIN")
     testing.expect_equal({(rr.type, rr.rdata) for rr in answer.answer},
                          {("CNAME", "nope.example.com.")}, "answer")
@@ -95,7 +90,7 @@ def a_target_that_does_not_exist_is_nxdomain_after_the_cname(cluster):
 
 @tests.case
 def a_target_without_the_type_is_the_cname_alone(cluster):
-    cluster.sim.apply(external("sixonly", "v6only.example.com"))
+    cluster.sim.apply(external_name_service("default", "sixonly", "v6only.example.com"))
     answer = cluster.expect_answer("sixonly.default.svc.cluster.local.", "A", "NOERROR")
     testing.expect_equal({(rr.type, rr.rdata) for rr in answer.answer},
                          {("CNAME", "v6only.example.com.")}, "answer")
@@ -106,7 +101,7 @@ def a_target_without_the_type_is_the_cname_alone(cluster):
 
 @tests.case
 def a_target_in_our_zone_is_answered_from_the_table(cluster):
-    cluster.sim.apply(external("api", "kubernetes.default.svc.cluster.local"))
+    cluster.sim.apply(external_name_service("default", "api", "kubernetes.default.svc.cluster.local"))
     answer = cluster.expect_answer("api.default.svc.cluster.local.", "A", "NOERROR")
     got = {(rr.owner, rr.type, rr.rdata) for rr in answer.answer}
     testing.expect_equal(got, {("api.default.svc.cluster.local.", "CNAME",
@@ -116,9 +111,9 @@ def a_target_in_our_zone_is_answered_from_the_table(cluster):
 
 @tests.case
 def a_changed_target_is_resolved_anew(cluster):
-    cluster.sim.apply(external("moving", "www.example.com"))
+    cluster.sim.apply(external_name_service("default", "moving", "www.example.com"))
     cluster.expect_answer("moving.default.svc.cluster.local.", "A", "NOERROR")
-    cluster.sim.apply(external("moving", "alias.example.com"))
+    cluster.sim.apply(external_name_service("default", "moving", "alias.example.com"))
 
     def moved():
         answer = cluster.query("moving.default.svc.cluster.local.", "A")

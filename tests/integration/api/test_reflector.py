@@ -24,7 +24,7 @@ import unittest
 import urllib.parse
 
 SRCDIR = os.environ.get("MODK8S_SRCDIR",
-                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 BUILDDIR = os.environ.get("MODK8S_BUILDDIR", SRCDIR)
 DRIVE = os.path.join(BUILDDIR, "tests", "integration", "reflector_drive")
 SAMPLE = os.path.join(SRCDIR, "tests", "manifests", "sample")

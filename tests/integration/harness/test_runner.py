@@ -15,20 +15,21 @@ import testing
 tests = testing.Tests()
 
 SRCDIR = os.environ.get("MODK8S_SRCDIR") or os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__))))
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 RUNNER = os.path.join(SRCDIR, "tests", "integration", "run")
 
 PASSES = 'print("ok - it works")\nprint("1 passed, 0 failed")\n'
 
 
-def run_files(files, jobs=1):
-    """Runs the runner on a directory holding `files` (name -> Python source)."""
+def run_files(files, jobs=1, args=()):
+    """Runs the runner on a directory holding `files` (path -> Python source)."""
     with tempfile.TemporaryDirectory(prefix="runner-") as testdir:
         for name, source in files.items():
+            os.makedirs(os.path.join(testdir, os.path.dirname(name)), exist_ok=True)
             with open(os.path.join(testdir, name), "w", encoding="utf-8") as f:
                 f.write("import sys\n" + source)
         env = dict(os.environ, MODK8S_TESTDIR=testdir, MODK8S_TEST_JOBS=str(jobs))
-        result = subprocess.run([sys.executable, RUNNER], env=env, stdout=subprocess.PIPE,
+        result = subprocess.run([sys.executable, RUNNER, *args], env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, timeout=120, check=False)
     return result.returncode, result.stdout
 
@@ -130,12 +131,59 @@ def with_two_jobs_a_file_that_times_out_fails_and_the_rest_still_run():
 
 
 @tests.case
+def files_in_folders_run_and_a_word_selects_by_file_name_or_folder():
+    files = {"test_top.py": PASSES, "x/test_a.py": PASSES, "x/y/test_b.py": PASSES,
+             "z/test_xa.py": PASSES, "z/helper.py": "raise RuntimeError('not a test')\n"}
+    code, out = run_files(files)
+    testing.expect_equal(code, 0, "exit status")
+    testing.expect_equal(tap_lines(out), ["ok - test_a.py: it works", "ok - test_b.py: it works",
+                                          "ok - test_top.py: it works",
+                                          "ok - test_xa.py: it works"], "every file, by name")
+    _, out = run_files(files, args=["a"])
+    testing.expect_equal(tap_lines(out), ["ok - test_a.py: it works", "ok - test_xa.py: it works"],
+                         "the word 'a': file names, not folders")
+    _, out = run_files(files, args=["x/"])
+    testing.expect_equal(tap_lines(out), ["ok - test_a.py: it works", "ok - test_b.py: it works"],
+                         "the folder x/ and its subfolder")
+    code, out = run_files(files, args=["--list", "x"])
+    testing.expect_equal((code, out.split()), (0, ["z/test_xa.py"]), "--list x: by name")
+
+
+@tests.case
+def a_file_in_a_folder_marked_alone_runs_by_itself():
+    with tempfile.NamedTemporaryFile(prefix="runner-log-", delete=False) as log:
+        os.environ["RUNNER_LOG"] = log.name
+    try:
+        files = {f"{n}/test_{n}.py": TIMED.format(name=n) for n in ("a", "b", "c")}
+        files["b/test_b.py"] = "# run alone: it measures time\n" + files["b/test_b.py"]
+        code, out = run_files(files, jobs=2)
+        with open(log.name, encoding="utf-8") as f:
+            events = f.read().split("\n")[:-1]
+    finally:
+        os.unlink(log.name)
+        del os.environ["RUNNER_LOG"]
+    testing.expect_equal(code, 0, "exit status")
+    testing.expect(events.index("start c") < events.index("end a"), events)
+    testing.expect(events.index("start b") > max(events.index("end a"), events.index("end c")),
+                   events)
+
+
+@tests.case
+def two_files_of_one_name_in_two_folders_fail_the_run():
+    code, out = run_files({"x/test_a.py": PASSES, "y/test_a.py": PASSES, "test_b.py": PASSES},
+                          args=["b"])
+    testing.expect_equal(code, 1, "exit status")
+    testing.expect_equal(tap_lines(out), ["not ok - test file names are unique "
+                                          "# in two folders: test_a.py"], "TAP lines")
+
+
+@tests.case
 def test_kubectl_skips_when_kubectl_is_absent():
     # A PATH with python3 and nothing else: no kubectl, as on Debian bookworm.
     with tempfile.TemporaryDirectory(prefix="nokubectl-") as bindir:
         os.symlink(sys.executable, os.path.join(bindir, "python3"))
         result = subprocess.run([sys.executable, os.path.join(SRCDIR, "tests", "integration",
-                                                              "test_kubectl.py")],
+                                                              "harness", "test_kubectl.py")],
                                 env=dict(os.environ, PATH=bindir), stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, timeout=60, check=False)
     testing.expect_equal(result.returncode, 77, "exit status")

@@ -20,11 +20,11 @@ import tempfile
 import threading
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
 import testing  # noqa: E402
 
 BUILDDIR = os.environ.get("MODK8S_BUILDDIR",
-                          os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+                          os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 API_GET = os.path.join(BUILDDIR, "tests", "integration", "api_get")
 TOKEN = "t0ken-for-tests"
 

@@ -4,7 +4,7 @@ get, get -w, create -f, create namespace/service (protobuf bodies), replace -f, 
 kubectl cannot use the simulator, the simulator is wrong: fix it there, never the expectations
 here.
 
-Run: python3 tests/integration/test_kubectl.py [name-substring ...]
+Run: python3 tests/integration/harness/test_kubectl.py [name-substring ...]
 Prints "ok - NAME" / "not ok - NAME" per case and "N passed, N failed"; exit status 1 on
 failure. Without kubectl (Debian bookworm does not package it) it prints
 "1..0 # SKIP kubectl not found" and exits 77, which tests/integration/run reports as skipped.
@@ -19,7 +19,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lib"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "lib"))
 
 from simctl import SAMPLE, Simulator, case_collector, check, run_cases  # noqa: E402
 

@@ -17,6 +17,7 @@ import tempfile
 import knotd
 import testing
 from cluster import SAMPLE, Cluster, stats
+from faults import service
 
 tests = testing.Tests()
 
@@ -50,10 +51,7 @@ def the_environment_and_the_service_account_are_enough(env):
 @tests.case
 def a_rotated_token_is_read_again_after_a_401(env):
     env.sim.rotate_token()  # The old token is refused from now on.
-    env.sim.apply({"apiVersion": "v1", "kind": "Service",
-                   "metadata": {"name": "after-rotation", "namespace": "shop"},
-                   "spec": {"type": "ClusterIP", "clusterIP": "10.96.77.1", "clusterIPs": ["10.96.77.1"],
-                            "ports": [{"name": "http", "port": 80, "protocol": "TCP"}]}})
+    env.sim.apply(service("shop", "after-rotation", "10.96.77.1"))
     # The watch in progress keeps its connection; cut it, so that the next request needs the token.
     env.sim.cut_streams(mode="clean")
 

@@ -15,7 +15,7 @@ import testing
 tests = testing.Tests()
 
 SRCDIR = os.environ.get("MODK8S_SRCDIR") or os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__))))
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 LONG = 750
 
 

@@ -30,7 +30,7 @@ import dig
 import knotd
 import testing
 from cluster import Cluster, SRCDIR
-from faults import endpoint_slice, headless_service, service
+from faults import endpoint_slice, external_name_service, headless_service, service
 from kresd import Kresd, kresd_path
 
 tests = testing.Tests()
@@ -356,10 +356,7 @@ def externalname_chains_resolve_to_addresses(node):
     testing.expect_equal(rdata(answer, "CNAME"), ["www.example.com."], "CNAME")
     testing.expect_equal(rdata(answer, "A"), ["192.0.2.80"], "the target's address")
     # Inside the cluster: the chain ends at a service's cluster IP.
-    node.cluster.sim.apply({"apiVersion": "v1", "kind": "Service",
-                            "metadata": {"name": "alias", "namespace": "shop"},
-                            "spec": {"type": "ExternalName",
-                                     "externalName": "web.shop.svc.cluster.local"}})
+    node.cluster.sim.apply(external_name_service("shop", "alias", "web.shop.svc.cluster.local"))
 
     def chained():
         inner = node.query("alias.shop.svc.cluster.local.", "A")

@@ -14,6 +14,7 @@ import ipaddress
 import cases
 import testing
 from cluster import Cluster, wait_ready
+from faults import endpoint_slice, headless_service, service
 
 tests = testing.Tests()
 SOA = "cluster.local. SOA ns.dns.cluster.local. hostmaster.cluster.local. 1 7200 1800 86400 5"
@@ -104,23 +105,14 @@ Postgres-0.Postgres.db.svc.cluster.local.   A    NOERROR aa postgres-0.postgres.
 def big_headless(count):
     """A headless service with `count` ready endpoints in one EndpointSlice."""
     addresses = [str(ipaddress.ip_address("10.250.0.1") + i) for i in range(count)]
-    service = {"apiVersion": "v1", "kind": "Service",
-               "metadata": {"name": f"big{count}", "namespace": "shop"},
-               "spec": {"clusterIP": "None", "clusterIPs": ["None"], "type": "ClusterIP",
-                        "ports": [{"name": "http", "port": 80, "protocol": "TCP"}]}}
-    endpoints = [{"addresses": [a], "conditions": {"ready": True}} for a in addresses]
-    slice_ = {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
-              "metadata": {"name": f"big{count}-x", "namespace": "shop",
-                           "labels": {"kubernetes.io/service-name": f"big{count}"}},
-              "addressType": "IPv4", "endpoints": endpoints,
-              "ports": [{"name": "http", "port": 80, "protocol": "TCP"}]}
-    return service, slice_, addresses
+    return (headless_service("shop", f"big{count}"),
+            endpoint_slice("shop", f"big{count}", addresses, name=f"big{count}-x"), addresses)
 
 
 @tests.case
 def an_answer_too_big_for_udp_sets_tc_and_is_complete_over_tcp(cluster):
-    service, slice_, addresses = big_headless(1000)
-    cluster.sim.apply(service)
+    svc, slice_, addresses = big_headless(1000)
+    cluster.sim.apply(svc)
     cluster.sim.apply(slice_)
     name = "big1000.shop.svc.cluster.local."
     answer = cluster.expect_answer(name, "A", "NOERROR", addresses, tcp=True)
@@ -133,8 +125,8 @@ def an_answer_too_big_for_udp_sets_tc_and_is_complete_over_tcp(cluster):
 
 @tests.case
 def many_srv_records_fit_over_tcp_with_their_addresses(cluster):
-    service, slice_, addresses = big_headless(300)
-    cluster.sim.apply(service)
+    svc, slice_, addresses = big_headless(300)
+    cluster.sim.apply(svc)
     cluster.sim.apply(slice_)
     name = "_http._tcp.big300.shop.svc.cluster.local."
     answer = cluster.eventually(lambda: _srv_count(cluster, name, 300))
@@ -164,11 +156,7 @@ def _srv_count(cluster, name, count):
 
 @tests.case
 def a_new_service_resolves_and_a_deleted_one_stops(cluster):
-    service = {"apiVersion": "v1", "kind": "Service",
-               "metadata": {"name": "fresh", "namespace": "shop"},
-               "spec": {"type": "ClusterIP", "clusterIP": "10.96.99.1", "clusterIPs": ["10.96.99.1"],
-                        "ports": [{"name": "http", "port": 80, "protocol": "TCP"}]}}
-    cluster.sim.apply(service)
+    cluster.sim.apply(service("shop", "fresh", "10.96.99.1"))
     cluster.expect_answer("fresh.shop.svc.cluster.local.", "A", "NOERROR", ["10.96.99.1"])
     cluster.expect_answer("1.99.96.10.in-addr.arpa.", "PTR", "NOERROR", ["fresh.shop.svc.cluster.local."])
     cluster.sim.delete("Service", "shop", "fresh")
@@ -178,9 +166,9 @@ def a_new_service_resolves_and_a_deleted_one_stops(cluster):
 
 @tests.case
 def an_endpoint_turning_ready_joins_the_headless_answer(cluster):
-    service, slice_, addresses = big_headless(3)
+    svc, slice_, addresses = big_headless(3)
     slice_["endpoints"][2]["conditions"]["ready"] = False
-    cluster.sim.apply(service)
+    cluster.sim.apply(svc)
     cluster.sim.apply(slice_)
     cluster.expect_answer("big3.shop.svc.cluster.local.", "A", "NOERROR", addresses[:2])
     cluster.expect_answer("10-250-0-3.big3.shop.svc.cluster.local.", "A", "NXDOMAIN")
@@ -269,11 +257,7 @@ def option_no_endpoints_drops_endpoint_records(cluster):
 
 @tests.case
 def option_ignore_empty_service_hides_services_without_ready_endpoints(cluster):
-    service = {"apiVersion": "v1", "kind": "Service",
-               "metadata": {"name": "idle", "namespace": "shop"},
-               "spec": {"type": "ClusterIP", "clusterIP": "10.96.99.2", "clusterIPs": ["10.96.99.2"],
-                        "ports": [{"name": "http", "port": 80, "protocol": "TCP"}]}}
-    cluster.sim.apply(service)
+    cluster.sim.apply(service("shop", "idle", "10.96.99.2"))
     cluster.expect_answer("idle.shop.svc.cluster.local.", "A", "NOERROR", ["10.96.99.2"])
     with_options(cluster, {"ignore-empty-service": True}, """
     idle.shop.svc.cluster.local.          A NXDOMAIN

@@ -14,6 +14,7 @@ query instead of one per search domain.
 import dig
 import testing
 from cluster import Cluster
+from faults import service
 
 tests = testing.Tests()
 AP = "search.shop.cluster.local.ap.k8s.io."
@@ -57,11 +58,7 @@ def without_the_option_the_pods_namespace_comes_first(cluster):
 
 @tests.case
 def a_new_service_is_found_through_the_search_path(cluster):
-    cluster.sim.apply({"apiVersion": "v1", "kind": "Service",
-                       "metadata": {"name": "fresh", "namespace": "shop"},
-                       "spec": {"type": "ClusterIP", "clusterIP": "10.96.99.9",
-                                "clusterIPs": ["10.96.99.9"],
-                                "ports": [{"name": "http", "port": 80, "protocol": "TCP"}]}})
+    cluster.sim.apply(service("shop", "fresh", "10.96.99.9"))
     cluster.expect_answer(f"fresh.{AP}", "A", "NOERROR", ["10.96.99.9"])
 
 

@@ -12,6 +12,7 @@ import subprocess
 import dig
 import testing
 from cluster import Cluster
+from faults import service
 
 tests = testing.Tests()
 
@@ -83,10 +84,7 @@ def ixfr_falls_back_to_the_zone_file_and_the_serial_never_moves(cluster):
     testing.expect_equal((error, set(records)), (None, ZONE_FILE_RECORDS), "IXFR from serial 0")
     # A new service changes what queries answer, not the zone's serial: a secondary
     # polling the SOA is up to date for ever.
-    cluster.sim.apply({"apiVersion": "v1", "kind": "Service",
-                       "metadata": {"name": "late", "namespace": "default"},
-                       "spec": {"clusterIP": "10.96.99.99",
-                                "ports": [{"name": "http", "port": 80, "protocol": "TCP"}]}})
+    cluster.sim.apply(service("default", "late", "10.96.99.99"))
     cluster.expect_answer("late.default.svc.cluster.local.", "A", "NOERROR", ["10.96.99.99"])
     error, records = transfer(cluster, "IXFR=1", SECONDARY)
     testing.expect_equal((error, [rr.type for rr in records]), (None, ["SOA"]), "IXFR from serial 1")

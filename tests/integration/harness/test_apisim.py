@@ -5,5 +5,5 @@ import os
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
-suite = os.path.join(here, "..", "apisim", "test_apisim.py")
+suite = os.path.join(here, "..", "..", "apisim", "test_apisim.py")
 os.execv(sys.executable, [sys.executable, suite] + sys.argv[1:])

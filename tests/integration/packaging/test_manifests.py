@@ -23,7 +23,7 @@ from simctl import Simulator
 tests = testing.Tests()
 
 SRCDIR = os.environ.get("MODK8S_SRCDIR") or os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__))))
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 PACKAGING = os.path.join(SRCDIR, "packaging", "kubernetes")
 KUBECTL = shutil.which("kubectl")
 # The kustomization features render() knows; anything else must fail this test, not be ignored.

@@ -22,6 +22,7 @@ import stubdns
 import testing
 import wire
 from cluster import Cluster, MANIFESTS
+from faults import external_name_service
 
 tests = testing.Tests()
 
@@ -68,16 +69,10 @@ def first_query(c, name, qtype="A", **options):
     return answer, time.monotonic() - start
 
 
-def external(name, target):
-    return {"apiVersion": "v1", "kind": "Service",
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {"type": "ExternalName", "externalName": target}}
-
-
 def externalname_first_query(c, svc, target, **options):
     """Creates an ExternalName service and asks for its A once the table holds it."""
     c.up.mode = "answer"
-    c.sim.apply(external(svc, target))
+    c.sim.apply(external_name_service("default", svc, target))
     name = f"{svc}.default.svc.cluster.local."
     # A TXT query needs no upstream: the CNAME alone shows the service is in the table.
     c.expect_answer(name, "TXT", "NOERROR", timeout=10)
@@ -109,7 +104,7 @@ def a_cold_externalname_target_answers_on_the_first_query_over_tcp(c):
 def a_silent_upstream_answers_servfail_with_ede_22_at_the_deadline(c):
     c.up.mode = "silent"
     try:
-        c.sim.apply(external("coldsilent", "coldsilent.example.net"))
+        c.sim.apply(external_name_service("default", "coldsilent", "coldsilent.example.net"))
         name = "coldsilent.default.svc.cluster.local."
         c.expect_answer(name, "TXT", "NOERROR", timeout=10)
         answer, took = first_query(c, name)
@@ -127,7 +122,7 @@ def a_silent_upstream_answers_servfail_with_ede_22_at_the_deadline(c):
 def at_most_64_queries_wait_the_others_answer_servfail_at_once(c):
     c.up.mode = "silent"
     try:
-        c.sim.apply(external("coldcap", "coldcap.example.net"))
+        c.sim.apply(external_name_service("default", "coldcap", "coldcap.example.net"))
         name = "coldcap.default.svc.cluster.local."
         c.expect_answer(name, "TXT", "NOERROR", timeout=10)
         count = 80

@@ -24,7 +24,7 @@ import knotd
 import simctl
 import testing
 from cluster import wait_ready
-from faults import service
+from faults import pod, service
 
 tests = testing.Tests()
 
@@ -143,9 +143,7 @@ def bookmarks_move_the_resume_point_and_ended_watches_resume_without_a_list(repl
     watches = len(replicas.requests("watch"))
     streams = len(lists_by_collection(replicas)[0]) * REPLICAS
     # A write to a resource nobody watches moves the API's RV; only bookmarks carry it.
-    replicas.sim.apply({"apiVersion": "v1", "kind": "Pod",
-                        "metadata": {"name": "unwatched", "namespace": "shop"},
-                        "spec": {"containers": [{"name": "main", "image": "busybox"}]}})
+    replicas.sim.apply(pod("shop", "unwatched"))
     rv = replicas.sim.resource_version()
     replicas.sim.set_bookmark_interval(1)
     time.sleep(2.5)
@@ -171,9 +169,7 @@ def an_api_server_restart_costs_each_replica_one_relist_per_collection_from_the_
     before = replicas.sim.counters()["last_seq"]
     # A write nobody watches, then a restart: the new watch cache starts after every watch's
     # version, so each watch resumes into 410 Expired and its reflector must relist.
-    replicas.sim.apply({"apiVersion": "v1", "kind": "Pod",
-                        "metadata": {"name": "before-restart", "namespace": "shop"},
-                        "spec": {"containers": [{"name": "main", "image": "busybox"}]}})
+    replicas.sim.apply(pod("shop", "before-restart"))
     replicas.sim.restart()
     replicas.sim.apply(service("shop", "after-restart", "10.96.99.10"))
     for server in replicas.servers:

@@ -22,6 +22,7 @@ import tempfile
 
 import testing
 from cluster import Cluster
+from faults import external_name_service
 from unbound import Unbound, zone_keys
 
 tests = testing.Tests()
@@ -43,9 +44,7 @@ SRV_NAMES = {"_https._tcp.kubernetes.default.svc.cluster.local.":
               "0 50 5432 postgres-1.postgres.db.svc.cluster.local."}}
 FOLLOWS = ("mod-onlinesign follows mod-k8s: SRV targets' addresses are not added to DNSSEC "
            "answers (onlinesign signs only zone glue)")
-EXTERNAL = {"apiVersion": "v1", "kind": "Service",
-            "metadata": {"name": "alias", "namespace": "default"},
-            "spec": {"type": "ExternalName", "externalName": "kubernetes.default.svc.cluster.local"}}
+EXTERNAL = external_name_service("default", "alias", "kubernetes.default.svc.cluster.local")
 
 
 class Signed(Cluster):

@@ -13,19 +13,12 @@ out of the answers that would name it; each logged once, not on every update.
 import cases
 import testing
 from cluster import Cluster, wait_ready
-from faults import (counter, endpoint_slice, expect_addresses, headless_service, log_lines,
-                    log_mark, service_import, wait_for, wait_log)
+from faults import (counter, endpoint_slice, expect_addresses, external_name_service,
+                    headless_service, log_lines, log_mark, pod, service_import, wait_for, wait_log)
 
 tests = testing.Tests()
 
 MODULE = {"pods": "verified", "endpoint-pod-names": True}
-
-
-def pod(ns, name, ip):
-    """A running pod with one IPv4 address."""
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns},
-            "spec": {"containers": [{"name": "app", "image": "docker.io/library/busybox:1"}]},
-            "status": {"phase": "Running", "podIP": ip, "podIPs": [{"ip": ip}]}}
 
 
 def decode_errors(c):
@@ -141,8 +134,7 @@ def a_serviceimport_named_with_dots_is_read_and_has_no_records(c):
 @tests.case
 def an_externalname_target_with_a_label_over_63_bytes_answers_nodata(c):
     target = "x" * 64 + ".example.com"
-    c.sim.apply({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "longext", "namespace": "shop"},
-                 "spec": {"type": "ExternalName", "externalName": target}})
+    c.sim.apply(external_name_service("shop", "longext", target))
     c.expect_answer("longext.shop.svc.cluster.local.", "A", "NOERROR", [])
     answer = c.query("longext.shop.svc.cluster.local.", "CNAME")
     testing.expect_equal((answer.rcode, len(answer.answer)), ("NOERROR", 0), "no CNAME")
