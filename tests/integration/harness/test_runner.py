@@ -76,10 +76,17 @@ def a_file_that_crashes_or_runs_no_test_fails():
 
 
 # Each file writes when it starts and ends to one log, then waits: the log shows which overlapped.
+# A file that overlaps another waits for its start (up to 30 s, so a runner that does
+# not overlap them still fails the check, and a loaded machine does not).
 TIMED = """import os, time
 log = os.environ["RUNNER_LOG"]
 with open(log, "a") as f: f.write("start {name}\\n")
-time.sleep(1.5)
+deadline = time.monotonic() + 30
+while "{partner}" and time.monotonic() < deadline:
+    with open(log) as f:
+        if "start {partner}\\n" in f.read(): break
+    time.sleep(0.05)
+time.sleep(0.3)
 with open(log, "a") as f: f.write("end {name}\\n")
 print("ok - {name} ran")
 """
@@ -90,7 +97,8 @@ def with_two_jobs_files_run_at_once_and_one_marked_alone_runs_by_itself():
     with tempfile.NamedTemporaryFile(prefix="runner-log-", delete=False) as log:
         os.environ["RUNNER_LOG"] = log.name
     try:
-        files = {f"test_{n}.py": TIMED.format(name=n) for n in ("a", "b", "c")}
+        files = {f"test_{n}.py": TIMED.format(name=n, partner=p)
+                 for n, p in (("a", "c"), ("b", ""), ("c", "a"))}
         files["test_b.py"] = "# run alone: it measures time\n" + files["test_b.py"]
         files["test_d.py"] = 'print("not ok - d broke")\nsys.exit(1)\n'
         code, out = run_files(files, jobs=2)
@@ -154,7 +162,8 @@ def a_file_in_a_folder_marked_alone_runs_by_itself():
     with tempfile.NamedTemporaryFile(prefix="runner-log-", delete=False) as log:
         os.environ["RUNNER_LOG"] = log.name
     try:
-        files = {f"{n}/test_{n}.py": TIMED.format(name=n) for n in ("a", "b", "c")}
+        files = {f"{n}/test_{n}.py": TIMED.format(name=n, partner=p)
+                 for n, p in (("a", "c"), ("b", ""), ("c", "a"))}
         files["b/test_b.py"] = "# run alone: it measures time\n" + files["b/test_b.py"]
         code, out = run_files(files, jobs=2)
         with open(log.name, encoding="utf-8") as f:
