@@ -241,14 +241,8 @@ static httpd_t *httpd_start(const k8s_httpd_conf_t *conf, char *err, size_t errl
 		return NULL;
 	}
 	h->conf.lameduck_file = NULL;
-	unsigned flags = MHD_USE_EPOLL;
 	uint16_t port;
-	if (conf->listen.ss_family == AF_INET6) {
-		flags |= MHD_USE_IPv6;
-		port = ntohs(((const struct sockaddr_in6 *)&conf->listen)->sin6_port);
-	} else {
-		port = ntohs(((const struct sockaddr_in *)&conf->listen)->sin_port);
-	}
+	unsigned flags = k8s_mhdthread_flags(&conf->listen, &port);
 	struct MHD_Daemon *daemon = MHD_start_daemon(flags, port, NULL, NULL, handle, h,
 		MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&conf->listen,
 		// A restarted knotd binds at once while the old one's connections linger.
