@@ -194,7 +194,7 @@ typedef struct {
  * \param errlen  Size of \a err.
  *
  * \retval KNOT_EOK     decoded.
- * \retval KNOT_ESPACE  too many JSON values or objects (k8s_json_bounded(), events.h): not parsed.
+ * \retval KNOT_ESPACE  too many JSON values or objects (k8s_json_bounded(), jsonstrict.h): not parsed.
  * \retval KNOT_EMALF   not JSON, or not an object.
  * \retval KNOT_EINVAL  a required field is missing or invalid (e.g. a name that is no DNS label).
  * \retval KNOT_ENOMEM  out of memory.
