@@ -387,7 +387,7 @@ static enum MHD_Result program(k8s_fedapi_t *api, struct MHD_Connection *conn,
 	size_t pos = 0;
 	for (size_t i = 0; i < fed.count; i++) {
 		char addr[64];
-		k8s_fedstub_addr_text(&fed.ns[i], addr, sizeof(addr));
+		k8s_sockaddr_text(&fed.ns[i], addr, sizeof(addr));
 		pos += snprintf(list + pos, sizeof(list) - pos, "%s\"%s\"", i > 0 ? ", " : "", addr);
 	}
 	k8s_logf(&api->log, LOG_NOTICE, "federations, programmed %s (%zu nameservers)", text,

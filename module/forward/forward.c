@@ -33,6 +33,7 @@
 #include "forward.h"
 #include "late.h"
 #include "slots.h"
+#include "sockaddr.h"
 
 /*! \brief Hand-over slots between the workers and the thread. */
 #define SLOT_COUNT 256
@@ -798,26 +799,6 @@ static int conf_copy(k8s_fwd_conf_t *dst, const k8s_fwd_conf_t *src)
 	return KNOT_EOK;
 }
 
-static void addr_text(const struct sockaddr_storage *ss, char *out, size_t len)
-{
-	char host[INET6_ADDRSTRLEN] = "?";
-	uint16_t port;
-	if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
-		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
-		port = ntohs(in6->sin6_port);
-	} else {
-		const struct sockaddr_in *in4 = (const struct sockaddr_in *)ss;
-		inet_ntop(AF_INET, &in4->sin_addr, host, sizeof(host));
-		port = ntohs(in4->sin_port);
-	}
-	if (port == 53) {
-		snprintf(out, len, "%s", host);
-	} else {
-		snprintf(out, len, "%s@%u", host, port);
-	}
-}
-
 k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
                        k8s_fwd_stats_fn stats, void *stats_ctx)
 {
@@ -847,7 +828,7 @@ k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
 			}
 			server_t *s = &f->servers[f->server_count++];
 			s->addr = conf->groups[g].servers[i];
-			addr_text(&s->addr, s->text, sizeof(s->text));
+			k8s_sockaddr_text(&s->addr, s->text, sizeof(s->text));
 			s->probe.fd = -1;
 			s->loop_probe.fd = -1;
 		}

@@ -35,6 +35,7 @@
 #include "httpd.h"
 #include "mhdthread.h"
 #include "metrics.h"
+#include "sockaddr.h"
 
 typedef struct {
 	k8s_httpd_conf_t conf;
@@ -266,16 +267,6 @@ static httpd_t *httpd_start(const k8s_httpd_conf_t *conf, char *err, size_t errl
 	return h;
 }
 
-static bool same_address(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
-{
-	if (a->ss_family != b->ss_family) {
-		return false;
-	}
-	size_t len = (a->ss_family == AF_INET6) ? sizeof(struct sockaddr_in6)
-	                                        : sizeof(struct sockaddr_in);
-	return memcmp(a, b, len) == 0;
-}
-
 int k8s_httpd_acquire(const k8s_httpd_conf_t *conf, bool *shared, char *err, size_t errlen)
 {
 	pthread_mutex_lock(&httpd_lock);
@@ -287,7 +278,7 @@ int k8s_httpd_acquire(const k8s_httpd_conf_t *conf, bool *shared, char *err, siz
 			return KNOT_ERROR;
 		}
 	} else {
-		*shared = !same_address(&running->conf.listen, &conf->listen);
+		*shared = !k8s_sockaddr_equal(&running->conf.listen, &conf->listen);
 	}
 	refs++;
 	pthread_mutex_unlock(&httpd_lock);
