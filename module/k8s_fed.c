@@ -440,7 +440,7 @@ int k8s_fed_fwd_read(check_ctx_t *check, k8s_ctx_t *ctx)
 			return KNOT_EINVAL;
 		}
 		char addr[64];
-		k8s_fedstub_addr_text(&api.listen, addr, sizeof(addr));
+		k8s_sockaddr_text(&api.listen, addr, sizeof(addr));
 		knotd_mod_log(check->mod, LOG_INFO, "federations, api listening on %s", addr);
 	}
 	return KNOT_EOK;

@@ -255,7 +255,7 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 {
 	// Forwarding needs nothing from the API: it answers before the first sync.
 	if (conf->role == K8S_ROLE_FEDFORWARD) {
-		return (conf->fedfwd != NULL) ? k8s_fedfwd_answer(conf->fedfwd, qname, qtype, pkt)
+		return (conf->fedfwd != NULL) ? k8s_answer_fedfwd(conf->fedfwd, qname, qtype, pkt)
 		                              : K8S_ANSWER_REFUSED;
 	}
 	uint32_t need = k8s_answer_ready_bits(conf->role);

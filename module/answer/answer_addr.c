@@ -21,6 +21,7 @@
 
 #include "answer_priv.h"
 #include "clock.h"
+#include "fedfwd.h"
 
 k8s_answer_t k8s_answer_addrs(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                               const k8s_addr_t *addrs, size_t count)
@@ -107,6 +108,30 @@ k8s_answer_t k8s_answer_target(ctx_t *c, const knot_dname_t *target, const knot_
 		return K8S_ANSWER_SERVFAIL;
 	}
 	return k8s_answer_upstream(c, ext);
+}
+
+k8s_answer_t k8s_answer_fedfwd(const k8s_fedfwd_t *f, const knot_dname_t *qname,
+                               uint16_t qtype, knot_pkt_t *pkt)
+{
+	bool apex;
+	if (k8s_fedfwd_stub(f, qname, &apex) == NULL) {
+		// The apex: the zone file's records. No stub zone: not ours to answer, nor to deny.
+		return apex ? K8S_ANSWER_PASS : K8S_ANSWER_REFUSED;
+	}
+	if (qtype != KNOT_RRTYPE_A && qtype != KNOT_RRTYPE_AAAA) {
+		return K8S_ANSWER_NODATA;
+	}
+	const k8s_upstream_answer_t *ans;
+	if (k8s_fedfwd_lookup(f, qname, qtype, &ans) != K8S_UPSTREAM_READY) {
+		k8s_answer_cold_note();
+		return K8S_ANSWER_SERVFAIL;
+	}
+	// A denial is this zone's: knotd adds its SOA, so caches in front can keep it.
+	if (ans->count == 0) {
+		return (ans->rcode == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_NXDOMAIN : K8S_ANSWER_NODATA;
+	}
+	ctx_t c = { .pkt = pkt, .qtype = qtype };
+	return k8s_answer_upstream(&c, ans);
 }
 
 k8s_answer_t k8s_answer_upstream(ctx_t *c, const k8s_upstream_answer_t *ext)

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "answer_priv.h"
+#include "proto.h"
 
 /*!
  * \brief The service of the last SRV answer on this worker, for its ADDITIONAL stage.

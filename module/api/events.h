@@ -38,28 +38,6 @@ typedef enum {
 
 #define K8S_RV_MAX 64
 
-/*!
- * \brief Most JSON values (objects, arrays, strings, numbers, literals; keys not
- * counted) in one object or event: an EndpointSlice of 1000 endpoints with 100
- * addresses each has about 120,000. json-c spends 64 to 144 bytes on each.
- */
-#define K8S_JSON_VALUES_MAX (256u * 1024)
-
-/*!
- * \brief Most JSON objects in one object or event: json-c spends about 800 bytes
- * on each, so 3 MiB of "{}," would take 800 MiB.
- */
-#define K8S_JSON_OBJECTS_MAX (64u * 1024)
-
-/*!
- * \brief Whether json-c may build a tree of \a text: within K8S_JSON_VALUES_MAX and
- * K8S_JSON_OBJECTS_MAX. Counts without allocating; malformed text is left to json-c.
- *
- * \retval KNOT_EOK     within the limits.
- * \retval KNOT_ESPACE  over one (\a err says which; may be NULL).
- */
-int k8s_json_bounded(const char *text, size_t len, char *err, size_t errlen);
-
 /*! \brief Whether a resourceVersion can go into URLs: shorter than K8S_RV_MAX, printable, no spaces. */
 bool k8s_rv_valid(const char *rv, size_t len);
 

@@ -134,13 +134,19 @@ static int get_bool(kc_t *kc, yaml_node_t *map, const char *key, const char *whe
 	return kc_fail(kc, KNOT_EINVAL, "%s: %s is not a boolean", where, key);
 }
 
-/*! The value of 'name: X' list entry \a field (e.g. clusters[name=X].cluster). */
+/*!
+ * The value of 'name: X' list entry \a field (e.g. clusters[name=X].cluster), with
+ * \a where set to "FIELD 'X'" for the messages about it; NULL, failed in \a kc
+ * (KNOT_ENOENT), if there is none.
+ */
 static yaml_node_t *find_named(kc_t *kc, const char *list_key, const char *field,
-                               const char *name)
+                               const char *name, char where[128])
 {
+	snprintf(where, 128, "%s '%s'", field, name);
 	yaml_node_t *root = yaml_document_get_root_node(&kc->doc);
 	yaml_node_t *list = map_get(&kc->doc, root, list_key);
 	if (list == NULL || list->type != YAML_SEQUENCE_NODE) {
+		(void)kc_fail(kc, KNOT_ENOENT, "%s not found", where);
 		return NULL;
 	}
 	for (yaml_node_item_t *i = list->data.sequence.items.start;
@@ -154,6 +160,7 @@ static yaml_node_t *find_named(kc_t *kc, const char *list_key, const char *field
 			return (v != NULL) ? v : entry;
 		}
 	}
+	(void)kc_fail(kc, KNOT_ENOENT, "%s not found", where);
 	return NULL;
 }
 
@@ -338,11 +345,9 @@ char *k8s_url_dup(const char *url)
 static int load_cluster(kc_t *kc, const char *name, k8s_apiconf_t *out)
 {
 	char where[128];
-	snprintf(where, sizeof(where), "cluster '%s'", name);
-
-	yaml_node_t *cluster = find_named(kc, "clusters", "cluster", name);
+	yaml_node_t *cluster = find_named(kc, "clusters", "cluster", name, where);
 	if (cluster == NULL) {
-		return kc_fail(kc, KNOT_ENOENT, "%s not found", where);
+		return KNOT_ENOENT;
 	}
 
 	const char *server = NULL, *tls_name = NULL, *proxy = NULL;
@@ -393,11 +398,9 @@ static int load_cluster(kc_t *kc, const char *name, k8s_apiconf_t *out)
 static int load_user(kc_t *kc, const char *name, k8s_apiconf_t *out)
 {
 	char where[128];
-	snprintf(where, sizeof(where), "user '%s'", name);
-
-	yaml_node_t *user = find_named(kc, "users", "user", name);
+	yaml_node_t *user = find_named(kc, "users", "user", name, where);
 	if (user == NULL) {
-		return kc_fail(kc, KNOT_ENOENT, "%s not found", where);
+		return KNOT_ENOENT;
 	}
 
 	// What a C module cannot do is refused, so it never silently runs as someone else or with no credentials.
@@ -592,10 +595,9 @@ int k8s_kubeconfig_load(const char *path, const char *context, k8s_apiconf_t *ou
 	const char *cluster = NULL, *user = NULL;
 	if (ret == KNOT_EOK) {
 		char where[128];
-		snprintf(where, sizeof(where), "context '%s'", context);
-		yaml_node_t *ctx = find_named(&kc, "contexts", "context", context);
+		yaml_node_t *ctx = find_named(&kc, "contexts", "context", context, where);
 		if (ctx == NULL) {
-			ret = kc_fail(&kc, KNOT_ENOENT, "%s not found", where);
+			ret = KNOT_ENOENT;
 		} else {
 			ret = get_str(&kc, ctx, "cluster", where, &cluster);
 			if (ret == KNOT_EOK) {

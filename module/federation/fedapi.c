@@ -387,7 +387,7 @@ static enum MHD_Result program(k8s_fedapi_t *api, struct MHD_Connection *conn,
 	size_t pos = 0;
 	for (size_t i = 0; i < fed.count; i++) {
 		char addr[64];
-		k8s_fedstub_addr_text(&fed.ns[i], addr, sizeof(addr));
+		k8s_sockaddr_text(&fed.ns[i], addr, sizeof(addr));
 		pos += snprintf(list + pos, sizeof(list) - pos, "%s\"%s\"", i > 0 ? ", " : "", addr);
 	}
 	k8s_logf(&api->log, LOG_NOTICE, "federations, programmed %s (%zu nameservers)", text,
@@ -516,14 +516,8 @@ k8s_fedapi_t *k8s_fedapi_start(const k8s_fedapi_conf_t *conf, k8s_fedfwd_t *fwd,
 		return NULL;
 	}
 	// Driven by a thread of ours, which also enforces the requests' deadline (its tick).
-	unsigned flags = MHD_USE_EPOLL | MHD_USE_TLS | MHD_USE_ERROR_LOG;
 	uint16_t port;
-	if (conf->listen.ss_family == AF_INET6) {
-		flags |= MHD_USE_IPv6;
-		port = ntohs(((const struct sockaddr_in6 *)&conf->listen)->sin6_port);
-	} else {
-		port = ntohs(((const struct sockaddr_in *)&conf->listen)->sin_port);
-	}
+	unsigned flags = k8s_mhdthread_flags(&conf->listen, &port) | MHD_USE_TLS | MHD_USE_ERROR_LOG;
 	struct MHD_Daemon *daemon = MHD_start_daemon(flags, port, NULL, NULL, handle, api,
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api,
 		MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&conf->listen,

@@ -27,7 +27,7 @@
 
 #include <urcu/urcu-memb.h>
 
-#include "answer_priv.h"
+#include "federation.h"
 #include "fedfwd.h"
 #include "snapfile.h"
 #include "upstream.h"
@@ -289,32 +289,22 @@ int k8s_fedfwd_program(k8s_fedfwd_t *f, const uint8_t *name, const k8s_fedstub_t
 	return KNOT_EOK;
 }
 
-k8s_answer_t k8s_fedfwd_answer(const k8s_fedfwd_t *f, const knot_dname_t *qname,
-                               uint16_t qtype, knot_pkt_t *pkt)
+const k8s_fedstub_t *k8s_fedfwd_stub(const k8s_fedfwd_t *f, const knot_dname_t *qname,
+                                     bool *apex)
 {
 	const uint8_t *label = fed_label(qname);
-	if (label == NULL) {
-		return K8S_ANSWER_PASS;  // The apex: the zone file's records.
-	}
-	const k8s_fedstub_t *fed = k8s_fedstub_find(k8s_fedfwd_set(f), label);
-	if (fed == NULL) {
-		return K8S_ANSWER_REFUSED;  // No stub zone: not ours to answer, nor to deny.
-	}
-	if (qtype != KNOT_RRTYPE_A && qtype != KNOT_RRTYPE_AAAA) {
-		return K8S_ANSWER_NODATA;
-	}
-	const k8s_upstream_answer_t *ans;
-	if (k8s_upstream_lookup_source(f->fwd, qname, qtype, f->source, &ans) !=
-	    K8S_UPSTREAM_READY) {
+	*apex = (label == NULL);
+	return (label != NULL) ? k8s_fedstub_find(k8s_fedfwd_set(f), label) : NULL;
+}
+
+k8s_upstream_status_t k8s_fedfwd_lookup(const k8s_fedfwd_t *f, const knot_dname_t *qname,
+                                        uint16_t qtype, const k8s_upstream_answer_t **ans)
+{
+	k8s_upstream_status_t status = k8s_upstream_lookup_source(f->fwd, qname, qtype, f->source,
+	                                                          ans);
+	if (status != K8S_UPSTREAM_READY) {
 		// Busy slots: the client's retry asks again.
 		(void)k8s_upstream_ask_source(f->fwd, qname, f->source);
-		k8s_answer_cold_note();
-		return K8S_ANSWER_SERVFAIL;
 	}
-	// A denial is this zone's: knotd adds its SOA, so caches in front can keep it.
-	if (ans->count == 0) {
-		return (ans->rcode == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_NXDOMAIN : K8S_ANSWER_NODATA;
-	}
-	ctx_t c = { .pkt = pkt, .qtype = qtype };
-	return k8s_answer_upstream(&c, ans);
+	return status;
 }

@@ -39,9 +39,9 @@
 
 #include <libknot/libknot.h>
 
-#include "answer.h"
 #include "fedstub.h"
 #include "log.h"
+#include "upstream.h"
 
 /*! \brief The zone of the K8S-DNS role, below which every name is forwarded. */
 #define K8S_FEDFWD_ZONE      "\x03""svc""\x0a""federation"
@@ -87,13 +87,20 @@ void k8s_fedfwd_free(k8s_fedfwd_t *f);
 int k8s_fedfwd_program(k8s_fedfwd_t *f, const uint8_t *name, const k8s_fedstub_t *fed);
 
 /*!
- * \brief Answers a query of the K8S-DNS zone (inside an RCU read-side section):
- * PASS at the apex, REFUSED for a federation with no nameservers, NODATA for
- * types other than A and AAAA (the Federated-DNS answers addresses), else the
- * cached answer of the federation's nameservers, or SERVFAIL while it is not.
+ * \brief The stub zone of the federation \a qname is below (inside an RCU read-side
+ * section), or NULL: at the zone's apex (\a apex set true) or for a federation
+ * with no stub zone. The answer is answer_addr.c's (k8s_answer_fedfwd()).
  */
-k8s_answer_t k8s_fedfwd_answer(const k8s_fedfwd_t *f, const knot_dname_t *qname,
-                               uint16_t qtype, knot_pkt_t *pkt);
+const k8s_fedstub_t *k8s_fedfwd_stub(const k8s_fedfwd_t *f, const knot_dname_t *qname,
+                                     bool *apex);
+
+/*!
+ * \brief The federation's nameservers' answer for \a qname and \a qtype from the
+ * forwarder's cache (K8S_UPSTREAM_READY, \a ans set), or else the name asked of the
+ * forwarder's thread (busy slots: the client's retry asks again). Never waits.
+ */
+k8s_upstream_status_t k8s_fedfwd_lookup(const k8s_fedfwd_t *f, const knot_dname_t *qname,
+                                        uint16_t qtype, const k8s_upstream_answer_t **ans);
 
 /*! \brief The current set of stub zones (inside an RCU read-side section). */
 const k8s_fedstub_set_t *k8s_fedfwd_set(const k8s_fedfwd_t *f);

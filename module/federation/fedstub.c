@@ -64,49 +64,7 @@ int k8s_fedstub_addr(const char *text, size_t len, struct sockaddr_storage *addr
 			return KNOT_EINVAL;
 		}
 	}
-	memset(addr, 0, sizeof(*addr));
-	struct sockaddr_in *in4 = (struct sockaddr_in *)addr;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)addr;
-	if (inet_pton(AF_INET, buf, &in4->sin_addr) == 1) {
-		in4->sin_family = AF_INET;
-		in4->sin_port = htons(port);
-	} else if (inet_pton(AF_INET6, buf, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(port);
-	} else {
-		return KNOT_EINVAL;
-	}
-	return KNOT_EOK;
-}
-
-void k8s_fedstub_addr_text(const struct sockaddr_storage *addr, char *buf, size_t len)
-{
-	char ip[INET6_ADDRSTRLEN] = "?";
-	unsigned port;
-	if (addr->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)addr;
-		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
-		port = ntohs(in6->sin6_port);
-	} else {
-		const struct sockaddr_in *in4 = (const struct sockaddr_in *)addr;
-		inet_ntop(AF_INET, &in4->sin_addr, ip, sizeof(ip));
-		port = ntohs(in4->sin_port);
-	}
-	if (port == 53) {
-		snprintf(buf, len, "%s", ip);
-	} else {
-		snprintf(buf, len, "%s@%u", ip, port);
-	}
-}
-
-static bool addr_equal(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
-{
-	if (a->ss_family != b->ss_family) {
-		return false;
-	}
-	size_t size = (a->ss_family == AF_INET6) ? sizeof(struct sockaddr_in6)
-	                                         : sizeof(struct sockaddr_in);
-	return memcmp(a, b, size) == 0;
+	return k8s_sockaddr_set(addr, buf, port);
 }
 
 /*! \brief Adds a nameserver, refusing a duplicate and one over the cap. */
@@ -119,7 +77,7 @@ static int ns_add(k8s_fedstub_t *fed, const char *text, size_t len, char *err, s
 		return KNOT_EINVAL;
 	}
 	for (size_t i = 0; i < fed->count; i++) {
-		if (addr_equal(&fed->ns[i], &addr)) {
+		if (k8s_sockaddr_equal(&fed->ns[i], &addr)) {
 			snprintf(err, errlen, "nameserver %zu given twice", fed->count + 1);
 			return KNOT_EINVAL;
 		}
@@ -327,7 +285,7 @@ char *k8s_fedstub_file_format(const k8s_fedstub_set_t *set)
 		ok = entry != NULL && list != NULL;
 		for (size_t j = 0; ok && j < fed->count; j++) {
 			char text[INET6_ADDRSTRLEN + 8];
-			k8s_fedstub_addr_text(&fed->ns[j], text, sizeof(text));
+			k8s_sockaddr_text(&fed->ns[j], text, sizeof(text));
 			ok = json_object_array_add(list, json_object_new_string(text)) == 0;
 		}
 		if (!ok) {

@@ -35,6 +35,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "sockaddr.h"
+
 /*! Nameservers of one federation. */
 #define K8S_FEDSTUB_MAX_NS    8
 /*! Federations programmed at run time (static ones do not count). */
@@ -105,9 +107,6 @@ int k8s_fedstub_file_parse(const char *data, size_t len, k8s_fedstub_set_t **out
  * \return The NUL-terminated text (free()), or NULL (no memory).
  */
 char *k8s_fedstub_file_format(const k8s_fedstub_set_t *set);
-
-/*! \brief The nameserver as text, "IP" or "IP@port" (port 53 is left out). */
-void k8s_fedstub_addr_text(const struct sockaddr_storage *addr, char *buf, size_t len);
 
 /*! \brief The federation named by the wire label \a name, or NULL. */
 const k8s_fedstub_t *k8s_fedstub_find(const k8s_fedstub_set_t *set, const uint8_t *name);

@@ -16,21 +16,19 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include <urcu/urcu-memb.h>
 
 #include "clock.h"
 #include "coldwait.h"
 #include "late.h"
+#include "slots.h"
 #include "upstream.h"
 
 /*! \brief The thread's memory for one try (an answer needs a few KiB). */
@@ -43,17 +41,11 @@
 #define EDE_DEADLINE 22
 #define EDE_DEADLINE_TEXT "upstream answer not in time"
 
-enum { SLOT_FREE = 0, SLOT_FILLING, SLOT_READY };
-
 typedef struct {
-	atomic_int state;
-	int fd;
-	bool tcp;
-	uint16_t len;
+	k8s_slot_t h;  /*!< First: the hand-over's state, the client, the query's length. */
 	uint16_t soa_len;
 	uint32_t soa_ttl;
 	uint64_t deadline_ms;
-	struct sockaddr_storage remote;
 	uint8_t wire[K8S_COLD_QUERY_MAX];
 	uint8_t soa_owner[KNOT_DNAME_MAXLEN];
 	uint8_t soa_rdata[SOA_RDATA_MAX];
@@ -62,9 +54,7 @@ typedef struct {
 struct k8s_cold {
 	k8s_cold_answer_fn answer;
 	void *ctx;
-	int wake_fd;
-	atomic_bool stop;
-	atomic_uint slot_next;
+	k8s_slots_t handoff;                     /*!< Over \a slots. */
 	atomic_size_t waiting;
 	pthread_t thread;
 	knot_mm_t mm;                            /*!< Allocates from \a arena, reset after each try. */
@@ -89,22 +79,19 @@ static void *arena_alloc(void *ctx, size_t len)
 
 static void slot_release(k8s_cold_t *w, slot_t *s)
 {
-	if (s->tcp) {
-		close(s->fd);
-	}
-	atomic_store_explicit(&s->state, SLOT_FREE, memory_order_release);
+	k8s_slots_release(&s->h, true);
 	atomic_fetch_sub(&w->waiting, 1);
 }
 
 static void send_answer(k8s_cold_t *w, const slot_t *s, size_t size)
 {
-	k8s_late_send(s->fd, s->tcp, &s->remote, w->out, size);
+	k8s_late_send(s->h.fd, s->h.tcp, &s->h.remote, w->out, size);
 }
 
 /*! \brief A fresh response to \a q with room for the OPT record, at the ANSWER section. */
 static knot_pkt_t *response_new(k8s_cold_t *w, const slot_t *s, const knot_pkt_t *q)
 {
-	size_t max = s->tcp ? KNOT_WIRE_MAX_PKTSIZE : k8s_late_udp_limit(q);
+	size_t max = s->h.tcp ? KNOT_WIRE_MAX_PKTSIZE : k8s_late_udp_limit(q);
 	knot_pkt_t *r = knot_pkt_new(w->out + 2, max, &w->mm);
 	if (r == NULL || knot_pkt_init_response(r, q) != KNOT_EOK ||
 	    (knot_pkt_has_edns(q) && knot_pkt_reserve(r, OPT_RESERVE) != KNOT_EOK) ||
@@ -193,7 +180,7 @@ static bool slot_try(k8s_cold_t *w, slot_t *s, uint64_t now)
 {
 	bool waits = false;
 	knot_pkt_t *r = NULL;
-	knot_pkt_t *q = knot_pkt_new(s->wire, s->len, &w->mm);
+	knot_pkt_t *q = knot_pkt_new(s->wire, s->h.len, &w->mm);
 	if (q == NULL || knot_pkt_parse(q, 0) != KNOT_EOK) {
 		goto done;
 	}
@@ -210,7 +197,7 @@ static bool slot_try(k8s_cold_t *w, slot_t *s, uint64_t now)
 		goto done;
 	}
 	bool cold = false;
-	k8s_answer_t res = w->answer(w->ctx, q, lower, &s->remote, r, &w->mm, &cold);
+	k8s_answer_t res = w->answer(w->ctx, q, lower, &s->h.remote, r, &w->mm, &cold);
 	if (cold && now < s->deadline_ms) {
 		urcu_memb_read_unlock();
 		waits = true;
@@ -266,21 +253,19 @@ static void *cold_run(void *arg)
 	// The worker asked for the name; a retry only looks it up (upstream.h says why).
 	k8s_upstream_asks_off();
 	bool waiting = false;
-	while (!atomic_load(&w->stop)) {
-		struct pollfd pfd = { .fd = w->wake_fd, .events = POLLIN };
+	while (!k8s_slots_stopping(&w->handoff)) {
+		struct pollfd pfd = { .fd = w->handoff.wake_fd, .events = POLLIN };
 		if (poll(&pfd, 1, waiting ? K8S_COLD_TICK_MS : -1) < 0 && errno != EINTR) {
 			break;
 		}
 		if (pfd.revents != 0) {
-			uint64_t value;
-			(void)!read(w->wake_fd, &value, sizeof(value));
+			k8s_slots_woken(&w->handoff);
 		}
 		uint64_t now = k8s_now_ms();
 		waiting = false;
 		for (size_t i = 0; i < K8S_COLD_SLOTS; i++) {
-			slot_t *s = &w->slots[i];
-			if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_READY &&
-			    slot_try(w, s, now)) {
+			slot_t *s = (slot_t *)k8s_slots_ready(&w->handoff, i);
+			if (s != NULL && slot_try(w, s, now)) {
 				waiting = true;
 			}
 		}
@@ -299,13 +284,12 @@ k8s_cold_t *k8s_cold_new(k8s_cold_answer_fn answer, void *ctx)
 	w->answer = answer;
 	w->ctx = ctx;
 	w->mm = (knot_mm_t){ .ctx = w, .alloc = arena_alloc };
-	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (w->wake_fd < 0) {
+	if (k8s_slots_init(&w->handoff, w->slots, K8S_COLD_SLOTS, sizeof(slot_t)) != KNOT_EOK) {
 		free(w);
 		return NULL;
 	}
 	if (pthread_create(&w->thread, NULL, cold_run, w) != 0) {
-		close(w->wake_fd);
+		k8s_slots_deinit(&w->handoff);
 		free(w);
 		return NULL;
 	}
@@ -317,17 +301,7 @@ void k8s_cold_free(k8s_cold_t *w)
 	if (w == NULL) {
 		return;
 	}
-	atomic_store(&w->stop, true);
-	uint64_t one = 1;
-	(void)!write(w->wake_fd, &one, sizeof(one));
-	pthread_join(w->thread, NULL);
-	for (size_t i = 0; i < K8S_COLD_SLOTS; i++) {
-		slot_t *s = &w->slots[i];
-		if (atomic_load(&s->state) == SLOT_READY && s->tcp) {
-			close(s->fd);
-		}
-	}
-	close(w->wake_fd);
+	k8s_slots_stop(&w->handoff, w->thread);
 	free(w);
 }
 
@@ -346,37 +320,22 @@ bool k8s_cold_handoff(k8s_cold_t *w, const uint8_t *wire, size_t len, int fd, bo
 			return false;
 		}
 	}
-	unsigned start = atomic_fetch_add_explicit(&w->slot_next, 1, memory_order_relaxed);
-	for (unsigned k = 0; k < 8; k++) {
-		slot_t *s = &w->slots[(start + k) % K8S_COLD_SLOTS];
-		int expected = SLOT_FREE;
-		if (!atomic_compare_exchange_strong(&s->state, &expected, SLOT_FILLING)) {
-			continue;
-		}
-		s->fd = tcp ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : fd;
-		if (s->fd < 0) {
-			atomic_store(&s->state, SLOT_FREE);
-			return false;
-		}
-		s->tcp = tcp;
-		s->len = len;
-		s->remote = *remote;
-		memcpy(s->wire, wire, len);
-		s->soa_len = 0;
-		if (soa_rd != NULL) {
-			memcpy(s->soa_owner, soa->owner, soa_owner_len);
-			memcpy(s->soa_rdata, soa_rd->data, soa_rd->len);
-			s->soa_len = soa_rd->len;
-			s->soa_ttl = soa->ttl;
-		}
-		s->deadline_ms = k8s_now_ms() + K8S_COLD_DEADLINE_MS;
-		atomic_fetch_add(&w->waiting, 1);
-		atomic_store_explicit(&s->state, SLOT_READY, memory_order_release);
-		uint64_t one = 1;
-		(void)!write(w->wake_fd, &one, sizeof(one));
-		return true;
+	slot_t *s = (slot_t *)k8s_slots_claim(&w->handoff, fd, tcp, len, remote);
+	if (s == NULL) {
+		return false;
 	}
-	return false;
+	memcpy(s->wire, wire, len);
+	s->soa_len = 0;
+	if (soa_rd != NULL) {
+		memcpy(s->soa_owner, soa->owner, soa_owner_len);
+		memcpy(s->soa_rdata, soa_rd->data, soa_rd->len);
+		s->soa_len = soa_rd->len;
+		s->soa_ttl = soa->ttl;
+	}
+	s->deadline_ms = k8s_now_ms() + K8S_COLD_DEADLINE_MS;
+	atomic_fetch_add(&w->waiting, 1);
+	k8s_slots_publish(&w->handoff, &s->h);
+	return true;
 }
 
 size_t k8s_cold_waiting(const k8s_cold_t *w)

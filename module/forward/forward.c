@@ -16,14 +16,12 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/random.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -34,6 +32,8 @@
 #include "dnsquery.h"
 #include "forward.h"
 #include "late.h"
+#include "slots.h"
+#include "sockaddr.h"
 
 /*! \brief Hand-over slots between the workers and the thread. */
 #define SLOT_COUNT 256
@@ -49,14 +49,8 @@
 #define LOG_EVERY_MS 10000
 #define LOOP_LABEL "\x0c""mod-k8s-loop"
 
-enum { SLOT_FREE = 0, SLOT_FILLING, SLOT_READY };
-
 typedef struct {
-	atomic_int state;
-	int fd;
-	bool tcp;
-	uint16_t len;
-	struct sockaddr_storage remote;
+	k8s_slot_t h;  /*!< First: the hand-over's state, the client, the query's length. */
 	uint8_t wire[K8S_FWD_QUERY_MAX];
 } slot_t;
 
@@ -128,9 +122,7 @@ struct k8s_fwd {
 
 	// Shared with the workers.
 	slot_t slots[SLOT_COUNT];
-	atomic_uint slot_next;
-	int wake_fd;
-	atomic_bool stop;
+	k8s_slots_t handoff;  /*!< Over \a slots. */
 	atomic_uint_fast64_t dropped;
 	_Atomic uint64_t loop_token;
 	atomic_bool loop_seen[K8S_FWD_SERVERS_MAX];
@@ -471,21 +463,19 @@ static void name_new(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint1
 static void drain(k8s_fwd_t *f, uint64_t now)
 {
 	for (size_t i = 0; i < SLOT_COUNT; i++) {
-		slot_t *slot = &f->slots[i];
-		if (atomic_load_explicit(&slot->state, memory_order_acquire) != SLOT_READY) {
+		slot_t *slot = (slot_t *)k8s_slots_ready(&f->handoff, i);
+		if (slot == NULL) {
 			continue;
 		}
 		waiter_t *w = malloc(sizeof(*w));
 		if (w != NULL) {
-			w->fd = slot->fd;
-			w->tcp = slot->tcp;
-			w->len = slot->len;
-			w->remote = slot->remote;
-			memcpy(w->wire, slot->wire, slot->len);
-		} else if (slot->tcp) {
-			close(slot->fd);
+			w->fd = slot->h.fd;
+			w->tcp = slot->h.tcp;
+			w->len = slot->h.len;
+			w->remote = slot->h.remote;
+			memcpy(w->wire, slot->wire, slot->h.len);
 		}
-		atomic_store_explicit(&slot->state, SLOT_FREE, memory_order_release);
+		k8s_slots_release(&slot->h, w == NULL);  // Else the waiter holds the TCP duplicate.
 		if (w == NULL) {
 			continue;
 		}
@@ -559,8 +549,7 @@ bool k8s_fwd_loop_probe(k8s_fwd_t *f, const knot_dname_t *lower)
 	unsigned long idx = strtoul(end + 1, &end, 10);
 	if (*end == '\0' && idx < f->server_count && token == atomic_load(&f->loop_token)) {
 		atomic_store(&f->loop_seen[idx], true);
-		uint64_t one = 1;
-		(void)!write(f->wake_fd, &one, sizeof(one));
+		k8s_slots_wake(&f->handoff);
 	}
 	return true;
 }
@@ -707,7 +696,7 @@ static void *forward_run(void *arg)
 		k8s_logf(&f->log, LOG_ERR, "forward, no memory for the thread: nothing is forwarded");
 		goto out;
 	}
-	while (!atomic_load(&f->stop)) {
+	while (!k8s_slots_stopping(&f->handoff)) {
 		uint64_t now = k8s_now_ms();
 		loops_check(f);
 		drain(f, now);
@@ -716,7 +705,7 @@ static void *forward_run(void *arg)
 		stats_push(f, now);
 
 		nfds_t count = 1;
-		fds[0] = (struct pollfd){ .fd = f->wake_fd, .events = POLLIN };
+		fds[0] = (struct pollfd){ .fd = f->handoff.wake_fd, .events = POLLIN };
 		for (size_t i = 0; i < f->name_count; i++) {
 			name_t *n = f->names[i];
 			for (unsigned a = 0; a < n->att_count; a++) {
@@ -746,8 +735,7 @@ static void *forward_run(void *arg)
 			break;
 		}
 		if (fds[0].revents != 0) {
-			uint64_t value;
-			(void)!read(f->wake_fd, &value, sizeof(value));
+			k8s_slots_woken(&f->handoff);
 		}
 		now = k8s_now_ms();
 		for (nfds_t k = 1; k < count; k++) {
@@ -811,26 +799,6 @@ static int conf_copy(k8s_fwd_conf_t *dst, const k8s_fwd_conf_t *src)
 	return KNOT_EOK;
 }
 
-static void addr_text(const struct sockaddr_storage *ss, char *out, size_t len)
-{
-	char host[INET6_ADDRSTRLEN] = "?";
-	uint16_t port;
-	if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
-		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
-		port = ntohs(in6->sin6_port);
-	} else {
-		const struct sockaddr_in *in4 = (const struct sockaddr_in *)ss;
-		inet_ntop(AF_INET, &in4->sin_addr, host, sizeof(host));
-		port = ntohs(in4->sin_port);
-	}
-	if (port == 53) {
-		snprintf(out, len, "%s", host);
-	} else {
-		snprintf(out, len, "%s@%u", host, port);
-	}
-}
-
 k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
                        k8s_fwd_stats_fn stats, void *stats_ctx)
 {
@@ -842,7 +810,7 @@ k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
 	if (f == NULL) {
 		return NULL;
 	}
-	f->wake_fd = -1;
+	f->handoff.wake_fd = -1;
 	f->log = *log;
 	f->stats_fn = stats;
 	f->stats_ctx = stats_ctx;
@@ -860,14 +828,14 @@ k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
 			}
 			server_t *s = &f->servers[f->server_count++];
 			s->addr = conf->groups[g].servers[i];
-			addr_text(&s->addr, s->text, sizeof(s->text));
+			k8s_sockaddr_text(&s->addr, s->text, sizeof(s->text));
 			s->probe.fd = -1;
 			s->loop_probe.fd = -1;
 		}
 	}
 	f->names = calloc(conf->max_pending, sizeof(*f->names));
-	f->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (f->names == NULL || f->wake_fd < 0 ||
+	if (f->names == NULL ||
+	    k8s_slots_init(&f->handoff, f->slots, SLOT_COUNT, sizeof(slot_t)) != KNOT_EOK ||
 	    k8s_fwd_cache_init(&f->cache, conf->cache_size) != KNOT_EOK) {
 		goto fail;
 	}
@@ -877,9 +845,7 @@ k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
 	return f;
 fail:
 	k8s_fwd_cache_deinit(&f->cache);
-	if (f->wake_fd >= 0) {
-		close(f->wake_fd);
-	}
+	k8s_slots_deinit(&f->handoff);
 	free(f->names);
 	k8s_fwd_conf_deinit(&f->conf);
 	free(f);
@@ -891,18 +857,9 @@ void k8s_fwd_free(k8s_fwd_t *f)
 	if (f == NULL) {
 		return;
 	}
-	atomic_store(&f->stop, true);
-	uint64_t one = 1;
-	(void)!write(f->wake_fd, &one, sizeof(one));
-	pthread_join(f->thread, NULL);
-	for (size_t i = 0; i < SLOT_COUNT; i++) {
-		if (atomic_load(&f->slots[i].state) == SLOT_READY && f->slots[i].tcp) {
-			close(f->slots[i].fd);
-		}
-	}
+	k8s_slots_stop(&f->handoff, f->thread);
 	urcu_memb_barrier();
 	k8s_fwd_cache_deinit(&f->cache);
-	close(f->wake_fd);
 	free(f->names);
 	k8s_fwd_conf_deinit(&f->conf);
 	free(f);
@@ -941,29 +898,13 @@ bool k8s_fwd_handoff(k8s_fwd_t *f, const uint8_t *wire, size_t len, int fd, bool
 		atomic_fetch_add(&f->dropped, 1);
 		return false;
 	}
-	unsigned start = atomic_fetch_add_explicit(&f->slot_next, 1, memory_order_relaxed);
-	for (unsigned k = 0; k < 8; k++) {
-		slot_t *slot = &f->slots[(start + k) % SLOT_COUNT];
-		int expected = SLOT_FREE;
-		if (!atomic_compare_exchange_strong(&slot->state, &expected, SLOT_FILLING)) {
-			continue;
-		}
-		slot->fd = tcp ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : fd;
-		if (slot->fd < 0) {
-			atomic_store(&slot->state, SLOT_FREE);
-			break;
-		}
-		slot->tcp = tcp;
-		slot->len = len;
-		if (!tcp) {
-			slot->remote = *remote;
-		}
-		memcpy(slot->wire, wire, len);
-		atomic_store_explicit(&slot->state, SLOT_READY, memory_order_release);
-		uint64_t one = 1;
-		(void)!write(f->wake_fd, &one, sizeof(one));
-		return true;
+	// TCP answers go on the connection: the address is not read.
+	slot_t *slot = (slot_t *)k8s_slots_claim(&f->handoff, fd, tcp, len, tcp ? NULL : remote);
+	if (slot == NULL) {
+		atomic_fetch_add(&f->dropped, 1);
+		return false;
 	}
-	atomic_fetch_add(&f->dropped, 1);
-	return false;
+	memcpy(slot->wire, wire, len);
+	k8s_slots_publish(&f->handoff, &slot->h);
+	return true;
 }

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "forward.h"
+#include "sockaddr.h"
 
 void k8s_fwd_conf_deinit(k8s_fwd_conf_t *conf)
 {
@@ -37,16 +38,6 @@ void k8s_fwd_conf_deinit(k8s_fwd_conf_t *conf)
 	free(conf->groups);
 	conf->groups = NULL;
 	conf->group_count = 0;
-}
-
-static bool addr_equal(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
-{
-	if (a->ss_family != b->ss_family) {
-		return false;
-	}
-	size_t len = (a->ss_family == AF_INET6) ? sizeof(struct sockaddr_in6)
-	                                         : sizeof(struct sockaddr_in);
-	return memcmp(a, b, len) == 0;
 }
 
 bool k8s_fwd_conf_equal(const k8s_fwd_conf_t *a, const k8s_fwd_conf_t *b)
@@ -63,7 +54,7 @@ bool k8s_fwd_conf_equal(const k8s_fwd_conf_t *a, const k8s_fwd_conf_t *b)
 			return false;
 		}
 		for (size_t j = 0; j < x->count; j++) {
-			if (!addr_equal(&x->servers[j], &y->servers[j])) {
+			if (!k8s_sockaddr_equal(&x->servers[j], &y->servers[j])) {
 				return false;
 			}
 		}
@@ -90,19 +81,7 @@ int k8s_fwd_addr_parse(const char *text, struct sockaddr_storage *addr)
 			return KNOT_EINVAL;
 		}
 	}
-	memset(addr, 0, sizeof(*addr));
-	struct sockaddr_in *in4 = (struct sockaddr_in *)addr;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)addr;
-	if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
-		in4->sin_family = AF_INET;
-		in4->sin_port = htons(port);
-	} else if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(port);
-	} else {
-		return KNOT_EINVAL;
-	}
-	return KNOT_EOK;
+	return k8s_sockaddr_set(addr, host, port);
 }
 
 int k8s_fwd_stub_parse(const char *text, k8s_fwd_group_t *group, char *msg, size_t msglen)

@@ -48,20 +48,6 @@ typedef struct {
 	char *at;
 } pack_t;
 
-static const char *PROTO_NAMES[K8S_PROTO_COUNT] = {
-	[K8S_PROTO_TCP]  = "tcp",
-	[K8S_PROTO_UDP]  = "udp",
-	[K8S_PROTO_SCTP] = "sctp",
-};
-
-const char *k8s_proto_name(k8s_proto_t proto)
-{
-	if ((unsigned)proto >= K8S_PROTO_COUNT) {
-		return "unknown";
-	}
-	return PROTO_NAMES[proto];
-}
-
 /* --- validation ---------------------------------------------------------------- */
 
 static char lower(char c)

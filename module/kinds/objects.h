@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "proto.h"
+
 /*! \brief Resource kinds the watcher reads. */
 typedef enum {
 	K8S_SERVICE = 0,
@@ -57,17 +59,6 @@ typedef struct {
 	uint8_t family;
 	uint8_t bytes[16];
 } k8s_ip_t;
-
-/*! \brief Transport protocols of ports. */
-typedef enum {
-	K8S_PROTO_TCP = 0,
-	K8S_PROTO_UDP,
-	K8S_PROTO_SCTP,
-	K8S_PROTO_COUNT
-} k8s_proto_t;
-
-/*! \brief Lowercase protocol name without underscore ("tcp"). */
-const char *k8s_proto_name(k8s_proto_t proto);
 
 /*! \brief A service, slice or import port. */
 typedef struct {
@@ -194,7 +185,7 @@ typedef struct {
  * \param errlen  Size of \a err.
  *
  * \retval KNOT_EOK     decoded.
- * \retval KNOT_ESPACE  too many JSON values or objects (k8s_json_bounded(), events.h): not parsed.
+ * \retval KNOT_ESPACE  too many JSON values or objects (k8s_json_bounded(), jsonstrict.h): not parsed.
  * \retval KNOT_EMALF   not JSON, or not an object.
  * \retval KNOT_EINVAL  a required field is missing or invalid (e.g. a name that is no DNS label).
  * \retval KNOT_ENOMEM  out of memory.

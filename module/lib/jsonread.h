@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "jsonstrict.h"
 #include "objects.h"
 
 /*! A string inside the json-c tree; ptr is NULL when absent. */
@@ -32,19 +33,6 @@ typedef struct {
 	const char *ptr;
 	size_t len;
 } str_t;
-
-/*! Writes a lowercase reason into \a err (which may be NULL). */
-__attribute__((format(printf, 3, 4)))
-static inline void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (err == NULL || errlen == 0) {
-		return;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static inline json_object *get_field(json_object *parent, const char *key, json_type type)
 {
@@ -111,12 +99,6 @@ static inline size_t arr_len(json_object *arr)
 {
 	return (arr != NULL) ? json_object_array_length(arr) : 0;
 }
-
-/*!
- * Parses exactly one JSON value filling \a text (trailing whitespace allowed),
- * within k8s_json_bounded() (events.c).
- */
-int k8s_json_parse(const char *text, size_t len, json_object **root, char *err, size_t errlen);
 
 /*! Decodes an object from its parsed tree, as k8s_object_decode() (objects.c). */
 int k8s_object_decode_json(k8s_kind_t kind, json_object *root, k8s_object_t **obj,

@@ -17,7 +17,10 @@
 /*!
  * \file
  *
- * \brief JSON parsed strictly, with every json-c that Debian ships.
+ * \brief JSON parsed strictly, with every json-c that Debian ships, and only within
+ * bounds: its values and objects counted before json-c builds a tree (k8s_json_bounded()).
+ * Shared by the API's texts (events.c, jsonsplit.c), the objects' decoders (objects.c),
+ * the stub zones (fedstub.c) and kube-dns's ConfigMap (kubedns_conf.c).
  *
  * json-c 0.18 (Debian 13) refuses, in strict mode, every string holding a byte above
  * 0x7f (it compares a signed char with the control characters' 0x1f; json-c issues
@@ -29,6 +32,54 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/*! Writes a lowercase reason into \a err (which may be NULL). */
+__attribute__((format(printf, 3, 4)))
+static inline void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (err == NULL || errlen == 0) {
+		return;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/*!
+ * \brief Most JSON values (objects, arrays, strings, numbers, literals; keys not
+ * counted) in one object or event: an EndpointSlice of 1000 endpoints with 100
+ * addresses each has about 120,000. json-c spends 64 to 144 bytes on each.
+ */
+#define K8S_JSON_VALUES_MAX (256u * 1024)
+
+/*!
+ * \brief Most JSON objects in one object or event: json-c spends about 800 bytes
+ * on each, so 3 MiB of "{}," would take 800 MiB.
+ */
+#define K8S_JSON_OBJECTS_MAX (64u * 1024)
+
+/*!
+ * \brief Whether json-c may build a tree of \a text: within K8S_JSON_VALUES_MAX and
+ * K8S_JSON_OBJECTS_MAX. Counts without allocating; malformed text is left to json-c.
+ *
+ * \retval KNOT_EOK     within the limits.
+ * \retval KNOT_ESPACE  over one (\a err says which; may be NULL).
+ */
+int k8s_json_bounded(const char *text, size_t len, char *err, size_t errlen);
+
+/*!
+ * \brief Parses exactly one JSON value filling \a text (trailing whitespace allowed),
+ * within k8s_json_bounded(), strictly (k8s_json_tokener_parse()), at most 128 deep.
+ *
+ * \retval KNOT_EOK     \a root holds the value (the caller puts it).
+ * \retval KNOT_ESPACE  over a limit of k8s_json_bounded().
+ * \retval KNOT_EMALF   not one JSON value (\a err says why; may be NULL).
+ */
+int k8s_json_parse(const char *text, size_t len, json_object **root, char *err, size_t errlen);
 
 /*!
  * \brief json_tokener_parse_ex() of \a text in strict mode (JSON_TOKENER_STRICT), \a tok

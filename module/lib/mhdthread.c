@@ -14,7 +14,9 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -22,6 +24,16 @@
 
 #include "clock.h"
 #include "mhdthread.h"
+
+unsigned k8s_mhdthread_flags(const struct sockaddr_storage *listen, uint16_t *port)
+{
+	if (listen->ss_family == AF_INET6) {
+		*port = ntohs(((const struct sockaddr_in6 *)listen)->sin6_port);
+		return MHD_USE_EPOLL | MHD_USE_IPv6;
+	}
+	*port = ntohs(((const struct sockaddr_in *)listen)->sin_port);
+	return MHD_USE_EPOLL;
+}
 
 static void *serve(void *arg)
 {

@@ -30,6 +30,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include <microhttpd.h>
 
@@ -58,6 +59,12 @@ typedef struct {
 	pthread_t thread;
 	bool started;
 } k8s_mhdthread_t;
+
+/*!
+ * \brief The daemon flags (MHD_USE_EPOLL, and MHD_USE_IPv6 for an IPv6 address) and
+ * the port (host order, out in \a port) to listen on \a listen: both endpoints' start.
+ */
+unsigned k8s_mhdthread_flags(const struct sockaddr_storage *listen, uint16_t *port);
 
 /*!
  * \brief Starts the thread that drives `daemon` (started with MHD_USE_EPOLL); the

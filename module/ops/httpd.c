@@ -35,6 +35,7 @@
 #include "httpd.h"
 #include "mhdthread.h"
 #include "metrics.h"
+#include "sockaddr.h"
 
 typedef struct {
 	k8s_httpd_conf_t conf;
@@ -241,14 +242,8 @@ static httpd_t *httpd_start(const k8s_httpd_conf_t *conf, char *err, size_t errl
 		return NULL;
 	}
 	h->conf.lameduck_file = NULL;
-	unsigned flags = MHD_USE_EPOLL;
 	uint16_t port;
-	if (conf->listen.ss_family == AF_INET6) {
-		flags |= MHD_USE_IPv6;
-		port = ntohs(((const struct sockaddr_in6 *)&conf->listen)->sin6_port);
-	} else {
-		port = ntohs(((const struct sockaddr_in *)&conf->listen)->sin_port);
-	}
+	unsigned flags = k8s_mhdthread_flags(&conf->listen, &port);
 	struct MHD_Daemon *daemon = MHD_start_daemon(flags, port, NULL, NULL, handle, h,
 		MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&conf->listen,
 		// A restarted knotd binds at once while the old one's connections linger.
@@ -272,16 +267,6 @@ static httpd_t *httpd_start(const k8s_httpd_conf_t *conf, char *err, size_t errl
 	return h;
 }
 
-static bool same_address(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
-{
-	if (a->ss_family != b->ss_family) {
-		return false;
-	}
-	size_t len = (a->ss_family == AF_INET6) ? sizeof(struct sockaddr_in6)
-	                                        : sizeof(struct sockaddr_in);
-	return memcmp(a, b, len) == 0;
-}
-
 int k8s_httpd_acquire(const k8s_httpd_conf_t *conf, bool *shared, char *err, size_t errlen)
 {
 	pthread_mutex_lock(&httpd_lock);
@@ -293,7 +278,7 @@ int k8s_httpd_acquire(const k8s_httpd_conf_t *conf, bool *shared, char *err, siz
 			return KNOT_ERROR;
 		}
 	} else {
-		*shared = !same_address(&running->conf.listen, &conf->listen);
+		*shared = !k8s_sockaddr_equal(&running->conf.listen, &conf->listen);
 	}
 	refs++;
 	pthread_mutex_unlock(&httpd_lock);

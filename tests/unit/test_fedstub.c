@@ -46,7 +46,7 @@ static int body(const char *text, k8s_fedstub_t *fed)
 static const char *ns_text(const k8s_fedstub_t *fed, size_t i)
 {
 	static char buf[64];
-	k8s_fedstub_addr_text(&fed->ns[i], buf, sizeof(buf));
+	k8s_sockaddr_text(&fed->ns[i], buf, sizeof(buf));
 	return buf;
 }
 
@@ -62,6 +62,19 @@ static void a_body_gives_the_nameservers_in_order(void **state)
 	                 KNOT_EOK);
 	assert_string_equal(ns_text(&fed, 0), "2001:db8::1@5353");
 	assert_string_equal(ns_text(&fed, 1), "127.0.0.1");
+}
+
+static void a_nameserver_given_twice_is_refused_another_port_is_another_one(void **state)
+{
+	k8s_fedstub_t fed;
+	assert_int_equal(body("{\"nameservers\": [\"10.0.0.1\", \"10.0.0.1@53\"]}", &fed),
+	                 KNOT_EINVAL);
+	assert_int_equal(body("{\"nameservers\": [\"2001:db8::1\", \"2001:db8:0::1\"]}", &fed),
+	                 KNOT_EINVAL);
+	assert_int_equal(body("{\"nameservers\": [\"10.0.0.1\", \"10.0.0.1@54\"]}", &fed),
+	                 KNOT_EOK);
+	assert_int_equal(fed.count, 2);
+	assert_string_equal(ns_text(&fed, 1), "10.0.0.1@54");
 }
 
 static void a_body_that_is_not_exactly_the_nameserver_list_is_refused(void **state)
@@ -218,6 +231,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_body_gives_the_nameservers_in_order),
+		cmocka_unit_test(a_nameserver_given_twice_is_refused_another_port_is_another_one),
 		cmocka_unit_test(a_body_that_is_not_exactly_the_nameserver_list_is_refused),
 		cmocka_unit_test(a_body_over_the_caps_is_refused),
 		cmocka_unit_test(a_static_value_is_name_and_nameservers),

@@ -35,6 +35,7 @@
 #include <libknot/errcode.h>
 
 #include "events.h"
+#include "jsonstrict.h"
 #include "objects.h"
 #include "reflector.h"
 #include "rfc3339.h"

@@ -1,0 +1,129 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+#include <fcntl.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <libknot/errcode.h>
+
+#include "slots.h"
+
+enum { SLOT_FREE = 0, SLOT_FILLING, SLOT_READY };
+
+/*! \brief Slots a worker tries before it gives up (never waiting). */
+#define CLAIM_TRIES 8
+
+static k8s_slot_t *slot_at(k8s_slots_t *slots, size_t i)
+{
+	return (k8s_slot_t *)((uint8_t *)slots->base + i * slots->size);
+}
+
+int k8s_slots_init(k8s_slots_t *slots, void *base, size_t count, size_t size)
+{
+	slots->base = base;
+	slots->count = count;
+	slots->size = size;
+	atomic_init(&slots->next, 0);
+	atomic_init(&slots->stop, false);
+	slots->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	return (slots->wake_fd < 0) ? KNOT_ENOMEM : KNOT_EOK;
+}
+
+k8s_slot_t *k8s_slots_claim(k8s_slots_t *slots, int fd, bool tcp, size_t len,
+                            const struct sockaddr_storage *remote)
+{
+	unsigned start = atomic_fetch_add_explicit(&slots->next, 1, memory_order_relaxed);
+	for (unsigned k = 0; k < CLAIM_TRIES; k++) {
+		k8s_slot_t *slot = slot_at(slots, (start + k) % slots->count);
+		int expected = SLOT_FREE;
+		if (!atomic_compare_exchange_strong(&slot->state, &expected, SLOT_FILLING)) {
+			continue;
+		}
+		slot->fd = tcp ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : fd;
+		if (slot->fd < 0) {
+			atomic_store(&slot->state, SLOT_FREE);
+			return NULL;
+		}
+		slot->tcp = tcp;
+		slot->len = len;
+		if (remote != NULL) {
+			slot->remote = *remote;
+		}
+		return slot;
+	}
+	return NULL;
+}
+
+void k8s_slots_publish(k8s_slots_t *slots, k8s_slot_t *slot)
+{
+	atomic_store_explicit(&slot->state, SLOT_READY, memory_order_release);
+	k8s_slots_wake(slots);
+}
+
+k8s_slot_t *k8s_slots_ready(k8s_slots_t *slots, size_t i)
+{
+	k8s_slot_t *slot = slot_at(slots, i);
+	return (atomic_load_explicit(&slot->state, memory_order_acquire) == SLOT_READY) ? slot
+	                                                                                 : NULL;
+}
+
+void k8s_slots_release(k8s_slot_t *slot, bool close_fd)
+{
+	if (close_fd && slot->tcp) {
+		close(slot->fd);
+	}
+	atomic_store_explicit(&slot->state, SLOT_FREE, memory_order_release);
+}
+
+void k8s_slots_wake(k8s_slots_t *slots)
+{
+	uint64_t one = 1;
+	(void)!write(slots->wake_fd, &one, sizeof(one));
+}
+
+void k8s_slots_woken(k8s_slots_t *slots)
+{
+	uint64_t value;
+	(void)!read(slots->wake_fd, &value, sizeof(value));
+}
+
+bool k8s_slots_stopping(k8s_slots_t *slots)
+{
+	return atomic_load(&slots->stop);
+}
+
+void k8s_slots_stop(k8s_slots_t *slots, pthread_t thread)
+{
+	atomic_store(&slots->stop, true);
+	k8s_slots_wake(slots);
+	pthread_join(thread, NULL);
+	for (size_t i = 0; i < slots->count; i++) {
+		k8s_slot_t *slot = k8s_slots_ready(slots, i);
+		if (slot != NULL && slot->tcp) {
+			close(slot->fd);
+		}
+	}
+	k8s_slots_deinit(slots);
+}
+
+void k8s_slots_deinit(k8s_slots_t *slots)
+{
+	if (slots->wake_fd >= 0) {
+		close(slots->wake_fd);
+		slots->wake_fd = -1;
+	}
+}

@@ -1,0 +1,104 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*!
+ * \file
+ *
+ * \brief The hand-over slots between knotd's workers and a module thread that answers
+ * late (forward.c for names outside our zones, coldwait.c for cold upstream names).
+ *
+ * A slot is FREE, FILLING (a worker claimed it by compare-and-swap and copies the query
+ * in) or READY (published with a release store, the thread woken through an eventfd);
+ * the thread takes a READY slot and sets it FREE again. A worker never waits and never
+ * allocates: with no FREE slot among the few it tries, the hand-over fails. A TCP
+ * connection is dup()ed into the slot; whoever holds the slot last closes that duplicate.
+ *
+ * The slots are the owner's array: each element starts with a k8s_slot_t, and
+ * k8s_slots_t knows them by their base and size (their payloads differ).
+ */
+
+#pragma once
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+/*! \brief What every slot starts with: its state and the client the answer goes to. */
+typedef struct {
+	atomic_int state;
+	int fd;                          /*!< knotd's UDP socket, or our dup() of the TCP connection. */
+	bool tcp;
+	uint16_t len;                    /*!< The query's wire length in the owner's payload. */
+	struct sockaddr_storage remote;  /*!< The client (UDP; kept for TCP where the owner reads it). */
+} k8s_slot_t;
+
+/*! \brief The slots, their wake-up and the thread's stop flag. */
+typedef struct {
+	void *base;            /*!< The first slot of the owner's array. */
+	size_t count;
+	size_t size;           /*!< Bytes from one slot to the next. */
+	atomic_uint next;      /*!< Where the next worker starts looking. */
+	atomic_bool stop;
+	int wake_fd;           /*!< An eventfd: the thread polls it, workers write it. */
+} k8s_slots_t;
+
+/*!
+ * \brief Sets up \a count slots of \a size bytes at \a base, all FREE (zeroed memory),
+ * and the eventfd. Returns KNOT_EOK, or KNOT_ENOMEM without an eventfd.
+ */
+int k8s_slots_init(k8s_slots_t *slots, void *base, size_t count, size_t size);
+
+/*!
+ * \brief Claims a FREE slot for a query of \a len bytes from \a fd (dup()ed for
+ * \a tcp) and \a remote: a worker's first step. Returns the slot, FILLING, with its
+ * header set and the owner's payload to fill, or NULL if the few slots tried are busy
+ * or the dup() failed.
+ */
+k8s_slot_t *k8s_slots_claim(k8s_slots_t *slots, int fd, bool tcp, size_t len,
+                            const struct sockaddr_storage *remote);
+
+/*! \brief Publishes a claimed slot to the thread, and wakes it. */
+void k8s_slots_publish(k8s_slots_t *slots, k8s_slot_t *slot);
+
+/*! \brief The \a i th slot if it is READY (the thread's read of it), else NULL. */
+k8s_slot_t *k8s_slots_ready(k8s_slots_t *slots, size_t i);
+
+/*!
+ * \brief Frees a READY slot for the workers. With \a close_fd, its TCP duplicate is
+ * closed; without, the caller took it.
+ */
+void k8s_slots_release(k8s_slot_t *slot, bool close_fd);
+
+/*! \brief Wakes the thread (its poll on \a wake_fd returns). */
+void k8s_slots_wake(k8s_slots_t *slots);
+
+/*! \brief Reads the eventfd's count after a wake-up, so that the next poll waits. */
+void k8s_slots_woken(k8s_slots_t *slots);
+
+/*! \brief Whether the thread is asked to stop. */
+bool k8s_slots_stopping(k8s_slots_t *slots);
+
+/*!
+ * \brief Stops the owner's \a thread (the flag, a wake-up, a join), then closes the
+ * TCP duplicates of the queries still waiting (they get no answer) and the eventfd.
+ */
+void k8s_slots_stop(k8s_slots_t *slots, pthread_t thread);
+
+/*! \brief Closes the eventfd of slots whose thread never started. */
+void k8s_slots_deinit(k8s_slots_t *slots);
