@@ -28,19 +28,12 @@ static int pod_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out
 	json_object *spec = get_obj(root, "spec");
 	json_object *status = get_obj(root, "status");
 
-	str_t node = get_str(spec, "nodeName");
-	if (node.ptr != NULL && !k8s_dns_subdomain_valid(node.ptr, node.len)) {
-		node = (str_t){ NULL, 0 };
-	}
-
 	k8s_pack_t p;
-	k8s_pod_t *pod = k8s_decode_alloc(sizeof(*pod), 0, k8s_meta_strings(m) + k8s_str_size(node),
-	                                  &p, NULL);
+	k8s_pod_t *pod = k8s_decode_alloc(sizeof(*pod), 0, k8s_meta_strings(m), &p, NULL);
 	if (pod == NULL) {
 		return KNOT_ENOMEM;
 	}
 	k8s_meta_pack(&pod->meta, K8S_POD, m, &p);
-	pod->node_name = k8s_pack_str(&p, node, false);
 
 	str_t phase = get_str(status, "phase");
 	bool finished = str_is(phase, "Succeeded") || str_is(phase, "Failed") ||
@@ -63,8 +56,7 @@ static uint64_t pod_digest(uint64_t h, const k8s_object_t *obj)
 	const k8s_pod_t *pod = (const k8s_pod_t *)obj;
 	h = k8s_digest_u64(h, pod->live);
 	h = k8s_digest_u64(h, pod->host_network);
-	h = k8s_digest_ips(h, pod->ips, pod->ip_count);
-	return k8s_digest_str(h, pod->node_name);
+	return k8s_digest_ips(h, pod->ips, pod->ip_count);
 }
 
 static void pod_write(k8s_form_writer_t *w, const k8s_object_t *obj)
@@ -74,7 +66,6 @@ static void pod_write(k8s_form_writer_t *w, const k8s_object_t *obj)
 	k8s_form_put_u(w, pod->live, 1);
 	k8s_form_put_u(w, pod->host_network, 1);
 	k8s_form_put_ips(w, pod->ips, pod->ip_count);
-	k8s_form_put_str(w, pod->node_name);
 }
 
 static k8s_object_t *pod_read(k8s_form_reader_t *r, size_t strings)
@@ -88,12 +79,11 @@ static k8s_object_t *pod_read(k8s_form_reader_t *r, size_t strings)
 	pod->live = k8s_form_get_bool(r);
 	pod->host_network = k8s_form_get_bool(r);
 	pod->ip_count = k8s_form_get_ips(r, pod->ips);
-	pod->node_name = k8s_form_get_str(r, K8S_FORM_SUBDOMAIN, false);
 	return &pod->meta;
 }
 
 const k8s_kind_def_t k8s_kind_pod = {
-	.plural = "pods", .field = "Pod", .namespaced = true, .name_is_label = false, .form = 1,
+	.plural = "pods", .field = "Pod", .namespaced = true, .name_is_label = false,
 	.decode = pod_decode, .digest = pod_digest,
 	.write = pod_write, .read = pod_read,
 };

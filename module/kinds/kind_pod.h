@@ -23,5 +23,4 @@ typedef struct {
 	bool host_network;         /*!< spec.hostNetwork: its IP is the node's. */
 	uint8_t ip_count;          /*!< status.podIPs (else status.podIP). */
 	k8s_ip_t ips[2];
-	const char *node_name;     /*!< spec.nodeName (a DNS subdomain), or NULL. */
 } k8s_pod_t;
