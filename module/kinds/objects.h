@@ -12,7 +12,8 @@
  * \brief Slim copies of Kubernetes API objects: only the fields DNS needs.
  *
  * The decoder turns the JSON of one API object (a LIST item or the object of
- * a watch event) into one of the structures below. Every decoded object is a
+ * a watch event) into its kind's structure (kind_*.h, included below; the kind's
+ * decoder, digest and snapshot form are in its kind_*.c). Every decoded object is a
  * single allocation (structure, arrays and strings packed behind it), released
  * with k8s_object_free(). Strings are NUL-terminated, lowercase where the API
  * guarantees case-insensitive meaning (names, hostnames, port names), and
