@@ -31,117 +31,7 @@
 #include "events.h"
 #include "jsonsplit.h"
 #include "reflector.h"
-
-#define PAGE_LIMIT_DEFAULT   500
-/*! A watch line is the object plus the {"type":...,"object":} envelope. */
-#define EVENT_ENVELOPE_MAX   128
-/*! Error bodies are read for the log line only. */
-#define ERROR_BODY_MAX       (64 * 1024)
-#define QUERY_MAX            (64 * 1024)
-/*! client-go asks for watches of a random length in [5, 10) minutes. */
-#define WATCH_TIMEOUT_MIN_S  300
-#define WATCH_TIMEOUT_SPAN_S 300
-/*! The watch's own total timeout: the server should end it first. */
-#define WATCH_TIMEOUT_MARGIN_S 60
-/*! The API server gives up on a LIST after 60 s; this only bounds a broken one. */
-#define LIST_TIMEOUT_S       300
-/*! A watch that ends this fast without an event is an error (client-go's VeryShortWatchError). */
-#define SHORT_WATCH_MS       1000
-#define DECODE_LOG_MS        (10 * 1000)
-/*! A Retry-After beyond the whole wait it can get (K8S_BACKOFF_RETRY_AFTER_MAX_MS) is cut here. */
-#define RETRY_AFTER_MAX_S    (K8S_BACKOFF_RETRY_AFTER_MAX_MS / 1000)
-/*! While backing off from an unreachable server, it is probed this often (plus up to half again). */
-#define PROBE_INTERVAL_MS    1000
-/*! A probe is a GET of this: small, cheap, and served by every API server. */
-#define PROBE_PATH           "/version"
-#define PROBE_TIMEOUT_S      3
-/*! A watch open this long counts as a success even without events (one cut at once does not). */
-#define WATCH_HEALTHY_MS     5000
-
-typedef enum {
-	OP_LIST = 0,   // A LIST page: the first (cont NULL) or the next one.
-	OP_WATCH,
-	OP_PROBE,      // A GET /version while backing off: is the server reachable again?
-} op_t;
-
-typedef enum {
-	BODY_NONE = 0, // Headers not seen yet.
-	BODY_LIST,     // 200 application/json to a LIST.
-	BODY_WATCH,    // 200 application/json to a WATCH.
-	BODY_ERROR,    // Anything else: buffered for the log line.
-} body_t;
-
-/*! Why the reflector itself stopped a transfer. */
-typedef enum {
-	ABORT_NONE = 0,
-	ABORT_ERROR_EVENT,  // A watch ERROR event (its Status is in ev_status).
-	ABORT_BAD_LIST,     // The LIST body is not a JSON object with items.
-} abort_t;
-
-struct k8s_reflector {
-	// What to read, copied from the configuration.
-	k8s_kind_t kind;
-	unsigned source;
-	char *paths[2];
-	char *label_selector;       // Escaped.
-	char *field_selector;       // Escaped.
-	bool optional;
-	unsigned page_limit;
-	long stall_s;
-	unsigned absent_retry_s;
-	size_t max_object;
-	char name[128];             // For log lines: kind, and the label selector if any.
-
-	k8s_api_t *api;
-	CURLM *multi;
-	k8s_sink_t sink;
-	void *sink_ctx;
-	const k8s_log_t *log;
-
-	CURL *easy;
-	struct curl_slist *headers;
-	bool active;                // The easy handle is in the multi handle.
-	char errbuf[CURL_ERROR_SIZE];
-
-	// What comes next.
-	op_t next_op;
-	uint64_t due_ms;
-	bool probing;               // Backing off from an unreachable server: probe before due_ms.
-	bool token_wait;            // Backing off after a 401: re-read the token file before due_ms.
-	uint64_t probe_ms;          // When the next probe (or token file check) is due.
-	bool unanswered;            // A transfer got no HTTP answer since the last one that did.
-	bool short_watch;           // The last watch ended at once without events.
-	unsigned path_idx;          // Index into paths: the one that answered last.
-
-	// The transfer in progress.
-	op_t op;
-	uint64_t started_ms;
-	body_t body;
-	abort_t abort;
-	long retry_after_s;         // Retry-After header, 0 if none.
-	uint64_t token_gen;         // The API client's token generation this transfer was sent with.
-	k8s_listsplit_t list;
-	k8s_linesplit_t lines;
-	k8s_buf_t errbody;
-	k8s_status_t ev_status;     // Status of an ERROR event.
-	uint64_t stream_events;     // Lines decoded in this watch (bookmarks too).
-
-	// The LIST in progress.
-	char *cont;                 // Continue token of the next page, NULL for a first page.
-	bool unpaged;               // Continue token expired: one list without limit.
-	bool rv_unavailable;        // A LIST at rv got 410 or "too large": list at "" (consistent).
-	bool paginated;             // A LIST at "0" came in pages: no watch cache, so keep paging.
-	size_t list_objects;
-	bool listed;                // A LIST completed once.
-	bool watched;               // A WATCH started once.
-
-	char rv[K8S_RV_MAX];        // Last resourceVersion: from the list, then every event.
-	k8s_backoff_t backoff;
-	uint64_t rng;
-	uint64_t decode_log_ms;
-	uint64_t decode_suppressed;
-	k8s_reflector_stats_t stats;
-};
+#include "reflector_priv.h"
 
 static const char *apierr_names[K8S_APIERR_COUNT] = {
 	[K8S_APIERR_NETWORK]      = "network",
@@ -172,46 +62,10 @@ static double rng_unit(k8s_reflector_t *r)
 	return (double)((r->rng * 0x2545F4914F6CDD1DULL) >> 11) / (double)(1ULL << 53);
 }
 
-static const char *op_name(op_t op)
-{
-	switch (op) {
-	case OP_WATCH: return "watch";
-	case OP_PROBE: return "probe";
-	default:       return "list";
-	}
-}
-
 /*! The next probe, jittered so that the reflectors do not probe in step. */
 static void probe_schedule(k8s_reflector_t *r, uint64_t now)
 {
 	r->probe_ms = now + PROBE_INTERVAL_MS + (uint64_t)(rng_unit(r) * PROBE_INTERVAL_MS / 2);
-}
-
-static void skip_error(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/*! Counts a skipped item or line and logs it, at most once per DECODE_LOG_MS. */
-static void skip_error(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err, const char *fmt, ...)
-{
-	r->stats.errors[err]++;
-	if (r->decode_log_ms != 0 && now - r->decode_log_ms < DECODE_LOG_MS) {
-		r->decode_suppressed++;
-		return;
-	}
-
-	char msg[384];
-	va_list args;
-	va_start(args, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, args);
-	va_end(args);
-	if (r->decode_suppressed > 0) {
-		k8s_logf(r->log, LOG_WARNING, "%s, %" PRIu64 " similar errors suppressed before",
-		         msg, r->decode_suppressed);
-	} else {
-		k8s_logf(r->log, LOG_WARNING, "%s", msg);
-	}
-	r->decode_log_ms = now;
-	r->decode_suppressed = 0;
 }
 
 /*! Schedules the next transfer. */
@@ -357,223 +211,6 @@ static int query_make(k8s_reflector_t *r, op_t op, long watch_timeout_s, k8s_buf
 	return ret;
 }
 
-/*! Moves the resume point to an event's resourceVersion. */
-static void rv_advance(k8s_reflector_t *r, const char *rv)
-{
-	// The watch started at an explicit version, so every event's version is a safe resume point.
-	if (rv[0] != '\0') {
-		snprintf(r->rv, sizeof(r->rv), "%s", rv);
-	}
-}
-
-/*!
- * An object too large to read (\a why): counted, logged, and named to the sink from
- * the \a head of its text, so that what is held of it is neither lost nor kept deleted.
- */
-static void too_large(k8s_reflector_t *r, const char *head, size_t len, const char *why)
-{
-	bool event = (r->op == OP_WATCH);
-	k8s_json_ident_t id;
-	bool named = k8s_json_ident(head, len, event, &id) == KNOT_EOK;
-	if (!k8s_kind_namespaced(r->kind)) {
-		id.ns[0] = '\0';
-	}
-	skip_error(r, k8s_now_ms(), K8S_APIERR_TOO_LARGE, "%s %s object %s%s%s skipped (%s)",
-	           op_name(r->op), r->name, id.ns, (id.ns[0] != '\0') ? "/" : "",
-	           named ? id.name : "without name", why);
-	if (!event) {
-		if (named) {
-			r->sink.too_large(r->sink_ctx, r->source, id.ns, id.name, false);
-		}
-		return;
-	}
-	// Like an event with an unusable object, it moved the collection on.
-	rv_advance(r, id.rv);
-	if (named && strcmp(id.type, "DELETED") == 0) {
-		r->sink.too_large(r->sink_ctx, r->source, id.ns, id.name, true);
-	} else if (named && (strcmp(id.type, "ADDED") == 0 || strcmp(id.type, "MODIFIED") == 0)) {
-		r->sink.too_large(r->sink_ctx, r->source, id.ns, id.name, false);
-	}
-}
-
-/*! The splitter dropped an item or line over max_object bytes; \a text is its head. */
-static int on_skip(void *ctx, const char *text, size_t len)
-{
-	k8s_reflector_t *r = ctx;
-	char why[64];
-	snprintf(why, sizeof(why), "larger than %zu bytes", r->max_object);
-	too_large(r, text, len, why);
-	return KNOT_EOK;
-}
-
-/*! Takes a LIST item: decoded and handed to the sink, or logged and skipped. */
-static int on_item(void *ctx, const char *text, size_t len)
-{
-	k8s_reflector_t *r = ctx;
-	uint64_t now = k8s_now_ms();
-	k8s_object_t *obj = NULL;
-	char err[128] = "";
-	int ret = k8s_object_decode(r->kind, text, len, &obj, err, sizeof(err));
-	if (ret == KNOT_ESPACE) {
-		too_large(r, text, len, err);
-		return KNOT_EOK;
-	} else if (ret != KNOT_EOK) {
-		skip_error(r, now, K8S_APIERR_DECODE, "list %s item skipped (%s)", r->name,
-		           err[0] != '\0' ? err : knot_strerror(ret));
-		return KNOT_EOK;
-	}
-	r->sink.upsert(r->sink_ctx, r->source, obj);
-	r->list_objects++;
-	r->stats.last_event_ms = now;
-	return KNOT_EOK;
-}
-
-/*! Takes a watch line: applies the event, records its resourceVersion, or stops on ERROR. */
-static int on_line(void *ctx, const char *text, size_t len)
-{
-	k8s_reflector_t *r = ctx;
-	uint64_t now = k8s_now_ms();
-	k8s_event_t ev;
-	memset(&ev, 0, sizeof(ev)); // Its rv is read even when decoding fails.
-	char err[128] = "";
-	int ret = k8s_event_decode(r->kind, text, len, &ev, err, sizeof(err));
-	if (ret == KNOT_ESPACE) {
-		too_large(r, text, len, err);
-		return KNOT_EOK;
-	} else if (ret != KNOT_EOK) {
-		skip_error(r, now, K8S_APIERR_DECODE, "watch %s event skipped (%s)", r->name,
-		           err[0] != '\0' ? err : knot_strerror(ret));
-		// A well-formed event with an unusable object still moved the collection on.
-		rv_advance(r, ev.rv);
-		return KNOT_EOK;
-	}
-
-	r->stream_events++;
-	r->stats.last_event_ms = now;
-	// The watch delivers: whatever failed before is over (an ERROR event is a failure).
-	if (ev.type != K8S_EV_ERROR) {
-		k8s_backoff_reset(&r->backoff);
-		r->short_watch = false;
-	}
-	switch (ev.type) {
-	case K8S_EV_ADDED:
-	case K8S_EV_MODIFIED:
-		r->sink.upsert(r->sink_ctx, r->source, ev.obj);
-		r->stats.events++;
-		break;
-	case K8S_EV_DELETED:
-		r->sink.remove(r->sink_ctx, r->source, ev.obj);
-		r->stats.events++;
-		break;
-	case K8S_EV_BOOKMARK:
-		r->stats.bookmarks++;
-		break;
-	case K8S_EV_ERROR:
-		r->ev_status = ev.status;
-		r->abort = ABORT_ERROR_EVENT;
-		return KNOT_ECONNABORTED; // Ends the stream; done() acts on the Status.
-	}
-	rv_advance(r, ev.rv);
-	return KNOT_EOK;
-}
-
-/*! True for application/json, with or without parameters. */
-static bool is_json(const char *ctype)
-{
-	static const char json[] = "application/json";
-	if (ctype == NULL || strncasecmp(ctype, json, sizeof(json) - 1) != 0) {
-		return false;
-	}
-	char next = ctype[sizeof(json) - 1];
-	return next == '\0' || next == ';' || next == ' ';
-}
-
-/*! Once the response headers are in: a stream to split, or an error body to keep. */
-static void body_decide(k8s_reflector_t *r)
-{
-	long code = 0;
-	const char *ctype = NULL;
-	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
-	curl_easy_getinfo(r->easy, CURLINFO_CONTENT_TYPE, &ctype);
-	if (code != 200 || !is_json(ctype) || r->op == OP_PROBE) {
-		r->body = BODY_ERROR;
-		return;
-	}
-
-	if (r->op == OP_WATCH) {
-		r->body = BODY_WATCH;
-		r->stats.connected = true;
-		return;
-	}
-	r->body = BODY_LIST;
-	if (r->cont == NULL) {
-		// A first page: what the sink holds and this list does not name goes at list_end.
-		r->list_objects = 0;
-		r->sink.list_begin(r->sink_ctx, r->source);
-	}
-}
-
-static size_t on_header(char *data, size_t size, size_t nmemb, void *ctx)
-{
-	k8s_reflector_t *r = ctx;
-	size_t len = size * nmemb;
-	static const char retry_after[] = "retry-after:";
-	if (len > sizeof(retry_after) && strncasecmp(data, retry_after, sizeof(retry_after) - 1) == 0) {
-		// Only the delay-seconds form, as client-go reads it.
-		char value[24];
-		size_t vlen = len - (sizeof(retry_after) - 1);
-		vlen = (vlen < sizeof(value)) ? vlen : sizeof(value) - 1;
-		memcpy(value, data + sizeof(retry_after) - 1, vlen);
-		value[vlen] = '\0';
-		char *end = NULL;
-		long secs = strtol(value, &end, 10);
-		if (end != value && secs > 0) {
-			r->retry_after_s = secs;
-		}
-	} else if (r->body == BODY_NONE && (len <= 2 && (data[0] == '\r' || data[0] == '\n'))) {
-		long code = 0;
-		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
-		if (code >= 200) { // Not an interim 1xx response.
-			body_decide(r);
-		}
-	}
-	return len;
-}
-
-static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
-{
-	k8s_reflector_t *r = ctx;
-	size_t len = size * nmemb;
-	if (r->body == BODY_NONE) {
-		body_decide(r);
-	}
-
-	int ret = KNOT_EOK;
-	switch (r->body) {
-	case BODY_LIST:
-		ret = k8s_listsplit_feed(&r->list, data, len, on_item, r);
-		if (ret != KNOT_EOK) {
-			r->abort = ABORT_BAD_LIST;
-			return 0;
-		}
-		break;
-	case BODY_WATCH:
-		ret = k8s_linesplit_feed(&r->lines, data, len, on_line, r);
-		if (ret != KNOT_EOK) {
-			return 0; // An ERROR event: end the transfer.
-		}
-		break;
-	default:
-		// Only the start of an error body is of use for the log line.
-		if (r->errbody.len < ERROR_BODY_MAX) {
-			size_t room = ERROR_BODY_MAX - r->errbody.len;
-			(void)k8s_buf_append(&r->errbody, data, (len < room) ? len : room, ERROR_BODY_MAX);
-		}
-		break;
-	}
-	return len;
-}
-
 /*! Ends the transfer's own state: handle out of the multi, headers wiped, splitters freed. */
 static void transfer_end(k8s_reflector_t *r)
 {
@@ -624,13 +261,13 @@ static int transfer_start(k8s_reflector_t *r, op_t op, uint64_t now)
 		rc = curl_easy_setopt(r->easy, CURLOPT_ERRORBUFFER, r->errbuf);
 	}
 	if (rc == CURLE_OK) {
-		rc = curl_easy_setopt(r->easy, CURLOPT_HEADERFUNCTION, on_header);
+		rc = curl_easy_setopt(r->easy, CURLOPT_HEADERFUNCTION, k8s_reflector_on_header);
 	}
 	if (rc == CURLE_OK) {
 		rc = curl_easy_setopt(r->easy, CURLOPT_HEADERDATA, r);
 	}
 	if (rc == CURLE_OK) {
-		rc = curl_easy_setopt(r->easy, CURLOPT_WRITEFUNCTION, on_body);
+		rc = curl_easy_setopt(r->easy, CURLOPT_WRITEFUNCTION, k8s_reflector_on_body);
 	}
 	if (rc == CURLE_OK) {
 		rc = curl_easy_setopt(r->easy, CURLOPT_WRITEDATA, r);
@@ -651,11 +288,11 @@ static int transfer_start(k8s_reflector_t *r, op_t op, uint64_t now)
 	memset(&r->ev_status, 0, sizeof(r->ev_status));
 	if (op == OP_WATCH) {
 		k8s_linesplit_init(&r->lines, r->max_object + EVENT_ENVELOPE_MAX);
-		r->lines.on_skip = on_skip;
+		r->lines.on_skip = k8s_reflector_on_skip;
 		r->lines.skip_ctx = r;
 	} else if (op == OP_LIST) {
 		k8s_listsplit_init(&r->list, r->max_object);
-		r->list.on_skip = on_skip;
+		r->list.on_skip = k8s_reflector_on_skip;
 		r->list.skip_ctx = r;
 	}
 	r->active = true;
@@ -905,7 +542,7 @@ void k8s_reflector_done(k8s_reflector_t *r, CURLcode result, uint64_t now_ms)
 		return;
 	}
 	if (r->body == BODY_NONE && code != 0) {
-		body_decide(r); // A response without a body (e.g. a bare 401 or an empty 200).
+		k8s_reflector_body_decide(r); // A response without a body (e.g. a bare 401 or an empty 200).
 	}
 	char reason[CURL_ERROR_SIZE + 32];
 	snprintf(reason, sizeof(reason), "%s",

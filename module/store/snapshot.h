@@ -20,8 +20,9 @@
  * \brief The warm restart's snapshot: the store's objects, written to a file and read back.
  *
  * The payload of the snapshot file (snapfile.h) holds the slim objects the
- * store keeps, each in a compact binary form of its fields (module/store/snapshot.c
- * describes it), read back without the API's JSON decoder but with its checks.
+ * store keeps, each in a compact binary form of its fields (module/kinds/form.h
+ * describes it, each kind's kind_*.c holds its own), read back without the API's JSON
+ * decoder but with its checks.
  * Read back, a snapshot's objects go through the store like a LIST's, so that the
  * first real LIST replaces them: what it does not return is deleted, what it
  * returns unchanged changes nothing. The file is not trusted: framing, every
@@ -41,13 +42,11 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "form.h"
 #include "objects.h"
 #include "resources.h"
 #include "store.h"
 #include "watchconf.h"
-
-/*! \brief Longest object entry read (the binary form of one object); a longer one is not written. */
-#define K8S_SNAP_ENTRY_MAX (4 * 1024 * 1024)
 
 /*! \brief A snapshot read back: objects in file order, each with its source. */
 typedef struct {
@@ -61,7 +60,8 @@ typedef struct {
 
 /*!
  * \brief The fingerprint a snapshot carries: the watch settings that decide what is
- * held (k8s_watcher_conf_hash(), K8S_WCONF_HELD) and the resource table's sources.
+ * held (k8s_watcher_conf_hash(), K8S_WCONF_HELD), the resource table's sources and
+ * the kinds' form revisions (k8s_object_forms_hash()).
  */
 uint64_t k8s_snapshot_fingerprint(const k8s_watcher_conf_t *conf);
 

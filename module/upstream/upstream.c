@@ -38,145 +38,7 @@
 #include "timerheap.h"
 #include "upstream.h"
 #include "upstream_entry.h"
-
-#define MAX_QUERIES      32          /*!< Queries in flight at once. */
-#define ATTEMPTS         3           /*!< Per resolution, before backing off. */
-#define REFRESH_MIN_MS   1000
-#define BACKOFF_MAX_S    60
-#define STALE_MAX_S      300         /*!< How long past expiry a failing name keeps its answer. */
-#define LOG_PERIOD_MS    (60 * 1000) /*!< One failure line per name at most this often. */
-#define MAX_WAIT_MS      1000
-#define ASK_SLOTS        64          /*!< Names asked by queries, waiting for the resolver. */
-#define ASK_PROBE        4           /*!< Slots an ask tries before it is dropped. */
-#define MAX_ASKED        4096        /*!< Names kept resolved because queries asked for them. */
-
-
-typedef struct target target_t;
-typedef struct query query_t;
-
-/*! \brief Keeping one (name, qtype) resolved: resolver thread only. */
-typedef struct {
-	target_t *target;
-	uint16_t qtype;
-	k8s_timer_t timer;             /*!< When to resolve next; pos K8S_TIMER_IDLE: not scheduled. */
-	query_t *query;                /*!< In flight, or NULL (then it is scheduled, or resting). */
-	entry_t *entry;                /*!< Published answer, or NULL. */
-	unsigned backoff_s;            /*!< Last retry delay; 0 after a success. */
-	bool looked;                   /*!< Looked up or asked for since its last resolution began. */
-} job_t;
-
-/*! \brief A wanted name. */
-struct target {
-	/* Shared with the watcher thread, under the lock. */
-	unsigned wants;
-	bool queued;
-	target_t *next_queued;
-
-	/* Resolver thread only (read under the lock by the resolver). */
-	bool asked;                    /*!< Kept for queries that asked (k8s_upstream_ask). */
-	bool referenced;               /*!< Asked: looked up or asked again since the last eviction pass. */
-	bool kept;                     /*!< Asked: in the kept list, else in probation. */
-	target_t *asked_prev;          /*!< Asked: in the probation or the kept list. */
-	target_t *asked_next;
-	bool active;                   /*!< Its jobs are scheduled, in flight or resting. */
-	bool logged;
-	uint64_t logged_ms;            /*!< Last failure line. */
-	target_t *next;                /*!< While sorting a drained queue. */
-	job_t jobs[2];                 /*!< A, AAAA. */
-	uint8_t source[64];            /*!< Source-cluster label of a forwarder's key; [0] = 0: none. */
-	knot_dname_t name[];           /*!< Lowercase. */
-};
-
-/*! \brief A resolution in flight: up to ATTEMPTS queries, one after the other. */
-struct query {
-	job_t *job;                    /*!< NULL: slot free. */
-	unsigned attempt;
-	struct sockaddr_storage server; /*!< A forwarder's server of this attempt. */
-	k8s_dnsquery_t dq;
-};
-
-/*! \brief A name handed over by a query: free, being written, or ready for the resolver. */
-enum { ASK_FREE = 0, ASK_WRITING, ASK_READY };
-typedef struct {
-	atomic_uint state;
-	uint8_t source[64];
-	knot_dname_storage_t name;
-} ask_t;
-
-/*! \brief Asked targets in eviction order, the first goes first. */
-typedef struct {
-	target_t *head;
-	target_t *tail;
-	size_t count;
-} asked_list_t;
-
-
-struct k8s_upstream {
-	/* Readers. */
-	k8s_rcuhash_t cache;           /*!< (name, qtype) -> entry_t. */
-	ask_t *asks;                   /*!< ASK_SLOTS slots that queries write without a lock. */
-
-	/* Settings. */
-	struct sockaddr_storage server;
-	k8s_upstream_servers_t servers; /*!< A forwarder's choice of server per name, or NULL. */
-	void *servers_ctx;
-	uint16_t opt_code;             /*!< EDNS option carrying a target's source, 0: none. */
-	unsigned timeout_ms;
-	k8s_log_t log;
-	atomic_bool refresh;           /*!< Resolve every kept name again (the servers changed). */
-
-	/* Hand-over from the watcher thread (lock). */
-	pthread_mutex_t lock;
-	k8s_map_t names;               /*!< Presentation name -> target_t. */
-	target_t *queue_head;
-	target_t *queue_tail;
-	size_t queue_len;
-
-	/* Thread. */
-	pthread_t thread;
-	int wake_fd;                   /*!< eventfd: new work or stop. */
-	atomic_bool stop;
-
-	/* Resolver thread only. */
-	size_t asked;                  /*!< Targets kept because queries asked. */
-	atomic_size_t max_asked;       /*!< MAX_ASKED, or less in tests. */
-	asked_list_t probation;        /*!< Asked once: oldest first. */
-	asked_list_t kept;             /*!< Looked up again after an answer: a clock, the hand first. */
-	uint64_t full_logged_ms;       /*!< Last line about MAX_ASKED; 0: none yet. */
-	size_t active;                 /*!< Targets with scheduled jobs. */
-	k8s_timer_heap_t heap;         /*!< Scheduled jobs by due time. */
-	k8s_retire_t retire;
-	query_t queries[MAX_QUERIES];
-	size_t query_count;
-};
-
-
-/*! \brief Hash of a cache key: the name, the type and the source (a label, or NULL). */
-static uint32_t key_hash(const knot_dname_t *name, uint16_t qtype, const uint8_t *source)
-{
-	uint8_t key[2 + KNOT_DNAME_MAXLEN + 64] = { qtype & 0xff, qtype >> 8 };
-	size_t size = knot_dname_size(name);
-	memcpy(key + 2, name, size);
-	size += 2;
-	if (source != NULL && source[0] != 0) {
-		memcpy(key + size, source, 1 + source[0]);
-		size += 1 + source[0];
-	}
-	return k8s_hash(key, size);
-}
-
-/*! \brief True if an entry's source is \a source (NULL and the empty label are none). */
-static bool source_equal(const uint8_t *a, const uint8_t *b)
-{
-	size_t alen = (a != NULL) ? a[0] : 0, blen = (b != NULL) ? b[0] : 0;
-	return alen == blen && (alen == 0 || memcmp(a + 1, b + 1, alen) == 0);
-}
-
-/*!
- * \brief The map key of a target: its name as text, then a space and the source, if
- * any (knot_dname_to_str() escapes a space in a name, so no two keys meet).
- */
-typedef char key_text_t[sizeof(knot_dname_txt_storage_t) + 65];
+#include "upstream_priv.h"
 
 static uint32_t entry_hash(const void *elem)
 {
@@ -196,7 +58,7 @@ static const char *name_text(const knot_dname_t *name, knot_dname_txt_storage_t 
 	return buf;
 }
 
-static const char *key_text(const knot_dname_t *name, const uint8_t *source, key_text_t buf)
+const char *upstream_key_text(const knot_dname_t *name, const uint8_t *source, key_text_t buf)
 {
 	name_text(name, buf);
 	size_t len = strlen(buf);
@@ -224,7 +86,7 @@ static job_t *job_of(k8s_timer_t *timer)
 /* Cache: published to readers. */
 
 /*! \brief Takes the readers' mark on a job's entry (looked up since it was published). */
-static void job_harvest(job_t *job)
+void upstream_job_harvest(job_t *job)
 {
 	entry_t *e = job->entry;
 	// Read first: a write only where a reader wrote, so that readers keep the line shared.
@@ -251,7 +113,7 @@ static int cache_publish(k8s_upstream_t *u, job_t *job, entry_t *e)
 	return KNOT_EOK;
 }
 
-static void cache_drop(k8s_upstream_t *u, job_t *job)
+void upstream_cache_drop(k8s_upstream_t *u, job_t *job)
 {
 	if (job->entry == NULL) {
 		return;
@@ -274,7 +136,7 @@ static void query_release(k8s_upstream_t *u, query_t *q)
 static void job_done(k8s_upstream_t *u, job_t *job, entry_t *e, uint64_t now)
 {
 	query_release(u, job->query);
-	job_harvest(job);  // Lookups of the entry it replaces count for the next round.
+	upstream_job_harvest(job);  // Lookups of the entry it replaces count for the next round.
 	int ret = cache_publish(u, job, e);
 	if (ret != KNOT_EOK) {
 		// Not even a slot for it: treat like a failed resolution, retried soon.
@@ -298,7 +160,7 @@ static void job_fail(k8s_upstream_t *u, job_t *job, uint64_t now, const char *re
 	}
 	// Stale data beats SERVFAIL, but not forever.
 	if (job->entry != NULL && now / 1000 > (uint64_t)job->entry->ans->expires + STALE_MAX_S) {
-		cache_drop(u, job);
+		upstream_cache_drop(u, job);
 	}
 	k8s_timer_heap_push(&u->heap, &job->timer, now + job->backoff_s * 1000);
 
@@ -379,7 +241,7 @@ static void answer_take(k8s_upstream_t *u, query_t *q, const knot_pkt_t *pkt, ui
 	entry_t *e = NULL;
 	target_t *t = job->target;
 	int ret = k8s_upstream_entry_build(pkt, t->name, job->qtype, t->source, rcode, now,
-	                                   key_hash(t->name, job->qtype, t->source), &e);
+	                                   upstream_key_hash(t->name, job->qtype, t->source), &e);
 	if (ret == KNOT_EOK) {
 		job_done(u, job, e, now);
 	} else {
@@ -410,7 +272,7 @@ static void target_start(k8s_upstream_t *u, target_t *t, uint64_t now)
 	}
 }
 
-static void target_stop(k8s_upstream_t *u, target_t *t)
+void upstream_target_stop(k8s_upstream_t *u, target_t *t)
 {
 	if (!t->active) {
 		return;
@@ -423,14 +285,14 @@ static void target_stop(k8s_upstream_t *u, target_t *t)
 		if (job->query != NULL) {
 			query_release(u, job->query);
 		}
-		cache_drop(u, job);
+		upstream_cache_drop(u, job);
 	}
 	t->active = false;
 	u->active--;
 }
 
 /*! \brief A new target for a lowercase name (and a source label, or NULL), in no map yet. */
-static target_t *target_new(const knot_dname_t *lower, const uint8_t *source)
+target_t *upstream_target_new(const knot_dname_t *lower, const uint8_t *source)
 {
 	target_t *t = calloc(1, sizeof(*t) + knot_dname_size(lower));
 	if (t == NULL) {
@@ -448,24 +310,8 @@ static target_t *target_new(const knot_dname_t *lower, const uint8_t *source)
 	return t;
 }
 
-/*! \brief Takes the names queries asked for out of their slots. */
-static size_t asks_take(k8s_upstream_t *u, knot_dname_storage_t names[ASK_SLOTS],
-                        uint8_t sources[ASK_SLOTS][64])
-{
-	size_t count = 0;
-	for (size_t i = 0; i < ASK_SLOTS; i++) {
-		ask_t *a = &u->asks[i];
-		if (atomic_load_explicit(&a->state, memory_order_acquire) == ASK_READY) {
-			memcpy(sources[count], a->source, 1 + a->source[0]);
-			memcpy(names[count++], a->name, knot_dname_size(a->name));
-			atomic_store_explicit(&a->state, ASK_FREE, memory_order_release);
-		}
-	}
-	return count;
-}
-
 /*! \brief Schedules the resting jobs of an active target now: it is wanted or asked again. */
-static void target_resume(k8s_upstream_t *u, target_t *t, uint64_t now)
+void upstream_target_resume(k8s_upstream_t *u, target_t *t, uint64_t now)
 {
 	if (!t->active) {
 		return;  // Started with the drain's new targets.
@@ -478,153 +324,6 @@ static void target_resume(k8s_upstream_t *u, target_t *t, uint64_t now)
 	}
 }
 
-/* Asked names: probation (asked once, oldest first), then the kept clock. */
-
-static asked_list_t *asked_list(k8s_upstream_t *u, const target_t *t)
-{
-	return t->kept ? &u->kept : &u->probation;
-}
-
-static void asked_list_push(asked_list_t *l, target_t *t)
-{
-	t->asked_prev = l->tail;
-	t->asked_next = NULL;
-	if (l->tail != NULL) {
-		l->tail->asked_next = t;
-	} else {
-		l->head = t;
-	}
-	l->tail = t;
-	l->count++;
-}
-
-static void asked_list_remove(asked_list_t *l, target_t *t)
-{
-	if (t->asked_prev != NULL) {
-		t->asked_prev->asked_next = t->asked_next;
-	} else {
-		l->head = t->asked_next;
-	}
-	if (t->asked_next != NULL) {
-		t->asked_next->asked_prev = t->asked_prev;
-	} else {
-		l->tail = t->asked_prev;
-	}
-	t->asked_prev = NULL;
-	t->asked_next = NULL;
-	l->count--;
-}
-
-/*!
- * \brief Stops keeping a name for queries (under the lock); unless the watcher
- * wants it, it leaves the map and goes on \a forget (stopped and freed later).
- */
-static void asked_drop(k8s_upstream_t *u, target_t *t, target_t **forget)
-{
-	asked_list_remove(asked_list(u, t), t);
-	t->asked = false;
-	t->kept = false;
-	t->referenced = false;
-	u->asked--;
-	if (t->wants == 0 && !t->queued) {
-		key_text_t key;
-		k8s_map_del(&u->names, key_text(t->name, t->source, key));
-		t->next = *forget;
-		*forget = t;
-	}
-}
-
-/*!
- * \brief Makes room for a newly asked name (under the lock).
- *
- * The oldest name asked once and not looked up since its answer goes first;
- * one looked up or asked again moves to the kept names instead. Only without
- * such names does a kept one go: the first the clock's hand finds not looked
- * up since the hand last passed it. So a name queries keep using is displaced
- * only by as many names, each looked up twice, within one turn of the hand.
- *
- * \return False if nothing can go (only names asked in this very drain).
- */
-static bool asked_evict(k8s_upstream_t *u, target_t **forget)
-{
-	target_t *t;
-	// A target not active yet is this drain's, on its start list: never one to forget.
-	while ((t = u->probation.head) != NULL && t->active) {
-		job_harvest(&t->jobs[0]);
-		job_harvest(&t->jobs[1]);
-		if (!t->referenced) {
-			asked_drop(u, t, forget);
-			return true;
-		}
-		asked_list_remove(&u->probation, t);
-		t->kept = true;
-		t->referenced = false;
-		asked_list_push(&u->kept, t);
-	}
-	// One turn clears every mark: the turn after it finds one to go.
-	for (size_t pass = 0; (t = u->kept.head) != NULL && pass <= u->kept.count; pass++) {
-		job_harvest(&t->jobs[0]);
-		job_harvest(&t->jobs[1]);
-		if (!t->referenced) {
-			asked_drop(u, t, forget);
-			return true;
-		}
-		t->referenced = false;
-		asked_list_remove(&u->kept, t);
-		asked_list_push(&u->kept, t);
-	}
-	return false;
-}
-
-/*!
- * \brief Keeps a name a query asked for (under the lock); a new target goes on
- * \a start, an evicted one on \a forget.
- *
- * \return False if MAX_ASKED names are kept already and none can go.
- */
-static bool asked_keep(k8s_upstream_t *u, const knot_dname_t *name, const uint8_t *source,
-                       uint64_t now, target_t **start, target_t **forget, bool *evicted)
-{
-	key_text_t key;
-	key_text(name, source, key);
-	target_t *t = k8s_map_get(&u->names, key);
-	if (t != NULL && t->asked) {
-		// Asked again: a query found no answer (none yet, or dropped) and wants one.
-		for (int i = 0; i < 2; i++) {
-			t->jobs[i].looked = true;
-		}
-		if (t->jobs[0].entry != NULL || t->jobs[1].entry != NULL) {
-			t->referenced = true;  // Asked after an answer: more than one query's name.
-		}
-		target_resume(u, t, now);
-		return true;
-	}
-	if (u->asked >= atomic_load_explicit(&u->max_asked, memory_order_relaxed)) {
-		if (!asked_evict(u, forget)) {
-			return false;
-		}
-		*evicted = true;
-	}
-	if (t == NULL) {
-		t = target_new(name, source);
-		if (t == NULL || k8s_map_set(&u->names, key, t) != KNOT_EOK) {
-			free(t);
-			return true;  // No memory: a later query asks again.
-		}
-		t->next = *start;
-		*start = t;
-	}
-	t->asked = true;
-	t->kept = false;
-	t->referenced = false;
-	for (int i = 0; i < 2; i++) {
-		t->jobs[i].looked = true;  // The ask is the query's: one resolution for it.
-	}
-	asked_list_push(&u->probation, t);
-	u->asked++;
-	return true;
-}
-
 /*!
  * \brief Takes the names the watcher handed over (starts new ones, forgets unwanted
  * ones) and those queries asked for.
@@ -634,7 +333,7 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 	target_t *forget = NULL, *start = NULL;
 	knot_dname_storage_t asked[ASK_SLOTS];
 	uint8_t sources[ASK_SLOTS][64];
-	size_t asked_count = asks_take(u, asked, sources);
+	size_t asked_count = upstream_asks_take(u, asked, sources);
 	bool full = false, evicted = false;
 
 	pthread_mutex_lock(&u->lock);
@@ -649,21 +348,21 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 		t->next_queued = NULL;
 		if (t->wants == 0 && !t->asked) {
 			key_text_t buf;
-			k8s_map_del(&u->names, key_text(t->name, t->source, buf));
+			k8s_map_del(&u->names, upstream_key_text(t->name, t->source, buf));
 			t->next = forget;
 			forget = t;
 		} else if (!t->active) {
 			t->next = start;
 			start = t;
 		} else if (t->wants > 0) {
-			target_resume(u, t, now);  // An asked name's resting jobs: the watcher's now.
+			upstream_target_resume(u, t, now);  // An asked name's resting jobs: the watcher's now.
 		}
 	}
 	u->queue_head = NULL;
 	u->queue_tail = NULL;
 	u->queue_len = 0;
 	for (size_t i = 0; i < asked_count; i++) {
-		full |= !asked_keep(u, asked[i], sources[i], now, &start, &forget, &evicted);
+		full |= !upstream_asked_keep(u, asked[i], sources[i], now, &start, &forget, &evicted);
 	}
 	pthread_mutex_unlock(&u->lock);
 
@@ -678,7 +377,7 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 	// Forget first: a name unwanted and wanted again has a new target with the same key.
 	for (target_t *t = forget, *next; t != NULL; t = next) {
 		next = t->next;
-		target_stop(u, t);
+		upstream_target_stop(u, t);
 		free(t);
 	}
 	for (target_t *t = start; t != NULL; t = t->next) {
@@ -695,48 +394,6 @@ static bool target_wanted(k8s_upstream_t *u, const target_t *t)
 	return wanted;
 }
 
-/*!
- * \brief Forgets an asked name whose jobs both rest without an answer, unless
- * the watcher wants it meanwhile (then it is resolved again at once).
- */
-static void asked_forget(k8s_upstream_t *u, target_t *t, uint64_t now)
-{
-	target_t *forget = NULL;
-	pthread_mutex_lock(&u->lock);
-	asked_drop(u, t, &forget);
-	bool wanted = t->wants > 0;
-	pthread_mutex_unlock(&u->lock);
-	if (forget != NULL) {
-		target_stop(u, t);
-		free(t);
-	} else if (wanted) {
-		target_resume(u, t, now);
-	}
-}
-
-/*!
- * \brief Rests a job of an asked name that no query looked up since its last
- * resolution began: it is not resolved again. Its answer is served until it
- * expires, then dropped; with both answers gone the name is forgotten.
- */
-static void job_rest(k8s_upstream_t *u, job_t *job, uint64_t now)
-{
-	uint64_t expires_ms = (job->entry != NULL) ? (uint64_t)job->entry->ans->expires * 1000 : 0;
-	if (expires_ms > now) {
-		k8s_timer_heap_push(&u->heap, &job->timer, expires_ms);  // Looked up by then, it is resolved then.
-		return;
-	}
-	cache_drop(u, job);
-	target_t *t = job->target;
-	for (int i = 0; i < 2; i++) {
-		if (t->jobs[i].timer.pos != K8S_TIMER_IDLE || t->jobs[i].query != NULL ||
-		    t->jobs[i].entry != NULL) {
-			return;
-		}
-	}
-	asked_forget(u, t, now);
-}
-
 /*! \brief Starts due jobs while there is room for more queries. */
 static void start_due(k8s_upstream_t *u, uint64_t now)
 {
@@ -747,9 +404,9 @@ static void start_due(k8s_upstream_t *u, uint64_t now)
 		target_t *t = job->target;
 		// An asked name is resolved again only for a query that looked it up since.
 		if (t->asked) {
-			job_harvest(job);
+			upstream_job_harvest(job);
 			if (!job->looked && !target_wanted(u, t)) {
-				job_rest(u, job, now);
+				upstream_job_rest(u, job, now);
 				continue;
 			}
 		}
@@ -982,7 +639,7 @@ int k8s_upstream_want(k8s_upstream_t *u, const knot_dname_t *name)
 	pthread_mutex_lock(&u->lock);
 	target_t *t = k8s_map_get(&u->names, key);
 	if (t == NULL) {
-		t = target_new(lower, NULL);
+		t = upstream_target_new(lower, NULL);
 		if (t == NULL) {
 			pthread_mutex_unlock(&u->lock);
 			return KNOT_ENOMEM;
@@ -1022,74 +679,4 @@ void k8s_upstream_unwant(k8s_upstream_t *u, const knot_dname_t *name)
 	wake(u);
 }
 
-k8s_upstream_status_t k8s_upstream_lookup(const k8s_upstream_t *u, const knot_dname_t *name,
-                                          uint16_t qtype, const k8s_upstream_answer_t **ans)
-{
-	return k8s_upstream_lookup_source(u, name, qtype, NULL, ans);
-}
 
-/*! Set in a thread that only looks names up: see k8s_upstream_asks_off(). */
-static __thread bool asks_off;
-
-k8s_upstream_status_t k8s_upstream_lookup_source(const k8s_upstream_t *u,
-                                                 const knot_dname_t *name, uint16_t qtype,
-                                                 const uint8_t *source,
-                                                 const k8s_upstream_answer_t **ans)
-{
-	uint32_t hash = key_hash(name, qtype, source);
-	k8s_rcuhash_iter_t it;
-	k8s_rcuhash_iter_init(&it, &u->cache, hash);
-	entry_t *e;
-	while ((e = k8s_rcuhash_iter_next(&it)) != NULL) {
-		if (e->hash == hash && e->qtype == qtype && knot_dname_is_equal(e->name, name) &&
-		    source_equal(e->source, source)) {
-			// Written once per refresh at most, so readers do not contend on it. A
-			// retry's lookup delivers the query that asked: it is no new use.
-			if (!asks_off && !atomic_load_explicit(&e->used, memory_order_relaxed)) {
-				atomic_store_explicit(&e->used, true, memory_order_relaxed);
-			}
-			*ans = e->ans;
-			return K8S_UPSTREAM_READY;
-		}
-	}
-	return K8S_UPSTREAM_PENDING;
-}
-
-void k8s_upstream_asks_off(void)
-{
-	asks_off = true;
-}
-
-bool k8s_upstream_ask(const k8s_upstream_t *u, const knot_dname_t *name)
-{
-	return k8s_upstream_ask_source(u, name, NULL);
-}
-
-bool k8s_upstream_ask_source(const k8s_upstream_t *u, const knot_dname_t *name,
-                             const uint8_t *source)
-{
-	if (asks_off) {
-		return true;
-	}
-	size_t size = knot_dname_size(name);
-	// Where a name starts probing is fixed, so that its repeated asks meet the same slots.
-	size_t start = k8s_hash(name, size);
-	for (size_t i = 0; i < ASK_PROBE; i++) {
-		ask_t *a = &u->asks[(start + i) % ASK_SLOTS];
-		unsigned expected = ASK_FREE;
-		if (atomic_compare_exchange_strong_explicit(&a->state, &expected, ASK_WRITING,
-		                                            memory_order_acquire,
-		                                            memory_order_relaxed)) {
-			memcpy(a->name, name, size);
-			a->source[0] = 0;
-			if (source != NULL && source[0] != 0) {
-				memcpy(a->source, source, 1 + source[0]);
-			}
-			atomic_store_explicit(&a->state, ASK_READY, memory_order_release);
-			uint64_t one = 1;
-			(void)!write(u->wake_fd, &one, sizeof(one));
-			return true;
-		}
-	}
-	return false;
-}

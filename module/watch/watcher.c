@@ -32,72 +32,14 @@
 #include "kubeconfig.h"
 #include "snapshot.h"
 #include "watcher.h"
+#include "watcher_priv.h"
 
 /*! \brief Retry period for unusable API settings (missing kubeconfig, token, env). */
 #define SETTINGS_RETRY_MS (10 * 1000)
 #define STATS_PERIOD_MS 1000
 #define MAX_WAIT_MS 1000
-/*! \brief The snapshot is rewritten at most this often while objects change. */
-#define SNAPSHOT_PERIOD_MS (5 * 1000)
-/*!
- * \brief ...and at least this many times as long as the last write took: the loop waits for
- * it (tens of ms per 10,000 services), so changes wait for it at most 0.5 % of the time.
- */
-#define SNAPSHOT_PERIOD_FACTOR 200
-/*! \brief ...and this often without changes while every watch streams: its age is how old the state may be. */
-#define SNAPSHOT_REFRESH_MS (10 * 60 * 1000)
 /*! \brief Per attempt; a stub resolver never waits for it (names are resolved ahead). */
 #define UPSTREAM_TIMEOUT_MS 1000
-
-struct k8s_watcher {
-	/* Registry (registry_lock). */
-	k8s_watcher_t *next;
-	unsigned refs;
-
-	/* Settings: an owned deep copy. */
-	k8s_watcher_conf_t conf;
-
-	/* Attached zones (clients_lock). */
-	pthread_mutex_t clients_lock;
-	k8s_watcher_client_t *clients;
-	unsigned needs;
-	k8s_watcher_stats_t last_stats; /*!< What push_stats() reported last, for the metrics endpoint. */
-
-	/* Thread. */
-	pthread_t thread;
-	bool started;
-	atomic_bool stop;
-	k8s_log_t log;
-
-	/* Owned by the thread once started. */
-	CURLM *multi;
-	k8s_api_t api;
-	bool api_ready;
-	uint64_t settings_retry_ms;
-	k8s_reflector_t *reflectors[K8S_SRC_COUNT];
-	k8s_store_t *store;
-	uint64_t stats_ms;
-
-	/* The warm restart's snapshot (owned by the thread). */
-	uint64_t fingerprint;         /*!< k8s_snapshot_fingerprint() of the settings. */
-	bool stale;                   /*!< Answering from the snapshot until every source is listed. */
-	atomic_bool superseded;       /*!< A successor of other settings writes the snapshot file now. */
-	uint64_t snap_changes;        /*!< The store's change count written last (UINT64_MAX: none yet). */
-	uint64_t snap_next_ms;        /*!< No write before this. */
-	uint64_t snap_written_ms;     /*!< When it was written last. */
-	uint64_t snap_loaded;
-	uint64_t snap_writes;
-	uint64_t snap_write_errors;
-	uint64_t snap_refused;
-
-	/* Resolver of ExternalName targets (its own thread), or NULL. */
-	k8s_upstream_t *upstream;
-
-	/* The synchronized watcher this one replaces after a reload (a reference), or NULL. */
-	k8s_watcher_t *predecessor;
-
-	k8s_table_t table;
-};
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static k8s_watcher_t *registry;
@@ -133,7 +75,7 @@ static unsigned current_needs(k8s_watcher_t *w)
 
 /* The thread. */
 
-static int64_t wall_ns(void)
+int64_t watcher_wall_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -170,7 +112,7 @@ static void load_settings(k8s_watcher_t *w, uint64_t now)
 }
 
 /*! \brief Whether a source is watched for \a needs under the watch settings. */
-static bool wanted(const k8s_watcher_t *w, k8s_source_t src, unsigned needs)
+bool watcher_wanted(const k8s_watcher_t *w, k8s_source_t src, unsigned needs)
 {
 	unsigned off = (w->conf.no_endpoints ? K8S_OFF_NO_ENDPOINTS : 0) |
 	               (w->conf.cluster_id != NULL ? K8S_OFF_CLUSTER_ID : 0);
@@ -186,7 +128,7 @@ static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
 		[K8S_SEL_NODE_NAME] = w->conf.node_name,
 	};
 	for (int src = 0; src < K8S_SRC_COUNT; src++) {
-		if (w->reflectors[src] != NULL || !wanted(w, src, needs)) {
+		if (w->reflectors[src] != NULL || !watcher_wanted(w, src, needs)) {
 			continue;
 		}
 		char selector[1024], field[300], paths[2][256];
@@ -214,7 +156,7 @@ static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
 	}
 }
 
-static bool synced(const k8s_watcher_t *w, k8s_source_t src)
+bool watcher_synced(const k8s_watcher_t *w, k8s_source_t src)
 {
 	return w->reflectors[src] != NULL && k8s_reflector_stats(w->reflectors[src])->synced;
 }
@@ -223,7 +165,8 @@ static bool synced(const k8s_watcher_t *w, k8s_source_t src)
 static bool role_synced(const k8s_watcher_t *w, uint32_t role, unsigned needs)
 {
 	for (int src = 0; src < K8S_SRC_COUNT; src++) {
-		if ((k8s_resources[src].ready & role) && wanted(w, src, needs) && !synced(w, src)) {
+		if ((k8s_resources[src].ready & role) && watcher_wanted(w, src, needs) &&
+		    !watcher_synced(w, src)) {
 			return false;
 		}
 	}
@@ -284,176 +227,14 @@ static void update_ready(k8s_watcher_t *w, unsigned needs)
 }
 
 /*! \brief True if every source watched for \a needs completed a LIST. */
-static bool all_synced(const k8s_watcher_t *w, unsigned needs)
+bool watcher_all_synced(const k8s_watcher_t *w, unsigned needs)
 {
 	for (int src = 0; src < K8S_SRC_COUNT; src++) {
-		if (wanted(w, src, needs) && !synced(w, src)) {
+		if (watcher_wanted(w, src, needs) && !watcher_synced(w, src)) {
 			return false;
 		}
 	}
 	return true;
-}
-
-/*! \brief True if every watch streams (or its optional resource is absent). */
-static bool streaming(const k8s_watcher_t *w)
-{
-	for (int src = 0; src < K8S_SRC_COUNT; src++) {
-		const k8s_reflector_stats_t *rs = (w->reflectors[src] != NULL)
-		                                  ? k8s_reflector_stats(w->reflectors[src]) : NULL;
-		if (rs != NULL && !rs->connected && !rs->absent) {
-			return false;
-		}
-	}
-	return true;
-}
-
-/*! \brief The roles a snapshot can answer for: it had them, and holds every source they wait for. */
-static uint32_t snapshot_roles(const k8s_watcher_t *w, const k8s_snapshot_t *snap, unsigned needs)
-{
-	uint32_t roles = 0;
-	static const uint32_t ROLES[] = { K8S_READY_CLUSTER, K8S_READY_CLUSTERSET };
-	for (size_t r = 0; r < sizeof(ROLES) / sizeof(ROLES[0]); r++) {
-		bool complete = (snap->ready & ROLES[r]) != 0;
-		for (int src = 0; complete && src < K8S_SRC_COUNT; src++) {
-			complete = !((k8s_resources[src].ready & ROLES[r]) && wanted(w, src, needs)) ||
-			           (snap->sources & (1u << src));
-		}
-		roles |= complete ? ROLES[r] : 0;
-	}
-	return roles;
-}
-
-/*!
- * \brief Answers from the snapshot until the API is listed: its objects go through the
- * store as a LIST's would, so that the first real LIST replaces them.
- */
-static void snapshot_publish(k8s_watcher_t *w, unsigned needs)
-{
-	int64_t now_s = wall_ns() / 1000000000;
-	uint64_t started = k8s_now_ms();
-	k8s_snapshot_t snap;
-	char why[256] = "";
-	int ret = k8s_snapshot_read(w->conf.snapshot, w->fingerprint, now_s,
-	                            w->conf.snapshot_max_age_s, &snap, why, sizeof(why));
-	if (ret == KNOT_ENOENT) {
-		k8s_logf(&w->log, LOG_INFO, "no snapshot to answer from until the API is listed (%s)",
-		         w->conf.snapshot);
-		return;
-	} else if (ret != KNOT_EOK) {
-		w->snap_refused++;
-		k8s_logf(&w->log, LOG_WARNING, "ignoring snapshot %s (%s)", w->conf.snapshot,
-		         (ret == KNOT_EMALF) ? why : knot_strerror(ret));
-		return;
-	}
-	uint64_t read_ms = k8s_now_ms() - started;
-	uint32_t roles = snapshot_roles(w, &snap, needs);
-	if (roles == 0) {
-		w->snap_refused++;
-		k8s_logf(&w->log, LOG_WARNING, "ignoring snapshot %s (it lacks resources the zones need)",
-		         w->conf.snapshot);
-		k8s_snapshot_free(&snap);
-		return;
-	}
-	// The table grows once to its size, not by doubling (each doubling copies it to fresh memory).
-	size_t svcs = 0, addrs = 0;
-	k8s_snapshot_sizes(&snap, &svcs, &addrs);
-	(void)k8s_table_reserve(&w->table, svcs, addrs);  // Without it they grow as they go.
-	// Forward names first; the reverse zones wait for the PTR index, built right after.
-	k8s_table_defer_ptr(&w->table);
-	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
-		if (!(snap.sources & (1u << src))) {
-			continue;
-		}
-		k8s_store_list_begin(w->store, src);
-		for (size_t i = 0; i < snap.count; i++) {
-			if (snap.source_of[i] == src) {
-				k8s_store_upsert(w->store, src, snap.objects[i]);
-				snap.objects[i] = NULL;
-			}
-		}
-		k8s_store_list_end(w->store, src);
-	}
-	w->snap_loaded = snap.count;
-	k8s_store_commit(w->store, wall_ns());
-	k8s_table_set_ready(&w->table, roles);
-	w->stale = true;
-	uint64_t published_ms = k8s_now_ms() - started - read_ms;
-	int ret_ptr = k8s_table_index_ptrs(&w->table);
-	k8s_table_stats_t ts = k8s_table_stats(&w->table);
-	k8s_logf(&w->log, LOG_NOTICE, "answering from the snapshot of %lld s ago, stale until the "
-	         "API is listed (%zu objects, %zu services, %zu address records; read in %llu ms, "
-	         "published in %llu ms, PTR %s in %llu ms)", (long long)(now_s - snap.created_s),
-	         snap.count, ts.svc_count[K8S_ZONE_CLUSTER], ts.record_count,
-	         (unsigned long long)read_ms, (unsigned long long)published_ms,
-	         (ret_ptr == KNOT_EOK) ? "indexed" : "not indexed (out of memory, retried)",
-	         (unsigned long long)(k8s_now_ms() - started - read_ms - published_ms));
-	k8s_snapshot_free(&snap);
-}
-
-static void snapshot_load(k8s_watcher_t *w, unsigned needs)
-{
-	// After a reload, the predecessor's live table is better than any file.
-	if (w->conf.snapshot == NULL || w->predecessor != NULL) {
-		return;
-	}
-	// A fresh process: objects, blocks and the table's arrays in populated chunks (bulk.h).
-	k8s_bulk_begin();
-	snapshot_publish(w, needs);
-	k8s_bulk_end();
-}
-
-/*! \brief Writes the snapshot after the first sync, then at most every SNAPSHOT_PERIOD_MS while objects change. */
-static void snapshot_save(k8s_watcher_t *w, unsigned needs, uint64_t now, bool last)
-{
-	if (w->conf.snapshot == NULL || w->stale || atomic_load(&w->superseded) ||
-	    !all_synced(w, needs) ||
-	    (!last && now < w->snap_next_ms)) {
-		return;
-	}
-	// Unchanged but confirmed by streaming watches: rewritten now and then, so that it stays young.
-	bool changed = k8s_store_stats(w->store)->changes != w->snap_changes;
-	if (!changed && (last || now - w->snap_written_ms < SNAPSHOT_REFRESH_MS || !streaming(w))) {
-		return;
-	}
-	uint32_t sources = 0;
-	for (int src = 0; src < K8S_SRC_COUNT; src++) {
-		sources |= synced(w, src) ? (1u << src) : 0;
-	}
-	size_t objects = 0;
-	uint64_t started = k8s_now_ms();
-	int ret = k8s_snapshot_write(w->conf.snapshot, w->fingerprint, wall_ns() / 1000000000,
-	                             w->store, sources, k8s_table_ready(&w->table), &objects);
-	uint64_t took = k8s_now_ms() - started;
-	w->snap_next_ms = now + ((took * SNAPSHOT_PERIOD_FACTOR > SNAPSHOT_PERIOD_MS)
-	                         ? took * SNAPSHOT_PERIOD_FACTOR : SNAPSHOT_PERIOD_MS);
-	if (ret != KNOT_EOK) {
-		// One line per try: the next is a period away.
-		w->snap_write_errors++;
-		k8s_logf(&w->log, LOG_WARNING, "cannot write snapshot %s (%s)", w->conf.snapshot,
-		         knot_strerror(ret));
-		return;
-	}
-	// Only the first write is logged: the others would repeat it every few seconds.
-	if (w->snap_writes++ == 0) {
-		k8s_logf(&w->log, LOG_INFO, "wrote snapshot %s (%zu objects in %llu ms), rewritten "
-		         "at most every %llu s while objects change", w->conf.snapshot, objects,
-		         (unsigned long long)took,
-		         (unsigned long long)(w->snap_next_ms - now + 999) / 1000);
-	}
-	w->snap_changes = k8s_store_stats(w->store)->changes;
-	w->snap_written_ms = now;
-}
-
-/*! \brief The snapshot's state is replaced once every source completed its first LIST. */
-static void update_stale(k8s_watcher_t *w, unsigned needs)
-{
-	if (w->stale && all_synced(w, needs)) {
-		w->stale = false;
-		k8s_table_stats_t ts = k8s_table_stats(&w->table);
-		k8s_logf(&w->log, LOG_NOTICE, "synchronized, the snapshot's state is replaced by the "
-		         "API's (%zu services, %zu namespaces, %zu address records)",
-		         ts.svc_count[K8S_ZONE_CLUSTER], ts.ns_count, ts.record_count);
-	}
 }
 
 static void push_stats(k8s_watcher_t *w, uint64_t now)
@@ -529,7 +310,7 @@ static void *watcher_main(void *arg)
 {
 	k8s_watcher_t *w = arg;
 	urcu_memb_register_thread();
-	snapshot_load(w, current_needs(w));
+	watcher_snapshot_load(w, current_needs(w));
 	push_stats(w, k8s_now_ms());
 
 	while (!atomic_load(&w->stop)) {
@@ -558,21 +339,21 @@ static void *watcher_main(void *arg)
 
 		// Publish what arrived, then open the zones whose data is complete.
 		if (k8s_store_dirty(w->store)) {
-			k8s_store_commit(w->store, wall_ns());
+			k8s_store_commit(w->store, watcher_wall_ns());
 		}
 		if (w->table.ptr_deferred && k8s_table_index_ptrs(&w->table) == KNOT_EOK) {
 			k8s_logf(&w->log, LOG_NOTICE, "the PTR index is built, the reverse zones answer");
 		}
 		update_ready(w, needs);
-		update_stale(w, needs);
-		snapshot_save(w, needs, now, false);
+		watcher_update_stale(w, needs);
+		watcher_snapshot_save(w, needs, now, false);
 		if (now - w->stats_ms >= STATS_PERIOD_MS) {
 			w->stats_ms = now;
 			push_stats(w, now);
 		}
 	}
 	// What changed since the last write, so that a restart starts from the latest state.
-	snapshot_save(w, current_needs(w), k8s_now_ms(), true);
+	watcher_snapshot_save(w, current_needs(w), k8s_now_ms(), true);
 
 	for (int src = 0; src < K8S_SRC_COUNT; src++) {
 		k8s_reflector_free(w->reflectors[src]);

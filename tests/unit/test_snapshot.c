@@ -15,9 +15,10 @@
  */
 
 /*
- * The warm restart's snapshot payload (module/store/snapshot.c): every kind of object the
- * store holds reads back with the same digest, and a payload that is not what the
- * writer makes is refused whole, with its reason.
+ * The warm restart's snapshot payload (module/store/snapshot.c, each kind's form in its
+ * module/kinds/kind_*.c): every kind of object the store holds reads back with the same
+ * digest, and a payload that is not what the writer makes is refused whole, with its
+ * reason.
  */
 
 #include <setjmp.h>

@@ -8,7 +8,7 @@ holds the LISTs and WATCHes the module makes; each is sent again to both servers
 the answers compared as the module reads them: the status, the list's kind and
 version, its resourceVersion and continue token, the items of the test's namespaces
 in the fields the module decodes (tests/lib/realk8s.py's readings below, those of
-module/kinds/objects.c), a watch's events after a change, and the error answers the
+module/kinds/kind_*.c), a watch's events after a change, and the error answers the
 module acts on (410 of a compacted version, for a LIST and a WATCH; 401; 403; 404 of
 a resource the server does not serve). A difference is a defect of the simulator
 (or a case where the module would be tested against something the real server never
@@ -181,7 +181,7 @@ def _ports(ports):
 
 
 def reading(obj):
-    """An object as module/kinds/objects.c reads it (the fields it decodes, defaults applied)."""
+    """An object as its module/kinds/kind_*.c reads it (the fields it decodes, defaults applied)."""
     meta = obj.get("metadata", {})
     out = {"name": meta.get("name"), "namespace": meta.get("namespace"),
            "labels": meta.get("labels") or {}, "deleting": "deletionTimestamp" in meta}

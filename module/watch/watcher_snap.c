@@ -1,0 +1,201 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*
+ * The watcher's warm restart: the snapshot read and published before the first
+ * request, and written on its schedule (after the first sync, then while objects
+ * change, now and then while every watch streams, and when the thread stops).
+ */
+
+#include <stdatomic.h>
+
+#include <libknot/errcode.h>
+#include <libknot/error.h>
+
+#include "bulk.h"
+#include "snapshot.h"
+#include "watcher_priv.h"
+
+/*! \brief The snapshot is rewritten at most this often while objects change. */
+#define SNAPSHOT_PERIOD_MS (5 * 1000)
+/*!
+ * \brief ...and at least this many times as long as the last write took: the loop waits for
+ * it (tens of ms per 10,000 services), so changes wait for it at most 0.5 % of the time.
+ */
+#define SNAPSHOT_PERIOD_FACTOR 200
+/*! \brief ...and this often without changes while every watch streams: its age is how old the state may be. */
+#define SNAPSHOT_REFRESH_MS (10 * 60 * 1000)
+/*! \brief True if every watch streams (or its optional resource is absent). */
+static bool streaming(const k8s_watcher_t *w)
+{
+	for (int src = 0; src < K8S_SRC_COUNT; src++) {
+		const k8s_reflector_stats_t *rs = (w->reflectors[src] != NULL)
+		                                  ? k8s_reflector_stats(w->reflectors[src]) : NULL;
+		if (rs != NULL && !rs->connected && !rs->absent) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*! \brief The roles a snapshot can answer for: it had them, and holds every source they wait for. */
+static uint32_t snapshot_roles(const k8s_watcher_t *w, const k8s_snapshot_t *snap, unsigned needs)
+{
+	uint32_t roles = 0;
+	static const uint32_t ROLES[] = { K8S_READY_CLUSTER, K8S_READY_CLUSTERSET };
+	for (size_t r = 0; r < sizeof(ROLES) / sizeof(ROLES[0]); r++) {
+		bool complete = (snap->ready & ROLES[r]) != 0;
+		for (int src = 0; complete && src < K8S_SRC_COUNT; src++) {
+			complete = !((k8s_resources[src].ready & ROLES[r]) && watcher_wanted(w, src, needs)) ||
+			           (snap->sources & (1u << src));
+		}
+		roles |= complete ? ROLES[r] : 0;
+	}
+	return roles;
+}
+
+/*!
+ * \brief Answers from the snapshot until the API is listed: its objects go through the
+ * store as a LIST's would, so that the first real LIST replaces them.
+ */
+static void snapshot_publish(k8s_watcher_t *w, unsigned needs)
+{
+	int64_t now_s = watcher_wall_ns() / 1000000000;
+	uint64_t started = k8s_now_ms();
+	k8s_snapshot_t snap;
+	char why[256] = "";
+	int ret = k8s_snapshot_read(w->conf.snapshot, w->fingerprint, now_s,
+	                            w->conf.snapshot_max_age_s, &snap, why, sizeof(why));
+	if (ret == KNOT_ENOENT) {
+		k8s_logf(&w->log, LOG_INFO, "no snapshot to answer from until the API is listed (%s)",
+		         w->conf.snapshot);
+		return;
+	} else if (ret != KNOT_EOK) {
+		w->snap_refused++;
+		k8s_logf(&w->log, LOG_WARNING, "ignoring snapshot %s (%s)", w->conf.snapshot,
+		         (ret == KNOT_EMALF) ? why : knot_strerror(ret));
+		return;
+	}
+	uint64_t read_ms = k8s_now_ms() - started;
+	uint32_t roles = snapshot_roles(w, &snap, needs);
+	if (roles == 0) {
+		w->snap_refused++;
+		k8s_logf(&w->log, LOG_WARNING, "ignoring snapshot %s (it lacks resources the zones need)",
+		         w->conf.snapshot);
+		k8s_snapshot_free(&snap);
+		return;
+	}
+	// The table grows once to its size, not by doubling (each doubling copies it to fresh memory).
+	size_t svcs = 0, addrs = 0;
+	k8s_snapshot_sizes(&snap, &svcs, &addrs);
+	(void)k8s_table_reserve(&w->table, svcs, addrs);  // Without it they grow as they go.
+	// Forward names first; the reverse zones wait for the PTR index, built right after.
+	k8s_table_defer_ptr(&w->table);
+	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
+		if (!(snap.sources & (1u << src))) {
+			continue;
+		}
+		k8s_store_list_begin(w->store, src);
+		for (size_t i = 0; i < snap.count; i++) {
+			if (snap.source_of[i] == src) {
+				k8s_store_upsert(w->store, src, snap.objects[i]);
+				snap.objects[i] = NULL;
+			}
+		}
+		k8s_store_list_end(w->store, src);
+	}
+	w->snap_loaded = snap.count;
+	k8s_store_commit(w->store, watcher_wall_ns());
+	k8s_table_set_ready(&w->table, roles);
+	w->stale = true;
+	uint64_t published_ms = k8s_now_ms() - started - read_ms;
+	int ret_ptr = k8s_table_index_ptrs(&w->table);
+	k8s_table_stats_t ts = k8s_table_stats(&w->table);
+	k8s_logf(&w->log, LOG_NOTICE, "answering from the snapshot of %lld s ago, stale until the "
+	         "API is listed (%zu objects, %zu services, %zu address records; read in %llu ms, "
+	         "published in %llu ms, PTR %s in %llu ms)", (long long)(now_s - snap.created_s),
+	         snap.count, ts.svc_count[K8S_ZONE_CLUSTER], ts.record_count,
+	         (unsigned long long)read_ms, (unsigned long long)published_ms,
+	         (ret_ptr == KNOT_EOK) ? "indexed" : "not indexed (out of memory, retried)",
+	         (unsigned long long)(k8s_now_ms() - started - read_ms - published_ms));
+	k8s_snapshot_free(&snap);
+}
+
+void watcher_snapshot_load(k8s_watcher_t *w, unsigned needs)
+{
+	// After a reload, the predecessor's live table is better than any file.
+	if (w->conf.snapshot == NULL || w->predecessor != NULL) {
+		return;
+	}
+	// A fresh process: objects, blocks and the table's arrays in populated chunks (bulk.h).
+	k8s_bulk_begin();
+	snapshot_publish(w, needs);
+	k8s_bulk_end();
+}
+
+/*! \brief Writes the snapshot after the first sync, then at most every SNAPSHOT_PERIOD_MS while objects change. */
+void watcher_snapshot_save(k8s_watcher_t *w, unsigned needs, uint64_t now, bool last)
+{
+	if (w->conf.snapshot == NULL || w->stale || atomic_load(&w->superseded) ||
+	    !watcher_all_synced(w, needs) ||
+	    (!last && now < w->snap_next_ms)) {
+		return;
+	}
+	// Unchanged but confirmed by streaming watches: rewritten now and then, so that it stays young.
+	bool changed = k8s_store_stats(w->store)->changes != w->snap_changes;
+	if (!changed && (last || now - w->snap_written_ms < SNAPSHOT_REFRESH_MS || !streaming(w))) {
+		return;
+	}
+	uint32_t sources = 0;
+	for (int src = 0; src < K8S_SRC_COUNT; src++) {
+		sources |= watcher_synced(w, src) ? (1u << src) : 0;
+	}
+	size_t objects = 0;
+	uint64_t started = k8s_now_ms();
+	int ret = k8s_snapshot_write(w->conf.snapshot, w->fingerprint, watcher_wall_ns() / 1000000000,
+	                             w->store, sources, k8s_table_ready(&w->table), &objects);
+	uint64_t took = k8s_now_ms() - started;
+	w->snap_next_ms = now + ((took * SNAPSHOT_PERIOD_FACTOR > SNAPSHOT_PERIOD_MS)
+	                         ? took * SNAPSHOT_PERIOD_FACTOR : SNAPSHOT_PERIOD_MS);
+	if (ret != KNOT_EOK) {
+		// One line per try: the next is a period away.
+		w->snap_write_errors++;
+		k8s_logf(&w->log, LOG_WARNING, "cannot write snapshot %s (%s)", w->conf.snapshot,
+		         knot_strerror(ret));
+		return;
+	}
+	// Only the first write is logged: the others would repeat it every few seconds.
+	if (w->snap_writes++ == 0) {
+		k8s_logf(&w->log, LOG_INFO, "wrote snapshot %s (%zu objects in %llu ms), rewritten "
+		         "at most every %llu s while objects change", w->conf.snapshot, objects,
+		         (unsigned long long)took,
+		         (unsigned long long)(w->snap_next_ms - now + 999) / 1000);
+	}
+	w->snap_changes = k8s_store_stats(w->store)->changes;
+	w->snap_written_ms = now;
+}
+
+/*! \brief The snapshot's state is replaced once every source completed its first LIST. */
+void watcher_update_stale(k8s_watcher_t *w, unsigned needs)
+{
+	if (w->stale && watcher_all_synced(w, needs)) {
+		w->stale = false;
+		k8s_table_stats_t ts = k8s_table_stats(&w->table);
+		k8s_logf(&w->log, LOG_NOTICE, "synchronized, the snapshot's state is replaced by the "
+		         "API's (%zu services, %zu namespaces, %zu address records)",
+		         ts.svc_count[K8S_ZONE_CLUSTER], ts.ns_count, ts.record_count);
+	}
+}
