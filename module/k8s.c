@@ -220,13 +220,18 @@ static void mod_log(void *ctx, int priority, const char *msg)
 
 /*!
  * \brief The zone's answer to a query (a worker, or the cold waiter's thread): the
- * table of the watcher serving now. Call inside an RCU read-side section.
+ * tables it answers from by its role, then k8s_answer(), which dispatches on it.
+ * Call inside an RCU read-side section.
  */
 static k8s_answer_t answer_query(const k8s_ctx_t *ctx, const knot_dname_t *qname,
                                  uint16_t qtype, const knot_pkt_t *query,
                                  const struct sockaddr_storage *remote, knot_pkt_t *pkt,
                                  knot_mm_t *mm, k8s_autopath_outcome_t *walked)
 {
+	if (ctx->answer.role == K8S_ROLE_FEDERATED) {
+		*walked = K8S_AUTOPATH_NONE;
+		return k8s_fed_serve_answer(ctx, qname, qtype, query, remote, pkt, mm);
+	}
 	// After a reload that changed the watch settings, the old watcher serves until the new one is ready.
 	const k8s_watcher_t *w = k8s_watcher_serving(ctx->watcher, ctx->ready_bits);
 	const k8s_answer_conf_t *conf = &ctx->answer;
@@ -236,19 +241,7 @@ static k8s_answer_t answer_query(const k8s_ctx_t *ctx, const knot_dname_t *qname
 		handover.upstream = k8s_watcher_upstream(w);
 		conf = &handover;
 	}
-	const k8s_table_t *table = k8s_watcher_table(w);
-	*walked = K8S_AUTOPATH_NONE;
-	k8s_answer_t res;
-	if (conf->role != K8S_ROLE_AUTOPATH) {
-		res = k8s_answer(conf, table, qname, qtype, query, pkt, mm);
-		// Only a name that does not exist may be a step of a pod's search list.
-		if (res == K8S_ANSWER_NXDOMAIN && conf->autopath) {
-			res = k8s_autopath(conf, table, qname, qtype, query, remote, pkt, mm, walked);
-		}
-	} else {
-		res = k8s_autopath(conf, table, qname, qtype, query, NULL, pkt, mm, walked);
-	}
-	return res;
+	return k8s_answer(conf, k8s_watcher_table(w), qname, qtype, query, remote, pkt, mm, walked);
 }
 
 /*!
@@ -275,9 +268,6 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	uint64_t started = k8s_stats_clock();
 
 	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
-	if (ctx->fed.member_count > 0) {
-		return k8s_fed_serve_hook(ctx, pkt, qdata, mod);
-	}
 	uint16_t qtype = knot_pkt_qtype(qdata->query);
 	k8s_autopath_outcome_t walked;
 	(void)k8s_answer_cold_take();
@@ -419,9 +409,32 @@ static void ctx_free(k8s_ctx_t *ctx)
 }
 
 /*!
- * \brief Reads the zone's answer settings. Its role comes from its name: a
- * check has no zone and reads them as a cluster zone's.
+ * \brief The zone's role, decided here only: from its options (federation-member)
+ * and its name. A check has no zone and reads the options as a cluster zone's.
  */
+static k8s_role_t zone_role(check_ctx_t *check, const k8s_ctx_t *ctx)
+{
+	if (ctx->zone == NULL) {
+		return K8S_ROLE_CLUSTER;
+	}
+	knotd_conf_t members = k8s_glue_option(check, MOD_FED_MEMBER);
+	size_t member_count = members.count;
+	knotd_conf_free(&members);
+	if (member_count > 0) {
+		return K8S_ROLE_FEDERATED;
+	} else if (under(ctx->zone, "in-addr.arpa.") || under(ctx->zone, "ip6.arpa.")) {
+		return K8S_ROLE_REVERSE;
+	} else if (knot_dname_is_equal(ctx->zone, k8s_glue_option(check, MOD_AUTOPATH_DOMAIN).single.dname)) {
+		return K8S_ROLE_AUTOPATH;
+	} else if (knot_dname_is_equal(ctx->zone, ctx->domains[K8S_ZONE_CLUSTERSET])) {
+		return K8S_ROLE_CLUSTERSET;
+	} else if (knot_dname_is_equal(ctx->zone, (const uint8_t *)K8S_FEDFWD_ZONE)) {
+		return K8S_ROLE_FEDFORWARD;
+	}
+	return K8S_ROLE_CLUSTER;
+}
+
+/*! \brief Reads the zone's answer settings, its role first. */
 static int answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
 {
 	ctx->domains[K8S_ZONE_CLUSTER] =
@@ -437,19 +450,7 @@ static int answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
 	}
 	k8s_answer_conf_t *answer = &ctx->answer;
 	answer->zone = ctx->zone;
-	if (ctx->zone == NULL) {
-		answer->role = K8S_ROLE_CLUSTER;
-	} else if (under(ctx->zone, "in-addr.arpa.") || under(ctx->zone, "ip6.arpa.")) {
-		answer->role = K8S_ROLE_REVERSE;
-	} else if (knot_dname_is_equal(ctx->zone, k8s_glue_option(check, MOD_AUTOPATH_DOMAIN).single.dname)) {
-		answer->role = K8S_ROLE_AUTOPATH;
-	} else if (knot_dname_is_equal(ctx->zone, ctx->domains[K8S_ZONE_CLUSTERSET])) {
-		answer->role = K8S_ROLE_CLUSTERSET;
-	} else if (knot_dname_is_equal(ctx->zone, (const uint8_t *)K8S_FEDFWD_ZONE)) {
-		answer->role = K8S_ROLE_FEDFORWARD;
-	} else {
-		answer->role = K8S_ROLE_CLUSTER;
-	}
+	answer->role = zone_role(check, ctx);
 	ctx->ready_bits = k8s_answer_ready_bits(answer->role);
 	answer->domains[K8S_ZONE_CLUSTER] = ctx->domains[K8S_ZONE_CLUSTER];
 	answer->domains[K8S_ZONE_CLUSTERSET] = ctx->domains[K8S_ZONE_CLUSTERSET];
@@ -802,7 +803,7 @@ static int load_module(check_ctx_t *check)
 	}
 	// Everything that can fail comes before the watcher holds this zone: knotd frees
 	// the module after a failed load without calling unload.
-	bool federated = ctx->fed.member_count > 0;
+	bool federated = ctx->answer.role == K8S_ROLE_FEDERATED;
 	if (ret == KNOT_EOK && check->mod != NULL) {
 		ret = k8s_stats_add(check->mod);
 	}

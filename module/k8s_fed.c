@@ -257,32 +257,28 @@ void k8s_fed_attach(k8s_ctx_t *ctx)
 	}
 }
 
-knotd_in_state_t k8s_fed_serve_hook(k8s_ctx_t *ctx, knot_pkt_t *pkt, knotd_qdata_t *qdata,
-                                    knotd_mod_t *mod)
+k8s_answer_t k8s_fed_serve_answer(const k8s_ctx_t *ctx, const knot_dname_t *qname,
+                                  uint16_t qtype, const knot_pkt_t *query,
+                                  const struct sockaddr_storage *remote, knot_pkt_t *pkt,
+                                  knot_mm_t *mm)
 {
-	uint64_t started = k8s_stats_clock();
 	const uint8_t *source = NULL;
 	size_t source_len = 0;
-	if (!ctx->fed.external && qdata->query->opt_rr != NULL) {
-		const uint8_t *opt = knot_edns_get_option(qdata->query->opt_rr,
-		                                          K8S_EDNS_SOURCE_CLUSTER, NULL);
+	if (!ctx->fed.external && query->opt_rr != NULL) {
+		const uint8_t *opt = knot_edns_get_option(query->opt_rr, K8S_EDNS_SOURCE_CLUSTER, NULL);
 		if (opt != NULL) {
 			source = knot_edns_opt_get_data((uint8_t *)opt);
 			source_len = knot_edns_opt_get_length((uint8_t *)opt);
 		}
 	}
 	const k8s_table_t *tables[K8S_FED_MAX_MEMBERS];
-	urcu_memb_read_lock();
 	for (size_t i = 0; i < ctx->fed.member_count; i++) {
 		const k8s_watcher_t *w = k8s_watcher_serving(ctx->fed_watch[i].watcher, K8S_READY_CLUSTER);
 		const k8s_table_t *t = k8s_watcher_table(w);
 		tables[i] = (k8s_table_ready(t) & K8S_READY_CLUSTER) ? t : NULL;
 	}
-	k8s_answer_t res = k8s_fedserve_answer(&ctx->fed, tables, qdata->name,
-	                                       knot_pkt_qtype(qdata->query), source, source_len,
-	                                       knotd_qdata_remote_addr(qdata), pkt, qdata->mm);
-	urcu_memb_read_unlock();
-	return k8s_stats_outcome(mod, qdata, res, KNOTD_IN_STATE_MISS, started);
+	return k8s_fedserve_answer(&ctx->fed, tables, qname, qtype, source, source_len, remote,
+	                           pkt, mm);
 }
 
 /* The K8S-DNS role. */

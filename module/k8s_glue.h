@@ -110,7 +110,7 @@ typedef struct {
 	k8s_topology_t *topology;   /*!< federation-zone and federation-region, or NULL. */
 	knot_dname_t **host_search; /*!< autopath-host-search, lowercase. */
 	size_t host_search_count;
-	k8s_fedzone_t fed;          /*!< Federated-DNS role: set when fed.member_count > 0. */
+	k8s_fedzone_t fed;          /*!< Federated-DNS role (K8S_ROLE_FEDERATED): its members. */
 	k8s_fedmember_t *members;   /*!< federation-member, member_count of them (owned). */
 	size_t member_count;
 	fed_watch_t *fed_watch;
@@ -195,12 +195,15 @@ void k8s_fed_release(k8s_ctx_t *ctx);
 void k8s_fed_attach(k8s_ctx_t *ctx);
 
 /*!
- * \brief A Federated-DNS zone: the answer from every synchronized member's table
- * (a member's predecessor after a reload, as for a cluster zone), the source
- * cluster from the query's EDNS option.
+ * \brief The answer of a zone of role K8S_ROLE_FEDERATED: from every synchronized
+ * member's table (a member's predecessor after a reload, as for a cluster zone),
+ * the source cluster from the query's EDNS option. Call inside an RCU read-side
+ * section.
  */
-knotd_in_state_t k8s_fed_serve_hook(k8s_ctx_t *ctx, knot_pkt_t *pkt, knotd_qdata_t *qdata,
-                                    knotd_mod_t *mod);
+k8s_answer_t k8s_fed_serve_answer(const k8s_ctx_t *ctx, const knot_dname_t *qname,
+                                  uint16_t qtype, const knot_pkt_t *query,
+                                  const struct sockaddr_storage *remote, knot_pkt_t *pkt,
+                                  knot_mm_t *mm);
 
 /*! \brief A federation-nameservers value as k8s_fedstub_static() reads it. */
 int k8s_fed_check_ns(knotd_conf_check_args_t *args);
