@@ -67,7 +67,7 @@ int k8s_fed_check_member(knotd_conf_check_args_t *args)
 /*! \brief Reads the members (each name once); a check also reads their kubeconfigs. */
 static int members_read(check_ctx_t *check, k8s_ctx_t *ctx)
 {
-	knotd_conf_t members = k8s_glue_option(check, MOD_FED_MEMBER);
+	knotd_conf_t members = k8s_glue_option(check, K8S_OPT(FED_MEMBER));
 	int ret = KNOT_EOK;
 	if (members.count == 0) {
 		ret = k8s_glue_refuse(check, "federation-name needs at least one federation-member");
@@ -114,9 +114,9 @@ static int members_read(check_ctx_t *check, k8s_ctx_t *ctx)
 
 int k8s_fed_serve_read(check_ctx_t *check, k8s_ctx_t *ctx)
 {
-	knotd_conf_t name = k8s_glue_option(check, MOD_FED_NAME);
+	knotd_conf_t name = k8s_glue_option(check, K8S_OPT(FED_NAME));
 	if (name.count == 0) {
-		knotd_conf_t members = k8s_glue_option(check, MOD_FED_MEMBER);
+		knotd_conf_t members = k8s_glue_option(check, K8S_OPT(FED_MEMBER));
 		size_t count = members.count;
 		knotd_conf_free(&members);
 		return (count > 0) ? k8s_glue_refuse(check, "federation-member needs federation-name")
@@ -128,8 +128,8 @@ int k8s_fed_serve_read(check_ctx_t *check, k8s_ctx_t *ctx)
 	}
 
 	knot_dname_t *domain =
-		k8s_glue_dname_lower(k8s_glue_option(check, MOD_FED_DOMAIN).single.dname);
-	knotd_conf_t ext = k8s_glue_option(check, MOD_FED_EXTERNAL);
+		k8s_glue_dname_lower(k8s_glue_option(check, K8S_OPT(FED_DOMAIN)).single.dname);
+	knotd_conf_t ext = k8s_glue_option(check, K8S_OPT(FED_EXTERNAL));
 	knot_dname_t *external = (ext.count > 0) ? k8s_glue_dname_lower(ext.single.dname) : NULL;
 	const char *fed = name.single.string;
 	size_t fed_len = strlen(fed);
@@ -186,7 +186,7 @@ int k8s_fed_acquire(k8s_ctx_t *ctx, const k8s_watcher_conf_t *base)
 	}
 	const k8s_wconf_field_t *kubeconfig = NULL;
 	for (const k8s_wconf_field_t *f = k8s_watcher_conf_fields; f->kind != K8S_WCONF_END; f++) {
-		if (f->item != NULL && strcmp(f->item, K8S_OPT_KUBECONFIG) == 0) {
+		if (f->item != NULL && strcmp(f->item, K8S_OPT(KUBECONFIG)) == 0) {
 			kubeconfig = f;
 		}
 	}
@@ -330,8 +330,8 @@ static void fed_log(void *ctx, int priority, const char *msg)
  */
 static int fed_source_read(check_ctx_t *check, uint8_t source[64], bool *found)
 {
-	knotd_conf_t name = k8s_glue_option(check, MOD_FED_CLUSTER);
-	knotd_conf_t id = k8s_glue_option(check, K8S_OPT_CLUSTER_ID);
+	knotd_conf_t name = k8s_glue_option(check, K8S_OPT(FED_CLUSTER));
+	knotd_conf_t id = k8s_glue_option(check, K8S_OPT(CLUSTER_ID));
 	const char *text = (name.count > 0) ? name.single.string :
 	                   (id.count > 0) ? id.single.string : NULL;
 	*found = text != NULL && k8s_fedstub_name(text, strlen(text), source) == KNOT_EOK;
@@ -341,7 +341,7 @@ static int fed_source_read(check_ctx_t *check, uint8_t source[64], bool *found)
 /*! \brief Reads federation-nameservers (each name once) into a new set. */
 static int fed_static_read(check_ctx_t *check, k8s_fedstub_set_t **out)
 {
-	knotd_conf_t list = k8s_glue_option(check, MOD_FED_NS);
+	knotd_conf_t list = k8s_glue_option(check, K8S_OPT(FED_NS));
 	k8s_fedstub_set_t *set = calloc(1, sizeof(*set) + list.count * sizeof(k8s_fedstub_t));
 	int ret = (set != NULL) ? KNOT_EOK : KNOT_ENOMEM;
 	for (size_t i = 0; ret == KNOT_EOK && i < list.count; i++) {
@@ -369,10 +369,10 @@ static int fed_static_read(check_ctx_t *check, k8s_fedstub_set_t **out)
 /*! \brief The programming endpoint's settings: all four, or none (off). */
 static int fed_api_read(check_ctx_t *check, k8s_fedapi_conf_t *api, bool *on)
 {
-	knotd_conf_t listen = k8s_glue_option(check, MOD_FED_API_LISTEN);
-	knotd_conf_t cert = k8s_glue_option(check, MOD_FED_API_CERT);
-	knotd_conf_t key = k8s_glue_option(check, MOD_FED_API_KEY);
-	knotd_conf_t ca = k8s_glue_option(check, MOD_FED_API_CA);
+	knotd_conf_t listen = k8s_glue_option(check, K8S_OPT(FED_API_LISTEN));
+	knotd_conf_t cert = k8s_glue_option(check, K8S_OPT(FED_API_CERT));
+	knotd_conf_t key = k8s_glue_option(check, K8S_OPT(FED_API_KEY));
+	knotd_conf_t ca = k8s_glue_option(check, K8S_OPT(FED_API_CA));
 	size_t set = (listen.count > 0) + (cert.count > 0) + (key.count > 0) + (ca.count > 0);
 	*on = set == 4;
 	if (set != 0 && set != 4) {

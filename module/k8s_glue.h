@@ -51,29 +51,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #include "topology.h"
 #include "watcher.h"
 
-/* The options of the federation roles, which k8s.c's schema declares and k8s_fed.c reads. */
-#define MOD_FED_NAME		"\x0f""federation-name"
-#define MOD_FED_DOMAIN		"\x11""federation-domain"
-#define MOD_FED_MEMBER		"\x11""federation-member"
-#define MOD_FED_EXTERNAL	"\x13""federation-external"
-#define MOD_FED_NS		"\x16""federation-nameservers"
-#define MOD_FED_CLUSTER		"\x17""federation-cluster-name"
-#define MOD_FED_API_LISTEN	"\x15""federation-api-listen"
-#define MOD_FED_API_CERT	"\x13""federation-api-cert"
-#define MOD_FED_API_KEY		"\x12""federation-api-key"
-#define MOD_FED_API_CA		"\x18""federation-api-client-ca"
-
-/* The forwarder's options (k8s_forward.c). */
-#define MOD_FORWARD		"\x07""forward"
-#define MOD_FORWARD_STUB	"\x0c""forward-stub"
-#define MOD_FORWARD_TIMEOUT	"\x0f""forward-timeout"
-#define MOD_FORWARD_CACHE_TTL	"\x15""forward-cache-max-ttl"
-#define MOD_FORWARD_CACHE_SIZE	"\x12""forward-cache-size"
-#define MOD_FORWARD_PENDING	"\x13""forward-max-pending"
-#define MOD_KUBEDNS_CONFIG	"\x0f""kube-dns-config"
-/* The operations endpoint's options, which k8s.c's schema declares and k8s_ops.c reads. */
-#define MOD_METRICS_LISTEN	"\x0e""metrics-listen"
-#define MOD_LAMEDUCK_FILE	"\x0d""lameduck-file"
+/* The options: K8S_OPT(ID) of K8S_OPTIONS (options.h, by way of watcher.h's watchconf.h). */
 
 /* The zone's storage: where the snapshot (k8s.c) and the K8S-DNS role's state file are. */
 #define ZONE_STORAGE		"\x07""storage"
