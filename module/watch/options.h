@@ -44,7 +44,9 @@
  *          (W_LOAD, row, kind, scope, field)    derived by load from the option.
  *          `row` is the field's fixed place in k8s_watcher_conf_fields, from 0
  *          without gaps: the settings' hash (a snapshot's file name) walks them
- *          in that order, so a new one takes the next free number.
+ *          in that order, so a new one takes the next free number. A place given
+ *          twice fails the build (-Woverride-init); a gap ends the table early,
+ *          which tests/unit/test_watchconf.c finds (a field without a row).
  */
 
 #pragma once
