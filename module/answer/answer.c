@@ -268,22 +268,24 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 
 	ctx_t c = { .conf = conf, .t = t, .pkt = pkt, .mm = mm, .qtype = qtype };
 	switch (conf->role) {
+	case K8S_ROLE_CLUSTER: {
+		k8s_answer_t res = k8s_answer_name(&c, qname, qname, K8S_ROLE_CLUSTER, conf->zone, 0);
+		// Only a name that does not exist may be a step of a pod's search list.
+		if (res == K8S_ANSWER_NXDOMAIN && conf->autopath) {
+			res = k8s_autopath_client(&c, qname, remote, outcome);
+		}
+		return res;
+	}
+	case K8S_ROLE_CLUSTERSET:
+		return k8s_answer_name(&c, qname, qname, K8S_ROLE_CLUSTERSET, conf->zone, 0);
 	case K8S_ROLE_REVERSE:
 		return k8s_answer_ptr(&c, qname);
 	case K8S_ROLE_AUTOPATH:
 		return k8s_autopath_answer(&c, qname, query, outcome);
-	case K8S_ROLE_FEDERATED:
-		return K8S_ANSWER_PASS;  // Answered from its members' tables (fedserve.h), not one.
 	default:
-		break;
+		// K8S_ROLE_FEDERATED answers from its members' tables (fedserve.h), not one.
+		return K8S_ANSWER_PASS;
 	}
-	// K8S_ROLE_CLUSTER and K8S_ROLE_CLUSTERSET.
-	k8s_answer_t res = k8s_answer_name(&c, qname, qname, conf->role, conf->zone, 0);
-	// Only a name that does not exist may be a step of a pod's search list.
-	if (res == K8S_ANSWER_NXDOMAIN && conf->autopath && conf->role == K8S_ROLE_CLUSTER) {
-		res = k8s_autopath_client(&c, qname, remote, outcome);
-	}
-	return res;
 }
 
 int k8s_answer_txt(knot_rdataset_t *rrs, const char *text)
