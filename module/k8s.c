@@ -37,24 +37,10 @@
 #include "dnsname.h"
 #include "k8s_glue.h"
 #include "kubeconfig.h"
+#include "options.h"
 #include "reflector.h"
 #include "tsan_rcu.h"
 
-#define MOD_TTL			"\x03""ttl"
-#define MOD_DNS_VERSION		"\x0b""dns-version"
-#define MOD_CS_DNS_VERSION	"\x16""clusterset-dns-version"
-#define MOD_CLUSTER_DOMAIN	"\x0e""cluster-domain"
-#define MOD_CLUSTERSET_DOMAIN	"\x11""clusterset-domain"
-#define MOD_IGNORE_EMPTY	"\x14""ignore-empty-service"
-#define MOD_PODS		"\x04""pods"
-#define MOD_AUTOPATH_DOMAIN	"\x0f""autopath-domain"
-#define MOD_AUTOPATH_OPTION	"\x14""autopath-edns-option"
-#define MOD_AUTOPATH		"\x08""autopath"
-#define MOD_AUTOPATH_HOST	"\x14""autopath-host-search"
-#define MOD_FEDERATIONS		"\x0b""federations"
-#define MOD_FED_ZONE		"\x0f""federation-zone"
-#define MOD_FED_REGION		"\x11""federation-region"
-#define MOD_SNAPSHOT		"\x08""snapshot"
 #define ZONE_MODULE		"\x06""module"
 
 static const knot_lookup_t pods_modes[] = {
@@ -152,55 +138,20 @@ static int check_node_name(knotd_conf_check_args_t *args)
 	return KNOT_EOK;
 }
 
+/* The schema, a row per option of K8S_OPTIONS (options.h), in its forms of values. */
+#define V_NONE YP_VNONE
+#define V_STR(dflt) YP_VSTR = { dflt }
+#define V_INT(min, max, dflt) YP_VINT = { min, max, dflt }
+#define V_TIME(min, max, dflt) YP_VINT = { min, max, dflt, YP_STIME }
+#define V_BOOL(dflt) YP_VBOOL = { dflt }
+#define V_DNAME(size, wire) YP_VDNAME = { size, (const uint8_t *)wire }
+#define V_OPT(list, dflt) YP_VOPT = { list, dflt }
+#define V_ADDR(port) YP_VADDR = { port }
+#define SCHEMA_ROW(id, name, type, value, flags, check, watch) \
+	{ name, type, value, flags, { check } },
+
 static const yp_item_t k8s_conf[] = {
-	{ K8S_OPT_KUBECONFIG,    YP_TSTR,   YP_VNONE },
-	{ K8S_OPT_CONTEXT,       YP_TSTR,   YP_VNONE },
-	{ K8S_OPT_SA_DIR,        YP_TSTR,   YP_VSTR = { K8S_SA_DIR_DEFAULT } },
-	{ MOD_TTL,               YP_TINT,   YP_VINT = { 0, 3600, 5, YP_STIME } },
-	{ MOD_DNS_VERSION,       YP_TSTR,   YP_VSTR = { "1.1.0" }, YP_FNONE, { check_version } },
-	{ MOD_CS_DNS_VERSION,    YP_TSTR,   YP_VSTR = { "1.1.0" }, YP_FNONE, { check_version } },
-	{ MOD_CLUSTER_DOMAIN,    YP_TDNAME, YP_VDNAME = { 15, (const uint8_t *)"\x07""cluster""\x05""local" } },
-	{ MOD_CLUSTERSET_DOMAIN, YP_TDNAME, YP_VDNAME = { 18, (const uint8_t *)"\x0a""clusterset""\x05""local" } },
-	{ K8S_OPT_CLUSTER_ID,    YP_TSTR,   YP_VNONE, YP_FNONE, { check_cluster_id } },
-	{ K8S_OPT_NAMESPACES,    YP_TSTR,   YP_VNONE, YP_FMULTI },
-	{ K8S_OPT_LABELS,        YP_TSTR,   YP_VNONE, YP_FNONE, { check_selector } },
-	{ K8S_OPT_NS_LABELS,     YP_TSTR,   YP_VNONE, YP_FNONE, { check_selector } },
-	{ K8S_OPT_EP_POD_NAMES,  YP_TBOOL,  YP_VNONE },
-	{ K8S_OPT_NO_ENDPOINTS,  YP_TBOOL,  YP_VNONE },
-	{ MOD_IGNORE_EMPTY,      YP_TBOOL,  YP_VNONE },
-	{ MOD_PODS,              YP_TOPT,   YP_VOPT = { pods_modes, K8S_PODS_INSECURE } },
-	{ K8S_OPT_UPSTREAM,      YP_TADDR,  YP_VADDR = { 53 }, YP_FNONE, { check_upstream } },
-	{ K8S_OPT_STALL,         YP_TINT,   YP_VINT = { 5, 3600, K8S_STALL_S_DEFAULT, YP_STIME } },
-	{ K8S_OPT_CRD_RETRY,     YP_TINT,   YP_VINT = { 1, 86400, K8S_ABSENT_RETRY_S_DEFAULT, YP_STIME } },
-	{ MOD_AUTOPATH_DOMAIN,   YP_TDNAME, YP_VDNAME = { 11, (const uint8_t *)"\x02""ap""\x03""k8s""\x02""io" } },
-	{ MOD_AUTOPATH_OPTION,   YP_TINT,   YP_VINT = { 0, 65535, 65001 } },
-	{ MOD_AUTOPATH,          YP_TBOOL,  YP_VNONE },
-	{ MOD_AUTOPATH_HOST,     YP_TDNAME, YP_VNONE, YP_FMULTI },
-	{ MOD_FEDERATIONS,       YP_TSTR,   YP_VNONE, YP_FMULTI, { check_federation } },
-	{ MOD_FED_ZONE,          YP_TSTR,   YP_VNONE },
-	{ MOD_FED_REGION,        YP_TSTR,   YP_VNONE },
-	{ K8S_OPT_NODE_NAME,     YP_TSTR,   YP_VNONE, YP_FNONE, { check_node_name } },
-	{ MOD_FED_NAME,          YP_TSTR,   YP_VNONE, YP_FNONE, { k8s_fed_check_name } },
-	{ MOD_FED_DOMAIN,        YP_TDNAME, YP_VDNAME = { 12, (const uint8_t *)"\x0a""federation" } },
-	{ MOD_FED_MEMBER,        YP_TSTR,   YP_VNONE, YP_FMULTI, { k8s_fed_check_member } },
-	{ MOD_FED_EXTERNAL,      YP_TDNAME, YP_VNONE },
-	{ MOD_SNAPSHOT,          YP_TBOOL,  YP_VBOOL = { true } },
-	{ K8S_OPT_SNAP_MAX_AGE,  YP_TINT,   YP_VINT = { 0, 365 * 86400, 86400, YP_STIME } },
-	{ MOD_FED_NS,            YP_TSTR,   YP_VNONE, YP_FMULTI, { k8s_fed_check_ns } },
-	{ MOD_FED_CLUSTER,       YP_TSTR,   YP_VNONE, YP_FNONE, { k8s_fed_check_cluster } },
-	{ MOD_FED_API_LISTEN,    YP_TADDR,  YP_VNONE, YP_FNONE, { k8s_fed_check_listen } },
-	{ MOD_FED_API_CERT,      YP_TSTR,   YP_VNONE },
-	{ MOD_FED_API_KEY,       YP_TSTR,   YP_VNONE },
-	{ MOD_FED_API_CA,        YP_TSTR,   YP_VNONE },
-	{ MOD_FORWARD,           YP_TSTR,   YP_VNONE, YP_FMULTI, { k8s_forward_check_addr } },
-	{ MOD_FORWARD_STUB,      YP_TSTR,   YP_VNONE, YP_FMULTI, { k8s_forward_check_stub } },
-	{ MOD_FORWARD_TIMEOUT,   YP_TINT,   YP_VINT = { 100, 60000, 2000 } },
-	{ MOD_FORWARD_CACHE_TTL, YP_TINT,   YP_VINT = { 0, 86400, 30, YP_STIME } },
-	{ MOD_FORWARD_CACHE_SIZE, YP_TINT,  YP_VINT = { 16, 1048576, 4096 } },
-	{ MOD_FORWARD_PENDING,   YP_TINT,   YP_VINT = { 1, 65536, 1024 } },
-	{ MOD_KUBEDNS_CONFIG,    YP_TSTR,   YP_VNONE, YP_FNONE, { k8s_forward_check_kubedns } },
-	{ MOD_METRICS_LISTEN,    YP_TADDR,  YP_VNONE, YP_FNONE, { k8s_ops_check_listen } },
-	{ MOD_LAMEDUCK_FILE,     YP_TSTR,   YP_VNONE, YP_FNONE, { k8s_ops_check_lameduck } },
+	K8S_OPTIONS(SCHEMA_ROW)
 	{ NULL }
 };
 
@@ -220,13 +171,18 @@ static void mod_log(void *ctx, int priority, const char *msg)
 
 /*!
  * \brief The zone's answer to a query (a worker, or the cold waiter's thread): the
- * table of the watcher serving now. Call inside an RCU read-side section.
+ * tables it answers from by its role, then k8s_answer(), which dispatches on it.
+ * Call inside an RCU read-side section.
  */
 static k8s_answer_t answer_query(const k8s_ctx_t *ctx, const knot_dname_t *qname,
                                  uint16_t qtype, const knot_pkt_t *query,
                                  const struct sockaddr_storage *remote, knot_pkt_t *pkt,
                                  knot_mm_t *mm, k8s_autopath_outcome_t *walked)
 {
+	if (ctx->answer.role == K8S_ROLE_FEDERATED) {
+		*walked = K8S_AUTOPATH_NONE;
+		return k8s_fed_serve_answer(ctx, qname, qtype, query, remote, pkt, mm);
+	}
 	// After a reload that changed the watch settings, the old watcher serves until the new one is ready.
 	const k8s_watcher_t *w = k8s_watcher_serving(ctx->watcher, ctx->ready_bits);
 	const k8s_answer_conf_t *conf = &ctx->answer;
@@ -236,19 +192,7 @@ static k8s_answer_t answer_query(const k8s_ctx_t *ctx, const knot_dname_t *qname
 		handover.upstream = k8s_watcher_upstream(w);
 		conf = &handover;
 	}
-	const k8s_table_t *table = k8s_watcher_table(w);
-	*walked = K8S_AUTOPATH_NONE;
-	k8s_answer_t res;
-	if (conf->role != K8S_ROLE_AUTOPATH) {
-		res = k8s_answer(conf, table, qname, qtype, query, pkt, mm);
-		// Only a name that does not exist may be a step of a pod's search list.
-		if (res == K8S_ANSWER_NXDOMAIN && conf->autopath) {
-			res = k8s_autopath(conf, table, qname, qtype, query, remote, pkt, mm, walked);
-		}
-	} else {
-		res = k8s_autopath(conf, table, qname, qtype, query, NULL, pkt, mm, walked);
-	}
-	return res;
+	return k8s_answer(conf, k8s_watcher_table(w), qname, qtype, query, remote, pkt, mm, walked);
 }
 
 /*!
@@ -275,9 +219,6 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	uint64_t started = k8s_stats_clock();
 
 	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
-	if (ctx->fed.member_count > 0) {
-		return k8s_fed_serve_hook(ctx, pkt, qdata, mod);
-	}
 	uint16_t qtype = knot_pkt_qtype(qdata->query);
 	k8s_autopath_outcome_t walked;
 	(void)k8s_answer_cold_take();
@@ -419,15 +360,38 @@ static void ctx_free(k8s_ctx_t *ctx)
 }
 
 /*!
- * \brief Reads the zone's answer settings. Its role comes from its name: a
- * check has no zone and reads them as a cluster zone's.
+ * \brief The zone's role, decided here only: from its options (federation-member)
+ * and its name. A check has no zone and reads the options as a cluster zone's.
  */
+static k8s_role_t zone_role(check_ctx_t *check, const k8s_ctx_t *ctx)
+{
+	if (ctx->zone == NULL) {
+		return K8S_ROLE_CLUSTER;
+	}
+	knotd_conf_t members = k8s_glue_option(check, K8S_OPT(FED_MEMBER));
+	size_t member_count = members.count;
+	knotd_conf_free(&members);
+	if (member_count > 0) {
+		return K8S_ROLE_FEDERATED;
+	} else if (under(ctx->zone, "in-addr.arpa.") || under(ctx->zone, "ip6.arpa.")) {
+		return K8S_ROLE_REVERSE;
+	} else if (knot_dname_is_equal(ctx->zone, k8s_glue_option(check, K8S_OPT(AUTOPATH_DOMAIN)).single.dname)) {
+		return K8S_ROLE_AUTOPATH;
+	} else if (knot_dname_is_equal(ctx->zone, ctx->domains[K8S_ZONE_CLUSTERSET])) {
+		return K8S_ROLE_CLUSTERSET;
+	} else if (knot_dname_is_equal(ctx->zone, (const uint8_t *)K8S_FEDFWD_ZONE)) {
+		return K8S_ROLE_FEDFORWARD;
+	}
+	return K8S_ROLE_CLUSTER;
+}
+
+/*! \brief Reads the zone's answer settings, its role first. */
 static int answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
 {
 	ctx->domains[K8S_ZONE_CLUSTER] =
-		k8s_glue_dname_lower(k8s_glue_option(check, MOD_CLUSTER_DOMAIN).single.dname);
+		k8s_glue_dname_lower(k8s_glue_option(check, K8S_OPT(CLUSTER_DOMAIN)).single.dname);
 	ctx->domains[K8S_ZONE_CLUSTERSET] =
-		k8s_glue_dname_lower(k8s_glue_option(check, MOD_CLUSTERSET_DOMAIN).single.dname);
+		k8s_glue_dname_lower(k8s_glue_option(check, K8S_OPT(CLUSTERSET_DOMAIN)).single.dname);
 	if (check->mod != NULL) {
 		ctx->zone = k8s_glue_dname_lower(knotd_mod_zone(check->mod));
 	}
@@ -437,36 +401,24 @@ static int answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
 	}
 	k8s_answer_conf_t *answer = &ctx->answer;
 	answer->zone = ctx->zone;
-	if (ctx->zone == NULL) {
-		answer->role = K8S_ROLE_CLUSTER;
-	} else if (under(ctx->zone, "in-addr.arpa.") || under(ctx->zone, "ip6.arpa.")) {
-		answer->role = K8S_ROLE_REVERSE;
-	} else if (knot_dname_is_equal(ctx->zone, k8s_glue_option(check, MOD_AUTOPATH_DOMAIN).single.dname)) {
-		answer->role = K8S_ROLE_AUTOPATH;
-	} else if (knot_dname_is_equal(ctx->zone, ctx->domains[K8S_ZONE_CLUSTERSET])) {
-		answer->role = K8S_ROLE_CLUSTERSET;
-	} else if (knot_dname_is_equal(ctx->zone, (const uint8_t *)K8S_FEDFWD_ZONE)) {
-		answer->role = K8S_ROLE_FEDFORWARD;
-	} else {
-		answer->role = K8S_ROLE_CLUSTER;
-	}
+	answer->role = zone_role(check, ctx);
 	ctx->ready_bits = k8s_answer_ready_bits(answer->role);
 	answer->domains[K8S_ZONE_CLUSTER] = ctx->domains[K8S_ZONE_CLUSTER];
 	answer->domains[K8S_ZONE_CLUSTERSET] = ctx->domains[K8S_ZONE_CLUSTERSET];
-	answer->ttl = k8s_glue_option(check, MOD_TTL).single.integer;
-	answer->autopath_option = k8s_glue_option(check, MOD_AUTOPATH_OPTION).single.integer;
-	answer->pods = k8s_glue_option(check, MOD_PODS).single.option;
-	answer->ignore_empty = k8s_glue_option(check, MOD_IGNORE_EMPTY).single.boolean;
-	answer->autopath = k8s_glue_option(check, MOD_AUTOPATH).single.boolean;
-	const yp_name_t *version = (answer->role == K8S_ROLE_CLUSTERSET) ? MOD_CS_DNS_VERSION
-	                                                                : MOD_DNS_VERSION;
+	answer->ttl = k8s_glue_option(check, K8S_OPT(TTL)).single.integer;
+	answer->autopath_option = k8s_glue_option(check, K8S_OPT(AUTOPATH_OPTION)).single.integer;
+	answer->pods = k8s_glue_option(check, K8S_OPT(PODS)).single.option;
+	answer->ignore_empty = k8s_glue_option(check, K8S_OPT(IGNORE_EMPTY)).single.boolean;
+	answer->autopath = k8s_glue_option(check, K8S_OPT(AUTOPATH)).single.boolean;
+	const yp_name_t *version = (answer->role == K8S_ROLE_CLUSTERSET) ? K8S_OPT(CS_DNS_VERSION)
+	                                                                : K8S_OPT(DNS_VERSION);
 	return k8s_answer_txt(&answer->version, k8s_glue_option(check, version).single.string);
 }
 
 /*! \brief Reads the federations (each name once) and the static topology. */
 static int federations_read(check_ctx_t *check, k8s_ctx_t *ctx)
 {
-	knotd_conf_t feds = k8s_glue_option(check, MOD_FEDERATIONS);
+	knotd_conf_t feds = k8s_glue_option(check, K8S_OPT(FEDERATIONS));
 	int ret = KNOT_EOK;
 	if (feds.count > 0) {
 		ctx->federations = calloc(feds.count, sizeof(*ctx->federations));
@@ -494,8 +446,8 @@ static int federations_read(check_ctx_t *check, k8s_ctx_t *ctx)
 		return ret;
 	}
 
-	knotd_conf_t zone = k8s_glue_option(check, MOD_FED_ZONE);
-	knotd_conf_t region = k8s_glue_option(check, MOD_FED_REGION);
+	knotd_conf_t zone = k8s_glue_option(check, K8S_OPT(FED_ZONE));
+	knotd_conf_t region = k8s_glue_option(check, K8S_OPT(FED_REGION));
 	if ((zone.count > 0) != (region.count > 0)) {
 		return k8s_glue_refuse(check, "federation-zone and federation-region must be set together");
 	}
@@ -515,7 +467,7 @@ static int federations_read(check_ctx_t *check, k8s_ctx_t *ctx)
 /*! \brief Reads the host's search domains that end every autopath walk. */
 static int host_search_read(check_ctx_t *check, k8s_ctx_t *ctx)
 {
-	knotd_conf_t hosts = k8s_glue_option(check, MOD_AUTOPATH_HOST);
+	knotd_conf_t hosts = k8s_glue_option(check, K8S_OPT(AUTOPATH_HOST));
 	int ret = KNOT_EOK;
 	if (hosts.count > K8S_AUTOPATH_MAX_HOST) {
 		ret = k8s_glue_refuse(check, "autopath-host-search holds at most %d domains "
@@ -554,7 +506,7 @@ static bool needs_nodes(const k8s_answer_conf_t *answer)
 static int node_name_read(knotd_mod_t *mod, k8s_watcher_conf_t *conf)
 {
 	const char *name = getenv("NODE_NAME");
-	knotd_conf_t option = knotd_conf_mod(mod, K8S_OPT_NODE_NAME);
+	knotd_conf_t option = knotd_conf_mod(mod, K8S_OPT(NODE_NAME));
 	if (option.count > 0) {
 		name = option.single.string;
 	} else if (name == NULL || name[0] == '\0') {
@@ -579,7 +531,7 @@ static int node_name_read(knotd_mod_t *mod, k8s_watcher_conf_t *conf)
  */
 static int snapshot_path_read(knotd_mod_t *mod, k8s_watcher_conf_t *conf)
 {
-	if (!knotd_conf_mod(mod, MOD_SNAPSHOT).single.boolean) {
+	if (!knotd_conf_mod(mod, K8S_OPT(SNAPSHOT)).single.boolean) {
 		return KNOT_EOK;
 	}
 	const char *dir = knotd_conf_zone(mod, ZONE_STORAGE, knotd_mod_zone(mod)).single.string;
@@ -802,7 +754,7 @@ static int load_module(check_ctx_t *check)
 	}
 	// Everything that can fail comes before the watcher holds this zone: knotd frees
 	// the module after a failed load without calling unload.
-	bool federated = ctx->fed.member_count > 0;
+	bool federated = ctx->answer.role == K8S_ROLE_FEDERATED;
 	if (ret == KNOT_EOK && check->mod != NULL) {
 		ret = k8s_stats_add(check->mod);
 	}

@@ -67,7 +67,7 @@ int k8s_fed_check_member(knotd_conf_check_args_t *args)
 /*! \brief Reads the members (each name once); a check also reads their kubeconfigs. */
 static int members_read(check_ctx_t *check, k8s_ctx_t *ctx)
 {
-	knotd_conf_t members = k8s_glue_option(check, MOD_FED_MEMBER);
+	knotd_conf_t members = k8s_glue_option(check, K8S_OPT(FED_MEMBER));
 	int ret = KNOT_EOK;
 	if (members.count == 0) {
 		ret = k8s_glue_refuse(check, "federation-name needs at least one federation-member");
@@ -114,9 +114,9 @@ static int members_read(check_ctx_t *check, k8s_ctx_t *ctx)
 
 int k8s_fed_serve_read(check_ctx_t *check, k8s_ctx_t *ctx)
 {
-	knotd_conf_t name = k8s_glue_option(check, MOD_FED_NAME);
+	knotd_conf_t name = k8s_glue_option(check, K8S_OPT(FED_NAME));
 	if (name.count == 0) {
-		knotd_conf_t members = k8s_glue_option(check, MOD_FED_MEMBER);
+		knotd_conf_t members = k8s_glue_option(check, K8S_OPT(FED_MEMBER));
 		size_t count = members.count;
 		knotd_conf_free(&members);
 		return (count > 0) ? k8s_glue_refuse(check, "federation-member needs federation-name")
@@ -128,8 +128,8 @@ int k8s_fed_serve_read(check_ctx_t *check, k8s_ctx_t *ctx)
 	}
 
 	knot_dname_t *domain =
-		k8s_glue_dname_lower(k8s_glue_option(check, MOD_FED_DOMAIN).single.dname);
-	knotd_conf_t ext = k8s_glue_option(check, MOD_FED_EXTERNAL);
+		k8s_glue_dname_lower(k8s_glue_option(check, K8S_OPT(FED_DOMAIN)).single.dname);
+	knotd_conf_t ext = k8s_glue_option(check, K8S_OPT(FED_EXTERNAL));
 	knot_dname_t *external = (ext.count > 0) ? k8s_glue_dname_lower(ext.single.dname) : NULL;
 	const char *fed = name.single.string;
 	size_t fed_len = strlen(fed);
@@ -186,7 +186,7 @@ int k8s_fed_acquire(k8s_ctx_t *ctx, const k8s_watcher_conf_t *base)
 	}
 	const k8s_wconf_field_t *kubeconfig = NULL;
 	for (const k8s_wconf_field_t *f = k8s_watcher_conf_fields; f->kind != K8S_WCONF_END; f++) {
-		if (f->item != NULL && strcmp(f->item, K8S_OPT_KUBECONFIG) == 0) {
+		if (f->item != NULL && strcmp(f->item, K8S_OPT(KUBECONFIG)) == 0) {
 			kubeconfig = f;
 		}
 	}
@@ -257,32 +257,28 @@ void k8s_fed_attach(k8s_ctx_t *ctx)
 	}
 }
 
-knotd_in_state_t k8s_fed_serve_hook(k8s_ctx_t *ctx, knot_pkt_t *pkt, knotd_qdata_t *qdata,
-                                    knotd_mod_t *mod)
+k8s_answer_t k8s_fed_serve_answer(const k8s_ctx_t *ctx, const knot_dname_t *qname,
+                                  uint16_t qtype, const knot_pkt_t *query,
+                                  const struct sockaddr_storage *remote, knot_pkt_t *pkt,
+                                  knot_mm_t *mm)
 {
-	uint64_t started = k8s_stats_clock();
 	const uint8_t *source = NULL;
 	size_t source_len = 0;
-	if (!ctx->fed.external && qdata->query->opt_rr != NULL) {
-		const uint8_t *opt = knot_edns_get_option(qdata->query->opt_rr,
-		                                          K8S_EDNS_SOURCE_CLUSTER, NULL);
+	if (!ctx->fed.external && query->opt_rr != NULL) {
+		const uint8_t *opt = knot_edns_get_option(query->opt_rr, K8S_EDNS_SOURCE_CLUSTER, NULL);
 		if (opt != NULL) {
 			source = knot_edns_opt_get_data((uint8_t *)opt);
 			source_len = knot_edns_opt_get_length((uint8_t *)opt);
 		}
 	}
 	const k8s_table_t *tables[K8S_FED_MAX_MEMBERS];
-	urcu_memb_read_lock();
 	for (size_t i = 0; i < ctx->fed.member_count; i++) {
 		const k8s_watcher_t *w = k8s_watcher_serving(ctx->fed_watch[i].watcher, K8S_READY_CLUSTER);
 		const k8s_table_t *t = k8s_watcher_table(w);
 		tables[i] = (k8s_table_ready(t) & K8S_READY_CLUSTER) ? t : NULL;
 	}
-	k8s_answer_t res = k8s_fedserve_answer(&ctx->fed, tables, qdata->name,
-	                                       knot_pkt_qtype(qdata->query), source, source_len,
-	                                       knotd_qdata_remote_addr(qdata), pkt, qdata->mm);
-	urcu_memb_read_unlock();
-	return k8s_stats_outcome(mod, qdata, res, KNOTD_IN_STATE_MISS, started);
+	return k8s_fedserve_answer(&ctx->fed, tables, qname, qtype, source, source_len, remote,
+	                           pkt, mm);
 }
 
 /* The K8S-DNS role. */
@@ -334,8 +330,8 @@ static void fed_log(void *ctx, int priority, const char *msg)
  */
 static int fed_source_read(check_ctx_t *check, uint8_t source[64], bool *found)
 {
-	knotd_conf_t name = k8s_glue_option(check, MOD_FED_CLUSTER);
-	knotd_conf_t id = k8s_glue_option(check, K8S_OPT_CLUSTER_ID);
+	knotd_conf_t name = k8s_glue_option(check, K8S_OPT(FED_CLUSTER));
+	knotd_conf_t id = k8s_glue_option(check, K8S_OPT(CLUSTER_ID));
 	const char *text = (name.count > 0) ? name.single.string :
 	                   (id.count > 0) ? id.single.string : NULL;
 	*found = text != NULL && k8s_fedstub_name(text, strlen(text), source) == KNOT_EOK;
@@ -345,7 +341,7 @@ static int fed_source_read(check_ctx_t *check, uint8_t source[64], bool *found)
 /*! \brief Reads federation-nameservers (each name once) into a new set. */
 static int fed_static_read(check_ctx_t *check, k8s_fedstub_set_t **out)
 {
-	knotd_conf_t list = k8s_glue_option(check, MOD_FED_NS);
+	knotd_conf_t list = k8s_glue_option(check, K8S_OPT(FED_NS));
 	k8s_fedstub_set_t *set = calloc(1, sizeof(*set) + list.count * sizeof(k8s_fedstub_t));
 	int ret = (set != NULL) ? KNOT_EOK : KNOT_ENOMEM;
 	for (size_t i = 0; ret == KNOT_EOK && i < list.count; i++) {
@@ -373,10 +369,10 @@ static int fed_static_read(check_ctx_t *check, k8s_fedstub_set_t **out)
 /*! \brief The programming endpoint's settings: all four, or none (off). */
 static int fed_api_read(check_ctx_t *check, k8s_fedapi_conf_t *api, bool *on)
 {
-	knotd_conf_t listen = k8s_glue_option(check, MOD_FED_API_LISTEN);
-	knotd_conf_t cert = k8s_glue_option(check, MOD_FED_API_CERT);
-	knotd_conf_t key = k8s_glue_option(check, MOD_FED_API_KEY);
-	knotd_conf_t ca = k8s_glue_option(check, MOD_FED_API_CA);
+	knotd_conf_t listen = k8s_glue_option(check, K8S_OPT(FED_API_LISTEN));
+	knotd_conf_t cert = k8s_glue_option(check, K8S_OPT(FED_API_CERT));
+	knotd_conf_t key = k8s_glue_option(check, K8S_OPT(FED_API_KEY));
+	knotd_conf_t ca = k8s_glue_option(check, K8S_OPT(FED_API_CA));
 	size_t set = (listen.count > 0) + (cert.count > 0) + (key.count > 0) + (ca.count > 0);
 	*on = set == 4;
 	if (set != 0 && set != 4) {

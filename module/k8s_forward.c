@@ -198,8 +198,8 @@ int k8s_forward_check_kubedns(knotd_conf_check_args_t *args)
 static int conf_read(check_ctx_t *check, k8s_fwd_conf_t *conf)
 {
 	memset(conf, 0, sizeof(*conf));
-	knotd_conf_t servers = k8s_glue_option(check, MOD_FORWARD);
-	knotd_conf_t stubs = k8s_glue_option(check, MOD_FORWARD_STUB);
+	knotd_conf_t servers = k8s_glue_option(check, K8S_OPT(FORWARD));
+	knotd_conf_t stubs = k8s_glue_option(check, K8S_OPT(FORWARD_STUB));
 	int ret = KNOT_EOK;
 	if (servers.count == 0 && stubs.count == 0) {
 		goto out;
@@ -209,10 +209,10 @@ static int conf_read(check_ctx_t *check, k8s_fwd_conf_t *conf)
 		                      K8S_FWD_SERVERS_MAX, K8S_FWD_GROUPS_MAX);
 		goto out;
 	}
-	conf->timeout_ms = k8s_glue_option(check, MOD_FORWARD_TIMEOUT).single.integer;
-	conf->cache_max_ttl = k8s_glue_option(check, MOD_FORWARD_CACHE_TTL).single.integer;
-	conf->cache_size = k8s_glue_option(check, MOD_FORWARD_CACHE_SIZE).single.integer;
-	conf->max_pending = k8s_glue_option(check, MOD_FORWARD_PENDING).single.integer;
+	conf->timeout_ms = k8s_glue_option(check, K8S_OPT(FORWARD_TIMEOUT)).single.integer;
+	conf->cache_max_ttl = k8s_glue_option(check, K8S_OPT(FORWARD_CACHE_TTL)).single.integer;
+	conf->cache_size = k8s_glue_option(check, K8S_OPT(FORWARD_CACHE_SIZE)).single.integer;
+	conf->max_pending = k8s_glue_option(check, K8S_OPT(FORWARD_PENDING)).single.integer;
 	conf->groups = calloc(1 + stubs.count, sizeof(*conf->groups));
 	if (conf->groups == NULL) {
 		ret = KNOT_ENOMEM;
@@ -614,7 +614,7 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global)
 		return KNOT_EOK;
 	}
 	knotd_mod_t *mod = check->mod;
-	knotd_conf_t dir = k8s_glue_option(check, MOD_KUBEDNS_CONFIG);
+	knotd_conf_t dir = k8s_glue_option(check, K8S_OPT(KUBEDNS_CONFIG));
 	const char *kubedns_dir = (dir.count > 0) ? dir.single.string : NULL;
 	// With the ConfigMap, the servers may change: a counter for each one there may be.
 	size_t stats_servers = 0;

@@ -51,29 +51,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #include "topology.h"
 #include "watcher.h"
 
-/* The options of the federation roles, which k8s.c's schema declares and k8s_fed.c reads. */
-#define MOD_FED_NAME		"\x0f""federation-name"
-#define MOD_FED_DOMAIN		"\x11""federation-domain"
-#define MOD_FED_MEMBER		"\x11""federation-member"
-#define MOD_FED_EXTERNAL	"\x13""federation-external"
-#define MOD_FED_NS		"\x16""federation-nameservers"
-#define MOD_FED_CLUSTER		"\x17""federation-cluster-name"
-#define MOD_FED_API_LISTEN	"\x15""federation-api-listen"
-#define MOD_FED_API_CERT	"\x13""federation-api-cert"
-#define MOD_FED_API_KEY		"\x12""federation-api-key"
-#define MOD_FED_API_CA		"\x18""federation-api-client-ca"
-
-/* The forwarder's options (k8s_forward.c). */
-#define MOD_FORWARD		"\x07""forward"
-#define MOD_FORWARD_STUB	"\x0c""forward-stub"
-#define MOD_FORWARD_TIMEOUT	"\x0f""forward-timeout"
-#define MOD_FORWARD_CACHE_TTL	"\x15""forward-cache-max-ttl"
-#define MOD_FORWARD_CACHE_SIZE	"\x12""forward-cache-size"
-#define MOD_FORWARD_PENDING	"\x13""forward-max-pending"
-#define MOD_KUBEDNS_CONFIG	"\x0f""kube-dns-config"
-/* The operations endpoint's options, which k8s.c's schema declares and k8s_ops.c reads. */
-#define MOD_METRICS_LISTEN	"\x0e""metrics-listen"
-#define MOD_LAMEDUCK_FILE	"\x0d""lameduck-file"
+/* The options: K8S_OPT(ID) of K8S_OPTIONS (options.h, by way of watcher.h's watchconf.h). */
 
 /* The zone's storage: where the snapshot (k8s.c) and the K8S-DNS role's state file are. */
 #define ZONE_STORAGE		"\x07""storage"
@@ -110,7 +88,7 @@ typedef struct {
 	k8s_topology_t *topology;   /*!< federation-zone and federation-region, or NULL. */
 	knot_dname_t **host_search; /*!< autopath-host-search, lowercase. */
 	size_t host_search_count;
-	k8s_fedzone_t fed;          /*!< Federated-DNS role: set when fed.member_count > 0. */
+	k8s_fedzone_t fed;          /*!< Federated-DNS role (K8S_ROLE_FEDERATED): its members. */
 	k8s_fedmember_t *members;   /*!< federation-member, member_count of them (owned). */
 	size_t member_count;
 	fed_watch_t *fed_watch;
@@ -195,12 +173,15 @@ void k8s_fed_release(k8s_ctx_t *ctx);
 void k8s_fed_attach(k8s_ctx_t *ctx);
 
 /*!
- * \brief A Federated-DNS zone: the answer from every synchronized member's table
- * (a member's predecessor after a reload, as for a cluster zone), the source
- * cluster from the query's EDNS option.
+ * \brief The answer of a zone of role K8S_ROLE_FEDERATED: from every synchronized
+ * member's table (a member's predecessor after a reload, as for a cluster zone),
+ * the source cluster from the query's EDNS option. Call inside an RCU read-side
+ * section.
  */
-knotd_in_state_t k8s_fed_serve_hook(k8s_ctx_t *ctx, knot_pkt_t *pkt, knotd_qdata_t *qdata,
-                                    knotd_mod_t *mod);
+k8s_answer_t k8s_fed_serve_answer(const k8s_ctx_t *ctx, const knot_dname_t *qname,
+                                  uint16_t qtype, const knot_pkt_t *query,
+                                  const struct sockaddr_storage *remote, knot_pkt_t *pkt,
+                                  knot_mm_t *mm);
 
 /*! \brief A federation-nameservers value as k8s_fedstub_static() reads it. */
 int k8s_fed_check_ns(knotd_conf_check_args_t *args);

@@ -107,12 +107,12 @@ static void health_target_read(knotd_mod_t *mod, const k8s_ctx_t *ctx, k8s_httpd
 void k8s_ops_take(k8s_ctx_t *ctx)
 {
 	knotd_mod_t *mod = ctx->mod;
-	knotd_conf_t listen = knotd_conf_mod(mod, MOD_METRICS_LISTEN);
+	knotd_conf_t listen = knotd_conf_mod(mod, K8S_OPT(METRICS_LISTEN));
 	if (listen.count == 0) {
 		return;
 	}
 	k8s_httpd_conf_t conf = { .listen = listen.single.addr };
-	conf.lameduck_file = knotd_conf_mod(mod, MOD_LAMEDUCK_FILE).single.string;
+	conf.lameduck_file = knotd_conf_mod(mod, K8S_OPT(LAMEDUCK_FILE)).single.string;
 	health_target_read(mod, ctx, &conf);
 	bool shared = false;
 	char err[128] = "";

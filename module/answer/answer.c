@@ -251,13 +251,16 @@ k8s_answer_t k8s_answer_name(ctx_t *c, const knot_dname_t *owner, const knot_dna
 
 k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
                         const knot_dname_t *qname, uint16_t qtype, const knot_pkt_t *query,
-                        knot_pkt_t *pkt, knot_mm_t *mm)
+                        const struct sockaddr_storage *remote, knot_pkt_t *pkt, knot_mm_t *mm,
+                        k8s_autopath_outcome_t *outcome)
 {
+	*outcome = K8S_AUTOPATH_NONE;
 	// Forwarding needs nothing from the API: it answers before the first sync.
 	if (conf->role == K8S_ROLE_FEDFORWARD) {
 		return (conf->fedfwd != NULL) ? k8s_answer_fedfwd(conf->fedfwd, qname, qtype, pkt)
 		                              : K8S_ANSWER_REFUSED;
 	}
+	// The one readiness check of every role answered from the table.
 	uint32_t need = k8s_answer_ready_bits(conf->role);
 	if ((k8s_table_ready(t) & need) != need) {
 		return K8S_ANSWER_NOTREADY;
@@ -265,12 +268,23 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 
 	ctx_t c = { .conf = conf, .t = t, .pkt = pkt, .mm = mm, .qtype = qtype };
 	switch (conf->role) {
-	case K8S_ROLE_AUTOPATH: {
-		k8s_autopath_outcome_t outcome;
-		return k8s_autopath_answer(&c, qname, query, &outcome);
+	case K8S_ROLE_CLUSTER: {
+		k8s_answer_t res = k8s_answer_name(&c, qname, qname, K8S_ROLE_CLUSTER, conf->zone, 0);
+		// Only a name that does not exist may be a step of a pod's search list.
+		if (res == K8S_ANSWER_NXDOMAIN && conf->autopath) {
+			res = k8s_autopath_client(&c, qname, remote, outcome);
+		}
+		return res;
 	}
-	case K8S_ROLE_REVERSE:  return k8s_answer_ptr(&c, qname);
-	default:                return k8s_answer_name(&c, qname, qname, conf->role, conf->zone, 0);
+	case K8S_ROLE_CLUSTERSET:
+		return k8s_answer_name(&c, qname, qname, K8S_ROLE_CLUSTERSET, conf->zone, 0);
+	case K8S_ROLE_REVERSE:
+		return k8s_answer_ptr(&c, qname);
+	case K8S_ROLE_AUTOPATH:
+		return k8s_autopath_answer(&c, qname, query, outcome);
+	default:
+		// K8S_ROLE_FEDERATED answers from its members' tables (fedserve.h), not one.
+		return K8S_ANSWER_PASS;
 	}
 }
 

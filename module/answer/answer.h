@@ -115,34 +115,27 @@ static inline uint32_t k8s_answer_ready_bits(k8s_role_t role)
 }
 
 /*!
- * \brief Answers a query name below the zone.
+ * \brief Answers a query of the zone: the one dispatcher of every role answered
+ * from a record table (K8S_ROLE_FEDERATED answers from its members', fedserve.h).
  *
- * \param qname  Lowercase query name (knotd's qdata->name).
- * \param qtype  Query type.
- * \param query  The query (its EDNS options), or NULL.
- * \param pkt    Response, positioned at the ANSWER section.
- * \param mm     Per-query memory (knotd's qdata->mm).
+ * The K8S-DNS role forwards at once; every other role first waits for the
+ * table's readiness (K8S_ANSWER_NOTREADY until then, checked here only). A
+ * cluster zone with \a conf->autopath walks a pod's search list for a name
+ * that does not exist (the client-address form); an autopath zone walks every
+ * query (the KEP form).
+ *
+ * \param qname    Lowercase query name (knotd's qdata->name).
+ * \param qtype    Query type.
+ * \param query    The query (its EDNS options), or NULL.
+ * \param remote   The client's address (client-address autopath), or NULL.
+ * \param pkt      Response, positioned at the ANSWER section.
+ * \param mm       Per-query memory (knotd's qdata->mm).
+ * \param outcome  Out: how an autopath walk ended, K8S_AUTOPATH_NONE without one.
  */
 k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
                         const knot_dname_t *qname, uint16_t qtype, const knot_pkt_t *query,
-                        knot_pkt_t *pkt, knot_mm_t *mm);
-
-/*!
- * \brief Answers a query by walking a search list: every query of an autopath zone
- * (the KEP form), and in a cluster zone with \a autopath a query that k8s_answer()
- * found NXDOMAIN (the client-address form).
- *
- * The client-address form walks only for <name>.<ns>.svc.<zone> asked by a pod of
- * <ns> that is not host-network; anything else stays NXDOMAIN.
- *
- * \param query    The query (its EDNS search list option), or NULL.
- * \param remote   The client's address (client-address form), or NULL.
- * \param outcome  Out: how the walk ended, K8S_AUTOPATH_NONE without one.
- */
-k8s_answer_t k8s_autopath(const k8s_answer_conf_t *conf, const k8s_table_t *t,
-                          const knot_dname_t *qname, uint16_t qtype, const knot_pkt_t *query,
-                          const struct sockaddr_storage *remote, knot_pkt_t *pkt, knot_mm_t *mm,
-                          k8s_autopath_outcome_t *outcome);
+                        const struct sockaddr_storage *remote, knot_pkt_t *pkt, knot_mm_t *mm,
+                        k8s_autopath_outcome_t *outcome);
 
 /*!
  * \brief Forgets the previous query's SRV answer on this thread.

@@ -280,6 +280,18 @@ k8s_answer_t k8s_answer_ptr(ctx_t *c, const knot_dname_t *qname);
 k8s_answer_t k8s_autopath_answer(ctx_t *c, const knot_dname_t *qname, const knot_pkt_t *query,
                                  k8s_autopath_outcome_t *outcome);
 
+/*!
+ * \brief The client-address form of a cluster zone with autopath, for a name that
+ * k8s_answer_name() found NXDOMAIN: only <name>.<ns>.svc.<zone> asked by a pod of
+ * <ns> that is not host-network is walked; anything else stays NXDOMAIN.
+ *
+ * \param remote   The client's address, or NULL (NXDOMAIN).
+ * \param outcome  Out: how the walk ended; untouched without one.
+ */
+k8s_answer_t k8s_autopath_client(ctx_t *c, const knot_dname_t *qname,
+                                 const struct sockaddr_storage *remote,
+                                 k8s_autopath_outcome_t *outcome);
+
 /* federation.c */
 
 /*!

@@ -496,9 +496,9 @@ static bool client_ip(const struct sockaddr_storage *remote, k8s_ip_t *ip)
  * asked by a pod of <ns> is walked on from svc.<zone>, as CoreDNS's
  * `autopath @kubernetes` does.
  */
-static k8s_answer_t autopath_client(ctx_t *c, const knot_dname_t *qname,
-                                    const struct sockaddr_storage *remote,
-                                    k8s_autopath_outcome_t *outcome)
+k8s_answer_t k8s_autopath_client(ctx_t *c, const knot_dname_t *qname,
+                                 const struct sockaddr_storage *remote,
+                                 k8s_autopath_outcome_t *outcome)
 {
 	const k8s_answer_conf_t *conf = c->conf;
 	// <name>.<ns>.svc.<zone>: three labels at least below the zone, "svc" the last.
@@ -524,23 +524,4 @@ static k8s_answer_t autopath_client(ctx_t *c, const knot_dname_t *qname,
 	}
 	search_t s = { .conf = conf, .zone = conf->zone, .step = K8S_AUTOPATH_SVC };
 	return walk(c, qname, qname, ns - qname, &s, outcome);
-}
-
-k8s_answer_t k8s_autopath(const k8s_answer_conf_t *conf, const k8s_table_t *t,
-                          const knot_dname_t *qname, uint16_t qtype, const knot_pkt_t *query,
-                          const struct sockaddr_storage *remote, knot_pkt_t *pkt, knot_mm_t *mm,
-                          k8s_autopath_outcome_t *outcome)
-{
-	*outcome = K8S_AUTOPATH_NONE;
-	ctx_t c = { .conf = conf, .t = t, .pkt = pkt, .mm = mm, .qtype = qtype };
-	if (conf->role == K8S_ROLE_AUTOPATH) {
-		if (!(k8s_table_ready(t) & K8S_READY_CLUSTER)) {
-			return K8S_ANSWER_NOTREADY;
-		}
-		return k8s_autopath_answer(&c, qname, query, outcome);
-	}
-	if (conf->role != K8S_ROLE_CLUSTER || !conf->autopath) {
-		return K8S_ANSWER_NXDOMAIN;
-	}
-	return autopath_client(&c, qname, remote, outcome);
 }

@@ -39,6 +39,7 @@ typedef enum {
 	K8S_ROLE_REVERSE,       /*!< A zone under in-addr.arpa. or ip6.arpa. */
 	K8S_ROLE_AUTOPATH,      /*!< Server-side search path expansion (ap.k8s.io.). */
 	K8S_ROLE_FEDFORWARD,    /*!< K8S-DNS role: svc.federation., forwarded (fedfwd.h). */
+	K8S_ROLE_FEDERATED,     /*!< Federated-DNS role (federation-member): its members' tables. */
 } k8s_role_t;
 
 typedef enum {

@@ -28,34 +28,50 @@
 
 #define OFF(field) offsetof(k8s_watcher_conf_t, field)
 
+#define OPTION_NAME(id, name, type, value, flags, check, watch) [K8S_OPTION_##id] = name,
+const char *const k8s_option_names[K8S_OPTION_COUNT] = { K8S_OPTIONS(OPTION_NAME) };
+
+/*
+ * The watch settings' rows from K8S_OPTIONS: a row's watch tuple picks one of
+ * the W_* forms below, which puts it at its fixed place. Only a string's default
+ * (what a copy holds for NULL) matters here: the other value forms are NULL.
+ */
+#define V_NONE NULL
+#define V_STR(dflt) dflt
+#define V_INT(min, max, dflt) NULL
+#define V_TIME(min, max, dflt) NULL
+#define V_BOOL(dflt) NULL
+#define V_DNAME(size, wire) NULL
+#define V_OPT(list, dflt) NULL
+#define V_ADDR(port) NULL
+
+#define WATCH_W_NONE(name, dflt_, unused)
+#define WATCH_W_READ(name, dflt_, row, kind_, scope_, field) \
+	[row] = { .item = name, .kind = kind_, .scope = scope_, .offset = OFF(field), .dflt = dflt_ },
+#define WATCH_W_LOAD(name, dflt_, row, kind_, scope_, field) \
+	[row] = { .item = NULL, .kind = kind_, .scope = scope_, .offset = OFF(field), .dflt = dflt_ },
+#define WATCH_W_LIST(name, dflt_, row, scope_, field, count) \
+	[row] = { .item = name, .kind = K8S_WCONF_STRLIST, .scope = scope_, .offset = OFF(field), \
+	          .count_offset = OFF(count) },
+#define WATCH_FORM(name, dflt_, form, ...) WATCH_##form(name, dflt_, __VA_ARGS__)
+#define WATCH_CALL(macro, ...) macro(__VA_ARGS__)
+#define WATCH_ROW(id, name, type, value, flags, check, watch) \
+	WATCH_CALL(WATCH_FORM, name, value, K8S_UNPAREN watch)
+
+#define COUNT_W_NONE 0
+#define COUNT_W_READ 1
+#define COUNT_W_LOAD 1
+#define COUNT_W_LIST 1
+#define COUNT_FORM(form, ...) + COUNT_##form
+#define COUNT_ROW(id, name, type, value, flags, check, watch) \
+	WATCH_CALL(COUNT_FORM, K8S_UNPAREN watch)
+
+/*! \brief How many fields the watch settings have: the END row's place. */
+enum { WATCH_FIELDS = 0 K8S_OPTIONS(COUNT_ROW) };
+
 const k8s_wconf_field_t k8s_watcher_conf_fields[] = {
-	{ .item = K8S_OPT_KUBECONFIG,   .kind = K8S_WCONF_STR,  .offset = OFF(kubeconfig),
-	  .scope = K8S_WCONF_SERVER },
-	{ .item = K8S_OPT_CONTEXT,      .kind = K8S_WCONF_STR,  .offset = OFF(context),
-	  .scope = K8S_WCONF_SERVER },
-	{ .item = K8S_OPT_SA_DIR,       .kind = K8S_WCONF_STR,  .offset = OFF(sa_dir),
-	  .dflt = K8S_SA_DIR_DEFAULT, .scope = K8S_WCONF_SERVER },
-	{ .item = K8S_OPT_NAMESPACES,   .kind = K8S_WCONF_STRLIST, .offset = OFF(namespaces),
-	  .count_offset = OFF(namespace_count) },
-	{ .item = K8S_OPT_LABELS,       .kind = K8S_WCONF_STR,  .offset = OFF(labels) },
-	{ .item = K8S_OPT_NS_LABELS,    .kind = K8S_WCONF_STR,  .offset = OFF(namespace_labels) },
-	{ .item = K8S_OPT_CLUSTER_ID,   .kind = K8S_WCONF_STR,  .offset = OFF(cluster_id) },
-	// The option, else NODE_NAME, and only for zones that read nodes: load sets it.
-	{ .item = NULL,                 .kind = K8S_WCONF_STR,  .offset = OFF(node_name) },
-	{ .item = K8S_OPT_EP_POD_NAMES, .kind = K8S_WCONF_BOOL, .offset = OFF(endpoint_pod_names) },
-	{ .item = K8S_OPT_NO_ENDPOINTS, .kind = K8S_WCONF_BOOL, .offset = OFF(no_endpoints) },
-	{ .item = K8S_OPT_STALL,        .kind = K8S_WCONF_UINT, .offset = OFF(stall_s),
-	  .scope = K8S_WCONF_HOW },
-	{ .item = K8S_OPT_CRD_RETRY,    .kind = K8S_WCONF_UINT, .offset = OFF(absent_retry_s),
-	  .scope = K8S_WCONF_HOW },
-	{ .item = K8S_OPT_UPSTREAM,     .kind = K8S_WCONF_ADDR, .offset = OFF(upstream),
-	  .scope = K8S_WCONF_HOW },
-	// The path in the zone's storage, when option snapshot is on: load sets it.
-	{ .item = NULL,                 .kind = K8S_WCONF_STR,  .offset = OFF(snapshot),
-	  .scope = K8S_WCONF_HOW },
-	{ .item = K8S_OPT_SNAP_MAX_AGE, .kind = K8S_WCONF_UINT, .offset = OFF(snapshot_max_age_s),
-	  .scope = K8S_WCONF_HOW },
-	{ .kind = K8S_WCONF_END }
+	K8S_OPTIONS(WATCH_ROW)
+	[WATCH_FIELDS] = { .kind = K8S_WCONF_END }
 };
 
 #define AT(conf, off, type) ((type *)((char *)(conf) + (off)))

@@ -20,9 +20,10 @@
  * \brief Watch settings, described once: zones with equal settings share a watcher.
  *
  * Every field of k8s_watcher_conf_t has one row in k8s_watcher_conf_fields:
- * its option, its kind and where it is. Reading the options (k8s.c), comparing
- * the settings of two zones, copying and freeing them all walk that table, so
- * a new watch option is one schema row, one field and one row here.
+ * its option, its kind and where it is, made from the option's row of
+ * K8S_OPTIONS (options.h). Reading the options (k8s.c), comparing the settings
+ * of two zones, copying and freeing them all walk that table, so a new watch
+ * option is one row of K8S_OPTIONS and one field here.
  */
 
 #pragma once
@@ -32,21 +33,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-/*! \brief Option names of the watch settings (knotd's length-prefixed form). */
-#define K8S_OPT_KUBECONFIG	"\x0a""kubeconfig"
-#define K8S_OPT_CONTEXT		"\x07""context"
-#define K8S_OPT_SA_DIR		"\x12""serviceaccount-dir"
-#define K8S_OPT_NAMESPACES	"\x0a""namespaces"
-#define K8S_OPT_LABELS		"\x06""labels"
-#define K8S_OPT_NS_LABELS	"\x10""namespace-labels"
-#define K8S_OPT_CLUSTER_ID	"\x0a""cluster-id"
-#define K8S_OPT_NODE_NAME	"\x09""node-name"
-#define K8S_OPT_EP_POD_NAMES	"\x12""endpoint-pod-names"
-#define K8S_OPT_NO_ENDPOINTS	"\x0c""no-endpoints"
-#define K8S_OPT_STALL		"\x13""watch-stall-timeout"
-#define K8S_OPT_CRD_RETRY	"\x12""crd-retry-interval"
-#define K8S_OPT_UPSTREAM	"\x08""upstream"
-#define K8S_OPT_SNAP_MAX_AGE	"\x10""snapshot-max-age"
+#include "options.h"
 
 /*! \brief Watch settings; zones with equal settings share a watcher. */
 typedef struct {

@@ -247,7 +247,8 @@ static void ask(fz_t *f, const k8s_table_t *table, const k8s_answer_conf_t *base
 	resp->max_size = max_size;
 	knot_mm_t mm = { .alloc = arena_alloc };
 	k8s_answer_forget();
-	k8s_answer_t res = k8s_answer(&conf, table, qname, qtype, query, resp, &mm);
+	k8s_autopath_outcome_t walked;
+	k8s_answer_t res = k8s_answer(&conf, table, qname, qtype, query, NULL, resp, &mm, &walked);
 	CHECK(res <= K8S_ANSWER_SERVFAIL);
 	if (res == K8S_ANSWER_HIT && knot_pkt_begin(resp, KNOT_ADDITIONAL) == KNOT_EOK) {
 		k8s_answer_additional(&conf, resp, resp, &mm);

@@ -194,13 +194,9 @@ static double run(const query_t *q, long n)
 		arena_used = 0;
 		CALLGRIND_TOGGLE_COLLECT;
 		k8s_answer_forget();
-		// As knotd's hook: a name that does not exist may be a step of a pod's search list.
-		k8s_answer_t res = k8s_answer(q->conf, &table, qname, q->type, query, resp, &mm);
-		if (res == K8S_ANSWER_NXDOMAIN && q->conf->autopath) {
-			k8s_autopath_outcome_t walked;
-			res = k8s_autopath(q->conf, &table, qname, q->type, query,
-			                   q->client != NULL ? &remote : NULL, resp, &mm, &walked);
-		}
+		k8s_autopath_outcome_t walked;
+		k8s_answer_t res = k8s_answer(q->conf, &table, qname, q->type, query,
+		                              q->client != NULL ? &remote : NULL, resp, &mm, &walked);
 		if (res == K8S_ANSWER_HIT) {
 			knot_pkt_begin(resp, KNOT_ADDITIONAL);
 			k8s_answer_additional(q->conf, resp, resp, &mm);

@@ -297,17 +297,8 @@ static reply_t ask_from(const k8s_answer_conf_t *c, const char *name, uint16_t t
 		remote = client_addr(client);
 	}
 	k8s_answer_forget();
-	if (c->role == K8S_ROLE_AUTOPATH) {
-		reply.result = k8s_autopath(c, &table, qname, type, query, NULL, resp, &mm,
-		                            &reply.walked);
-	} else {
-		reply.result = k8s_answer(c, &table, qname, type, query, resp, &mm);
-		if (reply.result == K8S_ANSWER_NXDOMAIN && c->autopath) {
-			reply.result = k8s_autopath(c, &table, qname, type, query,
-			                            client != NULL ? &remote : NULL, resp, &mm,
-			                            &reply.walked);
-		}
-	}
+	reply.result = k8s_answer(c, &table, qname, type, query, client != NULL ? &remote : NULL,
+	                          resp, &mm, &reply.walked);
 	if (reply.result == K8S_ANSWER_HIT) {
 		assert_int_equal(knot_pkt_begin(resp, KNOT_ADDITIONAL), KNOT_EOK);
 		k8s_answer_additional(c, resp, resp, &mm);
