@@ -20,11 +20,13 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -48,6 +50,12 @@
 /*! \brief One log line per server and kind of failure at most this often. */
 #define LOG_EVERY_MS 10000
 #define LOOP_LABEL "\x0c""mod-k8s-loop"
+/*!
+ * \brief The thread's nice value above knotd's. With knotd's workers busy it still gets
+ * about a tenth of a CPU (weight 110 against 1024): behind the cluster names, never
+ * starved as under SCHED_IDLE (weight 3).
+ */
+#define THREAD_NICE 10
 
 enum { SLOT_FREE = 0, SLOT_FILLING, SLOT_READY };
 
@@ -130,6 +138,7 @@ struct k8s_fwd {
 	slot_t slots[SLOT_COUNT];
 	atomic_uint slot_next;
 	int wake_fd;
+	atomic_bool wake_sent;   /*!< wake_fd written since the thread last looked: no more writes. */
 	atomic_bool stop;
 	atomic_uint_fast64_t dropped;
 	_Atomic uint64_t loop_token;
@@ -145,6 +154,15 @@ struct k8s_fwd {
 	k8s_fwd_stats_t st;
 	uint8_t out[2 + KNOT_WIRE_MAX_PKTSIZE];
 };
+
+/*! \brief Wakes the thread, unless it was woken and has not looked yet (one write per batch). */
+static void wake(k8s_fwd_t *f)
+{
+	if (!atomic_exchange(&f->wake_sent, true)) {
+		uint64_t one = 1;
+		(void)!write(f->wake_fd, &one, sizeof(one));
+	}
+}
 
 static void loop_probe_name(uint8_t *name, uint64_t token, size_t idx)
 {
@@ -559,8 +577,7 @@ bool k8s_fwd_loop_probe(k8s_fwd_t *f, const knot_dname_t *lower)
 	unsigned long idx = strtoul(end + 1, &end, 10);
 	if (*end == '\0' && idx < f->server_count && token == atomic_load(&f->loop_token)) {
 		atomic_store(&f->loop_seen[idx], true);
-		uint64_t one = 1;
-		(void)!write(f->wake_fd, &one, sizeof(one));
+		wake(f);
 	}
 	return true;
 }
@@ -694,9 +711,28 @@ static int wait_ms(const k8s_fwd_t *f, uint64_t now)
 	return (until > now) ? (int)(until - now) : 0;
 }
 
+/*!
+ * \brief Puts the thread behind knotd's workers: nice THREAD_NICE higher, and SCHED_BATCH
+ * (its wake-ups do not preempt a running worker). Both are allowed unprivileged.
+ */
+static void lower_priority(k8s_fwd_t *f)
+{
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, gettid());
+	struct sched_param param = { .sched_priority = 0 };
+	if ((nice == -1 && errno != 0) ||
+	    sched_setscheduler(gettid(), SCHED_BATCH, &param) != 0 ||
+	    setpriority(PRIO_PROCESS, gettid(), nice + THREAD_NICE) != 0) {
+		k8s_logf(&f->log, LOG_NOTICE, "forward, thread priority not lowered (%s): cluster "
+		         "names may wait behind forwarding", knot_strerror(knot_map_errno()));
+	}
+}
+
 static void *forward_run(void *arg)
 {
 	k8s_fwd_t *f = arg;
+	// Named for top -H, perf and bench/forward (15 characters at most).
+	(void)pthread_setname_np(pthread_self(), "k8s-forward");
 	urcu_memb_register_thread();
 
 	size_t cap = 1 + 2 * K8S_FWD_SERVERS_MAX + ATTEMPTS_MAX * f->conf.max_pending;
@@ -707,7 +743,10 @@ static void *forward_run(void *arg)
 		k8s_logf(&f->log, LOG_ERR, "forward, no memory for the thread: nothing is forwarded");
 		goto out;
 	}
+	lower_priority(f);
 	while (!atomic_load(&f->stop)) {
+		// Before the slots are read (an exchange: it sees the slots of the last wake()).
+		(void)atomic_exchange(&f->wake_sent, false);
 		uint64_t now = k8s_now_ms();
 		loops_check(f);
 		drain(f, now);
@@ -960,8 +999,7 @@ bool k8s_fwd_handoff(k8s_fwd_t *f, const uint8_t *wire, size_t len, int fd, bool
 		}
 		memcpy(slot->wire, wire, len);
 		atomic_store_explicit(&slot->state, SLOT_READY, memory_order_release);
-		uint64_t one = 1;
-		(void)!write(f->wake_fd, &one, sizeof(one));
+		wake(f);
 		return true;
 	}
 	atomic_fetch_add(&f->dropped, 1);
