@@ -5,7 +5,7 @@ client sockets (-c 2), 100 outstanding queries (-q 100, the default), UDP, no
 EDNS, the query file looped for a fixed time; dnsperf pinned to the CPU knotd
 does not use. Latency runs cap the rate (-Q) and ask for every response's
 latency (-v), from which the percentiles are computed here (dnsperf itself
-prints only the average and standard deviation).
+prints only the average and standard deviation); `latencies_us` holds them all, sorted.
 """
 
 import re
@@ -79,6 +79,7 @@ def parse(text, verbose=False):
             "max": _us(latencies[-1] if latencies else None),
             "samples": len(latencies),
         }
+        out["latencies_us"] = [s * 1e6 for s in latencies]
     return out
 
 

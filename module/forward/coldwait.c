@@ -261,6 +261,7 @@ static void *cold_run(void *arg)
 		if (pfd.revents != 0) {
 			k8s_slots_woken(&w->handoff);
 		}
+		k8s_slots_looking(&w->handoff);
 		uint64_t now = k8s_now_ms();
 		waiting = false;
 		for (size_t i = 0; i < K8S_COLD_SLOTS; i++) {

@@ -89,10 +89,24 @@ void k8s_slots_release(k8s_slot_t *slot, bool close_fd)
 	atomic_store_explicit(&slot->state, SLOT_FREE, memory_order_release);
 }
 
-void k8s_slots_wake(k8s_slots_t *slots)
+static void wake_write(k8s_slots_t *slots)
 {
 	uint64_t one = 1;
 	(void)!write(slots->wake_fd, &one, sizeof(one));
+}
+
+void k8s_slots_wake(k8s_slots_t *slots)
+{
+	// Sequentially consistent after the slot's READY store: a thread that clears the
+	// flag later (k8s_slots_looking) reads the slots after that and sees it.
+	if (!atomic_exchange(&slots->wake_sent, true)) {
+		wake_write(slots);
+	}
+}
+
+void k8s_slots_looking(k8s_slots_t *slots)
+{
+	(void)atomic_exchange(&slots->wake_sent, false);
 }
 
 void k8s_slots_woken(k8s_slots_t *slots)
@@ -109,7 +123,7 @@ bool k8s_slots_stopping(k8s_slots_t *slots)
 void k8s_slots_stop(k8s_slots_t *slots, pthread_t thread)
 {
 	atomic_store(&slots->stop, true);
-	k8s_slots_wake(slots);
+	wake_write(slots);
 	pthread_join(thread, NULL);
 	for (size_t i = 0; i < slots->count; i++) {
 		k8s_slot_t *slot = k8s_slots_ready(slots, i);

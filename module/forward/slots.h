@@ -56,6 +56,7 @@ typedef struct {
 	atomic_uint next;      /*!< Where the next worker starts looking. */
 	atomic_bool stop;
 	int wake_fd;           /*!< An eventfd: the thread polls it, workers write it. */
+	atomic_bool wake_sent; /*!< wake_fd written since the thread last looked: no more writes. */
 } k8s_slots_t;
 
 /*!
@@ -85,8 +86,17 @@ k8s_slot_t *k8s_slots_ready(k8s_slots_t *slots, size_t i);
  */
 void k8s_slots_release(k8s_slot_t *slot, bool close_fd);
 
-/*! \brief Wakes the thread (its poll on \a wake_fd returns). */
+/*!
+ * \brief Wakes the thread (its poll on \a wake_fd returns), unless it was woken and
+ * has not looked yet: one write per batch of hand-overs, not one per query.
+ */
 void k8s_slots_wake(k8s_slots_t *slots);
+
+/*!
+ * \brief The thread is about to look at the slots: the next hand-over wakes it again.
+ * Called at the top of each turn of its loop, before it reads the slots.
+ */
+void k8s_slots_looking(k8s_slots_t *slots);
 
 /*! \brief Reads the eventfd's count after a wake-up, so that the next poll waits. */
 void k8s_slots_woken(k8s_slots_t *slots);

@@ -192,6 +192,33 @@ static void a_failed_dup_frees_the_slot(void **state)
 	free(o);
 }
 
+static uint64_t wake_count(k8s_slots_t *slots)
+{
+	uint64_t value = 0;
+	(void)!read(slots->wake_fd, &value, sizeof(value));
+	return value;
+}
+
+static void a_batch_of_hand_overs_wakes_the_thread_once(void **state)
+{
+	(void)state;
+	owner_t *o = owner_new();
+	struct sockaddr_storage remote = { .ss_family = AF_INET };
+	for (int n = 0; n < 3; n++) {
+		k8s_slots_publish(&o->slots, k8s_slots_claim(&o->slots, 7, false, 5, &remote));
+	}
+	assert_int_equal(wake_count(&o->slots), 1);  // One write for the three.
+	// Not looked yet: a fourth is seen with the others, no write.
+	k8s_slots_publish(&o->slots, k8s_slots_claim(&o->slots, 7, false, 5, &remote));
+	assert_false(woken(&o->slots));
+	// Once the thread looks, the next hand-over wakes it again.
+	k8s_slots_looking(&o->slots);
+	k8s_slots_publish(&o->slots, k8s_slots_claim(&o->slots, 7, false, 5, &remote));
+	assert_int_equal(wake_count(&o->slots), 1);
+	k8s_slots_deinit(&o->slots);
+	free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +226,7 @@ int main(void)
 		cmocka_unit_test(a_worker_tries_eight_slots_and_never_waits),
 		cmocka_unit_test(a_tcp_connection_is_duplicated_and_its_duplicate_closed_by_the_last_holder),
 		cmocka_unit_test(a_failed_dup_frees_the_slot),
+		cmocka_unit_test(a_batch_of_hand_overs_wakes_the_thread_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
