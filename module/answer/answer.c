@@ -34,7 +34,7 @@ static const uint8_t *strip_underscore(const uint8_t *label, uint8_t out[64])
 	return out;
 }
 
-k8s_answer_t k8s_answer_follow(ctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
+k8s_answer_t k8s_answer_follow(k8s_qctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
                                k8s_role_t role, const knot_dname_t *zone, unsigned depth)
 {
 	if (depth >= MAX_CHASE) {
@@ -49,7 +49,7 @@ k8s_answer_t k8s_answer_follow(ctx_t *c, const knot_dname_t *target, const knot_
 	}
 }
 
-k8s_answer_t k8s_answer_chase(ctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
+k8s_answer_t k8s_answer_chase(k8s_qctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
                               unsigned depth)
 {
 	k8s_zone_t z = zone_of(c->conf, target);
@@ -60,7 +60,7 @@ k8s_answer_t k8s_answer_chase(ctx_t *c, const knot_dname_t *target, const knot_d
 }
 
 /*! \brief Whether a service's names exist at all. */
-static bool svc_exists(const k8s_answer_conf_t *conf, const k8s_svc_t *svc)
+static bool svc_exists(const k8s_answer_conf_t *conf, const k8s_block_t *svc)
 {
 	if (svc->type == K8S_SVC_HEADLESS) {
 		// No ready endpoint: NXDOMAIN (specification 2.4.1).
@@ -72,8 +72,8 @@ static bool svc_exists(const k8s_answer_conf_t *conf, const k8s_svc_t *svc)
 	return true;
 }
 
-static k8s_answer_t answer_service(ctx_t *c, const knot_dname_t *owner,
-                                   const knot_dname_t *qname, const k8s_svc_t *svc,
+static k8s_answer_t answer_service(k8s_qctx_t *c, const knot_dname_t *owner,
+                                   const knot_dname_t *qname, const k8s_block_t *svc,
                                    const knot_dname_t *domain, unsigned depth)
 {
 	if (svc->type == K8S_SVC_EXTERNALNAME && svc->target != NULL) {
@@ -110,9 +110,9 @@ static const uint8_t *last_labels(const uint8_t *name, size_t n, size_t *size)
  * Several ids can share a name ("prod" and "east.prod", "east.prod" and
  * "west.prod"), so every id is considered before a name is denied.
  */
-static k8s_answer_t answer_cluster_subname(ctx_t *c, const knot_dname_t *owner,
+static k8s_answer_t answer_cluster_subname(k8s_qctx_t *c, const knot_dname_t *owner,
                                            const knot_dname_t *qname, const k8s_qname_t *q,
-                                           const k8s_svc_t *svc)
+                                           const k8s_block_t *svc)
 {
 	// <hostname>.<clusterid>: that cluster's ready endpoints with that label.
 	for (uint16_t i = 0; i < svc->cluster_count && q->sub_count >= 2; i++) {
@@ -144,9 +144,9 @@ static k8s_answer_t answer_cluster_subname(ctx_t *c, const knot_dname_t *owner,
 }
 
 /*! \brief Names below a service: _port._proto, _proto, endpoints, cluster ids. */
-static k8s_answer_t answer_subname(ctx_t *c, const knot_dname_t *owner,
+static k8s_answer_t answer_subname(k8s_qctx_t *c, const knot_dname_t *owner,
                                    const knot_dname_t *qname, const k8s_qname_t *q,
-                                   const k8s_svc_t *svc, k8s_role_t role,
+                                   const k8s_block_t *svc, k8s_role_t role,
                                    const knot_dname_t *domain)
 {
 	if (svc->type == K8S_SVC_EXTERNALNAME) {
@@ -184,7 +184,7 @@ static k8s_answer_t answer_subname(ctx_t *c, const knot_dname_t *owner,
 	return k8s_answer_addrs(c, owner, qname, eps, count);
 }
 
-k8s_answer_t k8s_answer_name(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+k8s_answer_t k8s_answer_name(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                              k8s_role_t role, const knot_dname_t *zone, unsigned depth)
 {
 	const k8s_answer_conf_t *conf = c->conf;
@@ -237,7 +237,7 @@ k8s_answer_t k8s_answer_name(ctx_t *c, const knot_dname_t *owner, const knot_dna
 	if (!k8s_table_ns(c->t, q.ns)) {
 		return K8S_ANSWER_NXDOMAIN;
 	}
-	const k8s_svc_t *svc = k8s_table_svc(c->t, table_zone, q.owner, q.owner_len);
+	const k8s_block_t *svc = k8s_table_block(c->t, table_zone, q.owner, q.owner_len);
 	if (svc == NULL || !svc_exists(conf, svc)) {
 		return K8S_ANSWER_NXDOMAIN;
 	}
@@ -266,7 +266,7 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 		return K8S_ANSWER_NOTREADY;
 	}
 
-	ctx_t c = { .conf = conf, .t = t, .pkt = pkt, .mm = mm, .qtype = qtype };
+	k8s_qctx_t c = { .conf = conf, .t = t, .pkt = pkt, .mm = mm, .qtype = qtype };
 	switch (conf->role) {
 	case K8S_ROLE_CLUSTER: {
 		k8s_answer_t res = k8s_answer_name(&c, qname, qname, K8S_ROLE_CLUSTER, conf->zone, 0);

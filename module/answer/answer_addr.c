@@ -23,7 +23,7 @@
 #include "clock.h"
 #include "fedfwd.h"
 
-k8s_answer_t k8s_answer_addrs(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+k8s_answer_t k8s_answer_addrs(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                               const k8s_addr_t *addrs, size_t count)
 {
 	bool any = c->qtype == KNOT_RRTYPE_ANY;
@@ -46,8 +46,8 @@ k8s_answer_t k8s_answer_addrs(ctx_t *c, const knot_dname_t *owner, const knot_dn
 	return hit ? K8S_ANSWER_HIT : K8S_ANSWER_NODATA;
 }
 
-k8s_answer_t k8s_answer_svc_addrs(ctx_t *c, const knot_dname_t *owner,
-                                  const knot_dname_t *qname, const k8s_svc_t *svc)
+k8s_answer_t k8s_answer_svc_addrs(k8s_qctx_t *c, const knot_dname_t *owner,
+                                  const knot_dname_t *qname, const k8s_block_t *svc)
 {
 	bool any = c->qtype == KNOT_RRTYPE_ANY;
 	bool hit = false;
@@ -85,7 +85,7 @@ bool k8s_answer_cold_take(void)
 	return met;
 }
 
-k8s_answer_t k8s_answer_target(ctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
+k8s_answer_t k8s_answer_target(k8s_qctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
                                unsigned depth, bool asked)
 {
 	k8s_answer_t res = k8s_answer_chase(c, target, qname, depth);
@@ -130,11 +130,11 @@ k8s_answer_t k8s_answer_fedfwd(const k8s_fedfwd_t *f, const knot_dname_t *qname,
 	if (ans->count == 0) {
 		return (ans->rcode == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_NXDOMAIN : K8S_ANSWER_NODATA;
 	}
-	ctx_t c = { .pkt = pkt, .qtype = qtype };
+	k8s_qctx_t c = { .pkt = pkt, .qtype = qtype };
 	return k8s_answer_upstream(&c, ans);
 }
 
-k8s_answer_t k8s_answer_upstream(ctx_t *c, const k8s_upstream_answer_t *ext)
+k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_upstream_answer_t *ext)
 {
 	// The cached chain is shared: only the TTL, capped at what remains, is our own.
 	uint64_t now_s = k8s_now_ms() / 1000;
@@ -150,8 +150,8 @@ k8s_answer_t k8s_answer_upstream(ctx_t *c, const k8s_upstream_answer_t *ext)
 	return (ext->rcode == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_HIT_NXDOMAIN : K8S_ANSWER_HIT;
 }
 
-k8s_answer_t k8s_answer_external(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
-                                 const k8s_svc_t *svc, unsigned depth)
+k8s_answer_t k8s_answer_external(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+                                 const k8s_block_t *svc, unsigned depth)
 {
 	int ret = put_cname(c, owner, qname, svc->target);
 	if (ret != KNOT_EOK || c->qtype == KNOT_RRTYPE_CNAME) {

@@ -45,7 +45,7 @@ typedef struct {
 	knot_pkt_t *pkt;
 	knot_mm_t *mm;
 	uint16_t qtype;
-} ctx_t;
+} k8s_qctx_t;
 
 static inline void *mm_get(knot_mm_t *mm, size_t size)
 {
@@ -62,7 +62,7 @@ static inline k8s_answer_t put_result(int ret)
 }
 
 /*! \brief Puts an rdataset under an owner without copying it. */
-static inline int put(ctx_t *c, const knot_dname_t *owner, uint16_t hint, uint16_t type,
+static inline int put(k8s_qctx_t *c, const knot_dname_t *owner, uint16_t hint, uint16_t type,
                       uint32_t ttl, const knot_rdataset_t *rrs, uint16_t flags)
 {
 	knot_rrset_t rr;
@@ -82,7 +82,7 @@ static inline uint16_t hint_for(const knot_dname_t *owner, const knot_dname_t *q
  *
  * \return Its size, or 0 if it does not fit in \a max.
  */
-static inline size_t write_name(uint8_t *out, size_t max, const k8s_svc_t *svc,
+static inline size_t write_name(uint8_t *out, size_t max, const k8s_block_t *svc,
                                 const k8s_addr_t *ep, const knot_dname_t *domain)
 {
 	uint8_t label[64];
@@ -118,7 +118,7 @@ static inline size_t write_name(uint8_t *out, size_t max, const k8s_svc_t *svc,
  * The records of one name never pass K8S_MAX_A_PER_NAME or K8S_MAX_AAAA_PER_NAME
  * (the block builder cuts them), so their count fits the rdataset's.
  */
-static inline int addr_rrs(ctx_t *c, const k8s_addr_t *addrs, size_t count, uint8_t family,
+static inline int addr_rrs(k8s_qctx_t *c, const k8s_addr_t *addrs, size_t count, uint8_t family,
                            knot_rdataset_t *rrs)
 {
 	size_t len = (family == AF_INET) ? 4 : 16;
@@ -147,7 +147,7 @@ static inline int addr_rrs(ctx_t *c, const k8s_addr_t *addrs, size_t count, uint
 }
 
 /*! \brief Puts "owner CNAME target"; \a target must live as long as the packet. */
-static inline int put_cname(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+static inline int put_cname(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                             const knot_dname_t *target)
 {
 	size_t size = knot_dname_size(target);
@@ -188,11 +188,11 @@ static inline k8s_role_t zone_role(k8s_zone_t zone)
  * \param qname  The query name (compression hint when \a owner is it).
  * \param depth  CNAMEs followed so far.
  */
-k8s_answer_t k8s_answer_name(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+k8s_answer_t k8s_answer_name(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                              k8s_role_t role, const knot_dname_t *zone, unsigned depth);
 
 /*! \brief Answers a CNAME's target in one of our zones, after the CNAME. */
-k8s_answer_t k8s_answer_follow(ctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
+k8s_answer_t k8s_answer_follow(k8s_qctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
                                k8s_role_t role, const knot_dname_t *zone, unsigned depth);
 
 /*!
@@ -200,18 +200,18 @@ k8s_answer_t k8s_answer_follow(ctx_t *c, const knot_dname_t *target, const knot_
  *
  * \return The target's outcome, or K8S_ANSWER_PASS if it is in none of our zones.
  */
-k8s_answer_t k8s_answer_chase(ctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
+k8s_answer_t k8s_answer_chase(k8s_qctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
                               unsigned depth);
 
 /* answer_addr.c */
 
 /*! \brief Answers A, AAAA (or both for ANY) from address records (endpoints, a pod). */
-k8s_answer_t k8s_answer_addrs(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+k8s_answer_t k8s_answer_addrs(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                               const k8s_addr_t *addrs, size_t count);
 
 /*! \brief Answers A, AAAA (or both) from a service's prebuilt rdatasets. */
-k8s_answer_t k8s_answer_svc_addrs(ctx_t *c, const knot_dname_t *owner,
-                                  const knot_dname_t *qname, const k8s_svc_t *svc);
+k8s_answer_t k8s_answer_svc_addrs(k8s_qctx_t *c, const knot_dname_t *owner,
+                                  const knot_dname_t *qname, const k8s_block_t *svc);
 
 /*!
  * \brief The records of a CNAME \a target already put: from our zones, else
@@ -219,15 +219,15 @@ k8s_answer_t k8s_answer_svc_addrs(ctx_t *c, const knot_dname_t *owner,
  *
  * \param asked  The watcher does not want the target: ask the upstream for it.
  */
-k8s_answer_t k8s_answer_target(ctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
+k8s_answer_t k8s_answer_target(k8s_qctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
                                unsigned depth, bool asked);
 
 /*! \brief ExternalName: the CNAME, then its target's records when we can have them. */
-k8s_answer_t k8s_answer_external(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
-                                 const k8s_svc_t *svc, unsigned depth);
+k8s_answer_t k8s_answer_external(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+                                 const k8s_block_t *svc, unsigned depth);
 
 /*! \brief Puts a cached upstream answer (a CNAME chain, then addresses) after a CNAME to it. */
-k8s_answer_t k8s_answer_upstream(ctx_t *c, const k8s_upstream_answer_t *ext);
+k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_upstream_answer_t *ext);
 
 /*!
  * \brief Answers a query of the K8S-DNS zone (svc.federation., inside an RCU read-side
@@ -244,8 +244,8 @@ k8s_answer_t k8s_answer_fedfwd(const struct k8s_fedfwd *f, const knot_dname_t *q
  * \brief Answers SRV for every named port of a service (\a domain: the zone the
  * service was found in, its targets' suffix).
  */
-k8s_answer_t k8s_answer_srv(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
-                            const k8s_svc_t *svc, const knot_dname_t *domain);
+k8s_answer_t k8s_answer_srv(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+                            const k8s_block_t *svc, const knot_dname_t *domain);
 
 /*!
  * \brief Answers _<name>._<proto>.<svc>: the SRV of that named port, NODATA for
@@ -253,12 +253,12 @@ k8s_answer_t k8s_answer_srv(ctx_t *c, const knot_dname_t *owner, const knot_dnam
  *
  * \param name, proto  The labels without their underscore.
  */
-k8s_answer_t k8s_answer_srv_port(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
-                                 const k8s_svc_t *svc, const uint8_t *name, const uint8_t *proto,
+k8s_answer_t k8s_answer_srv_port(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+                                 const k8s_block_t *svc, const uint8_t *name, const uint8_t *proto,
                                  const knot_dname_t *domain);
 
 /*! \brief True if "_<proto>" is an empty non-terminal above some named port's SRV. */
-bool k8s_answer_srv_has_proto(const k8s_svc_t *svc, const uint8_t *proto);
+bool k8s_answer_srv_has_proto(const k8s_block_t *svc, const uint8_t *proto);
 
 /* answer_ptr.c */
 
@@ -266,7 +266,7 @@ bool k8s_answer_srv_has_proto(const k8s_svc_t *svc, const uint8_t *proto);
  * \brief Answers a name of a reverse zone: PTR of an address, NODATA or NXDOMAIN
  * for prefixes, K8S_ANSWER_PASS at the apex.
  */
-k8s_answer_t k8s_answer_ptr(ctx_t *c, const knot_dname_t *qname);
+k8s_answer_t k8s_answer_ptr(k8s_qctx_t *c, const knot_dname_t *qname);
 
 /* autopath.c */
 
@@ -277,7 +277,7 @@ k8s_answer_t k8s_answer_ptr(ctx_t *c, const knot_dname_t *qname);
  * \param query    The query (its EDNS search list option), or NULL.
  * \param outcome  Out: how the walk ended.
  */
-k8s_answer_t k8s_autopath_answer(ctx_t *c, const knot_dname_t *qname, const knot_pkt_t *query,
+k8s_answer_t k8s_autopath_answer(k8s_qctx_t *c, const knot_dname_t *qname, const knot_pkt_t *query,
                                  k8s_autopath_outcome_t *outcome);
 
 /*!
@@ -288,7 +288,7 @@ k8s_answer_t k8s_autopath_answer(ctx_t *c, const knot_dname_t *qname, const knot
  * \param remote   The client's address, or NULL (NXDOMAIN).
  * \param outcome  Out: how the walk ended; untouched without one.
  */
-k8s_answer_t k8s_autopath_client(ctx_t *c, const knot_dname_t *qname,
+k8s_answer_t k8s_autopath_client(k8s_qctx_t *c, const knot_dname_t *qname,
                                  const struct sockaddr_storage *remote,
                                  k8s_autopath_outcome_t *outcome);
 
@@ -300,6 +300,6 @@ k8s_answer_t k8s_autopath_client(ctx_t *c, const knot_dname_t *qname,
  *
  * \param zone  The cluster zone's apex.
  */
-k8s_answer_t k8s_federation_answer(ctx_t *c, const knot_dname_t *owner,
+k8s_answer_t k8s_federation_answer(k8s_qctx_t *c, const knot_dname_t *owner,
                                    const knot_dname_t *qname, const k8s_fedquery_t *fq,
                                    const knot_dname_t *zone, unsigned depth);

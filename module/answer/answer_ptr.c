@@ -25,7 +25,7 @@
 #define MAX_PTR 32
 
 /*! \brief PTR of an address; NODATA or NXDOMAIN for prefixes. */
-static k8s_answer_t answer_reverse(ctx_t *c, const knot_dname_t *qname, const k8s_qname_t *q)
+static k8s_answer_t answer_reverse(k8s_qctx_t *c, const knot_dname_t *qname, const k8s_qname_t *q)
 {
 	unsigned full = (q->ip.family == AF_INET) ? 32 : 128;
 	if (q->ip_bits < full) {
@@ -55,7 +55,7 @@ static k8s_answer_t answer_reverse(ctx_t *c, const knot_dname_t *qname, const k8
 	knot_rdataset_t rrs = { .rdata = (knot_rdata_t *)rdata };
 	uint8_t *pos = rdata;
 	for (size_t i = 0; i < found; i++) {
-		const k8s_svc_t *svc = k8s_addr_svc(refs[i]);
+		const k8s_block_t *svc = k8s_addr_svc(refs[i]);
 		const knot_dname_t *domain = c->conf->domains[svc->zone];
 		if (svc->zone != claimed || domain == NULL) {
 			continue;
@@ -86,7 +86,7 @@ static k8s_answer_t answer_reverse(ctx_t *c, const knot_dname_t *qname, const k8
 	                      &rrs, 0));
 }
 
-k8s_answer_t k8s_answer_ptr(ctx_t *c, const knot_dname_t *qname)
+k8s_answer_t k8s_answer_ptr(k8s_qctx_t *c, const knot_dname_t *qname)
 {
 	k8s_qname_t q;
 	k8s_qname_parse(qname, c->conf->zone, c->conf->role, &q);

@@ -31,7 +31,7 @@
  */
 static __thread struct {
 	const knot_pkt_t *pkt;
-	const k8s_svc_t *svc;
+	const k8s_block_t *svc;
 	const knot_dname_t *domain;
 	uint16_t rr;            /*!< Index of the SRV RRset in the packet. */
 	uint16_t port_first;    /*!< The answered ports: svc->ports[port_first, port_end). */
@@ -60,7 +60,7 @@ static size_t target_end(const k8s_addr_t *eps, size_t count, size_t i)
  * A target's records normally share one port set (an address's two families
  * come from slices of equal ports); each is asked otherwise.
  */
-static inline size_t target_next_port(const k8s_svc_t *svc, const k8s_addr_t *eps, size_t i,
+static inline size_t target_next_port(const k8s_block_t *svc, const k8s_addr_t *eps, size_t i,
                                       size_t end, size_t from, size_t last)
 {
 	if (svc->ep_ports == NULL) {
@@ -75,7 +75,7 @@ static inline size_t target_next_port(const k8s_svc_t *svc, const k8s_addr_t *ep
 }
 
 /*! \brief The end of the ports with the name and protocol of svc->ports[first]. */
-static size_t port_run_end(const k8s_svc_t *svc, size_t first)
+static size_t port_run_end(const k8s_block_t *svc, size_t first)
 {
 	const k8s_svc_port_t *port = &svc->ports[first];
 	size_t end = first + 1;
@@ -93,7 +93,7 @@ static size_t port_run_end(const k8s_svc_t *svc, size_t first)
  * The cap bounds the work by what the answer can hold: a target costs a
  * binary search, a record one step.
  */
-static size_t srv_count(const k8s_svc_t *svc, size_t first, size_t last, size_t cap)
+static size_t srv_count(const k8s_block_t *svc, size_t first, size_t last, size_t cap)
 {
 	if (svc->type != K8S_SVC_HEADLESS) {
 		return last - first;
@@ -116,7 +116,7 @@ static size_t srv_count(const k8s_svc_t *svc, size_t first, size_t last, size_t 
 }
 
 /*! \brief Appends an SRV record to the rdata at \a pos; returns the new end (\a pos if no room for the name). */
-static inline uint8_t *put_srv(uint8_t *pos, uint16_t weight, uint16_t port, const k8s_svc_t *svc,
+static inline uint8_t *put_srv(uint8_t *pos, uint16_t weight, uint16_t port, const k8s_block_t *svc,
                                const k8s_addr_t *ep, const knot_dname_t *domain)
 {
 	uint8_t data[6 + KNOT_DNAME_MAXLEN];
@@ -138,8 +138,8 @@ static inline uint8_t *put_srv(uint8_t *pos, uint16_t weight, uint16_t port, con
  * headless services one per ready endpoint (hostname or dashed address) and
  * port of its own slices, the answer's records sharing the weight 100.
  */
-static k8s_answer_t answer_srv(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
-                               const k8s_svc_t *svc, size_t first, size_t last,
+static k8s_answer_t answer_srv(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+                               const k8s_block_t *svc, size_t first, size_t last,
                                const knot_dname_t *domain)
 {
 	bool headless = svc->type == K8S_SVC_HEADLESS;
@@ -204,14 +204,14 @@ static k8s_answer_t answer_srv(ctx_t *c, const knot_dname_t *owner, const knot_d
 	return put_result(ret);
 }
 
-k8s_answer_t k8s_answer_srv(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
-                            const k8s_svc_t *svc, const knot_dname_t *domain)
+k8s_answer_t k8s_answer_srv(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+                            const k8s_block_t *svc, const knot_dname_t *domain)
 {
 	return answer_srv(c, owner, qname, svc, 0, svc->port_count, domain);
 }
 
 /*! \brief The index of the first port with a name and protocol, or port_count. */
-static size_t find_port(const k8s_svc_t *svc, const uint8_t *name, const uint8_t *proto)
+static size_t find_port(const k8s_block_t *svc, const uint8_t *name, const uint8_t *proto)
 {
 	for (uint16_t i = 0; i < svc->port_count; i++) {
 		const k8s_svc_port_t *port = &svc->ports[i];
@@ -224,8 +224,8 @@ static size_t find_port(const k8s_svc_t *svc, const uint8_t *name, const uint8_t
 	return svc->port_count;
 }
 
-k8s_answer_t k8s_answer_srv_port(ctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
-                                 const k8s_svc_t *svc, const uint8_t *name, const uint8_t *proto,
+k8s_answer_t k8s_answer_srv_port(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+                                 const k8s_block_t *svc, const uint8_t *name, const uint8_t *proto,
                                  const knot_dname_t *domain)
 {
 	size_t first = find_port(svc, name, proto);
@@ -238,7 +238,7 @@ k8s_answer_t k8s_answer_srv_port(ctx_t *c, const knot_dname_t *owner, const knot
 	return answer_srv(c, owner, qname, svc, first, port_run_end(svc, first), domain);
 }
 
-bool k8s_answer_srv_has_proto(const k8s_svc_t *svc, const uint8_t *proto)
+bool k8s_answer_srv_has_proto(const k8s_block_t *svc, const uint8_t *proto)
 {
 	for (uint16_t i = 0; i < svc->port_count; i++) {
 		if (k8s_label_is(proto, k8s_proto_name(svc->ports[i].proto))) {
@@ -249,7 +249,7 @@ bool k8s_answer_srv_has_proto(const k8s_svc_t *svc, const uint8_t *proto)
 }
 
 /*! \brief An SRV target's name (see write_name()) in the packet's mempool, or NULL. */
-static knot_dname_t *name_of(ctx_t *c, const k8s_svc_t *svc, const k8s_addr_t *ep,
+static knot_dname_t *name_of(k8s_qctx_t *c, const k8s_block_t *svc, const k8s_addr_t *ep,
                              const knot_dname_t *domain)
 {
 	uint8_t buf[KNOT_DNAME_MAXLEN];
@@ -274,9 +274,9 @@ void k8s_answer_forget(void)
 static __attribute__((noinline)) void add_targets(const k8s_answer_conf_t *conf, knot_pkt_t *pkt,
                                                   knot_mm_t *mm)
 {
-	const k8s_svc_t *svc = last_srv.svc;
+	const k8s_block_t *svc = last_srv.svc;
 	last_srv.pkt = NULL;
-	ctx_t c = { .conf = conf, .pkt = pkt, .mm = mm, .qtype = KNOT_RRTYPE_ANY };
+	k8s_qctx_t c = { .conf = conf, .pkt = pkt, .mm = mm, .qtype = KNOT_RRTYPE_ANY };
 
 	if (svc->type != K8S_SVC_HEADLESS) {
 		knot_dname_t *owner = name_of(&c, svc, NULL, last_srv.domain);

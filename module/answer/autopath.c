@@ -228,7 +228,7 @@ typedef enum {
 } cand_t;
 
 /*! \brief The cached upstream answer of a name outside our zones, or NULL (\a cold says why). */
-static const k8s_upstream_answer_t *outside(ctx_t *c, const knot_dname_t *name, bool *cold)
+static const k8s_upstream_answer_t *outside(k8s_qctx_t *c, const knot_dname_t *name, bool *cold)
 {
 	const k8s_upstream_answer_t *ext = NULL;
 	*cold = false;
@@ -245,7 +245,7 @@ static const k8s_upstream_answer_t *outside(ctx_t *c, const knot_dname_t *name, 
 }
 
 /*! \brief Tries one candidate: CNAME qname to it, then its records. */
-static cand_t try_candidate(ctx_t *c, const knot_dname_t *qname, const knot_dname_t *owner,
+static cand_t try_candidate(k8s_qctx_t *c, const knot_dname_t *qname, const knot_dname_t *owner,
                             k8s_answer_t *res)
 {
 	k8s_zone_t z = zone_of(c->conf, owner);
@@ -296,7 +296,7 @@ static cand_t try_candidate(ctx_t *c, const knot_dname_t *qname, const knot_dnam
 }
 
 /*! \brief A name in the packet's mempool. */
-static knot_dname_t *name_copy(ctx_t *c, const uint8_t *name, size_t size)
+static knot_dname_t *name_copy(k8s_qctx_t *c, const uint8_t *name, size_t size)
 {
 	knot_dname_t *copy = mm_get(c->mm, size);
 	if (copy != NULL) {
@@ -306,7 +306,7 @@ static knot_dname_t *name_copy(ctx_t *c, const uint8_t *name, size_t size)
 }
 
 /*! \brief Asks for the names outside our zones that the rest of the walk would need. */
-static void ask_rest(ctx_t *c, search_t *s, const uint8_t *name, size_t name_size)
+static void ask_rest(k8s_qctx_t *c, search_t *s, const uint8_t *name, size_t name_size)
 {
 	knot_dname_storage_t domain;
 	k8s_autopath_outcome_t step;
@@ -327,7 +327,7 @@ static void ask_rest(ctx_t *c, search_t *s, const uint8_t *name, size_t name_siz
  * exists without records of the type is passed, as glibc passes it, and
  * answered only if no later name exists.
  */
-static k8s_answer_t walk(ctx_t *c, const knot_dname_t *qname, const uint8_t *name,
+static k8s_answer_t walk(k8s_qctx_t *c, const knot_dname_t *qname, const uint8_t *name,
                          size_t name_size, search_t *s, k8s_autopath_outcome_t *outcome)
 {
 	knot_dname_t *nodata = NULL;
@@ -400,7 +400,7 @@ static k8s_answer_t walk(ctx_t *c, const knot_dname_t *qname, const uint8_t *nam
  * search list of the query's EDNS option, or else the pod's: <ns>.svc.<cluster
  * domain>, svc.<cluster domain>, <cluster domain>, the host's domains, the name.
  */
-k8s_answer_t k8s_autopath_answer(ctx_t *c, const knot_dname_t *qname, const knot_pkt_t *query,
+k8s_answer_t k8s_autopath_answer(k8s_qctx_t *c, const knot_dname_t *qname, const knot_pkt_t *query,
                                  k8s_autopath_outcome_t *outcome)
 {
 	const k8s_answer_conf_t *conf = c->conf;
@@ -496,7 +496,7 @@ static bool client_ip(const struct sockaddr_storage *remote, k8s_ip_t *ip)
  * asked by a pod of <ns> is walked on from svc.<zone>, as CoreDNS's
  * `autopath @kubernetes` does.
  */
-k8s_answer_t k8s_autopath_client(ctx_t *c, const knot_dname_t *qname,
+k8s_answer_t k8s_autopath_client(k8s_qctx_t *c, const knot_dname_t *qname,
                                  const struct sockaddr_storage *remote,
                                  k8s_autopath_outcome_t *outcome)
 {

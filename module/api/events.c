@@ -58,7 +58,7 @@ static void status_read(json_object *obj, k8s_status_t *st)
 {
 	st->code = int_clamp(get_int(obj, "code", 0));
 	st->retry_after = int_clamp(get_int(get_obj(obj, "details"), "retryAfterSeconds", 0));
-	str_t reason = get_str(obj, "reason");
+	k8s_str_t reason = get_str(obj, "reason");
 	if (reason.ptr != NULL) {
 		text_copy(st->reason, sizeof(st->reason), reason.ptr, reason.len);
 	}
@@ -100,7 +100,7 @@ int k8s_status_decode(const char *text, size_t len, k8s_status_t *st)
 	return KNOT_EOK;
 }
 
-static int event_type(str_t type, k8s_event_type_t *out)
+static int event_type(k8s_str_t type, k8s_event_type_t *out)
 {
 	static const char *NAMES[] = {
 		[K8S_EV_ADDED] = "ADDED",
@@ -133,7 +133,7 @@ bool k8s_rv_valid(const char *rv, size_t len)
 
 static int rv_read(json_object *obj, char rv[K8S_RV_MAX])
 {
-	str_t s = get_str(get_obj(obj, "metadata"), "resourceVersion");
+	k8s_str_t s = get_str(get_obj(obj, "metadata"), "resourceVersion");
 	if (s.ptr == NULL) {
 		return KNOT_EOK;
 	}

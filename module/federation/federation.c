@@ -114,7 +114,7 @@ bool k8s_federation_query(const k8s_federation_t *feds, size_t count, const k8s_
 	return false;
 }
 
-bool k8s_federation_local(const k8s_svc_t *svc)
+bool k8s_federation_local(const k8s_block_t *svc)
 {
 	switch (svc->type) {
 	case K8S_SVC_EXTERNALNAME:
@@ -154,13 +154,13 @@ size_t k8s_federation_remote_name(const k8s_fedquery_t *fq, const k8s_topology_t
  * endpoints, followed by its records; else a CNAME to the federation's name for
  * this cluster's zone and region, followed through the upstream when there is one.
  */
-k8s_answer_t k8s_federation_answer(ctx_t *c, const knot_dname_t *owner,
+k8s_answer_t k8s_federation_answer(k8s_qctx_t *c, const knot_dname_t *owner,
                                    const knot_dname_t *qname, const k8s_fedquery_t *fq,
                                    const knot_dname_t *zone, unsigned depth)
 {
-	const k8s_svc_t *svc = NULL;
+	const k8s_block_t *svc = NULL;
 	if (k8s_table_ns(c->t, fq->ns)) {
-		svc = k8s_table_svc(c->t, K8S_ZONE_CLUSTER, fq->owner, fq->owner_len);
+		svc = k8s_table_block(c->t, K8S_ZONE_CLUSTER, fq->owner, fq->owner_len);
 	}
 	bool local = svc != NULL && k8s_federation_local(svc);
 

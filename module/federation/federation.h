@@ -104,7 +104,7 @@ bool k8s_federation_query(const k8s_federation_t *feds, size_t count, const k8s_
  * \brief True if a local service answers for the federated one: ExternalName
  * services always, ClusterIP and headless services with a ready endpoint.
  */
-bool k8s_federation_local(const k8s_svc_t *svc);
+bool k8s_federation_local(const k8s_block_t *svc);
 
 /*!
  * \brief Writes the federation's name for this cluster:

@@ -22,7 +22,7 @@
 /*! \brief One query being answered: what the members hold for the service asked. */
 typedef struct {
 	const k8s_fedzone_t *z;
-	const k8s_svc_t *svcs[K8S_FED_MAX_MEMBERS]; /*!< The service in each synced member, or NULL. */
+	const k8s_block_t *svcs[K8S_FED_MAX_MEMBERS]; /*!< The service in each synced member, or NULL. */
 	bool shard[K8S_FED_MAX_MEMBERS];             /*!< It has ready endpoints. */
 	bool exists;                                 /*!< Some member has the service. */
 	knot_pkt_t *pkt;
@@ -125,7 +125,7 @@ size_t k8s_fedserve_order(const k8s_fedzone_t *z, size_t source, const bool *sha
 }
 
 /*! \brief True if a service answers for the federated one: a cluster IP or headless service with a ready endpoint. */
-static bool is_shard(const k8s_svc_t *svc)
+static bool is_shard(const k8s_block_t *svc)
 {
 	switch (svc->type) {
 	case K8S_SVC_CLUSTERIP:
@@ -158,7 +158,7 @@ static bool sorted_has(const uint8_t *rdata, size_t count, const uint8_t *bytes,
 }
 
 /*! \brief Load-balancer addresses of a family a service has. */
-static size_t ingress_count(const k8s_svc_t *svc, uint8_t family)
+static size_t ingress_count(const k8s_block_t *svc, uint8_t family)
 {
 	size_t n = 0;
 	for (size_t i = 0; svc->ingress != NULL && i < K8S_INGRESS_MAX; i++) {
@@ -208,7 +208,7 @@ static int put_family(query_t *q, uint16_t type, size_t local, const uint8_t *or
 	}
 	size_t count = local_count;
 	for (size_t i = 0; i < order_count; i++) {
-		const k8s_svc_t *svc = q->svcs[order[i]];
+		const k8s_block_t *svc = q->svcs[order[i]];
 		for (size_t j = 0; svc->ingress != NULL && j < K8S_INGRESS_MAX; j++) {
 			const uint8_t *bytes = svc->ingress[j].bytes;
 			if (svc->ingress[j].family != family || sorted_has(rdata, local_count, bytes, len)) {
@@ -262,9 +262,9 @@ static void find_shards(query_t *q, const k8s_table_t *const *tables, const uint
                         size_t owner_len)
 {
 	for (size_t i = 0; i < q->z->member_count; i++) {
-		const k8s_svc_t *svc = NULL;
+		const k8s_block_t *svc = NULL;
 		if (tables[i] != NULL) {
-			svc = k8s_table_svc(tables[i], K8S_ZONE_CLUSTER, owner, owner_len);
+			svc = k8s_table_block(tables[i], K8S_ZONE_CLUSTER, owner, owner_len);
 		}
 		q->svcs[i] = svc;
 		q->shard[i] = svc != NULL && is_shard(svc);

@@ -23,7 +23,7 @@
 
 static int clusterproperty_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out)
 {
-	str_t value = get_str(get_obj(root, "spec"), "value");
+	k8s_str_t value = get_str(get_obj(root, "spec"), "value");
 	if (value.len == 0) {
 		value.ptr = NULL; // the schema requires at least one character
 	}

@@ -32,9 +32,9 @@
 typedef struct {
 	json_object *addresses;
 	bool ready;
-	str_t hostname;
-	str_t target;
-	str_t unlabelled;  /*!< A pod name that cannot be a DNS label (k8s_slice_t). */
+	k8s_str_t hostname;
+	k8s_str_t target;
+	k8s_str_t unlabelled;  /*!< A pod name that cannot be a DNS label (k8s_slice_t). */
 } endpoint_view_t;
 
 static void endpoint_read(json_object *item, endpoint_view_t *v)
@@ -43,9 +43,9 @@ static void endpoint_read(json_object *item, endpoint_view_t *v)
 	v->ready = get_bool(get_obj(item, "conditions"), "ready", true);
 	v->hostname = k8s_decode_label(get_str(item, "hostname"), false);
 	json_object *ref = get_obj(item, "targetRef");
-	str_t pod = str_is(get_str(ref, "kind"), "Pod") ? get_str(ref, "name") : (str_t){ NULL, 0 };
+	k8s_str_t pod = str_is(get_str(ref, "kind"), "Pod") ? get_str(ref, "name") : (k8s_str_t){ NULL, 0 };
 	v->target = k8s_decode_label(pod, false);
-	v->unlabelled = (str_t){ NULL, 0 };
+	v->unlabelled = (k8s_str_t){ NULL, 0 };
 	if (v->target.ptr == NULL && pod.ptr != NULL && k8s_dns_subdomain_valid(pod.ptr, pod.len)) {
 		v->unlabelled = pod;
 	}
@@ -58,14 +58,14 @@ static bool address_read(json_object *addresses, size_t j, int family, k8s_ip_t 
 }
 
 /*! Label values may be mixed case; a slice's service is found by its lowercase name. */
-static str_t slice_label(const k8s_meta_t *m, const char *key)
+static k8s_str_t slice_label(const k8s_meta_t *m, const char *key)
 {
 	return k8s_decode_label(get_str(m->labels, key), true);
 }
 
-static str_t cluster_label(const k8s_meta_t *m)
+static k8s_str_t cluster_label(const k8s_meta_t *m)
 {
-	str_t s = get_str(m->labels, "multicluster.kubernetes.io/source-cluster");
+	k8s_str_t s = get_str(m->labels, "multicluster.kubernetes.io/source-cluster");
 	if (!k8s_cluster_id_valid(s.ptr, s.len, true)) {
 		s.ptr = NULL;
 		s.len = 0;
@@ -75,11 +75,11 @@ static str_t cluster_label(const k8s_meta_t *m)
 
 static int slice_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out)
 {
-	str_t service = slice_label(m, "kubernetes.io/service-name");
-	str_t mcs_service = slice_label(m, "multicluster.kubernetes.io/service-name");
-	str_t source_cluster = cluster_label(m);
+	k8s_str_t service = slice_label(m, "kubernetes.io/service-name");
+	k8s_str_t mcs_service = slice_label(m, "multicluster.kubernetes.io/service-name");
+	k8s_str_t source_cluster = cluster_label(m);
 
-	str_t type = get_str(root, "addressType");
+	k8s_str_t type = get_str(root, "addressType");
 	uint8_t family = str_is(type, "IPv4") ? AF_INET : str_is(type, "IPv6") ? AF_INET6 : 0;
 
 	size_t strings = k8s_meta_strings(m) + k8s_str_size(service) + k8s_str_size(mcs_service) +
@@ -88,7 +88,7 @@ static int slice_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **o
 	json_object *endpoints = get_arr(root, "endpoints");
 	size_t ep_len = arr_len(endpoints);
 	size_t addr_count = 0;
-	str_t unlabelled = { NULL, 0 };
+	k8s_str_t unlabelled = { NULL, 0 };
 	for (size_t i = 0; i < ep_len && family != 0; i++) {
 		endpoint_view_t v;
 		endpoint_read(json_object_array_get_idx(endpoints, i), &v);
@@ -128,7 +128,7 @@ static int slice_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **o
 	slice->source_cluster = k8s_pack_str(&p, source_cluster, true);
 	slice->unlabelled_pod = k8s_pack_str(&p, unlabelled, false);
 	slice->family = family;
-	str_t trigger = get_str(m->annotations, "endpoints.kubernetes.io/last-change-trigger-time");
+	k8s_str_t trigger = get_str(m->annotations, "endpoints.kubernetes.io/last-change-trigger-time");
 	if (trigger.ptr != NULL) {
 		slice->trigger_time_ns = k8s_rfc3339_parse(trigger.ptr);
 	}

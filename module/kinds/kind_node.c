@@ -22,9 +22,9 @@
 #include "kind_priv.h"
 
 /*! A topology label: the current key, else the deprecated one; absent unless a DNS name. */
-static str_t topology_label(const k8s_meta_t *m, const char *key, const char *deprecated)
+static k8s_str_t topology_label(const k8s_meta_t *m, const char *key, const char *deprecated)
 {
-	str_t s = get_str(m->labels, key);
+	k8s_str_t s = get_str(m->labels, key);
 	if (s.ptr == NULL) {
 		s = get_str(m->labels, deprecated);
 	}
@@ -38,9 +38,9 @@ static str_t topology_label(const k8s_meta_t *m, const char *key, const char *de
 static int node_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out)
 {
 	(void)root;
-	str_t zone = topology_label(m, "topology.kubernetes.io/zone",
+	k8s_str_t zone = topology_label(m, "topology.kubernetes.io/zone",
 	                            "failure-domain.beta.kubernetes.io/zone");
-	str_t region = topology_label(m, "topology.kubernetes.io/region",
+	k8s_str_t region = topology_label(m, "topology.kubernetes.io/region",
 	                              "failure-domain.beta.kubernetes.io/region");
 
 	k8s_pack_t p;

@@ -35,7 +35,7 @@ static int pod_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out
 	}
 	k8s_meta_pack(&pod->meta, K8S_POD, m, &p);
 
-	str_t phase = get_str(status, "phase");
+	k8s_str_t phase = get_str(status, "phase");
 	bool finished = str_is(phase, "Succeeded") || str_is(phase, "Failed") ||
 	                str_is(phase, "Unknown");
 	bool deleting = get_str(m->metadata, "deletionTimestamp").ptr != NULL;

@@ -37,8 +37,8 @@ typedef struct {
 	json_object *metadata;
 	json_object *annotations;
 	json_object *labels;
-	str_t ns;
-	str_t name;
+	k8s_str_t ns;
+	k8s_str_t name;
 } k8s_meta_t;
 
 /*! \brief Where the second pass writes strings. */
@@ -80,25 +80,25 @@ const k8s_kind_def_t *k8s_kind_def(k8s_kind_t kind);
 /* Decoding helpers (objects.c). */
 
 /*! \brief \a s if it is a DNS label (case folded when \a fold), else none. */
-str_t k8s_decode_label(str_t s, bool fold);
+k8s_str_t k8s_decode_label(k8s_str_t s, bool fold);
 
 /*! \brief An ExternalName target: one trailing dot dropped, case folded, <= 253 bytes. */
-str_t k8s_decode_hostname(str_t s);
+k8s_str_t k8s_decode_hostname(k8s_str_t s);
 
 /*! \brief An IP of \a family (AF_UNSPEC: either); false when invalid or of the other family. */
-bool k8s_decode_ip(str_t s, int family, k8s_ip_t *ip);
+bool k8s_decode_ip(k8s_str_t s, int family, k8s_ip_t *ip);
 
 /*! \brief Up to two valid IPs from an array of strings (or of {"ip": ...} objects with \a key). */
 uint8_t k8s_decode_ips(json_object *arr, const char *key, k8s_ip_t ips[2]);
 
 /*! \brief Bytes a string takes behind the structure (with its NUL; none: 0). */
-static inline size_t k8s_str_size(str_t s)
+static inline size_t k8s_str_size(k8s_str_t s)
 {
 	return (s.ptr != NULL) ? s.len + 1 : 0;
 }
 
 /*! \brief Copies a string behind the structure; DNS strings are lowercased on the way. */
-const char *k8s_pack_str(k8s_pack_t *p, str_t s, bool fold);
+const char *k8s_pack_str(k8s_pack_t *p, k8s_str_t s, bool fold);
 
 /*! \brief Allocates an object: \a head bytes of structure, \a arrays bytes of arrays, then strings. */
 void *k8s_decode_alloc(size_t head, size_t arrays, size_t strings, k8s_pack_t *p, void **arr_at);

@@ -26,16 +26,16 @@
 static int service_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out)
 {
 	json_object *spec = get_obj(root, "spec");
-	str_t type = get_str(spec, "type");
+	k8s_str_t type = get_str(spec, "type");
 
 	// clusterIPs[0] equals clusterIP; servers older than dual-stack send clusterIP only.
 	json_object *ip_list = get_arr(spec, "clusterIPs");
 	json_object *ip_one = get_field(spec, "clusterIP", json_type_string);
-	str_t first = (arr_len(ip_list) > 0) ? str_of(json_object_array_get_idx(ip_list, 0))
+	k8s_str_t first = (arr_len(ip_list) > 0) ? str_of(json_object_array_get_idx(ip_list, 0))
 	                                     : str_of(ip_one);
 
 	k8s_service_t head = { 0 };
-	str_t external = { NULL, 0 };
+	k8s_str_t external = { NULL, 0 };
 	if (str_is(type, "ExternalName")) {
 		head.type = K8S_SVC_EXTERNALNAME;
 		external = k8s_decode_hostname(get_str(spec, "externalName"));
@@ -53,7 +53,7 @@ static int service_decode(json_object *root, const k8s_meta_t *m, k8s_object_t *
 		json_object *ingress = get_arr(get_obj(get_obj(root, "status"), "loadBalancer"), "ingress");
 		head.ingress_count = k8s_decode_ips(ingress, "ip", head.ingress);
 	}
-	str_t tolerate = get_str(m->annotations,
+	k8s_str_t tolerate = get_str(m->annotations,
 	                         "service.alpha.kubernetes.io/tolerate-unready-endpoints");
 	head.publish_not_ready = get_bool(spec, "publishNotReadyAddresses", false) ||
 	                         str_is(tolerate, "true");

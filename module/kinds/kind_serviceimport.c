@@ -35,7 +35,7 @@ static int serviceimport_decode(json_object *root, const k8s_meta_t *m, k8s_obje
 	size_t cluster_len = arr_len(clusters);
 	uint16_t cluster_count = 0;
 	for (size_t i = 0; i < cluster_len && cluster_count < UINT16_MAX; i++) {
-		str_t id = get_str(json_object_array_get_idx(clusters, i), "cluster");
+		k8s_str_t id = get_str(json_object_array_get_idx(clusters, i), "cluster");
 		if (k8s_cluster_id_valid(id.ptr, id.len, true)) {
 			strings += k8s_str_size(id);
 			cluster_count++;
@@ -60,7 +60,7 @@ static int serviceimport_decode(json_object *root, const k8s_meta_t *m, k8s_obje
 
 	const char **ids = (const char **)((char *)arrays + ids_off);
 	for (size_t i = 0; i < cluster_len && imp->cluster_count < cluster_count; i++) {
-		str_t id = get_str(json_object_array_get_idx(clusters, i), "cluster");
+		k8s_str_t id = get_str(json_object_array_get_idx(clusters, i), "cluster");
 		if (k8s_cluster_id_valid(id.ptr, id.len, true)) {
 			ids[imp->cluster_count++] = k8s_pack_str(&p, id, true);
 		}

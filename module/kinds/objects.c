@@ -44,7 +44,7 @@ static char lower(char c)
 	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
 }
 
-str_t k8s_decode_label(str_t s, bool fold)
+k8s_str_t k8s_decode_label(k8s_str_t s, bool fold)
 {
 	if (s.ptr == NULL || !k8s_dns_label_valid(s.ptr, s.len, fold)) {
 		s.ptr = NULL;
@@ -53,7 +53,7 @@ str_t k8s_decode_label(str_t s, bool fold)
 	return s;
 }
 
-str_t k8s_decode_hostname(str_t s)
+k8s_str_t k8s_decode_hostname(k8s_str_t s)
 {
 	if (s.ptr != NULL && s.len > 0 && s.ptr[s.len - 1] == '.') {
 		s.len--;
@@ -65,7 +65,7 @@ str_t k8s_decode_hostname(str_t s)
 	return s;
 }
 
-bool k8s_decode_ip(str_t s, int family, k8s_ip_t *ip)
+bool k8s_decode_ip(k8s_str_t s, int family, k8s_ip_t *ip)
 {
 	char text[INET6_ADDRSTRLEN];
 	if (s.ptr == NULL || s.len == 0 || s.len >= sizeof(text)) {
@@ -92,7 +92,7 @@ uint8_t k8s_decode_ips(json_object *arr, const char *key, k8s_ip_t ips[2])
 	size_t len = arr_len(arr);
 	for (size_t i = 0; i < len && count < 2; i++) {
 		json_object *item = json_object_array_get_idx(arr, i);
-		str_t s = (key != NULL) ? get_str(item, key) : str_of(item);
+		k8s_str_t s = (key != NULL) ? get_str(item, key) : str_of(item);
 		if (k8s_decode_ip(s, AF_UNSPEC, &ips[count])) {
 			count++;
 		}
@@ -102,7 +102,7 @@ uint8_t k8s_decode_ips(json_object *arr, const char *key, k8s_ip_t ips[2])
 
 /* --- packing ------------------------------------------------------------------- */
 
-const char *k8s_pack_str(k8s_pack_t *p, str_t s, bool fold)
+const char *k8s_pack_str(k8s_pack_t *p, k8s_str_t s, bool fold)
 {
 	if (s.ptr == NULL) {
 		return NULL;
@@ -134,12 +134,12 @@ void *k8s_decode_alloc(size_t head, size_t arrays, size_t strings, k8s_pack_t *p
 /* --- ports --------------------------------------------------------------------- */
 
 /*! Reads one port; false when it is to be skipped (not an object, unknown protocol). */
-static bool port_read(json_object *item, k8s_port_t *port, str_t *name)
+static bool port_read(json_object *item, k8s_port_t *port, k8s_str_t *name)
 {
 	if (!json_object_is_type(item, json_type_object)) {
 		return false;
 	}
-	str_t proto = get_str(item, "protocol");
+	k8s_str_t proto = get_str(item, "protocol");
 	if (proto.ptr == NULL || str_is(proto, "TCP")) {
 		port->proto = K8S_PROTO_TCP;
 	} else if (str_is(proto, "UDP")) {
@@ -162,7 +162,7 @@ uint16_t k8s_ports_measure(json_object *arr, size_t *strings)
 	size_t len = arr_len(arr);
 	for (size_t i = 0; i < len && count < PORTS_MAX; i++) {
 		k8s_port_t port;
-		str_t name;
+		k8s_str_t name;
 		if (port_read(json_object_array_get_idx(arr, i), &port, &name)) {
 			*strings += k8s_str_size(name);
 			count++;
@@ -176,7 +176,7 @@ void k8s_ports_pack(json_object *arr, k8s_port_t *out, uint16_t count, k8s_pack_
 	size_t len = arr_len(arr);
 	uint16_t done = 0;
 	for (size_t i = 0; i < len && done < count; i++) {
-		str_t name;
+		k8s_str_t name;
 		if (port_read(json_object_array_get_idx(arr, i), &out[done], &name)) {
 			out[done].name = k8s_pack_str(p, name, false);
 			done++;
@@ -228,7 +228,7 @@ bool k8s_kind_name_is_label(k8s_kind_t kind)
 
 /* --- metadata ------------------------------------------------------------------ */
 
-static bool kind_name_valid(k8s_kind_t kind, str_t name)
+static bool kind_name_valid(k8s_kind_t kind, k8s_str_t name)
 {
 	if (k8s_kind_name_is_label(kind)) {
 		return k8s_dns_label_valid(name.ptr, name.len, false);
@@ -239,7 +239,7 @@ static bool kind_name_valid(k8s_kind_t kind, str_t name)
 static int meta_read(k8s_kind_t kind, json_object *root, k8s_meta_t *m, char *err, size_t errlen)
 {
 	memset(m, 0, sizeof(*m));
-	str_t kind_field = get_str(root, "kind");
+	k8s_str_t kind_field = get_str(root, "kind");
 	if (kind_field.ptr != NULL && !str_is(kind_field, KINDS[kind]->field)) {
 		set_err(err, errlen, "unexpected kind (expected %s)", KINDS[kind]->field);
 		return KNOT_EINVAL;

@@ -32,7 +32,7 @@
 typedef struct {
 	const char *ptr;
 	size_t len;
-} str_t;
+} k8s_str_t;
 
 static inline json_object *get_field(json_object *parent, const char *key, json_type type)
 {
@@ -56,9 +56,9 @@ static inline json_object *get_arr(json_object *parent, const char *key)
 }
 
 /*! A string value; one with an embedded NUL is treated as absent. */
-static inline str_t str_of(json_object *val)
+static inline k8s_str_t str_of(json_object *val)
 {
-	str_t s = { NULL, 0 };
+	k8s_str_t s = { NULL, 0 };
 	if (!json_object_is_type(val, json_type_string)) {
 		return s;
 	}
@@ -71,12 +71,12 @@ static inline str_t str_of(json_object *val)
 	return s;
 }
 
-static inline str_t get_str(json_object *parent, const char *key)
+static inline k8s_str_t get_str(json_object *parent, const char *key)
 {
 	return str_of(get_field(parent, key, json_type_string));
 }
 
-static inline bool str_is(str_t s, const char *lit)
+static inline bool str_is(k8s_str_t s, const char *lit)
 {
 	return s.ptr != NULL && s.len == strlen(lit) && memcmp(s.ptr, lit, s.len) == 0;
 }

@@ -40,11 +40,11 @@ typedef struct {
 	k8s_object_t *obj;
 	uint32_t gen;
 	char *group;          /*!< Slices: key of the service they are indexed under, or NULL. */
-} entry_t;
+} store_entry_t;
 
 /*! \brief The slices of one service. */
 typedef struct {
-	entry_t **items;
+	store_entry_t **items;
 	size_t count;
 	size_t cap;
 } group_t;
@@ -60,7 +60,7 @@ struct k8s_store {
 	k8s_topology_tracker_t topology;   /*!< The federation topology from the nodes. */
 	k8s_latency_t latency;             /*!< Trigger times of slices changed since the last commit. */
 
-	k8s_map_t objects[K8S_SRC_COUNT];  /*!< "ns/name" -> entry_t. */
+	k8s_map_t objects[K8S_SRC_COUNT];  /*!< "ns/name" -> store_entry_t. */
 	uint32_t gen[K8S_SRC_COUNT];
 	bool listing[K8S_SRC_COUNT];       /*!< Between list_begin and list_end. */
 	k8s_map_t slice_groups;            /*!< Service key -> group_t of cluster slices. */
@@ -85,7 +85,7 @@ static bool key_of(char out[KEY_MAX + 1], const char *ns, const char *name)
 
 /* Groups of slices per service. */
 
-static int group_add(k8s_map_t *groups, const char *key, entry_t *entry)
+static int group_add(k8s_map_t *groups, const char *key, store_entry_t *entry)
 {
 	group_t *group = k8s_map_get(groups, key);
 	if (group == NULL) {
@@ -97,7 +97,7 @@ static int group_add(k8s_map_t *groups, const char *key, entry_t *entry)
 	}
 	if (group->count == group->cap) {
 		size_t cap = (group->cap > 0) ? 2 * group->cap : 4;
-		entry_t **items = realloc(group->items, cap * sizeof(*items));
+		store_entry_t **items = realloc(group->items, cap * sizeof(*items));
 		if (items == NULL) {
 			return KNOT_ENOMEM;
 		}
@@ -108,7 +108,7 @@ static int group_add(k8s_map_t *groups, const char *key, entry_t *entry)
 	return KNOT_EOK;
 }
 
-static void group_del(k8s_map_t *groups, const char *key, const entry_t *entry)
+static void group_del(k8s_map_t *groups, const char *key, const store_entry_t *entry)
 {
 	group_t *group = k8s_map_get(groups, key);
 	if (group == NULL) {
@@ -226,7 +226,7 @@ static void log_unlabelled(const k8s_store_t *s, unsigned source, const char *ke
 }
 
 /*! \brief What a change of an object (old and/or new state) means for the records. */
-static void apply(k8s_store_t *s, unsigned source, entry_t *entry, const char *key,
+static void apply(k8s_store_t *s, unsigned source, store_entry_t *entry, const char *key,
                   const k8s_object_t *old, const k8s_object_t *obj)
 {
 	const k8s_object_t *any = (obj != NULL) ? obj : old;
@@ -317,7 +317,7 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 		k8s_object_free(obj);
 		return;
 	}
-	entry_t *entry = k8s_map_get(&s->objects[source], key);
+	store_entry_t *entry = k8s_map_get(&s->objects[source], key);
 	if (entry != NULL) {
 		entry->gen = s->gen[source];
 		if (k8s_object_digest_of(entry->obj) == k8s_object_digest_of(obj)) {
@@ -348,7 +348,7 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 	apply(s, source, entry, key, NULL, obj);
 }
 
-static void remove_entry(k8s_store_t *s, unsigned source, const char *key, entry_t *entry)
+static void remove_entry(k8s_store_t *s, unsigned source, const char *key, store_entry_t *entry)
 {
 	apply(s, source, entry, key, entry->obj, NULL);
 	k8s_map_del(&s->objects[source], key);
@@ -363,7 +363,7 @@ void k8s_store_remove(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 {
 	if (source < K8S_SRC_COUNT && obj != NULL) {
 		char key[KEY_MAX + 1];
-		entry_t *entry = key_of(key, obj->ns, obj->name)
+		store_entry_t *entry = key_of(key, obj->ns, obj->name)
 		                 ? k8s_map_get(&s->objects[source], key) : NULL;
 		// A deletion of something never seen (e.g. around a relist) is no news.
 		if (entry != NULL) {
@@ -381,7 +381,7 @@ void k8s_store_too_large(k8s_store_t *s, unsigned source, const char *ns, const 
 	}
 	char key[KEY_MAX + 1];
 	// A name longer than the API allows was never stored: nothing to keep or remove.
-	entry_t *entry = key_of(key, ns, name) ? k8s_map_get(&s->objects[source], key) : NULL;
+	store_entry_t *entry = key_of(key, ns, name) ? k8s_map_get(&s->objects[source], key) : NULL;
 	if (entry == NULL) {
 		return;
 	} else if (deleted) {
@@ -410,7 +410,7 @@ void k8s_store_list_end(k8s_store_t *s, unsigned source)
 	size_t pos = 0, removed = 0;
 	const k8s_map_slot_t *slot;
 	while ((slot = k8s_map_next(&s->objects[source], &pos)) != NULL) {
-		entry_t *entry = slot->value;
+		store_entry_t *entry = slot->value;
 		if (entry->gen != s->gen[source]) {
 			// Every key held was written by key_of(): it fits.
 			char key[KEY_MAX + 1];
@@ -427,7 +427,7 @@ void k8s_store_list_end(k8s_store_t *s, unsigned source)
 
 static const k8s_object_t *held(const k8s_store_t *s, unsigned source, const char *key)
 {
-	const entry_t *entry = k8s_map_get(&s->objects[source], key);
+	const store_entry_t *entry = k8s_map_get(&s->objects[source], key);
 	return (entry != NULL) ? entry->obj : NULL;
 }
 
@@ -442,7 +442,7 @@ const k8s_object_t *k8s_store_next(const k8s_store_t *s, unsigned source, size_t
 {
 	const k8s_map_slot_t *slot = (source < K8S_SRC_COUNT)
 	                             ? k8s_map_next(&s->objects[source], pos) : NULL;
-	return (slot != NULL) ? ((const entry_t *)slot->value)->obj : NULL;
+	return (slot != NULL) ? ((const store_entry_t *)slot->value)->obj : NULL;
 }
 
 /*!
@@ -477,11 +477,11 @@ static bool local_exported(const k8s_store_t *s, const k8s_object_t *obj, const 
  * Called before the block is published: the table still holds the previous one.
  */
 static void log_capped(const k8s_store_t *s, k8s_zone_t zone, const char *key,
-                       const k8s_object_t *obj, const k8s_svc_t *block)
+                       const k8s_object_t *obj, const k8s_block_t *block)
 {
 	uint8_t owner[128];
 	size_t owner_len = k8s_svc_owner(obj->ns, obj->name, owner);
-	const k8s_svc_t *old = (owner_len > 0) ? k8s_table_svc(s->table, zone, owner, owner_len)
+	const k8s_block_t *old = (owner_len > 0) ? k8s_table_block(s->table, zone, owner, owner_len)
 	                                       : NULL;
 	uint32_t before = (old != NULL) ? old->capped : 0;
 	const char *kind = (zone == K8S_ZONE_CLUSTER) ? "service" : "serviceimport";
@@ -509,7 +509,7 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 		if (slash != NULL && (size_t)(slash - key) < sizeof(ns)) {
 			memcpy(ns, key, slash - key);
 			ns[slash - key] = '\0';
-			if (k8s_table_del_svc(s->table, zone, ns, slash + 1) != KNOT_EOK) {
+			if (k8s_table_del_block(s->table, zone, ns, slash + 1) != KNOT_EOK) {
 				k8s_logf(s->log, LOG_ERR, "cannot remove records of %s %s (%s)",
 				         zone == K8S_ZONE_CLUSTER ? "service" : "serviceimport", key,
 				         knot_strerror(KNOT_ENOMEM));
@@ -529,7 +529,7 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 	size_t local_count = (local != NULL) ? local->count : 0;
 	const k8s_slice_t **slices = malloc((count + local_count + 1) * sizeof(*slices));
 	k8s_slice_t *copies = calloc(local_count + 1, sizeof(*copies));
-	k8s_svc_t *block = NULL;
+	k8s_block_t *block = NULL;
 	if (slices != NULL && copies != NULL) {
 		for (size_t i = 0; i < count; i++) {
 			slices[i] = (const k8s_slice_t *)group->items[i]->obj;
@@ -549,7 +549,7 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 	if (block != NULL) {
 		log_capped(s, zone, key, obj, block);
 	}
-	if (block == NULL || k8s_table_put_svc(s->table, block) != KNOT_EOK) {
+	if (block == NULL || k8s_table_put_block(s->table, block) != KNOT_EOK) {
 		// The previous records stay published: nothing known is lost.
 		k8s_logf(s->log, LOG_ERR, "cannot publish records of %s %s (%s)",
 		         zone == K8S_ZONE_CLUSTER ? "service" : "serviceimport", key,
@@ -647,7 +647,7 @@ void k8s_store_free(k8s_store_t *s)
 		size_t pos = 0;
 		const k8s_map_slot_t *slot;
 		while ((slot = k8s_map_next(&s->objects[src], &pos)) != NULL) {
-			entry_t *entry = slot->value;
+			store_entry_t *entry = slot->value;
 			k8s_object_free(entry->obj);
 			k8s_bulk_free(entry->group);
 			k8s_bulk_free(entry);

@@ -85,7 +85,7 @@ static int label_cmp(const uint8_t *a, const uint8_t *b)
 
 /* Readers. */
 
-size_t k8s_addr_label(const k8s_svc_t *svc, const k8s_addr_t *addr, uint8_t out[64])
+size_t k8s_addr_label(const k8s_block_t *svc, const k8s_addr_t *addr, uint8_t out[64])
 {
 	if (addr->label != 0) {
 		const uint8_t *label = svc->strings + addr->label;
@@ -95,7 +95,7 @@ size_t k8s_addr_label(const k8s_svc_t *svc, const k8s_addr_t *addr, uint8_t out[
 	return dashed_label(addr->family, addr->bytes, out);
 }
 
-const uint8_t *k8s_addr_cluster(const k8s_svc_t *svc, const k8s_addr_t *addr, size_t *size)
+const uint8_t *k8s_addr_cluster(const k8s_block_t *svc, const k8s_addr_t *addr, size_t *size)
 {
 	if (svc->cluster_count == 0) {
 		*size = 0;
@@ -112,7 +112,7 @@ const uint8_t *k8s_addr_cluster(const k8s_svc_t *svc, const k8s_addr_t *addr, si
 }
 
 /*! \brief Compares an endpoint record's (cluster, label) to a key. */
-static int endpoint_cmp(const k8s_svc_t *svc, const k8s_addr_t *addr,
+static int endpoint_cmp(const k8s_block_t *svc, const k8s_addr_t *addr,
                         const uint8_t *cluster, size_t cluster_size,
                         const uint8_t *label, size_t label_size)
 {
@@ -129,7 +129,7 @@ static int endpoint_cmp(const k8s_svc_t *svc, const k8s_addr_t *addr,
 	return k8s_block_cmp(own, size, label, label_size);
 }
 
-const k8s_addr_t *k8s_svc_endpoints(const k8s_svc_t *svc, const uint8_t *cluster,
+const k8s_addr_t *k8s_svc_endpoints(const k8s_block_t *svc, const uint8_t *cluster,
                                     size_t cluster_size, const uint8_t *label, size_t *count)
 {
 	const k8s_addr_t *eps = svc->addrs + svc->sip_count;
@@ -155,7 +155,7 @@ const k8s_addr_t *k8s_svc_endpoints(const k8s_svc_t *svc, const uint8_t *cluster
 	return (end > lo) ? &eps[lo] : NULL;
 }
 
-bool k8s_svc_has_cluster(const k8s_svc_t *svc, const uint8_t *cluster, size_t cluster_size)
+bool k8s_svc_has_cluster(const k8s_block_t *svc, const uint8_t *cluster, size_t cluster_size)
 {
 	for (uint32_t i = svc->sip_count; i < svc->addr_count; i++) {
 		size_t size;
@@ -289,7 +289,7 @@ static uint8_t *fill_rrs(knot_rdataset_t *rrs, uint8_t *pos, const k8s_block_par
 }
 
 /*! \brief Fills the address records: service IPs, then endpoints with their labels. */
-static size_t fill_addrs(k8s_svc_t *svc, uint8_t *strings, size_t str_pos,
+static size_t fill_addrs(k8s_block_t *svc, uint8_t *strings, size_t str_pos,
                          const k8s_block_parts_t *p)
 {
 	size_t addr_count = p->sip_count + p->ep_count;
@@ -323,7 +323,7 @@ static size_t fill_addrs(k8s_svc_t *svc, uint8_t *strings, size_t str_pos,
 
 #define ALIGN8(x) (((x) + 7) & ~(size_t)7)
 
-k8s_svc_t *k8s_block_new(const k8s_block_parts_t *p)
+k8s_block_t *k8s_block_new(const k8s_block_parts_t *p)
 {
 	size_t a_count = answer_count(p, AF_INET);
 	size_t aaaa_count = answer_count(p, AF_INET6);
@@ -336,7 +336,7 @@ k8s_svc_t *k8s_block_new(const k8s_block_parts_t *p)
 	size_t addr_count = p->sip_count + p->ep_count;
 	size_t ingress_size = (p->ingress_count > 0) ? K8S_INGRESS_MAX * sizeof(k8s_ip_t) : 0;
 	size_t ep_ports_count = (p->port_sets != NULL) ? p->ep_count : 0;
-	size_t off_ports = ALIGN8(sizeof(k8s_svc_t) + addr_count * sizeof(k8s_addr_t));
+	size_t off_ports = ALIGN8(sizeof(k8s_block_t) + addr_count * sizeof(k8s_addr_t));
 	size_t off_clusters = off_ports + p->port_count * sizeof(k8s_svc_port_t);
 	size_t off_ep_ports = off_clusters + p->cluster_count * sizeof(uint32_t);
 	size_t off_port_sets = off_ep_ports + ep_ports_count * sizeof(uint32_t);
@@ -355,7 +355,7 @@ k8s_svc_t *k8s_block_new(const k8s_block_parts_t *p)
 	if (mem == NULL) {
 		return NULL;
 	}
-	k8s_svc_t *svc = (k8s_svc_t *)mem;
+	k8s_block_t *svc = (k8s_block_t *)mem;
 	svc->zone = p->zone;
 	svc->type = p->type;
 	svc->size = size;

@@ -19,7 +19,7 @@
  *
  * \brief A service block: the layout, order and labels of one service's records, and their readers.
  *
- * One allocation (k8s_svc_t) holds everything the names of a service answer.
+ * One allocation (k8s_block_t) holds everything the names of a service answer.
  * records.c decides what goes in (which endpoints, ports and clusters, the
  * caps); this file lays it out (k8s_block_new()) and reads it back; table.c
  * indexes published blocks. A block is immutable once published.
@@ -111,7 +111,7 @@ typedef struct {
 	const uint8_t *strings;    /*!< Label storage (offset 0 is unused). */
 	const k8s_ip_t *ingress;   /*!< K8S_INGRESS_MAX load-balancer IPs (family 0: unused), or NULL. */
 	k8s_addr_t addrs[];
-} k8s_svc_t;
+} k8s_block_t;
 
 /*! \brief Bytes of an address of a family: 4 for AF_INET, else 16. */
 static inline size_t k8s_ip_len(uint8_t family)
@@ -140,10 +140,10 @@ static inline int k8s_block_cmp(const uint8_t *a, size_t a_size, const uint8_t *
 /* Readers: a published block, from any thread. */
 
 /*! \brief The block holding an address record. */
-static inline const k8s_svc_t *k8s_addr_svc(const k8s_addr_t *addr)
+static inline const k8s_block_t *k8s_addr_svc(const k8s_addr_t *addr)
 {
 	const k8s_addr_t *first = addr - addr->idx;
-	return (const k8s_svc_t *)((const uint8_t *)first - offsetof(k8s_svc_t, addrs));
+	return (const k8s_block_t *)((const uint8_t *)first - offsetof(k8s_block_t, addrs));
 }
 
 /*!
@@ -151,10 +151,10 @@ static inline const k8s_svc_t *k8s_addr_svc(const k8s_addr_t *addr)
  *
  * \a svc may be NULL for a record without an explicit label (only the dashed address is read).
  */
-size_t k8s_addr_label(const k8s_svc_t *svc, const k8s_addr_t *addr, uint8_t out[64]);
+size_t k8s_addr_label(const k8s_block_t *svc, const k8s_addr_t *addr, uint8_t out[64]);
 
 /*! \brief The wire labels of a record's source cluster id (clusterset), and their size. */
-const uint8_t *k8s_addr_cluster(const k8s_svc_t *svc, const k8s_addr_t *addr, size_t *size);
+const uint8_t *k8s_addr_cluster(const k8s_block_t *svc, const k8s_addr_t *addr, size_t *size);
 
 /*!
  * \brief Finds the endpoint records with a label (and cluster id, in the clusterset zone).
@@ -165,7 +165,7 @@ const uint8_t *k8s_addr_cluster(const k8s_svc_t *svc, const k8s_addr_t *addr, si
  *
  * \return The first record, or NULL.
  */
-const k8s_addr_t *k8s_svc_endpoints(const k8s_svc_t *svc, const uint8_t *cluster,
+const k8s_addr_t *k8s_svc_endpoints(const k8s_block_t *svc, const uint8_t *cluster,
                                     size_t cluster_size, const uint8_t *label, size_t *count);
 
 /*!
@@ -174,7 +174,7 @@ const k8s_addr_t *k8s_svc_endpoints(const k8s_svc_t *svc, const uint8_t *cluster
  * Every endpoint has every port of a block without port sets (ClusterIP, or
  * a headless service whose slices agree).
  */
-static inline size_t k8s_addr_next_port(const k8s_svc_t *svc, const k8s_addr_t *addr,
+static inline size_t k8s_addr_next_port(const k8s_block_t *svc, const k8s_addr_t *addr,
                                         size_t from, size_t end)
 {
 	if (svc->ep_ports == NULL) {
@@ -194,14 +194,14 @@ static inline size_t k8s_addr_next_port(const k8s_svc_t *svc, const k8s_addr_t *
 }
 
 /*! \brief True if an endpoint record has one of the ports [first, end) of its block. */
-static inline bool k8s_addr_has_port(const k8s_svc_t *svc, const k8s_addr_t *addr,
+static inline bool k8s_addr_has_port(const k8s_block_t *svc, const k8s_addr_t *addr,
                                      size_t first, size_t end)
 {
 	return first < end && k8s_addr_next_port(svc, addr, first, end) < end;
 }
 
 /*! \brief True if some endpoint comes from this cluster id (clusterset). */
-bool k8s_svc_has_cluster(const k8s_svc_t *svc, const uint8_t *cluster, size_t cluster_size);
+bool k8s_svc_has_cluster(const k8s_block_t *svc, const uint8_t *cluster, size_t cluster_size);
 
 /*! \brief Writes the owner labels "<svc><ns>" of a service; returns their size, 0 if a name is no label. */
 size_t k8s_svc_owner(const char *ns, const char *name, uint8_t out[128]);
@@ -253,7 +253,7 @@ typedef struct {
 	size_t answer_count;
 	const k8s_port_t *ports;       /*!< Named ports by (name, protocol, number), each once. */
 	size_t port_count;
-	const uint16_t *port_sets;     /*!< Distinct port sets (k8s_svc_t.port_sets), or NULL: every endpoint has every port. */
+	const uint16_t *port_sets;     /*!< Distinct port sets (k8s_block_t.port_sets), or NULL: every endpoint has every port. */
 	size_t port_sets_len;          /*!< Values in port_sets. */
 	const uint32_t *ep_ports;      /*!< With port_sets: per endpoint record, the offset of its set. */
 	const uint8_t *cluster_ids;    /*!< Distinct cluster ids in order, wire names one after another. */
@@ -266,4 +266,4 @@ typedef struct {
 } k8s_block_parts_t;
 
 /*! \brief Lays out a block in one allocation; NULL without memory or past 4 GiB. */
-k8s_svc_t *k8s_block_new(const k8s_block_parts_t *parts);
+k8s_block_t *k8s_block_new(const k8s_block_parts_t *parts);

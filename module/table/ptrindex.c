@@ -213,7 +213,7 @@ static bool same_ip(const k8s_addr_t *a, const k8s_addr_t *b)
 }
 
 /*! \brief The block's records sorted by address; NULL for none or without memory. */
-static const k8s_addr_t **sorted_addrs(const k8s_svc_t *svc)
+static const k8s_addr_t **sorted_addrs(const k8s_block_t *svc)
 {
 	if (svc == NULL || svc->addr_count == 0) {
 		return NULL;
@@ -276,13 +276,13 @@ static void ptr_plan_free(ptr_plan_t *plan)
  * A record of the old block is replaced in place by one of the new block, the
  * remaining new ones go to the end of their zone's part (cluster zone first).
  */
-static void ptr_merge(const k8s_addr_t *const *owners, size_t count, const k8s_svc_t *old,
+static void ptr_merge(const k8s_addr_t *const *owners, size_t count, const k8s_block_t *old,
                       const k8s_addr_t *const *news, size_t news_count, const k8s_addr_t **out)
 {
 	bool cluster = news_count > 0 && k8s_addr_svc(news[0])->zone == K8S_ZONE_CLUSTER;
 	size_t n = 0, next = 0;
 	for (size_t i = 0; i < count; i++) {
-		const k8s_svc_t *svc = k8s_addr_svc(owners[i]);
+		const k8s_block_t *svc = k8s_addr_svc(owners[i]);
 		if (svc == old) {
 			if (next < news_count) {
 				out[n++] = news[next++];
@@ -306,7 +306,7 @@ static void ptr_merge(const k8s_addr_t *const *owners, size_t count, const k8s_s
  *
  * \retval KNOT_EOK, KNOT_ENOMEM
  */
-static int ptr_plan_addr(const k8s_table_t *t, ptr_plan_t *plan, const k8s_svc_t *old,
+static int ptr_plan_addr(const k8s_table_t *t, ptr_plan_t *plan, const k8s_block_t *old,
                          const k8s_addr_t *const *olds, size_t olds_count,
                          const k8s_addr_t *const *news, size_t news_count)
 {
@@ -363,7 +363,7 @@ static int ptr_plan_addr(const k8s_table_t *t, ptr_plan_t *plan, const k8s_svc_t
  *
  * \retval KNOT_EOK, KNOT_ENOMEM (\a plan freed)
  */
-static int ptr_plan(const k8s_table_t *t, ptr_plan_t *plan, const k8s_svc_t *old,
+static int ptr_plan(const k8s_table_t *t, ptr_plan_t *plan, const k8s_block_t *old,
                     const k8s_addr_t **olds, size_t old_n, const k8s_addr_t **news, size_t new_n)
 {
 	memset(plan, 0, sizeof(*plan));
@@ -430,7 +430,7 @@ static void ptr_apply(k8s_table_t *t, ptr_plan_t *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-int k8s_ptrindex_update(k8s_table_t *t, const k8s_svc_t *old, const k8s_svc_t *svc)
+int k8s_ptrindex_update(k8s_table_t *t, const k8s_block_t *old, const k8s_block_t *svc)
 {
 	const k8s_addr_t **olds = sorted_addrs(old);
 	const k8s_addr_t **news = sorted_addrs(svc);

@@ -23,7 +23,7 @@
  * an immutable set of the records owning it, cluster-zone records first.
  * Prefixes count the PTR-owning addresses under them, so that a reverse name
  * above an address is an empty non-terminal. Both change with the blocks, in
- * k8s_table_put_svc() and k8s_table_del_svc(); k8s_table_ptr() and
+ * k8s_table_put_block() and k8s_table_del_block(); k8s_table_ptr() and
  * k8s_table_prefix() (table.h) read them.
  */
 
@@ -50,7 +50,7 @@ uint32_t k8s_ptrindex_hash(const void *elem);
  *
  * \retval KNOT_EOK, KNOT_ENOMEM (nothing changed)
  */
-int k8s_ptrindex_update(k8s_table_t *t, const k8s_svc_t *old, const k8s_svc_t *svc);
+int k8s_ptrindex_update(k8s_table_t *t, const k8s_block_t *old, const k8s_block_t *svc);
 
 /*! \brief Frees the PTR index's sets and the prefixes at once; only when no reader can exist. */
 void k8s_ptrindex_free(k8s_table_t *t);

@@ -311,7 +311,7 @@ static size_t answer_addrs(draft_t *d, bool endpoints_answer, k8s_ip_t **out)
 }
 
 /*! \brief Settles what the block holds and lays it out. */
-static k8s_svc_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
+static k8s_block_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
                            const char *ns, const char *name, const char *target,
                            bool endpoints_answer)
 {
@@ -365,7 +365,7 @@ static k8s_svc_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
 		.ingress = d->ingress,
 		.ingress_count = d->ingress_count,
 	};
-	k8s_svc_t *svc = k8s_block_new(&parts);
+	k8s_block_t *svc = k8s_block_new(&parts);
 	free(answer);
 	return svc;
 }
@@ -388,11 +388,11 @@ bool k8s_records_external_ip(const k8s_service_t *svc, k8s_ip_t *ip)
 	return false;
 }
 
-k8s_svc_t *k8s_records_service(const k8s_service_t *svc, const k8s_slice_t *const *slices,
+k8s_block_t *k8s_records_service(const k8s_service_t *svc, const k8s_slice_t *const *slices,
                                size_t count, const k8s_records_conf_t *conf)
 {
 	draft_t d = { 0 };
-	k8s_svc_t *block = NULL;
+	k8s_block_t *block = NULL;
 	const char *target = NULL;
 	bool headless = svc->type == K8S_SVC_HEADLESS;
 
@@ -441,11 +441,11 @@ out:
 	return block;
 }
 
-k8s_svc_t *k8s_records_import(const k8s_serviceimport_t *imp, const k8s_slice_t *const *slices,
+k8s_block_t *k8s_records_import(const k8s_serviceimport_t *imp, const k8s_slice_t *const *slices,
                               size_t count, const k8s_records_conf_t *conf)
 {
 	draft_t d = { 0 };
-	k8s_svc_t *block = NULL;
+	k8s_block_t *block = NULL;
 
 	if (add_sips(&d, imp->ips, imp->headless ? 0 : imp->ip_count) != KNOT_EOK) {
 		goto out;

@@ -20,7 +20,7 @@
  * \brief Records from objects: the block of one service, built aside.
  *
  * A Service and its EndpointSlices (cluster zone), or a ServiceImport and its
- * imported EndpointSlices (clusterset zone), become one block (k8s_svc_t,
+ * imported EndpointSlices (clusterset zone), become one block (k8s_block_t,
  * laid out by block.c): service IPs, ready endpoint addresses labelled by
  * hostname (else pod name with endpoint-pod-names, else the dashed address),
  * named ports, prebuilt A and AAAA answers. Slices of a service are merged and
@@ -67,10 +67,10 @@ typedef struct {
  * \param slices  Its EndpointSlices (any order; non-IP ones are ignored).
  * \param count   Their number.
  *
- * \return A block (block.h) to publish with k8s_table_put_svc(), or NULL without memory
+ * \return A block (block.h) to publish with k8s_table_put_block(), or NULL without memory
  *         or if the names are not DNS labels.
  */
-k8s_svc_t *k8s_records_service(const k8s_service_t *svc, const k8s_slice_t *const *slices,
+k8s_block_t *k8s_records_service(const k8s_service_t *svc, const k8s_slice_t *const *slices,
                                size_t count, const k8s_records_conf_t *conf);
 
 /*!
@@ -87,5 +87,5 @@ bool k8s_records_external_ip(const k8s_service_t *svc, k8s_ip_t *ip);
  * endpoints of every source cluster, named <hostname>.<clusterid>.
  * Slices without a valid source-cluster label are ignored.
  */
-k8s_svc_t *k8s_records_import(const k8s_serviceimport_t *imp, const k8s_slice_t *const *slices,
+k8s_block_t *k8s_records_import(const k8s_serviceimport_t *imp, const k8s_slice_t *const *slices,
                               size_t count, const k8s_records_conf_t *conf);

@@ -18,7 +18,7 @@
  * A block's named ports: collected from the service (or import) and its slices,
  * sorted and capped; for a headless service whose endpoints answer their own
  * slices' ports, each endpoint's set, the unions of endpoints listed in several
- * slices, and the distinct sets stored once (k8s_svc_t.port_sets).
+ * slices, and the distinct sets stored once (k8s_block_t.port_sets).
  */
 
 #include <stdlib.h>

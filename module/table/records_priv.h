@@ -62,7 +62,7 @@ typedef struct {
 	size_t list_count, list_cap;
 	uint16_t *pool;         /*!< The lists' values. */
 	size_t pool_len, pool_cap;
-	uint16_t *port_sets;    /*!< The block's distinct port sets (k8s_svc_t.port_sets), or NULL. */
+	uint16_t *port_sets;    /*!< The block's distinct port sets (k8s_block_t.port_sets), or NULL. */
 	size_t port_sets_len;
 	uint32_t *ep_ports;     /*!< With port_sets: per endpoint, the offset of its set. */
 	const char **clusters;  /*!< Source cluster id of each slice kept (points into the objects). */

@@ -45,12 +45,12 @@ static uint32_t elem_hash(const void *elem)
 
 /* Readers. */
 
-static const k8s_svc_t *find_svc(const k8s_table_t *t, uint32_t hash, uint8_t zone,
+static const k8s_block_t *find_svc(const k8s_table_t *t, uint32_t hash, uint8_t zone,
                                  const uint8_t *owner, size_t owner_len)
 {
 	k8s_rcuhash_iter_t it;
 	k8s_rcuhash_iter_init(&it, &t->svcs, hash);
-	const k8s_svc_t *svc;
+	const k8s_block_t *svc;
 	while ((svc = k8s_rcuhash_iter_next(&it)) != NULL) {
 		if (svc->hash == hash && svc->zone == zone && svc->owner_len == owner_len &&
 		    memcmp(svc->owner, owner, owner_len) == 0) {
@@ -60,7 +60,7 @@ static const k8s_svc_t *find_svc(const k8s_table_t *t, uint32_t hash, uint8_t zo
 	return NULL;
 }
 
-const k8s_svc_t *k8s_table_svc(const k8s_table_t *t, k8s_zone_t zone,
+const k8s_block_t *k8s_table_block(const k8s_table_t *t, k8s_zone_t zone,
                                const uint8_t *owner, size_t owner_len)
 {
 	return find_svc(t, svc_hash(zone, owner, owner_len), zone, owner, owner_len);
@@ -154,10 +154,10 @@ int k8s_table_reserve(k8s_table_t *t, size_t svcs, size_t addrs)
 	return (ret == KNOT_EOK) ? k8s_rcuhash_reserve(&t->ptrs, addrs, &t->retire) : ret;
 }
 
-int k8s_table_put_svc(k8s_table_t *t, k8s_svc_t *svc)
+int k8s_table_put_block(k8s_table_t *t, k8s_block_t *svc)
 {
 	svc->hash = svc_hash(svc->zone, svc->owner, svc->owner_len);
-	const k8s_svc_t *old = find_svc(t, svc->hash, svc->zone, svc->owner, svc->owner_len);
+	const k8s_block_t *old = find_svc(t, svc->hash, svc->zone, svc->owner, svc->owner_len);
 
 	// Everything that can fail happens before anything is published; records
 	// first: the block must be reachable by PTR as soon as by name.
@@ -185,7 +185,7 @@ int k8s_table_put_svc(k8s_table_t *t, k8s_svc_t *svc)
 	return KNOT_EOK;
 }
 
-int k8s_table_del_svc(k8s_table_t *t, k8s_zone_t zone, const char *ns, const char *name)
+int k8s_table_del_block(k8s_table_t *t, k8s_zone_t zone, const char *ns, const char *name)
 {
 	uint8_t owner[128];
 	size_t owner_len = k8s_svc_owner(ns, name, owner);
@@ -193,7 +193,7 @@ int k8s_table_del_svc(k8s_table_t *t, k8s_zone_t zone, const char *ns, const cha
 		return KNOT_EOK;
 	}
 	uint32_t hash = svc_hash(zone, owner, owner_len);
-	const k8s_svc_t *old = find_svc(t, hash, zone, owner, owner_len);
+	const k8s_block_t *old = find_svc(t, hash, zone, owner, owner_len);
 	if (old == NULL) {
 		return KNOT_EOK;
 	}
@@ -362,7 +362,7 @@ int k8s_table_index_ptrs(k8s_table_t *t)
 		return KNOT_EOK;
 	}
 	size_t pos = 0;
-	const k8s_svc_t *svc;
+	const k8s_block_t *svc;
 	while ((svc = k8s_rcuhash_walk(&t->svcs, &pos)) != NULL) {
 		if (k8s_ptrindex_update(t, NULL, svc) != KNOT_EOK) {
 			// No reader looks at the index (K8S_READY_PTR is unset): start over next time.

@@ -19,7 +19,7 @@
  *
  * \brief The record table: what the watcher knows, as knotd's workers read it.
  *
- * The table holds one immutable block per service (k8s_svc_t, block.h) with
+ * The table holds one immutable block per service (k8s_block_t, block.h) with
  * everything its names answer, indexes from names to blocks and from IP
  * addresses to the records that own them (PTR), the namespaces, and the pods.
  * The watcher thread is the only writer: it builds a changed service's block
@@ -93,7 +93,7 @@ typedef struct {
 } k8s_table_stats_t;
 
 typedef struct {
-	k8s_rcuhash_t svcs;        /*!< (zone, ns, name) -> k8s_svc_t. */
+	k8s_rcuhash_t svcs;        /*!< (zone, ns, name) -> k8s_block_t. */
 	k8s_rcuhash_t ptrs;        /*!< Address -> its k8s_addr_t in a block, or the set of them (one slot per address). */
 	k8s_rcuhash_t nss;         /*!< Name -> k8s_nsent_t. */
 	k8s_rcuhash_t pods;        /*!< Address -> k8s_podent_t (several per address). */
@@ -110,7 +110,7 @@ typedef struct {
  * appear in a lowercased query name. */
 
 /*! \brief A service block by its owner labels "<svc><ns>" (e.g. "\\x03web\\x04shop"), or NULL. */
-const k8s_svc_t *k8s_table_svc(const k8s_table_t *t, k8s_zone_t zone,
+const k8s_block_t *k8s_table_block(const k8s_table_t *t, k8s_zone_t zone,
                                const uint8_t *owner, size_t owner_len);
 
 /*! \brief True if the namespace (one wire label) exists. */
@@ -168,14 +168,14 @@ void k8s_table_deinit(k8s_table_t *t);
  *
  * \retval KNOT_EOK, KNOT_ENOMEM (the old block stays published, \a svc is freed)
  */
-int k8s_table_put_svc(k8s_table_t *t, k8s_svc_t *svc);
+int k8s_table_put_block(k8s_table_t *t, k8s_block_t *svc);
 
 /*!
  * \brief Unpublishes and retires a service block; no-op if absent.
  *
  * \retval KNOT_EOK, KNOT_ENOMEM (the block stays published)
  */
-int k8s_table_del_svc(k8s_table_t *t, k8s_zone_t zone, const char *ns, const char *name);
+int k8s_table_del_block(k8s_table_t *t, k8s_zone_t zone, const char *ns, const char *name);
 
 /*! \brief Adds or removes a namespace. \retval KNOT_EOK, KNOT_ENOMEM */
 int k8s_table_set_ns(k8s_table_t *t, const char *name, bool present);

@@ -42,7 +42,7 @@
 
 static uint32_t entry_hash(const void *elem)
 {
-	return ((const entry_t *)elem)->hash;
+	return ((const k8s_upstream_entry_t *)elem)->hash;
 }
 
 /*! \brief The name as text without the final dot, for logs and as the map key. */
@@ -88,7 +88,7 @@ static job_t *job_of(k8s_timer_t *timer)
 /*! \brief Takes the readers' mark on a job's entry (looked up since it was published). */
 void upstream_job_harvest(job_t *job)
 {
-	entry_t *e = job->entry;
+	k8s_upstream_entry_t *e = job->entry;
 	// Read first: a write only where a reader wrote, so that readers keep the line shared.
 	if (e != NULL && atomic_load_explicit(&e->used, memory_order_relaxed) &&
 	    atomic_exchange_explicit(&e->used, false, memory_order_relaxed)) {
@@ -97,7 +97,7 @@ void upstream_job_harvest(job_t *job)
 	}
 }
 
-static int cache_publish(k8s_upstream_t *u, job_t *job, entry_t *e)
+static int cache_publish(k8s_upstream_t *u, job_t *job, k8s_upstream_entry_t *e)
 {
 	if (job->entry != NULL) {
 		k8s_rcuhash_replace(&u->cache, e->hash, job->entry, e);
@@ -133,7 +133,7 @@ static void query_release(k8s_upstream_t *u, query_t *q)
 	u->query_count--;
 }
 
-static void job_done(k8s_upstream_t *u, job_t *job, entry_t *e, uint64_t now)
+static void job_done(k8s_upstream_t *u, job_t *job, k8s_upstream_entry_t *e, uint64_t now)
 {
 	query_release(u, job->query);
 	upstream_job_harvest(job);  // Lookups of the entry it replaces count for the next round.
@@ -238,7 +238,7 @@ static void answer_take(k8s_upstream_t *u, query_t *q, const knot_pkt_t *pkt, ui
 		job_fail(u, job, now, knot_pkt_ext_rcode_name(pkt));
 		return;
 	}
-	entry_t *e = NULL;
+	k8s_upstream_entry_t *e = NULL;
 	target_t *t = job->target;
 	int ret = k8s_upstream_entry_build(pkt, t->name, job->qtype, t->source, rcode, now,
 	                                   upstream_key_hash(t->name, job->qtype, t->source), &e);
@@ -593,7 +593,7 @@ void k8s_upstream_free(k8s_upstream_t *u)
 		}
 	}
 	size_t pos = 0;
-	entry_t *e;
+	k8s_upstream_entry_t *e;
 	while ((e = k8s_rcuhash_walk(&u->cache, &pos)) != NULL) {
 		free(e);
 	}

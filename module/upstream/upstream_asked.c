@@ -273,7 +273,7 @@ k8s_upstream_status_t k8s_upstream_lookup_source(const k8s_upstream_t *u,
 	uint32_t hash = upstream_key_hash(name, qtype, source);
 	k8s_rcuhash_iter_t it;
 	k8s_rcuhash_iter_init(&it, &u->cache, hash);
-	entry_t *e;
+	k8s_upstream_entry_t *e;
 	while ((e = k8s_rcuhash_iter_next(&it)) != NULL) {
 		if (e->hash == hash && e->qtype == qtype && knot_dname_is_equal(e->name, name) &&
 		    source_equal(e->source, source)) {

@@ -227,10 +227,10 @@ static uint32_t negative_ttl(const knot_pkt_t *pkt)
  */
 static int entry_pack(const chain_t *c, const knot_dname_t *name, uint16_t qtype,
                       const uint8_t *source, uint16_t rcode, uint32_t expires, uint32_t hash,
-                      entry_t **out)
+                      k8s_upstream_entry_t **out)
 {
 	size_t source_size = (source != NULL && source[0] != 0) ? 1 + source[0] : 0;
-	size_t size = sizeof(entry_t) + sizeof(k8s_upstream_answer_t) +
+	size_t size = sizeof(k8s_upstream_entry_t) + sizeof(k8s_upstream_answer_t) +
 	              c->count * sizeof(knot_rrset_t) + knot_dname_size(name) + source_size;
 	for (size_t i = 0; i < c->count; i++) {
 		size += c->sets[i].rrs.size + knot_dname_size(c->sets[i].owner);
@@ -239,7 +239,7 @@ static int entry_pack(const chain_t *c, const knot_dname_t *name, uint16_t qtype
 		return KNOT_ESPACE;
 	}
 
-	entry_t *e = malloc(size);
+	k8s_upstream_entry_t *e = malloc(size);
 	if (e == NULL) {
 		return KNOT_ENOMEM;
 	}
@@ -283,7 +283,7 @@ static int entry_pack(const chain_t *c, const knot_dname_t *name, uint16_t qtype
 
 int k8s_upstream_entry_build(const knot_pkt_t *pkt, const knot_dname_t *name, uint16_t qtype,
                              const uint8_t *source, uint16_t rcode, uint64_t now, uint32_t hash,
-                             entry_t **out)
+                             k8s_upstream_entry_t **out)
 {
 	chain_t c = { .min_ttl = UINT32_MAX };
 	int ret = chain_collect(&c, pkt, name, qtype);

@@ -38,7 +38,7 @@ typedef struct {
 	const knot_dname_t *name;      /*!< Key: the wanted name, at the end of the allocation. */
 	const uint8_t *source;         /*!< Key: the source-cluster label (after the name), or NULL. */
 	k8s_upstream_answer_t *ans;    /*!< Right after this header. */
-} entry_t;
+} k8s_upstream_entry_t;
 
 /*!
  * \brief Makes a cache entry of a NOERROR or NXDOMAIN response.
@@ -53,7 +53,7 @@ typedef struct {
  */
 int k8s_upstream_entry_build(const knot_pkt_t *pkt, const knot_dname_t *name, uint16_t qtype,
                              const uint8_t *source, uint16_t rcode, uint64_t now, uint32_t hash,
-                             entry_t **out);
+                             k8s_upstream_entry_t **out);
 
 /*!
  * \brief Sets how many names asked by queries are kept (tests; before the first ask).

@@ -58,7 +58,7 @@ typedef struct {
 	uint16_t qtype;
 	k8s_timer_t timer;             /*!< When to resolve next; pos K8S_TIMER_IDLE: not scheduled. */
 	query_t *query;                /*!< In flight, or NULL (then it is scheduled, or resting). */
-	entry_t *entry;                /*!< Published answer, or NULL. */
+	k8s_upstream_entry_t *entry;                /*!< Published answer, or NULL. */
 	unsigned backoff_s;            /*!< Last retry delay; 0 after a success. */
 	bool looked;                   /*!< Looked up or asked for since its last resolution began. */
 } job_t;
@@ -111,7 +111,7 @@ typedef struct {
 
 struct k8s_upstream {
 	/* Readers. */
-	k8s_rcuhash_t cache;           /*!< (name, qtype) -> entry_t. */
+	k8s_rcuhash_t cache;           /*!< (name, qtype) -> k8s_upstream_entry_t. */
 	ask_t *asks;                   /*!< ASK_SLOTS slots that queries write without a lock. */
 
 	/* Settings. */

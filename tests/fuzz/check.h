@@ -47,7 +47,7 @@ static inline bool check_inside(const void *base, size_t size, const void *p, si
 }
 
 /*! \brief A wire label of 1 to 63 bytes inside the block. */
-static inline void check_label(const k8s_svc_t *svc, const uint8_t *label)
+static inline void check_label(const k8s_block_t *svc, const uint8_t *label)
 {
 	CHECK(check_inside(svc, svc->size, label, 1));
 	CHECK(label[0] >= 1 && label[0] <= 63);
@@ -55,7 +55,7 @@ static inline void check_label(const k8s_svc_t *svc, const uint8_t *label)
 }
 
 /*! \brief A wire dname (with its root label) inside the block. */
-static inline void check_dname(const k8s_svc_t *svc, const uint8_t *name)
+static inline void check_dname(const k8s_block_t *svc, const uint8_t *name)
 {
 	CHECK(check_inside(svc, svc->size, name, 1));
 	const uint8_t *end = (const uint8_t *)svc + svc->size;
@@ -69,7 +69,7 @@ static inline size_t check_ip_len(uint8_t family)
 }
 
 /*! \brief An A or AAAA rdataset of the block: in it, of the family, each address once, each owned by a record. */
-static inline void check_rrs(const k8s_svc_t *svc, const knot_rdataset_t *rrs, uint8_t family)
+static inline void check_rrs(const k8s_block_t *svc, const knot_rdataset_t *rrs, uint8_t family)
 {
 	if (rrs->count == 0) {
 		return;
@@ -96,7 +96,7 @@ static inline void check_rrs(const k8s_svc_t *svc, const knot_rdataset_t *rrs, u
 }
 
 /*! \brief A record block as k8s_records_*() builds it and readers rely on it. */
-static inline void check_svc(const k8s_svc_t *svc)
+static inline void check_svc(const k8s_block_t *svc)
 {
 	CHECK(svc->size >= sizeof(*svc) + (size_t)svc->addr_count * sizeof(k8s_addr_t));
 	CHECK(svc->zone < K8S_ZONE_COUNT);
@@ -218,10 +218,10 @@ static inline void check_table(const k8s_table_t *t)
 	CHECK(ips != NULL);
 	size_t ip_count = 0;
 	size_t pos = 0;
-	const k8s_svc_t *svc;
+	const k8s_block_t *svc;
 	while ((svc = k8s_rcuhash_walk(&t->svcs, &pos)) != NULL) {
 		check_svc(svc);
-		CHECK(k8s_table_svc(t, svc->zone, svc->owner, svc->owner_len) == svc);
+		CHECK(k8s_table_block(t, svc->zone, svc->owner, svc->owner_len) == svc);
 		blocks[svc->zone]++;
 		records += svc->addr_count;
 		bytes += svc->size;
@@ -238,8 +238,8 @@ static inline void check_table(const k8s_table_t *t)
 			for (size_t j = 0; j < found && j < 256; j++) {
 				self = self || refs[j] == addr;
 				// No PTR reference outlives its block: each points into a published one.
-				const k8s_svc_t *owner = k8s_addr_svc(refs[j]);
-				CHECK(k8s_table_svc(t, owner->zone, owner->owner, owner->owner_len) == owner);
+				const k8s_block_t *owner = k8s_addr_svc(refs[j]);
+				CHECK(k8s_table_block(t, owner->zone, owner->owner, owner->owner_len) == owner);
 			}
 			CHECK(found >= 1 && (self || found > 256));
 			CHECK(ip_count < k8s_table_stats(t).record_count + 1);  // The counter is checked below; no overflow first.

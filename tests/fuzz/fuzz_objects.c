@@ -68,7 +68,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void check_block(k8s_svc_t *block)
+static void check_block(k8s_block_t *block)
 {
 	if (block != NULL) {
 		check_svc(block);

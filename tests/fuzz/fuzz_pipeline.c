@@ -137,7 +137,7 @@ static void list(k8s_store_t *store, fz_t *f, unsigned source, bool filtered)
 static void check_owners(const k8s_table_t *t)
 {
 	size_t pos = 0;
-	const k8s_svc_t *svc;
+	const k8s_block_t *svc;
 	while ((svc = k8s_rcuhash_walk(&t->svcs, &pos)) != NULL) {
 		char name[64], ns[64];
 		const uint8_t *l = svc->owner;

@@ -70,7 +70,7 @@ static void check_puts(const knot_dname_t *qname, uint16_t qtype, const k8s_upst
 	knot_pkt_free(pkt);
 }
 
-static void check_entry(const entry_t *e, const knot_dname_t *qname, uint16_t qtype,
+static void check_entry(const k8s_upstream_entry_t *e, const knot_dname_t *qname, uint16_t qtype,
                         const uint8_t *source, uint16_t rcode)
 {
 	CHECK(e->qtype == qtype && e->hash == 42);
@@ -139,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 
-	entry_t *e = NULL;
+	k8s_upstream_entry_t *e = NULL;
 	ret = k8s_upstream_entry_build(pkt, qname, qtype, source, rcode, NOW_MS, 42, &e);
 	if (ret == KNOT_EOK) {
 		CHECK(e != NULL);

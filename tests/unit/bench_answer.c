@@ -78,8 +78,8 @@ static void put_service(const k8s_service_t *svc, const k8s_slice_t *slices, siz
 	for (size_t i = 0; i < count; i++) {
 		ptrs[i] = &slices[i];
 	}
-	k8s_svc_t *block = k8s_records_service(svc, ptrs, count, &rconf);
-	if (block == NULL || k8s_table_put_svc(&table, block) != KNOT_EOK) {
+	k8s_block_t *block = k8s_records_service(svc, ptrs, count, &rconf);
+	if (block == NULL || k8s_table_put_block(&table, block) != KNOT_EOK) {
 		die("cannot build the table");
 	}
 }

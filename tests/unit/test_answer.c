@@ -68,9 +68,9 @@ static void put_service(const k8s_service_t *svc, const k8s_slice_t *slices, siz
 	for (size_t i = 0; i < count; i++) {
 		ptrs[i] = &slices[i];
 	}
-	k8s_svc_t *block = k8s_records_service(svc, ptrs, count, &rconf);
+	k8s_block_t *block = k8s_records_service(svc, ptrs, count, &rconf);
 	assert_non_null(block);
-	assert_int_equal(k8s_table_put_svc(&table, block), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&table, block), KNOT_EOK);
 }
 
 static int setup(void **state)
@@ -154,9 +154,9 @@ static int setup(void **state)
 		.meta = { .kind = K8S_SERVICEIMPORT, .ns = "shop", .name = "ring" },
 		.headless = true,
 	};
-	k8s_svc_t *ring_block = k8s_records_import(&ring, ring_ptrs, 4, &rconf);
+	k8s_block_t *ring_block = k8s_records_import(&ring, ring_ptrs, 4, &rconf);
 	assert_non_null(ring_block);
-	assert_int_equal(k8s_table_put_svc(&table, ring_block), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&table, ring_block), KNOT_EOK);
 
 	k8s_table_set_ready(&table, K8S_READY_CLUSTER | K8S_READY_CLUSTERSET);
 
@@ -530,7 +530,7 @@ static void a_hostname_equal_to_a_dashed_address_answers_both_addresses(void **s
 	assert_reply(ask_conf(&rev, "9.1.244.10.in-addr.arpa.", KNOT_RRTYPE_PTR,
 	                      KNOT_WIRE_MAX_PKTSIZE), K8S_ANSWER_HIT,
 	             "9.1.244.10.in-addr.arpa. PTR 10-244-1-7.clash.shop.svc.cluster.local.");
-	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "clash");
+	k8s_table_del_block(&table, K8S_ZONE_CLUSTER, "shop", "clash");
 }
 
 /*! \brief roll.shop: a rollout moved http from 8080 to 9090 (the reproducer of issue 22). */
@@ -590,7 +590,7 @@ static void headless_srv_records_follow_each_slices_own_ports(void **state)
 	             "roll.shop.svc.cluster.local. SRV 0 25 8080 10-1-1-3.roll.shop.svc.cluster.local. | "
 	             "roll.shop.svc.cluster.local. SRV 0 25 9090 10-1-1-2.roll.shop.svc.cluster.local. | "
 	             "roll.shop.svc.cluster.local. SRV 0 25 9100 10-1-1-2.roll.shop.svc.cluster.local.");
-	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "roll");
+	k8s_table_del_block(&table, K8S_ZONE_CLUSTER, "shop", "roll");
 }
 
 static void the_same_address_in_two_slices_has_both_numbers(void **state)
@@ -619,7 +619,7 @@ static void the_same_address_in_two_slices_has_both_numbers(void **state)
 	                    "web-1.twice.shop.svc.cluster.local. A 10.1.2.4");
 	assert_reply(ask("twice.shop.svc.cluster.local.", KNOT_RRTYPE_A), K8S_ANSWER_HIT,
 	             "twice.shop.svc.cluster.local. A 10.1.2.1 | twice.shop.svc.cluster.local. A 10.1.2.4");
-	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "twice");
+	k8s_table_del_block(&table, K8S_ZONE_CLUSTER, "shop", "twice");
 }
 
 static void a_clusterip_service_answers_its_own_ports_whatever_its_slices_say(void **state)
@@ -643,7 +643,7 @@ static void a_clusterip_service_answers_its_own_ports_whatever_its_slices_say(vo
 	assert_string_equal(r.additional, "front.shop.svc.cluster.local. A 10.96.3.1");
 	assert_reply(ask("_metrics._tcp.front.shop.svc.cluster.local.", KNOT_RRTYPE_SRV),
 	             K8S_ANSWER_NXDOMAIN, "");
-	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "front");
+	k8s_table_del_block(&table, K8S_ZONE_CLUSTER, "shop", "front");
 }
 
 static void a_name_of_65600_addresses_answers_what_a_message_carries(void **state)
@@ -670,7 +670,7 @@ static void a_name_of_65600_addresses_answers_what_a_message_carries(void **stat
 	assert_int_equal(r.answer_records, K8S_MAX_A_PER_NAME);
 	r = ask_conf(&conf, "x.big.shop.svc.cluster.local.", KNOT_RRTYPE_A, 512);
 	assert_int_equal(r.result, K8S_ANSWER_TRUNC);
-	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "big");
+	k8s_table_del_block(&table, K8S_ZONE_CLUSTER, "shop", "big");
 }
 
 static void a_headless_srv_of_many_slices_ports_answers_what_a_message_carries(void **state)
@@ -698,10 +698,10 @@ static void a_headless_srv_of_many_slices_ports_answers_what_a_message_carries(v
 		ptrs[i] = &slices[i];
 	}
 	k8s_service_t svc = fx_service("shop", "many", K8S_SVC_HEADLESS, NULL, NULL);
-	k8s_svc_t *block = k8s_records_service(&svc, ptrs, slice_count, &rconf);
+	k8s_block_t *block = k8s_records_service(&svc, ptrs, slice_count, &rconf);
 	assert_non_null(block);
 	assert_int_equal(block->port_count, K8S_MAX_PORTS);
-	assert_int_equal(k8s_table_put_svc(&table, block), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&table, block), KNOT_EOK);
 
 	// One port: the one endpoint whose slice has it.
 	assert_reply(ask("_p00150._tcp.many.shop.svc.cluster.local.", KNOT_RRTYPE_SRV), K8S_ANSWER_HIT,
@@ -714,7 +714,7 @@ static void a_headless_srv_of_many_slices_ports_answers_what_a_message_carries(v
 	assert_int_equal(r.result, K8S_ANSWER_TRUNC);
 	r = ask("many.shop.svc.cluster.local.", KNOT_RRTYPE_SRV);
 	assert_true(r.result == K8S_ANSWER_HIT || r.result == K8S_ANSWER_TRUNC);
-	k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "shop", "many");
+	k8s_table_del_block(&table, K8S_ZONE_CLUSTER, "shop", "many");
 	free(ptrs);
 	free(slices);
 	free(eps);
@@ -873,9 +873,9 @@ static void clusterset_headless_srv_follows_each_clusters_slices_ports(void **st
 		.ports = imp_ports,
 		.port_count = 1,
 	};
-	k8s_svc_t *block = k8s_records_import(&imp, ptrs, 2, &rconf);
+	k8s_block_t *block = k8s_records_import(&imp, ptrs, 2, &rconf);
 	assert_non_null(block);
-	assert_int_equal(k8s_table_put_svc(&table, block), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&table, block), KNOT_EOK);
 
 	reply_t r = ask_clusterset("_http._tcp.roll.shop.svc.clusterset.local.", KNOT_RRTYPE_SRV);
 	assert_reply(r, K8S_ANSWER_HIT,
@@ -888,7 +888,7 @@ static void clusterset_headless_srv_follows_each_clusters_slices_ports(void **st
 	assert_reply(r, K8S_ANSWER_HIT,
 	             "_metrics._tcp.roll.shop.svc.clusterset.local. SRV 0 100 9100 web-0.cluster-b.roll.shop.svc.clusterset.local.");
 	assert_string_equal(r.additional, "web-0.cluster-b.roll.shop.svc.clusterset.local. A 10.2.1.1");
-	k8s_table_del_svc(&table, K8S_ZONE_CLUSTERSET, "shop", "roll");
+	k8s_table_del_block(&table, K8S_ZONE_CLUSTERSET, "shop", "roll");
 }
 
 static void cluster_ids_are_empty_non_terminals_whichever_ids_share_their_labels(void **state)
@@ -1311,7 +1311,7 @@ static void autopath_continues_past_a_nodata_step(void **state)
 	                      KNOT_WIRE_MAX_PKTSIZE, "default.svc.cluster.local,svc.cluster.local"),
 	             K8S_ANSWER_HIT,
 	             "web.search.shop.cluster.local.ap.k8s.io. CNAME web.default.svc.cluster.local.");
-	assert_int_equal(k8s_table_del_svc(&table, K8S_ZONE_CLUSTER, "default", "web"), KNOT_EOK);
+	assert_int_equal(k8s_table_del_block(&table, K8S_ZONE_CLUSTER, "default", "web"), KNOT_EOK);
 }
 
 /* Client-address autopath (CoreDNS's `autopath @kubernetes`). */

@@ -265,9 +265,9 @@ static void put_web(k8s_table_t *t, const char *cluster_ip, const char *lb4, con
 	k8s_endpoint_t ep = fx_ep("10.244.0.9", ready, NULL, NULL);
 	k8s_slice_t slice = fx_slice("shop", "web-x", "web", AF_INET, &ep, 1, NULL, 0);
 	const k8s_slice_t *ptr = &slice;
-	k8s_svc_t *block = k8s_records_service(&svc, &ptr, 1, &rconf);
+	k8s_block_t *block = k8s_records_service(&svc, &ptr, 1, &rconf);
 	assert_non_null(block);
-	assert_int_equal(k8s_table_put_svc(t, block), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(t, block), KNOT_EOK);
 	k8s_table_commit(t);
 }
 
@@ -470,9 +470,9 @@ static void put_headless(k8s_table_t *t, size_t count, const char *lb1, const ch
 	}
 	k8s_slice_t slice = fx_slice("shop", "web-x", "web", AF_INET, eps, count, NULL, 0);
 	const k8s_slice_t *ptr = &slice;
-	k8s_svc_t *block = k8s_records_service(&svc, &ptr, 1, &rconf);
+	k8s_block_t *block = k8s_records_service(&svc, &ptr, 1, &rconf);
 	assert_non_null(block);
-	assert_int_equal(k8s_table_put_svc(t, block), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(t, block), KNOT_EOK);
 	k8s_table_commit(t);
 	free(eps);
 }

@@ -34,7 +34,7 @@
 
 static const k8s_records_conf_t rconf = { 0 };
 
-static const k8s_addr_t *endpoints(const k8s_svc_t *svc, const char *label, size_t *count)
+static const k8s_addr_t *endpoints(const k8s_block_t *svc, const char *label, size_t *count)
 {
 	uint8_t wire[64] = { strlen(label) };
 	memcpy(wire + 1, label, wire[0]);
@@ -67,7 +67,7 @@ static void a_hostname_equal_to_a_dashed_address_is_one_name_with_both_addresses
 	k8s_slice_t slice = fx_slice("shop", "web-x", "web", AF_INET, eps, 3, NULL, 0);
 	const k8s_slice_t *slices[] = { &slice };
 	k8s_service_t svc = fx_service("shop", "web", K8S_SVC_HEADLESS, NULL, NULL);
-	k8s_svc_t *block = k8s_records_service(&svc, slices, 1, &rconf);
+	k8s_block_t *block = k8s_records_service(&svc, slices, 1, &rconf);
 	assert_non_null(block);
 
 	size_t count = 0;
@@ -102,7 +102,7 @@ static void a_dashed_address_after_a_hostname_of_another_cluster_keeps_its_own_l
 		.meta = { .kind = K8S_SERVICEIMPORT, .ns = "shop", .name = "web" },
 		.headless = true,
 	};
-	k8s_svc_t *block = k8s_records_import(&imp, ptrs, 2, &rconf);
+	k8s_block_t *block = k8s_records_import(&imp, ptrs, 2, &rconf);
 	assert_non_null(block);
 	assert_int_equal(block->addr_count, 3);
 	size_t count = 0;
@@ -122,7 +122,7 @@ static void a_headless_service_of_65600_addresses_answers_the_first_4000(void **
 	k8s_slice_t slice = fx_slice("shop", "big-x", "big", AF_INET, eps, n, NULL, 0);
 	const k8s_slice_t *slices[] = { &slice };
 	k8s_service_t svc = fx_service("shop", "big", K8S_SVC_HEADLESS, NULL, NULL);
-	k8s_svc_t *block = k8s_records_service(&svc, slices, 1, &rconf);
+	k8s_block_t *block = k8s_records_service(&svc, slices, 1, &rconf);
 	assert_non_null(block);
 
 	assert_int_equal(block->rrs_a.count, K8S_MAX_A_PER_NAME);
@@ -144,7 +144,7 @@ static void a_hostname_of_65600_addresses_keeps_4000_of_them(void **state)
 	k8s_slice_t slice = fx_slice("shop", "big-x", "big", AF_INET, eps, n, NULL, 0);
 	const k8s_slice_t *slices[] = { &slice };
 	k8s_service_t svc = fx_service("shop", "big", K8S_SVC_CLUSTERIP, "10.96.0.50", NULL);
-	k8s_svc_t *block = k8s_records_service(&svc, slices, 1, &rconf);
+	k8s_block_t *block = k8s_records_service(&svc, slices, 1, &rconf);
 	assert_non_null(block);
 
 	size_t count = 0;
@@ -175,7 +175,7 @@ static void aaaa_records_of_a_name_stop_at_2300_and_a_records_go_on(void **state
 	};
 	const k8s_slice_t *ptrs[] = { &slices[0], &slices[1] };
 	k8s_service_t svc = fx_service("shop", "dual", K8S_SVC_HEADLESS, NULL, NULL);
-	k8s_svc_t *block = k8s_records_service(&svc, ptrs, 2, &rconf);
+	k8s_block_t *block = k8s_records_service(&svc, ptrs, 2, &rconf);
 	assert_non_null(block);
 	size_t count = 0;
 	endpoints(block, "x", &count);
@@ -208,7 +208,7 @@ static void many_ports_block(size_t slice_count, size_t count, size_t *port_coun
 		ptrs[i] = &slices[i];
 	}
 	k8s_service_t svc = fx_service("shop", "ports", K8S_SVC_HEADLESS, NULL, NULL);
-	k8s_svc_t *block = k8s_records_service(&svc, ptrs, slice_count, &rconf);
+	k8s_block_t *block = k8s_records_service(&svc, ptrs, slice_count, &rconf);
 	assert_non_null(block);
 	*port_count = block->port_count;
 	assert_null(block->ep_ports);  // Every endpoint has every port: no sets stored.
@@ -234,7 +234,7 @@ static void four_slices_of_20000_ports_give_20000_srv_ports(void **state)
 }
 
 /*! \brief Index of a port (name, number) in a block, asserted present. */
-static size_t port_index(const k8s_svc_t *block, const char *name, uint16_t number)
+static size_t port_index(const k8s_block_t *block, const char *name, uint16_t number)
 {
 	for (size_t i = 0; i < block->port_count; i++) {
 		const uint8_t *label = block->strings + block->ports[i].name;
@@ -248,7 +248,7 @@ static size_t port_index(const k8s_svc_t *block, const char *name, uint16_t numb
 }
 
 /*! \brief True if the endpoint record of an address has a port. */
-static bool has_port(const k8s_svc_t *block, const char *ip, const char *name, uint16_t number)
+static bool has_port(const k8s_block_t *block, const char *ip, const char *name, uint16_t number)
 {
 	k8s_ip_t want = fx_ip(ip);
 	size_t port = port_index(block, name, number);
@@ -278,7 +278,7 @@ static void slices_disagreeing_on_a_port_number_keep_each_number_for_their_own_e
 	for (int order = 0; order < 2; order++) {
 		const k8s_slice_t *ptrs[] = { &slices[order], &slices[1 - order] };
 		k8s_service_t svc = fx_service("shop", "roll", K8S_SVC_HEADLESS, NULL, NULL);
-		k8s_svc_t *block = k8s_records_service(&svc, ptrs, 2, &rconf);
+		k8s_block_t *block = k8s_records_service(&svc, ptrs, 2, &rconf);
 		assert_non_null(block);
 		// Each (name, protocol, number) once, by name then number.
 		assert_int_equal(block->port_count, 3);
@@ -315,7 +315,7 @@ static void an_address_in_two_slices_has_the_ports_of_both(void **state)
 	for (int order = 0; order < 2; order++) {
 		const k8s_slice_t *ptrs[] = { &slices[order], &slices[1 - order] };
 		k8s_service_t svc = fx_service("shop", "web", K8S_SVC_HEADLESS, NULL, NULL);
-		k8s_svc_t *block = k8s_records_service(&svc, ptrs, 2, &rconf);
+		k8s_block_t *block = k8s_records_service(&svc, ptrs, 2, &rconf);
 		assert_non_null(block);
 		assert_int_equal(block->addr_count, 2);  // One record per address all the same.
 		assert_int_equal(block->port_count, 2);
@@ -339,7 +339,7 @@ static void slices_of_one_address_and_every_port_store_no_port_sets(void **state
 	};
 	const k8s_slice_t *ptrs[] = { &slices[0], &slices[1] };
 	k8s_service_t svc = fx_service("shop", "web", K8S_SVC_HEADLESS, NULL, NULL);
-	k8s_svc_t *block = k8s_records_service(&svc, ptrs, 2, &rconf);
+	k8s_block_t *block = k8s_records_service(&svc, ptrs, 2, &rconf);
 	assert_non_null(block);
 	assert_int_equal(block->port_count, 2);
 	assert_null(block->ep_ports);
@@ -369,7 +369,7 @@ static void ports_past_the_cap_are_in_no_endpoints_port_set(void **state)
 	};
 	const k8s_slice_t *ptrs[] = { &slices[0], &slices[1] };
 	k8s_service_t svc = fx_service("shop", "big", K8S_SVC_HEADLESS, NULL, NULL);
-	k8s_svc_t *block = k8s_records_service(&svc, ptrs, 2, &rconf);
+	k8s_block_t *block = k8s_records_service(&svc, ptrs, 2, &rconf);
 	assert_non_null(block);
 	assert_int_equal(block->port_count, K8S_MAX_PORTS);
 	assert_int_equal(block->capped, 2 * count - K8S_MAX_PORTS);
@@ -399,7 +399,7 @@ static void a_headless_import_whose_slices_name_no_port_gives_every_endpoint_its
 		.ports = imp_ports,
 		.port_count = 1,
 	};
-	k8s_svc_t *block = k8s_records_import(&imp, ptrs, 1, &rconf);
+	k8s_block_t *block = k8s_records_import(&imp, ptrs, 1, &rconf);
 	assert_non_null(block);
 	assert_int_equal(block->port_count, 1);
 	assert_null(block->ep_ports);
@@ -431,7 +431,7 @@ static void imports_of_many_clusters_are_sorted_by_wire_form_and_merged(void **s
 		.meta = { .kind = K8S_SERVICEIMPORT, .ns = "shop", .name = "web" },
 		.headless = true,
 	};
-	k8s_svc_t *block = k8s_records_import(&imp, ptrs, 2 * n, &rconf);
+	k8s_block_t *block = k8s_records_import(&imp, ptrs, 2 * n, &rconf);
 	assert_non_null(block);
 	assert_int_equal(block->cluster_count, n);
 	for (uint16_t i = 1; i < block->cluster_count; i++) {

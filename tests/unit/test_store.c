@@ -91,14 +91,14 @@ static int teardown(void **state)
 	return 0;
 }
 
-static const k8s_svc_t *svc(k8s_zone_t zone, const char *ns, const char *name)
+static const k8s_block_t *svc(k8s_zone_t zone, const char *ns, const char *name)
 {
 	uint8_t owner[128];
 	size_t len = k8s_svc_owner(ns, name, owner);
-	return k8s_table_svc(&table, zone, owner, len);
+	return k8s_table_block(&table, zone, owner, len);
 }
 
-static size_t endpoints(const k8s_svc_t *s)
+static size_t endpoints(const k8s_block_t *s)
 {
 	return s->addr_count - s->sip_count;
 }
@@ -110,7 +110,7 @@ static void a_service_is_published_at_commit(void **state)
 	assert_null(svc(K8S_ZONE_CLUSTER, "shop", "web"));
 	assert_true(k8s_store_dirty(store));
 	assert_int_equal(k8s_store_commit(store, 0), 1);
-	const k8s_svc_t *s = svc(K8S_ZONE_CLUSTER, "shop", "web");
+	const k8s_block_t *s = svc(K8S_ZONE_CLUSTER, "shop", "web");
 	assert_non_null(s);
 	assert_int_equal(s->rrs_a.count, 1);
 	assert_true(k8s_table_ns(&table, (const uint8_t *)"\x04shop"));
@@ -135,7 +135,7 @@ static void one_changed_slice_rebuilds_only_its_service(void **state)
 {
 	upsert(K8S_SRC_SERVICES, K8S_SERVICE, SVC("shop", "api", "10.96.0.21"));
 	k8s_store_commit(store, 0);
-	const k8s_svc_t *api = svc(K8S_ZONE_CLUSTER, "shop", "api");
+	const k8s_block_t *api = svc(K8S_ZONE_CLUSTER, "shop", "api");
 	upsert(K8S_SRC_SLICES, K8S_ENDPOINTSLICE, SLICE("shop", "web-1", "web", "10.244.0.9", "a"));
 	assert_int_equal(k8s_store_commit(store, 0), 1);
 	// The other service's block is the very same memory.
@@ -187,7 +187,7 @@ static void headless_endpoints_become_answers(void **state)
 	upsert(K8S_SRC_SERVICES, K8S_SERVICE, HEADLESS("shop", "db"));
 	upsert(K8S_SRC_SLICES, K8S_ENDPOINTSLICE, SLICE("shop", "db-x", "db", "10.244.1.1", "db-0"));
 	k8s_store_commit(store, 0);
-	const k8s_svc_t *db = svc(K8S_ZONE_CLUSTER, "shop", "db");
+	const k8s_block_t *db = svc(K8S_ZONE_CLUSTER, "shop", "db");
 	assert_int_equal(db->type, K8S_SVC_HEADLESS);
 	assert_int_equal(db->rrs_a.count, 1);
 	assert_int_equal(db->port_count, 1);
@@ -227,7 +227,7 @@ static void imported_slices_feed_the_clusterset_zone_only(void **state)
 	       "\"multicluster.kubernetes.io/source-cluster\":\"east\"}},"
 	       "\"addressType\":\"IPv4\",\"endpoints\":[{\"addresses\":[\"10.245.0.1\"],\"hostname\":\"db-0\"}]}");
 	k8s_store_commit(store, 0);
-	const k8s_svc_t *imp = svc(K8S_ZONE_CLUSTERSET, "shop", "db");
+	const k8s_block_t *imp = svc(K8S_ZONE_CLUSTERSET, "shop", "db");
 	assert_non_null(imp);
 	assert_int_equal(endpoints(imp), 1);
 	assert_int_equal(imp->cluster_count, 1);
@@ -265,7 +265,7 @@ static void a_locally_exported_service_joins_its_import_under_the_local_cluster_
 	       "\"spec\":{\"type\":\"Headless\",\"ports\":[{\"name\":\"pg\",\"port\":5432}]},"
 	       "\"status\":{\"clusters\":[{\"cluster\":\"east\"},{\"cluster\":\"west\"}]}}");
 	k8s_store_commit(store, 0);
-	const k8s_svc_t *imp = svc(K8S_ZONE_CLUSTERSET, "shop", "db");
+	const k8s_block_t *imp = svc(K8S_ZONE_CLUSTERSET, "shop", "db");
 	assert_int_equal(imp->cluster_count, 2);
 	assert_int_equal(endpoints(imp), 2);
 
@@ -419,14 +419,14 @@ static void slices_whose_keys_share_255_bytes_stay_distinct(void **state)
 	k8s_store_commit(s, 0);
 	uint8_t owner[128];
 	size_t len = k8s_svc_owner(LONG_NS, "db", owner);
-	const k8s_svc_t *db = k8s_table_svc(&t, K8S_ZONE_CLUSTER, owner, len);
+	const k8s_block_t *db = k8s_table_block(&t, K8S_ZONE_CLUSTER, owner, len);
 	assert_non_null(db);
 	assert_int_equal(db->rrs_a.count, 2);
 
 	k8s_store_remove(s, K8S_SRC_SLICES, decode(K8S_ENDPOINTSLICE,
 	                 SLICE(LONG_NS, LONG_NAME("x"), "db", "10.244.8.1", "db-0")));
 	k8s_store_commit(s, 0);
-	db = k8s_table_svc(&t, K8S_ZONE_CLUSTER, owner, len);
+	db = k8s_table_block(&t, K8S_ZONE_CLUSTER, owner, len);
 	assert_non_null(db);
 	assert_int_equal(db->rrs_a.count, 1);
 	assert_int_equal(k8s_store_stats(s)->objects[K8S_SRC_SLICES], 1);
@@ -454,9 +454,9 @@ static void an_object_too_large_to_read_keeps_its_version_through_a_relist(void 
 	k8s_store_commit(s, 0);
 	uint8_t owner[128];
 	size_t len = k8s_svc_owner("big", "kept", owner);
-	assert_non_null(k8s_table_svc(&t, K8S_ZONE_CLUSTER, owner, len));
+	assert_non_null(k8s_table_block(&t, K8S_ZONE_CLUSTER, owner, len));
 	len = k8s_svc_owner("big", "gone", owner);
-	assert_null(k8s_table_svc(&t, K8S_ZONE_CLUSTER, owner, len));
+	assert_null(k8s_table_block(&t, K8S_ZONE_CLUSTER, owner, len));
 	assert_int_equal(k8s_store_stats(s)->objects[K8S_SRC_SERVICES], 1);
 
 	// Not known: no news. Deleted while too large to read: gone.
@@ -465,7 +465,7 @@ static void an_object_too_large_to_read_keeps_its_version_through_a_relist(void 
 	k8s_store_too_large(s, K8S_SRC_SERVICES, "big", "kept", true);
 	k8s_store_commit(s, 0);
 	len = k8s_svc_owner("big", "kept", owner);
-	assert_null(k8s_table_svc(&t, K8S_ZONE_CLUSTER, owner, len));
+	assert_null(k8s_table_block(&t, K8S_ZONE_CLUSTER, owner, len));
 	assert_int_equal(k8s_store_stats(s)->objects[K8S_SRC_SERVICES], 0);
 
 	k8s_store_free(s);

@@ -39,7 +39,7 @@
 static const k8s_records_conf_t rconf = { 0 };
 
 /*! \brief A headless service whose endpoints are named g<gen>-<i>. */
-static k8s_svc_t *generation(unsigned gen, unsigned count)
+static k8s_block_t *generation(unsigned gen, unsigned count)
 {
 	static k8s_endpoint_t eps[64];
 	static char names[64][16], ips[64][16];
@@ -54,13 +54,13 @@ static k8s_svc_t *generation(unsigned gen, unsigned count)
 	return k8s_records_service(&svc, slices, 1, &rconf);
 }
 
-static const k8s_svc_t *lookup(const k8s_table_t *t)
+static const k8s_block_t *lookup(const k8s_table_t *t)
 {
-	return k8s_table_svc(t, K8S_ZONE_CLUSTER, (const uint8_t *)"\x03web\x04shop", 9);
+	return k8s_table_block(t, K8S_ZONE_CLUSTER, (const uint8_t *)"\x03web\x04shop", 9);
 }
 
 /*! \brief Every endpoint of a block is of one generation and the answer has them all. */
-static bool consistent(const k8s_svc_t *svc)
+static bool consistent(const k8s_block_t *svc)
 {
 	size_t n = svc->addr_count - svc->sip_count;
 	if (n == 0 || svc->rrs_a.count != n) {
@@ -89,8 +89,8 @@ static void a_replaced_service_is_found_with_its_new_records(void **state)
 {
 	k8s_table_t t;
 	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
-	assert_int_equal(k8s_table_put_svc(&t, generation(1, 3)), KNOT_EOK);
-	assert_int_equal(k8s_table_put_svc(&t, generation(2, 5)), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&t, generation(1, 3)), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&t, generation(2, 5)), KNOT_EOK);
 	assert_int_equal(k8s_table_stats(&t).svc_count[K8S_ZONE_CLUSTER], 1);
 	assert_int_equal(k8s_table_stats(&t).record_count, 5);
 	assert_true(consistent(lookup(&t)));
@@ -104,20 +104,20 @@ static void ptr_references_follow_the_service(void **state)
 {
 	k8s_table_t t;
 	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
-	assert_int_equal(k8s_table_put_svc(&t, generation(1, 2)), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&t, generation(1, 2)), KNOT_EOK);
 	k8s_ip_t ip = fx_ip("10.1.0.2");  // Endpoint 0 of generation 1.
 	const k8s_addr_t *refs[4];
 	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 1);
 	assert_ptr_equal(k8s_addr_svc(refs[0]), lookup(&t));
 
 	// Generation 2 moves endpoint 0 to 10.1.0.3: the old address has no PTR any more.
-	assert_int_equal(k8s_table_put_svc(&t, generation(2, 2)), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&t, generation(2, 2)), KNOT_EOK);
 	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 0);
 	ip = fx_ip("10.1.0.3");
 	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 1);
 	assert_ptr_equal(k8s_addr_svc(refs[0]), lookup(&t));
 
-	k8s_table_del_svc(&t, K8S_ZONE_CLUSTER, "shop", "web");
+	k8s_table_del_block(&t, K8S_ZONE_CLUSTER, "shop", "web");
 	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 0);
 	assert_null(lookup(&t));
 	assert_int_equal(k8s_table_stats(&t).record_count, 0);
@@ -132,11 +132,11 @@ static void a_deferred_ptr_index_is_built_of_the_blocks_published_meanwhile(void
 	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
 	k8s_table_defer_ptr(&t);
 	// Published, replaced and removed before the index exists.
-	assert_int_equal(k8s_table_put_svc(&t, generation(1, 2)), KNOT_EOK);
-	assert_int_equal(k8s_table_put_svc(&t, generation(2, 2)), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&t, generation(1, 2)), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&t, generation(2, 2)), KNOT_EOK);
 	k8s_service_t gone = fx_service("shop", "gone", K8S_SVC_CLUSTERIP, "10.96.0.9", NULL);
-	assert_int_equal(k8s_table_put_svc(&t, k8s_records_service(&gone, NULL, 0, &rconf)), KNOT_EOK);
-	assert_int_equal(k8s_table_del_svc(&t, K8S_ZONE_CLUSTER, "shop", "gone"), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&t, k8s_records_service(&gone, NULL, 0, &rconf)), KNOT_EOK);
+	assert_int_equal(k8s_table_del_block(&t, K8S_ZONE_CLUSTER, "shop", "gone"), KNOT_EOK);
 	k8s_table_set_ready(&t, K8S_READY_CLUSTER);
 	assert_int_equal(k8s_table_ready(&t), K8S_READY_CLUSTER);  // Forward names only.
 	assert_non_null(lookup(&t));
@@ -155,7 +155,7 @@ static void a_deferred_ptr_index_is_built_of_the_blocks_published_meanwhile(void
 	assert_false(k8s_table_prefix(&t, &svc_ip, 16));  // 10.96/16: gone with its service.
 
 	// From then on the index follows every change, as without deferring.
-	assert_int_equal(k8s_table_put_svc(&t, generation(3, 2)), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&t, generation(3, 2)), KNOT_EOK);
 	assert_int_equal(k8s_table_ptr(&t, &now, refs, 4), 0);
 	k8s_ip_t next = fx_ip("10.1.0.4");
 	assert_int_equal(k8s_table_ptr(&t, &next, refs, 4), 1);
@@ -181,13 +181,13 @@ static void reverse_prefixes_count_their_addresses(void **state)
 {
 	k8s_table_t t;
 	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
-	assert_int_equal(k8s_table_put_svc(&t, generation(1, 1)), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&t, generation(1, 1)), KNOT_EOK);
 	k8s_ip_t ip = fx_ip("10.1.0.2");
 	assert_true(k8s_table_prefix(&t, &ip, 8));
 	assert_true(k8s_table_prefix(&t, &ip, 24));
 	k8s_ip_t other = fx_ip("10.2.0.0");
 	assert_false(k8s_table_prefix(&t, &other, 16));
-	k8s_table_del_svc(&t, K8S_ZONE_CLUSTER, "shop", "web");
+	k8s_table_del_block(&t, K8S_ZONE_CLUSTER, "shop", "web");
 	assert_false(k8s_table_prefix(&t, &ip, 8));
 	k8s_table_commit(&t);
 	urcu_memb_barrier();
@@ -292,19 +292,19 @@ static void many_services_grow_the_index(void **state)
 		char ip[16];
 		snprintf(ip, sizeof(ip), "10.96.%d.%d", i / 250, i % 250 + 1);
 		k8s_service_t svc = fx_service("shop", names[i], K8S_SVC_CLUSTERIP, ip, NULL);
-		assert_int_equal(k8s_table_put_svc(&t, k8s_records_service(&svc, NULL, 0, &rconf)),
+		assert_int_equal(k8s_table_put_block(&t, k8s_records_service(&svc, NULL, 0, &rconf)),
 		                 KNOT_EOK);
 		if (i % 100 == 0) {
 			k8s_table_commit(&t);
 		}
 	}
 	for (int i = 0; i < 1000; i += 2) {
-		k8s_table_del_svc(&t, K8S_ZONE_CLUSTER, "shop", names[i]);
+		k8s_table_del_block(&t, K8S_ZONE_CLUSTER, "shop", names[i]);
 	}
 	for (int i = 0; i < 1000; i++) {
 		uint8_t owner[128];
 		size_t len = k8s_svc_owner("shop", names[i], owner);
-		const k8s_svc_t *svc = k8s_table_svc(&t, K8S_ZONE_CLUSTER, owner, len);
+		const k8s_block_t *svc = k8s_table_block(&t, K8S_ZONE_CLUSTER, owner, len);
 		assert_true((svc != NULL) == (i % 2 == 1));
 	}
 	assert_int_equal(k8s_table_stats(&t).svc_count[K8S_ZONE_CLUSTER], 500);
@@ -314,7 +314,7 @@ static void many_services_grow_the_index(void **state)
 }
 
 /*! \brief A headless service of \a count endpoints h<i>, all at one address. */
-static k8s_svc_t *one_address(const char *name, unsigned count, const char *ip)
+static k8s_block_t *one_address(const char *name, unsigned count, const char *ip)
 {
 	k8s_endpoint_t *eps = calloc(count, sizeof(*eps));
 	char (*names)[16] = calloc(count, sizeof(*names));
@@ -327,7 +327,7 @@ static k8s_svc_t *one_address(const char *name, unsigned count, const char *ip)
 	k8s_slice_t slice = fx_slice("shop", name, name, AF_INET, eps, count, NULL, 0);
 	const k8s_slice_t *slices[] = { &slice };
 	k8s_service_t svc = fx_service("shop", name, K8S_SVC_HEADLESS, NULL, NULL);
-	k8s_svc_t *block = k8s_records_service(&svc, slices, 1, &rconf);
+	k8s_block_t *block = k8s_records_service(&svc, slices, 1, &rconf);
 	free(eps);
 	free(names);
 	return block;
@@ -338,24 +338,24 @@ static void records_sharing_an_address_take_one_slot_of_the_ptr_index(void **sta
 	// Inserting 20,000 records of one address into one probe run took quadratic time.
 	k8s_table_t t;
 	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
-	assert_int_equal(k8s_table_put_svc(&t, one_address("a", 20000, "10.5.0.1")), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&t, one_address("a", 20000, "10.5.0.1")), KNOT_EOK);
 	assert_int_equal(t.ptrs.live, 1);
 	k8s_ip_t ip = fx_ip("10.5.0.1");
 	const k8s_addr_t *refs[4];
 	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 20000);
 
 	// Another service joins the address, the first one shrinks, then goes.
-	assert_int_equal(k8s_table_put_svc(&t, one_address("b", 3, "10.5.0.1")), KNOT_EOK);
-	assert_int_equal(k8s_table_put_svc(&t, one_address("a", 19999, "10.5.0.1")), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&t, one_address("b", 3, "10.5.0.1")), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&t, one_address("a", 19999, "10.5.0.1")), KNOT_EOK);
 	assert_int_equal(t.ptrs.live, 1);
 	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 20002);
-	assert_int_equal(k8s_table_del_svc(&t, K8S_ZONE_CLUSTER, "shop", "a"), KNOT_EOK);
+	assert_int_equal(k8s_table_del_block(&t, K8S_ZONE_CLUSTER, "shop", "a"), KNOT_EOK);
 	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 3);
 	for (int i = 0; i < 3; i++) {
 		assert_memory_equal(k8s_addr_svc(refs[i])->owner, "\x01" "b", 2);
 	}
 	assert_true(k8s_table_prefix(&t, &ip, 24));
-	assert_int_equal(k8s_table_del_svc(&t, K8S_ZONE_CLUSTER, "shop", "b"), KNOT_EOK);
+	assert_int_equal(k8s_table_del_block(&t, K8S_ZONE_CLUSTER, "shop", "b"), KNOT_EOK);
 	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 0);
 	assert_int_equal(t.ptrs.live, 0);
 	assert_false(k8s_table_prefix(&t, &ip, 8));
@@ -375,11 +375,11 @@ static void a_cluster_record_comes_first_among_many_clusterset_ones(void **state
 			.meta = { .kind = K8S_SERVICEIMPORT, .ns = "shop", .name = names[i] },
 			.ip_count = 1, .ips = { fx_ip("10.6.0.1") },
 		};
-		assert_int_equal(k8s_table_put_svc(&t, k8s_records_import(&imp, NULL, 0, &rconf)),
+		assert_int_equal(k8s_table_put_block(&t, k8s_records_import(&imp, NULL, 0, &rconf)),
 		                 KNOT_EOK);
 	}
 	k8s_service_t svc = fx_service("shop", "local", K8S_SVC_CLUSTERIP, "10.6.0.1", NULL);
-	assert_int_equal(k8s_table_put_svc(&t, k8s_records_service(&svc, NULL, 0, &rconf)), KNOT_EOK);
+	assert_int_equal(k8s_table_put_block(&t, k8s_records_service(&svc, NULL, 0, &rconf)), KNOT_EOK);
 	k8s_ip_t ip = fx_ip("10.6.0.1");
 	const k8s_addr_t *refs[4];
 	assert_int_equal(k8s_table_ptr(&t, &ip, refs, 4), 11);
@@ -428,7 +428,7 @@ static void addresses_chosen_to_collide_do_not_share_a_probe_run(void **state)
 	k8s_service_t svc = fx_service("shop", "flood", K8S_SVC_HEADLESS, NULL, NULL);
 	k8s_table_t t;
 	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
-	assert_int_equal(k8s_table_put_svc(&t, k8s_records_service(&svc, slices, 1, &rconf)),
+	assert_int_equal(k8s_table_put_block(&t, k8s_records_service(&svc, slices, 1, &rconf)),
 	                 KNOT_EOK);
 	assert_int_equal(t.ptrs.live, COUNT);
 
@@ -460,7 +460,7 @@ static void *reader(void *arg)
 	urcu_memb_register_thread();
 	while (!atomic_load(&done)) {
 		urcu_memb_read_lock();
-		const k8s_svc_t *svc = lookup(&shared);
+		const k8s_block_t *svc = lookup(&shared);
 		if (svc != NULL) {
 			atomic_fetch_add(&seen, 1);
 			if (!consistent(svc)) {
@@ -491,7 +491,7 @@ static void readers_never_see_half_a_change(void **state)
 		assert_int_equal(pthread_create(&threads[i], NULL, reader, NULL), 0);
 	}
 	for (unsigned gen = 0; gen < 3000; gen++) {
-		assert_int_equal(k8s_table_put_svc(&shared, generation(gen, gen % 40 + 1)), KNOT_EOK);
+		assert_int_equal(k8s_table_put_block(&shared, generation(gen, gen % 40 + 1)), KNOT_EOK);
 		k8s_table_commit(&shared);
 	}
 	atomic_store(&done, true);
