@@ -21,6 +21,7 @@ The autopath mix is left out: its client-address step needs the client to be a p
 
 import os
 import re
+import shutil
 import subprocess
 import time
 
@@ -110,8 +111,9 @@ def run(sim, module_options, files, out_dir, rate=RATE, seconds=SECONDS):
                 return {"skipped": str(e)}
             servers.wait_ready(server)
             pin(server.pid, SERVER_CPU)
-            with_perf = subprocess.run(["perf", "--version"], stdout=subprocess.DEVNULL,
-                                       stderr=subprocess.DEVNULL, check=False).returncode == 0
+            with_perf = shutil.which("perf") is not None and subprocess.run(
+                ["perf", "--version"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                check=False).returncode == 0
             results = {"rate": rate, "seconds": seconds, "address": net.server,
                        "skipped_mixes": list(SKIPPED_MIXES), "mixes": {}}
             for mix, path in files.items():
