@@ -476,16 +476,10 @@ def a_programmed_federation_is_used_without_reload_deleted_and_survives_a_restar
 
     # Persisted: a restarted knotd loads the programmed federations.
     server = c.server
-    path = os.path.join(server.dir, "zones", "k8s-federations.json")
-    with open(path, encoding="utf-8") as fh:
+    with open(persisted_path(server), encoding="utf-8") as fh:
         testing.expect_equal(sorted(json.load(fh)["federations"]), ["myfederation", "newfed"],
                              "persisted federations")
-    server.keep_dir = True
-    try:
-        server.stop()
-        server.start()
-    finally:
-        server.keep_dir = False
+    restart_keeping_storage(server)
     c.expect_answer(name, "A", "NOERROR", ["192.0.2.22"], timeout=15)
     c.expect_answer(static_name, "A", "NOERROR", ["192.0.2.22"], timeout=15)
 
@@ -503,7 +497,7 @@ def a_programmed_federation_is_used_without_reload_deleted_and_survives_a_restar
 @tests.case
 def a_link_planted_at_the_temporary_name_of_the_persisted_file_is_not_followed(c):
     server = c.server
-    path = os.path.join(server.dir, "zones", "k8s-federations.json")
+    path = persisted_path(server)
     victim = os.path.join(server.dir, "victim")
     with open(victim, "w", encoding="utf-8") as fh:
         fh.write("precious")
@@ -522,19 +516,34 @@ def a_link_planted_at_the_temporary_name_of_the_persisted_file_is_not_followed(c
         os.unlink(victim)
 
 
-@tests.case
-def a_persisted_file_that_others_may_write_is_ignored(c):
-    server = c.server
-    path = os.path.join(server.dir, "zones", "k8s-federations.json")
+def restart_keeping_storage(server, planted=None, mode=None):
+    """Restarts knotd with its storage kept; with \a planted, that text is the persisted
+    federations file it starts from (given \a mode if set)."""
+    path = persisted_path(server)
     server.keep_dir = True
     try:
         server.stop()
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write('{"version": 1, "federations": {"planted": {"nameservers": ["127.0.0.1@1"]}}}')
-        os.chmod(path, 0o666)
+        if planted is not None:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(planted)
+        if mode is not None:
+            os.chmod(path, mode)
         server.start()
     finally:
         server.keep_dir = False
+    return path
+
+
+def persisted_path(server):
+    return os.path.join(server.dir, "zones", "k8s-federations.json")
+
+
+@tests.case
+def a_persisted_file_that_others_may_write_is_ignored(c):
+    server = c.server
+    path = restart_keeping_storage(
+        server, '{"version": 1, "federations": {"planted": {"nameservers": ["127.0.0.1@1"]}}}',
+        mode=0o666)
     testing.expect("writable by group or others" in server.log_text(),
                    "no log line about the file others may write")
     testing.expect_equal(c.query("x.myns.planted.svc.federation.", "A").rcode, "REFUSED",
@@ -545,15 +554,8 @@ def a_persisted_file_that_others_may_write_is_ignored(c):
 @tests.case
 def a_bad_persisted_file_is_ignored(c):
     server = c.server
-    path = os.path.join(server.dir, "zones", "k8s-federations.json")
-    server.keep_dir = True
-    try:
-        server.stop()
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write('{"version": 1, "federations": {"evil": {"nameservers": ["nope"]}}}')
-        server.start()
-    finally:
-        server.keep_dir = False
+    restart_keeping_storage(
+        server, '{"version": 1, "federations": {"evil": {"nameservers": ["nope"]}}}')
     testing.expect("ignoring" in server.log_text(), "no log line about the bad file")
     testing.expect_equal(c.query("x.myns.evil.svc.federation.", "A").rcode, "REFUSED", "evil")
     c.expect_answer("mysvc.myns.myfederation.svc.federation.", "A", "NOERROR",
