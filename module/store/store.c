@@ -289,7 +289,7 @@ static void apply(k8s_store_t *s, unsigned source, store_entry_t *entry, const c
 		}
 		break;
 	case K8S_SRC_NODES:
-		k8s_topology_tracker_changed(&s->topology);
+		k8s_topology_tracker_update(&s->topology, s->log, old, obj);
 		break;
 	default:
 		break;
@@ -570,7 +570,7 @@ size_t k8s_store_commit(k8s_store_t *s, int64_t now_ns)
 		k8s_map_clear(&s->dirty[zone]);
 	}
 	if (k8s_topology_tracker_dirty(&s->topology)) {
-		k8s_topology_tracker_commit(&s->topology, s, s->table, s->log);
+		k8s_topology_tracker_commit(&s->topology, s->table, s->log);
 	}
 	k8s_table_commit(s->table);
 	k8s_latency_commit(&s->latency, now_ns, s->stats.latency, &s->stats.latency_sum_us);

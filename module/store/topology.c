@@ -71,12 +71,12 @@ int k8s_topology_tracker_init(k8s_topology_tracker_t *t, const char *node_name)
 void k8s_topology_tracker_deinit(k8s_topology_tracker_t *t)
 {
 	free(t->node_name);
+	free(t->labelled);
 	t->node_name = NULL;
-}
-
-void k8s_topology_tracker_changed(k8s_topology_tracker_t *t)
-{
-	t->dirty = true;
+	t->named = NULL;
+	t->labelled = NULL;
+	t->count = 0;
+	t->cap = 0;
 }
 
 bool k8s_topology_tracker_dirty(const k8s_topology_tracker_t *t)
@@ -84,32 +84,124 @@ bool k8s_topology_tracker_dirty(const k8s_topology_tracker_t *t)
 	return t->dirty;
 }
 
-/*! \brief The node federation names take their topology from, or NULL. */
-static const k8s_node_t *topology_node(const k8s_topology_tracker_t *t, const k8s_store_t *s)
+static bool has_topology(const k8s_node_t *node)
 {
-	if (t->node_name != NULL) {
-		return (const k8s_node_t *)k8s_store_get(s, K8S_SRC_NODES, "", t->node_name);
-	}
-	// As kube-dns: the first node (by name) that has both labels.
-	const k8s_node_t *first = NULL;
-	size_t pos = 0;
-	const k8s_object_t *obj;
-	while ((obj = k8s_store_next(s, K8S_SRC_NODES, &pos)) != NULL) {
-		const k8s_node_t *node = (const k8s_node_t *)obj;
-		if (node->zone != NULL && node->region != NULL &&
-		    (first == NULL || strcmp(node->meta.name, first->meta.name) < 0)) {
-			first = node;
-		}
-	}
-	return first;
+	return node != NULL && node->zone != NULL && node->region != NULL;
 }
 
-void k8s_topology_tracker_commit(k8s_topology_tracker_t *t, const k8s_store_t *s,
-                                 k8s_table_t *table, const k8s_log_t *log)
+/*! \brief The first position of the index whose name is not before \a name. */
+static size_t labelled_lower_bound(const k8s_topology_tracker_t *t, const char *name)
+{
+	size_t low = 0, high = t->count;
+	while (low < high) {
+		size_t mid = low + (high - low) / 2;
+		if (strcmp(t->labelled[mid]->meta.name, name) < 0) {
+			low = mid + 1;
+		} else {
+			high = mid;
+		}
+	}
+	return low;
+}
+
+/*! \brief Where \a node is in the index, or count if it is not (e.g. its insertion ran out of memory). */
+static size_t labelled_find(const k8s_topology_tracker_t *t, const k8s_node_t *node)
+{
+	// A name is one node's (cluster-scoped); the pointer decides if one came twice anyway.
+	for (size_t pos = labelled_lower_bound(t, node->meta.name);
+	     pos < t->count && strcmp(t->labelled[pos]->meta.name, node->meta.name) == 0; pos++) {
+		if (t->labelled[pos] == node) {
+			return pos;
+		}
+	}
+	return t->count;
+}
+
+static void labelled_del(k8s_topology_tracker_t *t, const k8s_node_t *node)
+{
+	size_t pos = labelled_find(t, node);
+	if (pos < t->count) {
+		memmove(t->labelled + pos, t->labelled + pos + 1,
+		        (t->count - pos - 1) * sizeof(*t->labelled));
+		t->count--;
+	}
+}
+
+static int labelled_add(k8s_topology_tracker_t *t, const k8s_node_t *node)
+{
+	if (t->count == t->cap) {
+		// The index holds at most the nodes the store holds: it cannot wrap first.
+		size_t cap = (t->cap > 0) ? 2 * t->cap : 16;
+		const k8s_node_t **labelled = realloc(t->labelled, cap * sizeof(*labelled));
+		if (labelled == NULL) {
+			return KNOT_ENOMEM;
+		}
+		t->labelled = labelled;
+		t->cap = cap;
+	}
+	size_t pos = labelled_lower_bound(t, node->meta.name);
+	memmove(t->labelled + pos + 1, t->labelled + pos, (t->count - pos) * sizeof(*t->labelled));
+	t->labelled[pos] = node;
+	t->count++;
+	return KNOT_EOK;
+}
+
+void k8s_topology_tracker_update(k8s_topology_tracker_t *t, const k8s_log_t *log,
+                                 const k8s_object_t *old, const k8s_object_t *obj)
+{
+	const k8s_node_t *before = (const k8s_node_t *)old;
+	const k8s_node_t *after = (const k8s_node_t *)obj;
+	const k8s_object_t *any = (obj != NULL) ? obj : old;
+	if (any == NULL) {
+		return;
+	}
+	if (t->node_name != NULL) {
+		// Only the configured node counts, with or without labels (the log says which).
+		if (strcmp(any->name, t->node_name) == 0) {
+			t->named = after;
+			t->dirty = true;
+		}
+		return;
+	}
+	bool had = has_topology(before), has = has_topology(after);
+	if (had && has && strcmp(old->name, obj->name) == 0) {
+		// Same place in the index: the labels may differ, the name does not.
+		size_t pos = labelled_find(t, before);
+		if (pos < t->count) {
+			t->labelled[pos] = after;
+			t->dirty = true;
+			return;
+		}
+	}
+	if (had) {
+		labelled_del(t, before);
+		t->dirty = true;
+	}
+	if (has) {
+		if (labelled_add(t, after) != KNOT_EOK) {
+			k8s_logf(log, LOG_ERR, "cannot index the topology of node %s (%s)",
+			         obj->name, knot_strerror(KNOT_ENOMEM));
+		}
+		t->dirty = true;
+	}
+}
+
+/*! \brief The node federation names take their topology from, or NULL. */
+static const k8s_node_t *topology_node(const k8s_topology_tracker_t *t)
+{
+	if (t->node_name != NULL) {
+		return t->named;
+	}
+	// As kube-dns: the first node (by name) that has both labels.
+	return (t->count > 0) ? t->labelled[0] : NULL;
+}
+
+void k8s_topology_tracker_commit(k8s_topology_tracker_t *t, k8s_table_t *table,
+                                 const k8s_log_t *log)
 {
 	t->dirty = false;
-	const k8s_node_t *node = topology_node(t, s);
-	bool known = node != NULL && node->zone != NULL && node->region != NULL;
+	const k8s_node_t *node = topology_node(t);
+	bool known = has_topology(node);
 	char text[sizeof(t->text)] = "";
 	if (known) {
 		snprintf(text, sizeof(text), "%s/%s", node->zone, node->region);

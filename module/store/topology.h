@@ -11,19 +11,23 @@
  *
  * \brief The federation topology: the zone and region federation names are
  * answered with (k8s_topology_t, table.h), given in the configuration or
- * followed from the nodes the store holds.
+ * followed from the nodes.
  *
  * From the nodes, it is the zone and region of the configured node, or (as
- * kube-dns) of the first node by name that has both. The store marks it
- * changed when a node changes and has it published at its commit.
+ * kube-dns) of the first node by name that has both. The store hands the
+ * tracker each Node change, as every other tracker (trackers.h), and has it
+ * publish at its commit; the tracker never reads the store. It borrows the
+ * store's node objects: each stays valid until it is handed over again as
+ * the old state (then freed), so the tracker copies nothing.
  */
 
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "log.h"
-#include "store.h"
+#include "objects.h"
 #include "table.h"
 
 /*!
@@ -40,8 +44,11 @@ bool k8s_topology_valid(const char *zone, const char *region);
 /*! \brief The topology followed from the nodes. */
 typedef struct {
 	char *node_name;       /*!< The node whose topology is used, or NULL: the first with one. */
+	const k8s_node_t *named;     /*!< With node_name: that node while it is held, or NULL. */
+	const k8s_node_t **labelled; /*!< Without node_name: the nodes with both labels, by name. */
+	size_t count, cap;     /*!< Of labelled (at most the nodes held). */
 	char text[2 * 253 + 2]; /*!< "zone/region" published (DNS names), "" for none. */
-	bool dirty;            /*!< Nodes changed since the last commit. */
+	bool dirty;            /*!< The choice may have changed since the last commit. */
 } k8s_topology_tracker_t;
 
 /*! \brief Starts with no topology; \a node_name (copied) is the node-name option, or NULL. */
@@ -49,15 +56,22 @@ int k8s_topology_tracker_init(k8s_topology_tracker_t *t, const char *node_name);
 
 void k8s_topology_tracker_deinit(k8s_topology_tracker_t *t);
 
-/*! \brief A node changed: the topology is chosen again at the next commit. */
-void k8s_topology_tracker_changed(k8s_topology_tracker_t *t);
+/*!
+ * \brief Follows a Node changing from \a old to \a obj (either NULL: added, deleted).
+ *
+ * Both are borrowed: \a obj must stay valid until it is handed over as \a old
+ * (or the tracker is deinitialized). O(log n) plus a move of the index's tail
+ * for a node with both labels; nothing for the others.
+ */
+void k8s_topology_tracker_update(k8s_topology_tracker_t *t, const k8s_log_t *log,
+                                 const k8s_object_t *old, const k8s_object_t *obj);
 
 /*! \brief True if nodes changed since the last commit. */
 bool k8s_topology_tracker_dirty(const k8s_topology_tracker_t *t);
 
 /*!
- * \brief Chooses the topology from the nodes \a s holds and hands it to \a table
- * if it changed (the table's commit publishes it).
+ * \brief Hands the topology to \a table if the choice changed (the table's commit
+ * publishes it), and logs the change.
  */
-void k8s_topology_tracker_commit(k8s_topology_tracker_t *t, const k8s_store_t *s,
-                                 k8s_table_t *table, const k8s_log_t *log);
+void k8s_topology_tracker_commit(k8s_topology_tracker_t *t, k8s_table_t *table,
+                                 const k8s_log_t *log);

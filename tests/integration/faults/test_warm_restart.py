@@ -208,6 +208,31 @@ def a_name_deleted_while_down_answers_from_the_snapshot_then_vanishes_after_the_
 
 
 @tests.case
+def federation_names_keep_the_topology_of_the_snapshots_nodes(c):
+    # The nodes read back from the snapshot feed the topology as the API's would (issue 28).
+    federated = "mysvc.myns.myfederation.svc.cluster.local."
+    topology = "testcontinent-testreg-testzone.testcontinent-testreg"
+    k = Restartable(c, module={"federations": ["myfederation=example.com"]})
+    try:
+        synchronized_with_snapshot(k)
+        k.stop()
+        begin_outage(c.sim)
+        server = k.start()
+        wait_log(server, "answering from the snapshot")
+        a = dig.query(server, federated, "A")
+        targets = [rr.rdata for rr in a.answer if rr.type == "CNAME"]
+        testing.expect_equal(targets, [f"mysvc.myns.myfederation.svc.{topology}.example.com."],
+                             f"{federated} with the API down")
+        testing.expect(log_lines(server, "federation topology is zone testcontinent-testreg-testzone, "
+                                 "region testcontinent-testreg (node node-a)"),
+                       "the topology is logged from the snapshot's nodes")
+        testing.expect_equal(counter(server, "connected"), 0, "connected while the API is down")
+    finally:
+        end_outage(c.sim)
+        k.close()
+
+
+@tests.case
 def after_a_reload_with_other_settings_the_snapshot_is_of_the_new_settings(c):
     # The old watcher lives on until its zones are unloaded: it must not write its settings back.
     k = Restartable(c)
