@@ -385,8 +385,15 @@ static k8s_role_t zone_role(check_ctx_t *check, const k8s_ctx_t *ctx)
 	return K8S_ROLE_CLUSTER;
 }
 
-/*! \brief Reads the zone's answer settings, its role first. */
-static int answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
+/*! \brief True if the zone answers federation names from the nodes' topology. */
+static bool needs_nodes(const k8s_answer_conf_t *answer)
+{
+	return (answer->role == K8S_ROLE_CLUSTER || answer->role == K8S_ROLE_AUTOPATH) &&
+	       answer->federation_count > 0 && answer->topology == NULL;
+}
+
+/*! \brief Reads the zone's name and its domains, lowercase: what its role is decided by. */
+static int names_read(check_ctx_t *check, k8s_ctx_t *ctx)
 {
 	ctx->domains[K8S_ZONE_CLUSTER] =
 		k8s_glue_dname_lower(k8s_glue_option(check, K8S_OPT(CLUSTER_DOMAIN)).single.dname);
@@ -399,10 +406,14 @@ static int answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
 	    ctx->domains[1] == NULL) {
 		return KNOT_ENOMEM;
 	}
+	return KNOT_EOK;
+}
+
+/*! \brief Reads the zone's answer settings (its role is decided). */
+static int answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
+{
 	k8s_answer_conf_t *answer = &ctx->answer;
 	answer->zone = ctx->zone;
-	answer->role = zone_role(check, ctx);
-	ctx->ready_bits = k8s_answer_ready_bits(answer->role);
 	answer->domains[K8S_ZONE_CLUSTER] = ctx->domains[K8S_ZONE_CLUSTER];
 	answer->domains[K8S_ZONE_CLUSTERSET] = ctx->domains[K8S_ZONE_CLUSTERSET];
 	answer->ttl = k8s_glue_option(check, K8S_OPT(TTL)).single.integer;
@@ -488,13 +499,6 @@ static int host_search_read(check_ctx_t *check, k8s_ctx_t *ctx)
 	ctx->answer.host_search = (const knot_dname_t *const *)ctx->host_search;
 	ctx->answer.host_search_count = ctx->host_search_count;
 	return ret;
-}
-
-/*! \brief True if the zone answers federation names from the nodes' topology. */
-static bool needs_nodes(const k8s_answer_conf_t *answer)
-{
-	return (answer->role == K8S_ROLE_CLUSTER || answer->role == K8S_ROLE_AUTOPATH) &&
-	       answer->federation_count > 0 && answer->topology == NULL;
 }
 
 /*!
@@ -590,8 +594,7 @@ static int watch_field_read(check_ctx_t *check, const k8s_wconf_field_t *f,
  *
  * \retval KNOT_EOK, KNOT_EINVAL, KNOT_ENOMEM (nothing is left to free)
  */
-static int watch_conf_read(check_ctx_t *check, const k8s_answer_conf_t *answer,
-                           k8s_watcher_conf_t *conf)
+static int watch_conf_read(check_ctx_t *check, bool reads_nodes, k8s_watcher_conf_t *conf)
 {
 	memset(conf, 0, sizeof(*conf));
 	int ret = KNOT_EOK;
@@ -602,7 +605,7 @@ static int watch_conf_read(check_ctx_t *check, const k8s_answer_conf_t *answer,
 		}
 	}
 	// Only a zone that reads nodes has a node: others keep sharing their watcher.
-	if (ret == KNOT_EOK && check->mod != NULL && needs_nodes(answer)) {
+	if (ret == KNOT_EOK && check->mod != NULL && reads_nodes) {
 		ret = node_name_read(check->mod, conf);
 	}
 	if (ret == KNOT_EOK && check->mod != NULL) {
@@ -733,7 +736,12 @@ static int load_module(check_ctx_t *check)
 	}
 
 	k8s_watcher_conf_t wconf = { 0 };
-	int ret = answer_read(check, ctx);
+	int ret = names_read(check, ctx);
+	if (ret == KNOT_EOK) {
+		ctx->answer.role = zone_role(check, ctx);
+		ctx->ready_bits = k8s_answer_ready_bits(ctx->answer.role);
+		ret = answer_read(check, ctx);
+	}
 	if (ret == KNOT_EOK) {
 		ret = federations_read(check, ctx);
 	}
@@ -744,7 +752,7 @@ static int load_module(check_ctx_t *check)
 		ret = k8s_fed_serve_read(check, ctx);
 	}
 	if (ret == KNOT_EOK) {
-		ret = watch_conf_read(check, &ctx->answer, &wconf);
+		ret = watch_conf_read(check, needs_nodes(&ctx->answer), &wconf);
 	}
 	if (ret == KNOT_EOK) {
 		ret = k8s_fed_fwd_read(check, ctx);
