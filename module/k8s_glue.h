@@ -18,8 +18,8 @@
  * \file
  *
  * \brief What the knotd glue's files share: the zone's context, the option
- * reader's helpers (k8s_glue.c), the counters (k8s_stats.c), the federation
- * roles (k8s_fed.c). Only the glue calls knotd_*, so this header stays beside
+ * reader's helpers (k8s_glue.c), the options (k8s_conf.c), the counters
+ * (k8s_stats.c), the federation roles (k8s_fed.c). Only the glue calls knotd_*, so this header stays beside
  * it, in module/ above the subsystem folders. The module is built with -fvisibility=hidden: what is
  * declared here is not exported from k8s.so.
  */
@@ -53,7 +53,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 
 /* The options: K8S_OPT(ID) of K8S_OPTIONS (options.h, by way of watcher.h's watchconf.h). */
 
-/* The zone's storage: where the snapshot (k8s.c) and the K8S-DNS role's state file are. */
+/* The zone's storage: where the snapshot (k8s_conf.c) and the K8S-DNS role's state file are. */
 #define ZONE_STORAGE		"\x07""storage"
 
 /*! \brief Who reads the options: the conf check (a dry run) or load, as geoip's. */
@@ -114,6 +114,28 @@ int k8s_glue_refuse(check_ctx_t *check, const char *fmt, ...);
 
 /*! \brief A lowercase copy of \a name (malloc), or NULL. */
 knot_dname_t *k8s_glue_dname_lower(const knot_dname_t *name);
+
+/* k8s_conf.c: the options. */
+
+/*! \brief The schema, a row per option of K8S_OPTIONS with its check of one value. */
+extern const yp_item_t k8s_conf_schema[];
+
+/*! \brief Reads the zone's name and its domains, lowercase: what its role is decided by. */
+int k8s_conf_names_read(check_ctx_t *check, k8s_ctx_t *ctx);
+
+/*!
+ * \brief Reads the zone's answer settings (its role decided first), the federations
+ * (each name once) with the static topology and the host's search domains.
+ */
+int k8s_conf_answer_read(check_ctx_t *check, k8s_ctx_t *ctx);
+
+/*!
+ * \brief Reads the watch settings, a row of k8s_watcher_conf_fields at a time, the
+ * node's name if the zone \a reads_nodes, and checks what involves several of them.
+ *
+ * \retval KNOT_EOK, KNOT_EINVAL, KNOT_ENOMEM (nothing is left to free)
+ */
+int k8s_conf_watch_read(check_ctx_t *check, bool reads_nodes, k8s_watcher_conf_t *conf);
 
 /* k8s_stats.c: the counters. */
 

@@ -19,7 +19,7 @@
  *
  * \brief The module's options, described once: one row of K8S_OPTIONS each.
  *
- * From this table come the knotd schema (`k8s_conf` in k8s.c), the names the
+ * From this table come the knotd schema (`k8s_conf_schema` in k8s_conf.c), the names the
  * code reads options by (K8S_OPT(ID)), the rows of the watch settings
  * (`k8s_watcher_conf_fields` in watchconf.c) and their string defaults.
  * A new option is one row here plus its use (ARCHITECTURE.md, "How to add an
