@@ -92,6 +92,20 @@ static int check_upstream(knotd_conf_check_args_t *args)
 	return KNOT_EOK;
 }
 
+/*! \brief A listening endpoint (metrics-listen, federation-api-listen): an IP address with a port. */
+static int check_listen(knotd_conf_check_args_t *args)
+{
+	bool no_port;
+	struct sockaddr_storage addr = yp_addr(args->data, &no_port);
+	if ((addr.ss_family != AF_INET && addr.ss_family != AF_INET6) || no_port) {
+		snprintf(k8s_glue_check_msg, sizeof(k8s_glue_check_msg),
+		         "%s must be an IPv4 or IPv6 address with @port", args->item->name + 1);
+		args->err_str = k8s_glue_check_msg;
+		return KNOT_EINVAL;
+	}
+	return KNOT_EOK;
+}
+
 /*! \brief The version is one TXT string. */
 static int check_version(knotd_conf_check_args_t *args)
 {

@@ -211,9 +211,6 @@ int k8s_fed_check_ns(knotd_conf_check_args_t *args);
 /*! \brief The source-cluster option's value is one DNS label. */
 int k8s_fed_check_cluster(knotd_conf_check_args_t *args);
 
-/*! \brief federation-api-listen is an IPv4 or IPv6 address with a port. */
-int k8s_fed_check_listen(knotd_conf_check_args_t *args);
-
 /*!
  * \brief Reads and, in load, starts the K8S-DNS role of a svc.federation. zone: the
  * forwarder with its stub zones, and the programming endpoint if configured.
@@ -241,9 +238,6 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global);
 void k8s_forward_release(k8s_fwd_holder_t *h, knotd_mod_t *mod);
 
 /* k8s_ops.c: the operations endpoint (metrics-listen). */
-
-/*! \brief metrics-listen is an IPv4 or IPv6 address with a port. */
-int k8s_ops_check_listen(knotd_conf_check_args_t *args);
 
 /*! \brief lameduck-file is an absolute path. */
 int k8s_ops_check_lameduck(knotd_conf_check_args_t *args);

@@ -120,7 +120,7 @@
 	X(FED_CLUSTER, "\x17""federation-cluster-name", YP_TSTR, V_NONE, YP_FNONE, \
 	  k8s_fed_check_cluster, (W_NONE, 0)) \
 	X(FED_API_LISTEN, "\x15""federation-api-listen", YP_TADDR, V_NONE, YP_FNONE, \
-	  k8s_fed_check_listen, (W_NONE, 0)) \
+	  check_listen, (W_NONE, 0)) \
 	X(FED_API_CERT, "\x13""federation-api-cert", YP_TSTR, V_NONE, YP_FNONE, NULL, (W_NONE, 0)) \
 	X(FED_API_KEY, "\x12""federation-api-key", YP_TSTR, V_NONE, YP_FNONE, NULL, (W_NONE, 0)) \
 	X(FED_API_CA, "\x18""federation-api-client-ca", YP_TSTR, V_NONE, YP_FNONE, NULL, (W_NONE, 0)) \
@@ -137,7 +137,7 @@
 	  NULL, (W_NONE, 0)) \
 	X(KUBEDNS_CONFIG, "\x0f""kube-dns-config", YP_TSTR, V_NONE, YP_FNONE, \
 	  k8s_forward_check_kubedns, (W_NONE, 0)) \
-	X(METRICS_LISTEN, "\x0e""metrics-listen", YP_TADDR, V_NONE, YP_FNONE, k8s_ops_check_listen, \
+	X(METRICS_LISTEN, "\x0e""metrics-listen", YP_TADDR, V_NONE, YP_FNONE, check_listen, \
 	  (W_NONE, 0)) \
 	X(LAMEDUCK_FILE, "\x0d""lameduck-file", YP_TSTR, V_NONE, YP_FNONE, k8s_ops_check_lameduck, \
 	  (W_NONE, 0))
