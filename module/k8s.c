@@ -78,6 +78,22 @@ static k8s_answer_t answer_query(const k8s_ctx_t *ctx, const knot_dname_t *qname
 }
 
 /*!
+ * \brief knotd's state after each outcome (outcome.h has its RCODE and EDE): MISS and
+ * NODATA add the zone's SOA, ERROR sends the RCODE without records.
+ */
+static const knotd_in_state_t outcome_states[K8S_ANSWER_COUNT] = {
+	[K8S_ANSWER_PASS] = KNOTD_IN_STATE_MISS,
+	[K8S_ANSWER_HIT] = KNOTD_IN_STATE_HIT,
+	[K8S_ANSWER_HIT_NXDOMAIN] = KNOTD_IN_STATE_HIT,
+	[K8S_ANSWER_NODATA] = KNOTD_IN_STATE_NODATA,
+	[K8S_ANSWER_NXDOMAIN] = KNOTD_IN_STATE_MISS,
+	[K8S_ANSWER_TRUNC] = KNOTD_IN_STATE_TRUNC,
+	[K8S_ANSWER_NOTREADY] = KNOTD_IN_STATE_ERROR,
+	[K8S_ANSWER_SERVFAIL] = KNOTD_IN_STATE_ERROR,
+	[K8S_ANSWER_REFUSED] = KNOTD_IN_STATE_ERROR,
+};
+
+/*!
  * \brief The query that this thread's ANSWER hook found cold, for the END hook to hand
  * over: knotd reuses a worker's qdata, so its message ID must match too.
  */
@@ -119,7 +135,14 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	if (walked != K8S_AUTOPATH_NONE) {
 		k8s_stats_autopath(mod, qdata, walked);
 	}
-	return k8s_stats_outcome(mod, qdata, res, state, started);
+	if (res == K8S_ANSWER_PASS) {
+		return state;
+	}
+	const k8s_answer_reply_t *reply = &k8s_answer_replies[res];
+	qdata->rcode = reply->rcode;
+	qdata->rcode_ede = reply->ede;
+	k8s_stats_outcome(mod, qdata, res, reply->rcode, started);
+	return outcome_states[res];
 }
 
 /*!

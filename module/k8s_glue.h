@@ -155,11 +155,11 @@ void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st);
 uint64_t k8s_stats_clock(void);
 
 /*!
- * \brief Turns an answer's outcome into knotd's state, rcode and counters, and the
- * Prometheus counters (metrics.h) with the time since \a started_ns.
+ * \brief Counts an answer's outcome (not K8S_ANSWER_PASS) in knotd's counters, and
+ * its \a rcode with the time since \a started_ns in the Prometheus counters (metrics.h).
  */
-knotd_in_state_t k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
-                                   knotd_in_state_t state, uint64_t started_ns);
+void k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res, uint8_t rcode,
+                       uint64_t started_ns);
 
 /*! \brief Counts a query handed to the cold waiter (also counted by its first outcome). */
 void k8s_stats_late(knotd_mod_t *mod, knotd_qdata_t *qdata);
