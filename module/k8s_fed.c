@@ -307,17 +307,6 @@ int k8s_fed_check_cluster(knotd_conf_check_args_t *args)
 	return KNOT_EOK;
 }
 
-int k8s_fed_check_listen(knotd_conf_check_args_t *args)
-{
-	bool no_port;
-	struct sockaddr_storage addr = yp_addr(args->data, &no_port);
-	if ((addr.ss_family != AF_INET && addr.ss_family != AF_INET6) || no_port) {
-		args->err_str = "federation-api-listen must be an IPv4 or IPv6 address with @port";
-		return KNOT_EINVAL;
-	}
-	return KNOT_EOK;
-}
-
 /*! \brief Module log lines of the K8S-DNS role's threads. */
 static void fed_log(void *ctx, int priority, const char *msg)
 {

@@ -15,7 +15,7 @@
  */
 
 /*
- * What the glue's option readers share (k8s.c's and k8s_fed.c's): the conf
+ * What the glue's option readers share (k8s_conf.c's, k8s_fed.c's and k8s_forward.c's): the conf
  * check's message, an option's value from the check or the zone, a refusal
  * that goes to knotc or to the log.
  */

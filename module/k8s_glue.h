@@ -18,8 +18,8 @@
  * \file
  *
  * \brief What the knotd glue's files share: the zone's context, the option
- * reader's helpers (k8s_glue.c), the counters (k8s_stats.c), the federation
- * roles (k8s_fed.c). Only the glue calls knotd_*, so this header stays beside
+ * reader's helpers (k8s_glue.c), the options (k8s_conf.c), the counters
+ * (k8s_stats.c), the federation roles (k8s_fed.c). Only the glue calls knotd_*, so this header stays beside
  * it, in module/ above the subsystem folders. The module is built with -fvisibility=hidden: what is
  * declared here is not exported from k8s.so.
  */
@@ -53,7 +53,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 
 /* The options: K8S_OPT(ID) of K8S_OPTIONS (options.h, by way of watcher.h's watchconf.h). */
 
-/* The zone's storage: where the snapshot (k8s.c) and the K8S-DNS role's state file are. */
+/* The zone's storage: where the snapshot (k8s_conf.c) and the K8S-DNS role's state file are. */
 #define ZONE_STORAGE		"\x07""storage"
 
 /*! \brief Who reads the options: the conf check (a dry run) or load, as geoip's. */
@@ -115,6 +115,28 @@ int k8s_glue_refuse(check_ctx_t *check, const char *fmt, ...);
 /*! \brief A lowercase copy of \a name (malloc), or NULL. */
 knot_dname_t *k8s_glue_dname_lower(const knot_dname_t *name);
 
+/* k8s_conf.c: the options. */
+
+/*! \brief The schema, a row per option of K8S_OPTIONS with its check of one value. */
+extern const yp_item_t k8s_conf_schema[];
+
+/*! \brief Reads the zone's name and its domains, lowercase: what its role is decided by. */
+int k8s_conf_names_read(check_ctx_t *check, k8s_ctx_t *ctx);
+
+/*!
+ * \brief Reads the zone's answer settings (its role decided first), the federations
+ * (each name once) with the static topology and the host's search domains.
+ */
+int k8s_conf_answer_read(check_ctx_t *check, k8s_ctx_t *ctx);
+
+/*!
+ * \brief Reads the watch settings, a row of k8s_watcher_conf_fields at a time, the
+ * node's name if the zone \a reads_nodes, and checks what involves several of them.
+ *
+ * \retval KNOT_EOK, KNOT_EINVAL, KNOT_ENOMEM (nothing is left to free)
+ */
+int k8s_conf_watch_read(check_ctx_t *check, bool reads_nodes, k8s_watcher_conf_t *conf);
+
 /* k8s_stats.c: the counters. */
 
 /*! \brief Registers the zone's counters with knotd, in the order of their indices. */
@@ -133,11 +155,11 @@ void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st);
 uint64_t k8s_stats_clock(void);
 
 /*!
- * \brief Turns an answer's outcome into knotd's state, rcode and counters, and the
- * Prometheus counters (metrics.h) with the time since \a started_ns.
+ * \brief Counts an answer's outcome (not K8S_ANSWER_PASS) in knotd's counters, and
+ * its \a rcode with the time since \a started_ns in the Prometheus counters (metrics.h).
  */
-knotd_in_state_t k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
-                                   knotd_in_state_t state, uint64_t started_ns);
+void k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res, uint8_t rcode,
+                       uint64_t started_ns);
 
 /*! \brief Counts a query handed to the cold waiter (also counted by its first outcome). */
 void k8s_stats_late(knotd_mod_t *mod, knotd_qdata_t *qdata);
@@ -189,9 +211,6 @@ int k8s_fed_check_ns(knotd_conf_check_args_t *args);
 /*! \brief The source-cluster option's value is one DNS label. */
 int k8s_fed_check_cluster(knotd_conf_check_args_t *args);
 
-/*! \brief federation-api-listen is an IPv4 or IPv6 address with a port. */
-int k8s_fed_check_listen(knotd_conf_check_args_t *args);
-
 /*!
  * \brief Reads and, in load, starts the K8S-DNS role of a svc.federation. zone: the
  * forwarder with its stub zones, and the programming endpoint if configured.
@@ -219,9 +238,6 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global);
 void k8s_forward_release(k8s_fwd_holder_t *h, knotd_mod_t *mod);
 
 /* k8s_ops.c: the operations endpoint (metrics-listen). */
-
-/*! \brief metrics-listen is an IPv4 or IPv6 address with a port. */
-int k8s_ops_check_listen(knotd_conf_check_args_t *args);
 
 /*! \brief lameduck-file is an absolute path. */
 int k8s_ops_check_lameduck(knotd_conf_check_args_t *args);

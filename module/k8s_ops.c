@@ -32,17 +32,6 @@
 #include "k8s_glue.h"
 #include "metrics.h"
 
-int k8s_ops_check_listen(knotd_conf_check_args_t *args)
-{
-	bool no_port;
-	struct sockaddr_storage addr = yp_addr(args->data, &no_port);
-	if ((addr.ss_family != AF_INET && addr.ss_family != AF_INET6) || no_port) {
-		args->err_str = "metrics-listen must be an IPv4 or IPv6 address with @port";
-		return KNOT_EINVAL;
-	}
-	return KNOT_EOK;
-}
-
 int k8s_ops_check_lameduck(knotd_conf_check_args_t *args)
 {
 	const char *path = yp_str(args->data);

@@ -212,49 +212,40 @@ uint64_t k8s_stats_clock(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/*! \brief knotd's counter of the outcome, and the process's Prometheus counters (metrics.h). */
-static knotd_in_state_t count(knotd_mod_t *mod, knotd_qdata_t *qdata, uint32_t outcome,
-                              k8s_metrics_rcode_t rcode, uint64_t started_ns,
-                              knotd_in_state_t state)
+/*! \brief The "queries" counter of each outcome that is counted (not K8S_ANSWER_PASS). */
+static const uint8_t query_counters[K8S_ANSWER_COUNT] = {
+	[K8S_ANSWER_HIT] = QUERY_ANSWER,
+	[K8S_ANSWER_HIT_NXDOMAIN] = QUERY_ANSWER,
+	[K8S_ANSWER_NODATA] = QUERY_NODATA,
+	[K8S_ANSWER_NXDOMAIN] = QUERY_NXDOMAIN,
+	[K8S_ANSWER_TRUNC] = QUERY_TRUNCATED,
+	[K8S_ANSWER_NOTREADY] = QUERY_NOT_READY,
+	[K8S_ANSWER_SERVFAIL] = QUERY_SERVFAIL,
+	[K8S_ANSWER_REFUSED] = QUERY_REFUSED,
+};
+
+/*! \brief The Prometheus rcode label (metrics.h) of the RCODEs an answer replies. */
+static const uint8_t metrics_rcodes[] = {
+	[KNOT_RCODE_NOERROR] = K8S_METRICS_NOERROR,
+	[KNOT_RCODE_FORMERR] = K8S_METRICS_RCODE_OTHER,
+	[KNOT_RCODE_SERVFAIL] = K8S_METRICS_SERVFAIL,
+	[KNOT_RCODE_NXDOMAIN] = K8S_METRICS_NXDOMAIN,
+	[KNOT_RCODE_NOTIMPL] = K8S_METRICS_RCODE_OTHER,
+	[KNOT_RCODE_REFUSED] = K8S_METRICS_REFUSED,
+};
+
+void k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res, uint8_t rcode,
+                       uint64_t started_ns)
 {
-	knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_QUERIES, outcome, 1);
+	knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_QUERIES, query_counters[res], 1);
 	k8s_metrics_proto_t proto = (qdata->params->proto == KNOTD_QUERY_PROTO_TCP) ? K8S_METRICS_TCP :
 	                            (qdata->params->proto == KNOTD_QUERY_PROTO_QUIC) ? K8S_METRICS_QUIC :
 	                            K8S_METRICS_UDP;
+	k8s_metrics_rcode_t label = (rcode < sizeof(metrics_rcodes)) ? metrics_rcodes[rcode]
+	                                                               : K8S_METRICS_RCODE_OTHER;
 	uint64_t now = k8s_stats_clock();
-	k8s_metrics_query(qdata->params->thread_id, proto, knot_pkt_qtype(qdata->query), rcode,
+	k8s_metrics_query(qdata->params->thread_id, proto, knot_pkt_qtype(qdata->query), label,
 	                  now > started_ns ? now - started_ns : 0);
-	return state;
-}
-
-knotd_in_state_t k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
-                                   knotd_in_state_t state, uint64_t started_ns)
-{
-	switch (res) {
-	case K8S_ANSWER_HIT:
-		return count(mod, qdata, QUERY_ANSWER, K8S_METRICS_NOERROR, started_ns, KNOTD_IN_STATE_HIT);
-	case K8S_ANSWER_HIT_NXDOMAIN:
-		qdata->rcode = KNOT_RCODE_NXDOMAIN;
-		return count(mod, qdata, QUERY_ANSWER, K8S_METRICS_NXDOMAIN, started_ns, KNOTD_IN_STATE_HIT);
-	case K8S_ANSWER_NODATA:
-		return count(mod, qdata, QUERY_NODATA, K8S_METRICS_NOERROR, started_ns, KNOTD_IN_STATE_NODATA);
-	case K8S_ANSWER_NXDOMAIN:
-		return count(mod, qdata, QUERY_NXDOMAIN, K8S_METRICS_NXDOMAIN, started_ns, KNOTD_IN_STATE_MISS);
-	case K8S_ANSWER_TRUNC:
-		return count(mod, qdata, QUERY_TRUNCATED, K8S_METRICS_NOERROR, started_ns, KNOTD_IN_STATE_TRUNC);
-	case K8S_ANSWER_NOTREADY:
-		qdata->rcode = KNOT_RCODE_SERVFAIL;
-		qdata->rcode_ede = KNOT_EDNS_EDE_NOT_READY;
-		return count(mod, qdata, QUERY_NOT_READY, K8S_METRICS_SERVFAIL, started_ns, KNOTD_IN_STATE_ERROR);
-	case K8S_ANSWER_SERVFAIL:
-		qdata->rcode = KNOT_RCODE_SERVFAIL;
-		return count(mod, qdata, QUERY_SERVFAIL, K8S_METRICS_SERVFAIL, started_ns, KNOTD_IN_STATE_ERROR);
-	case K8S_ANSWER_REFUSED:
-		qdata->rcode = KNOT_RCODE_REFUSED;
-		return count(mod, qdata, QUERY_REFUSED, K8S_METRICS_REFUSED, started_ns, KNOTD_IN_STATE_ERROR);
-	default:
-		return state;
-	}
 }
 
 void k8s_stats_late(knotd_mod_t *mod, knotd_qdata_t *qdata)

@@ -35,6 +35,7 @@
 #include <libknot/libknot.h>
 
 #include "federation.h"
+#include "outcome.h"
 #include "qname.h"
 #include "table.h"
 #include "upstream.h"
@@ -69,19 +70,6 @@ typedef struct {
 
 /*! \brief TTL of dns-version, as in the specification's example. */
 #define K8S_VERSION_TTL 28800
-
-typedef enum {
-	K8S_ANSWER_PASS = 0,     /*!< Not ours (zone apex): leave knotd's result. */
-	K8S_ANSWER_HIT,          /*!< Records put. */
-	K8S_ANSWER_HIT_NXDOMAIN, /*!< CNAME put, its target does not exist. */
-	K8S_ANSWER_NODATA,       /*!< The name exists without records of the type. */
-	K8S_ANSWER_NXDOMAIN,     /*!< No such name. */
-	K8S_ANSWER_TRUNC,        /*!< Did not fit; TC is set. */
-	K8S_ANSWER_NOTREADY,     /*!< First sync not complete: SERVFAIL, EDE 14. */
-	K8S_ANSWER_SERVFAIL,     /*!< The upstream for an ExternalName failed, or no memory. */
-	K8S_ANSWER_REFUSED,      /*!< An autopath search list over K8S_AUTOPATH_MAX_LISTED domains,
-	                              or a federation without nameservers (K8S-DNS role). */
-} k8s_answer_t;
 
 /*! \brief Most domains of an autopath EDNS search list (a pod's search list holds 32). */
 #define K8S_AUTOPATH_MAX_LISTED 32

@@ -93,7 +93,7 @@ const char *k8s_apierr_name(k8s_apierr_t err);
 
 /*!
  * \brief The defaults of options watch-stall-timeout and crd-retry-interval (seconds):
- * the option schema (k8s.c) and a reflector given 0 both take them from here.
+ * the option schema (k8s_conf.c) and a reflector given 0 both take them from here.
  */
 #define K8S_STALL_S_DEFAULT         90
 #define K8S_ABSENT_RETRY_S_DEFAULT  60

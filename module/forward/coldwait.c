@@ -28,6 +28,7 @@
 #include "clock.h"
 #include "coldwait.h"
 #include "late.h"
+#include "outcome.h"
 #include "slots.h"
 #include "upstream.h"
 
@@ -100,33 +101,6 @@ static knot_pkt_t *response_new(k8s_cold_t *w, const slot_t *s, const knot_pkt_t
 		return NULL;
 	}
 	return r;
-}
-
-/*! \brief knotd's RCODE for an answer, and whether the zone's SOA goes with it. */
-static uint16_t answer_rcode(k8s_answer_t res, bool *negative, int *ede)
-{
-	*negative = false;
-	*ede = -1;
-	switch (res) {
-	case K8S_ANSWER_HIT:
-	case K8S_ANSWER_TRUNC:
-		return KNOT_RCODE_NOERROR;
-	case K8S_ANSWER_HIT_NXDOMAIN:
-		return KNOT_RCODE_NXDOMAIN;
-	case K8S_ANSWER_NODATA:
-		*negative = true;
-		return KNOT_RCODE_NOERROR;
-	case K8S_ANSWER_NXDOMAIN:
-		*negative = true;
-		return KNOT_RCODE_NXDOMAIN;
-	case K8S_ANSWER_NOTREADY:
-		*ede = KNOT_EDNS_EDE_NOT_READY;
-		return KNOT_RCODE_SERVFAIL;
-	case K8S_ANSWER_REFUSED:
-		return KNOT_RCODE_REFUSED;
-	default:
-		return KNOT_RCODE_SERVFAIL;
-	}
 }
 
 /*! \brief The authority section of a negative answer: the zone's SOA (TTL: its minimum at most). */
@@ -203,10 +177,11 @@ static bool slot_try(k8s_cold_t *w, slot_t *s, uint64_t now)
 		waits = true;
 		goto done;
 	}
-	bool negative;
-	int ede;
+	const k8s_answer_reply_t *reply = &k8s_answer_replies[res];
+	bool negative = reply->negative;
+	int ede = reply->ede;
 	const char *ede_text = "";
-	uint16_t rcode = answer_rcode(res, &negative, &ede);
+	uint16_t rcode = reply->rcode;
 	if (cold || rcode == KNOT_RCODE_SERVFAIL || rcode == KNOT_RCODE_REFUSED) {
 		// Only the header and the question: what the answer put goes.
 		knot_pkt_free(r);

@@ -19,7 +19,7 @@
  *
  * \brief The module's options, described once: one row of K8S_OPTIONS each.
  *
- * From this table come the knotd schema (`k8s_conf` in k8s.c), the names the
+ * From this table come the knotd schema (`k8s_conf_schema` in k8s_conf.c), the names the
  * code reads options by (K8S_OPT(ID)), the rows of the watch settings
  * (`k8s_watcher_conf_fields` in watchconf.c) and their string defaults.
  * A new option is one row here plus its use (ARCHITECTURE.md, "How to add an
@@ -120,7 +120,7 @@
 	X(FED_CLUSTER, "\x17""federation-cluster-name", YP_TSTR, V_NONE, YP_FNONE, \
 	  k8s_fed_check_cluster, (W_NONE, 0)) \
 	X(FED_API_LISTEN, "\x15""federation-api-listen", YP_TADDR, V_NONE, YP_FNONE, \
-	  k8s_fed_check_listen, (W_NONE, 0)) \
+	  check_listen, (W_NONE, 0)) \
 	X(FED_API_CERT, "\x13""federation-api-cert", YP_TSTR, V_NONE, YP_FNONE, NULL, (W_NONE, 0)) \
 	X(FED_API_KEY, "\x12""federation-api-key", YP_TSTR, V_NONE, YP_FNONE, NULL, (W_NONE, 0)) \
 	X(FED_API_CA, "\x18""federation-api-client-ca", YP_TSTR, V_NONE, YP_FNONE, NULL, (W_NONE, 0)) \
@@ -137,7 +137,7 @@
 	  NULL, (W_NONE, 0)) \
 	X(KUBEDNS_CONFIG, "\x0f""kube-dns-config", YP_TSTR, V_NONE, YP_FNONE, \
 	  k8s_forward_check_kubedns, (W_NONE, 0)) \
-	X(METRICS_LISTEN, "\x0e""metrics-listen", YP_TADDR, V_NONE, YP_FNONE, k8s_ops_check_listen, \
+	X(METRICS_LISTEN, "\x0e""metrics-listen", YP_TADDR, V_NONE, YP_FNONE, check_listen, \
 	  (W_NONE, 0)) \
 	X(LAMEDUCK_FILE, "\x0d""lameduck-file", YP_TSTR, V_NONE, YP_FNONE, k8s_ops_check_lameduck, \
 	  (W_NONE, 0))

@@ -21,7 +21,7 @@
  *
  * Every field of k8s_watcher_conf_t has one row in k8s_watcher_conf_fields:
  * its option, its kind and where it is, made from the option's row of
- * K8S_OPTIONS (options.h). Reading the options (k8s.c), comparing the settings
+ * K8S_OPTIONS (options.h). Reading the options (k8s_conf.c), comparing the settings
  * of two zones, copying and freeing them all walk that table, so a new watch
  * option is one row of K8S_OPTIONS and one field here.
  */
