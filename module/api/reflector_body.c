@@ -105,6 +105,22 @@ int k8s_reflector_on_skip(void *ctx, const char *text, size_t len)
 	return KNOT_EOK;
 }
 
+/*!
+ * A LIST item or watch event that did not decode (\a ret, \a err): one too large is
+ * named from its head, any other counted and logged; both are skipped.
+ */
+static void undecoded(k8s_reflector_t *r, uint64_t now, int ret, const char *text, size_t len,
+                      const char *err)
+{
+	if (ret == KNOT_ESPACE) {
+		too_large(r, text, len, err);
+		return;
+	}
+	k8s_reflector_skip_error(r, now, K8S_APIERR_DECODE, "%s %s %s skipped (%s)",
+	                         op_name(r->op), r->name, (r->op == OP_WATCH) ? "event" : "item",
+	                         err[0] != '\0' ? err : knot_strerror(ret));
+}
+
 /*! Takes a LIST item: decoded and handed to the sink, or logged and skipped. */
 static int on_item(void *ctx, const char *text, size_t len)
 {
@@ -113,12 +129,8 @@ static int on_item(void *ctx, const char *text, size_t len)
 	k8s_object_t *obj = NULL;
 	char err[128] = "";
 	int ret = k8s_object_decode(r->kind, text, len, &obj, err, sizeof(err));
-	if (ret == KNOT_ESPACE) {
-		too_large(r, text, len, err);
-		return KNOT_EOK;
-	} else if (ret != KNOT_EOK) {
-		k8s_reflector_skip_error(r, now, K8S_APIERR_DECODE, "list %s item skipped (%s)", r->name,
-		           err[0] != '\0' ? err : knot_strerror(ret));
+	if (ret != KNOT_EOK) {
+		undecoded(r, now, ret, text, len, err);
 		return KNOT_EOK;
 	}
 	r->sink.upsert(r->sink_ctx, r->source, obj);
@@ -136,13 +148,10 @@ static int on_line(void *ctx, const char *text, size_t len)
 	memset(&ev, 0, sizeof(ev)); // Its rv is read even when decoding fails.
 	char err[128] = "";
 	int ret = k8s_event_decode(r->kind, text, len, &ev, err, sizeof(err));
-	if (ret == KNOT_ESPACE) {
-		too_large(r, text, len, err);
-		return KNOT_EOK;
-	} else if (ret != KNOT_EOK) {
-		k8s_reflector_skip_error(r, now, K8S_APIERR_DECODE, "watch %s event skipped (%s)", r->name,
-		           err[0] != '\0' ? err : knot_strerror(ret));
-		// A well-formed event with an unusable object still moved the collection on.
+	if (ret != KNOT_EOK) {
+		undecoded(r, now, ret, text, len, err);
+		// A well-formed event with an unusable object still moved the collection on (one
+		// too large to parse has no version in ev: too_large() read it from its head).
 		rv_advance(r, ev.rv);
 		return KNOT_EOK;
 	}

@@ -30,6 +30,7 @@
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <microhttpd.h>
+#include <urcu/list.h>
 
 #include "clock.h"
 #include "fedapi.h"
@@ -45,7 +46,7 @@ typedef struct conn conn_t;
  * serving thread touches these, as every libmicrohttpd callback runs in it.
  */
 struct conn {
-	conn_t *prev, *next;         /*!< In the order of accept. */
+	struct cds_list_head node;   /*!< In k8s_fedapi.conns. */
 	k8s_fedapi_t *api;
 	int fd;
 	uint64_t since_ms;           /*!< Accept, or the end of the last request. */
@@ -62,7 +63,7 @@ struct k8s_fedapi {
 	char *key;
 	size_t key_len;
 	char *ca;
-	conn_t *first, *last;        /*!< Open connections, oldest first. */
+	struct cds_list_head conns;  /*!< Open connections (conn_t), oldest first. */
 	size_t unverified;           /*!< Of them, not verified and not closing. */
 	uint64_t refused_logged_ms;
 	uint64_t closed_logged_ms;
@@ -213,13 +214,7 @@ static void conn_started(k8s_fedapi_t *api, struct MHD_Connection *connection, v
 	c->api = api;
 	c->fd = fd;
 	c->since_ms = k8s_now_ms();
-	c->prev = api->last;
-	if (api->last != NULL) {
-		api->last->next = c;
-	} else {
-		api->first = c;
-	}
-	api->last = c;
+	cds_list_add_tail(&c->node, &api->conns);
 	*ctx = c;
 
 	// The certificate is checked in the handshake itself, which fails without one (asked
@@ -230,7 +225,8 @@ static void conn_started(k8s_fedapi_t *api, struct MHD_Connection *connection, v
 	// Past the cap of handshakes in progress the oldest gives way: clients that cannot
 	// complete one cannot keep the controller out, however many addresses they have.
 	if (++api->unverified > K8S_FEDAPI_MAX_UNVERIFIED) {
-		for (conn_t *old = api->first; old != NULL; old = old->next) {
+		conn_t *old;
+		cds_list_for_each_entry(old, &api->conns, node) {
 			if (!old->verified && !old->closing) {
 				conn_close(old);
 				break;
@@ -253,16 +249,7 @@ static void conn_closed(k8s_fedapi_t *api, void **ctx)
 	if (!c->verified && !c->closing) {
 		api->unverified--;
 	}
-	if (c->prev != NULL) {
-		c->prev->next = c->next;
-	} else {
-		api->first = c->next;
-	}
-	if (c->next != NULL) {
-		c->next->prev = c->prev;
-	} else {
-		api->last = c->prev;
-	}
+	cds_list_del(&c->node);
 	free(c);
 	*ctx = NULL;
 }
@@ -288,7 +275,8 @@ static int64_t conns_expire(void *arg, uint64_t now)
 	k8s_fedapi_t *api = arg;
 	int64_t next = -1;
 	size_t closed = 0;
-	for (conn_t *c = api->first; c != NULL; c = c->next) {
+	conn_t *c;
+	cds_list_for_each_entry(c, &api->conns, node) {
 		if (c->closing || c->answering) {
 			continue;
 		}
@@ -504,6 +492,7 @@ k8s_fedapi_t *k8s_fedapi_start(const k8s_fedapi_conf_t *conf, k8s_fedfwd_t *fwd,
 		snprintf(err, errlen, "no memory");
 		return NULL;
 	}
+	CDS_INIT_LIST_HEAD(&api->conns);
 	api->fwd = fwd;
 	if (log != NULL) {
 		api->log = *log;

@@ -99,7 +99,7 @@ uint8_t k8s_form_get_ips(k8s_form_reader_t *r, k8s_ip_t ips[2])
 	return (uint8_t)count;
 }
 
-void k8s_form_get_ports(k8s_form_reader_t *r, k8s_port_t *out, uint16_t count)
+const k8s_port_t *k8s_form_get_ports(k8s_form_reader_t *r, k8s_port_t *out, uint16_t count)
 {
 	for (uint16_t i = 0; i < count && r->bad == NULL; i++) {
 		out[i].port = (uint16_t)k8s_form_get_u(r, 2);
@@ -107,6 +107,7 @@ void k8s_form_get_ports(k8s_form_reader_t *r, k8s_port_t *out, uint16_t count)
 		k8s_form_check(r, out[i].proto < K8S_PROTO_COUNT, "unknown protocol");
 		out[i].name = k8s_form_get_str(r, K8S_FORM_LABEL, false);
 	}
+	return (count > 0) ? out : NULL;
 }
 
 void *k8s_form_alloc(k8s_form_reader_t *r, size_t head, size_t arrays, size_t strings,

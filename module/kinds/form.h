@@ -238,8 +238,8 @@ static inline void k8s_form_get_ip(k8s_form_reader_t *r, int family, k8s_ip_t *i
 /*! \brief A u8 count (at most two) and the ips. */
 uint8_t k8s_form_get_ips(k8s_form_reader_t *r, k8s_ip_t ips[2]);
 
-/*! \brief \a count ports as k8s_form_put_ports() writes them. */
-void k8s_form_get_ports(k8s_form_reader_t *r, k8s_port_t *out, uint16_t count);
+/*! \brief \a count ports as k8s_form_put_ports() writes them; \a out, or NULL for none. */
+const k8s_port_t *k8s_form_get_ports(k8s_form_reader_t *r, k8s_port_t *out, uint16_t count);
 
 /*! \brief A count of \a n bytes of items of at least \a min bytes each: no larger than
  *  the bytes left allow. */

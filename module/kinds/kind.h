@@ -63,7 +63,10 @@ typedef struct {
 	uint8_t proto;      /*!< k8s_proto_t; TCP when unset. */
 } k8s_port_t;
 
-/*! \brief Fields every object has. */
+/*!
+ * \brief Fields every object has: the first member (`meta`) of each kind's structure in
+ * its kind_*.h, so that a k8s_object_t * of that kind points to the whole object.
+ */
 typedef struct {
 	k8s_kind_t kind;
 	bool digested;      /*!< \a digest is set; else k8s_object_digest_of() computes it. */

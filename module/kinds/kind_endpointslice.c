@@ -165,8 +165,7 @@ static int slice_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **o
 
 	k8s_port_t *port_arr = (k8s_port_t *)((char *)arrays + port_off);
 	slice->port_count = port_count;
-	slice->ports = (port_count > 0) ? port_arr : NULL;
-	k8s_ports_pack(ports, port_arr, port_count, &p);
+	slice->ports = k8s_ports_pack(ports, port_arr, port_count, &p);
 
 	*out = &slice->meta;
 	return KNOT_EOK;
@@ -248,8 +247,7 @@ static k8s_object_t *slice_read(k8s_form_reader_t *r, size_t strings)
 	slice->endpoints = (ep_count > 0) ? eps : NULL;
 	k8s_port_t *ports = (k8s_port_t *)((char *)arrays + port_off);
 	slice->port_count = port_count;
-	slice->ports = (port_count > 0) ? ports : NULL;
-	k8s_form_get_ports(r, ports, port_count);
+	slice->ports = k8s_form_get_ports(r, ports, port_count);
 	return &slice->meta;
 }
 

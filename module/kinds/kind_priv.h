@@ -106,8 +106,13 @@ void *k8s_decode_alloc(size_t head, size_t arrays, size_t strings, k8s_pack_t *p
 /*! \brief First pass over a ports array: kept ports and their string bytes. */
 uint16_t k8s_ports_measure(json_object *arr, size_t *strings);
 
-/*! \brief Second pass: the \a count ports measured, their names packed. */
-void k8s_ports_pack(json_object *arr, k8s_port_t *out, uint16_t count, k8s_pack_t *p);
+/*!
+ * \brief Second pass: the \a count ports measured into \a out, their names packed.
+ *
+ * \return \a out, or NULL when \a count is 0 (an object's ports field).
+ */
+const k8s_port_t *k8s_ports_pack(json_object *arr, k8s_port_t *out, uint16_t count,
+                                 k8s_pack_t *p);
 
 /*! \brief Bytes of the name and namespace. */
 size_t k8s_meta_strings(const k8s_meta_t *m);

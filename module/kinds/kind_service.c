@@ -73,8 +73,7 @@ static int service_decode(json_object *root, const k8s_meta_t *m, k8s_object_t *
 	k8s_meta_pack(&svc->meta, K8S_SERVICE, m, &p);
 	svc->external_name = k8s_pack_str(&p, external, true);
 	svc->port_count = port_count;
-	svc->ports = (port_count > 0) ? arrays : NULL;
-	k8s_ports_pack(ports, arrays, port_count, &p);
+	svc->ports = k8s_ports_pack(ports, arrays, port_count, &p);
 
 	*out = &svc->meta;
 	return KNOT_EOK;
@@ -128,8 +127,7 @@ static k8s_object_t *service_read(k8s_form_reader_t *r, size_t strings)
 	                  (svc->external_name == NULL || svc->type == K8S_SVC_EXTERNALNAME),
 	               "fields of another service type");
 	svc->port_count = port_count;
-	svc->ports = (port_count > 0) ? arrays : NULL;
-	k8s_form_get_ports(r, arrays, port_count);
+	svc->ports = k8s_form_get_ports(r, arrays, port_count);
 	return &svc->meta;
 }
 

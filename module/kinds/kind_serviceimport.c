@@ -55,8 +55,7 @@ static int serviceimport_decode(json_object *root, const k8s_meta_t *m, k8s_obje
 	imp->headless = str_is(get_str(spec, "type"), "Headless");
 	imp->ip_count = k8s_decode_ips(get_arr(spec, "ips"), NULL, imp->ips);
 	imp->port_count = port_count;
-	imp->ports = (port_count > 0) ? arrays : NULL;
-	k8s_ports_pack(ports, arrays, port_count, &p);
+	imp->ports = k8s_ports_pack(ports, arrays, port_count, &p);
 
 	const char **ids = (const char **)((char *)arrays + ids_off);
 	for (size_t i = 0; i < cluster_len && imp->cluster_count < cluster_count; i++) {
@@ -116,8 +115,7 @@ static k8s_object_t *serviceimport_read(k8s_form_reader_t *r, size_t strings)
 	imp->headless = k8s_form_get_bool(r);
 	imp->ip_count = k8s_form_get_ips(r, imp->ips);
 	imp->port_count = port_count;
-	imp->ports = (port_count > 0) ? arrays : NULL;
-	k8s_form_get_ports(r, arrays, port_count);
+	imp->ports = k8s_form_get_ports(r, arrays, port_count);
 	const char **ids = (const char **)((char *)arrays + ids_off);
 	for (uint16_t i = 0; i < cluster_count; i++) {
 		ids[i] = k8s_form_get_str(r, K8S_FORM_CLUSTER, true);

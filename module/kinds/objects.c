@@ -171,7 +171,8 @@ uint16_t k8s_ports_measure(json_object *arr, size_t *strings)
 	return (uint16_t)count;
 }
 
-void k8s_ports_pack(json_object *arr, k8s_port_t *out, uint16_t count, k8s_pack_t *p)
+const k8s_port_t *k8s_ports_pack(json_object *arr, k8s_port_t *out, uint16_t count,
+                                 k8s_pack_t *p)
 {
 	size_t len = arr_len(arr);
 	uint16_t done = 0;
@@ -182,6 +183,7 @@ void k8s_ports_pack(json_object *arr, k8s_port_t *out, uint16_t count, k8s_pack_
 			done++;
 		}
 	}
+	return (count > 0) ? out : NULL;
 }
 
 /* --- the kind table ----------------------------------------------------------- */

@@ -519,6 +519,8 @@ static k8s_upstream_t *upstream_new(const struct sockaddr_storage *server,
 	u->opt_code = opt_code;
 	atomic_init(&u->refresh, false);
 	atomic_init(&u->max_asked, MAX_ASKED);
+	CDS_INIT_LIST_HEAD(&u->probation.targets);
+	CDS_INIT_LIST_HEAD(&u->kept.targets);
 	u->timeout_ms = (timeout_ms > 0) ? timeout_ms : 1;
 	if (log != NULL) {
 		u->log = *log;

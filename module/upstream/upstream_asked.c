@@ -76,32 +76,21 @@ static asked_list_t *asked_list(k8s_upstream_t *u, const target_t *t)
 
 static void asked_list_push(asked_list_t *l, target_t *t)
 {
-	t->asked_prev = l->tail;
-	t->asked_next = NULL;
-	if (l->tail != NULL) {
-		l->tail->asked_next = t;
-	} else {
-		l->head = t;
-	}
-	l->tail = t;
+	cds_list_add_tail(&t->asked_node, &l->targets);
 	l->count++;
 }
 
 static void asked_list_remove(asked_list_t *l, target_t *t)
 {
-	if (t->asked_prev != NULL) {
-		t->asked_prev->asked_next = t->asked_next;
-	} else {
-		l->head = t->asked_next;
-	}
-	if (t->asked_next != NULL) {
-		t->asked_next->asked_prev = t->asked_prev;
-	} else {
-		l->tail = t->asked_prev;
-	}
-	t->asked_prev = NULL;
-	t->asked_next = NULL;
+	cds_list_del(&t->asked_node);
 	l->count--;
+}
+
+/*! \brief The first target of a list, the next to go; NULL when it is empty. */
+static target_t *asked_list_first(asked_list_t *l)
+{
+	return cds_list_empty(&l->targets) ? NULL :
+	       cds_list_first_entry(&l->targets, target_t, asked_node);
 }
 
 /*!
@@ -138,7 +127,7 @@ static bool asked_evict(k8s_upstream_t *u, target_t **forget)
 {
 	target_t *t;
 	// A target not active yet is this drain's, on its start list: never one to forget.
-	while ((t = u->probation.head) != NULL && t->active) {
+	while ((t = asked_list_first(&u->probation)) != NULL && t->active) {
 		upstream_job_harvest(&t->jobs[0]);
 		upstream_job_harvest(&t->jobs[1]);
 		if (!t->referenced) {
@@ -151,7 +140,8 @@ static bool asked_evict(k8s_upstream_t *u, target_t **forget)
 		asked_list_push(&u->kept, t);
 	}
 	// One turn clears every mark: the turn after it finds one to go.
-	for (size_t pass = 0; (t = u->kept.head) != NULL && pass <= u->kept.count; pass++) {
+	for (size_t pass = 0; (t = asked_list_first(&u->kept)) != NULL && pass <= u->kept.count;
+	     pass++) {
 		upstream_job_harvest(&t->jobs[0]);
 		upstream_job_harvest(&t->jobs[1]);
 		if (!t->referenced) {

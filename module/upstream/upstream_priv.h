@@ -29,6 +29,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <urcu/list.h>
+
 #include "dnsquery.h"
 #include "map.h"
 #include "rcuhash.h"
@@ -74,8 +76,7 @@ struct target {
 	bool asked;                    /*!< Kept for queries that asked (k8s_upstream_ask). */
 	bool referenced;               /*!< Asked: looked up or asked again since the last eviction pass. */
 	bool kept;                     /*!< Asked: in the kept list, else in probation. */
-	target_t *asked_prev;          /*!< Asked: in the probation or the kept list. */
-	target_t *asked_next;
+	struct cds_list_head asked_node; /*!< Asked: in the probation or the kept list. */
 	bool active;                   /*!< Its jobs are scheduled, in flight or resting. */
 	bool logged;
 	uint64_t logged_ms;            /*!< Last failure line. */
@@ -103,8 +104,7 @@ typedef struct {
 
 /*! \brief Asked targets in eviction order, the first goes first. */
 typedef struct {
-	target_t *head;
-	target_t *tail;
+	struct cds_list_head targets;  /*!< target_t by asked_node. */
 	size_t count;
 } asked_list_t;
 

@@ -14,7 +14,6 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 
 #include "kubeconfig.h"
 #include "snapfile.h"
+#include "sockaddr.h"
 #include "watchconf.h"
 
 #define OFF(field) offsetof(k8s_watcher_conf_t, field)
@@ -84,12 +84,7 @@ static bool str_equal(const char *a, const char *b)
 
 static bool addr_equal(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
 {
-	if (a == NULL || b == NULL) {
-		return a == b;
-	}
-	size_t len = (a->ss_family == AF_INET6) ? sizeof(struct sockaddr_in6)
-	                                       : sizeof(struct sockaddr_in);
-	return a->ss_family == b->ss_family && memcmp(a, b, len) == 0;
+	return (a == NULL || b == NULL) ? a == b : k8s_sockaddr_equal(a, b);
 }
 
 static bool list_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b,

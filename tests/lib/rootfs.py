@@ -7,6 +7,10 @@
     proc = rootfs.start(root, ["knotd"], binds=[(src, "/etc/knot", "ro")], env={...})
     rootfs.run(root, ["knotc", "conf-check"])
 
+    class Installed(rootfs.Knotd):          # a test's fixture: `with Installed() as root:`
+        def check(self): ...                # testing.Skip where it cannot run
+        def _start(self): ...               # the root in self.workdir, self.sim, self.proc
+
 Commands run through packaging/in-root (chroot with /proc, /dev and /sys in a mount
 namespace of their own), so nothing stays mounted on the host and the root can be
 removed as a plain directory. The simulator and kdig run on the host: after
@@ -21,6 +25,7 @@ import shutil
 import socket
 import struct
 import subprocess
+import tempfile
 import time
 
 import dig
@@ -196,3 +201,53 @@ def remove(path):
     if left:
         raise RuntimeError(f"not removing {path}: still mounted there: {', '.join(left)}")
     shutil.rmtree(path)
+
+
+class Knotd:
+    """knotd run in a root against the simulator, as a test's `with` fixture, answering on
+    address:port. A subclass checks what it needs (check(): testing.Skip, with the reason)
+    and starts it in self.workdir (_start(): self.root, self.sim, self.proc, self.log_path);
+    whatever of it started is stopped, and the work directory removed unless
+    MODK8S_KEEP_TMP is set, when the `with` ends or _start() fails."""
+
+    address = "127.0.0.1"
+    port = 53
+    prefix = "mod-k8s-root-"  # Of the work directory's name.
+
+    def __init__(self):
+        self.workdir = None
+        self.root = None
+        self.sim = None
+        self.proc = None
+        self.log_path = None
+
+    def check(self):
+        """Raises testing.Skip where the fixture cannot run."""
+
+    def _start(self):
+        raise NotImplementedError
+
+    def __enter__(self):
+        self.check()
+        self.workdir = tempfile.mkdtemp(prefix=self.prefix)
+        try:
+            self._start()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        stop(self.proc)
+        if self.sim:
+            self.sim.stop()
+        if self.workdir and not os.environ.get("MODK8S_KEEP_TMP"):
+            remove(self.workdir)
+        return False
+
+    def is_running(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def log_text(self):
+        with open(self.log_path, errors="replace") as f:
+            return f.read()

@@ -159,7 +159,8 @@ static void a_copy_of_no_service_account_dir_holds_the_default(void **state)
 }
 
 /*! A field without a row would be neither compared nor copied: the rows leave only padding
- * (a missing pointer, count or number shows; a bool may hide in padding). */
+ * (a missing pointer or count shows; a bool or an unsigned may hide in padding, as an
+ * unsigned after snapshot_max_age_s does: ARCHITECTURE.md, "How to add an option"). */
 static void the_table_describes_every_field(void **state)
 {
 	bool covered[sizeof(k8s_watcher_conf_t)] = { false };

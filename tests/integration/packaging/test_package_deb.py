@@ -17,7 +17,6 @@ mmdebstrap and a reachable Debian mirror; skips otherwise, saying why.
 """
 
 import os
-import tempfile
 
 import rootfs
 import simctl
@@ -31,32 +30,17 @@ EXAMPLES = "/usr/share/doc/knot-module-k8s/examples"
 tests = testing.Tests()
 
 
-class Installed:
+class Installed(rootfs.Knotd):
     """A bare root of the package's release with it installed, the simulator and the stock knotd."""
 
-    address = "127.0.0.1"
-    port = 53
+    prefix = "mod-k8s-deb-"
 
-    def __init__(self):
-        self.workdir = None
-        self.root = None
-        self.sim = None
-        self.proc = None
-        self.log_path = None
-
-    def __enter__(self):
+    def check(self):
         if not DEB:
             raise testing.Skip("MODK8S_DEB is not set (packaging/test-deb builds the root with the .deb)")
         if not os.path.isfile(DEB):
             raise testing.Skip(f"MODK8S_DEB={DEB} is not a file (packaging/build-deb makes it)")
         rootfs.need_root("mmdebstrap")
-        self.workdir = tempfile.mkdtemp(prefix="mod-k8s-deb-")
-        try:
-            self._start()
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
-        return self
 
     def _start(self):
         self.root = os.path.join(self.workdir, "root")
@@ -97,23 +81,8 @@ class Installed:
         rootfs.wait_answer(self.address, self.port, "kubernetes.default.svc.cluster.local.",
                            proc=self.proc, log_path=self.log_path)
 
-    def __exit__(self, *exc):
-        rootfs.stop(self.proc)
-        if self.sim:
-            self.sim.stop()
-        if self.workdir and not os.environ.get("MODK8S_KEEP_TMP"):
-            rootfs.remove(self.workdir)
-        return False
-
     def run(self, *args):
         return rootfs.run(self.root, list(args))
-
-    def is_running(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def log_text(self):
-        with open(self.log_path, errors="replace") as f:
-            return f.read()
 
 
 @tests.case

@@ -24,7 +24,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -76,32 +75,18 @@ def deployment():
     }
 
 
-class Pod:
+class Pod(rootfs.Knotd):
     """The image's rootfs run as the Deployment's pod, the simulator as its API server."""
 
-    address = "127.0.0.1"
-    port = 53
+    prefix = "mod-k8s-image-"
 
-    def __init__(self):
-        self.workdir = None
-        self.sim = None
-        self.proc = None
-        self.log_path = None
-
-    def __enter__(self):
+    def check(self):
         if not IMAGE:
             raise testing.Skip("MODK8S_IMAGE is not set (packaging/test-image sets it to the built image)")
         layout = IMAGE.rsplit(":", 1)[0]
         if not os.path.isdir(layout):
             raise testing.Skip(f"no OCI layout at {layout} (packaging/build-image makes it)")
         rootfs.need_root("umoci", "setpriv")
-        self.workdir = tempfile.mkdtemp(prefix="mod-k8s-image-")
-        try:
-            self._start()
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
-        return self
 
     def _start(self):
         self.spec = deployment()
@@ -168,20 +153,6 @@ class Pod:
         return rootfs.run(self.root, self.as_container(args, caps), binds=self.binds, env=self.env,
                           timeout=timeout, read_only=True)
 
-    def __exit__(self, *exc):
-        rootfs.stop(self.proc)
-        if self.sim:
-            self.sim.stop()
-        if self.workdir and not os.environ.get("MODK8S_KEEP_TMP"):
-            rootfs.remove(self.workdir)
-        return False
-
-    def is_running(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def log_text(self):
-        with open(self.log_path, errors="replace") as f:
-            return f.read()
 
 
 @tests.case
