@@ -117,16 +117,9 @@ void k8s_latency_note(k8s_latency_t *l, int64_t trigger_ns)
 	if (trigger_ns <= 0) {
 		return;
 	}
-	if (l->count == l->cap) {
-		size_t cap = (l->cap > 0) ? 2 * l->cap : 64;
-		int64_t *triggers = realloc(l->triggers, cap * sizeof(*triggers));
-		if (triggers == NULL) {
-			return;  // Only a statistic is lost.
-		}
-		l->triggers = triggers;
-		l->cap = cap;
-	}
-	l->triggers[l->count++] = trigger_ns;
+	// Full or out of memory: only a statistic is lost.
+	(void)k8s_buf_append(&l->triggers, &trigger_ns, sizeof(trigger_ns),
+	                     K8S_LATENCY_NOTES_MAX * sizeof(trigger_ns));
 }
 
 static unsigned latency_bucket(int64_t ns)
@@ -142,22 +135,20 @@ static unsigned latency_bucket(int64_t ns)
 void k8s_latency_commit(k8s_latency_t *l, int64_t now_ns, uint64_t buckets[K8S_LATENCY_BUCKETS],
                         uint64_t *sum_us)
 {
-	for (size_t i = 0; i < l->count; i++) {
-		int64_t latency = now_ns - l->triggers[i];
+	size_t count = l->triggers.len / sizeof(int64_t);
+	for (size_t i = 0; i < count; i++) {
+		int64_t trigger_ns;
+		memcpy(&trigger_ns, l->triggers.data + i * sizeof(trigger_ns), sizeof(trigger_ns));
+		int64_t latency = now_ns - trigger_ns;
 		latency = (latency > 0) ? latency : 0;
 		buckets[latency_bucket(latency)]++;
 		*sum_us += (uint64_t)latency / 1000;
 	}
-	l->count = 0;
-	if (l->cap > 4096) {
-		k8s_latency_deinit(l);
-	}
+	// A burst's memory is given back; a usual round's is kept.
+	k8s_buf_reset(&l->triggers, 4096 * sizeof(int64_t));
 }
 
 void k8s_latency_deinit(k8s_latency_t *l)
 {
-	free(l->triggers);
-	l->triggers = NULL;
-	l->count = 0;
-	l->cap = 0;
+	k8s_buf_free(&l->triggers);
 }

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "log.h"
 #include "objects.h"
 #include "upstream.h"
@@ -56,13 +57,19 @@ bool k8s_clusterid_update(k8s_clusterid_t *c, const k8s_log_t *log,
 /*! \brief Programming latency buckets: <= 1 ms, 2 ms, 4 ms, ... doubling, last one unbounded. */
 #define K8S_LATENCY_BUCKETS 20
 
-/*! \brief Trigger times of the slices changed since the last commit. */
+/*! \brief Trigger times kept per commit round (8 MiB). */
+#define K8S_LATENCY_NOTES_MAX ((size_t)1 << 20)
+
+/*! \brief Trigger times (int64_t, Unix ns) of the slices changed since the last commit. */
 typedef struct {
-	int64_t *triggers;
-	size_t count, cap;
+	k8s_buf_t triggers;
 } k8s_latency_t;
 
-/*! \brief Notes a watched slice change's trigger time (Unix ns; none if <= 0). */
+/*!
+ * \brief Notes a watched slice change's trigger time (Unix ns; none if <= 0).
+ *
+ * At most K8S_LATENCY_NOTES_MAX per commit round: only the statistic loses the rest.
+ */
 void k8s_latency_note(k8s_latency_t *l, int64_t trigger_ns);
 
 /*!
