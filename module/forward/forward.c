@@ -31,16 +31,10 @@
 #include <urcu/urcu-memb.h>
 
 #include "clock.h"
-#include "dnsquery.h"
-#include "forward.h"
+#include "forward_priv.h"
 #include "late.h"
-#include "slots.h"
 #include "sockaddr.h"
 
-/*! \brief Hand-over slots between the workers and the thread. */
-#define SLOT_COUNT 256
-/*! \brief Servers a name is asked of at most. */
-#define ATTEMPTS_MAX 3
 /*! \brief Without an answer by then, a server is marked down and the next one asked. */
 #define HEDGE_MS 300
 /*! \brief A down server is probed this often. */
@@ -57,93 +51,11 @@
  */
 #define THREAD_NICE 10
 
-typedef struct {
-	k8s_slot_t h;  /*!< First: the hand-over's state, the client, the query's length. */
-	uint8_t wire[K8S_FWD_QUERY_MAX];
-} slot_t;
-
-typedef struct waiter {
-	struct waiter *next;
-	int fd;                 /*!< knotd's UDP socket, or our dup() of the TCP connection. */
-	bool tcp;
-	uint16_t len;
-	struct sockaddr_storage remote;
-	uint8_t wire[K8S_FWD_QUERY_MAX];
-} waiter_t;
-
-enum { FAIL_TIMEOUT = 0, FAIL_SLOW, FAIL_ERROR, FAIL_RCODE, FAIL_KINDS };
-
 static const char *fail_text[FAIL_KINDS] = {
 	"no answer within the deadline",
 	"no answer within 300 ms",
 	"transport error",
 	"answered SERVFAIL or REFUSED",
-};
-
-typedef struct {
-	struct sockaddr_storage addr;
-	char text[INET6_ADDRSTRLEN + 8];
-	bool down;
-	bool looped;
-	uint64_t next_probe_ms;
-	k8s_dnsquery_t probe;       /*!< Health probe while down (fd -1 when idle). */
-	k8s_dnsquery_t loop_probe;  /*!< Its answer is not awaited: only its return to us counts. */
-	uint8_t loop_name[64];      /*!< The loop probe's name (the query points to it). */
-	uint64_t log_ms[FAIL_KINDS];
-	unsigned log_skipped[FAIL_KINDS];
-} server_t;
-
-typedef struct {
-	knot_dname_t *zone;
-	size_t first;   /*!< Into the flat server array. */
-	size_t count;
-} group_t;
-
-typedef struct {
-	k8s_dnsquery_t dq;   /*!< fd -1 when not active. */
-	size_t server;
-	bool slow;           /*!< Counted as slow already. */
-} attempt_t;
-
-typedef struct {
-	uint32_t hash;
-	uint16_t qtype;
-	const group_t *group;
-	attempt_t att[ATTEMPTS_MAX];
-	unsigned att_count;
-	uint64_t next_hedge_ms;
-	uint64_t deadline_ms;
-	waiter_t *waiters;
-	uint8_t qname[KNOT_DNAME_MAXLEN];
-} name_t;
-
-struct k8s_fwd {
-	k8s_fwd_conf_t conf;
-	server_t servers[K8S_FWD_SERVERS_MAX];
-	size_t server_count;
-	group_t groups[1 + K8S_FWD_GROUPS_MAX];
-	size_t group_count;
-	k8s_fwd_cache_t cache;
-	k8s_log_t log;
-	k8s_fwd_stats_fn stats_fn;
-	void *stats_ctx;
-
-	// Shared with the workers.
-	slot_t slots[SLOT_COUNT];
-	k8s_slots_t handoff;  /*!< Over \a slots. */
-	atomic_uint_fast64_t dropped;
-	_Atomic uint64_t loop_token;
-	atomic_bool loop_seen[K8S_FWD_SERVERS_MAX];
-	pthread_t thread;
-
-	// The thread's own.
-	name_t **names;
-	size_t name_count;
-	size_t waiter_count;
-	uint64_t next_loop_ms;
-	uint64_t next_stats_ms;
-	k8s_fwd_stats_t st;
-	uint8_t out[2 + KNOT_WIRE_MAX_PKTSIZE];
 };
 
 static void loop_probe_name(uint8_t *name, uint64_t token, size_t idx)
