@@ -16,14 +16,12 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -37,81 +35,12 @@
 
 /*! \brief Without an answer by then, a server is marked down and the next one asked. */
 #define HEDGE_MS 300
-/*! \brief A down server is probed this often. */
-#define PROBE_MS 1000
-/*! \brief Loop probes: at start, then this often (and to a server when it is marked down). */
-#define LOOP_PROBE_MS 60000
-/*! \brief One log line per server and kind of failure at most this often. */
-#define LOG_EVERY_MS 10000
-#define LOOP_LABEL "\x0c""mod-k8s-loop"
 /*!
  * \brief The thread's nice value above knotd's. With knotd's workers busy it still gets
  * about a tenth of a CPU (weight 110 against 1024): behind the cluster names, never
  * starved as under SCHED_IDLE (weight 3).
  */
 #define THREAD_NICE 10
-
-static const char *fail_text[FAIL_KINDS] = {
-	"no answer within the deadline",
-	"no answer within 300 ms",
-	"transport error",
-	"answered SERVFAIL or REFUSED",
-};
-
-static void loop_probe_name(uint8_t *name, uint64_t token, size_t idx)
-{
-	char label[40];
-	int len = snprintf(label, sizeof(label), "%016" PRIx64 "-%zu", token, idx);
-	name[0] = len;
-	memcpy(name + 1, label, len);
-	memcpy(name + 1 + len, LOOP_LABEL, sizeof(LOOP_LABEL));  // With the root label.
-}
-
-/*! \brief Sends \a s a loop probe (its answer is not awaited: only its return to us counts). */
-static void loop_probe_send(k8s_fwd_t *f, server_t *s, uint64_t token, uint64_t now)
-{
-	k8s_dnsquery_close(&s->loop_probe);
-	loop_probe_name(s->loop_name, token, s - f->servers);
-	(void)k8s_dnsquery_start(&s->loop_probe, &s->addr, s->loop_name, KNOT_RRTYPE_HINFO,
-	                         LOOP_PROBE_MS / 2, now);
-}
-
-/* Logging. */
-
-static void server_fail(k8s_fwd_t *f, server_t *s, int kind, const char *detail, uint64_t now)
-{
-	size_t idx = s - f->servers;
-	f->st.server[idx].failures += (kind != FAIL_TIMEOUT);
-	f->st.server[idx].timeouts += (kind == FAIL_TIMEOUT);
-	if (now >= s->log_ms[kind] + LOG_EVERY_MS || s->log_ms[kind] == 0) {
-		char skipped[48] = "";
-		if (s->log_skipped[kind] > 0) {
-			snprintf(skipped, sizeof(skipped), ", %u more since the last line",
-			         s->log_skipped[kind]);
-		}
-		k8s_logf(&f->log, LOG_WARNING, "forward, upstream %s failed (%s%s%s%s)%s", s->text,
-		         fail_text[kind], detail ? ": " : "", detail ? detail : "", skipped,
-		         s->down ? "" : ", marked down");
-		s->log_ms[kind] = now;
-		s->log_skipped[kind] = 0;
-	} else {
-		s->log_skipped[kind]++;
-	}
-	if (!s->down && !s->looped) {
-		s->down = true;
-		s->next_probe_ms = now + PROBE_MS;
-		// A loop that appears while running shows first as a server that stops answering.
-		loop_probe_send(f, s, atomic_load(&f->loop_token), now);
-	}
-}
-
-static void server_ok(k8s_fwd_t *f, server_t *s)
-{
-	if (s->down) {
-		s->down = false;
-		k8s_logf(&f->log, LOG_NOTICE, "forward, upstream %s answers again", s->text);
-	}
-}
 
 /* Late answers. */
 
@@ -266,7 +195,7 @@ static bool attempt_start(k8s_fwd_t *f, name_t *n, uint64_t now)
 			n->next_hedge_ms = now + HEDGE_MS;
 			return true;
 		}
-		server_fail(f, s, FAIL_ERROR, knot_strerror(ret), now);
+		forward_server_fail(f, s, FAIL_ERROR, knot_strerror(ret), now);
 	}
 	return false;
 }
@@ -323,18 +252,18 @@ static bool attempt_io(k8s_fwd_t *f, size_t i, attempt_t *a, uint64_t now)
 	}
 	k8s_dnsquery_close(&a->dq);
 	if (ret != KNOT_EOK) {
-		server_fail(f, s, FAIL_ERROR, knot_strerror(ret), now);
+		forward_server_fail(f, s, FAIL_ERROR, knot_strerror(ret), now);
 	} else {
 		uint16_t rcode = knot_wire_get_rcode(answer->wire);
 		f->st.server[a->server].answers++;
 		if (rcode == KNOT_RCODE_NOERROR || rcode == KNOT_RCODE_NXDOMAIN) {
-			server_ok(f, s);
+			forward_server_ok(f, s);
 			name_answered(f, i, answer, now);
 			knot_pkt_free(answer);
 			return true;
 		}
 		const knot_lookup_t *name = knot_lookup_by_id(knot_rcode_names, rcode);
-		server_fail(f, s, FAIL_RCODE, name ? name->name : "unknown RCODE", now);
+		forward_server_fail(f, s, FAIL_RCODE, name ? name->name : "unknown RCODE", now);
 		// The last resort: an error answer is still an answer.
 		if (!attempts_active(n) && next_server(f, n) < 0) {
 			name_answered(f, i, answer, now);
@@ -450,89 +379,6 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 	}
 }
 
-/* Health and loop probes. */
-
-bool k8s_fwd_loop_probe(k8s_fwd_t *f, const knot_dname_t *lower)
-{
-	if (lower[0] == 0 || !knot_dname_is_equal(lower + 1 + lower[0], (const uint8_t *)LOOP_LABEL)) {
-		return false;
-	}
-	// "<16 hex>-<index>"
-	char label[64];
-	memcpy(label, lower + 1, lower[0]);
-	label[lower[0]] = '\0';
-	char *end;
-	uint64_t token = strtoull(label, &end, 16);
-	if (end != label + 16 || *end != '-') {
-		return true;
-	}
-	unsigned long idx = strtoul(end + 1, &end, 10);
-	if (*end == '\0' && idx < f->server_count && token == atomic_load(&f->loop_token)) {
-		atomic_store(&f->loop_seen[idx], true);
-		k8s_slots_wake(&f->handoff);
-	}
-	return true;
-}
-
-static void loops_check(k8s_fwd_t *f)
-{
-	for (size_t i = 0; i < f->server_count; i++) {
-		server_t *s = &f->servers[i];
-		if (!atomic_exchange(&f->loop_seen[i], false) || s->looped) {
-			continue;
-		}
-		s->looped = true;
-		f->st.loops++;
-		k8s_logf(&f->log, LOG_ERR, "forward, loop detected: upstream %s sends our queries back "
-		         "to us, it is no longer used (fix: the node's resolv.conf, which the pod "
-		         "copies, must not name this DNS server or a local cache that forwards to it, "
-		         "e.g. kubelet --resolv-conf=/run/systemd/resolve/resolv.conf instead of "
-		         "127.0.0.53; then restart the pod)", s->text);
-	}
-}
-
-static void probes_start(k8s_fwd_t *f, uint64_t now)
-{
-	bool loop_round = (now >= f->next_loop_ms);
-	uint64_t token = 0;
-	if (loop_round) {
-		f->next_loop_ms = now + LOOP_PROBE_MS;
-		if (getrandom(&token, sizeof(token), 0) != sizeof(token)) {
-			token = now * 0x9e3779b97f4a7c15ull;
-		}
-		atomic_store(&f->loop_token, token);
-	}
-	for (size_t i = 0; i < f->server_count; i++) {
-		server_t *s = &f->servers[i];
-		if (s->looped) {
-			continue;
-		}
-		if (loop_round) {
-			loop_probe_send(f, s, token, now);
-		}
-		if (s->down && s->probe.fd < 0 && now >= s->next_probe_ms) {
-			s->next_probe_ms = now + PROBE_MS;
-			(void)k8s_dnsquery_start(&s->probe, &s->addr, (const uint8_t *)"",
-			                         KNOT_RRTYPE_NS, PROBE_MS, now);
-		}
-	}
-}
-
-static void probe_io(k8s_fwd_t *f, server_t *s, k8s_dnsquery_t *p, uint64_t now)
-{
-	knot_pkt_t *answer = NULL;
-	int ret = k8s_dnsquery_io(p, now, &answer);
-	if (ret == KNOT_EAGAIN) {
-		return;
-	}
-	k8s_dnsquery_close(p);
-	// Any answer to a health probe means the server is back.
-	if (ret == KNOT_EOK && p == &s->probe) {
-		server_ok(f, s);
-	}
-	knot_pkt_free(answer);
-}
-
 /* The thread. */
 
 static void stats_push(k8s_fwd_t *f, uint64_t now)
@@ -560,7 +406,8 @@ static void timers(k8s_fwd_t *f, uint64_t now)
 			for (unsigned a = 0; a < n->att_count; a++) {
 				if (n->att[a].dq.fd >= 0) {
 					f->st.timeouts++;
-					server_fail(f, &f->servers[n->att[a].server], FAIL_TIMEOUT, NULL, now);
+					forward_server_fail(f, &f->servers[n->att[a].server], FAIL_TIMEOUT, NULL,
+					                    now);
 				}
 			}
 			name_failed(f, i, 22, "upstream timeout", now);
@@ -572,22 +419,14 @@ static void timers(k8s_fwd_t *f, uint64_t now)
 				attempt_t *at = &n->att[a];
 				if (at->dq.fd >= 0 && !at->slow) {
 					at->slow = true;
-					server_fail(f, &f->servers[at->server], FAIL_SLOW, NULL, now);
+					forward_server_fail(f, &f->servers[at->server], FAIL_SLOW, NULL,
+					                    now);
 				}
 			}
 			n->next_hedge_ms = UINT64_MAX;
 			(void)attempt_start(f, n, now);
 		}
 		i++;
-	}
-	for (size_t i = 0; i < f->server_count; i++) {
-		server_t *s = &f->servers[i];
-		if (s->probe.fd >= 0 && now >= s->probe.deadline_ms) {
-			k8s_dnsquery_close(&s->probe);
-		}
-		if (s->loop_probe.fd >= 0 && now >= s->loop_probe.deadline_ms) {
-			k8s_dnsquery_close(&s->loop_probe);
-		}
 	}
 }
 
@@ -639,10 +478,11 @@ static void *forward_run(void *arg)
 	while (!k8s_slots_stopping(&f->handoff)) {
 		k8s_slots_looking(&f->handoff);
 		uint64_t now = k8s_now_ms();
-		loops_check(f);
+		forward_loops_check(f);
 		drain(f, now);
 		timers(f, now);
-		probes_start(f, now);
+		forward_probes_expire(f, now);
+		forward_probes_start(f, now);
 		stats_push(f, now);
 
 		nfds_t count = 1;
@@ -685,7 +525,8 @@ static void *forward_run(void *arg)
 			}
 			if (owner_idx[k] >= SIZE_MAX - 1) {
 				server_t *s = owner[k];
-				probe_io(f, s, owner_idx[k] == SIZE_MAX ? &s->probe : &s->loop_probe, now);
+				forward_probe_io(f, s, owner_idx[k] == SIZE_MAX ? &s->probe : &s->loop_probe,
+				                 now);
 				continue;
 			}
 			// The name may be done already (another attempt answered): find it again.

@@ -54,6 +54,7 @@ typedef struct waiter {
 	uint8_t wire[K8S_FWD_QUERY_MAX];
 } waiter_t;
 
+/*! \brief An upstream's kinds of failure, counted and logged each on its own. */
 enum { FAIL_TIMEOUT = 0, FAIL_SLOW, FAIL_ERROR, FAIL_RCODE, FAIL_KINDS };
 
 typedef struct {
@@ -121,3 +122,34 @@ struct k8s_fwd {
 	k8s_fwd_stats_t st;
 	uint8_t out[2 + KNOT_WIRE_MAX_PKTSIZE];
 };
+
+/* The upstreams' health (forward_health.c). */
+
+/*!
+ * \brief Counts a failure of \a kind (FAIL_*) at server \a s and logs it (one line per
+ * kind every 10 s at most); a server up until now is marked down, to be probed every
+ * second, and sent a loop probe at once.
+ */
+void forward_server_fail(k8s_fwd_t *f, server_t *s, int kind, const char *detail,
+                         uint64_t now);
+
+/*! \brief Server \a s answered: up again if it was down. */
+void forward_server_ok(k8s_fwd_t *f, server_t *s);
+
+/*!
+ * \brief Takes the loop flags the workers set (k8s_fwd_loop_probe()): those servers are
+ * no longer used.
+ */
+void forward_loops_check(k8s_fwd_t *f);
+
+/*!
+ * \brief Sends the loop probes when their round is due, and a health probe to each down
+ * server due one.
+ */
+void forward_probes_start(k8s_fwd_t *f, uint64_t now);
+
+/*! \brief Progress on probe \a p of server \a s (its health or its loop probe). */
+void forward_probe_io(k8s_fwd_t *f, server_t *s, k8s_dnsquery_t *p, uint64_t now);
+
+/*! \brief Closes the probes past their deadline. */
+void forward_probes_expire(k8s_fwd_t *f, uint64_t now);
