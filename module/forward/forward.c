@@ -30,7 +30,6 @@
 
 #include "clock.h"
 #include "forward_priv.h"
-#include "late.h"
 #include "sockaddr.h"
 
 /*! \brief Without an answer by then, a server is marked down and the next one asked. */
@@ -41,86 +40,6 @@
  * starved as under SCHED_IDLE (weight 3).
  */
 #define THREAD_NICE 10
-
-/* Late answers. */
-
-static void send_answer(k8s_fwd_t *f, waiter_t *w, size_t size)
-{
-	k8s_late_send(w->fd, w->tcp, &w->remote, f->out, size);
-}
-
-/*!
- * \brief Answers a waiting client: the entry's records, or \a rcode with an Extended
- * DNS Error (\a ede >= 0) when there is no entry. Frees the waiter.
- */
-static void reply(k8s_fwd_t *f, waiter_t *w, const k8s_fwd_entry_t *e, uint16_t rcode,
-                  int ede, const char *ede_text, uint64_t now)
-{
-	knot_pkt_t *q = knot_pkt_new(w->wire, w->len, NULL);
-	knot_pkt_t *r = NULL;
-	if (q == NULL || knot_pkt_parse(q, 0) != KNOT_EOK) {
-		goto done;
-	}
-	size_t max = w->tcp ? KNOT_WIRE_MAX_PKTSIZE : k8s_late_udp_limit(q);
-	r = knot_pkt_new(f->out + 2, max, NULL);
-	if (r == NULL || knot_pkt_init_response(r, q) != KNOT_EOK) {
-		goto done;
-	}
-	knot_wire_set_ra(r->wire);
-
-	knot_rrset_t opt;
-	bool with_opt = knot_pkt_has_edns(q);
-	if (with_opt) {
-		if (knot_edns_init(&opt, K8S_LATE_EDNS_PAYLOAD, 0, KNOT_EDNS_VERSION, &r->mm) != KNOT_EOK) {
-			goto done;
-		}
-		if (e == NULL && ede >= 0) {
-			uint8_t data[2 + 64];
-			size_t text_len = strnlen(ede_text, 64);
-			data[0] = ede >> 8;
-			data[1] = ede & 0xff;
-			memcpy(data + 2, ede_text, text_len);
-			(void)knot_edns_add_option(&opt, KNOT_EDNS_OPTION_EDE, 2 + text_len, data,
-			                           &r->mm);
-		}
-		(void)knot_pkt_reserve(r, knot_edns_wire_size(&opt));
-	}
-	if (e != NULL) {
-		rcode = e->rcode;
-		if (k8s_fwd_entry_put(e, r, now) != KNOT_EOK) {
-			rcode = KNOT_RCODE_SERVFAIL;
-		}
-	}
-	knot_wire_set_rcode(r->wire, rcode);
-	if (with_opt) {
-		(void)knot_pkt_reclaim(r, knot_edns_wire_size(&opt));
-		if (knot_pkt_begin(r, KNOT_ADDITIONAL) != KNOT_EOK ||
-		    knot_pkt_put(r, KNOT_COMPR_HINT_NONE, &opt, KNOT_PF_FREE) != KNOT_EOK) {
-			knot_rrset_clear(&opt, &r->mm);
-		}
-	}
-	send_answer(f, w, r->size);
-	f->st.answered++;
-	f->st.servfail += (rcode == KNOT_RCODE_SERVFAIL);
-done:
-	knot_pkt_free(r);
-	knot_pkt_free(q);
-	if (w->tcp) {
-		close(w->fd);
-	}
-	free(w);
-	f->waiter_count--;
-}
-
-static void reply_all(k8s_fwd_t *f, name_t *n, const k8s_fwd_entry_t *e, uint16_t rcode,
-                      int ede, const char *ede_text, uint64_t now)
-{
-	while (n->waiters != NULL) {
-		waiter_t *w = n->waiters;
-		n->waiters = w->next;
-		reply(f, w, e, rcode, ede, ede_text, now);
-	}
-}
 
 /* Names being resolved. */
 
@@ -217,17 +136,17 @@ static void name_answered(k8s_fwd_t *f, size_t i, const knot_pkt_t *answer, uint
 	k8s_fwd_entry_t *e = k8s_fwd_entry_new(answer, n->qname, n->qtype,
 	                                       f->conf.cache_max_ttl, now, false);
 	if (e != NULL) {
-		reply_all(f, n, e, 0, -1, NULL, now);
+		forward_reply_all(f, n, e, 0, -1, NULL, now);
 		k8s_fwd_cache_put(&f->cache, e, now);
 	} else {
 		// Not kept (no SOA, TTL 0, too large, an error RCODE): relayed as it is.
 		k8s_fwd_entry_t *once = k8s_fwd_entry_new(answer, n->qname, n->qtype,
 		                                          f->conf.cache_max_ttl, now, true);
 		if (once != NULL) {
-			reply_all(f, n, once, 0, -1, NULL, now);
+			forward_reply_all(f, n, once, 0, -1, NULL, now);
 			k8s_fwd_entry_free(once);
 		} else {
-			reply_all(f, n, NULL, knot_wire_get_rcode(answer->wire), 23,
+			forward_reply_all(f, n, NULL, knot_wire_get_rcode(answer->wire), 23,
 			          "upstream answer not relayed", now);
 		}
 	}
@@ -236,7 +155,7 @@ static void name_answered(k8s_fwd_t *f, size_t i, const knot_pkt_t *answer, uint
 
 static void name_failed(k8s_fwd_t *f, size_t i, int ede, const char *text, uint64_t now)
 {
-	reply_all(f, f->names[i], NULL, KNOT_RCODE_SERVFAIL, ede, text, now);
+	forward_reply_all(f, f->names[i], NULL, KNOT_RCODE_SERVFAIL, ede, text, now);
 	name_close(f, i);
 }
 
@@ -287,7 +206,7 @@ static void name_new(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint1
 	if (n == NULL) {
 		w->next = NULL;
 		name_t tmp = { .waiters = w };
-		reply_all(f, &tmp, NULL, KNOT_RCODE_SERVFAIL, g ? 0 : 22,
+		forward_reply_all(f, &tmp, NULL, KNOT_RCODE_SERVFAIL, g ? 0 : 22,
 		          g ? "forwarder busy" : "no upstream", now);
 		return;
 	}
@@ -335,7 +254,7 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 			knot_pkt_free(q);
 			w->next = NULL;
 			name_t tmp = { .waiters = w };
-			reply_all(f, &tmp, NULL, KNOT_RCODE_SERVFAIL, -1, NULL, now);
+			forward_reply_all(f, &tmp, NULL, KNOT_RCODE_SERVFAIL, -1, NULL, now);
 			continue;
 		}
 		knot_dname_storage_t lower;
@@ -346,7 +265,7 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 		if (f->waiter_count > 4 * f->conf.max_pending) {
 			w->next = NULL;
 			name_t tmp = { .waiters = w };
-			reply_all(f, &tmp, NULL, KNOT_RCODE_SERVFAIL, 0, "forwarder busy", now);
+			forward_reply_all(f, &tmp, NULL, KNOT_RCODE_SERVFAIL, 0, "forwarder busy", now);
 			continue;
 		}
 		// Cached since the worker looked (another client's answer came first).
@@ -355,7 +274,7 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 		if (e != NULL) {
 			w->next = NULL;
 			name_t tmp = { .waiters = w };
-			reply_all(f, &tmp, e, 0, -1, NULL, now);
+			forward_reply_all(f, &tmp, e, 0, -1, NULL, now);
 		}
 		urcu_memb_read_unlock();
 		if (e != NULL) {

@@ -123,6 +123,19 @@ struct k8s_fwd {
 	uint8_t out[2 + KNOT_WIRE_MAX_PKTSIZE];
 };
 
+/* Late answers (forward_reply.c). */
+
+/*!
+ * \brief Answers a waiting client: the entry's records, or \a rcode with an Extended
+ * DNS Error (\a ede >= 0) when there is no entry. Frees the waiter.
+ */
+void forward_reply(k8s_fwd_t *f, waiter_t *w, const k8s_fwd_entry_t *e, uint16_t rcode,
+                   int ede, const char *ede_text, uint64_t now);
+
+/*! \brief Answers every client waiting for \a n, as forward_reply(). */
+void forward_reply_all(k8s_fwd_t *f, name_t *n, const k8s_fwd_entry_t *e, uint16_t rcode,
+                       int ede, const char *ede_text, uint64_t now);
+
 /* The upstreams' health (forward_health.c). */
 
 /*!
