@@ -32,200 +32,12 @@
 #include "forward_priv.h"
 #include "sockaddr.h"
 
-/*! \brief Without an answer by then, a server is marked down and the next one asked. */
-#define HEDGE_MS 300
 /*!
  * \brief The thread's nice value above knotd's. With knotd's workers busy it still gets
  * about a tenth of a CPU (weight 110 against 1024): behind the cluster names, never
  * starved as under SCHED_IDLE (weight 3).
  */
 #define THREAD_NICE 10
-
-/* Names being resolved. */
-
-static const group_t *group_of(const k8s_fwd_t *f, const knot_dname_t *lower)
-{
-	const group_t *best = NULL;
-	size_t best_labels = 0;
-	for (size_t i = 1; i < f->group_count; i++) {
-		const group_t *g = &f->groups[i];
-		size_t labels = knot_dname_labels(g->zone, NULL);
-		if ((best == NULL || labels > best_labels) && knot_dname_in_bailiwick(lower, g->zone) >= 0) {
-			best = g;
-			best_labels = labels;
-		}
-	}
-	if (best == NULL && f->groups[0].count > 0) {
-		best = &f->groups[0];
-	}
-	return best;
-}
-
-/*! \brief The next server to ask: the first up and not asked yet, else the first not asked. */
-static ssize_t next_server(const k8s_fwd_t *f, const name_t *n)
-{
-	ssize_t fallback = -1;
-	for (size_t i = 0; i < n->group->count; i++) {
-		size_t idx = n->group->first + i;
-		const server_t *s = &f->servers[idx];
-		bool asked = false;
-		for (unsigned a = 0; a < n->att_count; a++) {
-			asked |= (n->att[a].server == idx);
-		}
-		if (asked || s->looped) {
-			continue;
-		}
-		if (!s->down) {
-			return idx;
-		} else if (fallback < 0) {
-			fallback = idx;
-		}
-	}
-	return fallback;
-}
-
-static bool attempts_active(const name_t *n)
-{
-	for (unsigned a = 0; a < n->att_count; a++) {
-		if (n->att[a].dq.fd >= 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
-/*! \brief Asks the next server; false if there is none (or no socket). */
-static bool attempt_start(k8s_fwd_t *f, name_t *n, uint64_t now)
-{
-	while (n->att_count < ATTEMPTS_MAX) {
-		ssize_t idx = next_server(f, n);
-		if (idx < 0) {
-			return false;
-		}
-		attempt_t *a = &n->att[n->att_count++];
-		a->server = idx;
-		a->slow = false;
-		server_t *s = &f->servers[idx];
-		f->st.server[idx].queries++;
-		f->st.failovers += (n->att_count > 1);
-		uint64_t left = (n->deadline_ms > now) ? n->deadline_ms - now : 1;
-		int ret = k8s_dnsquery_start(&a->dq, &s->addr, n->qname, n->qtype, left, now);
-		if (ret == KNOT_EOK) {
-			n->next_hedge_ms = now + HEDGE_MS;
-			return true;
-		}
-		forward_server_fail(f, s, FAIL_ERROR, knot_strerror(ret), now);
-	}
-	return false;
-}
-
-static void name_close(k8s_fwd_t *f, size_t i)
-{
-	name_t *n = f->names[i];
-	for (unsigned a = 0; a < n->att_count; a++) {
-		k8s_dnsquery_close(&n->att[a].dq);
-	}
-	free(n);
-	f->names[i] = f->names[--f->name_count];
-}
-
-/*! \brief An answer came: kept in the cache and sent to every waiting client. */
-static void name_answered(k8s_fwd_t *f, size_t i, const knot_pkt_t *answer, uint64_t now)
-{
-	name_t *n = f->names[i];
-	k8s_fwd_entry_t *e = k8s_fwd_entry_new(answer, n->qname, n->qtype,
-	                                       f->conf.cache_max_ttl, now, false);
-	if (e != NULL) {
-		forward_reply_all(f, n, e, 0, -1, NULL, now);
-		k8s_fwd_cache_put(&f->cache, e, now);
-	} else {
-		// Not kept (no SOA, TTL 0, too large, an error RCODE): relayed as it is.
-		k8s_fwd_entry_t *once = k8s_fwd_entry_new(answer, n->qname, n->qtype,
-		                                          f->conf.cache_max_ttl, now, true);
-		if (once != NULL) {
-			forward_reply_all(f, n, once, 0, -1, NULL, now);
-			k8s_fwd_entry_free(once);
-		} else {
-			forward_reply_all(f, n, NULL, knot_wire_get_rcode(answer->wire), 23,
-			          "upstream answer not relayed", now);
-		}
-	}
-	name_close(f, i);
-}
-
-static void name_failed(k8s_fwd_t *f, size_t i, int ede, const char *text, uint64_t now)
-{
-	forward_reply_all(f, f->names[i], NULL, KNOT_RCODE_SERVFAIL, ede, text, now);
-	name_close(f, i);
-}
-
-/*! \brief Progress on one attempt; true if the name is done (and closed). */
-static bool attempt_io(k8s_fwd_t *f, size_t i, attempt_t *a, uint64_t now)
-{
-	name_t *n = f->names[i];
-	server_t *s = &f->servers[a->server];
-	knot_pkt_t *answer = NULL;
-	int ret = k8s_dnsquery_io(&a->dq, now, &answer);
-	if (ret == KNOT_EAGAIN) {
-		return false;
-	}
-	k8s_dnsquery_close(&a->dq);
-	if (ret != KNOT_EOK) {
-		forward_server_fail(f, s, FAIL_ERROR, knot_strerror(ret), now);
-	} else {
-		uint16_t rcode = knot_wire_get_rcode(answer->wire);
-		f->st.server[a->server].answers++;
-		if (rcode == KNOT_RCODE_NOERROR || rcode == KNOT_RCODE_NXDOMAIN) {
-			forward_server_ok(f, s);
-			name_answered(f, i, answer, now);
-			knot_pkt_free(answer);
-			return true;
-		}
-		const knot_lookup_t *name = knot_lookup_by_id(knot_rcode_names, rcode);
-		forward_server_fail(f, s, FAIL_RCODE, name ? name->name : "unknown RCODE", now);
-		// The last resort: an error answer is still an answer.
-		if (!attempts_active(n) && next_server(f, n) < 0) {
-			name_answered(f, i, answer, now);
-			knot_pkt_free(answer);
-			return true;
-		}
-		knot_pkt_free(answer);
-	}
-	if (!attempts_active(n) && !attempt_start(f, n, now)) {
-		name_failed(f, i, 23, "no upstream answered", now);
-		return true;
-	}
-	return false;
-}
-
-static void name_new(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint16_t qtype,
-                     uint32_t hash, uint64_t now)
-{
-	const group_t *g = group_of(f, lower);
-	name_t *n = (g != NULL && f->name_count < f->conf.max_pending) ? calloc(1, sizeof(*n)) : NULL;
-	if (n == NULL) {
-		w->next = NULL;
-		name_t tmp = { .waiters = w };
-		forward_reply_all(f, &tmp, NULL, KNOT_RCODE_SERVFAIL, g ? 0 : 22,
-		          g ? "forwarder busy" : "no upstream", now);
-		return;
-	}
-	for (unsigned a = 0; a < ATTEMPTS_MAX; a++) {
-		n->att[a].dq.fd = -1;
-	}
-	n->hash = hash;
-	n->qtype = qtype;
-	n->group = g;
-	n->deadline_ms = now + f->conf.timeout_ms;
-	n->waiters = w;
-	w->next = NULL;
-	memcpy(n->qname, lower, knot_dname_size(lower));
-	f->names[f->name_count++] = n;
-	f->st.forwarded++;
-	if (!attempt_start(f, n, now)) {
-		name_failed(f, f->name_count - 1, 22, "no usable upstream", now);
-	}
-}
 
 /*! \brief Takes the queries the workers handed over. */
 static void drain(k8s_fwd_t *f, uint64_t now)
@@ -293,7 +105,7 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 			w->next = n->waiters;
 			n->waiters = w;
 		} else {
-			name_new(f, w, lower, qtype, hash, now);
+			forward_name_new(f, w, lower, qtype, hash, now);
 		}
 	}
 }
@@ -315,38 +127,6 @@ static void stats_push(k8s_fwd_t *f, uint64_t now)
 		f->st.server[i].down = f->servers[i].down || f->servers[i].looped;
 	}
 	f->stats_fn(f->stats_ctx, &f->st);
-}
-
-static void timers(k8s_fwd_t *f, uint64_t now)
-{
-	for (size_t i = 0; i < f->name_count; ) {
-		name_t *n = f->names[i];
-		if (now >= n->deadline_ms) {
-			for (unsigned a = 0; a < n->att_count; a++) {
-				if (n->att[a].dq.fd >= 0) {
-					f->st.timeouts++;
-					forward_server_fail(f, &f->servers[n->att[a].server], FAIL_TIMEOUT, NULL,
-					                    now);
-				}
-			}
-			name_failed(f, i, 22, "upstream timeout", now);
-			continue;  // The last name moved to i.
-		}
-		if (now >= n->next_hedge_ms && attempts_active(n)) {
-			// The servers asked have been silent: mark them down, ask the next one too.
-			for (unsigned a = 0; a < n->att_count; a++) {
-				attempt_t *at = &n->att[a];
-				if (at->dq.fd >= 0 && !at->slow) {
-					at->slow = true;
-					forward_server_fail(f, &f->servers[at->server], FAIL_SLOW, NULL,
-					                    now);
-				}
-			}
-			n->next_hedge_ms = UINT64_MAX;
-			(void)attempt_start(f, n, now);
-		}
-		i++;
-	}
 }
 
 static int wait_ms(const k8s_fwd_t *f, uint64_t now)
@@ -399,7 +179,7 @@ static void *forward_run(void *arg)
 		uint64_t now = k8s_now_ms();
 		forward_loops_check(f);
 		drain(f, now);
-		timers(f, now);
+		forward_names_expire(f, now);
 		forward_probes_expire(f, now);
 		forward_probes_start(f, now);
 		stats_push(f, now);
@@ -453,7 +233,7 @@ static void *forward_run(void *arg)
 				if (f->names[i] == owner[k]) {
 					attempt_t *a = &f->names[i]->att[owner_idx[k]];
 					if (a->dq.fd == fds[k].fd) {
-						(void)attempt_io(f, i, a, now);
+						(void)forward_attempt_io(f, i, a, now);
 					}
 					break;
 				}
@@ -464,7 +244,7 @@ static void *forward_run(void *arg)
 out:
 	// Whoever still waits gets SERVFAIL rather than silence.
 	while (f->name_count > 0) {
-		name_failed(f, 0, 23, "forwarder stopped", k8s_now_ms());
+		forward_name_failed(f, 0, 23, "forwarder stopped", k8s_now_ms());
 	}
 	for (size_t i = 0; i < f->server_count; i++) {
 		k8s_dnsquery_close(&f->servers[i].probe);
@@ -583,7 +363,7 @@ const char *k8s_fwd_server_text(const k8s_fwd_t *f, size_t i)
 
 bool k8s_fwd_routes(const k8s_fwd_t *f, const knot_dname_t *lower)
 {
-	return group_of(f, lower) != NULL;
+	return forward_group_of(f, lower) != NULL;
 }
 
 const k8s_fwd_entry_t *k8s_fwd_lookup(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qtype,

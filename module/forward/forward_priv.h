@@ -123,6 +123,36 @@ struct k8s_fwd {
 	uint8_t out[2 + KNOT_WIRE_MAX_PKTSIZE];
 };
 
+/* The names being resolved (forward_names.c). */
+
+/*!
+ * \brief The group of servers for \a lower: the stub domain of the longest zone it is
+ * in, else the default servers; NULL if there are none.
+ */
+const group_t *forward_group_of(const k8s_fwd_t *f, const knot_dname_t *lower);
+
+/*!
+ * \brief Starts resolving (\a lower, \a qtype) for waiter \a w (SERVFAIL at once without
+ * a group, a free name or a server to ask).
+ */
+void forward_name_new(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint16_t qtype,
+                      uint32_t hash, uint64_t now);
+
+/*! \brief Progress on attempt \a a of name \a i; true if the name is done (and closed). */
+bool forward_attempt_io(k8s_fwd_t *f, size_t i, attempt_t *a, uint64_t now);
+
+/*!
+ * \brief Answers name \a i's clients SERVFAIL with EDE \a ede and closes it (the last
+ * name moves to \a i).
+ */
+void forward_name_failed(k8s_fwd_t *f, size_t i, int ede, const char *text, uint64_t now);
+
+/*!
+ * \brief The names' deadlines (SERVFAIL, their silent servers failed) and hedges (the
+ * silent servers marked down, the next one asked beside them).
+ */
+void forward_names_expire(k8s_fwd_t *f, uint64_t now);
+
 /* Late answers (forward_reply.c). */
 
 /*!
