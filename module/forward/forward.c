@@ -64,9 +64,7 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 		knot_pkt_t *q = knot_pkt_new(w->wire, w->len, NULL);
 		if (q == NULL || knot_pkt_parse(q, 0) != KNOT_EOK || knot_pkt_qname(q) == NULL) {
 			knot_pkt_free(q);
-			w->next = NULL;
-			name_t tmp = { .waiters = w };
-			forward_reply_all(f, &tmp, NULL, KNOT_RCODE_SERVFAIL, -1, NULL, now);
+			forward_reply(f, w, NULL, KNOT_RCODE_SERVFAIL, -1, NULL, now);
 			continue;
 		}
 		knot_dname_storage_t lower;
@@ -75,38 +73,20 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 		knot_pkt_free(q);
 
 		if (f->waiter_count > 4 * f->conf.max_pending) {
-			w->next = NULL;
-			name_t tmp = { .waiters = w };
-			forward_reply_all(f, &tmp, NULL, KNOT_RCODE_SERVFAIL, 0, "forwarder busy", now);
+			forward_reply(f, w, NULL, KNOT_RCODE_SERVFAIL, 0, "forwarder busy", now);
 			continue;
 		}
 		// Cached since the worker looked (another client's answer came first).
 		urcu_memb_read_lock();
 		const k8s_fwd_entry_t *e = k8s_fwd_cache_get(&f->cache, lower, qtype, now);
 		if (e != NULL) {
-			w->next = NULL;
-			name_t tmp = { .waiters = w };
-			forward_reply_all(f, &tmp, e, 0, -1, NULL, now);
+			forward_reply(f, w, e, 0, -1, NULL, now);
 		}
 		urcu_memb_read_unlock();
 		if (e != NULL) {
 			continue;
 		}
-		// Asked already: one more client waits for the same answer.
-		uint32_t hash = k8s_fwd_key_hash(lower, qtype);
-		name_t *n = NULL;
-		for (size_t j = 0; j < f->name_count && n == NULL; j++) {
-			name_t *c = f->names[j];
-			if (c->hash == hash && c->qtype == qtype && knot_dname_is_equal(c->qname, lower)) {
-				n = c;
-			}
-		}
-		if (n != NULL) {
-			w->next = n->waiters;
-			n->waiters = w;
-		} else {
-			forward_name_new(f, w, lower, qtype, hash, now);
-		}
+		forward_name_ask(f, w, lower, qtype, now);
 	}
 }
 

@@ -182,16 +182,14 @@ bool forward_attempt_io(k8s_fwd_t *f, size_t i, attempt_t *a, uint64_t now)
 	return false;
 }
 
-void forward_name_new(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint16_t qtype,
-                      uint32_t hash, uint64_t now)
+static void name_new(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint16_t qtype,
+                     uint32_t hash, uint64_t now)
 {
 	const group_t *g = forward_group_of(f, lower);
 	name_t *n = (g != NULL && f->name_count < f->conf.max_pending) ? calloc(1, sizeof(*n)) : NULL;
 	if (n == NULL) {
-		w->next = NULL;
-		name_t tmp = { .waiters = w };
-		forward_reply_all(f, &tmp, NULL, KNOT_RCODE_SERVFAIL, g ? 0 : 22,
-		                  g ? "forwarder busy" : "no upstream", now);
+		forward_reply(f, w, NULL, KNOT_RCODE_SERVFAIL, g ? 0 : 22,
+		              g ? "forwarder busy" : "no upstream", now);
 		return;
 	}
 	for (unsigned a = 0; a < ATTEMPTS_MAX; a++) {
@@ -208,6 +206,26 @@ void forward_name_new(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint
 	f->st.forwarded++;
 	if (!attempt_start(f, n, now)) {
 		forward_name_failed(f, f->name_count - 1, 22, "no usable upstream", now);
+	}
+}
+
+void forward_name_ask(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint16_t qtype,
+                      uint64_t now)
+{
+	// Asked already: one more client waits for the same answer.
+	uint32_t hash = k8s_fwd_key_hash(lower, qtype);
+	name_t *n = NULL;
+	for (size_t j = 0; j < f->name_count && n == NULL; j++) {
+		name_t *c = f->names[j];
+		if (c->hash == hash && c->qtype == qtype && knot_dname_is_equal(c->qname, lower)) {
+			n = c;
+		}
+	}
+	if (n != NULL) {
+		w->next = n->waiters;
+		n->waiters = w;
+	} else {
+		name_new(f, w, lower, qtype, hash, now);
 	}
 }
 

@@ -132,11 +132,12 @@ struct k8s_fwd {
 const group_t *forward_group_of(const k8s_fwd_t *f, const knot_dname_t *lower);
 
 /*!
- * \brief Starts resolving (\a lower, \a qtype) for waiter \a w (SERVFAIL at once without
+ * \brief Makes \a w wait for (\a lower, \a qtype): beside the clients of the name asked
+ * already, or on a new name asked of its group's first server (SERVFAIL at once without
  * a group, a free name or a server to ask).
  */
-void forward_name_new(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint16_t qtype,
-                      uint32_t hash, uint64_t now);
+void forward_name_ask(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint16_t qtype,
+                      uint64_t now);
 
 /*! \brief Progress on attempt \a a of name \a i; true if the name is done (and closed). */
 bool forward_attempt_io(k8s_fwd_t *f, size_t i, attempt_t *a, uint64_t now);
