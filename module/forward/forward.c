@@ -239,27 +239,6 @@ out:
 
 /* API. */
 
-static int conf_copy(k8s_fwd_conf_t *dst, const k8s_fwd_conf_t *src)
-{
-	*dst = *src;
-	dst->groups = calloc(src->group_count, sizeof(*dst->groups));
-	if (dst->groups == NULL) {
-		dst->group_count = 0;
-		return KNOT_ENOMEM;
-	}
-	for (size_t i = 0; i < src->group_count; i++) {
-		const k8s_fwd_group_t *g = &src->groups[i];
-		dst->groups[i].count = g->count;
-		dst->groups[i].zone = (g->zone != NULL) ? knot_dname_copy(g->zone, NULL) : NULL;
-		dst->groups[i].servers = malloc((g->count + 1) * sizeof(*g->servers));
-		if ((g->zone != NULL && dst->groups[i].zone == NULL) || dst->groups[i].servers == NULL) {
-			return KNOT_ENOMEM;
-		}
-		memcpy(dst->groups[i].servers, g->servers, g->count * sizeof(*g->servers));
-	}
-	return KNOT_EOK;
-}
-
 k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
                        k8s_fwd_stats_fn stats, void *stats_ctx)
 {
@@ -275,7 +254,7 @@ k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
 	f->log = *log;
 	f->stats_fn = stats;
 	f->stats_ctx = stats_ctx;
-	if (conf_copy(&f->conf, conf) != KNOT_EOK) {
+	if (k8s_fwd_conf_copy(&f->conf, conf) != KNOT_EOK) {
 		goto fail;
 	}
 	for (size_t g = 0; g < conf->group_count; g++) {

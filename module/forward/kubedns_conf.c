@@ -327,20 +327,6 @@ int k8s_kubedns_read(const char *dir, k8s_kubedns_t *cm, char *msg, size_t msgle
 
 /* The merge. */
 
-static int group_copy(k8s_fwd_group_t *dst, const k8s_fwd_group_t *src)
-{
-	dst->count = src->count;
-	dst->zone = (src->zone != NULL) ? knot_dname_copy(src->zone, NULL) : NULL;
-	dst->servers = malloc((src->count + 1) * sizeof(*src->servers));
-	if ((src->zone != NULL && dst->zone == NULL) || dst->servers == NULL) {
-		return KNOT_ENOMEM;
-	}
-	if (src->count > 0) {
-		memcpy(dst->servers, src->servers, src->count * sizeof(*src->servers));
-	}
-	return KNOT_EOK;
-}
-
 static bool overridden(const k8s_kubedns_t *cm, const knot_dname_t *zone)
 {
 	for (size_t i = 0; i < cm->stub_count; i++) {
@@ -365,14 +351,14 @@ int k8s_kubedns_merge(const k8s_fwd_conf_t *base, const k8s_kubedns_t *cm,
 	const k8s_fwd_group_t empty = { 0 };
 	const k8s_fwd_group_t *def = cm->has_upstreams ? &cm->upstreams :
 	                             (base->group_count > 0) ? &base->groups[0] : &empty;
-	int ret = group_copy(&out->groups[out->group_count++], def);
+	int ret = k8s_fwd_group_copy(&out->groups[out->group_count++], def);
 	for (size_t i = 1; ret == KNOT_EOK && i < base->group_count; i++) {
 		if (!overridden(cm, base->groups[i].zone)) {
-			ret = group_copy(&out->groups[out->group_count++], &base->groups[i]);
+			ret = k8s_fwd_group_copy(&out->groups[out->group_count++], &base->groups[i]);
 		}
 	}
 	for (size_t i = 0; ret == KNOT_EOK && i < cm->stub_count; i++) {
-		ret = group_copy(&out->groups[out->group_count++], &cm->stubs[i]);
+		ret = k8s_fwd_group_copy(&out->groups[out->group_count++], &cm->stubs[i]);
 	}
 	if (ret != KNOT_EOK) {
 		snprintf(msg, msglen, "out of memory");
