@@ -63,14 +63,10 @@ int k8s_fwd_conf_copy(k8s_fwd_conf_t *dst, const k8s_fwd_conf_t *src)
 		return KNOT_ENOMEM;
 	}
 	for (size_t i = 0; i < src->group_count; i++) {
-		const k8s_fwd_group_t *g = &src->groups[i];
-		dst->groups[i].count = g->count;
-		dst->groups[i].zone = (g->zone != NULL) ? knot_dname_copy(g->zone, NULL) : NULL;
-		dst->groups[i].servers = malloc((g->count + 1) * sizeof(*g->servers));
-		if ((g->zone != NULL && dst->groups[i].zone == NULL) || dst->groups[i].servers == NULL) {
-			return KNOT_ENOMEM;
+		int ret = k8s_fwd_group_copy(&dst->groups[i], &src->groups[i]);
+		if (ret != KNOT_EOK) {
+			return ret;
 		}
-		memcpy(dst->groups[i].servers, g->servers, g->count * sizeof(*g->servers));
 	}
 	return KNOT_EOK;
 }
