@@ -253,13 +253,13 @@ static uint16_t port_of(const struct sockaddr_storage *ss)
 static int upstreams(k8s_kubedns_t *cm, const char *json)
 {
 	char msg[256];
-	return k8s_kubedns_parse_upstreams(cm, json, strlen(json), msg, sizeof(msg));
+	return k8s_kubedns_parse(cm, K8S_KUBEDNS_UPSTREAMS, json, strlen(json), msg, sizeof(msg));
 }
 
 static int stubs(k8s_kubedns_t *cm, const char *json)
 {
 	char msg[256];
-	return k8s_kubedns_parse_stubs(cm, json, strlen(json), msg, sizeof(msg));
+	return k8s_kubedns_parse(cm, K8S_KUBEDNS_STUBS, json, strlen(json), msg, sizeof(msg));
 }
 
 static void upstream_nameservers_are_a_json_list_of_ip_or_ip_port_at_most_3(void **state)
