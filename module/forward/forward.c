@@ -14,16 +14,20 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-#include <arpa/inet.h>
+/*
+ * The forwarder (forward.h): started and stopped, the workers' hand-over and its slots
+ * taken by the thread, and the thread's loop. The names it resolves are in
+ * forward_names.c, the upstreams' health in forward_health.c, the late answers in
+ * forward_reply.c; the state they share in forward_priv.h.
+ */
+
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <urcu/urcu-memb.h>

@@ -133,8 +133,8 @@ const group_t *forward_group_of(const k8s_fwd_t *f, const knot_dname_t *lower);
 
 /*!
  * \brief Makes \a w wait for (\a lower, \a qtype): beside the clients of the name asked
- * already, or on a new name asked of its group's first server (SERVFAIL at once without
- * a group, a free name or a server to ask).
+ * already, or on a new name asked of a server of its group (SERVFAIL at once without a
+ * group, a free name or a server to ask).
  */
 void forward_name_ask(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint16_t qtype,
                       uint64_t now);
