@@ -14,458 +14,34 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-#include <arpa/inet.h>
+/*
+ * The forwarder (forward.h): started and stopped, the workers' hand-over and its slots
+ * taken by the thread, and the thread's loop. The names it resolves are in
+ * forward_names.c, the upstreams' health in forward_health.c, the late answers in
+ * forward_reply.c; the state they share in forward_priv.h.
+ */
+
 #include <errno.h>
-#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/resource.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <urcu/urcu-memb.h>
 
 #include "clock.h"
-#include "dnsquery.h"
-#include "forward.h"
-#include "late.h"
-#include "slots.h"
+#include "forward_priv.h"
 #include "sockaddr.h"
 
-/*! \brief Hand-over slots between the workers and the thread. */
-#define SLOT_COUNT 256
-/*! \brief Servers a name is asked of at most. */
-#define ATTEMPTS_MAX 3
-/*! \brief Without an answer by then, a server is marked down and the next one asked. */
-#define HEDGE_MS 300
-/*! \brief A down server is probed this often. */
-#define PROBE_MS 1000
-/*! \brief Loop probes: at start, then this often (and to a server when it is marked down). */
-#define LOOP_PROBE_MS 60000
-/*! \brief One log line per server and kind of failure at most this often. */
-#define LOG_EVERY_MS 10000
-#define LOOP_LABEL "\x0c""mod-k8s-loop"
 /*!
  * \brief The thread's nice value above knotd's. With knotd's workers busy it still gets
  * about a tenth of a CPU (weight 110 against 1024): behind the cluster names, never
  * starved as under SCHED_IDLE (weight 3).
  */
 #define THREAD_NICE 10
-
-typedef struct {
-	k8s_slot_t h;  /*!< First: the hand-over's state, the client, the query's length. */
-	uint8_t wire[K8S_FWD_QUERY_MAX];
-} slot_t;
-
-typedef struct waiter {
-	struct waiter *next;
-	int fd;                 /*!< knotd's UDP socket, or our dup() of the TCP connection. */
-	bool tcp;
-	uint16_t len;
-	struct sockaddr_storage remote;
-	uint8_t wire[K8S_FWD_QUERY_MAX];
-} waiter_t;
-
-enum { FAIL_TIMEOUT = 0, FAIL_SLOW, FAIL_ERROR, FAIL_RCODE, FAIL_KINDS };
-
-static const char *fail_text[FAIL_KINDS] = {
-	"no answer within the deadline",
-	"no answer within 300 ms",
-	"transport error",
-	"answered SERVFAIL or REFUSED",
-};
-
-typedef struct {
-	struct sockaddr_storage addr;
-	char text[INET6_ADDRSTRLEN + 8];
-	bool down;
-	bool looped;
-	uint64_t next_probe_ms;
-	k8s_dnsquery_t probe;       /*!< Health probe while down (fd -1 when idle). */
-	k8s_dnsquery_t loop_probe;  /*!< Its answer is not awaited: only its return to us counts. */
-	uint8_t loop_name[64];      /*!< The loop probe's name (the query points to it). */
-	uint64_t log_ms[FAIL_KINDS];
-	unsigned log_skipped[FAIL_KINDS];
-} server_t;
-
-typedef struct {
-	knot_dname_t *zone;
-	size_t first;   /*!< Into the flat server array. */
-	size_t count;
-} group_t;
-
-typedef struct {
-	k8s_dnsquery_t dq;   /*!< fd -1 when not active. */
-	size_t server;
-	bool slow;           /*!< Counted as slow already. */
-} attempt_t;
-
-typedef struct {
-	uint32_t hash;
-	uint16_t qtype;
-	const group_t *group;
-	attempt_t att[ATTEMPTS_MAX];
-	unsigned att_count;
-	uint64_t next_hedge_ms;
-	uint64_t deadline_ms;
-	waiter_t *waiters;
-	uint8_t qname[KNOT_DNAME_MAXLEN];
-} name_t;
-
-struct k8s_fwd {
-	k8s_fwd_conf_t conf;
-	server_t servers[K8S_FWD_SERVERS_MAX];
-	size_t server_count;
-	group_t groups[1 + K8S_FWD_GROUPS_MAX];
-	size_t group_count;
-	k8s_fwd_cache_t cache;
-	k8s_log_t log;
-	k8s_fwd_stats_fn stats_fn;
-	void *stats_ctx;
-
-	// Shared with the workers.
-	slot_t slots[SLOT_COUNT];
-	k8s_slots_t handoff;  /*!< Over \a slots. */
-	atomic_uint_fast64_t dropped;
-	_Atomic uint64_t loop_token;
-	atomic_bool loop_seen[K8S_FWD_SERVERS_MAX];
-	pthread_t thread;
-
-	// The thread's own.
-	name_t **names;
-	size_t name_count;
-	size_t waiter_count;
-	uint64_t next_loop_ms;
-	uint64_t next_stats_ms;
-	k8s_fwd_stats_t st;
-	uint8_t out[2 + KNOT_WIRE_MAX_PKTSIZE];
-};
-
-static void loop_probe_name(uint8_t *name, uint64_t token, size_t idx)
-{
-	char label[40];
-	int len = snprintf(label, sizeof(label), "%016" PRIx64 "-%zu", token, idx);
-	name[0] = len;
-	memcpy(name + 1, label, len);
-	memcpy(name + 1 + len, LOOP_LABEL, sizeof(LOOP_LABEL));  // With the root label.
-}
-
-/*! \brief Sends \a s a loop probe (its answer is not awaited: only its return to us counts). */
-static void loop_probe_send(k8s_fwd_t *f, server_t *s, uint64_t token, uint64_t now)
-{
-	k8s_dnsquery_close(&s->loop_probe);
-	loop_probe_name(s->loop_name, token, s - f->servers);
-	(void)k8s_dnsquery_start(&s->loop_probe, &s->addr, s->loop_name, KNOT_RRTYPE_HINFO,
-	                         LOOP_PROBE_MS / 2, now);
-}
-
-/* Logging. */
-
-static void server_fail(k8s_fwd_t *f, server_t *s, int kind, const char *detail, uint64_t now)
-{
-	size_t idx = s - f->servers;
-	f->st.server[idx].failures += (kind != FAIL_TIMEOUT);
-	f->st.server[idx].timeouts += (kind == FAIL_TIMEOUT);
-	if (now >= s->log_ms[kind] + LOG_EVERY_MS || s->log_ms[kind] == 0) {
-		char skipped[48] = "";
-		if (s->log_skipped[kind] > 0) {
-			snprintf(skipped, sizeof(skipped), ", %u more since the last line",
-			         s->log_skipped[kind]);
-		}
-		k8s_logf(&f->log, LOG_WARNING, "forward, upstream %s failed (%s%s%s%s)%s", s->text,
-		         fail_text[kind], detail ? ": " : "", detail ? detail : "", skipped,
-		         s->down ? "" : ", marked down");
-		s->log_ms[kind] = now;
-		s->log_skipped[kind] = 0;
-	} else {
-		s->log_skipped[kind]++;
-	}
-	if (!s->down && !s->looped) {
-		s->down = true;
-		s->next_probe_ms = now + PROBE_MS;
-		// A loop that appears while running shows first as a server that stops answering.
-		loop_probe_send(f, s, atomic_load(&f->loop_token), now);
-	}
-}
-
-static void server_ok(k8s_fwd_t *f, server_t *s)
-{
-	if (s->down) {
-		s->down = false;
-		k8s_logf(&f->log, LOG_NOTICE, "forward, upstream %s answers again", s->text);
-	}
-}
-
-/* Late answers. */
-
-static void send_answer(k8s_fwd_t *f, waiter_t *w, size_t size)
-{
-	k8s_late_send(w->fd, w->tcp, &w->remote, f->out, size);
-}
-
-/*!
- * \brief Answers a waiting client: the entry's records, or \a rcode with an Extended
- * DNS Error (\a ede >= 0) when there is no entry. Frees the waiter.
- */
-static void reply(k8s_fwd_t *f, waiter_t *w, const k8s_fwd_entry_t *e, uint16_t rcode,
-                  int ede, const char *ede_text, uint64_t now)
-{
-	knot_pkt_t *q = knot_pkt_new(w->wire, w->len, NULL);
-	knot_pkt_t *r = NULL;
-	if (q == NULL || knot_pkt_parse(q, 0) != KNOT_EOK) {
-		goto done;
-	}
-	size_t max = w->tcp ? KNOT_WIRE_MAX_PKTSIZE : k8s_late_udp_limit(q);
-	r = knot_pkt_new(f->out + 2, max, NULL);
-	if (r == NULL || knot_pkt_init_response(r, q) != KNOT_EOK) {
-		goto done;
-	}
-	knot_wire_set_ra(r->wire);
-
-	knot_rrset_t opt;
-	bool with_opt = knot_pkt_has_edns(q);
-	if (with_opt) {
-		if (knot_edns_init(&opt, K8S_LATE_EDNS_PAYLOAD, 0, KNOT_EDNS_VERSION, &r->mm) != KNOT_EOK) {
-			goto done;
-		}
-		if (e == NULL && ede >= 0) {
-			uint8_t data[2 + 64];
-			size_t text_len = strnlen(ede_text, 64);
-			data[0] = ede >> 8;
-			data[1] = ede & 0xff;
-			memcpy(data + 2, ede_text, text_len);
-			(void)knot_edns_add_option(&opt, KNOT_EDNS_OPTION_EDE, 2 + text_len, data,
-			                           &r->mm);
-		}
-		(void)knot_pkt_reserve(r, knot_edns_wire_size(&opt));
-	}
-	if (e != NULL) {
-		rcode = e->rcode;
-		if (k8s_fwd_entry_put(e, r, now) != KNOT_EOK) {
-			rcode = KNOT_RCODE_SERVFAIL;
-		}
-	}
-	knot_wire_set_rcode(r->wire, rcode);
-	if (with_opt) {
-		(void)knot_pkt_reclaim(r, knot_edns_wire_size(&opt));
-		if (knot_pkt_begin(r, KNOT_ADDITIONAL) != KNOT_EOK ||
-		    knot_pkt_put(r, KNOT_COMPR_HINT_NONE, &opt, KNOT_PF_FREE) != KNOT_EOK) {
-			knot_rrset_clear(&opt, &r->mm);
-		}
-	}
-	send_answer(f, w, r->size);
-	f->st.answered++;
-	f->st.servfail += (rcode == KNOT_RCODE_SERVFAIL);
-done:
-	knot_pkt_free(r);
-	knot_pkt_free(q);
-	if (w->tcp) {
-		close(w->fd);
-	}
-	free(w);
-	f->waiter_count--;
-}
-
-static void reply_all(k8s_fwd_t *f, name_t *n, const k8s_fwd_entry_t *e, uint16_t rcode,
-                      int ede, const char *ede_text, uint64_t now)
-{
-	while (n->waiters != NULL) {
-		waiter_t *w = n->waiters;
-		n->waiters = w->next;
-		reply(f, w, e, rcode, ede, ede_text, now);
-	}
-}
-
-/* Names being resolved. */
-
-static const group_t *group_of(const k8s_fwd_t *f, const knot_dname_t *lower)
-{
-	const group_t *best = NULL;
-	size_t best_labels = 0;
-	for (size_t i = 1; i < f->group_count; i++) {
-		const group_t *g = &f->groups[i];
-		size_t labels = knot_dname_labels(g->zone, NULL);
-		if ((best == NULL || labels > best_labels) && knot_dname_in_bailiwick(lower, g->zone) >= 0) {
-			best = g;
-			best_labels = labels;
-		}
-	}
-	if (best == NULL && f->groups[0].count > 0) {
-		best = &f->groups[0];
-	}
-	return best;
-}
-
-/*! \brief The next server to ask: the first up and not asked yet, else the first not asked. */
-static ssize_t next_server(const k8s_fwd_t *f, const name_t *n)
-{
-	ssize_t fallback = -1;
-	for (size_t i = 0; i < n->group->count; i++) {
-		size_t idx = n->group->first + i;
-		const server_t *s = &f->servers[idx];
-		bool asked = false;
-		for (unsigned a = 0; a < n->att_count; a++) {
-			asked |= (n->att[a].server == idx);
-		}
-		if (asked || s->looped) {
-			continue;
-		}
-		if (!s->down) {
-			return idx;
-		} else if (fallback < 0) {
-			fallback = idx;
-		}
-	}
-	return fallback;
-}
-
-static bool attempts_active(const name_t *n)
-{
-	for (unsigned a = 0; a < n->att_count; a++) {
-		if (n->att[a].dq.fd >= 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
-/*! \brief Asks the next server; false if there is none (or no socket). */
-static bool attempt_start(k8s_fwd_t *f, name_t *n, uint64_t now)
-{
-	while (n->att_count < ATTEMPTS_MAX) {
-		ssize_t idx = next_server(f, n);
-		if (idx < 0) {
-			return false;
-		}
-		attempt_t *a = &n->att[n->att_count++];
-		a->server = idx;
-		a->slow = false;
-		server_t *s = &f->servers[idx];
-		f->st.server[idx].queries++;
-		f->st.failovers += (n->att_count > 1);
-		uint64_t left = (n->deadline_ms > now) ? n->deadline_ms - now : 1;
-		int ret = k8s_dnsquery_start(&a->dq, &s->addr, n->qname, n->qtype, left, now);
-		if (ret == KNOT_EOK) {
-			n->next_hedge_ms = now + HEDGE_MS;
-			return true;
-		}
-		server_fail(f, s, FAIL_ERROR, knot_strerror(ret), now);
-	}
-	return false;
-}
-
-static void name_close(k8s_fwd_t *f, size_t i)
-{
-	name_t *n = f->names[i];
-	for (unsigned a = 0; a < n->att_count; a++) {
-		k8s_dnsquery_close(&n->att[a].dq);
-	}
-	free(n);
-	f->names[i] = f->names[--f->name_count];
-}
-
-/*! \brief An answer came: kept in the cache and sent to every waiting client. */
-static void name_answered(k8s_fwd_t *f, size_t i, const knot_pkt_t *answer, uint64_t now)
-{
-	name_t *n = f->names[i];
-	k8s_fwd_entry_t *e = k8s_fwd_entry_new(answer, n->qname, n->qtype,
-	                                       f->conf.cache_max_ttl, now, false);
-	if (e != NULL) {
-		reply_all(f, n, e, 0, -1, NULL, now);
-		k8s_fwd_cache_put(&f->cache, e, now);
-	} else {
-		// Not kept (no SOA, TTL 0, too large, an error RCODE): relayed as it is.
-		k8s_fwd_entry_t *once = k8s_fwd_entry_new(answer, n->qname, n->qtype,
-		                                          f->conf.cache_max_ttl, now, true);
-		if (once != NULL) {
-			reply_all(f, n, once, 0, -1, NULL, now);
-			k8s_fwd_entry_free(once);
-		} else {
-			reply_all(f, n, NULL, knot_wire_get_rcode(answer->wire), 23,
-			          "upstream answer not relayed", now);
-		}
-	}
-	name_close(f, i);
-}
-
-static void name_failed(k8s_fwd_t *f, size_t i, int ede, const char *text, uint64_t now)
-{
-	reply_all(f, f->names[i], NULL, KNOT_RCODE_SERVFAIL, ede, text, now);
-	name_close(f, i);
-}
-
-/*! \brief Progress on one attempt; true if the name is done (and closed). */
-static bool attempt_io(k8s_fwd_t *f, size_t i, attempt_t *a, uint64_t now)
-{
-	name_t *n = f->names[i];
-	server_t *s = &f->servers[a->server];
-	knot_pkt_t *answer = NULL;
-	int ret = k8s_dnsquery_io(&a->dq, now, &answer);
-	if (ret == KNOT_EAGAIN) {
-		return false;
-	}
-	k8s_dnsquery_close(&a->dq);
-	if (ret != KNOT_EOK) {
-		server_fail(f, s, FAIL_ERROR, knot_strerror(ret), now);
-	} else {
-		uint16_t rcode = knot_wire_get_rcode(answer->wire);
-		f->st.server[a->server].answers++;
-		if (rcode == KNOT_RCODE_NOERROR || rcode == KNOT_RCODE_NXDOMAIN) {
-			server_ok(f, s);
-			name_answered(f, i, answer, now);
-			knot_pkt_free(answer);
-			return true;
-		}
-		const knot_lookup_t *name = knot_lookup_by_id(knot_rcode_names, rcode);
-		server_fail(f, s, FAIL_RCODE, name ? name->name : "unknown RCODE", now);
-		// The last resort: an error answer is still an answer.
-		if (!attempts_active(n) && next_server(f, n) < 0) {
-			name_answered(f, i, answer, now);
-			knot_pkt_free(answer);
-			return true;
-		}
-		knot_pkt_free(answer);
-	}
-	if (!attempts_active(n) && !attempt_start(f, n, now)) {
-		name_failed(f, i, 23, "no upstream answered", now);
-		return true;
-	}
-	return false;
-}
-
-static void name_new(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint16_t qtype,
-                     uint32_t hash, uint64_t now)
-{
-	const group_t *g = group_of(f, lower);
-	name_t *n = (g != NULL && f->name_count < f->conf.max_pending) ? calloc(1, sizeof(*n)) : NULL;
-	if (n == NULL) {
-		w->next = NULL;
-		name_t tmp = { .waiters = w };
-		reply_all(f, &tmp, NULL, KNOT_RCODE_SERVFAIL, g ? 0 : 22,
-		          g ? "forwarder busy" : "no upstream", now);
-		return;
-	}
-	for (unsigned a = 0; a < ATTEMPTS_MAX; a++) {
-		n->att[a].dq.fd = -1;
-	}
-	n->hash = hash;
-	n->qtype = qtype;
-	n->group = g;
-	n->deadline_ms = now + f->conf.timeout_ms;
-	n->waiters = w;
-	w->next = NULL;
-	memcpy(n->qname, lower, knot_dname_size(lower));
-	f->names[f->name_count++] = n;
-	f->st.forwarded++;
-	if (!attempt_start(f, n, now)) {
-		name_failed(f, f->name_count - 1, 22, "no usable upstream", now);
-	}
-}
 
 /*! \brief Takes the queries the workers handed over. */
 static void drain(k8s_fwd_t *f, uint64_t now)
@@ -492,9 +68,7 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 		knot_pkt_t *q = knot_pkt_new(w->wire, w->len, NULL);
 		if (q == NULL || knot_pkt_parse(q, 0) != KNOT_EOK || knot_pkt_qname(q) == NULL) {
 			knot_pkt_free(q);
-			w->next = NULL;
-			name_t tmp = { .waiters = w };
-			reply_all(f, &tmp, NULL, KNOT_RCODE_SERVFAIL, -1, NULL, now);
+			forward_reply(f, w, NULL, KNOT_RCODE_SERVFAIL, -1, NULL, now);
 			continue;
 		}
 		knot_dname_storage_t lower;
@@ -503,122 +77,21 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 		knot_pkt_free(q);
 
 		if (f->waiter_count > 4 * f->conf.max_pending) {
-			w->next = NULL;
-			name_t tmp = { .waiters = w };
-			reply_all(f, &tmp, NULL, KNOT_RCODE_SERVFAIL, 0, "forwarder busy", now);
+			forward_reply(f, w, NULL, KNOT_RCODE_SERVFAIL, 0, "forwarder busy", now);
 			continue;
 		}
 		// Cached since the worker looked (another client's answer came first).
 		urcu_memb_read_lock();
 		const k8s_fwd_entry_t *e = k8s_fwd_cache_get(&f->cache, lower, qtype, now);
 		if (e != NULL) {
-			w->next = NULL;
-			name_t tmp = { .waiters = w };
-			reply_all(f, &tmp, e, 0, -1, NULL, now);
+			forward_reply(f, w, e, 0, -1, NULL, now);
 		}
 		urcu_memb_read_unlock();
 		if (e != NULL) {
 			continue;
 		}
-		// Asked already: one more client waits for the same answer.
-		uint32_t hash = k8s_fwd_key_hash(lower, qtype);
-		name_t *n = NULL;
-		for (size_t j = 0; j < f->name_count && n == NULL; j++) {
-			name_t *c = f->names[j];
-			if (c->hash == hash && c->qtype == qtype && knot_dname_is_equal(c->qname, lower)) {
-				n = c;
-			}
-		}
-		if (n != NULL) {
-			w->next = n->waiters;
-			n->waiters = w;
-		} else {
-			name_new(f, w, lower, qtype, hash, now);
-		}
+		forward_name_ask(f, w, lower, qtype, now);
 	}
-}
-
-/* Health and loop probes. */
-
-bool k8s_fwd_loop_probe(k8s_fwd_t *f, const knot_dname_t *lower)
-{
-	if (lower[0] == 0 || !knot_dname_is_equal(lower + 1 + lower[0], (const uint8_t *)LOOP_LABEL)) {
-		return false;
-	}
-	// "<16 hex>-<index>"
-	char label[64];
-	memcpy(label, lower + 1, lower[0]);
-	label[lower[0]] = '\0';
-	char *end;
-	uint64_t token = strtoull(label, &end, 16);
-	if (end != label + 16 || *end != '-') {
-		return true;
-	}
-	unsigned long idx = strtoul(end + 1, &end, 10);
-	if (*end == '\0' && idx < f->server_count && token == atomic_load(&f->loop_token)) {
-		atomic_store(&f->loop_seen[idx], true);
-		k8s_slots_wake(&f->handoff);
-	}
-	return true;
-}
-
-static void loops_check(k8s_fwd_t *f)
-{
-	for (size_t i = 0; i < f->server_count; i++) {
-		server_t *s = &f->servers[i];
-		if (!atomic_exchange(&f->loop_seen[i], false) || s->looped) {
-			continue;
-		}
-		s->looped = true;
-		f->st.loops++;
-		k8s_logf(&f->log, LOG_ERR, "forward, loop detected: upstream %s sends our queries back "
-		         "to us, it is no longer used (fix: the node's resolv.conf, which the pod "
-		         "copies, must not name this DNS server or a local cache that forwards to it, "
-		         "e.g. kubelet --resolv-conf=/run/systemd/resolve/resolv.conf instead of "
-		         "127.0.0.53; then restart the pod)", s->text);
-	}
-}
-
-static void probes_start(k8s_fwd_t *f, uint64_t now)
-{
-	bool loop_round = (now >= f->next_loop_ms);
-	uint64_t token = 0;
-	if (loop_round) {
-		f->next_loop_ms = now + LOOP_PROBE_MS;
-		if (getrandom(&token, sizeof(token), 0) != sizeof(token)) {
-			token = now * 0x9e3779b97f4a7c15ull;
-		}
-		atomic_store(&f->loop_token, token);
-	}
-	for (size_t i = 0; i < f->server_count; i++) {
-		server_t *s = &f->servers[i];
-		if (s->looped) {
-			continue;
-		}
-		if (loop_round) {
-			loop_probe_send(f, s, token, now);
-		}
-		if (s->down && s->probe.fd < 0 && now >= s->next_probe_ms) {
-			s->next_probe_ms = now + PROBE_MS;
-			(void)k8s_dnsquery_start(&s->probe, &s->addr, (const uint8_t *)"",
-			                         KNOT_RRTYPE_NS, PROBE_MS, now);
-		}
-	}
-}
-
-static void probe_io(k8s_fwd_t *f, server_t *s, k8s_dnsquery_t *p, uint64_t now)
-{
-	knot_pkt_t *answer = NULL;
-	int ret = k8s_dnsquery_io(p, now, &answer);
-	if (ret == KNOT_EAGAIN) {
-		return;
-	}
-	k8s_dnsquery_close(p);
-	// Any answer to a health probe means the server is back.
-	if (ret == KNOT_EOK && p == &s->probe) {
-		server_ok(f, s);
-	}
-	knot_pkt_free(answer);
 }
 
 /* The thread. */
@@ -638,45 +111,6 @@ static void stats_push(k8s_fwd_t *f, uint64_t now)
 		f->st.server[i].down = f->servers[i].down || f->servers[i].looped;
 	}
 	f->stats_fn(f->stats_ctx, &f->st);
-}
-
-static void timers(k8s_fwd_t *f, uint64_t now)
-{
-	for (size_t i = 0; i < f->name_count; ) {
-		name_t *n = f->names[i];
-		if (now >= n->deadline_ms) {
-			for (unsigned a = 0; a < n->att_count; a++) {
-				if (n->att[a].dq.fd >= 0) {
-					f->st.timeouts++;
-					server_fail(f, &f->servers[n->att[a].server], FAIL_TIMEOUT, NULL, now);
-				}
-			}
-			name_failed(f, i, 22, "upstream timeout", now);
-			continue;  // The last name moved to i.
-		}
-		if (now >= n->next_hedge_ms && attempts_active(n)) {
-			// The servers asked have been silent: mark them down, ask the next one too.
-			for (unsigned a = 0; a < n->att_count; a++) {
-				attempt_t *at = &n->att[a];
-				if (at->dq.fd >= 0 && !at->slow) {
-					at->slow = true;
-					server_fail(f, &f->servers[at->server], FAIL_SLOW, NULL, now);
-				}
-			}
-			n->next_hedge_ms = UINT64_MAX;
-			(void)attempt_start(f, n, now);
-		}
-		i++;
-	}
-	for (size_t i = 0; i < f->server_count; i++) {
-		server_t *s = &f->servers[i];
-		if (s->probe.fd >= 0 && now >= s->probe.deadline_ms) {
-			k8s_dnsquery_close(&s->probe);
-		}
-		if (s->loop_probe.fd >= 0 && now >= s->loop_probe.deadline_ms) {
-			k8s_dnsquery_close(&s->loop_probe);
-		}
-	}
 }
 
 static int wait_ms(const k8s_fwd_t *f, uint64_t now)
@@ -727,10 +161,11 @@ static void *forward_run(void *arg)
 	while (!k8s_slots_stopping(&f->handoff)) {
 		k8s_slots_looking(&f->handoff);
 		uint64_t now = k8s_now_ms();
-		loops_check(f);
+		forward_loops_check(f);
 		drain(f, now);
-		timers(f, now);
-		probes_start(f, now);
+		forward_names_expire(f, now);
+		forward_probes_expire(f, now);
+		forward_probes_start(f, now);
 		stats_push(f, now);
 
 		nfds_t count = 1;
@@ -773,7 +208,8 @@ static void *forward_run(void *arg)
 			}
 			if (owner_idx[k] >= SIZE_MAX - 1) {
 				server_t *s = owner[k];
-				probe_io(f, s, owner_idx[k] == SIZE_MAX ? &s->probe : &s->loop_probe, now);
+				forward_probe_io(f, s, owner_idx[k] == SIZE_MAX ? &s->probe : &s->loop_probe,
+				                 now);
 				continue;
 			}
 			// The name may be done already (another attempt answered): find it again.
@@ -781,7 +217,7 @@ static void *forward_run(void *arg)
 				if (f->names[i] == owner[k]) {
 					attempt_t *a = &f->names[i]->att[owner_idx[k]];
 					if (a->dq.fd == fds[k].fd) {
-						(void)attempt_io(f, i, a, now);
+						(void)forward_attempt_io(f, i, a, now);
 					}
 					break;
 				}
@@ -792,7 +228,7 @@ static void *forward_run(void *arg)
 out:
 	// Whoever still waits gets SERVFAIL rather than silence.
 	while (f->name_count > 0) {
-		name_failed(f, 0, 23, "forwarder stopped", k8s_now_ms());
+		forward_name_failed(f, 0, 23, "forwarder stopped", k8s_now_ms());
 	}
 	for (size_t i = 0; i < f->server_count; i++) {
 		k8s_dnsquery_close(&f->servers[i].probe);
@@ -806,27 +242,6 @@ out:
 }
 
 /* API. */
-
-static int conf_copy(k8s_fwd_conf_t *dst, const k8s_fwd_conf_t *src)
-{
-	*dst = *src;
-	dst->groups = calloc(src->group_count, sizeof(*dst->groups));
-	if (dst->groups == NULL) {
-		dst->group_count = 0;
-		return KNOT_ENOMEM;
-	}
-	for (size_t i = 0; i < src->group_count; i++) {
-		const k8s_fwd_group_t *g = &src->groups[i];
-		dst->groups[i].count = g->count;
-		dst->groups[i].zone = (g->zone != NULL) ? knot_dname_copy(g->zone, NULL) : NULL;
-		dst->groups[i].servers = malloc((g->count + 1) * sizeof(*g->servers));
-		if ((g->zone != NULL && dst->groups[i].zone == NULL) || dst->groups[i].servers == NULL) {
-			return KNOT_ENOMEM;
-		}
-		memcpy(dst->groups[i].servers, g->servers, g->count * sizeof(*g->servers));
-	}
-	return KNOT_EOK;
-}
 
 k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
                        k8s_fwd_stats_fn stats, void *stats_ctx)
@@ -843,7 +258,7 @@ k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
 	f->log = *log;
 	f->stats_fn = stats;
 	f->stats_ctx = stats_ctx;
-	if (conf_copy(&f->conf, conf) != KNOT_EOK) {
+	if (k8s_fwd_conf_copy(&f->conf, conf) != KNOT_EOK) {
 		goto fail;
 	}
 	for (size_t g = 0; g < conf->group_count; g++) {
@@ -911,7 +326,7 @@ const char *k8s_fwd_server_text(const k8s_fwd_t *f, size_t i)
 
 bool k8s_fwd_routes(const k8s_fwd_t *f, const knot_dname_t *lower)
 {
-	return group_of(f, lower) != NULL;
+	return forward_group_of(f, lower) != NULL;
 }
 
 const k8s_fwd_entry_t *k8s_fwd_lookup(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qtype,

@@ -81,6 +81,15 @@ typedef struct {
 /*! \brief Frees what k8s_fwd_conf_t holds (not itself). */
 void k8s_fwd_conf_deinit(k8s_fwd_conf_t *conf);
 
+/*!
+ * \brief A deep copy of \a src into \a dst (on failure, what was copied is freed by
+ * k8s_fwd_conf_deinit(\a dst)).
+ */
+int k8s_fwd_conf_copy(k8s_fwd_conf_t *dst, const k8s_fwd_conf_t *src);
+
+/*! \brief A deep copy of a group (on failure, \a dst holds what was allocated, to free). */
+int k8s_fwd_group_copy(k8s_fwd_group_t *dst, const k8s_fwd_group_t *src);
+
 /*! \brief Equal settings share one forwarder. */
 bool k8s_fwd_conf_equal(const k8s_fwd_conf_t *a, const k8s_fwd_conf_t *b);
 

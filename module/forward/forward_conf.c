@@ -15,8 +15,8 @@
  */
 
 /*
- * The forwarder's settings (module/forward/forward.h): freed, compared (equal settings
- * share one forwarder), and the option values read: an address with an optional
+ * The forwarder's settings (module/forward/forward.h): freed, copied, compared (equal
+ * settings share one forwarder), and the option values read: an address with an optional
  * port, a stub domain.
  */
 
@@ -38,6 +38,37 @@ void k8s_fwd_conf_deinit(k8s_fwd_conf_t *conf)
 	free(conf->groups);
 	conf->groups = NULL;
 	conf->group_count = 0;
+}
+
+int k8s_fwd_group_copy(k8s_fwd_group_t *dst, const k8s_fwd_group_t *src)
+{
+	dst->count = src->count;
+	dst->zone = (src->zone != NULL) ? knot_dname_copy(src->zone, NULL) : NULL;
+	dst->servers = malloc((src->count + 1) * sizeof(*src->servers));
+	if ((src->zone != NULL && dst->zone == NULL) || dst->servers == NULL) {
+		return KNOT_ENOMEM;
+	}
+	if (src->count > 0) {
+		memcpy(dst->servers, src->servers, src->count * sizeof(*src->servers));
+	}
+	return KNOT_EOK;
+}
+
+int k8s_fwd_conf_copy(k8s_fwd_conf_t *dst, const k8s_fwd_conf_t *src)
+{
+	*dst = *src;
+	dst->groups = calloc(src->group_count, sizeof(*dst->groups));
+	if (dst->groups == NULL) {
+		dst->group_count = 0;
+		return KNOT_ENOMEM;
+	}
+	for (size_t i = 0; i < src->group_count; i++) {
+		int ret = k8s_fwd_group_copy(&dst->groups[i], &src->groups[i]);
+		if (ret != KNOT_EOK) {
+			return ret;
+		}
+	}
+	return KNOT_EOK;
 }
 
 bool k8s_fwd_conf_equal(const k8s_fwd_conf_t *a, const k8s_fwd_conf_t *b)

@@ -32,8 +32,6 @@
 #include "jsonstrict.h"
 #include "kubedns_conf.h"
 
-static const char *file_names[2] = { "upstreamNameservers", "stubDomains" };
-
 void k8s_kubedns_deinit(k8s_kubedns_t *cm)
 {
 	free(cm->upstreams.servers);
@@ -141,57 +139,43 @@ static json_object *json_parse(const char *text, size_t len, const char *what,
 	return root;
 }
 
-int k8s_kubedns_parse_upstreams(k8s_kubedns_t *cm, const char *text, size_t len,
-                                char *msg, size_t msglen)
+static int upstreams_read(k8s_kubedns_t *cm, json_object *root, const char *file,
+                          char *msg, size_t msglen)
 {
-	json_object *root = json_parse(text, len, file_names[0], msg, msglen);
-	if (root == NULL) {
-		return KNOT_EINVAL;
-	}
 	free(cm->upstreams.servers);
 	memset(&cm->upstreams, 0, sizeof(cm->upstreams));
-	int ret = servers_parse(root, K8S_KUBEDNS_UPSTREAMS_MAX, &cm->upstreams, file_names[0],
+	int ret = servers_parse(root, K8S_KUBEDNS_UPSTREAMS_MAX, &cm->upstreams, file,
 	                        msg, msglen);
 	// An empty list keeps resolv.conf's servers, as in kube-dns.
 	cm->has_upstreams = (ret == KNOT_EOK && cm->upstreams.count > 0);
-	json_object_put(root);
 	return ret;
 }
 
-int k8s_kubedns_parse_stubs(k8s_kubedns_t *cm, const char *text, size_t len,
-                            char *msg, size_t msglen)
+static int stubs_read(k8s_kubedns_t *cm, json_object *root, const char *file,
+                      char *msg, size_t msglen)
 {
-	json_object *root = json_parse(text, len, file_names[1], msg, msglen);
-	if (root == NULL) {
-		return KNOT_EINVAL;
-	}
-	int ret = KNOT_EOK;
 	if (!json_object_is_type(root, json_type_object)) {
-		snprintf(msg, msglen, "%s: not an object of domains", file_names[1]);
-		ret = KNOT_EINVAL;
-		goto out;
+		snprintf(msg, msglen, "%s: not an object of domains", file);
+		return KNOT_EINVAL;
 	}
 	size_t count = json_object_object_length(root);
 	if (count > K8S_FWD_GROUPS_MAX) {
-		snprintf(msg, msglen, "%s: more than %d domains", file_names[1], K8S_FWD_GROUPS_MAX);
-		ret = KNOT_EINVAL;
-		goto out;
+		snprintf(msg, msglen, "%s: more than %d domains", file, K8S_FWD_GROUPS_MAX);
+		return KNOT_EINVAL;
 	}
 	cm->stubs = calloc(count + 1, sizeof(*cm->stubs));
 	if (cm->stubs == NULL) {
 		snprintf(msg, msglen, "out of memory");
-		ret = KNOT_ENOMEM;
-		goto out;
+		return KNOT_ENOMEM;
 	}
 	json_object_object_foreach(root, key, val) {
 		char what[KNOT_DNAME_TXT_MAXLEN + 32];
-		snprintf(what, sizeof(what), "%s: %.255s", file_names[1], key);
+		snprintf(what, sizeof(what), "%s: %.255s", file, key);
 		size_t key_len = strlen(key);
 		char zone[KNOT_DNAME_TXT_MAXLEN + 2];
 		if (key_len == 0 || key_len > KNOT_DNAME_TXT_MAXLEN || strchr(key, '\\') != NULL) {
 			snprintf(msg, msglen, "%s: no domain name", what);
-			ret = KNOT_EINVAL;
-			goto out;
+			return KNOT_EINVAL;
 		}
 		memcpy(zone, key, key_len + 1);
 		if (zone[key_len - 1] != '.') {
@@ -202,28 +186,45 @@ int k8s_kubedns_parse_stubs(k8s_kubedns_t *cm, const char *text, size_t len,
 		g->zone = knot_dname_from_str_alloc(zone);
 		if (g->zone == NULL || g->zone[0] == 0) {
 			snprintf(msg, msglen, "%s: no domain name", what);
-			ret = KNOT_EINVAL;
-			goto out;
+			return KNOT_EINVAL;
 		}
 		knot_dname_to_lower(g->zone);
 		for (size_t i = 0; i + 1 < cm->stub_count; i++) {
 			if (knot_dname_is_equal(cm->stubs[i].zone, g->zone)) {
 				snprintf(msg, msglen, "%s: given twice", what);
-				ret = KNOT_EINVAL;
-				goto out;
+				return KNOT_EINVAL;
 			}
 		}
-		ret = servers_parse(val, K8S_FWD_SERVERS_MAX, g, what, msg, msglen);
+		int ret = servers_parse(val, K8S_FWD_SERVERS_MAX, g, what, msg, msglen);
 		if (ret != KNOT_EOK) {
-			goto out;
+			return ret;
 		}
 		if (g->count == 0) {
 			snprintf(msg, msglen, "%s: no address", what);
-			ret = KNOT_EINVAL;
-			goto out;
+			return KNOT_EINVAL;
 		}
 	}
-out:
+	return KNOT_EOK;
+}
+
+/*! \brief The ConfigMap's files, by k8s_kubedns_file_t: the name and the reader of each. */
+static const struct {
+	const char *name;
+	int (*read)(k8s_kubedns_t *cm, json_object *root, const char *file, char *msg,
+	            size_t msglen);
+} files[K8S_KUBEDNS_FILES] = {
+	[K8S_KUBEDNS_UPSTREAMS] = { "upstreamNameservers", upstreams_read },
+	[K8S_KUBEDNS_STUBS] = { "stubDomains", stubs_read },
+};
+
+int k8s_kubedns_parse(k8s_kubedns_t *cm, k8s_kubedns_file_t file, const char *text, size_t len,
+                      char *msg, size_t msglen)
+{
+	json_object *root = json_parse(text, len, files[file].name, msg, msglen);
+	if (root == NULL) {
+		return KNOT_EINVAL;
+	}
+	int ret = files[file].read(cm, root, files[file].name, msg, msglen);
 	json_object_put(root);
 	return ret;
 }
@@ -233,10 +234,10 @@ out:
 void k8s_kubedns_stamp(const char *dir, k8s_kubedns_stamp_t *stamp)
 {
 	memset(stamp, 0, sizeof(*stamp));
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < K8S_KUBEDNS_FILES; i++) {
 		char path[4096];
 		struct stat st;
-		int n = snprintf(path, sizeof(path), "%s/%s", dir, file_names[i]);
+		int n = snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
 		if (n < 0 || (size_t)n >= sizeof(path) || stat(path, &st) != 0) {
 			continue;
 		}
@@ -250,7 +251,7 @@ void k8s_kubedns_stamp(const char *dir, k8s_kubedns_stamp_t *stamp)
 
 bool k8s_kubedns_stamp_equal(const k8s_kubedns_stamp_t *a, const k8s_kubedns_stamp_t *b)
 {
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < K8S_KUBEDNS_FILES; i++) {
 		if (a->file[i].present != b->file[i].present || a->file[i].dev != b->file[i].dev ||
 		    a->file[i].ino != b->file[i].ino || a->file[i].size != b->file[i].size ||
 		    a->file[i].mtime.tv_sec != b->file[i].mtime.tv_sec ||
@@ -296,9 +297,9 @@ static int file_read(const char *path, char **text, size_t *len)
 int k8s_kubedns_read(const char *dir, k8s_kubedns_t *cm, char *msg, size_t msglen)
 {
 	memset(cm, 0, sizeof(*cm));
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < K8S_KUBEDNS_FILES; i++) {
 		char path[4096];
-		int n = snprintf(path, sizeof(path), "%s/%s", dir, file_names[i]);
+		int n = snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
 		if (n < 0 || (size_t)n >= sizeof(path)) {
 			snprintf(msg, msglen, "directory name too long");
 			return KNOT_EINVAL;
@@ -310,11 +311,9 @@ int k8s_kubedns_read(const char *dir, k8s_kubedns_t *cm, char *msg, size_t msgle
 			continue;
 		}
 		if (ret != KNOT_EOK) {
-			snprintf(msg, msglen, "%s: not readable (%s)", file_names[i], knot_strerror(ret));
-		} else if (i == 0) {
-			ret = k8s_kubedns_parse_upstreams(cm, text, len, msg, msglen);
+			snprintf(msg, msglen, "%s: not readable (%s)", files[i].name, knot_strerror(ret));
 		} else {
-			ret = k8s_kubedns_parse_stubs(cm, text, len, msg, msglen);
+			ret = k8s_kubedns_parse(cm, i, text, len, msg, msglen);
 		}
 		free(text);
 		if (ret != KNOT_EOK) {
@@ -326,20 +325,6 @@ int k8s_kubedns_read(const char *dir, k8s_kubedns_t *cm, char *msg, size_t msgle
 }
 
 /* The merge. */
-
-static int group_copy(k8s_fwd_group_t *dst, const k8s_fwd_group_t *src)
-{
-	dst->count = src->count;
-	dst->zone = (src->zone != NULL) ? knot_dname_copy(src->zone, NULL) : NULL;
-	dst->servers = malloc((src->count + 1) * sizeof(*src->servers));
-	if ((src->zone != NULL && dst->zone == NULL) || dst->servers == NULL) {
-		return KNOT_ENOMEM;
-	}
-	if (src->count > 0) {
-		memcpy(dst->servers, src->servers, src->count * sizeof(*src->servers));
-	}
-	return KNOT_EOK;
-}
 
 static bool overridden(const k8s_kubedns_t *cm, const knot_dname_t *zone)
 {
@@ -365,14 +350,14 @@ int k8s_kubedns_merge(const k8s_fwd_conf_t *base, const k8s_kubedns_t *cm,
 	const k8s_fwd_group_t empty = { 0 };
 	const k8s_fwd_group_t *def = cm->has_upstreams ? &cm->upstreams :
 	                             (base->group_count > 0) ? &base->groups[0] : &empty;
-	int ret = group_copy(&out->groups[out->group_count++], def);
+	int ret = k8s_fwd_group_copy(&out->groups[out->group_count++], def);
 	for (size_t i = 1; ret == KNOT_EOK && i < base->group_count; i++) {
 		if (!overridden(cm, base->groups[i].zone)) {
-			ret = group_copy(&out->groups[out->group_count++], &base->groups[i]);
+			ret = k8s_fwd_group_copy(&out->groups[out->group_count++], &base->groups[i]);
 		}
 	}
 	for (size_t i = 0; ret == KNOT_EOK && i < cm->stub_count; i++) {
-		ret = group_copy(&out->groups[out->group_count++], &cm->stubs[i]);
+		ret = k8s_fwd_group_copy(&out->groups[out->group_count++], &cm->stubs[i]);
 	}
 	if (ret != KNOT_EOK) {
 		snprintf(msg, msglen, "out of memory");

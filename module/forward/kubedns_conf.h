@@ -51,17 +51,20 @@ typedef struct {
 /*! \brief Frees what \a cm holds (not itself). */
 void k8s_kubedns_deinit(k8s_kubedns_t *cm);
 
+/*! \brief The ConfigMap's files (its keys). */
+typedef enum {
+	K8S_KUBEDNS_UPSTREAMS = 0,  /*!< upstreamNameservers */
+	K8S_KUBEDNS_STUBS,          /*!< stubDomains */
+	K8S_KUBEDNS_FILES
+} k8s_kubedns_file_t;
+
 /*!
- * \brief Parses upstreamNameservers' JSON (\a len bytes, no terminator needed) into \a cm.
+ * \brief Parses the JSON of \a file (\a len bytes, no terminator needed) into \a cm.
  *
  * \retval KNOT_EOK, KNOT_EINVAL (reason in \a msg), KNOT_ENOMEM
  */
-int k8s_kubedns_parse_upstreams(k8s_kubedns_t *cm, const char *text, size_t len,
-                                char *msg, size_t msglen);
-
-/*! \brief Parses stubDomains' JSON into \a cm, as k8s_kubedns_parse_upstreams(). */
-int k8s_kubedns_parse_stubs(k8s_kubedns_t *cm, const char *text, size_t len,
-                            char *msg, size_t msglen);
+int k8s_kubedns_parse(k8s_kubedns_t *cm, k8s_kubedns_file_t file, const char *text, size_t len,
+                      char *msg, size_t msglen);
 
 /*! \brief What tells a changed file (a ConfigMap update swaps the mount's symlink). */
 typedef struct {
@@ -71,7 +74,7 @@ typedef struct {
 		ino_t ino;
 		off_t size;
 		struct timespec mtime;
-	} file[2];
+	} file[K8S_KUBEDNS_FILES];
 } k8s_kubedns_stamp_t;
 
 /*! \brief Stats the two files of \a dir (following symlinks) into \a stamp. */

@@ -18,7 +18,7 @@
  * \file
  *
  * A late answer: sent by a module thread, after the worker returned without one, from
- * knotd's own socket (forward.c for names outside our zones, coldwait.c for cold
+ * knotd's own socket (forward_reply.c for names outside our zones, coldwait.c for cold
  * upstream names inside them).
  */
 

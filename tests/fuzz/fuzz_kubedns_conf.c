@@ -59,8 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len = size - 1;
 	char msg[384] = "";
 	k8s_kubedns_t cm = { 0 };
-	int ret = stubs ? k8s_kubedns_parse_stubs(&cm, text, len, msg, sizeof(msg))
-	                : k8s_kubedns_parse_upstreams(&cm, text, len, msg, sizeof(msg));
+	int ret = k8s_kubedns_parse(&cm, stubs ? K8S_KUBEDNS_STUBS : K8S_KUBEDNS_UPSTREAMS, text, len,
+	                            msg, sizeof(msg));
 	if (ret != KNOT_EOK) {
 		CHECK(msg[0] != '\0');
 		k8s_kubedns_deinit(&cm);

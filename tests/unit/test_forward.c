@@ -16,8 +16,8 @@
 
 /*
  * The forwarder's cache (module/forward/forward_cache.c): which upstream answers are kept and
- * for how long, the TTLs served, the two-slot table; and the forward options' parsers
- * (module/forward/forward.c); kube-dns's ConfigMap read and merged (module/forward/kubedns_conf.c).
+ * for how long, the TTLs served, the two-slot table; the forward options' parsers and the
+ * settings' copy (module/forward/forward_conf.c); kube-dns's ConfigMap read and merged (module/forward/kubedns_conf.c).
  */
 
 #include <setjmp.h>
@@ -253,13 +253,13 @@ static uint16_t port_of(const struct sockaddr_storage *ss)
 static int upstreams(k8s_kubedns_t *cm, const char *json)
 {
 	char msg[256];
-	return k8s_kubedns_parse_upstreams(cm, json, strlen(json), msg, sizeof(msg));
+	return k8s_kubedns_parse(cm, K8S_KUBEDNS_UPSTREAMS, json, strlen(json), msg, sizeof(msg));
 }
 
 static int stubs(k8s_kubedns_t *cm, const char *json)
 {
 	char msg[256];
-	return k8s_kubedns_parse_stubs(cm, json, strlen(json), msg, sizeof(msg));
+	return k8s_kubedns_parse(cm, K8S_KUBEDNS_STUBS, json, strlen(json), msg, sizeof(msg));
 }
 
 static void upstream_nameservers_are_a_json_list_of_ip_or_ip_port_at_most_3(void **state)
@@ -380,6 +380,34 @@ static void the_configmap_replaces_the_default_servers_and_adds_stub_domains(voi
 	k8s_fwd_conf_deinit(&base);
 }
 
+static void a_forwarder_keeps_its_own_copy_of_the_settings(void **state)
+{
+	char msg[256];
+	// Only a stub domain: the default group is empty, without an array.
+	k8s_fwd_conf_t base = { .timeout_ms = 2000, .cache_max_ttl = 30, .cache_size = 64,
+	                        .max_pending = 8 };
+	base.groups = calloc(2, sizeof(*base.groups));
+	assert_non_null(base.groups);
+	base.group_count = 2;
+	assert_int_equal(k8s_fwd_stub_parse("corp=10.1.1.1,10.1.1.2@5300", &base.groups[1], msg,
+	                                    sizeof(msg)), KNOT_EOK);
+
+	k8s_fwd_conf_t copy;
+	assert_int_equal(k8s_fwd_conf_copy(&copy, &base), KNOT_EOK);
+	assert_true(k8s_fwd_conf_equal(&copy, &base));
+	assert_ptr_not_equal(copy.groups, base.groups);
+	assert_ptr_not_equal(copy.groups[1].zone, base.groups[1].zone);
+	assert_ptr_not_equal(copy.groups[1].servers, base.groups[1].servers);
+	k8s_fwd_conf_deinit(&base);
+	// Still whole once the original is gone.
+	assert_int_equal(copy.cache_max_ttl, 30);
+	assert_int_equal(copy.groups[0].count, 0);
+	assert_true(knot_dname_is_equal(copy.groups[1].zone, (const uint8_t *)"\x04""corp"));
+	assert_int_equal(copy.groups[1].count, 2);
+	assert_int_equal(port_of(&copy.groups[1].servers[1]), 5300);
+	k8s_fwd_conf_deinit(&copy);
+}
+
 int main(void)
 {
 	urcu_memb_register_thread();
@@ -392,6 +420,7 @@ int main(void)
 		cmocka_unit_test(the_cache_finds_live_entries_and_replaces_equal_keys),
 		cmocka_unit_test(a_full_cache_keeps_at_most_its_slots),
 		cmocka_unit_test(stub_domains_are_a_zone_and_addresses),
+		cmocka_unit_test(a_forwarder_keeps_its_own_copy_of_the_settings),
 		cmocka_unit_test(upstream_nameservers_are_a_json_list_of_ip_or_ip_port_at_most_3),
 		cmocka_unit_test(stub_domains_are_a_json_object_of_domain_to_addresses),
 		cmocka_unit_test(the_configmap_replaces_the_default_servers_and_adds_stub_domains),

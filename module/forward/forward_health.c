@@ -1,0 +1,192 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*
+ * The upstreams' health (forward_priv.h): a failing server marked down, logged at most
+ * every LOG_EVERY_MS per kind of failure, probed until it answers again; the loop probes
+ * that find an upstream sending our queries back to us.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "forward_priv.h"
+
+/*! \brief A down server is probed this often. */
+#define PROBE_MS 1000
+/*! \brief Loop probes: at start, then this often (and to a server when it is marked down). */
+#define LOOP_PROBE_MS 60000
+/*! \brief One log line per server and kind of failure at most this often. */
+#define LOG_EVERY_MS 10000
+#define LOOP_LABEL "\x0c""mod-k8s-loop"
+
+static const char *fail_text[FAIL_KINDS] = {
+	"no answer within the deadline",
+	"no answer within 300 ms",
+	"transport error",
+	"answered SERVFAIL or REFUSED",
+};
+
+static void loop_probe_name(uint8_t *name, uint64_t token, size_t idx)
+{
+	char label[40];
+	int len = snprintf(label, sizeof(label), "%016" PRIx64 "-%zu", token, idx);
+	name[0] = len;
+	memcpy(name + 1, label, len);
+	memcpy(name + 1 + len, LOOP_LABEL, sizeof(LOOP_LABEL));  // With the root label.
+}
+
+/*! \brief Sends \a s a loop probe (its answer is not awaited: only its return to us counts). */
+static void loop_probe_send(k8s_fwd_t *f, server_t *s, uint64_t token, uint64_t now)
+{
+	k8s_dnsquery_close(&s->loop_probe);
+	loop_probe_name(s->loop_name, token, s - f->servers);
+	(void)k8s_dnsquery_start(&s->loop_probe, &s->addr, s->loop_name, KNOT_RRTYPE_HINFO,
+	                         LOOP_PROBE_MS / 2, now);
+}
+
+void forward_server_fail(k8s_fwd_t *f, server_t *s, int kind, const char *detail,
+                         uint64_t now)
+{
+	size_t idx = s - f->servers;
+	f->st.server[idx].failures += (kind != FAIL_TIMEOUT);
+	f->st.server[idx].timeouts += (kind == FAIL_TIMEOUT);
+	if (now >= s->log_ms[kind] + LOG_EVERY_MS || s->log_ms[kind] == 0) {
+		char skipped[48] = "";
+		if (s->log_skipped[kind] > 0) {
+			snprintf(skipped, sizeof(skipped), ", %u more since the last line",
+			         s->log_skipped[kind]);
+		}
+		k8s_logf(&f->log, LOG_WARNING, "forward, upstream %s failed (%s%s%s%s)%s", s->text,
+		         fail_text[kind], detail ? ": " : "", detail ? detail : "", skipped,
+		         s->down ? "" : ", marked down");
+		s->log_ms[kind] = now;
+		s->log_skipped[kind] = 0;
+	} else {
+		s->log_skipped[kind]++;
+	}
+	if (!s->down && !s->looped) {
+		s->down = true;
+		s->next_probe_ms = now + PROBE_MS;
+		// A loop that appears while running shows first as a server that stops answering.
+		loop_probe_send(f, s, atomic_load(&f->loop_token), now);
+	}
+}
+
+void forward_server_ok(k8s_fwd_t *f, server_t *s)
+{
+	if (s->down) {
+		s->down = false;
+		k8s_logf(&f->log, LOG_NOTICE, "forward, upstream %s answers again", s->text);
+	}
+}
+
+bool k8s_fwd_loop_probe(k8s_fwd_t *f, const knot_dname_t *lower)
+{
+	if (lower[0] == 0 || !knot_dname_is_equal(lower + 1 + lower[0], (const uint8_t *)LOOP_LABEL)) {
+		return false;
+	}
+	// "<16 hex>-<index>"
+	char label[64];
+	memcpy(label, lower + 1, lower[0]);
+	label[lower[0]] = '\0';
+	char *end;
+	uint64_t token = strtoull(label, &end, 16);
+	if (end != label + 16 || *end != '-') {
+		return true;
+	}
+	unsigned long idx = strtoul(end + 1, &end, 10);
+	if (*end == '\0' && idx < f->server_count && token == atomic_load(&f->loop_token)) {
+		atomic_store(&f->loop_seen[idx], true);
+		k8s_slots_wake(&f->handoff);
+	}
+	return true;
+}
+
+void forward_loops_check(k8s_fwd_t *f)
+{
+	for (size_t i = 0; i < f->server_count; i++) {
+		server_t *s = &f->servers[i];
+		if (!atomic_exchange(&f->loop_seen[i], false) || s->looped) {
+			continue;
+		}
+		s->looped = true;
+		f->st.loops++;
+		k8s_logf(&f->log, LOG_ERR, "forward, loop detected: upstream %s sends our queries back "
+		         "to us, it is no longer used (fix: the node's resolv.conf, which the pod "
+		         "copies, must not name this DNS server or a local cache that forwards to it, "
+		         "e.g. kubelet --resolv-conf=/run/systemd/resolve/resolv.conf instead of "
+		         "127.0.0.53; then restart the pod)", s->text);
+	}
+}
+
+void forward_probes_start(k8s_fwd_t *f, uint64_t now)
+{
+	bool loop_round = (now >= f->next_loop_ms);
+	uint64_t token = 0;
+	if (loop_round) {
+		f->next_loop_ms = now + LOOP_PROBE_MS;
+		if (getrandom(&token, sizeof(token), 0) != sizeof(token)) {
+			token = now * 0x9e3779b97f4a7c15ull;
+		}
+		atomic_store(&f->loop_token, token);
+	}
+	for (size_t i = 0; i < f->server_count; i++) {
+		server_t *s = &f->servers[i];
+		if (s->looped) {
+			continue;
+		}
+		if (loop_round) {
+			loop_probe_send(f, s, token, now);
+		}
+		if (s->down && s->probe.fd < 0 && now >= s->next_probe_ms) {
+			s->next_probe_ms = now + PROBE_MS;
+			(void)k8s_dnsquery_start(&s->probe, &s->addr, (const uint8_t *)"",
+			                         KNOT_RRTYPE_NS, PROBE_MS, now);
+		}
+	}
+}
+
+void forward_probe_io(k8s_fwd_t *f, server_t *s, k8s_dnsquery_t *p, uint64_t now)
+{
+	knot_pkt_t *answer = NULL;
+	int ret = k8s_dnsquery_io(p, now, &answer);
+	if (ret == KNOT_EAGAIN) {
+		return;
+	}
+	k8s_dnsquery_close(p);
+	// Any answer to a health probe means the server is back.
+	if (ret == KNOT_EOK && p == &s->probe) {
+		forward_server_ok(f, s);
+	}
+	knot_pkt_free(answer);
+}
+
+void forward_probes_expire(k8s_fwd_t *f, uint64_t now)
+{
+	for (size_t i = 0; i < f->server_count; i++) {
+		server_t *s = &f->servers[i];
+		if (s->probe.fd >= 0 && now >= s->probe.deadline_ms) {
+			k8s_dnsquery_close(&s->probe);
+		}
+		if (s->loop_probe.fd >= 0 && now >= s->loop_probe.deadline_ms) {
+			k8s_dnsquery_close(&s->loop_probe);
+		}
+	}
+}

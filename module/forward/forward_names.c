@@ -1,0 +1,262 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*
+ * The names being resolved (forward_priv.h): the group of servers a name goes to, its
+ * attempts (the next server when one fails, or at once beside a silent one after
+ * HEDGE_MS), its deadline, and its answer or failure for every client waiting for it.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "forward_priv.h"
+
+/*! \brief Without an answer by then, a server is marked down and the next one asked. */
+#define HEDGE_MS 300
+
+const group_t *forward_group_of(const k8s_fwd_t *f, const knot_dname_t *lower)
+{
+	const group_t *best = NULL;
+	size_t best_labels = 0;
+	for (size_t i = 1; i < f->group_count; i++) {
+		const group_t *g = &f->groups[i];
+		size_t labels = knot_dname_labels(g->zone, NULL);
+		if ((best == NULL || labels > best_labels) && knot_dname_in_bailiwick(lower, g->zone) >= 0) {
+			best = g;
+			best_labels = labels;
+		}
+	}
+	if (best == NULL && f->groups[0].count > 0) {
+		best = &f->groups[0];
+	}
+	return best;
+}
+
+/*! \brief The next server to ask: the first up and not asked yet, else the first not asked. */
+static ssize_t next_server(const k8s_fwd_t *f, const name_t *n)
+{
+	ssize_t fallback = -1;
+	for (size_t i = 0; i < n->group->count; i++) {
+		size_t idx = n->group->first + i;
+		const server_t *s = &f->servers[idx];
+		bool asked = false;
+		for (unsigned a = 0; a < n->att_count; a++) {
+			asked |= (n->att[a].server == idx);
+		}
+		if (asked || s->looped) {
+			continue;
+		}
+		if (!s->down) {
+			return idx;
+		} else if (fallback < 0) {
+			fallback = idx;
+		}
+	}
+	return fallback;
+}
+
+static bool attempts_active(const name_t *n)
+{
+	for (unsigned a = 0; a < n->att_count; a++) {
+		if (n->att[a].dq.fd >= 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*! \brief Asks the next server; false if there is none (or no socket). */
+static bool attempt_start(k8s_fwd_t *f, name_t *n, uint64_t now)
+{
+	while (n->att_count < ATTEMPTS_MAX) {
+		ssize_t idx = next_server(f, n);
+		if (idx < 0) {
+			return false;
+		}
+		attempt_t *a = &n->att[n->att_count++];
+		a->server = idx;
+		a->slow = false;
+		server_t *s = &f->servers[idx];
+		f->st.server[idx].queries++;
+		f->st.failovers += (n->att_count > 1);
+		uint64_t left = (n->deadline_ms > now) ? n->deadline_ms - now : 1;
+		int ret = k8s_dnsquery_start(&a->dq, &s->addr, n->qname, n->qtype, left, now);
+		if (ret == KNOT_EOK) {
+			n->next_hedge_ms = now + HEDGE_MS;
+			return true;
+		}
+		forward_server_fail(f, s, FAIL_ERROR, knot_strerror(ret), now);
+	}
+	return false;
+}
+
+static void name_close(k8s_fwd_t *f, size_t i)
+{
+	name_t *n = f->names[i];
+	for (unsigned a = 0; a < n->att_count; a++) {
+		k8s_dnsquery_close(&n->att[a].dq);
+	}
+	free(n);
+	f->names[i] = f->names[--f->name_count];
+}
+
+/*! \brief An answer came: kept in the cache and sent to every waiting client. */
+static void name_answered(k8s_fwd_t *f, size_t i, const knot_pkt_t *answer, uint64_t now)
+{
+	name_t *n = f->names[i];
+	k8s_fwd_entry_t *e = k8s_fwd_entry_new(answer, n->qname, n->qtype,
+	                                       f->conf.cache_max_ttl, now, false);
+	if (e != NULL) {
+		forward_reply_all(f, n, e, 0, -1, NULL, now);
+		k8s_fwd_cache_put(&f->cache, e, now);
+	} else {
+		// Not kept (no SOA, TTL 0, too large, an error RCODE): relayed as it is.
+		k8s_fwd_entry_t *once = k8s_fwd_entry_new(answer, n->qname, n->qtype,
+		                                          f->conf.cache_max_ttl, now, true);
+		if (once != NULL) {
+			forward_reply_all(f, n, once, 0, -1, NULL, now);
+			k8s_fwd_entry_free(once);
+		} else {
+			forward_reply_all(f, n, NULL, knot_wire_get_rcode(answer->wire), 23,
+			                  "upstream answer not relayed", now);
+		}
+	}
+	name_close(f, i);
+}
+
+void forward_name_failed(k8s_fwd_t *f, size_t i, int ede, const char *text, uint64_t now)
+{
+	forward_reply_all(f, f->names[i], NULL, KNOT_RCODE_SERVFAIL, ede, text, now);
+	name_close(f, i);
+}
+
+bool forward_attempt_io(k8s_fwd_t *f, size_t i, attempt_t *a, uint64_t now)
+{
+	name_t *n = f->names[i];
+	server_t *s = &f->servers[a->server];
+	knot_pkt_t *answer = NULL;
+	int ret = k8s_dnsquery_io(&a->dq, now, &answer);
+	if (ret == KNOT_EAGAIN) {
+		return false;
+	}
+	k8s_dnsquery_close(&a->dq);
+	if (ret != KNOT_EOK) {
+		forward_server_fail(f, s, FAIL_ERROR, knot_strerror(ret), now);
+	} else {
+		uint16_t rcode = knot_wire_get_rcode(answer->wire);
+		f->st.server[a->server].answers++;
+		if (rcode == KNOT_RCODE_NOERROR || rcode == KNOT_RCODE_NXDOMAIN) {
+			forward_server_ok(f, s);
+			name_answered(f, i, answer, now);
+			knot_pkt_free(answer);
+			return true;
+		}
+		const knot_lookup_t *name = knot_lookup_by_id(knot_rcode_names, rcode);
+		forward_server_fail(f, s, FAIL_RCODE, name ? name->name : "unknown RCODE", now);
+		// The last resort: an error answer is still an answer.
+		if (!attempts_active(n) && next_server(f, n) < 0) {
+			name_answered(f, i, answer, now);
+			knot_pkt_free(answer);
+			return true;
+		}
+		knot_pkt_free(answer);
+	}
+	if (!attempts_active(n) && !attempt_start(f, n, now)) {
+		forward_name_failed(f, i, 23, "no upstream answered", now);
+		return true;
+	}
+	return false;
+}
+
+static void name_new(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint16_t qtype,
+                     uint32_t hash, uint64_t now)
+{
+	const group_t *g = forward_group_of(f, lower);
+	name_t *n = (g != NULL && f->name_count < f->conf.max_pending) ? calloc(1, sizeof(*n)) : NULL;
+	if (n == NULL) {
+		forward_reply(f, w, NULL, KNOT_RCODE_SERVFAIL, g ? 0 : 22,
+		              g ? "forwarder busy" : "no upstream", now);
+		return;
+	}
+	for (unsigned a = 0; a < ATTEMPTS_MAX; a++) {
+		n->att[a].dq.fd = -1;
+	}
+	n->hash = hash;
+	n->qtype = qtype;
+	n->group = g;
+	n->deadline_ms = now + f->conf.timeout_ms;
+	n->waiters = w;
+	w->next = NULL;
+	memcpy(n->qname, lower, knot_dname_size(lower));
+	f->names[f->name_count++] = n;
+	f->st.forwarded++;
+	if (!attempt_start(f, n, now)) {
+		forward_name_failed(f, f->name_count - 1, 22, "no usable upstream", now);
+	}
+}
+
+void forward_name_ask(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint16_t qtype,
+                      uint64_t now)
+{
+	// Asked already: one more client waits for the same answer.
+	uint32_t hash = k8s_fwd_key_hash(lower, qtype);
+	name_t *n = NULL;
+	for (size_t j = 0; j < f->name_count && n == NULL; j++) {
+		name_t *c = f->names[j];
+		if (c->hash == hash && c->qtype == qtype && knot_dname_is_equal(c->qname, lower)) {
+			n = c;
+		}
+	}
+	if (n != NULL) {
+		w->next = n->waiters;
+		n->waiters = w;
+	} else {
+		name_new(f, w, lower, qtype, hash, now);
+	}
+}
+
+void forward_names_expire(k8s_fwd_t *f, uint64_t now)
+{
+	for (size_t i = 0; i < f->name_count; ) {
+		name_t *n = f->names[i];
+		if (now >= n->deadline_ms) {
+			for (unsigned a = 0; a < n->att_count; a++) {
+				if (n->att[a].dq.fd >= 0) {
+					f->st.timeouts++;
+					forward_server_fail(f, &f->servers[n->att[a].server], FAIL_TIMEOUT, NULL,
+					                    now);
+				}
+			}
+			forward_name_failed(f, i, 22, "upstream timeout", now);
+			continue;  // The last name moved to i.
+		}
+		if (now >= n->next_hedge_ms && attempts_active(n)) {
+			// The servers asked have been silent: mark them down, ask the next one too.
+			for (unsigned a = 0; a < n->att_count; a++) {
+				attempt_t *at = &n->att[a];
+				if (at->dq.fd >= 0 && !at->slow) {
+					at->slow = true;
+					forward_server_fail(f, &f->servers[at->server], FAIL_SLOW, NULL,
+					                    now);
+				}
+			}
+			n->next_hedge_ms = UINT64_MAX;
+			(void)attempt_start(f, n, now);
+		}
+		i++;
+	}
+}

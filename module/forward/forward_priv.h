@@ -1,0 +1,199 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+/*!
+ * \file
+ *
+ * \brief Private to the forwarder's files: its state, shared by the thread and the API
+ * (forward.c), the names being resolved (forward_names.c), the upstreams' health
+ * (forward_health.c) and the late answers (forward_reply.c).
+ */
+
+#pragma once
+
+#include <arpa/inet.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dnsquery.h"
+#include "forward.h"
+#include "forward_cache.h"
+#include "slots.h"
+
+/*! \brief Hand-over slots between the workers and the thread. */
+#define SLOT_COUNT 256
+/*! \brief Servers a name is asked of at most. */
+#define ATTEMPTS_MAX 3
+
+typedef struct {
+	k8s_slot_t h;  /*!< First: the hand-over's state, the client, the query's length. */
+	uint8_t wire[K8S_FWD_QUERY_MAX];
+} slot_t;
+
+typedef struct waiter {
+	struct waiter *next;
+	int fd;                 /*!< knotd's UDP socket, or our dup() of the TCP connection. */
+	bool tcp;
+	uint16_t len;
+	struct sockaddr_storage remote;
+	uint8_t wire[K8S_FWD_QUERY_MAX];
+} waiter_t;
+
+/*! \brief An upstream's kinds of failure, counted and logged each on its own. */
+enum { FAIL_TIMEOUT = 0, FAIL_SLOW, FAIL_ERROR, FAIL_RCODE, FAIL_KINDS };
+
+typedef struct {
+	struct sockaddr_storage addr;
+	char text[INET6_ADDRSTRLEN + 8];
+	bool down;
+	bool looped;
+	uint64_t next_probe_ms;
+	k8s_dnsquery_t probe;       /*!< Health probe while down (fd -1 when idle). */
+	k8s_dnsquery_t loop_probe;  /*!< Its answer is not awaited: only its return to us counts. */
+	uint8_t loop_name[64];      /*!< The loop probe's name (the query points to it). */
+	uint64_t log_ms[FAIL_KINDS];
+	unsigned log_skipped[FAIL_KINDS];
+} server_t;
+
+typedef struct {
+	knot_dname_t *zone;
+	size_t first;   /*!< Into the flat server array. */
+	size_t count;
+} group_t;
+
+typedef struct {
+	k8s_dnsquery_t dq;   /*!< fd -1 when not active. */
+	size_t server;
+	bool slow;           /*!< Counted as slow already. */
+} attempt_t;
+
+typedef struct {
+	uint32_t hash;
+	uint16_t qtype;
+	const group_t *group;
+	attempt_t att[ATTEMPTS_MAX];
+	unsigned att_count;
+	uint64_t next_hedge_ms;
+	uint64_t deadline_ms;
+	waiter_t *waiters;
+	uint8_t qname[KNOT_DNAME_MAXLEN];
+} name_t;
+
+struct k8s_fwd {
+	k8s_fwd_conf_t conf;
+	server_t servers[K8S_FWD_SERVERS_MAX];
+	size_t server_count;
+	group_t groups[1 + K8S_FWD_GROUPS_MAX];
+	size_t group_count;
+	k8s_fwd_cache_t cache;
+	k8s_log_t log;
+	k8s_fwd_stats_fn stats_fn;
+	void *stats_ctx;
+
+	// Shared with the workers.
+	slot_t slots[SLOT_COUNT];
+	k8s_slots_t handoff;  /*!< Over \a slots. */
+	atomic_uint_fast64_t dropped;
+	_Atomic uint64_t loop_token;
+	atomic_bool loop_seen[K8S_FWD_SERVERS_MAX];
+	pthread_t thread;
+
+	// The thread's own.
+	name_t **names;
+	size_t name_count;
+	size_t waiter_count;
+	uint64_t next_loop_ms;
+	uint64_t next_stats_ms;
+	k8s_fwd_stats_t st;
+	uint8_t out[2 + KNOT_WIRE_MAX_PKTSIZE];
+};
+
+/* The names being resolved (forward_names.c). */
+
+/*!
+ * \brief The group of servers for \a lower: the stub domain of the longest zone it is
+ * in, else the default servers; NULL if there are none.
+ */
+const group_t *forward_group_of(const k8s_fwd_t *f, const knot_dname_t *lower);
+
+/*!
+ * \brief Makes \a w wait for (\a lower, \a qtype): beside the clients of the name asked
+ * already, or on a new name asked of a server of its group (SERVFAIL at once without a
+ * group, a free name or a server to ask).
+ */
+void forward_name_ask(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint16_t qtype,
+                      uint64_t now);
+
+/*! \brief Progress on attempt \a a of name \a i; true if the name is done (and closed). */
+bool forward_attempt_io(k8s_fwd_t *f, size_t i, attempt_t *a, uint64_t now);
+
+/*!
+ * \brief Answers name \a i's clients SERVFAIL with EDE \a ede and closes it (the last
+ * name moves to \a i).
+ */
+void forward_name_failed(k8s_fwd_t *f, size_t i, int ede, const char *text, uint64_t now);
+
+/*!
+ * \brief The names' deadlines (SERVFAIL, their silent servers failed) and hedges (the
+ * silent servers marked down, the next one asked beside them).
+ */
+void forward_names_expire(k8s_fwd_t *f, uint64_t now);
+
+/* Late answers (forward_reply.c). */
+
+/*!
+ * \brief Answers a waiting client: the entry's records, or \a rcode with an Extended
+ * DNS Error (\a ede >= 0) when there is no entry. Frees the waiter.
+ */
+void forward_reply(k8s_fwd_t *f, waiter_t *w, const k8s_fwd_entry_t *e, uint16_t rcode,
+                   int ede, const char *ede_text, uint64_t now);
+
+/*! \brief Answers every client waiting for \a n, as forward_reply(). */
+void forward_reply_all(k8s_fwd_t *f, name_t *n, const k8s_fwd_entry_t *e, uint16_t rcode,
+                       int ede, const char *ede_text, uint64_t now);
+
+/* The upstreams' health (forward_health.c). */
+
+/*!
+ * \brief Counts a failure of \a kind (FAIL_*) at server \a s and logs it (one line per
+ * kind every 10 s at most); a server up until now is marked down, to be probed every
+ * second, and sent a loop probe at once.
+ */
+void forward_server_fail(k8s_fwd_t *f, server_t *s, int kind, const char *detail,
+                         uint64_t now);
+
+/*! \brief Server \a s answered: up again if it was down. */
+void forward_server_ok(k8s_fwd_t *f, server_t *s);
+
+/*!
+ * \brief Takes the loop flags the workers set (k8s_fwd_loop_probe()): those servers are
+ * no longer used.
+ */
+void forward_loops_check(k8s_fwd_t *f);
+
+/*!
+ * \brief Sends the loop probes when their round is due, and a health probe to each down
+ * server due one.
+ */
+void forward_probes_start(k8s_fwd_t *f, uint64_t now);
+
+/*! \brief Progress on probe \a p of server \a s (its health or its loop probe). */
+void forward_probe_io(k8s_fwd_t *f, server_t *s, k8s_dnsquery_t *p, uint64_t now);
+
+/*! \brief Closes the probes past their deadline. */
+void forward_probes_expire(k8s_fwd_t *f, uint64_t now);
