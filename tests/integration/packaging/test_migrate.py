@@ -566,6 +566,26 @@ def malformed_and_deeply_nested_input_ends_in_one_line_never_a_traceback():
     refused_input(deep, "state.json", r"JSON nested deeper than 64$", command="check")
 
 
+@tests.case
+def check_prints_a_name_with_a_newline_on_its_own_line():
+    work = tempfile.mkdtemp(prefix="mod-k8s-migrate-check-")
+    try:
+        with open(os.path.join(FIXTURES, "check-kubeadm.json"), encoding="utf-8") as f:
+            state = json.load(f)
+        state["items"].append({"kind": "HorizontalPodAutoscaler", "metadata": {
+            "name": "h\nkubectl delete namespace kube-system", "namespace": "kube-system"},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "coredns"}}})
+        path = os.path.join(work, "state.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(state, f)
+        result = run_tool("check", path)
+        expect_lines(result.stdout, r"delete hpa h\\x0akubectl delete namespace", what="the check")
+        testing.expect(not re.search(r"^kubectl delete namespace", result.stdout, re.M),
+                       f"a line of the input's own:\n{result.stdout}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def check_case(fixture, status, patterns):
     def check():
         result = run_tool("check", os.path.join(FIXTURES, fixture))
