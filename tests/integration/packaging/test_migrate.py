@@ -11,6 +11,7 @@ simulator and answers a cluster name, a hosts name and names forwarded to stub u
 """
 
 import contextlib
+import importlib.machinery
 import json
 import os
 import re
@@ -18,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import types
 
 import cluster
 import dig
@@ -586,6 +588,24 @@ def check_prints_a_name_with_a_newline_on_its_own_line():
         shutil.rmtree(work, ignore_errors=True)
 
 
+@tests.case
+def what_the_report_says_of_the_shipped_deployment_is_what_it_has():
+    """The lameduck period, grace period and metrics port the report compares with."""
+    loader = importlib.machinery.SourceFileLoader("mod_k8s_migrate", TOOL)
+    tool = types.ModuleType(loader.name)
+    loader.exec_module(tool)
+    with open(os.path.join(SRCDIR, "packaging", "kubernetes", "deployment.yaml"),
+              encoding="utf-8") as f:
+        deployment = f.read()
+    for pattern, value in [
+            (r"- name: LAMEDUCK_SECONDS\n\s+value: \"(\d+)\"", tool.SHIPPED_LAMEDUCK),
+            (r"terminationGracePeriodSeconds: (\d+)", tool.SHIPPED_GRACE),
+            (r"- name: metrics\n\s+containerPort: (\d+)", tool.SHIPPED_METRICS_PORT)]:
+        m = re.search(pattern, deployment)
+        testing.expect(m is not None, f"no /{pattern}/ in deployment.yaml")
+        testing.expect_equal(int(m.group(1)), value, f"deployment.yaml's /{pattern}/")
+
+
 def check_case(fixture, status, patterns):
     def check():
         result = run_tool("check", os.path.join(FIXTURES, fixture))
@@ -642,6 +662,9 @@ LIVE_COREFILE = """.:53 {
     proxy . UPSTREAM
     cache 30
     chaos Migrated-DNS-1.0
+    federation cluster.local {
+        myfed example.com
+    }
     loop
     loadbalance
 }
@@ -768,6 +791,13 @@ def chaos_version_is_answered_by_knotd(world):
         testing.expect(reply.rcode == "NOERROR" and "Migrated-DNS-1.0" in reply.text,
                        f"version.bind CH TXT:\n{reply.text}")
     testing.eventually(check, timeout=10)
+
+
+@tests.case
+def a_federation_line_answers_kube_dns_federation_names(world):
+    expect_answer(world, "custom", "kubernetes.default.myfed.svc.cluster.local.", "A",
+                  "kubernetes.default.svc.cluster.local.")
+    expect_answer(world, "custom", "kubernetes.default.myfed.svc.cluster.local.", "A", "10.96.0.1")
 
 
 @tests.case
