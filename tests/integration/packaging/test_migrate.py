@@ -386,6 +386,12 @@ def a_per_zone_cache_is_reported_with_the_cap_knot_conf_has():
             if same in zones:
                 expect_lines(report, r"^translated\s+\S+\s+cache 30\n\s+-> forward-cache-max-ttl: "
                              r"30 holds for other\.example\.", what="the report")
+            if cap == 30:
+                with translated_text(corefile(*lines, zones=["cluster.local:53 {\n    cache 300\n"
+                                                             "    kubernetes\n}\n"])) as (o, c, r):
+                    testing.expect_equal(cache_cap(c), cap, f"knot.conf's cap:\n{c}")
+                    expect_lines(r, r"^built in\s+\S+:\d+\s+cache 300\n\s+-> names of cluster\.local\. "
+                                 r"are never cached .*at most 30 s", what="the report")
             if cap == 86400:
                 expect_lines(report, r"-> forward-cache-max-ttl: 86400 .*100000 is above",
                              what="the report")
