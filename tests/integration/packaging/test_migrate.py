@@ -11,6 +11,7 @@ simulator and answers a cluster name, a hosts name and names forwarded to stub u
 """
 
 import contextlib
+import importlib.machinery
 import json
 import os
 import re
@@ -18,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import types
 
 import cluster
 import dig
@@ -40,17 +42,32 @@ def run_tool(*args):
 
 
 @contextlib.contextmanager
-def translated(inputs, *options):
+def translated(inputs, *options, status=0):
     out = tempfile.mkdtemp(prefix="mod-k8s-migrate-")
     try:
         result = run_tool("translate", "--out", out, *options,
                           *[os.path.join(FIXTURES, i) if not os.path.isabs(i) else i for i in inputs])
-        testing.expect(result.returncode == 0, f"translate {inputs} failed:\n{result.stdout}")
+        testing.expect(result.returncode == status,
+                       f"translate {inputs}: exit {result.returncode}, not {status}:\n{result.stdout}")
         with open(os.path.join(out, "knot.conf"), encoding="utf-8") as f:
             conf = f.read()
         yield out, conf, result.stdout
     finally:
         shutil.rmtree(out, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def translated_text(text, *options, status=0, name="Corefile"):
+    """translated() of a Corefile (or, for name *.json, a ConfigMap) written from `text`."""
+    work = tempfile.mkdtemp(prefix="mod-k8s-migrate-in-")
+    try:
+        path = os.path.join(work, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text if isinstance(text, str) else json.dumps(text))
+        with translated([path], *options, status=status) as result:
+            yield result
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def conf_check(path):
@@ -74,6 +91,11 @@ def translation_case(fixture, conf_patterns, report_rows, zone_files=(), options
                      report_patterns=()):
     def check():
         inputs = fixture if isinstance(fixture, (list, tuple)) else [fixture]
+        if "--accept-loss" in options:
+            # The loss is refused without the flag (before --strict's 2).
+            with translated(inputs, "--strict", *[o for o in options if o != "--accept-loss"],
+                            status=1):
+                pass
         with translated(inputs, *options) as (out, conf, report):
             conf_check(os.path.join(out, "knot.conf"))
             expect_lines(conf, *conf_patterns)
@@ -95,7 +117,8 @@ COMMON = [r"^  - domain: cluster\.local\.\n    module: mod-k8s/default$",
           r"^    forward-cache-max-ttl: 30$",
           r"^    answer-rotation: on$"]
 
-tests.add("kubeadm's Corefile translates and passes conf-check",
+tests.add("kubeadm's Corefile translates and passes conf-check; the report says which alerts "
+          "and dashboards to load",
           translation_case("kubeadm-coredns.json",
                            COMMON + [r"^    ttl: 30$", r"^    pods: insecure$",
                                      r"^    forward-max-pending: 1000$",
@@ -105,7 +128,10 @@ tests.add("kubeadm's Corefile translates and passes conf-check",
                             ("built in", 9, "fallthrough in-addr.arpa ip6.arpa"),
                             ("translated", 7, "kubernetes cluster.local in-addr.arpa ip6.arpa")],
                            [("cluster.local.zone", [r"SOA\s+ns\.dns\.cluster\.local\. .* 30$",
-                                                    r"^ns\.dns\s+A\s+10\.96\.0\.10$"])]))
+                                                    r"^ns\.dns\s+A\s+10\.96\.0\.10$"])],
+                           report_patterns=[r"^  - Monitoring: the existing CoreDNS alerts and "
+                                            r"dashboards keep working .*packaging/kubernetes/monitoring",
+                                            r"^1 line\(s\) not translated"]))
 tests.add("coredns/deployment's Corefile (a raw file) translates: pods disabled and ttl 5 as "
           "CoreDNS's defaults",
           translation_case("coredns-deployment.Corefile",
@@ -115,7 +141,7 @@ tests.add("EKS's Corefile translates and passes conf-check",
           translation_case("eks-coredns.json", COMMON + [r"^    pods: insecure$", r"^    ttl: 5$"],
                            [("translated", 11, "prometheus :9153"), ("built in", 14, "loop")]))
 tests.add("AKS's Corefile with its coredns-custom imports: stub domains, hosts zones; log and a "
-          "stub inside the cluster zone named",
+          "stub inside the cluster zone named, that stub a loss to accept",
           translation_case("aks-coredns.json",
                            COMMON + [r'^    forward-stub: \[ "puglife\.local=192\.11\.0\.1", '
                                      r'"abc\.com=1\.2\.3\.4" \]$',
@@ -126,7 +152,11 @@ tests.add("AKS's Corefile with its coredns-custom imports: stub domains, hosts z
                             ("NOT TRANSLATED", "import test.server:9", "forward . 2.3.4.5")],
                            [("example2.org.zone", [r"^example2\.org\.\s+3600\s+A\s+10\.0\.0\.2$"]),
                             ("in-addr.arpa.zone", [r"^3\.0\.0\.10\.in-addr\.arpa\.\s+3600\s+PTR"
-                                                   r"\s+example3\.org\.$"])]))
+                                                   r"\s+example3\.org\.$"])],
+                           options=["--accept-loss"],
+                           report_patterns=[r"^  - .*test\.server:9: names of my\.cluster\.local\. "
+                                            r"are NXDOMAIN, not forwarded$",
+                                            r"^1 loss\(es\) accepted"]))
 tests.add("GKE's kube-dns ConfigMap: upstreamNameservers, stubDomains, federations, and the "
           "kube-dns-config alternative named",
           translation_case("gke-kube-dns.json",
@@ -188,7 +218,12 @@ def the_report_names_each_line_it_cannot_translate_with_the_reason():
         path = os.path.join(work, "Corefile")
         with open(path, "w", encoding="utf-8") as f:
             f.write(corefile)
-        with translated([path]) as (out, conf, report):
+        with translated([path], status=1) as (out, conf, report):
+            # rewrite, template and a tls:// upstream change answers: refused as losses.
+            for pattern in [r"\S+:11: what plugin rewrite answered", r"\S+:12: upstream tls://",
+                            r"\S+:20: what plugin template answered"]:
+                loss_line(report, pattern)
+        with translated([path], "--accept-loss") as (out, conf, report):
             conf_check(os.path.join(out, "knot.conf"))
             for line_ref, text, reason in [
                 (2, "kubernetes cluster.local 10.0.0.0/22", "octet"),
@@ -208,7 +243,8 @@ def the_report_names_each_line_it_cannot_translate_with_the_reason():
                          r"^    endpoint-pod-names: on$", r"^    no-endpoints: on$",
                          r"^    autopath: on$", r"^    upstream: 10\.0\.0\.2$",
                          r"^    forward: \[ 10\.0\.0\.2 \]$")
-        strict = run_tool("translate", "--strict", "--out", os.path.join(work, "o"), path)
+        strict = run_tool("translate", "--strict", "--accept-loss", "--out", os.path.join(work, "o"),
+                          path)
         testing.expect_equal(strict.returncode, 2, "--strict exit status with lines not translated")
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -233,6 +269,347 @@ def a_snippet_is_translated_where_it_is_imported_and_a_looping_one_stops_the_too
         testing.expect(not os.path.exists(os.path.join(work, "o")), "files written after the error")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+# -- issue 34: each class of input translated right, or refused with a loss and exit 1
+
+def corefile(*lines, zones=()):
+    """A root server block of kubeadm's kind with `lines` added, and more server blocks."""
+    root = (".:53 {\n    errors\n    ready\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n"
+            "        pods insecure\n        fallthrough in-addr.arpa ip6.arpa\n    }\n"
+            + "".join(f"    {line}\n" for line in lines) + "}\n")
+    return root + "".join(zones)
+
+
+def loss_line(report, pattern):
+    expect_lines(report, r"^SERVES WORSE than the input", r"^  - " + pattern,
+                 r"^NOT FOR USE AS IS: \d+ loss\(es\) above \(exit status 1\)", what="the report")
+
+
+@tests.case
+def proxy_translates_as_forward_root_and_stub_domain_with_its_options():
+    text = corefile("proxy . 10.0.0.2:5353 10.0.0.3 {", "    policy first", "    max_fails 3",
+                    "    fail_timeout 5s", "    health_check /health:8080", "    spray",
+                    "    protocol dns", "    except internal.example", "}", "cache 30",
+                    zones=["corp.example:53 {\n    proxy . 10.150.0.1\n}\n"])
+    with translated_text(text) as (out, conf, report):
+        conf_check(os.path.join(out, "knot.conf"))
+        expect_lines(conf, r"^    forward: \[ 10\.0\.0\.2@5353, 10\.0\.0\.3 \]$",
+                     r'^    forward-stub: \[ "corp\.example=10\.150\.0\.1" \]$',
+                     r"^    global-module: mod-k8s/default$")
+        report_row(report, "translated", 8, "proxy . 10.0.0.2:5353 10.0.0.3")
+        for line_ref, text_ in [(9, "policy first"), (10, "max_fails 3"), (11, "fail_timeout 5s"),
+                                (12, "health_check /health:8080"), (13, "spray"),
+                                (14, "protocol dns")]:
+            report_row(report, "built in", line_ref, text_)
+        report_row(report, "NOT TRANSLATED", 15, "except internal.example")
+        report_row(report, "translated", 20, "proxy . 10.150.0.1")
+        testing.expect("SERVES WORSE" not in report, f"a loss reported:\n{report}")
+
+
+@tests.case
+def proxy_to_resolv_conf_becomes_the_upstream_line():
+    with translated_text(corefile("proxy . /etc/resolv.conf")) as (out, conf, report):
+        conf_check(os.path.join(out, "knot.conf"))
+        expect_lines(conf, r"^    forward: \[ 192\.0\.2\.53 \]  # @upstream$")
+        report_row(report, "translated", 8, "proxy . /etc/resolv.conf")
+
+
+@tests.case
+def proxy_over_grpc_is_refused_as_a_lost_forwarder_exit_1():
+    text = corefile("proxy . 10.0.0.2 {", "    protocol grpc insecure", "}")
+    with translated_text(text, status=1) as (out, conf, report):
+        conf_check(os.path.join(out, "knot.conf"))
+        testing.expect("forward:" not in conf, f"a forward line from a gRPC proxy:\n{conf}")
+        report_row(report, "NOT TRANSLATED", 8, "proxy . 10.0.0.2")
+        loss_line(report, r"\S+:8: names of this proxy line are not forwarded")
+    with translated_text(text, "--accept-loss") as (out, conf, report):
+        expect_lines(report, r"^1 loss\(es\) accepted \(--accept-loss\)", what="the report")
+
+
+@tests.case
+def a_forward_left_without_upstream_exits_1_and_says_why():
+    with translated_text(corefile("forward . tls://9.9.9.9"), status=1) as (out, conf, report):
+        conf_check(os.path.join(out, "knot.conf"))
+        testing.expect(not re.search(r"^    forward:", conf, re.M), f"a forward line:\n{conf}")
+        report_row(report, "NOT TRANSLATED", 8, "forward . tls://9.9.9.9")
+        loss_line(report, r"\S+:8: upstream tls://9\.9\.9\.9 dropped")
+        loss_line(report, r"\S+:8: no upstream of this line is kept")
+
+
+@tests.case
+def prometheus_on_loopback_keeps_the_probes_on_the_pod_address():
+    with translated_text(corefile("prometheus 127.0.0.1:9153", "health {", "    lameduck 5s", "}",
+                                  "forward . /etc/resolv.conf")) as (out, conf, report):
+        conf_check(os.path.join(out, "knot.conf"))
+        expect_lines(conf, r"^    metrics-listen: 0\.0\.0\.0@9153$")
+        testing.expect("127.0.0.1" not in conf, f"loopback in knot.conf:\n{conf}")
+        expect_lines(report, r"^translated\s+\S+:8\s+prometheus 127\.0\.0\.1:9153\n\s+-> "
+                     r"metrics-listen: 0\.0\.0\.0@9153 .*not 127\.0\.0\.1:9153: .*kubelet probes",
+                     what="the report")
+        testing.expect("lameduck 5s" in report and "LAMEDUCK_SECONDS=" not in report,
+                       f"a lameduck step for the shipped 5 s:\n{report}")
+    with translated_text(corefile("prometheus [::1]:9253", "forward . /etc/resolv.conf")) \
+            as (out, conf, report):
+        conf_check(os.path.join(out, "knot.conf"))
+        expect_lines(conf, r'^    metrics-listen: "::@9253"$')
+        expect_lines(report, r"^  - Metrics on port 9253: .*change the containerPort to 9253",
+                     what="the report")
+
+
+@tests.case
+def metrics_on_loopback_given_by_the_operator_is_a_loss_exit_1():
+    with translated_text(corefile("forward . /etc/resolv.conf"), "--metrics-listen",
+                         "127.0.0.1@9153", status=1) as (out, conf, report):
+        conf_check(os.path.join(out, "knot.conf"))
+        loss_line(report, r"--metrics-listen: metrics-listen 127\.0\.0\.1@9153: the kubelet's probes")
+
+
+def cache_cap(conf):
+    m = re.search(r"^    forward-cache-max-ttl: (\d+)$", conf, re.M)
+    return int(m.group(1)) if m else 30   # mod-k8s's default
+
+
+@tests.case
+def a_per_zone_cache_is_reported_with_the_cap_knot_conf_has():
+    stub = "corp.example:53 {\n    cache 300\n    forward . 10.150.0.1\n}\n"
+    same = "other.example:53 {\n    cache 30\n    forward . 10.150.0.2\n}\n"
+    for lines, zones, cap in [(["forward . /etc/resolv.conf", "cache 30"], [stub, same], 30),
+                              (["forward . /etc/resolv.conf"], [stub], 30),
+                              (["forward . /etc/resolv.conf", "cache 100000"], [stub], 86400)]:
+        with translated_text(corefile(*lines, zones=zones)) as (out, conf, report):
+            conf_check(os.path.join(out, "knot.conf"))
+            testing.expect_equal(cache_cap(conf), cap, f"knot.conf's cap:\n{conf}")
+            pattern = (rf"^NOT TRANSLATED\s+\S+:\d+\s+cache 300\n\s+-> .*corp\.example\. are kept "
+                       rf"at most {cap} s \(forward-cache-max-ttl.*\), not 300 s$")
+            expect_lines(report, pattern, what="the report")
+            if same in zones:
+                expect_lines(report, r"^translated\s+\S+\s+cache 30\n\s+-> forward-cache-max-ttl: "
+                             r"30 holds for other\.example\.", what="the report")
+            if cap == 30:
+                with translated_text(corefile(*lines, zones=["cluster.local:53 {\n    cache 300\n"
+                                                             "    kubernetes\n}\n"])) as (o, c, r):
+                    testing.expect_equal(cache_cap(c), cap, f"knot.conf's cap:\n{c}")
+                    expect_lines(r, r"^built in\s+\S+:\d+\s+cache 300\n\s+-> names of cluster\.local\. "
+                                 r"are never cached .*at most 30 s", what="the report")
+            if cap == 86400:
+                expect_lines(report, r"-> forward-cache-max-ttl: 86400 .*100000 is above",
+                             what="the report")
+
+
+@tests.case
+def lameduck_10s_and_1m_become_the_deployments_period_with_what_to_change():
+    for duration, secs, grace in [("10s", 10, None), ("20s", 20, None), ("1m", 60, 70)]:
+        text = corefile("health {", f"    lameduck {duration}", "}", "forward . /etc/resolv.conf")
+        with translated_text(text) as (out, conf, report):
+            conf_check(os.path.join(out, "knot.conf"))
+            expect_lines(conf, rf"^    # CoreDNS's lameduck {duration}: the Deployment's "
+                         rf"LAMEDUCK_SECONDS must be {secs} ",
+                         r"^    lameduck-file: /run/knot/lameduck$")
+            report_row(report, "translated", 9, f"lameduck {duration}")
+            expect_lines(report, rf"set env deployment/knot-dns -c knotd LAMEDUCK_SECONDS={secs} ",
+                         what="the report")
+            if grace is None:
+                expect_lines(report, rf"terminationGracePeriodSeconds \(shipped 30\) leaves knotd "
+                             rf"{30 - secs} s .*keep it", what="the report")
+            else:
+                expect_lines(report, rf"patch deployment knot-dns -p '\{{\"spec\":\{{\"template\":"
+                             rf"\{{\"spec\":\{{\"terminationGracePeriodSeconds\":{grace}\}}\}}\}}\}}'",
+                             what="the report")
+
+
+def k3s_configmap(hosts_block):
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "coredns", "namespace": "kube-system"},
+            "data": {"Corefile": corefile(hosts_block, "forward . /etc/resolv.conf"),
+                     "NodeHosts": "10.1.0.5 node-a\n10.1.0.6 node-b\n"}}
+
+
+@tests.case
+def a_reloaded_hosts_file_is_a_loss_with_its_row_exit_1():
+    # k3s's Corefile: the NodeHosts key gains a line per node that joins.
+    cm = k3s_configmap("hosts /etc/coredns/NodeHosts {\n        ttl 60\n        reload 15s\n"
+                       "        fallthrough\n    }")
+    with translated_text(cm, status=1, name="k3s.json") as (out, conf, report):
+        conf_check(os.path.join(out, "knot.conf"))
+        expect_lines(report, r"^NOT TRANSLATED\s+\S+:10\s+reload 15s\n\s+-> reload 15s: CoreDNS "
+                     r"re-read /etc/coredns/NodeHosts every 15s", what="the report")
+        loss_line(report, r"\S+:10: changes of hosts file /etc/coredns/NodeHosts are not seen")
+    with translated_text(cm, "--accept-loss", name="k3s.json") as (out, conf, report):
+        with open(os.path.join(out, "node-a.zone"), encoding="utf-8") as f:
+            expect_lines(f.read(), r"^node-a\.\s+60\s+A\s+10\.1\.0\.5$", what="node-a.zone")
+    # The default is a reload every 5 s: the same loss, on the hosts line.
+    with translated_text(k3s_configmap("hosts /etc/coredns/NodeHosts"), status=1,
+                         name="k3s.json") as (out, conf, report):
+        report_row(report, "NOT TRANSLATED", 8, "hosts /etc/coredns/NodeHosts")
+    cm = k3s_configmap("hosts /etc/coredns/NodeHosts {\n        reload 0\n    }")
+    with translated_text(cm, name="k3s.json") as (out, conf, report):
+        report_row(report, "translated", 9, "reload 0")
+
+
+@tests.case
+def a_hosts_file_not_given_is_a_loss_and_inline_entries_need_no_reload():
+    with translated_text(corefile("hosts /etc/hosts.extra", "forward . /etc/resolv.conf"),
+                         status=1) as (out, conf, report):
+        loss_line(report, r"\S+:8: the names of hosts file /etc/hosts\.extra are not answered")
+    text = corefile("hosts {", "    10.1.2.3 legacy.cluster.local", "    reload 15s", "}",
+                    "forward . /etc/resolv.conf")
+    with translated_text(text) as (out, conf, report):
+        report_row(report, "built in", 10, "reload 15s")
+
+
+@tests.case
+def kubernetes_upstream_address_becomes_mod_k8s_upstream():
+    text = (".:53 {\n    kubernetes cluster.local {\n        upstream 10.0.0.53 10.0.0.54\n    }\n"
+            "    forward . /etc/resolv.conf\n}\n")
+    with translated_text(text) as (out, conf, report):
+        conf_check(os.path.join(out, "knot.conf"))
+        expect_lines(conf, r"^    upstream: 10\.0\.0\.53$")
+        report_row(report, "translated", 3, "upstream 10.0.0.53 10.0.0.54")
+        expect_lines(report, r"one resolver: 10\.0\.0\.54 not used", what="the report")
+
+
+@tests.case
+def federation_and_chaos_become_federations_and_knotds_identity_and_version():
+    text = corefile("federation cluster.local {", "    prod prod.feddomain.com",
+                    "    staging staging.feddomain.com.", "}", "chaos CoreDNS-1.2.6 ops@example.org",
+                    "nsid coredns-a", "forward . /etc/resolv.conf")
+    with translated_text(text) as (out, conf, report):
+        conf_check(os.path.join(out, "knot.conf"))
+        expect_lines(conf, r'^    federations: \[ "prod=prod\.feddomain\.com", '
+                     r'"staging=staging\.feddomain\.com" \]$',
+                     r"^    version: CoreDNS-1\.2\.6$", r"^    nsid: coredns-a$")
+        report_row(report, "translated", 9, "prod prod.feddomain.com")
+        expect_lines(report, r"^translated\s+\S+:12\s+chaos CoreDNS-1\.2\.6 ops@example\.org\n"
+                     r"\s+-> server: version: CoreDNS-1\.2\.6 .*id\.server and hostname\.bind",
+                     r"^NOT TRANSLATED\s+\S+:12\s+chaos .*\n\s+-> authors\.bind",
+                     what="the report")
+        testing.expect("SERVES WORSE" not in report, f"a loss reported:\n{report}")
+
+
+def expect_refused(result, *patterns):
+    """Exit 3, one line on the output naming the reason, no traceback, nothing written."""
+    lines = result.stdout.splitlines()
+    testing.expect(result.returncode == 3 and len(lines) == 1 and "Traceback" not in result.stdout,
+                   f"not a one-line refusal (exit {result.returncode}):\n{result.stdout}")
+    expect_lines(result.stdout, *patterns, what="the error")
+
+
+def refused_input(text, name, *patterns, command="translate"):
+    work = tempfile.mkdtemp(prefix="mod-k8s-migrate-bad-")
+    try:
+        path = os.path.join(work, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text if isinstance(text, str) else json.dumps(text))
+        out = os.path.join(work, "out")
+        result = run_tool(command, *(["--out", out] if command == "translate" else []), path)
+        expect_refused(result, *patterns)
+        testing.expect(not os.path.exists(out), f"files written for {name}: {os.listdir(work)}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def kube_dns_configmap(**data):
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "kube-dns", "namespace": "kube-system"},
+            "data": {k: v if isinstance(v, str) else json.dumps(v) for k, v in data.items()}}
+
+
+@tests.case
+def hostile_kube_dns_values_are_refused_before_knot_conf_is_written():
+    injected = "\nserver:\n    listen: 203.0.113.1@53\n#"
+    for data, pattern in [
+            ({"federations": {'x" ]' + injected: "example.com"}}, "federation name .* lowercase DNS label"),
+            ({"federations": {"x": "example.com\"\n  - id: evil"}}, "federation x's domain .* not a DNS name"),
+            ({"federations": {"x#y": "example.com"}}, "federation name"),
+            ({"federations": {"x": "example.com: {a: b}"}}, "not a DNS name"),
+            ({"federations": {"x": ["example.com"]}}, "not a string"),
+            ({"stubDomains": {"corp.example" + injected: ["10.0.0.1"]}}, "stub domain .* not a DNS name"),
+            ({"stubDomains": 5}, "not a string")]:
+        cm = kube_dns_configmap(**data)
+        if data.get("stubDomains") == 5:
+            cm["data"]["stubDomains"] = 5    # a number where kubectl prints strings
+        refused_input(cm, "kube-dns.json",
+                      r"^mod-k8s-migrate: configmap/kube-dns:\w+: .*" + pattern)
+    # An address is written only as ipaddress printed it: a scope is not accepted.
+    cm = kube_dns_configmap(upstreamNameservers=["fe80::1%eth0" + injected, "10.0.0.1"])
+    with translated_text(cm, status=1, name="kube-dns.json") as (out, conf, report):
+        conf_check(os.path.join(out, "knot.conf"))
+        expect_lines(conf, r"^    forward: \[ 10\.0\.0\.1 \]$")
+        testing.expect("203.0.113.1" not in conf and "fe80" not in conf, f"injected:\n{conf}")
+        loss_line(report, r"configmap/kube-dns:upstreamNameservers: upstream fe80::1%eth0\\x0aserver")
+
+
+@tests.case
+def hostile_corefile_values_are_refused_with_one_line():
+    for text, pattern in [
+            ('.:53 {\n    kubernetes "cluster.local\nserver:"\n}\n', r"zone .* not a DNS name"),
+            ('"cluster.local\nx":53 {\n    kubernetes\n}\n', r"server block zone .* not a DNS name"),
+            (corefile('chaos "v1\\" ]\nserver:"'), r"not printable text without quotes"),
+            ('.:53 {\n    kubernetes cluster.local {\n        namespaces "a\nb"\n    }\n}\n',
+             r"namespace .* not a namespace name"),
+            (corefile("federation {", "    Prod prod.example", "}"), r"federation name \"Prod\""),
+            (corefile("forward corp\\x.example 10.0.0.1"), r"forward zone .* not a DNS name")]:
+        refused_input(text, "Corefile", r"^mod-k8s-migrate: \S+:\d+: .*" + pattern)
+
+
+@tests.case
+def malformed_and_deeply_nested_input_ends_in_one_line_never_a_traceback():
+    deep = '{"kind": "ConfigMap", "data": ' + "[" * 200000 + "]" * 200000 + "}"
+    refused_input(deep, "deep.json", r"^mod-k8s-migrate: \S+deep\.json: JSON nested deeper than 64$")
+    refused_input(kube_dns_configmap(stubDomains="[" * 100000 + "]" * 100000), "kube-dns.json",
+                  r"stubDomains: JSON nested deeper than 64$")
+    refused_input('{"kind": "ConfigMap", "data": {"Corefile": ["x"]}}', "cm.json",
+                  r"Corefile is not a string$")
+    refused_input('{"kind": "List", "items": [{"kind": "ConfigMap", "data": [1]}]}', "cm.json",
+                  r"data is not a map$")
+    refused_input('{"kind": "ConfigMap", "data": {"Corefile": ".:53 {"}', "cm.json", r"not valid JSON")
+    refused_input(".:53 {\n    kubernetes cluster.local {\n", "Corefile", r"not closed")
+    # check: a Deployment whose spec is a list (a map elsewhere) and deep JSON alike.
+    refused_input({"kind": "List", "items": [
+        {"kind": "Service", "metadata": {"name": "kube-dns", "namespace": "kube-system"},
+         "spec": {"selector": {"k8s-app": "kube-dns"}}},
+        {"kind": "Deployment", "metadata": {"name": "knot-dns", "namespace": "kube-system"},
+         "spec": ["x"]}]}, "state.json", r"^mod-k8s-migrate: malformed input \(", command="check")
+    refused_input(deep, "state.json", r"JSON nested deeper than 64$", command="check")
+
+
+@tests.case
+def check_prints_a_name_with_a_newline_on_its_own_line():
+    work = tempfile.mkdtemp(prefix="mod-k8s-migrate-check-")
+    try:
+        with open(os.path.join(FIXTURES, "check-kubeadm.json"), encoding="utf-8") as f:
+            state = json.load(f)
+        state["items"].append({"kind": "HorizontalPodAutoscaler", "metadata": {
+            "name": "h\nkubectl delete namespace kube-system", "namespace": "kube-system"},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "coredns"}}})
+        path = os.path.join(work, "state.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(state, f)
+        result = run_tool("check", path)
+        expect_lines(result.stdout, r"delete hpa h\\x0akubectl delete namespace", what="the check")
+        testing.expect(not re.search(r"^kubectl delete namespace", result.stdout, re.M),
+                       f"a line of the input's own:\n{result.stdout}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@tests.case
+def what_the_report_says_of_the_shipped_deployment_is_what_it_has():
+    """The lameduck period, grace period and metrics port the report compares with."""
+    loader = importlib.machinery.SourceFileLoader("mod_k8s_migrate", TOOL)
+    tool = types.ModuleType(loader.name)
+    loader.exec_module(tool)
+    with open(os.path.join(SRCDIR, "packaging", "kubernetes", "deployment.yaml"),
+              encoding="utf-8") as f:
+        deployment = f.read()
+    for pattern, value in [
+            (r"- name: LAMEDUCK_SECONDS\n\s+value: \"(\d+)\"", tool.SHIPPED_LAMEDUCK),
+            (r"terminationGracePeriodSeconds: (\d+)", tool.SHIPPED_GRACE),
+            (r"- name: metrics\n\s+containerPort: (\d+)", tool.SHIPPED_METRICS_PORT)]:
+        m = re.search(pattern, deployment)
+        testing.expect(m is not None, f"no /{pattern}/ in deployment.yaml")
+        testing.expect_equal(int(m.group(1)), value, f"deployment.yaml's /{pattern}/")
 
 
 def check_case(fixture, status, patterns):
@@ -288,8 +665,12 @@ LIVE_COREFILE = """.:53 {
         fallthrough
     }
     prometheus :9153
-    forward . UPSTREAM
+    proxy . UPSTREAM
     cache 30
+    chaos Migrated-DNS-1.0
+    federation cluster.local {
+        myfed example.com
+    }
     loop
     loadbalance
 }
@@ -344,7 +725,7 @@ class World:
                           "--storage", "${dir}/storage", "--lameduck-file", "${dir}/run/lameduck",
                           "--metrics-listen", f"127.0.0.1@{knotd.free_port()}",
                           "--kubeconfig", self.sim.path("kubeconfig"),
-                          "--upstream", self.upstream.address, source)
+                          "--upstream", self.upstream.address, "--accept-loss", source)
         if result.returncode != 0:
             raise knotd.KnotdError(f"translate {source} failed:\n{result.stdout}")
         with open(os.path.join(out, "knot.conf"), encoding="utf-8") as f:
@@ -399,6 +780,30 @@ def kubeadm_translated_forwards_other_names_to_the_upstream(world):
     expect_answer(world, "kubeadm", "www.example.org.", "A", "192.0.2.")
     testing.expect(("www.example.org.", 1) in [(n.lower(), t) for n, t in world.upstream.names()],
                    f"the upstream was not asked: {world.upstream.names()}")
+
+
+@tests.case
+def a_proxy_line_forwards_outside_names_to_its_upstream(world):
+    expect_answer(world, "custom", "www.proxied.example.", "A", "192.0.2.")
+    testing.expect("www.proxied.example." in [n.lower() for n, _ in world.upstream.names()],
+                   f"the proxy's upstream was not asked: {world.upstream.names()}")
+
+
+@tests.case
+def chaos_version_is_answered_by_knotd(world):
+    def check():
+        reply = dig.query(world.servers["custom"], "version.bind.", "TXT", timeout=5,
+                          extra=("-c", "CH"))
+        testing.expect(reply.rcode == "NOERROR" and "Migrated-DNS-1.0" in reply.text,
+                       f"version.bind CH TXT:\n{reply.text}")
+    testing.eventually(check, timeout=10)
+
+
+@tests.case
+def a_federation_line_answers_kube_dns_federation_names(world):
+    expect_answer(world, "custom", "kubernetes.default.myfed.svc.cluster.local.", "A",
+                  "kubernetes.default.svc.cluster.local.")
+    expect_answer(world, "custom", "kubernetes.default.myfed.svc.cluster.local.", "A", "10.96.0.1")
 
 
 @tests.case
