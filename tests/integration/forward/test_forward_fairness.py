@@ -334,7 +334,9 @@ def upstreams_that_announce_64_kib_over_tcp_and_trickle_hold_4_mib_in_all():
         testing.expect(a.connections + b.connections >= 200,
                        f"only {a.connections + b.connections} TCP connections to the upstreams")
         margin = 12 << 20
-        testing.expect(peak - before < TCP_BYTES_MAX + margin,
+        # A sanitizer's quarantine keeps freed buffers resident: there only the log line
+        # and the names below show the cap.
+        testing.expect(knotd.find_build().sanitized or peak - before < TCP_BYTES_MAX + margin,
                        f"knotd grew by {(peak - before) >> 10} KiB "
                        f"(cap {TCP_BYTES_MAX >> 10} KiB + {margin >> 10} KiB)")
         testing.expect_equal(rcodes, ["NOERROR"] * 20, "the stub domain's names meanwhile")
