@@ -347,31 +347,14 @@ def upstreams_that_announce_64_kib_over_tcp_and_trickle_hold_4_mib_in_all():
 # -- the late answer's source
 
 
-@contextlib.contextmanager
-def wildcard_deployment(upstreams):
-    """The shipped deployment listening on 0.0.0.0 (as in a pod, or node-local DNS)."""
-    cluster_cm = shipped.deployment(upstreams)
-    # shipped.config fills ${address}; the listener becomes the wildcard.
-    original = shipped.config
-
-    def config(*args, **kwargs):
-        return original(*args, **kwargs).replace("${address}@${port}", "0.0.0.0@${port}")
-    shipped.config = config
-    try:
-        with cluster_cm as c:
-            shipped.config = original
-            yield c
-    finally:
-        shipped.config = original
-
-
 @tests.case
 def a_late_answer_on_a_wildcard_listener_leaves_from_the_address_the_client_asked():
     if knotd.knot_release() in ("3.2",):
         raise testing.Skip("Knot 3.2 gives modules the query's local address only by "
                            "getsockname() (0.0.0.0 on a wildcard listener): "
                            "knotd_qdata_params_t.local is Knot 3.3+")
-    with stubdns.StubDNS(delay=0.1) as up, wildcard_deployment([up.address]) as c:
+    with stubdns.StubDNS(delay=0.1) as up, \
+            shipped.deployment([up.address], listen="0.0.0.0") as c:
         with udp_client("127.0.0.1") as s:
             s.connect(("127.0.0.7", c.port))  # As glibc's resolver: only that source counts.
             name = f"cold{random.randrange(1 << 30)}.example.com."
