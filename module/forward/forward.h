@@ -61,6 +61,14 @@
 #define K8S_FWD_SERVERS_MAX 16
 /*! \brief Stub domains. */
 #define K8S_FWD_GROUPS_MAX 16
+/*!
+ * \brief The TCP connections' duplicates the forwarder holds, all clients together: this
+ * fraction (1/K8S_FWD_TCP_SHARE) of knotd's descriptor limit (256 of 1,024), so that a
+ * flood of pipelined queries leaves knotd its descriptors.
+ */
+#define K8S_FWD_TCP_SHARE 4
+/*! \brief The part of a total one client address may hold (1/4). */
+#define K8S_FWD_CLIENT_SHARE 4
 
 /*! \brief A set of servers: the default one (zone NULL) or a stub domain's. */
 typedef struct {
@@ -163,13 +171,21 @@ const k8s_fwd_entry_t *k8s_fwd_lookup(k8s_fwd_t *f, const knot_dname_t *lower, u
 /*!
  * \brief Hands a query over (any thread; never blocks, allocates nothing; dup() for TCP).
  *
- * \param fd      knotd's socket the query came on.
- * \param remote  The client's address (UDP; ignored for TCP).
+ * Each client address has its share: max_pending / 4 queries waiting (names in flight
+ * too: a name waits for a client), and over TCP a quarter of the duplicates, which are
+ * K8S_FWD_TCP_SHARE of knotd's descriptors in all. Its queries past that are refused.
  *
- * \return False when refused (no free slot, query too large, dup failed): answer SERVFAIL.
+ * \param fd      knotd's socket the query came on.
+ * \param remote  The client's address (the answer's destination over UDP, its share).
+ * \param local   The address the query was sent to (the late answer's source over UDP),
+ *                NULL or a wildcard if unknown: the kernel chooses then.
+ *
+ * \return False when refused (the address's share or the TCP duplicates used up, no
+ *         free slot, query too large, dup failed): answer SERVFAIL.
  */
 bool k8s_fwd_handoff(k8s_fwd_t *f, const uint8_t *wire, size_t len, int fd, bool tcp,
-                     const struct sockaddr_storage *remote);
+                     const struct sockaddr_storage *remote,
+                     const struct sockaddr_storage *local);
 
 /*!
  * \brief Whether \a lower is a loop probe's name (`*.mod-k8s-loop.`): never forwarded.

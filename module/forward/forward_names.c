@@ -20,6 +20,7 @@
  * HEDGE_MS), its deadline, and its answer or failure for every client waiting for it.
  */
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,35 @@
 
 /*! \brief Without an answer by then, a server is marked down and the next one asked. */
 #define HEDGE_MS 300
+/*! \brief A line about local shortages every 10 s at most. */
+#define LOCAL_LOG_MS 10000
+
+/*!
+ * \brief A local shortage (descriptors, memory, the TCP answers' bytes) stopped an
+ * attempt at \a s: logged, and not the server's failure (it stays up).
+ */
+static void local_fail(k8s_fwd_t *f, const server_t *s, int ret, uint64_t now)
+{
+	if (f->local_log_ms != 0 && now < f->local_log_ms + LOCAL_LOG_MS) {
+		f->local_log_skipped++;
+		return;
+	}
+	char skipped[48] = "";
+	if (f->local_log_skipped > 0) {
+		snprintf(skipped, sizeof(skipped), ", %u more since the last line",
+		         f->local_log_skipped);
+	}
+	if (ret == KNOT_ESPACE) {
+		k8s_logf(&f->log, LOG_WARNING, "forward, TCP answer from %s not read (TCP answers "
+		         "hold their cap of %zu KiB%s), upstream not marked down", s->text,
+		         K8S_DNSQUERY_TCP_BYTES_MAX >> 10, skipped);
+	} else {
+		k8s_logf(&f->log, LOG_WARNING, "forward, upstream %s not asked (local: %s%s), "
+		         "upstream not marked down", s->text, knot_strerror(ret), skipped);
+	}
+	f->local_log_ms = now;
+	f->local_log_skipped = 0;
+}
 
 const group_t *forward_group_of(const k8s_fwd_t *f, const knot_dname_t *lower)
 {
@@ -99,6 +129,10 @@ static bool attempt_start(k8s_fwd_t *f, name_t *n, uint64_t now)
 			n->next_hedge_ms = now + HEDGE_MS;
 			return true;
 		}
+		if (k8s_dnsquery_local_error(ret)) {
+			local_fail(f, s, ret, now);
+			return false;  // Another server would not do better.
+		}
 		forward_server_fail(f, s, FAIL_ERROR, knot_strerror(ret), now);
 	}
 	return false;
@@ -154,7 +188,9 @@ bool forward_attempt_io(k8s_fwd_t *f, size_t i, attempt_t *a, uint64_t now)
 		return false;
 	}
 	k8s_dnsquery_close(&a->dq);
-	if (ret != KNOT_EOK) {
+	if (ret != KNOT_EOK && k8s_dnsquery_local_error(ret)) {
+		local_fail(f, s, ret, now);
+	} else if (ret != KNOT_EOK) {
 		forward_server_fail(f, s, FAIL_ERROR, knot_strerror(ret), now);
 	} else {
 		uint16_t rcode = knot_wire_get_rcode(answer->wire);

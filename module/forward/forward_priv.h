@@ -40,8 +40,16 @@
 /*! \brief Servers a name is asked of at most. */
 #define ATTEMPTS_MAX 3
 
+/*! \brief What a client's query holds of its address's shares, until it is answered. */
+typedef struct {
+	k8s_share_ref_t waiting;
+	k8s_share_ref_t tcp;    /*!< With the count of TCP duplicates. */
+} shares_t;
+
 typedef struct {
 	k8s_slot_t h;  /*!< First: the hand-over's state, the client, the query's length. */
+	shares_t shares;
+	struct sockaddr_storage local;  /*!< Where the query went (AF_UNSPEC: not known). */
 	uint8_t wire[K8S_FWD_QUERY_MAX];
 } slot_t;
 
@@ -50,7 +58,9 @@ typedef struct waiter {
 	int fd;                 /*!< knotd's UDP socket, or our dup() of the TCP connection. */
 	bool tcp;
 	uint16_t len;
+	shares_t shares;
 	struct sockaddr_storage remote;
+	struct sockaddr_storage local;  /*!< The late answer's source (AF_UNSPEC: the kernel's). */
 	uint8_t wire[K8S_FWD_QUERY_MAX];
 } waiter_t;
 
@@ -109,6 +119,10 @@ struct k8s_fwd {
 	slot_t slots[SLOT_COUNT];
 	k8s_slots_t handoff;  /*!< Over \a slots. */
 	atomic_uint_fast64_t dropped;
+	k8s_share_t waiting_share;  /*!< Queries each address has waiting (max_pending / 4). */
+	k8s_share_t tcp_share;      /*!< TCP duplicates each address holds (tcp_max / 4). */
+	atomic_uint tcp_dups;       /*!< TCP duplicates held, all addresses. */
+	unsigned tcp_max;           /*!< Their cap: knotd's descriptor limit / K8S_FWD_TCP_SHARE. */
 	_Atomic uint64_t loop_token;
 	atomic_bool loop_seen[K8S_FWD_SERVERS_MAX];
 	pthread_t thread;
@@ -119,9 +133,17 @@ struct k8s_fwd {
 	size_t waiter_count;
 	uint64_t next_loop_ms;
 	uint64_t next_stats_ms;
+	uint64_t local_log_ms;      /*!< The last line about a local shortage (forward_names.c). */
+	unsigned local_log_skipped;
 	k8s_fwd_stats_t st;
 	uint8_t out[2 + KNOT_WIRE_MAX_PKTSIZE];
 };
+
+/*!
+ * \brief Ends a waiter after its answer: closes its TCP duplicate, gives its address's
+ * shares back and frees it (forward.c).
+ */
+void forward_waiter_free(k8s_fwd_t *f, waiter_t *w);
 
 /* The names being resolved (forward_names.c). */
 

@@ -29,7 +29,7 @@
 
 static void send_answer(k8s_fwd_t *f, waiter_t *w, size_t size)
 {
-	k8s_late_send(w->fd, w->tcp, &w->remote, f->out, size);
+	k8s_late_send_from(w->fd, w->tcp, &w->remote, &w->local, f->out, size);
 }
 
 void forward_reply(k8s_fwd_t *f, waiter_t *w, const k8s_fwd_entry_t *e, uint16_t rcode,
@@ -84,11 +84,7 @@ void forward_reply(k8s_fwd_t *f, waiter_t *w, const k8s_fwd_entry_t *e, uint16_t
 done:
 	knot_pkt_free(r);
 	knot_pkt_free(q);
-	if (w->tcp) {
-		close(w->fd);
-	}
-	free(w);
-	f->waiter_count--;
+	forward_waiter_free(f, w);
 }
 
 void forward_reply_all(k8s_fwd_t *f, name_t *n, const k8s_fwd_entry_t *e, uint16_t rcode,

@@ -45,3 +45,12 @@ size_t k8s_late_udp_limit(const knot_pkt_t *query);
  */
 void k8s_late_send(int fd, bool tcp, const struct sockaddr_storage *remote, uint8_t *buf,
                    size_t size);
+
+/*!
+ * \brief As k8s_late_send(), over UDP from \a local, the address the query was sent to
+ * (IP_PKTINFO / IPV6_PKTINFO): on a wildcard listener the kernel would choose the
+ * source, and a client that connected its socket to another of our addresses drops
+ * that answer. \a local NULL, of another family or a wildcard: the kernel chooses.
+ */
+void k8s_late_send_from(int fd, bool tcp, const struct sockaddr_storage *remote,
+                        const struct sockaddr_storage *local, uint8_t *buf, size_t size);

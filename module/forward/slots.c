@@ -15,7 +15,10 @@
  */
 
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <string.h>
 #include <sys/eventfd.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <libknot/errcode.h>
@@ -140,4 +143,87 @@ void k8s_slots_deinit(k8s_slots_t *slots)
 		close(slots->wake_fd);
 		slots->wake_fd = -1;
 	}
+}
+
+void k8s_share_init(k8s_share_t *share, unsigned cap)
+{
+	for (size_t i = 0; i < K8S_SHARE_BUCKETS; i++) {
+		atomic_init(&share->count[i], 0);
+	}
+	share->cap = (cap > 0) ? cap : 1;
+	if (getrandom(&share->key, sizeof(share->key), GRND_NONBLOCK) != sizeof(share->key)) {
+		share->key = (uintptr_t)share ^ 0x9e3779b97f4a7c15ULL;  // Still per process.
+	}
+}
+
+/*! \brief The address as 64 bits: IPv4 (mapped too) tagged, an IPv6 address's /64. */
+static uint64_t share_addr(const struct sockaddr_storage *addr)
+{
+	uint64_t v = 0;
+	if (addr == NULL) {
+		return v;
+	} else if (addr->ss_family == AF_INET6) {
+		const struct in6_addr *a6 = &((const struct sockaddr_in6 *)addr)->sin6_addr;
+		if (!IN6_IS_ADDR_V4MAPPED(a6)) {
+			memcpy(&v, a6->s6_addr, sizeof(v));
+			return v;
+		}
+		uint32_t v4;
+		memcpy(&v4, a6->s6_addr + 12, sizeof(v4));
+		return (1ULL << 63) | v4;
+	} else if (addr->ss_family == AF_INET) {
+		return (1ULL << 63) | ((const struct sockaddr_in *)addr)->sin_addr.s_addr;
+	}
+	return v;
+}
+
+static void share_buckets(const k8s_share_t *share, const struct sockaddr_storage *addr,
+                          uint16_t bucket[2])
+{
+	// splitmix64's finalizer over the keyed address: one multiply-xorshift hash.
+	uint64_t h = share_addr(addr) ^ share->key;
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+	h ^= h >> 31;
+	bucket[0] = h % K8S_SHARE_BUCKETS;
+	bucket[1] = (h >> 32) % K8S_SHARE_BUCKETS;
+	if (bucket[1] == bucket[0]) {
+		bucket[1] = (bucket[0] + 1) % K8S_SHARE_BUCKETS;
+	}
+}
+
+bool k8s_share_take(k8s_share_t *share, const struct sockaddr_storage *addr,
+                    k8s_share_ref_t *ref)
+{
+	share_buckets(share, addr, ref->bucket);
+	unsigned a = atomic_fetch_add_explicit(&share->count[ref->bucket[0]], 1,
+	                                       memory_order_relaxed);
+	unsigned b = atomic_fetch_add_explicit(&share->count[ref->bucket[1]], 1,
+	                                       memory_order_relaxed);
+	// Over the cap: both given back. Workers racing on one address pass the cap by one
+	// each at most.
+	ref->held = ((a < b) ? a : b) < share->cap;
+	if (!ref->held) {
+		atomic_fetch_sub_explicit(&share->count[ref->bucket[0]], 1, memory_order_relaxed);
+		atomic_fetch_sub_explicit(&share->count[ref->bucket[1]], 1, memory_order_relaxed);
+	}
+	return ref->held;
+}
+
+void k8s_share_put(k8s_share_t *share, k8s_share_ref_t *ref)
+{
+	if (ref->held) {
+		atomic_fetch_sub_explicit(&share->count[ref->bucket[0]], 1, memory_order_relaxed);
+		atomic_fetch_sub_explicit(&share->count[ref->bucket[1]], 1, memory_order_relaxed);
+		ref->held = false;
+	}
+}
+
+unsigned k8s_share_held(k8s_share_t *share, const struct sockaddr_storage *addr)
+{
+	uint16_t bucket[2];
+	share_buckets(share, addr, bucket);
+	unsigned a = atomic_load_explicit(&share->count[bucket[0]], memory_order_relaxed);
+	unsigned b = atomic_load_explicit(&share->count[bucket[1]], memory_order_relaxed);
+	return (a < b) ? a : b;
 }

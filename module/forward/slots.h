@@ -112,3 +112,43 @@ void k8s_slots_stop(k8s_slots_t *slots, pthread_t thread);
 
 /*! \brief Closes the eventfd of slots whose thread never started. */
 void k8s_slots_deinit(k8s_slots_t *slots);
+
+/*
+ * A client address's share: how many of a resource (queries waiting, TCP duplicates) it
+ * holds, counted without locks so that a worker checks it before its hand-over. An
+ * address is an IPv4 address or an IPv6 /64 (one host's privacy addresses together);
+ * each has two of K8S_SHARE_BUCKETS counters, chosen by a hash with a random key, and
+ * its count is the smaller (a count-min sketch): another address in one of its buckets
+ * does not count against it unless it shares both.
+ */
+
+/*! \brief Counters of a share table (16 KiB). */
+#define K8S_SHARE_BUCKETS 4096
+
+typedef struct {
+	atomic_uint count[K8S_SHARE_BUCKETS];
+	uint64_t key;   /*!< The hash's key: which addresses share a bucket is not guessable. */
+	unsigned cap;   /*!< What one address may hold. */
+} k8s_share_t;
+
+/*! \brief What a holder keeps to give its share back: its address's two buckets. */
+typedef struct {
+	uint16_t bucket[2];
+	bool held;
+} k8s_share_ref_t;
+
+/*! \brief An empty table whose addresses may each hold \a cap (at least 1). */
+void k8s_share_init(k8s_share_t *share, unsigned cap);
+
+/*!
+ * \brief Takes one for \a addr, unless it holds its cap already; \a ref records it.
+ * Never waits (atomic adds only): a worker's call.
+ */
+bool k8s_share_take(k8s_share_t *share, const struct sockaddr_storage *addr,
+                    k8s_share_ref_t *ref);
+
+/*! \brief Gives back what \a ref took (nothing if it took nothing). */
+void k8s_share_put(k8s_share_t *share, k8s_share_ref_t *ref);
+
+/*! \brief What \a addr holds now (its smaller counter), for tests and logs. */
+unsigned k8s_share_held(k8s_share_t *share, const struct sockaddr_storage *addr);

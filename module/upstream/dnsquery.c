@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,9 @@
 #define EDNS_PAYLOAD 1232
 /*! \brief Largest UDP answer read; more than we advertise, so a larger one is malformed. */
 #define UDP_MAX 4096
+
+/*! \brief K8S_DNSQUERY_TCP_BYTES_MAX's count: every thread's queries (forwarder, upstream). */
+static atomic_size_t tcp_bytes;
 
 static socklen_t addr_len(const struct sockaddr_storage *addr)
 {
@@ -246,36 +250,57 @@ static int tcp_send(k8s_dnsquery_t *q)
 	if (q->done < 2 + q->size) {
 		return KNOT_EAGAIN;
 	}
-	q->tcp_buf = malloc(2 + KNOT_WIRE_MAX_PKTSIZE);
-	if (q->tcp_buf == NULL) {
-		return KNOT_ENOMEM;
-	}
 	q->state = K8S_DNSQUERY_TCP_RECV;
 	q->done = 0;
 	return KNOT_EAGAIN;
 }
 
-/*! \brief Bytes of the TCP message so far: the length prefix, then what it announces. */
-static size_t tcp_need(const k8s_dnsquery_t *q)
+/*! \brief Takes \a len bytes of the total for the answer's buffer, or KNOT_ESPACE. */
+static int tcp_buf_take(k8s_dnsquery_t *q, size_t len)
 {
-	return (q->done < 2) ? 2 : 2 + ((size_t)q->tcp_buf[0] << 8 | q->tcp_buf[1]);
+	size_t held = atomic_fetch_add(&tcp_bytes, len);
+	if (held + len > K8S_DNSQUERY_TCP_BYTES_MAX) {
+		atomic_fetch_sub(&tcp_bytes, len);
+		return KNOT_ESPACE;
+	}
+	q->tcp_buf = malloc(len);
+	if (q->tcp_buf == NULL) {
+		atomic_fetch_sub(&tcp_bytes, len);
+		return KNOT_ENOMEM;
+	}
+	q->tcp_held = len;
+	return KNOT_EOK;
 }
 
 static int tcp_recv(k8s_dnsquery_t *q, uint64_t now_ms, knot_pkt_t **answer)
 {
-	ssize_t got = recv(q->fd, q->tcp_buf + q->done, tcp_need(q) - q->done, 0);
+	// The length first, then a buffer of that size (what the server announces, no more).
+	bool prefix = (q->done < sizeof(q->tcp_len));
+	size_t need = prefix ? sizeof(q->tcp_len) : 2 + ((size_t)q->tcp_len[0] << 8 | q->tcp_len[1]);
+	uint8_t *to = prefix ? q->tcp_len + q->done : q->tcp_buf + q->done - 2;
+	ssize_t got = recv(q->fd, to, need - q->done, 0);
 	if (got < 0) {
 		return again(errno) ? KNOT_EAGAIN : knot_map_errno();
 	} else if (got == 0) {
 		return KNOT_ECONN;
 	}
 	q->done += got;
-	size_t need = tcp_need(q);
+	if (prefix) {
+		if (q->done < sizeof(q->tcp_len)) {
+			return KNOT_EAGAIN;
+		}
+		size_t len = (size_t)q->tcp_len[0] << 8 | q->tcp_len[1];
+		if (len < KNOT_WIRE_HEADER_SIZE) {
+			return KNOT_EMALF;
+		}
+		int ret = tcp_buf_take(q, len);
+		return (ret == KNOT_EOK) ? KNOT_EAGAIN : ret;
+	}
 	if (q->done < need) {
 		return KNOT_EAGAIN;
 	}
 	// On a connection of our own, anything but our answer is a broken server.
-	int ret = take(q, q->tcp_buf + 2, need - 2, now_ms, answer);
+	int ret = take(q, q->tcp_buf, need - 2, now_ms, answer);
 	return (ret == KNOT_EAGAIN) ? KNOT_EMALF : ret;
 }
 
@@ -300,4 +325,25 @@ void k8s_dnsquery_close(k8s_dnsquery_t *q)
 	}
 	free(q->tcp_buf);
 	q->tcp_buf = NULL;
+	atomic_fetch_sub(&tcp_bytes, q->tcp_held);
+	q->tcp_held = 0;
+}
+
+size_t k8s_dnsquery_tcp_bytes(void)
+{
+	return atomic_load(&tcp_bytes);
+}
+
+bool k8s_dnsquery_local_error(int ret)
+{
+	switch (ret) {
+	case KNOT_EMFILE:
+	case KNOT_ENFILE:
+	case KNOT_ENOMEM:
+	case KNOT_ENOBUFS:
+	case KNOT_ESPACE:
+		return true;
+	default:
+		return false;
+	}
 }

@@ -29,6 +29,8 @@
 
 #pragma once
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -36,6 +38,14 @@
 
 /*! \brief Room for a query: header, name, question, OPT. */
 #define K8S_DNSQUERY_MAX 512
+
+/*!
+ * \brief Bytes of TCP answers being read, all queries of the process together: an
+ * answer's buffer is its announced length, taken when the length arrives. Past this,
+ * the answer is not read (KNOT_ESPACE): hostile upstreams that announce 64 KiB and
+ * trickle hold 4 MiB, not a buffer per connection.
+ */
+#define K8S_DNSQUERY_TCP_BYTES_MAX ((size_t)4 << 20)
 
 typedef enum {
 	K8S_DNSQUERY_UDP = 0,
@@ -57,8 +67,10 @@ typedef struct {
 	unsigned timeout_ms;
 	uint64_t deadline_ms;          /*!< The caller gives up then (a switch to TCP moves it). */
 	size_t size;                   /*!< Query bytes after the TCP length prefix. */
-	size_t done;                   /*!< TCP: bytes sent, then bytes received. */
-	uint8_t *tcp_buf;              /*!< TCP: length prefix and answer. */
+	size_t done;                   /*!< TCP: bytes sent, then bytes received (prefix too). */
+	uint8_t tcp_len[2];            /*!< TCP: the answer's length prefix. */
+	size_t tcp_held;               /*!< TCP: bytes of \a tcp_buf counted in the total. */
+	uint8_t *tcp_buf;              /*!< TCP: the answer, its announced length. */
 	uint8_t wire[2 + K8S_DNSQUERY_MAX]; /*!< TCP length prefix, then the query. */
 } k8s_dnsquery_t;
 
@@ -93,9 +105,20 @@ short k8s_dnsquery_events(const k8s_dnsquery_t *q);
  * \retval KNOT_EAGAIN   Nothing yet (or something that was not our answer): poll again.
  * \retval KNOT_EMALF    An answer with our ID that is no valid DNS message, or was
  *                       truncated over TCP.
+ * \retval KNOT_ESPACE   A TCP answer not read: K8S_DNSQUERY_TCP_BYTES_MAX are held
+ *                       by others (a local limit, not the server's failure).
  * \retval other         Socket errors (e.g. KNOT_ECONNREFUSED), KNOT_ENOMEM.
  */
 int k8s_dnsquery_io(k8s_dnsquery_t *q, uint64_t now_ms, knot_pkt_t **answer);
 
 /*! \brief Closes the socket and frees buffers; safe on a closed query. */
 void k8s_dnsquery_close(k8s_dnsquery_t *q);
+
+/*! \brief Bytes of TCP answers held now, all queries together (for tests and logs). */
+size_t k8s_dnsquery_tcp_bytes(void);
+
+/*!
+ * \brief Whether \a ret (from k8s_dnsquery_start() or k8s_dnsquery_io()) is a local
+ * shortage (descriptors, memory, the TCP bytes' cap), not the server's failure.
+ */
+bool k8s_dnsquery_local_error(int ret);

@@ -22,18 +22,19 @@ ZONES = os.path.join(SRCDIR, "packaging", "kubernetes", "zones")
 
 
 def config(kubeconfig, upstreams, extra_options=(), forward=True, metrics_port=None,
-           kube_dns_config=None):
+           kube_dns_config=None, listen=None):
     """The shipped knot.conf pointed at this machine. forward=False: mod-k8s alone (no
     global instance, no forward), the baseline of the forwarding benchmark. The metrics
     endpoint listens on 127.0.0.1@metrics_port (a free port if None), not on 9153.
     kube_dns_config: the directory of kube-dns's ConfigMap files (the pod's
-    /kube-dns-config, absent here, if None)."""
+    /kube-dns-config, absent here, if None). listen: the address knotd listens on
+    (the test's loopback address if None; "0.0.0.0" as in the pod)."""
     if metrics_port is None:
         metrics_port = knotd.free_port()
     with open(CONFIG, encoding="utf-8") as f:
         text = f.read()
     replacements = [
-        (r"(?m)^(\s*listen:).*$", r"\1 ${address}@${port}", 1),
+        (r"(?m)^(\s*listen:).*$", r"\1 " + (listen or "${address}") + "@${port}", 1),
         (r"(?m)^(\s*metrics-listen:).*$", rf"\1 127.0.0.1@{metrics_port}", 1),
         (r"(?m)^(\s*rundir:).*$", r"\1 ${dir}/run", 1),
         (r"(?m)^(\s*storage:) /var/lib/knot$", r"\1 ${dir}/storage", 2),
@@ -55,13 +56,13 @@ def config(kubeconfig, upstreams, extra_options=(), forward=True, metrics_port=N
 
 @contextlib.contextmanager
 def deployment(upstreams, extra_options=(), forward=True, metrics_port=None, kube_dns_config=None,
-               **knotd_options):
+               listen=None, **knotd_options):
     """A Cluster served by the shipped knot.conf, forwarding to `upstreams` (addresses)."""
     if knotd.load_mode() == "file":
         raise testing.Skip("the shipped config relies on auto-loading, which is not possible here")
     cluster = Cluster(zones=("cluster.local.",), **knotd_options)
     cluster.knotd_options["config"] = config(
         cluster.sim.path(cluster.kubeconfig), upstreams, extra_options, forward, metrics_port,
-        kube_dns_config)
+        kube_dns_config, listen)
     with cluster:
         yield cluster

@@ -23,6 +23,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -30,11 +31,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <libknot/errcode.h>
 
+#include "late.h"
 #include "slots.h"
 
 #define COUNT 16
@@ -219,6 +223,165 @@ static void a_batch_of_hand_overs_wakes_the_thread_once(void **state)
 	free(o);
 }
 
+/* A client address's share. */
+
+static struct sockaddr_storage addr(const char *text)
+{
+	struct sockaddr_storage ss = { 0 };
+	if (strchr(text, ':') != NULL) {
+		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+		a6->sin6_family = AF_INET6;
+		assert_int_equal(inet_pton(AF_INET6, text, &a6->sin6_addr), 1);
+	} else {
+		struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+		a4->sin_family = AF_INET;
+		assert_int_equal(inet_pton(AF_INET, text, &a4->sin_addr), 1);
+	}
+	return ss;
+}
+
+static void an_address_takes_its_cap_and_no_more_while_others_still_take(void **state)
+{
+	(void)state;
+	k8s_share_t *share = calloc(1, sizeof(*share));
+	assert_non_null(share);
+	k8s_share_init(share, 4);
+	struct sockaddr_storage flood = addr("127.0.0.2"), other = addr("127.0.0.3");
+	k8s_share_ref_t refs[5];
+	for (int i = 0; i < 4; i++) {
+		assert_true(k8s_share_take(share, &flood, &refs[i]));
+	}
+	assert_false(k8s_share_take(share, &flood, &refs[4]));
+	assert_int_equal(k8s_share_held(share, &flood), 4);  // The refusal took nothing.
+	// Another address is not counted against it (its two buckets are not both shared).
+	k8s_share_ref_t mine;
+	assert_true(k8s_share_take(share, &other, &mine));
+	k8s_share_put(share, &mine);
+	k8s_share_put(share, &mine);  // Given back once only.
+	assert_int_equal(k8s_share_held(share, &other), 0);
+	// One given back: one more taken.
+	k8s_share_put(share, &refs[0]);
+	assert_true(k8s_share_take(share, &flood, &refs[0]));
+	for (int i = 0; i < 4; i++) {
+		k8s_share_put(share, &refs[i]);
+	}
+	assert_int_equal(k8s_share_held(share, &flood), 0);
+	free(share);
+}
+
+static void addresses_at_their_cap_leave_a_thousand_others_their_share(void **state)
+{
+	(void)state;
+	k8s_share_t *share = calloc(1, sizeof(*share));
+	assert_non_null(share);
+	k8s_share_init(share, 64);
+	// 16 flooding addresses hold their 64 each (a quarter of all buckets' load at most).
+	static k8s_share_ref_t flood[16][64], others[1000];
+	for (int i = 0; i < 16; i++) {
+		char text[32];
+		snprintf(text, sizeof(text), "192.0.2.%d", i);
+		struct sockaddr_storage a = addr(text);
+		for (int k = 0; k < 64; k++) {
+			assert_true(k8s_share_take(share, &a, &flood[i][k]));
+		}
+		assert_false(k8s_share_take(share, &a, &others[0]));
+	}
+	// Another address is refused only if both its buckets are a flood's: (32/4096)^2.
+	unsigned refused = 0;
+	for (int i = 0; i < 1000; i++) {
+		char text[32];
+		snprintf(text, sizeof(text), "10.%d.%d.1", i / 250, i % 250);
+		struct sockaddr_storage a = addr(text);
+		refused += !k8s_share_take(share, &a, &others[i]);
+	}
+	assert_true(refused <= 2);
+	for (int i = 0; i < 1000; i++) {
+		k8s_share_put(share, &others[i]);
+	}
+	for (int i = 0; i < 16; i++) {
+		for (int k = 0; k < 64; k++) {
+			k8s_share_put(share, &flood[i][k]);
+		}
+	}
+	free(share);
+}
+
+static void an_ipv6_64_is_one_address_and_mapped_ipv4_its_ipv4(void **state)
+{
+	(void)state;
+	k8s_share_t *share = calloc(1, sizeof(*share));
+	assert_non_null(share);
+	k8s_share_init(share, 2);
+	struct sockaddr_storage a1 = addr("2001:db8:1:2::1"), a2 = addr("2001:db8:1:2::beef");
+	struct sockaddr_storage v4 = addr("192.0.2.7"), mapped = addr("::ffff:192.0.2.7");
+	k8s_share_ref_t r[4];
+	assert_true(k8s_share_take(share, &a1, &r[0]));
+	assert_true(k8s_share_take(share, &a2, &r[1]));
+	assert_false(k8s_share_take(share, &a1, &r[2]));  // The /64's cap.
+	assert_true(k8s_share_take(share, &v4, &r[2]));
+	assert_true(k8s_share_take(share, &mapped, &r[3]));
+	assert_int_equal(k8s_share_held(share, &v4), 2);
+	for (int i = 0; i < 4; i++) {
+		k8s_share_put(share, &r[i]);
+	}
+	free(share);
+}
+
+/* A late answer's source. */
+
+static int udp_bound(const char *ip, uint16_t port)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_true(fd >= 0);
+	struct sockaddr_storage ss = addr(ip);
+	((struct sockaddr_in *)&ss)->sin_port = htons(port);
+	assert_int_equal(bind(fd, (struct sockaddr *)&ss, sizeof(struct sockaddr_in)), 0);
+	return fd;
+}
+
+static uint16_t port_of(int fd)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	return ntohs(a.sin_port);
+}
+
+static void a_late_answer_on_a_wildcard_socket_leaves_from_the_address_asked(void **state)
+{
+	(void)state;
+	// knotd's wildcard listener; IP_PKTINFO on, as knotd sets it.
+	int server = udp_bound("0.0.0.0", 0);
+	int on = 1;
+	assert_int_equal(setsockopt(server, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on)), 0);
+	uint16_t port = port_of(server);
+	// A client connected to 127.0.0.7 (as glibc's resolver): it takes only that source.
+	int client = udp_bound("127.0.0.1", 0);
+	struct sockaddr_storage asked = addr("127.0.0.7");
+	((struct sockaddr_in *)&asked)->sin_port = htons(port);
+	assert_int_equal(connect(client, (struct sockaddr *)&asked, sizeof(struct sockaddr_in)), 0);
+	struct sockaddr_storage remote = addr("127.0.0.1");
+	((struct sockaddr_in *)&remote)->sin_port = htons(port_of(client));
+
+	uint8_t buf[2 + 5] = { 0, 0, 'a', 'b', 'c', 'd', 'e' };
+	uint8_t got[16];
+	// Without the source, the kernel's (127.0.0.1): the connected client never sees it.
+	k8s_late_send(server, false, &remote, buf, 5);
+	struct pollfd pfd = { .fd = client, .events = POLLIN };
+	assert_int_equal(poll(&pfd, 1, 100), 0);
+	// From the address asked: received.
+	k8s_late_send_from(server, false, &remote, &asked, buf, 5);
+	assert_int_equal(poll(&pfd, 1, 5000), 1);
+	assert_int_equal(recv(client, got, sizeof(got), 0), 5);
+	assert_memory_equal(got, "abcde", 5);
+	// A wildcard or no source: the kernel chooses, as before.
+	struct sockaddr_storage any = addr("0.0.0.0");
+	k8s_late_send_from(server, false, &remote, &any, buf, 5);
+	assert_int_equal(poll(&pfd, 1, 100), 0);
+	close(client);
+	close(server);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +390,10 @@ int main(void)
 		cmocka_unit_test(a_tcp_connection_is_duplicated_and_its_duplicate_closed_by_the_last_holder),
 		cmocka_unit_test(a_failed_dup_frees_the_slot),
 		cmocka_unit_test(a_batch_of_hand_overs_wakes_the_thread_once),
+		cmocka_unit_test(an_address_takes_its_cap_and_no_more_while_others_still_take),
+		cmocka_unit_test(addresses_at_their_cap_leave_a_thousand_others_their_share),
+		cmocka_unit_test(an_ipv6_64_is_one_address_and_mapped_ipv4_its_ipv4),
+		cmocka_unit_test(a_late_answer_on_a_wildcard_socket_leaves_from_the_address_asked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""A late answer reaches glibc's resolver on a wildcard listener (issue 33, item 3).
+
+knotd listens on 0.0.0.0@53 (as in a pod, or for node-local DNS), the client's
+resolv.conf names 127.0.0.7, another of the host's addresses. glibc connects its UDP
+socket to the server it asks and drops an answer from any other address; a name not
+cached is answered late, by the forwarder thread from knotd's socket, so that answer
+must leave from 127.0.0.7 (IP_PKTINFO), not from the kernel's choice (127.0.0.1).
+
+The file runs itself in a private network and mount namespace (unshare -n -m): port 53
+is its own, /etc/resolv.conf and /etc/nsswitch.conf are bind mounts. Knot 3.3 or later
+(Knot 3.2 does not tell modules the address a query was sent to).
+"""
+
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+import knotd
+import shipped
+import stubdns
+import testing
+
+NETNS_MARK = "MODK8S_LATE_SOURCE_NETNS"
+ASKED = "127.0.0.7"
+
+tests = testing.Tests()
+
+
+def _skip_reason():
+    if knotd.knot_release() == "3.2":
+        return ("Knot 3.2 gives modules the query's local address only by getsockname() "
+                "(0.0.0.0 on a wildcard listener): knotd_qdata_params_t.local is Knot 3.3+")
+    if os.geteuid() != 0:
+        return "needs root (a network namespace, bind-mounted resolver files)"
+    if os.environ.get(NETNS_MARK):
+        return ""
+    probe = subprocess.run(["unshare", "-n", "-m", "true"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=False)
+    if probe.returncode != 0:
+        return "unshare -n -m is not permitted here"
+    # Again, alone in its namespaces.
+    os.execvpe("unshare", ["unshare", "-n", "-m", "--propagation", "private", sys.executable,
+                           os.path.abspath(__file__)] + sys.argv[1:],
+               dict(os.environ, **{NETNS_MARK: "1"}))
+    return "exec failed"
+
+
+def getent_hosts(name):
+    """The first address glibc's `getent hosts` finds for name, None if it fails."""
+    result = subprocess.run(["getent", "hosts", name], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, timeout=30, check=False)
+    return result.stdout.split()[0] if result.returncode == 0 and result.stdout else None
+
+
+class Fixture:
+    """lo up, the resolver files bind-mounted, an upstream, the shipped deployment on
+    0.0.0.0@53."""
+
+    def __enter__(self):
+        self.tmp = tempfile.mkdtemp(prefix="mod-k8s-late-source-")
+        subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+        for target, text in (("/etc/resolv.conf",
+                              f"nameserver {ASKED}\noptions timeout:2 attempts:1\n"),
+                             ("/etc/nsswitch.conf", "hosts: dns\n")):
+            path = os.path.join(self.tmp, os.path.basename(target))
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            subprocess.run(["mount", "--bind", path, target], check=True)
+        self.up = stubdns.StubDNS().__enter__()
+        try:
+            self.cm = shipped.deployment([self.up.address], listen="0.0.0.0", port=53)
+            self.cluster = self.cm.__enter__()
+        except BaseException:
+            self.up.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            self.cm.__exit__(*exc)
+        finally:
+            self.up.__exit__(*exc)
+        return False
+
+
+SKIP_REASON = _skip_reason()
+
+
+def fixture():
+    if SKIP_REASON:
+        raise testing.Skip(SKIP_REASON)
+    return Fixture()
+
+
+@tests.case
+def glibc_asking_another_local_address_resolves_a_cold_outside_name_on_its_first_try(fx):
+    name = f"cold{random.randrange(1 << 30)}.example.com"
+    got = getent_hosts(name)
+    testing.expect(got is not None and (got.startswith("2001:db8::") or got.startswith("192.0.2.")),
+                   f"getent hosts {name}: {got}")
+
+
+tests.main(fixture=fixture)
