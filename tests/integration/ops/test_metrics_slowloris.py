@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""The operations endpoint cannot be held (issue 34 item 3; doc/mod-k8s.rst, Metrics, health
+and readiness): clients that trickle their requests from several addresses, as many
+connections as the endpoint accepts, do not keep the kubelet's /health and /ready out, and
+a request must be answered whole within 5 s of its accept (K8S_HTTPD_REQUEST_MS), however
+steadily it trickles. Slow but whole requests, kept-alive connections and /metrics still
+work.
+"""
+
+import http.client
+import socket
+import threading
+import time
+
+import knotd
+import testing
+from cluster import Cluster, ZONES
+
+tests = testing.Tests()
+
+HTTP_PORT = knotd.free_port()
+CAP = 32               # K8S_HTTPD_MAX_CONNECTIONS
+PER_ADDRESS = 8        # K8S_HTTPD_MAX_PER_ADDRESS
+DEADLINE = 5.0         # K8S_HTTPD_REQUEST_MS
+PROBER = "127.0.0.9"   # the kubelet's address (the node's)
+
+
+def get(path, source=PROBER, timeout=5):
+    """(status, body, seconds) of one request on a new connection from `source`, timed
+    from before the connect to the whole answer read, as the kubelet's probe is."""
+    started = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", HTTP_PORT, timeout=timeout,
+                                      source_address=(source, 0))
+    try:
+        conn.request("GET", path, headers={"Connection": "close"})
+        response = conn.getresponse()
+        body = response.read().decode()
+        return response.status, body, time.monotonic() - started
+    except OSError as e:
+        return None, str(e), time.monotonic() - started
+    finally:
+        conn.close()
+
+
+class Trickler:
+    """A connection from `source` that sends a request line and a header's start, then one
+    more byte of that header every `interval` seconds: a request that never ends."""
+
+    def __init__(self, source, interval):
+        self.sock = socket.create_connection(("127.0.0.1", HTTP_PORT), timeout=5,
+                                             source_address=(source, 0))
+        self.sock.setblocking(False)
+        self.interval = interval
+        self.sock.send(b"GET /metrics HTTP/1.1\r\nHost: knot-dns\r\nX-Slow: ")
+        self.next = time.monotonic() + interval
+
+    def alive(self):
+        """Sends the next byte when it is due; False once the server closed the connection."""
+        try:
+            if self.sock.recv(4096) == b"":
+                return False
+        except BlockingIOError:
+            pass
+        except OSError:
+            return False
+        if time.monotonic() >= self.next:
+            self.next += self.interval
+            try:
+                self.sock.send(b"a")
+            except OSError:
+                return False
+        return True
+
+    def close(self):
+        self.sock.close()
+
+
+class Attack:
+    """`per_address` Tricklers from each of `addresses`, each reopened as soon as the
+    server closes it (in a thread of its own): as many connections as the endpoint takes."""
+
+    def __init__(self, addresses, per_address, interval=1.5):
+        self.sources = [a for a in addresses for _ in range(per_address)]
+        self.clients = [None] * len(self.sources)
+        self.interval = interval
+        self.opened = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self.stop.is_set():
+            for i, client in enumerate(self.clients):
+                if client is None or not client.alive():
+                    if client is not None:
+                        client.close()
+                    try:
+                        self.clients[i] = Trickler(self.sources[i], self.interval)
+                        self.opened += 1
+                    except OSError:
+                        self.clients[i] = None
+            time.sleep(0.05)
+        for client in self.clients:
+            if client is not None:
+                client.close()
+
+    def open_now(self):
+        return sum(1 for client in self.clients if client is not None)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+        return False
+
+
+def probes_answer_within_1_s(attack, rounds):
+    """Asks /health and /ready in turn `rounds` times, 0.5 s apart (across several of the
+    attack's deadlines), each answered 200 within 1 s."""
+    slowest = 0.0
+    for round_ in range(rounds):
+        path = ("/health", "/ready")[round_ % 2]
+        status, body, took = get(path)
+        testing.expect_equal(status, 200, f"{path} (round {round_}) status ({body.strip()})")
+        testing.expect(took < 1.0, f"{path} (round {round_}) took {took:.2f} s")
+        slowest = max(slowest, took)
+        time.sleep(0.5)
+    testing.expect(attack.open_now() >= CAP, f"the attack held {attack.open_now()} connections")
+    print(f"# slowest probe {slowest * 1000:.0f} ms; the attack opened {attack.opened} connections")
+
+
+@tests.case
+def health_and_ready_answer_within_1_s_while_4_addresses_trickle_on_every_other_connection(c):
+    # 4 addresses (4 pods) try 10 connections each: the endpoint takes 8 from each, every slot.
+    addresses = [f"127.0.0.{i}" for i in range(2, 6)]
+    with Attack(addresses, PER_ADDRESS + 2) as attack:
+        testing.eventually(lambda: testing.expect(attack.opened >= CAP, "attack opened"),
+                           timeout=10)
+        time.sleep(2)  # Past the accepts: every slot is held and trickling.
+        probes_answer_within_1_s(attack, 24)
+        # Prometheus, from an address of its own, still scrapes.
+        status, body, _ = get("/metrics", source="127.0.0.10")
+        testing.expect_equal(status, 200, "/metrics during the attack")
+        testing.expect("mod_k8s_dns_requests_total" in body, "the page during the attack")
+
+
+@tests.case
+def health_and_ready_answer_within_1_s_while_40_addresses_hold_one_connection_each(c):
+    # One connection per address: no address holds more than the prober, only age decides.
+    addresses = [f"127.0.1.{i}" for i in range(1, 41)]
+    with Attack(addresses, 1) as attack:
+        testing.eventually(lambda: testing.expect(attack.opened >= 40, "attack opened"),
+                           timeout=10)
+        time.sleep(2)
+        probes_answer_within_1_s(attack, 16)
+
+
+@tests.case
+def a_request_not_answered_within_5_s_is_closed_however_it_trickles(c):
+    started = time.monotonic()
+    # A byte a second: libmicrohttpd's idle timeout (5 s) alone would never close it.
+    client = Trickler("127.0.0.6", 1.0)
+    try:
+        while client.alive() and time.monotonic() - started < 15:
+            time.sleep(0.05)
+        lasted = time.monotonic() - started
+    finally:
+        client.close()
+    # Slack for a loaded machine (the deadline is checked at its due time).
+    testing.expect(DEADLINE - 0.5 <= lasted < DEADLINE + 2.5,
+                   f"the trickling connection lasted {lasted:.1f} s")
+
+
+@tests.case
+def a_slow_but_whole_scrape_is_answered(c):
+    request = b"GET /metrics HTTP/1.1\r\nHost: knot-dns\r\nAccept: text/plain\r\nConnection: close\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", HTTP_PORT), timeout=10,
+                                  source_address=("127.0.0.7", 0)) as s:
+        # In 4 pieces over 2.4 s: slow, but within the deadline.
+        step = len(request) // 4 + 1
+        for i in range(0, len(request), step):
+            s.sendall(request[i:i + step])
+            time.sleep(0.8)
+        answer = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    testing.expect(head.startswith(b"HTTP/1.1 200"), f"the slow scrape's status: {head[:40]!r}")
+    testing.expect(b"mod_k8s_dns_requests_total" in body, "the slow scrape's page")
+
+
+@tests.case
+def metrics_health_and_ready_work_on_a_kept_alive_connection_when_no_attack_is_on(c):
+    conn = http.client.HTTPConnection("127.0.0.1", HTTP_PORT, timeout=5,
+                                      source_address=("127.0.0.8", 0))
+    try:
+        # Each answer restarts the deadline: the third round is 6 s after the connect, past
+        # K8S_HTTPD_REQUEST_MS, on the same connection.
+        for round_ in range(3):
+            if round_ > 0:
+                time.sleep(3)
+            for path in ("/metrics", "/health", "/ready"):
+                conn.request("GET", path)
+                response = conn.getresponse()
+                body = response.read().decode()
+                testing.expect_equal(response.status, 200, f"{path} (round {round_})")
+                if path == "/metrics":
+                    testing.expect("mod_k8s_dns_requests_total" in body, "the page")
+    finally:
+        conn.close()
+    for _ in range(3):
+        status, body, _ = get("/metrics", source="127.0.0.8")
+        testing.expect_equal(status, 200, "/metrics after the attacks")
+        testing.expect("mod_k8s_dns_requests_total" in body, "the page")
+
+
+def fixture():
+    return Cluster(module={"metrics-listen": f"127.0.0.1@{HTTP_PORT}"}, zones=ZONES)
+
+
+tests.main(fixture=fixture)
