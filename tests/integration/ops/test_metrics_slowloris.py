@@ -9,12 +9,12 @@ work.
 
 import http.client
 import socket
-import threading
 import time
 
 import knotd
 import testing
 from cluster import Cluster, ZONES
+from slowloris import SlowAttack, SlowClient
 
 tests = testing.Tests()
 
@@ -42,81 +42,18 @@ def get(path, source=PROBER, timeout=5):
         conn.close()
 
 
-class Trickler:
-    """A connection from `source` that sends a request line and a header's start, then one
-    more byte of that header every `interval` seconds: a request that never ends."""
-
-    def __init__(self, source, interval):
-        self.sock = socket.create_connection(("127.0.0.1", HTTP_PORT), timeout=5,
-                                             source_address=(source, 0))
-        self.sock.setblocking(False)
-        self.interval = interval
-        self.sock.send(b"GET /metrics HTTP/1.1\r\nHost: knot-dns\r\nX-Slow: ")
-        self.next = time.monotonic() + interval
-
-    def alive(self):
-        """Sends the next byte when it is due; False once the server closed the connection."""
-        try:
-            if self.sock.recv(4096) == b"":
-                return False
-        except BlockingIOError:
-            pass
-        except OSError:
-            return False
-        if time.monotonic() >= self.next:
-            self.next += self.interval
-            try:
-                self.sock.send(b"a")
-            except OSError:
-                return False
-        return True
-
-    def close(self):
-        self.sock.close()
+# A request that never ends: a header's start, then one more byte of it at each interval.
+REQUEST_START = b"GET /metrics HTTP/1.1\r\nHost: knot-dns\r\nX-Slow: "
 
 
-class Attack:
-    """`per_address` Tricklers from each of `addresses`, each reopened as soon as the
-    server closes it (in a thread of its own): as many connections as the endpoint takes."""
-
-    def __init__(self, addresses, per_address, interval=1.5):
-        self.sources = [a for a in addresses for _ in range(per_address)]
-        self.clients = [None] * len(self.sources)
-        self.interval = interval
-        self.opened = 0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self):
-        while not self.stop.is_set():
-            for i, client in enumerate(self.clients):
-                if client is None or not client.alive():
-                    if client is not None:
-                        client.close()
-                    try:
-                        self.clients[i] = Trickler(self.sources[i], self.interval)
-                        self.opened += 1
-                    except OSError:
-                        self.clients[i] = None
-            time.sleep(0.05)
-        for client in self.clients:
-            if client is not None:
-                client.close()
-
-    def open_now(self):
-        return sum(1 for client in self.clients if client is not None)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join()
-        return False
+def attack(addresses, per_address):
+    """`per_address` trickling connections from each of `addresses`, a byte every 1.5 s,
+    each reopened as soon as the server closes it."""
+    return SlowAttack(HTTP_PORT, [a for a in addresses for _ in range(per_address)],
+                      REQUEST_START, 1.5)
 
 
-def probes_answer_within_1_s(attack, rounds):
+def probes_answer_within_1_s(holders, rounds):
     """Asks /health and /ready in turn `rounds` times, 0.5 s apart (across several of the
     attack's deadlines), each answered 200 within 1 s."""
     slowest = 0.0
@@ -127,19 +64,19 @@ def probes_answer_within_1_s(attack, rounds):
         testing.expect(took < 1.0, f"{path} (round {round_}) took {took:.2f} s")
         slowest = max(slowest, took)
         time.sleep(0.5)
-    testing.expect(attack.open_now() >= CAP, f"the attack held {attack.open_now()} connections")
-    print(f"# slowest probe {slowest * 1000:.0f} ms; the attack opened {attack.opened} connections")
+    testing.expect(holders.open_now() >= CAP, f"the attack held {holders.open_now()} connections")
+    print(f"# slowest probe {slowest * 1000:.0f} ms; the attack opened {holders.opened} connections")
 
 
 @tests.case
 def health_and_ready_answer_within_1_s_while_4_addresses_trickle_on_every_other_connection(c):
     # 4 addresses (4 pods) try 10 connections each: the endpoint takes 8 from each, every slot.
     addresses = [f"127.0.0.{i}" for i in range(2, 6)]
-    with Attack(addresses, PER_ADDRESS + 2) as attack:
-        testing.eventually(lambda: testing.expect(attack.opened >= CAP, "attack opened"),
+    with attack(addresses, PER_ADDRESS + 2) as holders:
+        testing.eventually(lambda: testing.expect(holders.opened >= CAP, "the attack opened"),
                            timeout=10)
         time.sleep(2)  # Past the accepts: every slot is held and trickling.
-        probes_answer_within_1_s(attack, 24)
+        probes_answer_within_1_s(holders, 24)
         # Prometheus, from an address of its own, still scrapes.
         status, body, _ = get("/metrics", source="127.0.0.10")
         testing.expect_equal(status, 200, "/metrics during the attack")
@@ -150,18 +87,18 @@ def health_and_ready_answer_within_1_s_while_4_addresses_trickle_on_every_other_
 def health_and_ready_answer_within_1_s_while_40_addresses_hold_one_connection_each(c):
     # One connection per address: no address holds more than the prober, only age decides.
     addresses = [f"127.0.1.{i}" for i in range(1, 41)]
-    with Attack(addresses, 1) as attack:
-        testing.eventually(lambda: testing.expect(attack.opened >= 40, "attack opened"),
+    with attack(addresses, 1) as holders:
+        testing.eventually(lambda: testing.expect(holders.opened >= 40, "the attack opened"),
                            timeout=10)
         time.sleep(2)
-        probes_answer_within_1_s(attack, 16)
+        probes_answer_within_1_s(holders, 16)
 
 
 @tests.case
 def a_request_not_answered_within_5_s_is_closed_however_it_trickles(c):
     started = time.monotonic()
     # A byte a second: libmicrohttpd's idle timeout (5 s) alone would never close it.
-    client = Trickler("127.0.0.6", 1.0)
+    client = SlowClient(HTTP_PORT, "127.0.0.6", REQUEST_START, 1.0)
     try:
         while client.alive() and time.monotonic() - started < 15:
             time.sleep(0.05)
