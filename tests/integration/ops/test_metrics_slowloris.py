@@ -9,6 +9,7 @@ work.
 
 import http.client
 import socket
+import threading
 import time
 
 import knotd
@@ -92,6 +93,48 @@ def health_and_ready_answer_within_1_s_while_40_addresses_hold_one_connection_ea
                            timeout=10)
         time.sleep(2)
         probes_answer_within_1_s(holders, 16)
+
+
+@tests.case
+def health_and_ready_answer_within_1_s_while_32_connections_scrape_as_fast_as_they_can(c):
+    # Holders that ask whole requests: each makes the one serving thread render a page.
+    stop = threading.Event()
+    scrapes = [0]
+
+    def scrape_in_a_loop(source):
+        while not stop.is_set():
+            conn = http.client.HTTPConnection("127.0.0.1", HTTP_PORT, timeout=5,
+                                              source_address=(source, 0))
+            try:
+                while not stop.is_set():
+                    conn.request("GET", "/metrics")
+                    conn.getresponse().read()
+                    scrapes[0] += 1
+            except (OSError, http.client.HTTPException):
+                pass
+            finally:
+                conn.close()
+    threads = [threading.Thread(target=scrape_in_a_loop, args=(f"127.0.0.{2 + i % 4}",),
+                                daemon=True) for i in range(CAP)]
+    for thread in threads:
+        thread.start()
+    try:
+        time.sleep(2)
+        before = scrapes[0]
+        slowest = 0.0
+        for round_ in range(16):
+            path = ("/health", "/ready")[round_ % 2]
+            status, body, took = get(path)
+            testing.expect_equal(status, 200, f"{path} (round {round_}) status ({body.strip()})")
+            testing.expect(took < 1.0, f"{path} (round {round_}) took {took:.2f} s")
+            slowest = max(slowest, took)
+            time.sleep(0.25)
+        testing.expect(scrapes[0] - before > 100, f"the flood scraped {scrapes[0] - before} pages")
+        print(f"# slowest probe {slowest * 1000:.0f} ms; {scrapes[0] - before} pages scraped meanwhile")
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=10)
 
 
 @tests.case
