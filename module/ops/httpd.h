@@ -50,7 +50,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-/*! \brief Connections served at once; past it a new one makes another give way (k8s_httpd_victim()). */
+/*! \brief Connections served at once; past it one gives way to the new (k8s_httpd_victim()). */
 #define K8S_HTTPD_MAX_CONNECTIONS 32
 /*! \brief Connections closed by us that libmicrohttpd has yet to reap (beyond the cap). */
 #define K8S_HTTPD_SPARE_CONNECTIONS 16
