@@ -54,9 +54,9 @@ def attack(addresses, per_address):
                       REQUEST_START, 1.5)
 
 
-def probes_answer_within_1_s(holders, rounds):
-    """Asks /health and /ready in turn `rounds` times, 0.5 s apart (across several of the
-    attack's deadlines), each answered 200 within 1 s."""
+def probes_answer_within_1_s(rounds, interval):
+    """Asks /health and /ready in turn `rounds` times, `interval` s apart (across several of
+    the holders' deadlines), each answered 200 within 1 s; returns the slowest's seconds."""
     slowest = 0.0
     for round_ in range(rounds):
         path = ("/health", "/ready")[round_ % 2]
@@ -64,7 +64,12 @@ def probes_answer_within_1_s(holders, rounds):
         testing.expect_equal(status, 200, f"{path} (round {round_}) status ({body.strip()})")
         testing.expect(took < 1.0, f"{path} (round {round_}) took {took:.2f} s")
         slowest = max(slowest, took)
-        time.sleep(0.5)
+        time.sleep(interval)
+    return slowest
+
+
+def probes_answer_while_held(holders, rounds):
+    slowest = probes_answer_within_1_s(rounds, 0.5)
     testing.expect(holders.open_now() >= CAP, f"the attack held {holders.open_now()} connections")
     print(f"# slowest probe {slowest * 1000:.0f} ms; "
           f"the attack opened {holders.opened} connections")
@@ -78,7 +83,7 @@ def health_and_ready_answer_within_1_s_while_4_addresses_trickle_on_every_other_
         testing.eventually(lambda: testing.expect(holders.opened >= CAP, "the attack opened"),
                            timeout=10)
         time.sleep(2)  # Past the accepts: every slot is held and trickling.
-        probes_answer_within_1_s(holders, 24)
+        probes_answer_while_held(holders, 24)
         # Prometheus, from an address of its own, still scrapes.
         status, body, _ = get("/metrics", source="127.0.0.10")
         testing.expect_equal(status, 200, "/metrics during the attack")
@@ -93,7 +98,7 @@ def health_and_ready_answer_within_1_s_while_40_addresses_hold_one_connection_ea
         testing.eventually(lambda: testing.expect(holders.opened >= 40, "the attack opened"),
                            timeout=10)
         time.sleep(2)
-        probes_answer_within_1_s(holders, 16)
+        probes_answer_while_held(holders, 16)
 
 
 @tests.case
@@ -122,14 +127,7 @@ def health_and_ready_answer_within_1_s_while_32_connections_scrape_as_fast_as_th
     try:
         time.sleep(2)
         before = scrapes[0]
-        slowest = 0.0
-        for round_ in range(16):
-            path = ("/health", "/ready")[round_ % 2]
-            status, body, took = get(path)
-            testing.expect_equal(status, 200, f"{path} (round {round_}) status ({body.strip()})")
-            testing.expect(took < 1.0, f"{path} (round {round_}) took {took:.2f} s")
-            slowest = max(slowest, took)
-            time.sleep(0.25)
+        slowest = probes_answer_within_1_s(16, 0.25)
         testing.expect(scrapes[0] - before > 100, f"the flood scraped {scrapes[0] - before} pages")
         print(f"# slowest probe {slowest * 1000:.0f} ms; "
               f"{scrapes[0] - before} pages scraped meanwhile")
