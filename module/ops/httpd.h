@@ -39,8 +39,8 @@
  * accept (or of its previous answer), however steadily it trickles; and past
  * K8S_HTTPD_MAX_CONNECTIONS a new connection makes one give way, the oldest of the
  * address that holds the most (k8s_httpd_victim()), never the new one. A probe's
- * request arrives whole at once and is answered at once, so it is served while the
- * others wait for their turn to be closed.
+ * request arrives whole at once and is answered at once, long before its connection
+ * could be the oldest.
  */
 
 #pragma once
