@@ -33,6 +33,14 @@
  * for another address while it runs shares the running one (k8s_httpd_acquire()
  * says so). The endpoint's thread drives libmicrohttpd and never logs: its owner
  * zone may be unloaded while other zones keep it.
+ *
+ * Clients that hold connections cannot keep the kubelet's probes out, however many
+ * addresses they have: a connection must be answered within K8S_HTTPD_REQUEST_MS of its
+ * accept (or of its previous answer), however steadily it trickles; and past
+ * K8S_HTTPD_MAX_CONNECTIONS a new connection makes one give way, the oldest of the
+ * address that holds the most (k8s_httpd_victim()), never the new one. A probe's
+ * request arrives whole at once and is answered at once, long before its connection
+ * could be the oldest.
  */
 
 #pragma once
@@ -42,11 +50,15 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-/*! \brief Connections served at once; more wait in the listen queue. */
+/*! \brief Connections served at once; past it one gives way to the new (k8s_httpd_victim()). */
 #define K8S_HTTPD_MAX_CONNECTIONS 32
-/*! \brief Connections from one address at once. */
+/*! \brief Connections closed by us that libmicrohttpd has yet to reap (beyond the cap). */
+#define K8S_HTTPD_SPARE_CONNECTIONS 16
+/*! \brief Connections from one address at once; more are closed at accept. */
 #define K8S_HTTPD_MAX_PER_ADDRESS 8
-/*! \brief Seconds a connection may stay idle (a request trickled in counts as idle). */
+/*! \brief Milliseconds from accept (or an answer's end) to the next answer sent, whole. */
+#define K8S_HTTPD_REQUEST_MS 5000
+/*! \brief Seconds a connection may stay idle (a net under K8S_HTTPD_REQUEST_MS). */
 #define K8S_HTTPD_TIMEOUT_S 5
 /*! \brief Bytes of a request's line and headers (libmicrohttpd's connection memory). */
 #define K8S_HTTPD_MAX_REQUEST 8192
@@ -86,3 +98,20 @@ size_t k8s_httpd_probe_query(const uint8_t *name, uint16_t type, uint16_t id,
 
 /*! \brief True if \a wire is a response to the query of \a id (any response code). */
 bool k8s_httpd_probe_answered(const uint8_t *wire, size_t len, uint16_t id);
+
+/*! \brief An open connection as k8s_httpd_victim() sees it. */
+typedef struct {
+	struct sockaddr_storage addr;  /*!< The client's (its port is not compared). */
+	uint64_t since_ms;             /*!< Accept, or the end of its previous answer. */
+} k8s_httpd_peer_t;
+
+/*!
+ * \brief Which of \a count open connections gives way to a new one past the cap: the
+ * oldest (smallest since_ms, the first of equals) of the address that holds the most,
+ * the new one counted. So a new connection of an address that holds fewer than others
+ * is never the one closed, and an address that holds as many as the most closes its
+ * own oldest.
+ *
+ * \return Its index, or \a count if \a count is 0.
+ */
+size_t k8s_httpd_victim(const k8s_httpd_peer_t *peers, size_t count);

@@ -28,6 +28,7 @@ import knotd
 import testing
 from cluster import Cluster
 from federation import api_options, https_request, pki_in
+from slowloris import SlowAttack, SlowClient
 
 
 tests = testing.Tests()
@@ -305,45 +306,19 @@ def the_endpoint_refuses_a_certificate_for_servers_only_at_the_handshake(c):
                          "a serverAuth-only certificate")
 
 
-class SlowClient:
-    """A TCP connection to the endpoint from `source` that sends a TLS record's first bytes,
-    then one more byte every `interval` seconds: a handshake that never ends."""
+# A TLS handshake record of 512 bytes, of which at most one more byte comes each second.
+HANDSHAKE_START = b"\x16\x03\x01\x02\x00"
 
-    def __init__(self, port, source, interval):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5,
-                                             source_address=(source, 0))
-        self.sock.setblocking(False)
-        self.interval = interval
-        # A handshake record of 512 bytes, of which at most one more comes each interval.
-        self.sock.send(b"\x16\x03\x01\x02\x00")
-        self.next = time.monotonic() + interval
 
-    def alive(self):
-        """Sends the next byte when it is due; False once the server closed the connection."""
-        try:
-            if self.sock.recv(4096) == b"":
-                return False
-        except BlockingIOError:
-            pass
-        except OSError:
-            return False
-        if time.monotonic() >= self.next:
-            self.next += self.interval
-            try:
-                self.sock.send(b"\x01")
-            except OSError:
-                return False
-        return True
-
-    def close(self):
-        self.sock.close()
+def slow_handshake(port, source):
+    return SlowClient(port, source, HANDSHAKE_START, 1.0, more=b"\x01")
 
 
 @tests.case
 def a_request_that_does_not_arrive_whole_within_5_s_is_closed_however_it_trickles(c):
     f = fixture_of(c)
     started = time.monotonic()
-    client = SlowClient(f.api_port, "127.0.0.1", 1.0)
+    client = slow_handshake(f.api_port, "127.0.0.1")
     try:
         while client.alive() and time.monotonic() - started < 12:
             time.sleep(0.1)
@@ -354,48 +329,10 @@ def a_request_that_does_not_arrive_whole_within_5_s_is_closed_however_it_trickle
     testing.expect(4.5 <= lasted < 8, f"the trickling connection lasted {lasted:.1f} s")
 
 
-class SlowAttack:
-    """`count` SlowClients from `addresses` source addresses (127.0.1.x), each reopened as
-    soon as the server closes it, in a thread of its own."""
-
-    def __init__(self, port, count, addresses):
-        self.port = port
-        self.sources = [f"127.0.1.{1 + i % addresses}" for i in range(count)]
-        self.clients = [None] * count
-        self.opened = 0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-
-    def _open(self, i):
-        try:
-            self.clients[i] = SlowClient(self.port, self.sources[i], 1.0)
-            self.opened += 1
-        except OSError:
-            self.clients[i] = None
-
-    def _run(self):
-        while not self.stop.is_set():
-            for i, client in enumerate(self.clients):
-                if client is None or not client.alive():
-                    if client is not None:
-                        client.close()
-                    self._open(i)
-            time.sleep(0.05)
-        for client in self.clients:
-            if client is not None:
-                client.close()
-
-    def open_now(self):
-        return sum(1 for client in self.clients if client is not None)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join()
-        return False
+def slow_handshakes(port, count, addresses):
+    """`count` never-ending handshakes from `addresses` source addresses (127.0.1.x)."""
+    return SlowAttack(port, [f"127.0.1.{1 + i % addresses}" for i in range(count)],
+                      HANDSHAKE_START, 1.0, more=b"\x01")
 
 
 @tests.case
@@ -403,7 +340,7 @@ def the_controller_is_served_within_2_s_while_64_clients_without_certificates_ho
     f = fixture_of(c)
     # 16 addresses with 4 connections each: under the per-address cap (8), so what keeps
     # the controller in is the cap on handshakes in progress, not the per-address one.
-    with SlowAttack(f.api_port, 64, 16) as attack:
+    with slow_handshakes(f.api_port, 64, 16) as attack:
         testing.eventually(lambda: attack.open_now() == 64, timeout=10)
         time.sleep(1)
         for round_ in range(3):
@@ -424,7 +361,7 @@ def past_the_cap_on_handshakes_in_progress_the_oldest_gives_way_to_the_controlle
     f = fixture_of(c)
     # 30 addresses with 8 connections each (the per-address cap): 240, past the 192
     # handshakes in progress that are kept.
-    with SlowAttack(f.api_port, 240, 30) as attack:
+    with slow_handshakes(f.api_port, 240, 30) as attack:
         testing.eventually(lambda: attack.opened >= 240, timeout=20)
         time.sleep(1)
         for round_ in range(3):
