@@ -64,8 +64,9 @@ typedef struct {
 	bool looped;
 	uint64_t next_probe_ms;
 	k8s_dnsquery_t probe;       /*!< Health probe while down (fd -1 when idle). */
-	k8s_dnsquery_t loop_probe;  /*!< Its answer is not awaited: only its return to us counts. */
+	k8s_dnsquery_t loop_probe;  /*!< Its return to us marks a loop; its answer alone clears one. */
 	uint8_t loop_name[64];      /*!< The loop probe's name (the query points to it). */
+	uint64_t loop_retry_ms;     /*!< While looped: when the next loop probe goes. */
 	uint64_t log_ms[FAIL_KINDS];
 	unsigned log_skipped[FAIL_KINDS];
 } server_t;
@@ -109,7 +110,7 @@ struct k8s_fwd {
 	slot_t slots[SLOT_COUNT];
 	k8s_slots_t handoff;  /*!< Over \a slots. */
 	atomic_uint_fast64_t dropped;
-	_Atomic uint64_t loop_token;
+	_Atomic uint64_t loop_token[K8S_FWD_SERVERS_MAX];  /*!< Each one's loop probe out, 0: none. */
 	atomic_bool loop_seen[K8S_FWD_SERVERS_MAX];
 	pthread_t thread;
 
@@ -182,7 +183,7 @@ void forward_server_ok(k8s_fwd_t *f, server_t *s);
 
 /*!
  * \brief Takes the loop flags the workers set (k8s_fwd_loop_probe()): those servers are
- * no longer used.
+ * not used until a later loop probe comes back clean.
  */
 void forward_loops_check(k8s_fwd_t *f);
 
