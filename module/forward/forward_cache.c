@@ -47,12 +47,8 @@ k8s_fwd_entry_t *k8s_fwd_entry_new(const knot_pkt_t *answer, const knot_dname_t 
 	size_t rr_count = 0;
 	uint16_t count[3] = { 0 };
 	uint32_t life = max_ttl;
-	bool negative = (rcode == KNOT_RCODE_NXDOMAIN);
 	for (int s = KNOT_ANSWER; s <= KNOT_ADDITIONAL; s++) {
 		const knot_pktsection_t *sec = knot_pkt_section(answer, s);
-		if (s == KNOT_ANSWER && sec->count == 0) {
-			negative = true;  // NODATA
-		}
 		for (uint16_t i = 0; i < sec->count; i++) {
 			const knot_rrset_t *rr = knot_pkt_rr(sec, i);
 			if (!kept(rr)) {
@@ -61,12 +57,15 @@ k8s_fwd_entry_t *k8s_fwd_entry_new(const knot_pkt_t *answer, const knot_dname_t 
 			if (rr->ttl < life) {
 				life = rr->ttl;
 			}
-			bytes += sizeof(knot_rrset_t) + knot_dname_size(rr->owner) + rr->rrs.size;
+			// One byte more: the rdata is put 2-byte aligned (knot_rdata_t's length).
+			bytes += sizeof(knot_rrset_t) + knot_dname_size(rr->owner) + 1 + rr->rrs.size;
 			count[s - KNOT_ANSWER]++;
 			rr_count++;
 		}
 	}
-	// A negative answer lives its SOA's negative TTL; without a whole IN SOA it is not kept.
+	// A negative answer (NODATA: no record kept in the answer section) lives its SOA's
+	// negative TTL; without a whole IN SOA it is not kept.
+	bool negative = (rcode == KNOT_RCODE_NXDOMAIN || count[0] == 0);
 	uint32_t neg_ttl = 0;
 	bool has_soa = negative && k8s_negative_ttl(answer, &neg_ttl);
 	if (has_soa && neg_ttl < life) {
@@ -114,6 +113,7 @@ k8s_fwd_entry_t *k8s_fwd_entry_new(const knot_pkt_t *answer, const knot_dname_t 
 			dst->ttl = rr->ttl;
 			dst->rrs.count = rr->rrs.count;
 			dst->rrs.size = rr->rrs.size;
+			pos += (uintptr_t)pos & 1;
 			dst->rrs.rdata = (knot_rdata_t *)pos;
 			memcpy(pos, rr->rrs.rdata, rr->rrs.size);
 			pos += rr->rrs.size;
