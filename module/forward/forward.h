@@ -36,10 +36,11 @@
  * one at once (the first attempt stays open: its late answer is still taken), and
  * a down server is probed every second (". NS") until it answers. A forwarding loop
  * (an upstream that sends our queries back to us) is found with a probe name
- * (`<token>-<index>.mod-k8s-loop.`) sent to every upstream at start and every minute,
- * and to an upstream as soon as it is marked down (a loop that appears while running
- * shows first as an upstream that stops answering): when it comes back to us, that
- * upstream is no longer used.
+ * (`<random>.mod-k8s-loop.`, fresh for each probe) sent to every upstream at start and
+ * every minute, and to an upstream as soon as it is marked down (a loop that appears
+ * while running shows first as an upstream that stops answering): when the probe still
+ * outstanding comes back to us, that upstream is not used until a later probe (every
+ * 5 s) is answered without coming back.
  */
 
 #pragma once

@@ -17,20 +17,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dnsanswer.h"
 #include "forward_cache.h"
 #include "hash.h"
 #include "tsan_rcu.h"
 
-/*! \brief A negative answer's life: the SOA's TTL or its MINIMUM, the smaller (RFC 2308). */
-static uint32_t soa_negative_ttl(const knot_rrset_t *soa)
+/*!
+ * \brief Records kept: of class IN, as asked (libknot does not measure the rdata of
+ * another class: such a record could not be written back safely), OPT and TSIG left out.
+ */
+static bool kept(const knot_rrset_t *rr)
 {
-	uint32_t minimum = knot_soa_minimum(soa->rrs.rdata);
-	return (minimum < soa->ttl) ? minimum : soa->ttl;
-}
-
-static bool kept_type(uint16_t type)
-{
-	return type != KNOT_RRTYPE_OPT && type != KNOT_RRTYPE_TSIG;
+	return rr->rclass == KNOT_CLASS_IN && rr->type != KNOT_RRTYPE_OPT &&
+	       rr->type != KNOT_RRTYPE_TSIG;
 }
 
 k8s_fwd_entry_t *k8s_fwd_entry_new(const knot_pkt_t *answer, const knot_dname_t *qname,
@@ -48,34 +47,32 @@ k8s_fwd_entry_t *k8s_fwd_entry_new(const knot_pkt_t *answer, const knot_dname_t 
 	size_t rr_count = 0;
 	uint16_t count[3] = { 0 };
 	uint32_t life = max_ttl;
-	bool negative = (rcode == KNOT_RCODE_NXDOMAIN);
-	bool has_soa = false;
 	for (int s = KNOT_ANSWER; s <= KNOT_ADDITIONAL; s++) {
 		const knot_pktsection_t *sec = knot_pkt_section(answer, s);
-		if (s == KNOT_ANSWER && sec->count == 0) {
-			negative = true;  // NODATA
-		}
 		for (uint16_t i = 0; i < sec->count; i++) {
 			const knot_rrset_t *rr = knot_pkt_rr(sec, i);
-			if (!kept_type(rr->type)) {
+			if (!kept(rr)) {
 				continue;
 			}
-			uint32_t ttl = rr->ttl;
-			if (s == KNOT_AUTHORITY && rr->type == KNOT_RRTYPE_SOA && rr->rrs.count > 0) {
-				has_soa = true;
-				if (negative) {
-					ttl = soa_negative_ttl(rr);
-				}
+			if (rr->ttl < life) {
+				life = rr->ttl;
 			}
-			if (ttl < life) {
-				life = ttl;
-			}
-			bytes += sizeof(knot_rrset_t) + knot_dname_size(rr->owner) + rr->rrs.size;
+			// One byte more: the rdata is put 2-byte aligned (knot_rdata_t's length).
+			bytes += sizeof(knot_rrset_t) + knot_dname_size(rr->owner) + 1 + rr->rrs.size;
 			count[s - KNOT_ANSWER]++;
 			rr_count++;
 		}
 	}
-	if (bytes > K8S_FWD_ENTRY_MAX || (!relay && ((negative && !has_soa) || life == 0))) {
+	// A negative answer (NODATA: no record kept in the answer section) lives its SOA's
+	// negative TTL; without a whole IN SOA it is not kept.
+	bool negative = (rcode == KNOT_RCODE_NXDOMAIN || count[0] == 0);
+	uint32_t neg_ttl = 0;
+	bool has_soa = negative && k8s_negative_ttl(answer, &neg_ttl);
+	if (has_soa && neg_ttl < life) {
+		life = neg_ttl;
+	}
+	if (bytes > (relay ? K8S_FWD_RELAY_MAX : K8S_FWD_ENTRY_MAX) ||
+	    (!relay && ((negative && !has_soa) || life == 0))) {
 		return NULL;
 	}
 
@@ -102,7 +99,7 @@ k8s_fwd_entry_t *k8s_fwd_entry_new(const knot_pkt_t *answer, const knot_dname_t 
 		const knot_pktsection_t *sec = knot_pkt_section(answer, s);
 		for (uint16_t i = 0; i < sec->count; i++) {
 			const knot_rrset_t *rr = knot_pkt_rr(sec, i);
-			if (!kept_type(rr->type)) {
+			if (!kept(rr)) {
 				continue;
 			}
 			knot_rrset_t *dst = &e->rrs[n++];
@@ -116,6 +113,7 @@ k8s_fwd_entry_t *k8s_fwd_entry_new(const knot_pkt_t *answer, const knot_dname_t 
 			dst->ttl = rr->ttl;
 			dst->rrs.count = rr->rrs.count;
 			dst->rrs.size = rr->rrs.size;
+			pos += (uintptr_t)pos & 1;
 			dst->rrs.rdata = (knot_rdata_t *)pos;
 			memcpy(pos, rr->rrs.rdata, rr->rrs.size);
 			pos += rr->rrs.size;

@@ -40,6 +40,12 @@
 
 /*! \brief Largest entry kept (bytes): a larger answer is relayed, not cached. */
 #define K8S_FWD_ENTRY_MAX 8192
+/*!
+ * \brief Largest answer relayed once (bytes of the entry it makes): any a 64 KiB message
+ * holds with its owners written out, but not what name compression can inflate to
+ * (thousands of records each with a 255-byte owner); above it the client gets SERVFAIL.
+ */
+#define K8S_FWD_RELAY_MAX (256 * 1024)
 
 typedef struct k8s_fwd_entry {
 	struct rcu_head rcu;
@@ -58,10 +64,12 @@ typedef struct k8s_fwd_entry {
 /*!
  * \brief An entry from an upstream answer to (\a qname, \a qtype), or NULL when it is
  * not to be kept: an RCODE other than NOERROR or NXDOMAIN, TC, a negative answer
- * without SOA, a TTL of 0, more than K8S_FWD_ENTRY_MAX bytes, or no memory.
+ * without a whole IN SOA (k8s_negative_ttl()), a TTL of 0, more than K8S_FWD_ENTRY_MAX
+ * bytes, or no memory. Records of a class other than IN are left out.
  *
  * \param qname  Lowercase.
- * \param relay  Only to relay it once, never cached: any RCODE and TTL, size still bounded.
+ * \param relay  Only to relay it once, never cached: any RCODE and TTL, at most
+ *               K8S_FWD_RELAY_MAX bytes.
  */
 k8s_fwd_entry_t *k8s_fwd_entry_new(const knot_pkt_t *answer, const knot_dname_t *qname,
                                    uint16_t qtype, uint32_t max_ttl, uint64_t now_ms, bool relay);

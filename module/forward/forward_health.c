@@ -20,21 +20,25 @@
  * that find an upstream sending our queries back to us.
  */
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
+#include "clock.h"
 #include "forward_priv.h"
 
 /*! \brief A down server is probed this often. */
 #define PROBE_MS 1000
 /*! \brief Loop probes: at start, then this often (and to a server when it is marked down). */
 #define LOOP_PROBE_MS 60000
+/*! \brief A looping server is probed this often, to be used again once it stops looping. */
+#define LOOP_RETRY_MS 5000
 /*! \brief One log line per server and kind of failure at most this often. */
 #define LOG_EVERY_MS 10000
 #define LOOP_LABEL "\x0c""mod-k8s-loop"
+/*! \brief A probe name's first label: a 64-bit random token in hex. */
+#define TOKEN_HEX 16
 
 static const char *fail_text[FAIL_KINDS] = {
 	"no answer within the deadline",
@@ -43,22 +47,59 @@ static const char *fail_text[FAIL_KINDS] = {
 	"answered SERVFAIL or REFUSED",
 };
 
-static void loop_probe_name(uint8_t *name, uint64_t token, size_t idx)
+static void loop_probe_name(uint8_t *name, uint64_t token)
 {
-	char label[40];
-	int len = snprintf(label, sizeof(label), "%016" PRIx64 "-%zu", token, idx);
-	name[0] = len;
-	memcpy(name + 1, label, len);
-	memcpy(name + 1 + len, LOOP_LABEL, sizeof(LOOP_LABEL));  // With the root label.
+	static const char hex[] = "0123456789abcdef";
+	name[0] = TOKEN_HEX;
+	for (int i = 0; i < TOKEN_HEX; i++) {
+		name[1 + i] = hex[(token >> (4 * (TOKEN_HEX - 1 - i))) & 0xf];
+	}
+	memcpy(name + 1 + TOKEN_HEX, LOOP_LABEL, sizeof(LOOP_LABEL));  // With the root label.
 }
 
-/*! \brief Sends \a s a loop probe (its answer is not awaited: only its return to us counts). */
-static void loop_probe_send(k8s_fwd_t *f, server_t *s, uint64_t token, uint64_t now)
+/*! \brief \a s has no loop probe out: no name can mark it any more. */
+static void loop_probe_end(k8s_fwd_t *f, server_t *s)
 {
 	k8s_dnsquery_close(&s->loop_probe);
-	loop_probe_name(s->loop_name, token, s - f->servers);
-	(void)k8s_dnsquery_start(&s->loop_probe, &s->addr, s->loop_name, KNOT_RRTYPE_HINFO,
-	                         LOOP_PROBE_MS / 2, now);
+	atomic_store(&f->loop_token[s - f->servers], 0);
+}
+
+/*!
+ * \brief Sends \a s a loop probe under a fresh random name: only its return to us, while
+ * it is out, marks \a s (a name seen once, echoed or replayed later, marks nothing).
+ */
+static void loop_probe_send(k8s_fwd_t *f, server_t *s, uint64_t now)
+{
+	loop_probe_end(f, s);
+	uint64_t token = 0;
+	if (getrandom(&token, sizeof(token), 0) != sizeof(token) || token == 0) {
+		return;  // No name an upstream could not guess: no probe this time.
+	}
+	loop_probe_name(s->loop_name, token);
+	// Published before the query leaves: it may come back at once.
+	atomic_store(&f->loop_token[s - f->servers], token);
+	if (k8s_dnsquery_start(&s->loop_probe, &s->addr, s->loop_name, KNOT_RRTYPE_HINFO,
+	                       LOOP_PROBE_MS / 2, now) != KNOT_EOK) {
+		atomic_store(&f->loop_token[s - f->servers], 0);
+	}
+}
+
+/*! \brief \a s sent its loop probe back to us: not used until a later probe comes back clean. */
+static void loop_found(k8s_fwd_t *f, server_t *s)
+{
+	// Its answer (ours, relayed back) says nothing more.
+	loop_probe_end(f, s);
+	s->loop_retry_ms = k8s_now_ms() + LOOP_RETRY_MS;
+	if (s->looped) {
+		return;
+	}
+	s->looped = true;
+	f->st.loops++;
+	k8s_logf(&f->log, LOG_ERR, "forward, loop detected: upstream %s sends our queries back "
+	         "to us, it is not used until it stops (fix: the node's resolv.conf, which the pod "
+	         "copies, must not name this DNS server or a local cache that forwards to it, "
+	         "e.g. kubelet --resolv-conf=/run/systemd/resolve/resolv.conf instead of "
+	         "127.0.0.53)", s->text);
 }
 
 void forward_server_fail(k8s_fwd_t *f, server_t *s, int kind, const char *detail,
@@ -85,7 +126,7 @@ void forward_server_fail(k8s_fwd_t *f, server_t *s, int kind, const char *detail
 		s->down = true;
 		s->next_probe_ms = now + PROBE_MS;
 		// A loop that appears while running shows first as a server that stops answering.
-		loop_probe_send(f, s, atomic_load(&f->loop_token), now);
+		loop_probe_send(f, s, now);
 	}
 }
 
@@ -102,19 +143,26 @@ bool k8s_fwd_loop_probe(k8s_fwd_t *f, const knot_dname_t *lower)
 	if (lower[0] == 0 || !knot_dname_is_equal(lower + 1 + lower[0], (const uint8_t *)LOOP_LABEL)) {
 		return false;
 	}
-	// "<16 hex>-<index>"
-	char label[64];
-	memcpy(label, lower + 1, lower[0]);
-	label[lower[0]] = '\0';
-	char *end;
-	uint64_t token = strtoull(label, &end, 16);
-	if (end != label + 16 || *end != '-') {
+	if (lower[0] != TOKEN_HEX) {
 		return true;
 	}
-	unsigned long idx = strtoul(end + 1, &end, 10);
-	if (*end == '\0' && idx < f->server_count && token == atomic_load(&f->loop_token)) {
-		atomic_store(&f->loop_seen[idx], true);
-		k8s_slots_wake(&f->handoff);
+	uint64_t token = 0;
+	for (int i = 0; i < TOKEN_HEX; i++) {
+		uint8_t c = lower[1 + i];
+		if (c >= '0' && c <= '9') {
+			token = (token << 4) | (c - '0');
+		} else if (c >= 'a' && c <= 'f') {
+			token = (token << 4) | (c - 'a' + 10);
+		} else {
+			return true;
+		}
+	}
+	// Only the probe still out for a server marks it (0 is no probe's).
+	for (size_t i = 0; i < f->server_count && token != 0; i++) {
+		if (atomic_load(&f->loop_token[i]) == token) {
+			atomic_store(&f->loop_seen[i], true);
+			k8s_slots_wake(&f->handoff);
+		}
 	}
 	return true;
 }
@@ -122,38 +170,29 @@ bool k8s_fwd_loop_probe(k8s_fwd_t *f, const knot_dname_t *lower)
 void forward_loops_check(k8s_fwd_t *f)
 {
 	for (size_t i = 0; i < f->server_count; i++) {
-		server_t *s = &f->servers[i];
-		if (!atomic_exchange(&f->loop_seen[i], false) || s->looped) {
-			continue;
+		if (atomic_exchange(&f->loop_seen[i], false)) {
+			loop_found(f, &f->servers[i]);
 		}
-		s->looped = true;
-		f->st.loops++;
-		k8s_logf(&f->log, LOG_ERR, "forward, loop detected: upstream %s sends our queries back "
-		         "to us, it is no longer used (fix: the node's resolv.conf, which the pod "
-		         "copies, must not name this DNS server or a local cache that forwards to it, "
-		         "e.g. kubelet --resolv-conf=/run/systemd/resolve/resolv.conf instead of "
-		         "127.0.0.53; then restart the pod)", s->text);
 	}
 }
 
 void forward_probes_start(k8s_fwd_t *f, uint64_t now)
 {
 	bool loop_round = (now >= f->next_loop_ms);
-	uint64_t token = 0;
 	if (loop_round) {
 		f->next_loop_ms = now + LOOP_PROBE_MS;
-		if (getrandom(&token, sizeof(token), 0) != sizeof(token)) {
-			token = now * 0x9e3779b97f4a7c15ull;
-		}
-		atomic_store(&f->loop_token, token);
 	}
 	for (size_t i = 0; i < f->server_count; i++) {
 		server_t *s = &f->servers[i];
 		if (s->looped) {
+			if (now >= s->loop_retry_ms) {
+				s->loop_retry_ms = now + LOOP_RETRY_MS;
+				loop_probe_send(f, s, now);
+			}
 			continue;
 		}
 		if (loop_round) {
-			loop_probe_send(f, s, token, now);
+			loop_probe_send(f, s, now);
 		}
 		if (s->down && s->probe.fd < 0 && now >= s->next_probe_ms) {
 			s->next_probe_ms = now + PROBE_MS;
@@ -170,12 +209,27 @@ void forward_probe_io(k8s_fwd_t *f, server_t *s, k8s_dnsquery_t *p, uint64_t now
 	if (ret == KNOT_EAGAIN) {
 		return;
 	}
-	k8s_dnsquery_close(p);
-	// Any answer to a health probe means the server is back.
-	if (ret == KNOT_EOK && p == &s->probe) {
+	knot_pkt_free(answer);
+	if (p == &s->probe) {
+		k8s_dnsquery_close(p);
+		// Any answer to a health probe means the server is back.
+		if (ret == KNOT_EOK) {
+			forward_server_ok(f, s);
+		}
+		return;
+	}
+	loop_probe_end(f, s);
+	// A probe that came back to us did so before its answer (relayed by the loop) could
+	// come here: its flag is set already, so this answer is clean only without it.
+	if (atomic_exchange(&f->loop_seen[s - f->servers], false)) {
+		loop_found(f, s);
+	} else if (ret == KNOT_EOK && s->looped) {
+		s->looped = false;
+		k8s_logf(&f->log, LOG_NOTICE, "forward, upstream %s no longer sends our queries back "
+		         "to us (its loop probe was answered without coming back), used again",
+		         s->text);
 		forward_server_ok(f, s);
 	}
-	knot_pkt_free(answer);
 }
 
 void forward_probes_expire(k8s_fwd_t *f, uint64_t now)
@@ -186,7 +240,7 @@ void forward_probes_expire(k8s_fwd_t *f, uint64_t now)
 			k8s_dnsquery_close(&s->probe);
 		}
 		if (s->loop_probe.fd >= 0 && now >= s->loop_probe.deadline_ms) {
-			k8s_dnsquery_close(&s->loop_probe);
+			loop_probe_end(f, s);
 		}
 	}
 }

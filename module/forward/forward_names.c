@@ -165,7 +165,8 @@ static void name_answered(k8s_fwd_t *f, size_t i, const knot_pkt_t *answer, uint
 			forward_reply_all(f, n, once, 0, -1, NULL, now);
 			k8s_fwd_entry_free(once);
 		} else {
-			forward_reply_all(f, n, NULL, knot_wire_get_rcode(answer->wire), 23,
+			// Never its RCODE with no records: a client would take an empty NOERROR.
+			forward_reply_all(f, n, NULL, KNOT_RCODE_SERVFAIL, 23,
 			                  "upstream answer not relayed", now);
 		}
 	}

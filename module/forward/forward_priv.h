@@ -74,8 +74,9 @@ typedef struct {
 	bool looped;
 	uint64_t next_probe_ms;
 	k8s_dnsquery_t probe;       /*!< Health probe while down (fd -1 when idle). */
-	k8s_dnsquery_t loop_probe;  /*!< Its answer is not awaited: only its return to us counts. */
+	k8s_dnsquery_t loop_probe;  /*!< Its return to us marks a loop; its answer alone clears one. */
 	uint8_t loop_name[64];      /*!< The loop probe's name (the query points to it). */
+	uint64_t loop_retry_ms;     /*!< While looped: when the next loop probe goes. */
 	uint64_t log_ms[FAIL_KINDS];
 	unsigned log_skipped[FAIL_KINDS];
 } server_t;
@@ -123,7 +124,7 @@ struct k8s_fwd {
 	k8s_share_t tcp_share;      /*!< TCP duplicates each address holds (tcp_max / 4). */
 	atomic_uint tcp_dups;       /*!< TCP duplicates held, all addresses. */
 	unsigned tcp_max;           /*!< Their cap: knotd's descriptor limit / K8S_FWD_TCP_SHARE. */
-	_Atomic uint64_t loop_token;
+	_Atomic uint64_t loop_token[K8S_FWD_SERVERS_MAX];  /*!< Each one's loop probe out, 0: none. */
 	atomic_bool loop_seen[K8S_FWD_SERVERS_MAX];
 	pthread_t thread;
 
@@ -204,7 +205,7 @@ void forward_server_ok(k8s_fwd_t *f, server_t *s);
 
 /*!
  * \brief Takes the loop flags the workers set (k8s_fwd_loop_probe()): those servers are
- * no longer used.
+ * not used until a later loop probe comes back clean.
  */
 void forward_loops_check(k8s_fwd_t *f);
 

@@ -21,6 +21,7 @@
 #include <libknot/dname.h>
 #include <libknot/wire.h>
 
+#include "dnsanswer.h"
 #include "upstream_entry.h"
 
 #define MAX_CHAIN        8           /*!< CNAMEs followed in one answer. */
@@ -177,47 +178,17 @@ static int chain_collect(chain_t *c, const knot_pkt_t *pkt, const knot_dname_t *
 	return (ret == KNOT_ENOENT) ? KNOT_EOK : ret;
 }
 
-/*!
- * \brief The MINIMUM field of an SOA's rdata, if it is whole.
- *
- * libknot checks the rdata of class IN only: of another class it may be empty
- * or anything, so both names and the five numbers are measured here first.
- */
-static bool soa_minimum(const knot_rdata_t *rdata, uint32_t *minimum)
-{
-	const uint8_t *pos = rdata->data, *end = rdata->data + rdata->len;
-	for (int i = 0; i < 2; i++) {
-		int size = knot_dname_wire_check(pos, end, NULL);
-		if (size <= 0) {
-			return false;
-		}
-		pos += size;
-	}
-	if (end - pos < 20) {
-		return false;
-	}
-	*minimum = knot_wire_read_u32(pos + 16);
-	return true;
-}
-
 /*! \brief TTL of a negative answer: the IN SOA's, as RFC 2308 says, within bounds. */
 static uint32_t negative_ttl(const knot_pkt_t *pkt)
 {
-	const knot_pktsection_t *ns = knot_pkt_section(pkt, KNOT_AUTHORITY);
-	for (uint16_t i = 0; i < ns->count; i++) {
-		const knot_rrset_t *rr = knot_pkt_rr(ns, i);
-		uint32_t ttl;
-		if (rr->type != KNOT_RRTYPE_SOA || rr->rclass != KNOT_CLASS_IN ||
-		    rr->rrs.count == 0 || !soa_minimum(rr->rrs.rdata, &ttl)) {
-			continue;
-		}
-		ttl = (rr->ttl < ttl) ? rr->ttl : ttl;
-		if (ttl < NEG_TTL_MIN) {
-			return NEG_TTL_MIN;
-		}
-		return (ttl > NEG_TTL_MAX) ? NEG_TTL_MAX : ttl;
+	uint32_t ttl;
+	if (!k8s_negative_ttl(pkt, &ttl)) {
+		return NEG_TTL_DEFAULT;
 	}
-	return NEG_TTL_DEFAULT;
+	if (ttl < NEG_TTL_MIN) {
+		return NEG_TTL_MIN;
+	}
+	return (ttl > NEG_TTL_MAX) ? NEG_TTL_MAX : ttl;
 }
 
 /*!

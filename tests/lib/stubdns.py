@@ -80,8 +80,10 @@ def answer_for(query, ttl, tcp=False):
 class StubDNS:
     """A stub upstream on 127.0.0.1 (UDP and TCP on one port); a context manager."""
 
-    def __init__(self, mode="answer", delay=0.0, ttl=30, loop_to=None):
+    def __init__(self, mode="answer", delay=0.0, ttl=30, loop_to=None, answer=None):
         self.mode = mode
+        # answer(query, ttl, tcp) -> the reply message, or None for none: a test's own answers.
+        self.answer = answer or answer_for
         self.delay = delay
         self.ttl = ttl
         self.loop_to = loop_to
@@ -190,7 +192,9 @@ class StubDNS:
             if self.mode == "loop":
                 threading.Thread(target=self._loop_one, args=(query, address), daemon=True).start()
                 continue
-            self._later(time.monotonic() + self.delay, answer_for(query, self.ttl), address)
+            reply = self.answer(query, self.ttl, False)
+            if reply is not None:
+                self._later(time.monotonic() + self.delay, reply, address)
 
     def _loop_one(self, query, address):
         try:
@@ -219,7 +223,9 @@ class StubDNS:
                     return
                 time.sleep(self.delay)
                 reply = self._relay(query, True) if self.mode == "loop" else \
-                    answer_for(query, self.ttl, tcp=True)
+                    self.answer(query, self.ttl, True)
+                if reply is None:
+                    return
                 conn.sendall(struct.pack(">H", len(reply)) + reply)
             except (OSError, struct.error):
                 pass

@@ -31,6 +31,7 @@
 
 #include <arpa/inet.h>
 
+#include "dnsanswer.h"
 #include "forward.h"
 #include "forward_cache.h"
 #include "kubedns_conf.h"
@@ -171,6 +172,122 @@ static void an_answer_that_does_not_fit_is_truncated(void **state)
 	assert_true(knot_wire_get_tc(q->wire));
 	assert_int_equal(knot_wire_get_ancount(q->wire), 0);
 	knot_pkt_free(q);
+	k8s_fwd_entry_free(e);
+	knot_pkt_free(pkt);
+}
+
+/*! \brief NXDOMAIN for NAME with the authority records \a ns (wire, owners written out). */
+static knot_pkt_t *nxdomain_wire(const uint8_t *ns, size_t ns_len, uint16_t nscount)
+{
+	uint8_t wire[512] = { 0, 1, 0x81, 0x83, 0, 1, 0, 0, 0, 0, 0, 0 };
+	wire[9] = nscount;
+	size_t len = KNOT_WIRE_HEADER_SIZE;
+	memcpy(wire + len, NAME, sizeof(NAME));
+	len += sizeof(NAME);
+	memcpy(wire + len, "\x00\x01\x00\x01", 4);
+	len += 4;
+	assert_true(len + ns_len <= sizeof(wire));
+	memcpy(wire + len, ns, ns_len);
+	len += ns_len;
+	knot_pkt_t *pkt = knot_pkt_new(NULL, len, NULL);
+	assert_non_null(pkt);
+	memcpy(pkt->wire, wire, len);
+	pkt->size = len;
+	assert_int_equal(knot_pkt_parse(pkt, 0), KNOT_EOK);
+	return pkt;
+}
+
+/* example.com. SOA of class CH (3) with no rdata: libknot takes it unmeasured. */
+#define CH_SOA_EMPTY "\x07""example""\x03""com""\x00" "\x00\x06\x00\x03" "\x00\x00\x00\x3c" "\x00\x00"
+/* example.com. IN SOA, TTL 20: ". . 0 0 0 0 9". */
+#define IN_SOA_9 "\x07""example""\x03""com""\x00" "\x00\x06\x00\x01" "\x00\x00\x00\x14" "\x00\x16" \
+	"\x00\x00" "\x00\x00\x00\x00" "\x00\x00\x00\x00" "\x00\x00\x00\x00" "\x00\x00\x00\x00" \
+	"\x00\x00\x00\x09"
+
+static void an_soa_of_another_class_gives_no_negative_ttl_and_is_left_out(void **state)
+{
+	static const uint8_t ch[] = CH_SOA_EMPTY;
+	knot_pkt_t *pkt = nxdomain_wire(ch, sizeof(ch) - 1, 1);
+	uint32_t ttl = 0;
+	assert_false(k8s_negative_ttl(pkt, &ttl));
+	// Without an SOA to take its life from: not kept; relayed without the CH record.
+	assert_null(k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 0, false));
+	k8s_fwd_entry_t *e = k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 0, true);
+	assert_non_null(e);
+	assert_int_equal(e->rcode, KNOT_RCODE_NXDOMAIN);
+	assert_int_equal(e->count[1], 0);
+	k8s_fwd_entry_free(e);
+	knot_pkt_free(pkt);
+
+	// The CH one first, a whole IN one next: the IN one's MINIMUM (9 s) counts.
+	static const uint8_t both[] = CH_SOA_EMPTY IN_SOA_9;
+	pkt = nxdomain_wire(both, sizeof(both) - 1, 2);
+	assert_true(k8s_negative_ttl(pkt, &ttl));
+	assert_int_equal(ttl, 9);
+	e = k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 0, false);
+	assert_non_null(e);
+	assert_int_equal(e->expires_ms, 9 * 1000);
+	assert_int_equal(e->count[1], 1);
+	k8s_fwd_entry_free(e);
+	knot_pkt_free(pkt);
+}
+
+static void an_soa_rdata_cut_short_has_no_minimum(void **state)
+{
+	uint8_t buf[2 + 22];
+	knot_rdata_t *rd = (knot_rdata_t *)buf;
+	uint32_t minimum = 0;
+	soa_rdata(rd->data, 9);
+	for (uint16_t len = 0; len < 22; len++) {
+		rd->len = len;
+		assert_false(k8s_soa_minimum(rd, &minimum));
+	}
+	rd->len = 22;
+	assert_true(k8s_soa_minimum(rd, &minimum));
+	assert_int_equal(minimum, 9);
+	// A name running past the rdata's end.
+	rd->data[0] = 63;
+	assert_false(k8s_soa_minimum(rd, &minimum));
+}
+
+static void an_answer_above_the_entry_size_is_relayed_whole_not_kept(void **state)
+{
+	knot_pkt_t *out = knot_pkt_new(NULL, KNOT_WIRE_MAX_PKTSIZE, NULL);
+	assert_non_null(out);
+	knot_wire_set_qr(out->wire);
+	assert_int_equal(knot_pkt_put_question(out, (const uint8_t *)NAME, KNOT_CLASS_IN,
+	                                       KNOT_RRTYPE_A), KNOT_EOK);
+	assert_int_equal(knot_pkt_begin(out, KNOT_ANSWER), KNOT_EOK);
+	for (int i = 0; i < 300; i++) {
+		uint8_t a[4] = { 192, 0, 2 + i / 256, i % 256 };
+		put_rr(out, NAME, KNOT_RRTYPE_A, 300, a, sizeof(a));
+	}
+	knot_pkt_t *pkt = knot_pkt_new(NULL, out->size, NULL);
+	memcpy(pkt->wire, out->wire, out->size);
+	pkt->size = out->size;
+	assert_int_equal(knot_pkt_parse(pkt, 0), KNOT_EOK);
+	knot_pkt_free(out);
+
+	assert_null(k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 0, false));
+	k8s_fwd_entry_t *e = k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 0, true);
+	assert_non_null(e);
+	assert_true(e->bytes > K8S_FWD_ENTRY_MAX);
+	assert_int_equal(e->count[0], 300);
+	for (int i = 0; i < 300; i++) {
+		// Owners of odd size between them: each rdata still 2-byte aligned (its length).
+		assert_int_equal((uintptr_t)e->rrs[i].rrs.rdata & 1, 0);
+	}
+	// Whole into a TCP-sized response, truncated (TC) into a UDP-sized one.
+	size_t sizes[2] = { KNOT_WIRE_MAX_PKTSIZE, 1232 };
+	for (int i = 0; i < 2; i++) {
+		knot_pkt_t *r = knot_pkt_new(NULL, sizes[i], NULL);
+		assert_int_equal(knot_pkt_put_question(r, (const uint8_t *)NAME, KNOT_CLASS_IN,
+		                                       KNOT_RRTYPE_A), KNOT_EOK);
+		assert_int_equal(k8s_fwd_entry_put(e, r, 0), KNOT_EOK);
+		assert_int_equal(knot_wire_get_tc(r->wire) != 0, i == 1);
+		assert_true(i == 1 || knot_wire_get_ancount(r->wire) == 300);
+		knot_pkt_free(r);
+	}
 	k8s_fwd_entry_free(e);
 	knot_pkt_free(pkt);
 }
@@ -417,6 +534,9 @@ int main(void)
 		cmocka_unit_test(errors_and_ttl_0_are_never_kept),
 		cmocka_unit_test(the_ttl_served_is_capped_and_counts_down),
 		cmocka_unit_test(an_answer_that_does_not_fit_is_truncated),
+		cmocka_unit_test(an_soa_of_another_class_gives_no_negative_ttl_and_is_left_out),
+		cmocka_unit_test(an_soa_rdata_cut_short_has_no_minimum),
+		cmocka_unit_test(an_answer_above_the_entry_size_is_relayed_whole_not_kept),
 		cmocka_unit_test(the_cache_finds_live_entries_and_replaces_equal_keys),
 		cmocka_unit_test(a_full_cache_keeps_at_most_its_slots),
 		cmocka_unit_test(stub_domains_are_a_zone_and_addresses),

@@ -403,6 +403,100 @@ def a_loop_that_appears_while_running_is_logged_and_counted_within_seconds_and_t
         testing.expect(len(non_probes(turning)) == before, "the looping upstream is still used")
 
 
+def probe_names(stub):
+    return [n for n, t in stub.names() if n.endswith(".mod-k8s-loop.")]
+
+
+def echoing(port):
+    """A stub's answers that send every loop probe it gets back to knotd (at `port`) and
+    wait for knotd's answers first, as a loop would, with the name of every other upstream's
+    probe it can make of it."""
+    def answer(query, ttl, tcp):
+        name, _, _ = stubdns._question(query)
+        if name.lower().endswith(".mod-k8s-loop."):
+            names = {name}
+            old = re.fullmatch(r"([0-9a-f]{16})-\d+", name.split(".")[0])
+            if old:  # One token for all, and each upstream's index after it.
+                names |= {f"{old.group(1)}-{i}.mod-k8s-loop." for i in range(16)}
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.settimeout(2)
+                for n in names:
+                    s.sendto(wire.query(n, 13), ("127.0.0.1", port))  # HINFO
+                for _ in names:
+                    try:
+                        s.recv(65535)
+                    except OSError:
+                        break
+        return stubdns.answer_for(query, ttl, tcp)
+    return answer
+
+
+@tests.case
+def a_stub_domain_server_that_echoes_its_loop_probe_marks_only_itself_not_the_default_upstream():
+    port = knotd.free_port()
+    with stubdns.StubDNS() as default, stubdns.StubDNS(answer=echoing(port)) as corp, \
+            shipped.deployment([default.address], port=port, extra_options=[
+                f'forward-stub: [ "corp.example={corp.address}" ]']) as c:
+        testing.eventually(lambda: testing.expect(
+            "loop detected: upstream 127.0.0.1@%d" % corp.port in c.log_text(),
+            "the echoing server not marked"), timeout=5)
+        time.sleep(0.5)  # Its echoes had the time to mark the default upstream too.
+        testing.expect("loop detected: upstream 127.0.0.1@%d" % default.port not in c.log_text(),
+                       "the default upstream marked by another's echo")
+        testing.expect(re.search(r"forward\[loops\] = 1\b", c.knotc("stats").stdout),
+                       c.knotc("stats").stdout)
+        answer = c.query("www.example.org.")
+        testing.expect(answer.rcode == "NOERROR", answer.summary())
+        testing.expect_equal(non_probes(default), ["www.example.org."], "default asked")
+
+
+@tests.case
+def a_replayed_loop_probe_name_marks_nothing():
+    with stubdns.StubDNS() as default, stubdns.StubDNS() as corp, \
+            deployment(default, extra_options=[
+                f'forward-stub: [ "corp.example={corp.address}" ]']) as c:
+        testing.eventually(lambda: testing.expect(
+            probe_names(default) and probe_names(corp), "no loop probes at start"), timeout=5)
+        time.sleep(0.5)  # Answered: no longer out.
+        seen = probe_names(default) + probe_names(corp)
+        testing.expect(len(set(seen)) == len(seen), f"a probe name used twice: {seen}")
+        for name in seen:
+            answer = c.query(name, "HINFO")
+            testing.expect(answer.rcode == "REFUSED", f"{name}: {answer.summary()}")
+        time.sleep(0.3)
+        testing.expect("loop detected" not in c.log_text(), "a replayed name marked a loop")
+        testing.expect(re.search(r"forward\[loops\] = 0\b", c.knotc("stats").stdout) or
+                       "forward[loops]" not in c.knotc("stats").stdout, c.knotc("stats").stdout)
+        testing.expect(c.query("www.example.org.").rcode == "NOERROR", "default name")
+        testing.expect(c.query("host.corp.example.").rcode == "NOERROR", "stub name")
+        testing.expect_equal(non_probes(default), ["www.example.org."], "default asked")
+        testing.expect_equal(non_probes(corp), ["host.corp.example."], "stub domain asked")
+
+
+@tests.case
+def an_upstream_marked_looping_is_used_again_once_its_loop_probe_comes_back_clean():
+    port = knotd.free_port()
+    with stubdns.StubDNS(mode="loop", loop_to=("127.0.0.1", port)) as turning, \
+            stubdns.StubDNS() as good, \
+            shipped.deployment([turning.address, good.address], port=port) as c:
+        testing.eventually(lambda: testing.expect(
+            "loop detected: upstream 127.0.0.1@%d" % turning.port in c.log_text(),
+            "no loop line"), timeout=5)
+        testing.expect(c.query("during.example.net.").rcode == "NOERROR", "during the loop")
+        testing.expect(asked(turning, "during.example.net.") == 0, "the looping upstream used")
+        # The node's resolver is fixed: the next probe (within 5 s) is answered, not echoed.
+        turning.mode = "answer"
+        start = time.monotonic()
+        testing.eventually(lambda: testing.expect(
+            "upstream 127.0.0.1@%d no longer sends our queries back" % turning.port
+            in c.log_text(), "not used again"), timeout=12)
+        print(f"# used again {time.monotonic() - start:.2f} s after the loop ended")
+        testing.expect(c.query("after.example.net.").rcode == "NOERROR", "after the loop")
+        testing.expect(asked(turning, "after.example.net.") == 1 and
+                       asked(good, "after.example.net.") == 0,
+                       f"after went to {non_probes(turning)} / {non_probes(good)}")
+
+
 # -- the forwarder's series on /metrics
 
 
