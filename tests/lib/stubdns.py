@@ -77,6 +77,27 @@ def answer_for(query, ttl, tcp=False):
     return header + query[12:end] + b"".join(answers) + b"".join(authority)
 
 
+
+def bind_pair(rcvbuf=None):
+    """A UDP and a TCP socket bound to one free port of 127.0.0.1: (udp, tcp, port).
+    The UDP port the kernel picks may be taken for TCP, so a few ports are tried."""
+    for attempt in range(20):
+        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        if rcvbuf:
+            udp.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        udp.bind(("127.0.0.1", 0))
+        port = udp.getsockname()[1]
+        tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            tcp.bind(("127.0.0.1", port))
+            return udp, tcp, port
+        except OSError:
+            udp.close()
+            tcp.close()
+            if attempt == 19:
+                raise
+
 class StubDNS:
     """A stub upstream on 127.0.0.1 (UDP and TCP on one port); a context manager."""
 
@@ -92,22 +113,7 @@ class StubDNS:
         self._stop = threading.Event()
         self._heap = []
         self._cond = threading.Condition()
-        # One port for both: the UDP one the kernel picks may be taken for TCP.
-        for attempt in range(20):
-            self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            self.udp.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
-            self.udp.bind(("127.0.0.1", 0))
-            self.port = self.udp.getsockname()[1]
-            self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            self.tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                self.tcp.bind(("127.0.0.1", self.port))
-                break
-            except OSError:
-                self.udp.close()
-                self.tcp.close()
-                if attempt == 19:
-                    raise
+        self.udp, self.tcp, self.port = bind_pair(rcvbuf=4 << 20)
         self.tcp.listen(64)
         self._threads = [threading.Thread(target=f, daemon=True)
                          for f in (self._udp_loop, self._tcp_loop, self._sender)]

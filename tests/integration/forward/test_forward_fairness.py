@@ -253,12 +253,7 @@ class Trickle:
     60,000 and holds the connection (as many as are opened)."""
 
     def __init__(self):
-        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.udp.bind(("127.0.0.1", 0))
-        self.port = self.udp.getsockname()[1]
-        self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.tcp.bind(("127.0.0.1", self.port))
+        self.udp, self.tcp, self.port = stubdns.bind_pair()
         self.tcp.listen(1024)
         self.address = f"127.0.0.1@{self.port}"
         self.stopping = threading.Event()
