@@ -57,6 +57,7 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 			w->tcp = slot->h.tcp;
 			w->len = slot->h.len;
 			w->remote = slot->h.remote;
+			w->received_ns = slot->h.received_ns;
 			memcpy(w->wire, slot->wire, slot->h.len);
 		}
 		k8s_slots_release(&slot->h, w == NULL);  // Else the waiter holds the TCP duplicate.

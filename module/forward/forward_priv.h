@@ -51,6 +51,7 @@ typedef struct waiter {
 	bool tcp;
 	uint16_t len;
 	struct sockaddr_storage remote;
+	uint64_t received_ns;   /*!< The hand-over's (slots.h): the answer's duration. */
 	uint8_t wire[K8S_FWD_QUERY_MAX];
 } waiter_t;
 
@@ -80,6 +81,7 @@ typedef struct {
 	k8s_dnsquery_t dq;   /*!< fd -1 when not active. */
 	size_t server;
 	bool slow;           /*!< Counted as slow already. */
+	uint64_t sent_ns;    /*!< k8s_dnsmetrics_clock() at the start: its round trip. */
 } attempt_t;
 
 typedef struct {
