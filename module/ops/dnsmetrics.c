@@ -79,6 +79,17 @@ typedef struct {
 
 static slot_t slots[K8S_DNSMETRICS_LATE_SLOT + 1];
 
+/*! \brief CoreDNS's SlimTimeBuckets: 0.25 ms times 10, 5 of them. */
+#define HEALTH_BUCKETS 5
+static const double health_bounds[HEALTH_BUCKETS] = { 0.00025, 0.0025, 0.025, 0.25, 2.5 };
+
+/*! \brief The /health checks (the endpoint's thread counts, a scrape reads). */
+static struct {
+	atomic_uint_fast64_t duration[HEALTH_BUCKETS + 1];
+	atomic_uint_fast64_t duration_sum_ns;
+	atomic_uint_fast64_t failures;
+} health;
+
 uint64_t k8s_dnsmetrics_clock(void)
 {
 	struct timespec ts;
@@ -165,6 +176,19 @@ void k8s_dnsmetrics_late(bool tcp, const struct sockaddr_storage *remote, size_t
 		}
 	}
 	k8s_dnsmetrics_answer(K8S_DNSMETRICS_LATE_SLOT, &a, received_ns);
+}
+
+void k8s_dnsmetrics_health(uint64_t asked_ns, bool ok)
+{
+	uint64_t now = k8s_dnsmetrics_clock();
+	uint64_t took = (now > asked_ns) ? now - asked_ns : 0;
+	unsigned b = 0;
+	while (b < HEALTH_BUCKETS && (double)took / 1e9 > health_bounds[b]) {
+		b++;
+	}
+	add(&health.duration[b], 1);
+	add(&health.duration_sum_ns, took);
+	add(&health.failures, !ok);
 }
 
 const char *k8s_dnsmetrics_rcode_name(unsigned rcode, char *buf, size_t len)
@@ -356,14 +380,36 @@ static void render_process(k8s_metrics_out_t *out)
 	                   lim.rlim_cur == RLIM_INFINITY ? 1048576.0 : (double)lim.rlim_cur);
 }
 
+static void render_health(k8s_metrics_out_t *out)
+{
+	uint64_t duration[HEALTH_BUCKETS + 1], count = 0;
+	for (size_t b = 0; b <= HEALTH_BUCKETS; b++) {
+		duration[b] = atomic_load_explicit(&health.duration[b], memory_order_relaxed);
+		count += duration[b];
+	}
+	if (count == 0) {
+		return;  // No check yet: no figures to give.
+	}
+	k8s_metrics_family(out, "coredns_health_request_duration_seconds", "histogram",
+	                   "Histogram of the time (in seconds) each request took.");
+	k8s_metrics_histogram(out, "coredns_health_request_duration_seconds", NULL, duration,
+	                      health_bounds, HEALTH_BUCKETS,
+	                      atomic_load_explicit(&health.duration_sum_ns, memory_order_relaxed) / 1e9);
+	k8s_metrics_family(out, "coredns_health_request_failures_total", "counter",
+	                   "The number of times the health check failed.");
+	k8s_metrics_sample(out, "coredns_health_request_failures_total", NULL,
+	                   (double)atomic_load_explicit(&health.failures, memory_order_relaxed));
+}
+
 void k8s_dnsmetrics_render(k8s_metrics_out_t *out)
 {
 	sum_slots();
 	render_answers(out);
+	render_health(out);
 	k8s_metrics_family(out, "coredns_build_info", "gauge",
 	                   "A metric with a constant '1' value labeled by version, revision, and "
 	                   "goversion from which CoreDNS was built.");
-	k8s_metrics_sample(out, "coredns_build_info",
-	                   "version=\"" PACKAGE_VERSION "\",revision=\"mod-k8s\",goversion=\"knotd " KNOT_RELEASE "\"", 1);
+	k8s_metrics_sample(out, "coredns_build_info", "version=\"" PACKAGE_VERSION "\","
+	                   "revision=\"mod-k8s\",goversion=\"knotd " KNOT_RELEASE "\"", 1);
 	render_process(out);
 }

@@ -79,6 +79,13 @@ void k8s_dnsmetrics_late(bool tcp, const struct sockaddr_storage *remote, size_t
                          const uint8_t *answer, size_t answer_size, uint64_t received_ns,
                          k8s_dnsmetrics_plugin_t plugin);
 
+/*!
+ * \brief Counts a /health check that started at \a asked_ns and succeeded or not
+ * (coredns_health_request_duration_seconds, coredns_health_request_failures_total;
+ * absent from the page until the first). Lock-free.
+ */
+void k8s_dnsmetrics_health(uint64_t asked_ns, bool ok);
+
 /*! \brief Writes the coredns_dns_*, coredns_build_info and process_* families. */
 void k8s_dnsmetrics_render(k8s_metrics_out_t *out);
 
