@@ -343,8 +343,8 @@ bool k8s_fwd_handoff(k8s_fwd_t *f, const uint8_t *wire, size_t len, int fd, bool
 		atomic_fetch_add(&f->dropped, 1);
 		return false;
 	}
-	// TCP answers go on the connection: the address is not read.
-	slot_t *slot = (slot_t *)k8s_slots_claim(&f->handoff, fd, tcp, len, tcp ? NULL : remote);
+	// TCP answers go on the connection: the address is only the metrics' family.
+	slot_t *slot = (slot_t *)k8s_slots_claim(&f->handoff, fd, tcp, len, remote);
 	if (slot == NULL) {
 		atomic_fetch_add(&f->dropped, 1);
 		return false;

@@ -174,7 +174,7 @@ const k8s_fwd_entry_t *k8s_fwd_lookup(k8s_fwd_t *f, const knot_dname_t *lower, u
  * \brief Hands a query over (any thread; never blocks, allocates nothing; dup() for TCP).
  *
  * \param fd      knotd's socket the query came on.
- * \param remote  The client's address (UDP; ignored for TCP).
+ * \param remote  The client's address (UDP; for TCP only its family is read, by the metrics).
  *
  * \return False when refused (no free slot, query too large, dup failed): answer SERVFAIL.
  */

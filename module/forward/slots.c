@@ -64,6 +64,8 @@ k8s_slot_t *k8s_slots_claim(k8s_slots_t *slots, int fd, bool tcp, size_t len,
 		slot->received_ns = k8s_dnsmetrics_clock();
 		if (remote != NULL) {
 			slot->remote = *remote;
+		} else {
+			slot->remote.ss_family = AF_UNSPEC;  // No stale client's family.
 		}
 		return slot;
 	}
