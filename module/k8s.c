@@ -392,7 +392,11 @@ static int load_module(check_ctx_t *check)
 
 	// A global instance only forwards the names in no zone: no watcher, no zone options.
 	if (check->mod != NULL && knotd_mod_zone(check->mod) == NULL) {
-		int ret = k8s_forward_read(check, ctx, true);
+		// The answers' counting first: its BEGIN hook takes the receipt time.
+		int ret = k8s_stats_hooks(check->mod, true);
+		if (ret == KNOT_EOK) {
+			ret = k8s_forward_read(check, ctx, true);
+		}
 		if (ret != KNOT_EOK) {
 			ctx_free(ctx);
 		} else {
@@ -434,6 +438,10 @@ static int load_module(check_ctx_t *check)
 	            (wconf.upstream != NULL || ctx->fedfwd != NULL);
 	if (ret == KNOT_EOK && check->mod != NULL) {
 		ret = hooks_add(check->mod, &ctx->answer, cold);
+	}
+	// Last of the zone's END hooks: it knows whether an answer was handed over.
+	if (ret == KNOT_EOK && check->mod != NULL) {
+		ret = k8s_stats_hooks(check->mod, false);
 	}
 	// A Federated-DNS zone watches its members only, not a cluster of its own.
 	if (ret == KNOT_EOK && check->mod != NULL && federated) {

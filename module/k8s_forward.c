@@ -564,6 +564,7 @@ static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 		qdata->rcode = (ret == KNOT_EOK) ? e->rcode : KNOT_RCODE_SERVFAIL;
 		k8s_fwd_metrics_lookup(live->metrics, thread, true);
 		urcu_memb_read_unlock();
+		k8s_stats_answered_by(qdata, K8S_DNSMETRICS_CACHE);
 		knot_wire_set_ra(pkt->wire);
 		knotd_mod_stats_incr(mod, thread, CTR_QUERIES, Q_CACHED, 1);
 		return KNOTD_STATE_DONE;
@@ -583,6 +584,7 @@ static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 		return KNOTD_STATE_NOOP;  // The forwarder thread answers.
 	}
 	knotd_mod_stats_incr(mod, thread, CTR_QUERIES, Q_REFUSED, 1);
+	k8s_stats_answered_by(qdata, K8S_DNSMETRICS_FORWARD);
 	qdata->rcode = KNOT_RCODE_SERVFAIL;
 	qdata->rcode_ede = late ? KNOT_EDNS_EDE_OTHER : KNOT_EDNS_EDE_NOT_READY;
 	return KNOTD_STATE_FAIL;

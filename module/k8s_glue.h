@@ -44,6 +44,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 
 #include "answer.h"
 #include "coldwait.h"
+#include "dnsmetrics.h"
 #include "fedapi.h"
 #include "fedfwd.h"
 #include "fedserve.h"
@@ -166,6 +167,15 @@ void k8s_stats_late(knotd_mod_t *mod, knotd_qdata_t *qdata);
 
 /*! \brief Counts an autopath walk and its outcome. */
 void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_outcome_t walked);
+
+/*!
+ * \brief Hooks that count every answer a worker sends in CoreDNS's series (dnsmetrics.h).
+ * A global instance's come before its other hooks; a zone's after its other hooks.
+ */
+int k8s_stats_hooks(knotd_mod_t *mod, bool global);
+
+/*! \brief The `plugin` label of the answer \a qdata gets (the forwarder's cache, ...). */
+void k8s_stats_answered_by(const knotd_qdata_t *qdata, k8s_dnsmetrics_plugin_t plugin);
 
 /* k8s_fed.c: the federation roles. */
 

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dnsmetrics.h"
 #include "k8s_glue.h"
 #include "metrics.h"
 
@@ -257,4 +258,114 @@ void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_out
 {
 	knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_AUTOPATH, 0, 1);
 	knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_AUTOPATH, walked, 1);
+}
+
+/*
+ * CoreDNS's series (dnsmetrics.h) over every answer a worker sends. knotd runs the
+ * global BEGIN hooks, then the zone's, and after the answer the global END hooks, then
+ * the zone's: the global instance takes the receipt time and counts the answers of
+ * queries in no mod-k8s zone; a mod-k8s zone counts its own at its last END hook, where
+ * a query handed to a module thread (NOOP: answered late, counted there) is known.
+ */
+
+/*! \brief The query this worker is answering (knotd reuses its qdata: the ID must match). */
+static __thread struct {
+	const knotd_qdata_t *qdata;
+	uint16_t id;
+	bool zone_counts;           /*!< A mod-k8s zone's BEGIN hook saw it: its END counts. */
+	uint8_t plugin;             /*!< k8s_dnsmetrics_plugin_t. */
+	uint64_t received_ns;
+} answering;
+
+static bool answering_this(const knotd_qdata_t *qdata)
+{
+	return answering.qdata == qdata && answering.id == knot_wire_get_id(qdata->query->wire);
+}
+
+static void answering_start(const knotd_qdata_t *qdata)
+{
+	answering.qdata = qdata;
+	answering.id = knot_wire_get_id(qdata->query->wire);
+	answering.zone_counts = false;
+	answering.plugin = K8S_DNSMETRICS_CORE;
+	answering.received_ns = k8s_dnsmetrics_clock();
+}
+
+void k8s_stats_answered_by(const knotd_qdata_t *qdata, k8s_dnsmetrics_plugin_t plugin)
+{
+	if (answering_this(qdata)) {
+		answering.plugin = plugin;
+	}
+}
+
+static void answer_count(knotd_state_t state, const knot_pkt_t *pkt, knotd_qdata_t *qdata)
+{
+	// Without a BEGIN (a malformed query), the answer took no time to speak of.
+	uint64_t received = answering_this(qdata) ? answering.received_ns : k8s_dnsmetrics_clock();
+	uint8_t plugin = answering_this(qdata) ? answering.plugin : K8S_DNSMETRICS_CORE;
+	answering.qdata = NULL;
+	if (state == KNOTD_STATE_NOOP) {
+		return;  // Nothing sent now: a module thread answers later and counts it.
+	}
+	const struct sockaddr_storage *remote = knotd_qdata_remote_addr(qdata);
+	k8s_dnsmetrics_answer_t a = {
+		.qtype = knot_pkt_qtype(qdata->query),
+		.rcode = knot_wire_get_rcode(pkt->wire),
+		.proto = (qdata->params->proto == KNOTD_QUERY_PROTO_TCP) ? K8S_METRICS_TCP :
+		         (qdata->params->proto == KNOTD_QUERY_PROTO_QUIC) ? K8S_METRICS_QUIC :
+		         K8S_METRICS_UDP,
+		.ipv6 = (remote != NULL && remote->ss_family == AF_INET6),
+		.dnssec_ok = knot_pkt_has_dnssec(qdata->query),
+		.query_size = qdata->query->size,
+		.answer_size = pkt->size,
+		.plugin = plugin,
+	};
+	k8s_dnsmetrics_answer(qdata->params->thread_id, &a, received);
+}
+
+static knotd_state_t global_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
+                                       knotd_qdata_t *qdata, knotd_mod_t *mod)
+{
+	answering_start(qdata);
+	return state;
+}
+
+static knotd_state_t global_end_hook(knotd_state_t state, knot_pkt_t *pkt,
+                                     knotd_qdata_t *qdata, knotd_mod_t *mod)
+{
+	if (!(answering_this(qdata) && answering.zone_counts)) {
+		answer_count(state, pkt, qdata);
+	}
+	return state;
+}
+
+static knotd_state_t zone_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
+                                     knotd_qdata_t *qdata, knotd_mod_t *mod)
+{
+	// Without a global instance, the zone takes the receipt time itself.
+	if (!answering_this(qdata)) {
+		answering_start(qdata);
+	}
+	answering.zone_counts = true;
+	answering.plugin = K8S_DNSMETRICS_KUBERNETES;
+	return state;
+}
+
+static knotd_state_t zone_end_hook(knotd_state_t state, knot_pkt_t *pkt,
+                                   knotd_qdata_t *qdata, knotd_mod_t *mod)
+{
+	if (answering_this(qdata) && answering.zone_counts) {
+		answer_count(state, pkt, qdata);
+	}
+	return state;
+}
+
+int k8s_stats_hooks(knotd_mod_t *mod, bool global)
+{
+	int ret = knotd_mod_hook(mod, KNOTD_STAGE_BEGIN, global ? global_begin_hook
+	                                                         : zone_begin_hook);
+	if (ret == KNOT_EOK) {
+		ret = knotd_mod_hook(mod, KNOTD_STAGE_END, global ? global_end_hook : zone_end_hook);
+	}
+	return ret;
 }

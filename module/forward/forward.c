@@ -79,6 +79,7 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 			w->shares = slot->shares;
 			w->remote = slot->h.remote;
 			w->local = slot->local;
+			w->received_ns = slot->h.received_ns;
 			memcpy(w->wire, slot->wire, slot->h.len);
 		} else {
 			shares_put(f, &slot->shares);
@@ -397,8 +398,8 @@ bool k8s_fwd_handoff(k8s_fwd_t *f, const uint8_t *wire, size_t len, int fd, bool
 			goto refused;
 		}
 	}
-	// TCP answers go on the connection: the address is not read.
-	slot_t *slot = (slot_t *)k8s_slots_claim(&f->handoff, fd, tcp, len, tcp ? NULL : remote);
+	// TCP answers go on the connection: the address is only the metrics' family.
+	slot_t *slot = (slot_t *)k8s_slots_claim(&f->handoff, fd, tcp, len, remote);
 	if (slot == NULL) {
 		goto refused;
 	}

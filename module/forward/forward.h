@@ -53,6 +53,7 @@
 
 #include <libknot/libknot.h>
 
+#include "dnsmetrics.h"
 #include "forward_cache.h"
 #include "log.h"
 
@@ -125,6 +126,7 @@ typedef struct {
 	uint64_t waiting;       /*!< Clients waiting for an answer now. */
 	uint64_t cache_entries;
 	uint64_t cache_bytes;
+	uint64_t broken;        /*!< Names asked while every server of their group was down. */
 	size_t server_count;
 	struct {
 		uint64_t queries;   /*!< Attempts sent to it. */
@@ -132,8 +134,16 @@ typedef struct {
 		uint64_t failures;  /*!< Errors, SERVFAIL/REFUSED, no answer within 300 ms. */
 		uint64_t timeouts;
 		uint64_t down;      /*!< 1 while down or looping. */
+		uint64_t probe_failures;  /*!< Health probes unanswered or failed. */
+		uint64_t rcodes[16];      /*!< Its answers by RCODE. */
+		/*! Its answers' round trips, CoreDNS's time buckets (dnsmetrics.h), then +Inf. */
+		uint64_t rtt[K8S_DNSMETRICS_TIME_BUCKETS + 1];
+		uint64_t rtt_sum_ns;
 	} server[K8S_FWD_SERVERS_MAX];
 } k8s_fwd_stats_t;
+
+/*! \brief Counts server \a server's answer with \a rcode to an attempt sent at \a sent_ns. */
+void k8s_fwd_stats_answer(k8s_fwd_stats_t *st, size_t server, uint16_t rcode, uint64_t sent_ns);
 
 typedef void (*k8s_fwd_stats_fn)(void *ctx, const k8s_fwd_stats_t *st);
 
@@ -177,7 +187,8 @@ const k8s_fwd_entry_t *k8s_fwd_lookup(k8s_fwd_t *f, const knot_dname_t *lower, u
  * K8S_FWD_TCP_SHARE of knotd's descriptors in all. Its queries past that are refused.
  *
  * \param fd      knotd's socket the query came on.
- * \param remote  The client's address (the answer's destination over UDP, its share).
+ * \param remote  The client's address (the answer's destination over UDP, its share;
+ *                its family labels the metrics).
  * \param local   The address the query was sent to (the late answer's source over UDP),
  *                NULL or a wildcard if unknown: the kernel chooses then.
  *

@@ -215,6 +215,8 @@ void forward_probe_io(k8s_fwd_t *f, server_t *s, k8s_dnsquery_t *p, uint64_t now
 		// Any answer to a health probe means the server is back.
 		if (ret == KNOT_EOK) {
 			forward_server_ok(f, s);
+		} else {
+			f->st.server[s - f->servers].probe_failures++;
 		}
 		return;
 	}
@@ -237,6 +239,7 @@ void forward_probes_expire(k8s_fwd_t *f, uint64_t now)
 	for (size_t i = 0; i < f->server_count; i++) {
 		server_t *s = &f->servers[i];
 		if (s->probe.fd >= 0 && now >= s->probe.deadline_ms) {
+			f->st.server[i].probe_failures++;
 			k8s_dnsquery_close(&s->probe);
 		}
 		if (s->loop_probe.fd >= 0 && now >= s->loop_probe.deadline_ms) {

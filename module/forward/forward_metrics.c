@@ -67,6 +67,15 @@ void k8s_fwd_metrics_free(k8s_fwd_metrics_t *m)
 	}
 }
 
+void k8s_fwd_stats_answer(k8s_fwd_stats_t *st, size_t server, uint16_t rcode, uint64_t sent_ns)
+{
+	uint64_t now = k8s_dnsmetrics_clock();
+	uint64_t rtt = (now > sent_ns) ? now - sent_ns : 0;
+	st->server[server].rcodes[rcode & 15]++;
+	st->server[server].rtt[k8s_dnsmetrics_time_bucket(rtt)]++;
+	st->server[server].rtt_sum_ns += rtt;
+}
+
 void k8s_fwd_metrics_push(k8s_fwd_metrics_t *m, const k8s_fwd_stats_t *st)
 {
 	pthread_mutex_lock(&m->lock);
@@ -139,6 +148,113 @@ static uint64_t upstream_value(const k8s_fwd_stats_t *st, size_t i, unsigned fam
 	}
 }
 
+/* CoreDNS's labels of the cluster's one server block and its `forward .` and `cache`. */
+#define SERVER_ZONES "server=\"dns://:53\",zones=\".\",view=\"\""
+
+/*! \brief True if server i's address came earlier in the flat order (one series per address). */
+static bool seen_before(const k8s_fwd_metrics_t *m, size_t i)
+{
+	for (size_t j = 0; j < i; j++) {
+		if (strcmp(m->upstream[j], m->upstream[i]) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*! \brief One address's figures, summed over the groups it is in. */
+typedef struct {
+	uint64_t queries, probe_failures, rcodes[16];
+	uint64_t rtt[K8S_DNSMETRICS_TIME_BUCKETS + 1], rtt_sum_ns;
+} address_sum_t;
+
+static void address_sum(const k8s_fwd_metrics_t *m, const k8s_fwd_stats_t *st, size_t count,
+                        size_t i, address_sum_t *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (size_t j = i; j < count; j++) {
+		if (strcmp(m->upstream[j], m->upstream[i]) != 0) {
+			continue;
+		}
+		sum->queries += st->server[j].queries;
+		sum->probe_failures += st->server[j].probe_failures;
+		for (size_t r = 0; r < 16; r++) {
+			sum->rcodes[r] += st->server[j].rcodes[r];
+		}
+		for (size_t b = 0; b <= K8S_DNSMETRICS_TIME_BUCKETS; b++) {
+			sum->rtt[b] += st->server[j].rtt[b];
+		}
+		sum->rtt_sum_ns += st->server[j].rtt_sum_ns;
+	}
+}
+
+enum { C_REQUESTS = 0, C_RESPONSES, C_DURATION, C_HEALTH_FAILURES, C_COUNT };
+
+static const struct {
+	const char *name, *type, *help;
+} coredns_families[C_COUNT] = {
+	{ "coredns_forward_requests_total", "counter", "Counter of requests made per upstream." },
+	{ "coredns_forward_responses_total", "counter", "Counter of responses received per upstream." },
+	{ "coredns_forward_request_duration_seconds", "histogram", "Histogram of the time each request took." },
+	{ "coredns_forward_healthcheck_failures_total", "counter", "Counter of the number of failed healthchecks." },
+};
+
+/*! \brief The coredns_forward_* and coredns_cache_* families (CoreDNS's forward and cache). */
+static void coredns_series(const k8s_fwd_metrics_t *m, const k8s_fwd_stats_t *st, size_t count,
+                           uint64_t hits, uint64_t misses, k8s_metrics_out_t *out)
+{
+	char labels[sizeof(m->upstream[0]) + 128];
+	for (unsigned f = 0; f < C_COUNT; f++) {
+		const char *name = coredns_families[f].name;
+		k8s_metrics_family(out, name, coredns_families[f].type, coredns_families[f].help);
+		for (size_t i = 0; i < count; i++) {
+			if (seen_before(m, i)) {
+				continue;
+			}
+			address_sum_t sum;
+			address_sum(m, st, count, i, &sum);
+			snprintf(labels, sizeof(labels), SERVER_ZONES ",to=\"%s\"", m->upstream[i]);
+			if (f == C_REQUESTS) {
+				k8s_metrics_sample(out, name, labels, (double)sum.queries);
+			} else if (f == C_HEALTH_FAILURES) {
+				k8s_metrics_sample(out, name, labels, (double)sum.probe_failures);
+			} else if (f == C_DURATION) {
+				k8s_metrics_histogram(out, name, labels, sum.rtt, k8s_dnsmetrics_time_bounds,
+				                      K8S_DNSMETRICS_TIME_BUCKETS, sum.rtt_sum_ns / 1e9);
+			} else {
+				for (unsigned r = 0; r < 16; r++) {
+					// NOERROR always: the errors' ratio has a denominator.
+					if (sum.rcodes[r] == 0 && r != 0) {
+						continue;
+					}
+					char num[8];
+					snprintf(labels, sizeof(labels), SERVER_ZONES ",rcode=\"%s\",to=\"%s\"",
+					         k8s_dnsmetrics_rcode_name(r, num, sizeof(num)), m->upstream[i]);
+					k8s_metrics_sample(out, name, labels, (double)sum.rcodes[r]);
+				}
+			}
+		}
+	}
+	k8s_metrics_family(out, "coredns_forward_healthcheck_broken_total", "counter",
+	                   "Counter of the number of complete failures of the healthchecks.");
+	k8s_metrics_sample(out, "coredns_forward_healthcheck_broken_total", SERVER_ZONES,
+	                   (double)st->broken);
+
+	k8s_metrics_family(out, "coredns_cache_entries", "gauge",
+	                   "The number of elements in the cache.");
+	k8s_metrics_sample(out, "coredns_cache_entries",
+	                   "server=\"dns://:53\",type=\"success\",zones=\".\",view=\"\"",
+	                   (double)st->cache_entries);
+	k8s_metrics_family(out, "coredns_cache_hits_total", "counter",
+	                   "The count of cache hits.");
+	k8s_metrics_sample(out, "coredns_cache_hits_total",
+	                   "server=\"dns://:53\",type=\"success\",zones=\".\",view=\"\"",
+	                   (double)hits);
+	k8s_metrics_family(out, "coredns_cache_misses_total", "counter",
+	                   "The count of cache misses. Deprecated, derive misses from cache hits/requests counters.");
+	k8s_metrics_sample(out, "coredns_cache_misses_total", SERVER_ZONES, (double)misses);
+}
+
 void k8s_fwd_metrics_collect(void *ctx, k8s_metrics_out_t *out)
 {
 	k8s_fwd_metrics_t *m = ctx;
@@ -169,16 +285,13 @@ void k8s_fwd_metrics_collect(void *ctx, k8s_metrics_out_t *out)
 
 	// Before the first push, no server figures: the counts would be zeros, not facts.
 	size_t count = (st.server_count < m->upstream_count) ? st.server_count : m->upstream_count;
+	coredns_series(m, &st, count, hits, misses, out);
 	for (unsigned f = 0; f < U_COUNT; f++) {
 		k8s_metrics_family(out, upstream_families[f].name, upstream_families[f].type,
 		                   upstream_families[f].help);
 		for (size_t i = 0; i < count; i++) {
 			// One address in two groups is one series: summed, healthy if both are.
-			bool seen = false;
-			for (size_t j = 0; j < i && !seen; j++) {
-				seen = (strcmp(m->upstream[j], m->upstream[i]) == 0);
-			}
-			if (seen) {
+			if (seen_before(m, i)) {
 				continue;
 			}
 			uint64_t v = upstream_value(&st, i, f);

@@ -123,6 +123,8 @@ static bool attempt_start(k8s_fwd_t *f, name_t *n, uint64_t now)
 		server_t *s = &f->servers[idx];
 		f->st.server[idx].queries++;
 		f->st.failovers += (n->att_count > 1);
+		f->st.broken += (n->att_count == 1 && s->down);  // The first pick is down: all are.
+		a->sent_ns = k8s_dnsmetrics_clock();
 		uint64_t left = (n->deadline_ms > now) ? n->deadline_ms - now : 1;
 		int ret = k8s_dnsquery_start(&a->dq, &s->addr, n->qname, n->qtype, left, now);
 		if (ret == KNOT_EOK) {
@@ -196,6 +198,7 @@ bool forward_attempt_io(k8s_fwd_t *f, size_t i, attempt_t *a, uint64_t now)
 	} else {
 		uint16_t rcode = knot_wire_get_rcode(answer->wire);
 		f->st.server[a->server].answers++;
+		k8s_fwd_stats_answer(&f->st, a->server, rcode, a->sent_ns);
 		if (rcode == KNOT_RCODE_NOERROR || rcode == KNOT_RCODE_NXDOMAIN) {
 			forward_server_ok(f, s);
 			name_answered(f, i, answer, now);

@@ -61,6 +61,7 @@ typedef struct waiter {
 	shares_t shares;
 	struct sockaddr_storage remote;
 	struct sockaddr_storage local;  /*!< The late answer's source (AF_UNSPEC: the kernel's). */
+	uint64_t received_ns;   /*!< The hand-over's (slots.h): the answer's duration. */
 	uint8_t wire[K8S_FWD_QUERY_MAX];
 } waiter_t;
 
@@ -91,6 +92,7 @@ typedef struct {
 	k8s_dnsquery_t dq;   /*!< fd -1 when not active. */
 	size_t server;
 	bool slow;           /*!< Counted as slow already. */
+	uint64_t sent_ns;    /*!< k8s_dnsmetrics_clock() at the start: its round trip. */
 } attempt_t;
 
 typedef struct {

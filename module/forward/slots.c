@@ -23,6 +23,7 @@
 
 #include <libknot/errcode.h>
 
+#include "dnsmetrics.h"
 #include "slots.h"
 
 enum { SLOT_FREE = 0, SLOT_FILLING, SLOT_READY };
@@ -63,8 +64,11 @@ k8s_slot_t *k8s_slots_claim(k8s_slots_t *slots, int fd, bool tcp, size_t len,
 		}
 		slot->tcp = tcp;
 		slot->len = len;
+		slot->received_ns = k8s_dnsmetrics_clock();
 		if (remote != NULL) {
 			slot->remote = *remote;
+		} else {
+			slot->remote.ss_family = AF_UNSPEC;  // No stale client's family.
 		}
 		return slot;
 	}

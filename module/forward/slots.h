@@ -46,6 +46,7 @@ typedef struct {
 	bool tcp;
 	uint16_t len;                    /*!< The query's wire length in the owner's payload. */
 	struct sockaddr_storage remote;  /*!< The client (UDP; kept for TCP where the owner reads it). */
+	uint64_t received_ns;            /*!< Claimed then (dnsmetrics.h): the answer's duration. */
 } k8s_slot_t;
 
 /*! \brief The slots, their wake-up and the thread's stop flag. */

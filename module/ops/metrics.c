@@ -24,6 +24,7 @@
 #include <libknot/errcode.h>
 #include <libknot/descriptor.h>
 
+#include "dnsmetrics.h"
 #include "metrics.h"
 #include "reflector.h"
 #include "resources.h"
@@ -131,10 +132,9 @@ void k8s_metrics_sample(k8s_metrics_out_t *out, const char *name, const char *la
 	}
 }
 
-/*! \brief Bucket samples of a histogram: \a counts per bucket, \a bounds in seconds, then +Inf. */
-static void histogram(k8s_metrics_out_t *out, const char *name, const char *labels,
-                      const uint64_t *counts, const double *bounds, size_t bound_count,
-                      double sum)
+void k8s_metrics_histogram(k8s_metrics_out_t *out, const char *name, const char *labels,
+                           const uint64_t *counts, const double *bounds, size_t bound_count,
+                           double sum)
 {
 	char key[256], series[256];
 	uint64_t cumulative = 0;
@@ -222,8 +222,8 @@ static void render_queries(k8s_metrics_out_t *out)
 	                   "Time mod-k8s took to answer a query, by query type.");
 	for (size_t q = 0; q < K8S_METRICS_QTYPE_COUNT; q++) {
 		snprintf(labels, sizeof(labels), "type=\"%s\"", qtype_names[q]);
-		histogram(out, "mod_k8s_dns_request_duration_seconds", labels, duration[q], bounds,
-		          K8S_METRICS_DURATION_BUCKETS, duration_sum_ns[q] / 1e9);
+		k8s_metrics_histogram(out, "mod_k8s_dns_request_duration_seconds", labels, duration[q],
+		                      bounds, K8S_METRICS_DURATION_BUCKETS, duration_sum_ns[q] / 1e9);
 	}
 }
 
@@ -353,10 +353,23 @@ static void render_watchers(k8s_metrics_out_t *out)
 	for (size_t i = 0; i < rows.count; i++) {
 		char base[40];
 		snprintf(base, sizeof(base), "watcher=\"%016" PRIx64 "\"", rows.rows[i].fingerprint);
-		histogram(out, "mod_k8s_dns_programming_duration_seconds", base,
-		          rows.rows[i].st.latency, bounds, K8S_LATENCY_BUCKETS - 1,
-		          rows.rows[i].st.latency_sum_us / 1e6);
+		k8s_metrics_histogram(out, "mod_k8s_dns_programming_duration_seconds", base,
+		                      rows.rows[i].st.latency, bounds, K8S_LATENCY_BUCKETS - 1,
+		                      rows.rows[i].st.latency_sum_us / 1e6);
 	}
+	// CoreDNS's name: every watcher's together (the same buckets, CoreDNS's 1 ms doubling).
+	uint64_t latency[K8S_LATENCY_BUCKETS] = { 0 }, latency_sum_us = 0;
+	for (size_t i = 0; i < rows.count; i++) {
+		for (size_t b = 0; b < K8S_LATENCY_BUCKETS; b++) {
+			latency[b] += rows.rows[i].st.latency[b];
+		}
+		latency_sum_us += rows.rows[i].st.latency_sum_us;
+	}
+	k8s_metrics_family(out, "coredns_kubernetes_dns_programming_duration_seconds", "histogram",
+	                   "Histogram of the time (in seconds) it took to program a dns instance.");
+	k8s_metrics_histogram(out, "coredns_kubernetes_dns_programming_duration_seconds",
+	                      "service_kind=\"all\"", latency, bounds, K8S_LATENCY_BUCKETS - 1,
+	                      latency_sum_us / 1e6);
 }
 
 /* The sources. */
@@ -408,6 +421,7 @@ int k8s_metrics_render(k8s_metrics_out_t *out, bool lameduck)
 	                   "1 once the lameduck file appeared: answers continue, /ready fails.");
 	k8s_metrics_sample(out, "mod_k8s_lameduck", NULL, lameduck);
 	render_queries(out);
+	k8s_dnsmetrics_render(out);
 	render_watchers(out);
 	pthread_mutex_lock(&sources_lock);
 	for (k8s_metrics_source_t *s = sources; s != NULL; s = s->next) {

@@ -83,6 +83,14 @@ void k8s_metrics_family(k8s_metrics_out_t *out, const char *name, const char *ty
 void k8s_metrics_sample(k8s_metrics_out_t *out, const char *name, const char *labels,
                         double value);
 
+/*!
+ * \brief Writes a histogram's samples: \a counts per bucket (not cumulative), \a bounds
+ * (\a bound_count of them, in the series' unit), then +Inf; its _sum and _count.
+ */
+void k8s_metrics_histogram(k8s_metrics_out_t *out, const char *name, const char *labels,
+                           const uint64_t *counts, const double *bounds, size_t bound_count,
+                           double sum);
+
 /*! \brief A part of the process with series and, optionally, a say in /ready. */
 typedef struct k8s_metrics_source {
 	/*! \brief Writes the source's series (families with k8s_metrics_family first). */

@@ -11,6 +11,7 @@ Modes:
           authority); a name whose first label starts with "big" has 60 A records and is
           truncated over UDP (TC), answered whole over TCP.
   silent  nothing is answered (the queries are still recorded).
+  servfail  every query is answered SERVFAIL (UDP and TCP).
   loop    every query is relayed to `loop_to` (host, port), its answer relayed back: a
           forwarding loop when `loop_to` is the server that forwards here.
 """
@@ -38,6 +39,14 @@ def _question(message):
     name, offset = _name_at(message, 12)
     qtype, qclass = struct.unpack_from(">HH", message, offset)
     return name, qtype, offset + 4
+
+
+def servfail_for(query):
+    """A SERVFAIL answer to a query message: its question, no records."""
+    ident, flags = struct.unpack_from(">HH", query)
+    _, _, end = _question(query)
+    return struct.pack(">HHHHHH", ident, 0x8000 | (flags & 0x0100) | 0x0080 | 2, 1, 0, 0, 0) + \
+        query[12:end]
 
 
 def _number(name):
@@ -198,7 +207,8 @@ class StubDNS:
             if self.mode == "loop":
                 threading.Thread(target=self._loop_one, args=(query, address), daemon=True).start()
                 continue
-            reply = self.answer(query, self.ttl, False)
+            reply = servfail_for(query) if self.mode == "servfail" else \
+                self.answer(query, self.ttl, False)
             if reply is not None:
                 self._later(time.monotonic() + self.delay, reply, address)
 
@@ -229,6 +239,7 @@ class StubDNS:
                     return
                 time.sleep(self.delay)
                 reply = self._relay(query, True) if self.mode == "loop" else \
+                    servfail_for(query) if self.mode == "servfail" else \
                     self.answer(query, self.ttl, True)
                 if reply is None:
                     return

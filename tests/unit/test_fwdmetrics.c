@@ -130,6 +130,59 @@ static void the_pushed_counters_are_the_series(void **state)
 	k8s_fwd_metrics_free(m);
 }
 
+static void coredns_forward_and_cache_series_are_per_address(void **state)
+{
+	k8s_fwd_conf_t conf = two_groups();
+	k8s_fwd_metrics_t *m = k8s_fwd_metrics_new(&conf);
+	k8s_fwd_conf_deinit(&conf);
+	assert_non_null(m);
+	k8s_fwd_stats_t st = { .cache_entries = 11, .broken = 2, .server_count = 3 };
+	st.server[0] = (typeof(st.server[0])){ .queries = 4, .probe_failures = 3 };
+	st.server[2] = (typeof(st.server[2])){ .queries = 2, .probe_failures = 1 };
+	// An answer in 0.3 ms (bucket le 0.0005), another in 5 s (le 8.192), a SERVFAIL.
+	uint64_t now = k8s_dnsmetrics_clock();
+	k8s_fwd_stats_answer(&st, 0, KNOT_RCODE_NOERROR, now - 300000);
+	k8s_fwd_stats_answer(&st, 2, KNOT_RCODE_NOERROR, now - 5000000000ull);
+	k8s_fwd_stats_answer(&st, 1, KNOT_RCODE_SERVFAIL, now);
+	k8s_fwd_metrics_lookup(m, 0, true);
+	k8s_fwd_metrics_lookup(m, 2, false);
+	k8s_fwd_metrics_push(m, &st);
+	char *page = collect(m);
+#define LABELS(to) "server=\"dns://:53\",zones=\".\",view=\"\",to=\"" to "\""
+	has_line(page, "coredns_forward_requests_total{" LABELS("192.0.2.1:53") "} 6");
+	has_line(page, "coredns_forward_healthcheck_failures_total{" LABELS("192.0.2.1:53") "} 4");
+	has_line(page, "coredns_forward_request_duration_seconds_bucket{" LABELS("192.0.2.1:53")
+	         ",le=\"0.00025\"} 0");
+	has_line(page, "coredns_forward_request_duration_seconds_bucket{" LABELS("192.0.2.1:53")
+	         ",le=\"0.0005\"} 1");
+	has_line(page, "coredns_forward_request_duration_seconds_bucket{" LABELS("192.0.2.1:53")
+	         ",le=\"4.096\"} 1");
+	has_line(page, "coredns_forward_request_duration_seconds_bucket{" LABELS("192.0.2.1:53")
+	         ",le=\"8.192\"} 2");
+	has_line(page, "coredns_forward_request_duration_seconds_count{" LABELS("192.0.2.1:53") "} 2");
+	has_line(page, "coredns_forward_responses_total{server=\"dns://:53\",zones=\".\",view=\"\","
+	         "rcode=\"NOERROR\",to=\"192.0.2.1:53\"} 2");
+	has_line(page, "coredns_forward_responses_total{server=\"dns://:53\",zones=\".\",view=\"\","
+	         "rcode=\"SERVFAIL\",to=\"[2001:db8::1]:5353\"} 1");
+	assert_null(strstr(page, "rcode=\"SERVFAIL\",to=\"192.0.2.1:53\""));
+	has_line(page, "coredns_forward_healthcheck_broken_total{server=\"dns://:53\",zones=\".\","
+	         "view=\"\"} 2");
+	has_line(page, "coredns_cache_entries{server=\"dns://:53\",type=\"success\",zones=\".\","
+	         "view=\"\"} 11");
+	has_line(page, "coredns_cache_hits_total{server=\"dns://:53\",type=\"success\",zones=\".\","
+	         "view=\"\"} 1");
+	has_line(page, "coredns_cache_misses_total{server=\"dns://:53\",zones=\".\",view=\"\"} 1");
+	// Each family's samples follow its own TYPE line, once.
+	assert_int_equal(count_of(page, "# TYPE coredns_forward_requests_total "), 1);
+	assert_int_equal(count_of(page, "coredns_forward_requests_total{"), 2);
+	const char *type = strstr(page, "# TYPE coredns_forward_responses_total ");
+	assert_non_null(type);
+	assert_true(strstr(page, "\ncoredns_forward_responses_total{") > type);
+	assert_true(strstr(page, "\ncoredns_forward_requests_total{") < type);
+#undef LABELS
+	k8s_fwd_metrics_free(m);
+}
+
 static void the_workers_lookups_are_summed_over_threads(void **state)
 {
 	k8s_fwd_conf_t conf = two_groups();
@@ -171,6 +224,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_pushed_counters_are_the_series),
+		cmocka_unit_test(coredns_forward_and_cache_series_are_per_address),
 		cmocka_unit_test(the_workers_lookups_are_summed_over_threads),
 		cmocka_unit_test(a_source_renders_on_the_page_until_removed),
 	};

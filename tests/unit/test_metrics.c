@@ -30,7 +30,10 @@
 
 #include <libknot/descriptor.h>
 #include <libknot/errcode.h>
+#include <libknot/packet/wire.h>
+#include <libknot/consts.h>
 
+#include "dnsmetrics.h"
 #include "httpd.h"
 #include "metrics.h"
 
@@ -68,6 +71,95 @@ static void a_query_is_counted_once_by_transport_type_and_rcode(void **state)
 	has_line(page, "mod_k8s_dns_responses_total{proto=\"udp\",type=\"A\",rcode=\"NXDOMAIN\"} 0");
 	has_line(page, "mod_k8s_dns_responses_total{proto=\"tcp\",type=\"SRV\",rcode=\"NXDOMAIN\"} 1");
 	has_line(page, "mod_k8s_dns_responses_total{proto=\"udp\",type=\"other\",rcode=\"SERVFAIL\"} 1");
+}
+
+#define CORE "server=\"dns://:53\",zone=\".\",view=\"\""
+
+static void an_answer_is_counted_in_coredns_series_with_its_labels(void **state)
+{
+	uint64_t now = k8s_dnsmetrics_clock();
+	k8s_dnsmetrics_answer_t a = {
+		.qtype = KNOT_RRTYPE_A, .rcode = KNOT_RCODE_NOERROR, .proto = K8S_METRICS_UDP,
+		.query_size = 40, .answer_size = 120, .plugin = K8S_DNSMETRICS_KUBERNETES,
+	};
+	k8s_dnsmetrics_answer(0, &a, now);
+	a = (k8s_dnsmetrics_answer_t){
+		.qtype = KNOT_RRTYPE_HTTPS, .rcode = KNOT_RCODE_REFUSED, .proto = K8S_METRICS_TCP,
+		.ipv6 = true, .dnssec_ok = true, .query_size = 600, .answer_size = 600,
+	};
+	// Thread ids past the slots share them; a received time in the future is 0 s.
+	k8s_dnsmetrics_answer(K8S_METRICS_THREADS + 3, &a, now + 1000000000);
+	const char *page = render(false);
+	has_line(page, "coredns_dns_requests_total{" CORE ",proto=\"udp\",family=\"1\",type=\"A\"} 1");
+	has_line(page, "coredns_dns_requests_total{" CORE ",proto=\"tcp\",family=\"2\",type=\"other\"} 1");
+	assert_null(strstr(page, "coredns_dns_requests_total{" CORE ",proto=\"quic\""));
+	has_line(page, "coredns_dns_responses_total{" CORE ",rcode=\"NOERROR\",plugin=\"kubernetes\"} 1");
+	has_line(page, "coredns_dns_responses_total{" CORE ",rcode=\"REFUSED\",plugin=\"\"} 1");
+	has_line(page, "coredns_dns_do_requests_total{" CORE "} 1");
+	has_line(page, "coredns_dns_request_duration_seconds_bucket{" CORE ",le=\"0.00025\"} 2");
+	has_line(page, "coredns_dns_request_duration_seconds_count{" CORE "} 2");
+	has_line(page, "coredns_dns_request_size_bytes_bucket{" CORE ",proto=\"udp\",le=\"0\"} 0");
+	has_line(page, "coredns_dns_request_size_bytes_bucket{" CORE ",proto=\"udp\",le=\"100\"} 1");
+	has_line(page, "coredns_dns_request_size_bytes_sum{" CORE ",proto=\"udp\"} 40");
+	has_line(page, "coredns_dns_response_size_bytes_bucket{" CORE ",proto=\"udp\",le=\"100\"} 0");
+	has_line(page, "coredns_dns_response_size_bytes_bucket{" CORE ",proto=\"udp\",le=\"200\"} 1");
+	has_line(page, "coredns_dns_response_size_bytes_bucket{" CORE ",proto=\"tcp\",le=\"511\"} 0");
+	has_line(page, "coredns_dns_response_size_bytes_bucket{" CORE ",proto=\"tcp\",le=\"1023\"} 1");
+	has_line(page, "coredns_dns_response_size_bytes_bucket{" CORE ",proto=\"tcp\",le=\"64000\"} 1");
+	has_line(page, "# TYPE coredns_build_info gauge");
+	assert_non_null(strstr(page, "\nprocess_open_fds "));
+}
+
+static void a_health_check_is_timed_in_coredns_slim_buckets(void **state)
+{
+	// No check yet: no figures (absent, not zeros).
+	assert_null(strstr(render(false), "coredns_health_request"));
+	uint64_t now = k8s_dnsmetrics_clock();
+	k8s_dnsmetrics_health(now - 3000000, true);
+	k8s_dnsmetrics_health(now - 3000000000ull, false);
+	const char *page = render(false);
+	has_line(page, "# TYPE coredns_health_request_duration_seconds histogram");
+	has_line(page, "coredns_health_request_duration_seconds_bucket{le=\"0.0025\"} 0");
+	has_line(page, "coredns_health_request_duration_seconds_bucket{le=\"0.025\"} 1");
+	has_line(page, "coredns_health_request_duration_seconds_bucket{le=\"2.5\"} 1");
+	has_line(page, "coredns_health_request_duration_seconds_bucket{le=\"+Inf\"} 2");
+	has_line(page, "coredns_health_request_failures_total 1");
+}
+
+static void the_time_buckets_are_coredns_ones(void **state)
+{
+	// prometheus.ExponentialBuckets(0.00025, 2, 16): 0.25 ms ... 8.192 s, bounds inclusive.
+	assert_int_equal(k8s_dnsmetrics_time_bucket(0), 0);
+	assert_int_equal(k8s_dnsmetrics_time_bucket(250000), 0);
+	assert_int_equal(k8s_dnsmetrics_time_bucket(250001), 1);
+	assert_int_equal(k8s_dnsmetrics_time_bucket(600000000), 12);  // 0.6 s: le 1.024
+	assert_int_equal(k8s_dnsmetrics_time_bucket(8192000000ull), 15);
+	assert_int_equal(k8s_dnsmetrics_time_bucket(8192000001ull), 16);  // +Inf
+	for (unsigned b = 0; b < K8S_DNSMETRICS_TIME_BUCKETS; b++) {
+		assert_true(k8s_dnsmetrics_time_bounds[b] == 0.00025 * (double)(1u << b));
+	}
+}
+
+static void a_late_answer_is_read_from_its_wire(void **state)
+{
+	// A SERVFAIL answer to "a.example. SRV", 15 s after its receipt.
+	static const uint8_t answer[] = {
+		0x12, 0x34, 0x81, 0x82, 0, 1, 0, 0, 0, 0, 0, 0,
+		1, 'a', 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 0, 0, 33, 0, 1,
+	};
+	struct sockaddr_storage v6 = { .ss_family = AF_INET6 };
+	k8s_dnsmetrics_late(false, &v6, 30, answer, sizeof(answer),
+	                    k8s_dnsmetrics_clock() - 15000000000ull, K8S_DNSMETRICS_FORWARD);
+	// Truncated: no type, no RCODE to read (NOERROR, "other").
+	k8s_dnsmetrics_late(true, NULL, 30, answer, 5, k8s_dnsmetrics_clock(),
+	                    K8S_DNSMETRICS_FORWARD);
+	const char *page = render(false);
+	has_line(page, "coredns_dns_requests_total{" CORE ",proto=\"udp\",family=\"2\",type=\"SRV\"} 1");
+	has_line(page, "coredns_dns_requests_total{" CORE ",proto=\"tcp\",family=\"1\",type=\"other\"} 1");
+	has_line(page, "coredns_dns_responses_total{" CORE ",rcode=\"SERVFAIL\",plugin=\"forward\"} 1");
+	has_line(page, "coredns_dns_responses_total{" CORE ",rcode=\"NOERROR\",plugin=\"forward\"} 1");
+	has_line(page, "coredns_dns_request_duration_seconds_bucket{" CORE ",le=\"8.192\"} 3");
+	has_line(page, "coredns_dns_request_duration_seconds_bucket{" CORE ",le=\"+Inf\"} 4");
 }
 
 static void the_request_duration_is_a_cumulative_histogram(void **state)
@@ -152,6 +244,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_query_is_counted_once_by_transport_type_and_rcode),
 		cmocka_unit_test(the_request_duration_is_a_cumulative_histogram),
+		cmocka_unit_test(an_answer_is_counted_in_coredns_series_with_its_labels),
+		cmocka_unit_test(the_time_buckets_are_coredns_ones),
+		cmocka_unit_test(a_health_check_is_timed_in_coredns_slim_buckets),
+		cmocka_unit_test(a_late_answer_is_read_from_its_wire),
 		cmocka_unit_test(a_source_adds_its_series_and_its_readiness_until_removed),
 		cmocka_unit_test(the_health_query_is_one_question_without_recursion),
 		cmocka_unit_test(only_a_response_of_the_same_id_answers_the_health_query),

@@ -1,0 +1,415 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+#include "config.h"
+
+#include <dirent.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libknot/libknot.h>
+
+#include "dnsmetrics.h"
+
+/* CoreDNS's labels of a cluster's one server block (".:53"). */
+#define SERVER_ZONE "server=\"dns://:53\",zone=\".\",view=\"\""
+
+/*! \brief CoreDNS's monitored query types (plugin/metrics/vars, qTypeString); others: "other". */
+static const struct {
+	uint16_t type;
+	const char *name;
+} qtypes[] = {
+	{ KNOT_RRTYPE_A, "A" }, { KNOT_RRTYPE_AAAA, "AAAA" }, { KNOT_RRTYPE_CNAME, "CNAME" },
+	{ KNOT_RRTYPE_DNSKEY, "DNSKEY" }, { KNOT_RRTYPE_DS, "DS" }, { KNOT_RRTYPE_MX, "MX" },
+	{ KNOT_RRTYPE_NSEC3, "NSEC3" }, { KNOT_RRTYPE_NSEC, "NSEC" }, { KNOT_RRTYPE_NS, "NS" },
+	{ KNOT_RRTYPE_PTR, "PTR" }, { KNOT_RRTYPE_RRSIG, "RRSIG" }, { KNOT_RRTYPE_SOA, "SOA" },
+	{ KNOT_RRTYPE_SRV, "SRV" }, { KNOT_RRTYPE_TXT, "TXT" }, { KNOT_RRTYPE_IXFR, "IXFR" },
+	{ KNOT_RRTYPE_AXFR, "AXFR" }, { KNOT_RRTYPE_ANY, "ANY" },
+};
+#define QTYPES (sizeof(qtypes) / sizeof(qtypes[0]) + 1)
+
+static const char *proto_names[K8S_METRICS_PROTO_COUNT] = { "udp", "tcp", "quic" };
+static const char *plugin_names[K8S_DNSMETRICS_PLUGIN_COUNT] = {
+	"", "kubernetes", "cache", "forward"
+};
+/*! \brief The header's RCODE has 4 bits. */
+#define RCODES 16
+
+/*! \brief CoreDNS's size buckets (bytes). */
+#define SIZE_BUCKETS 14
+static const double size_bounds[SIZE_BUCKETS] = {
+	0, 100, 200, 300, 400, 511, 1023, 2047, 4095, 8291, 16e3, 32e3, 48e3, 64e3
+};
+
+const double k8s_dnsmetrics_time_bounds[K8S_DNSMETRICS_TIME_BUCKETS] = {
+	0.00025, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512,
+	1.024, 2.048, 4.096, 8.192
+};
+
+/*! \brief One thread's counters, on cache lines of its own. */
+typedef struct {
+	_Alignas(64)
+	atomic_uint_fast64_t requests[K8S_METRICS_PROTO_COUNT][2][QTYPES];
+	atomic_uint_fast64_t responses[RCODES][K8S_DNSMETRICS_PLUGIN_COUNT];
+	atomic_uint_fast64_t do_requests;
+	atomic_uint_fast64_t duration[K8S_DNSMETRICS_TIME_BUCKETS + 1];
+	atomic_uint_fast64_t duration_sum_ns;
+	atomic_uint_fast64_t query_size[K8S_METRICS_PROTO_COUNT][SIZE_BUCKETS + 1];
+	atomic_uint_fast64_t query_size_sum[K8S_METRICS_PROTO_COUNT];
+	atomic_uint_fast64_t answer_size[K8S_METRICS_PROTO_COUNT][SIZE_BUCKETS + 1];
+	atomic_uint_fast64_t answer_size_sum[K8S_METRICS_PROTO_COUNT];
+} slot_t;
+
+static slot_t slots[K8S_DNSMETRICS_LATE_SLOT + 1];
+
+/*! \brief CoreDNS's SlimTimeBuckets: 0.25 ms times 10, 5 of them. */
+#define HEALTH_BUCKETS 5
+static const double health_bounds[HEALTH_BUCKETS] = { 0.00025, 0.0025, 0.025, 0.25, 2.5 };
+
+/*! \brief The /health checks (the endpoint's thread counts, a scrape reads). */
+static struct {
+	atomic_uint_fast64_t duration[HEALTH_BUCKETS + 1];
+	atomic_uint_fast64_t duration_sum_ns;
+	atomic_uint_fast64_t failures;
+} health;
+
+uint64_t k8s_dnsmetrics_clock(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+unsigned k8s_dnsmetrics_time_bucket(uint64_t ns)
+{
+	// Bound b is 250 us << b.
+	unsigned b = 0;
+	uint64_t bound = 250000;
+	while (b < K8S_DNSMETRICS_TIME_BUCKETS && ns > bound) {
+		b++;
+		bound <<= 1;
+	}
+	return b;
+}
+
+static unsigned size_bucket(size_t size)
+{
+	unsigned b = 0;
+	while (b < SIZE_BUCKETS && (double)size > size_bounds[b]) {
+		b++;
+	}
+	return b;
+}
+
+static unsigned qtype_index(uint16_t qtype)
+{
+	for (unsigned i = 0; i < QTYPES - 1; i++) {
+		if (qtypes[i].type == qtype) {
+			return i;
+		}
+	}
+	return QTYPES - 1;
+}
+
+static void add(atomic_uint_fast64_t *counter, uint64_t value)
+{
+	atomic_fetch_add_explicit(counter, value, memory_order_relaxed);
+}
+
+void k8s_dnsmetrics_answer(unsigned slot, const k8s_dnsmetrics_answer_t *a,
+                           uint64_t received_ns)
+{
+	slot_t *s = &slots[slot <= K8S_DNSMETRICS_LATE_SLOT ? slot : slot % K8S_METRICS_THREADS];
+	unsigned proto = (a->proto < K8S_METRICS_PROTO_COUNT) ? a->proto : K8S_METRICS_UDP;
+	unsigned plugin = (a->plugin < K8S_DNSMETRICS_PLUGIN_COUNT) ? a->plugin : 0;
+	uint64_t now = k8s_dnsmetrics_clock();
+	uint64_t took = (now > received_ns) ? now - received_ns : 0;
+	add(&s->requests[proto][a->ipv6][qtype_index(a->qtype)], 1);
+	add(&s->responses[a->rcode & (RCODES - 1)][plugin], 1);
+	add(&s->do_requests, a->dnssec_ok);
+	add(&s->duration[k8s_dnsmetrics_time_bucket(took)], 1);
+	add(&s->duration_sum_ns, took);
+	add(&s->query_size[proto][size_bucket(a->query_size)], 1);
+	add(&s->query_size_sum[proto], a->query_size);
+	add(&s->answer_size[proto][size_bucket(a->answer_size)], 1);
+	add(&s->answer_size_sum[proto], a->answer_size);
+}
+
+void k8s_dnsmetrics_late(bool tcp, const struct sockaddr_storage *remote, size_t query_size,
+                         const uint8_t *answer, size_t answer_size, uint64_t received_ns,
+                         k8s_dnsmetrics_plugin_t plugin)
+{
+	k8s_dnsmetrics_answer_t a = {
+		.proto = tcp ? K8S_METRICS_TCP : K8S_METRICS_UDP,
+		.ipv6 = (remote != NULL && remote->ss_family == AF_INET6),
+		.query_size = query_size,
+		.answer_size = answer_size,
+		.plugin = plugin,
+	};
+	if (answer_size >= KNOT_WIRE_HEADER_SIZE) {
+		a.rcode = knot_wire_get_rcode(answer);
+	}
+	// The question's type follows its name (uncompressed: the first name in the message).
+	if (answer_size > KNOT_WIRE_HEADER_SIZE && knot_wire_get_qdcount(answer) > 0) {
+		int name = knot_dname_wire_check(answer + KNOT_WIRE_HEADER_SIZE, answer + answer_size,
+		                                  NULL);
+		size_t at = KNOT_WIRE_HEADER_SIZE + (name > 0 ? name : 0);
+		if (name > 0 && at + 2 <= answer_size) {
+			a.qtype = knot_wire_read_u16(answer + at);
+		}
+	}
+	k8s_dnsmetrics_answer(K8S_DNSMETRICS_LATE_SLOT, &a, received_ns);
+}
+
+void k8s_dnsmetrics_health(uint64_t asked_ns, bool ok)
+{
+	uint64_t now = k8s_dnsmetrics_clock();
+	uint64_t took = (now > asked_ns) ? now - asked_ns : 0;
+	unsigned b = 0;
+	while (b < HEALTH_BUCKETS && (double)took / 1e9 > health_bounds[b]) {
+		b++;
+	}
+	add(&health.duration[b], 1);
+	add(&health.duration_sum_ns, took);
+	add(&health.failures, !ok);
+}
+
+const char *k8s_dnsmetrics_rcode_name(unsigned rcode, char *buf, size_t len)
+{
+	// miekg/dns's RcodeToString, which CoreDNS's rcode label is.
+	static const char *names[] = {
+		"NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED", "YXDOMAIN",
+		"YXRRSET", "NXRRSET", "NOTAUTH", "NOTZONE"
+	};
+	if (rcode < sizeof(names) / sizeof(names[0])) {
+		return names[rcode];
+	}
+	snprintf(buf, len, "%u", rcode);
+	return buf;
+}
+
+/* Rendering. */
+
+/*! \brief The slots summed (the endpoint's thread only: one scrape at a time). */
+static struct {
+	uint64_t requests[K8S_METRICS_PROTO_COUNT][2][QTYPES];
+	uint64_t responses[RCODES][K8S_DNSMETRICS_PLUGIN_COUNT];
+	uint64_t do_requests;
+	uint64_t duration[K8S_DNSMETRICS_TIME_BUCKETS + 1];
+	uint64_t duration_sum_ns;
+	uint64_t query_size[K8S_METRICS_PROTO_COUNT][SIZE_BUCKETS + 1];
+	uint64_t query_size_sum[K8S_METRICS_PROTO_COUNT];
+	uint64_t answer_size[K8S_METRICS_PROTO_COUNT][SIZE_BUCKETS + 1];
+	uint64_t answer_size_sum[K8S_METRICS_PROTO_COUNT];
+} sum;
+
+static void sum_into(uint64_t *dst, atomic_uint_fast64_t *src, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		dst[i] += atomic_load_explicit(&src[i], memory_order_relaxed);
+	}
+}
+
+#define SUM(field) sum_into((uint64_t *)&sum.field, (atomic_uint_fast64_t *)&s->field, \
+                            sizeof(sum.field) / sizeof(uint64_t))
+
+static void sum_slots(void)
+{
+	memset(&sum, 0, sizeof(sum));
+	for (size_t i = 0; i <= K8S_DNSMETRICS_LATE_SLOT; i++) {
+		slot_t *s = &slots[i];
+		SUM(requests);
+		SUM(responses);
+		SUM(do_requests);
+		SUM(duration);
+		SUM(duration_sum_ns);
+		SUM(query_size);
+		SUM(query_size_sum);
+		SUM(answer_size);
+		SUM(answer_size_sum);
+	}
+}
+
+static void render_answers(k8s_metrics_out_t *out)
+{
+	char labels[256];
+	k8s_metrics_family(out, "coredns_dns_requests_total", "counter",
+	                   "Counter of DNS requests made per zone, protocol and family.");
+	for (unsigned p = 0; p < K8S_METRICS_PROTO_COUNT; p++) {
+		for (unsigned f = 0; f < 2; f++) {
+			for (unsigned t = 0; t < QTYPES; t++) {
+				if (sum.requests[p][f][t] == 0) {
+					continue;  // As CoreDNS: a series once seen.
+				}
+				snprintf(labels, sizeof(labels), SERVER_ZONE ",proto=\"%s\",family=\"%u\","
+				         "type=\"%s\"", proto_names[p], f + 1,
+				         t < QTYPES - 1 ? qtypes[t].name : "other");
+				k8s_metrics_sample(out, "coredns_dns_requests_total", labels,
+				                   (double)sum.requests[p][f][t]);
+			}
+		}
+	}
+	k8s_metrics_family(out, "coredns_dns_do_requests_total", "counter",
+	                   "Counter of DNS requests with DO bit set per zone.");
+	k8s_metrics_sample(out, "coredns_dns_do_requests_total", SERVER_ZONE, (double)sum.do_requests);
+	k8s_metrics_family(out, "coredns_dns_responses_total", "counter",
+	                   "Counter of response status codes.");
+	for (unsigned r = 0; r < RCODES; r++) {
+		for (unsigned p = 0; p < K8S_DNSMETRICS_PLUGIN_COUNT; p++) {
+			// NOERROR answered by a zone is always there: the ratio's denominator.
+			bool always = (r == KNOT_RCODE_NOERROR && p == K8S_DNSMETRICS_KUBERNETES);
+			if (sum.responses[r][p] == 0 && !always) {
+				continue;
+			}
+			char num[8];
+			snprintf(labels, sizeof(labels), SERVER_ZONE ",rcode=\"%s\",plugin=\"%s\"",
+			         k8s_dnsmetrics_rcode_name(r, num, sizeof(num)), plugin_names[p]);
+			k8s_metrics_sample(out, "coredns_dns_responses_total", labels,
+			                   (double)sum.responses[r][p]);
+		}
+	}
+	k8s_metrics_family(out, "coredns_dns_request_duration_seconds", "histogram",
+	                   "Histogram of the time (in seconds) each request took per zone.");
+	k8s_metrics_histogram(out, "coredns_dns_request_duration_seconds", SERVER_ZONE,
+	                      sum.duration, k8s_dnsmetrics_time_bounds,
+	                      K8S_DNSMETRICS_TIME_BUCKETS, sum.duration_sum_ns / 1e9);
+	static const struct {
+		const char *name, *help;
+	} sizes[2] = {
+		{ "coredns_dns_request_size_bytes",
+		  "Size of the EDNS0 UDP buffer in bytes (64K for TCP) per zone and protocol." },
+		{ "coredns_dns_response_size_bytes", "Size of the returned response in bytes." },
+	};
+	for (unsigned i = 0; i < 2; i++) {
+		k8s_metrics_family(out, sizes[i].name, "histogram", sizes[i].help);
+		for (unsigned p = 0; p < K8S_METRICS_PROTO_COUNT; p++) {
+			snprintf(labels, sizeof(labels), SERVER_ZONE ",proto=\"%s\"", proto_names[p]);
+			k8s_metrics_histogram(out, sizes[i].name, labels,
+			                      i == 0 ? sum.query_size[p] : sum.answer_size[p],
+			                      size_bounds, SIZE_BUCKETS,
+			                      (double)(i == 0 ? sum.query_size_sum[p]
+			                                      : sum.answer_size_sum[p]));
+		}
+	}
+}
+
+/* The process, from /proc/self (as client_golang's process collector reads it). */
+
+static void render_process(k8s_metrics_out_t *out)
+{
+	long ticks = sysconf(_SC_CLK_TCK);
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long utime = 0, stime = 0, vsize = 0;
+	unsigned long long starttime = 0;
+	long rss = 0;
+	bool stat_ok = false;
+	FILE *f = fopen("/proc/self/stat", "r");
+	if (f != NULL) {
+		char line[1024];
+		if (fgets(line, sizeof(line), f) != NULL) {
+			// After the command's closing parenthesis: field 3 (state) onwards.
+			char *p = strrchr(line, ')');
+			stat_ok = p != NULL && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			                              "%lu %lu %*d %*d %*d %*d %*d %*d %llu %lu %ld",
+			                              &utime, &stime, &starttime, &vsize, &rss) == 5;
+		}
+		fclose(f);
+	}
+	double btime = 0;
+	f = fopen("/proc/stat", "r");
+	if (f != NULL) {
+		char line[256];
+		while (fgets(line, sizeof(line), f) != NULL) {
+			if (sscanf(line, "btime %lf", &btime) == 1) {
+				break;
+			}
+		}
+		fclose(f);
+	}
+	size_t fds = 0;
+	DIR *dir = opendir("/proc/self/fd");
+	if (dir != NULL) {
+		struct dirent *e;
+		while ((e = readdir(dir)) != NULL) {
+			fds += (e->d_name[0] != '.');
+		}
+		closedir(dir);
+		fds -= (fds > 0);  // The directory's own descriptor.
+	}
+	struct rlimit lim = { 0 };
+	(void)getrlimit(RLIMIT_NOFILE, &lim);
+
+	if (stat_ok && ticks > 0) {
+		k8s_metrics_family(out, "process_cpu_seconds_total", "counter",
+		                   "Total user and system CPU time spent in seconds.");
+		k8s_metrics_sample(out, "process_cpu_seconds_total", NULL,
+		                   (double)(utime + stime) / ticks);
+		k8s_metrics_family(out, "process_resident_memory_bytes", "gauge",
+		                   "Resident memory size in bytes.");
+		k8s_metrics_sample(out, "process_resident_memory_bytes", NULL, (double)rss * page);
+		k8s_metrics_family(out, "process_virtual_memory_bytes", "gauge",
+		                   "Virtual memory size in bytes.");
+		k8s_metrics_sample(out, "process_virtual_memory_bytes", NULL, (double)vsize);
+		k8s_metrics_family(out, "process_start_time_seconds", "gauge",
+		                   "Start time of the process since unix epoch in seconds.");
+		k8s_metrics_sample(out, "process_start_time_seconds", NULL,
+		                   btime + (double)starttime / ticks);
+	}
+	k8s_metrics_family(out, "process_open_fds", "gauge", "Number of open file descriptors.");
+	k8s_metrics_sample(out, "process_open_fds", NULL, (double)fds);
+	k8s_metrics_family(out, "process_max_fds", "gauge",
+	                   "Maximum number of open file descriptors.");
+	k8s_metrics_sample(out, "process_max_fds", NULL,
+	                   lim.rlim_cur == RLIM_INFINITY ? 1048576.0 : (double)lim.rlim_cur);
+}
+
+static void render_health(k8s_metrics_out_t *out)
+{
+	uint64_t duration[HEALTH_BUCKETS + 1], count = 0;
+	for (size_t b = 0; b <= HEALTH_BUCKETS; b++) {
+		duration[b] = atomic_load_explicit(&health.duration[b], memory_order_relaxed);
+		count += duration[b];
+	}
+	if (count == 0) {
+		return;  // No check yet: no figures to give.
+	}
+	k8s_metrics_family(out, "coredns_health_request_duration_seconds", "histogram",
+	                   "Histogram of the time (in seconds) each request took.");
+	k8s_metrics_histogram(out, "coredns_health_request_duration_seconds", NULL, duration,
+	                      health_bounds, HEALTH_BUCKETS,
+	                      atomic_load_explicit(&health.duration_sum_ns, memory_order_relaxed) / 1e9);
+	k8s_metrics_family(out, "coredns_health_request_failures_total", "counter",
+	                   "The number of times the health check failed.");
+	k8s_metrics_sample(out, "coredns_health_request_failures_total", NULL,
+	                   (double)atomic_load_explicit(&health.failures, memory_order_relaxed));
+}
+
+void k8s_dnsmetrics_render(k8s_metrics_out_t *out)
+{
+	sum_slots();
+	render_answers(out);
+	render_health(out);
+	k8s_metrics_family(out, "coredns_build_info", "gauge",
+	                   "A metric with a constant '1' value labeled by version, revision, and "
+	                   "goversion from which CoreDNS was built.");
+	k8s_metrics_sample(out, "coredns_build_info", "version=\"" PACKAGE_VERSION "\","
+	                   "revision=\"mod-k8s\",goversion=\"knotd " KNOT_RELEASE "\"", 1);
+	render_process(out);
+}
