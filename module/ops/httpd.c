@@ -33,6 +33,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "clock.h"
+#include "dnsmetrics.h"
 #include "httpd.h"
 #include "mhdthread.h"
 #include "metrics.h"
@@ -138,7 +139,9 @@ static bool healthy(httpd_t *h)
 {
 	uint64_t now = k8s_now_ms();
 	if (h->health_ms == 0 || now - h->health_ms >= K8S_HTTPD_HEALTH_CACHE_MS) {
+		uint64_t asked = k8s_dnsmetrics_clock();
 		h->health_ok = health_ask(h);
+		k8s_dnsmetrics_health(asked, h->health_ok);
 		h->health_ms = k8s_now_ms();
 	}
 	return h->health_ok;

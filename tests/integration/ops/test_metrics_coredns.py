@@ -175,6 +175,18 @@ def the_process_series_describe_knotd(d):
 
 
 @tests.case
+def a_health_check_is_timed_in_coredns_health_series(d):
+    with urllib.request.urlopen(f"http://127.0.0.1:{HTTP_PORT}/health", timeout=5) as r:
+        testing.expect_equal(r.status, 200, "/health")
+    families = scrape()
+    count = total(families, "coredns_health_request_duration_seconds",
+                  "coredns_health_request_duration_seconds_count")
+    testing.expect(count >= 1, f"{count} health checks timed")
+    testing.expect_equal(total(families, "coredns_health_request_failures_total"), 0,
+                         "failed health checks")
+
+
+@tests.case
 def promtool_checks_the_page(d):
     promtool = shutil.which("promtool")
     if promtool is None:
