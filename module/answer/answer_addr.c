@@ -126,6 +126,9 @@ k8s_answer_t k8s_answer_fedfwd(const k8s_fedfwd_t *f, const knot_dname_t *qname,
 		k8s_answer_cold_note();
 		return K8S_ANSWER_SERVFAIL;
 	}
+	if (k8s_upstream_failed(ans)) {
+		return K8S_ANSWER_SERVFAIL;  // The stub zone's servers failed: answered at once.
+	}
 	// A denial is this zone's: knotd adds its SOA, so caches in front can keep it.
 	if (ans->count == 0) {
 		return (ans->rcode == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_NXDOMAIN : K8S_ANSWER_NODATA;
@@ -136,6 +139,7 @@ k8s_answer_t k8s_answer_fedfwd(const k8s_fedfwd_t *f, const knot_dname_t *qname,
 
 k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_upstream_answer_t *ext)
 {
+	// A failed upstream (no records) leaves the CNAME alone, NOERROR, as CoreDNS answers.
 	// The cached chain is shared: only the TTL, capped at what remains, is our own.
 	uint64_t now_s = k8s_now_ms() / 1000;
 	uint32_t left = (ext->expires > now_s) ? ext->expires - now_s : 0;

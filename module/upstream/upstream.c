@@ -35,6 +35,7 @@
 #include "map.h"
 #include "rcuhash.h"
 #include "retire.h"
+#include "sockaddr.h"
 #include "timerheap.h"
 #include "upstream.h"
 #include "upstream_entry.h"
@@ -151,7 +152,39 @@ static void job_done(k8s_upstream_t *u, job_t *job, k8s_upstream_entry_t *e, uin
 	k8s_timer_heap_push(&u->heap, &job->timer, now + ((refresh < REFRESH_MIN_MS) ? REFRESH_MIN_MS : refresh));
 }
 
-static void job_fail(k8s_upstream_t *u, job_t *job, uint64_t now, const char *reason)
+/*! \brief True if a published answer is an upstream's refusal or failure. */
+static bool entry_failed(const k8s_upstream_entry_t *e)
+{
+	return e->ans->rcode != KNOT_RCODE_NOERROR && e->ans->rcode != KNOT_RCODE_NXDOMAIN;
+}
+
+/*!
+ * \brief Publishes an upstream's definitive failure (\a rcode: REFUSED, SERVFAIL...)
+ * until the retry, so that waiting queries get their answer now, not at their deadline.
+ * A good answer, even stale, is served instead while it may be.
+ */
+static void failure_publish(k8s_upstream_t *u, job_t *job, uint16_t rcode, uint64_t now)
+{
+	if (job->entry != NULL && !entry_failed(job->entry)) {
+		return;
+	}
+	target_t *t = job->target;
+	k8s_upstream_entry_t *e = NULL;
+	uint32_t expires = (uint32_t)(now / 1000) + job->backoff_s;
+	if (k8s_upstream_entry_failure(t->name, job->qtype, t->source, rcode, expires,
+	                               upstream_key_hash(t->name, job->qtype, t->source),
+	                               &e) == KNOT_EOK) {
+		upstream_job_harvest(job);  // Lookups of the entry it replaces count for the retry.
+		(void)cache_publish(u, job, e);
+	}
+}
+
+/*!
+ * \brief Gives up on a resolution for now: retried with backoff. \a rcode, if not 0,
+ * is the upstream's definitive failure, published until the retry.
+ */
+static void job_fail(k8s_upstream_t *u, job_t *job, uint64_t now, const char *reason,
+                     uint16_t rcode)
 {
 	query_release(u, job->query);
 	job->backoff_s = (job->backoff_s == 0) ? 1 : 2 * job->backoff_s;
@@ -161,6 +194,9 @@ static void job_fail(k8s_upstream_t *u, job_t *job, uint64_t now, const char *re
 	// Stale data beats SERVFAIL, but not forever.
 	if (job->entry != NULL && now / 1000 > (uint64_t)job->entry->ans->expires + STALE_MAX_S) {
 		upstream_cache_drop(u, job);
+	}
+	if (rcode != 0) {
+		failure_publish(u, job, rcode, now);
 	}
 	k8s_timer_heap_push(&u->heap, &job->timer, now + job->backoff_s * 1000);
 
@@ -211,7 +247,7 @@ static void attempt_next(k8s_upstream_t *u, query_t *q, uint64_t now, int ret)
 			return;
 		}
 	}
-	job_fail(u, q->job, now, reason_text(ret));
+	job_fail(u, q->job, now, reason_text(ret), 0);
 }
 
 static void job_start(k8s_upstream_t *u, job_t *job, uint64_t now)
@@ -228,14 +264,31 @@ static void job_start(k8s_upstream_t *u, job_t *job, uint64_t now)
 	attempt_next(u, q, now, KNOT_EOK);
 }
 
-/*! \brief Takes the upstream's answer: NOERROR and NXDOMAIN are cached, any other RCODE fails. */
+/*! \brief True if a forwarder's next attempt would ask another server than this one's. */
+static bool another_server(k8s_upstream_t *u, const query_t *q)
+{
+	struct sockaddr_storage next;
+	return u->servers != NULL && q->attempt < ATTEMPTS &&
+	       u->servers(u->servers_ctx, q->job->target->name, q->attempt, &next) &&
+	       !k8s_sockaddr_equal(&next, &q->server);
+}
+
+/*!
+ * \brief Takes the upstream's answer: NOERROR and NXDOMAIN are cached; any other RCODE
+ * is asked of the next server if there is another (as CoreDNS's forward does), else
+ * it is published as a failure until the retry.
+ */
 static void answer_take(k8s_upstream_t *u, query_t *q, const knot_pkt_t *pkt, uint64_t now)
 {
 	job_t *job = q->job;
 	uint16_t rcode = knot_pkt_ext_rcode(pkt);
 	if (rcode != KNOT_RCODE_NOERROR && rcode != KNOT_RCODE_NXDOMAIN) {
+		if (another_server(u, q)) {
+			attempt_next(u, q, now, KNOT_EOK);
+			return;
+		}
 		// A definite answer ends this round: asking again at once would not change it.
-		job_fail(u, job, now, knot_pkt_ext_rcode_name(pkt));
+		job_fail(u, job, now, knot_pkt_ext_rcode_name(pkt), rcode);
 		return;
 	}
 	k8s_upstream_entry_t *e = NULL;
@@ -245,7 +298,7 @@ static void answer_take(k8s_upstream_t *u, query_t *q, const knot_pkt_t *pkt, ui
 	if (ret == KNOT_EOK) {
 		job_done(u, job, e, now);
 	} else {
-		job_fail(u, job, now, reason_text(ret));
+		job_fail(u, job, now, reason_text(ret), 0);
 	}
 }
 

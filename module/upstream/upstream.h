@@ -42,15 +42,25 @@
 
 /*! \brief A cached upstream answer: immutable, readable until the end of the RCU read-side section. */
 typedef struct {
-	uint16_t rcode;         /*!< Upstream RCODE: NOERROR or NXDOMAIN. */
+	uint16_t rcode;         /*!< Upstream RCODE: NOERROR, NXDOMAIN, or a failure (count 0). */
 	uint16_t count;         /*!< RRsets of the answer section (CNAME chain first, then the addresses). */
 	uint32_t expires;       /*!< Monotonic seconds (k8s_now_ms() / 1000) when it runs out. */
 	knot_rrset_t rrsets[];  /*!< Owners and rdata live inside this allocation. */
 } k8s_upstream_answer_t;
 
+/*!
+ * \brief True if the answer is the upstream's failure (REFUSED, SERVFAIL...): no
+ * records, kept until the name is asked again (with backoff), so that queries get
+ * an answer at once rather than wait for one.
+ */
+static inline bool k8s_upstream_failed(const k8s_upstream_answer_t *ans)
+{
+	return ans->rcode != KNOT_RCODE_NOERROR && ans->rcode != KNOT_RCODE_NXDOMAIN;
+}
+
 typedef enum {
-	K8S_UPSTREAM_PENDING = 0,  /*!< Not resolved yet, or the last attempts failed: SERVFAIL. */
-	K8S_UPSTREAM_READY,        /*!< \a ans holds the answer (rcode may be NXDOMAIN, count may be 0). */
+	K8S_UPSTREAM_PENDING = 0,  /*!< Not resolved yet, or the last attempts timed out. */
+	K8S_UPSTREAM_READY,        /*!< \a ans holds the answer (rcode may be NXDOMAIN or a failure, count may be 0). */
 } k8s_upstream_status_t;
 
 typedef struct k8s_upstream k8s_upstream_t;
@@ -60,8 +70,10 @@ typedef struct k8s_upstream k8s_upstream_t;
  *
  * \param timeout_ms  Per-attempt timeout. A timeout or a transport error is
  *                    retried at once, three attempts in all; an answer with an
- *                    RCODE other than NOERROR or NXDOMAIN fails at once. A
- *                    failed name is retried later with backoff (1 s doubling to 60 s).
+ *                    RCODE other than NOERROR or NXDOMAIN fails at once (a forwarder
+ *                    first asks its next server, if another) and is cached as a
+ *                    failure (k8s_upstream_failed()) until the retry. A failed name
+ *                    is retried later with backoff (1 s doubling to 60 s).
  *
  * \return The resolver, or NULL (no memory, no thread).
  */

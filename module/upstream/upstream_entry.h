@@ -56,6 +56,16 @@ int k8s_upstream_entry_build(const knot_pkt_t *pkt, const knot_dname_t *name, ui
                              k8s_upstream_entry_t **out);
 
 /*!
+ * \brief Makes a cache entry of an upstream's failure: no records, \a rcode (REFUSED,
+ * SERVFAIL...), running out at \a expires (monotonic seconds).
+ *
+ * \retval KNOT_EOK, KNOT_ENOMEM
+ */
+int k8s_upstream_entry_failure(const knot_dname_t *name, uint16_t qtype, const uint8_t *source,
+                               uint16_t rcode, uint32_t expires, uint32_t hash,
+                               k8s_upstream_entry_t **out);
+
+/*!
  * \brief Sets how many names asked by queries are kept (tests; before the first ask).
  *
  * The default is the documented cap, 4096.
