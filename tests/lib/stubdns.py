@@ -4,6 +4,7 @@
         ... forward: [ f"127.0.0.1@{up.port}" ]
         up.mode = "silent"                          # from now on never answers
         up.names()                                  # the names asked so far, in order
+        up.rcodes["www."] = 5                       # www. is REFUSED (no records), any type
 
 Modes:
   answer  every name has an A record 192.0.2.<n> (n from the name), AAAA 2001:db8::<n>,
@@ -49,14 +50,17 @@ def _rr(rtype, ttl, rdata):
     return b"\xc0\x0c" + struct.pack(">HHIH", rtype, 1, ttl, len(rdata)) + rdata
 
 
-def answer_for(query, ttl, tcp=False):
-    """The stub's answer to a query message (mode "answer")."""
+def answer_for(query, ttl, tcp=False, rcodes=None):
+    """The stub's answer to a query message (mode "answer"); rcodes: lowercase name ->
+    the RCODE it gets instead of records."""
     ident, flags = struct.unpack_from(">HH", query)
     name, qtype, end = _question(query)
     label = name.split(".")[0].lower()
     rcode, answers, authority = 0, [], []
     n = _number(name)
-    if label.startswith("nx"):
+    if rcodes and name.lower() in rcodes:
+        rcode = rcodes[name.lower()]
+    elif label.startswith("nx"):
         rcode = 3
         soa = (wire.encode_name("example.") + wire.encode_name("hostmaster.example.") +
                struct.pack(">IIIII", 1, 3600, 600, 86400, ttl))
@@ -85,6 +89,7 @@ class StubDNS:
         self.delay = delay
         self.ttl = ttl
         self.loop_to = loop_to
+        self.rcodes = {}
         self._asked = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -190,7 +195,7 @@ class StubDNS:
             if self.mode == "loop":
                 threading.Thread(target=self._loop_one, args=(query, address), daemon=True).start()
                 continue
-            self._later(time.monotonic() + self.delay, answer_for(query, self.ttl), address)
+            self._later(time.monotonic() + self.delay, answer_for(query, self.ttl, rcodes=self.rcodes), address)
 
     def _loop_one(self, query, address):
         try:
@@ -219,7 +224,7 @@ class StubDNS:
                     return
                 time.sleep(self.delay)
                 reply = self._relay(query, True) if self.mode == "loop" else \
-                    answer_for(query, self.ttl, tcp=True)
+                    answer_for(query, self.ttl, tcp=True, rcodes=self.rcodes)
                 conn.sendall(struct.pack(">H", len(reply)) + reply)
             except (OSError, struct.error):
                 pass
