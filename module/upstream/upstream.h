@@ -17,17 +17,17 @@
 /*!
  * \file
  *
- * \brief Addresses of ExternalName targets outside our zones, from an upstream resolver.
+ * \brief Addresses of names outside our zones (ExternalName targets, autopath's
+ * outside names, federation names), from an upstream resolver.
  *
  * A stub resolver asking for an ExternalName service should get the CNAME and
  * the target's addresses in one response, as CoreDNS gives them. knotd's
- * workers must never wait on the network for that, so the target names are
- * known ahead (the watcher declares every ExternalName target it holds), a
- * resolver thread of our own asks the configured upstream for their A and
- * AAAA records, keeps the answers (CNAME chains included) in a cache that
- * workers read lock-free under RCU, and refreshes them before their TTL runs
- * out while they are wanted. A name not resolved yet, or whose upstream
- * failed, answers SERVFAIL.
+ * workers must never wait on the network for that: a query that meets a name
+ * asks for it (k8s_upstream_ask(), lock-free), a resolver thread of our own asks
+ * the upstream for its A and AAAA records, keeps the answers (CNAME chains
+ * included) in a cache that workers read lock-free under RCU, and refreshes them
+ * before their TTL runs out while queries look them up. A name not resolved yet
+ * is cold: the query is answered late (coldwait.h).
  */
 
 #pragma once
@@ -109,21 +109,9 @@ void k8s_upstream_refresh(k8s_upstream_t *u);
 /*!
  * \brief Stops and joins the thread (at once, even with queries in flight), frees everything.
  *
- * No reader, and no want or unwant call, may remain.
+ * No reader, and no ask, may remain.
  */
 void k8s_upstream_free(k8s_upstream_t *u);
-
-/*!
- * \brief Declares a target name to keep resolved (counted: want twice, unwant twice).
- *
- * Called by the watcher thread only. The resolver starts on it at once.
- *
- * \retval KNOT_EOK, KNOT_ENOMEM
- */
-int k8s_upstream_want(k8s_upstream_t *u, const knot_dname_t *name);
-
-/*! \brief Withdraws one declaration; at zero the name is forgotten (its cache entry retired). */
-void k8s_upstream_unwant(k8s_upstream_t *u, const knot_dname_t *name);
 
 /*!
  * \brief Asks for a name a query met (autopath) to be resolved (any thread, lock-free,

@@ -35,7 +35,7 @@ typedef struct {
 	uint32_t hash;                 /*!< Of (name, qtype, source). */
 	uint16_t qtype;
 	atomic_bool used;              /*!< Looked up since published (the one field readers write). */
-	const knot_dname_t *name;      /*!< Key: the wanted name, at the end of the allocation. */
+	const knot_dname_t *name;      /*!< Key: the asked name, at the end of the allocation. */
 	const uint8_t *source;         /*!< Key: the source-cluster label (after the name), or NULL. */
 	k8s_upstream_answer_t *ans;    /*!< Right after this header. */
 } k8s_upstream_entry_t;

@@ -431,7 +431,6 @@ k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, si
 		.namespaces = conf->namespaces,
 		.namespace_count = conf->namespace_count,
 		.cluster_id = conf->cluster_id,
-		.upstream = w->upstream,
 		.node_name = conf->node_name,
 	};
 	if (k8s_watcher_conf_copy(&w->conf, conf) != KNOT_EOK || k8s_table_init(&w->table) != KNOT_EOK ||
