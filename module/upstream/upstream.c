@@ -238,6 +238,9 @@ static void attempt_next(k8s_upstream_t *u, query_t *q, uint64_t now, int ret)
 				ret = KNOT_ENOENT;
 				break;
 			}
+			if (q->attempt == 1) {
+				q->first = q->server;
+			}
 			server = &q->server;
 		}
 		size_t opt_len = (u->opt_code != 0) ? t->source[0] : 0;
@@ -264,13 +267,16 @@ static void job_start(k8s_upstream_t *u, job_t *job, uint64_t now)
 	attempt_next(u, q, now, KNOT_EOK);
 }
 
-/*! \brief True if a forwarder's next attempt would ask another server than this one's. */
+/*!
+ * \brief True if a forwarder's next attempt would ask a server not asked yet: neither
+ * this attempt's nor, past the last one, the first again.
+ */
 static bool another_server(k8s_upstream_t *u, const query_t *q)
 {
 	struct sockaddr_storage next;
 	return u->servers != NULL && q->attempt < ATTEMPTS &&
 	       u->servers(u->servers_ctx, q->job->target->name, q->attempt, &next) &&
-	       !k8s_sockaddr_equal(&next, &q->server);
+	       !k8s_sockaddr_equal(&next, &q->server) && !k8s_sockaddr_equal(&next, &q->first);
 }
 
 /*!

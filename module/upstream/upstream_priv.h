@@ -83,6 +83,7 @@ struct query {
 	job_t *job;                    /*!< NULL: slot free. */
 	unsigned attempt;
 	struct sockaddr_storage server; /*!< A forwarder's server of this attempt. */
+	struct sockaddr_storage first;  /*!< A forwarder's server of the first attempt. */
 	k8s_dnsquery_t dq;
 };
 

@@ -1137,6 +1137,23 @@ static void a_forwarder_asks_its_next_server_after_refused(void **state)
 	k8s_upstream_free(u);
 }
 
+static void a_forwarder_refused_by_every_server_asks_each_once(void **state)
+{
+	fake_rule("nobody.example.", FAKE_REFUSED, NULL, 0);
+	k8s_upstream_t *u = k8s_upstream_new_forwarder(two_servers, NULL, 0, 1000, &test_log);
+	assert_non_null(u);
+	want(u, "nobody.example.");
+	assert_true(wait_for(u, "nobody.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 1000));
+	k8s_upstream_answer_t ans;
+	look(u, "nobody.example.", KNOT_RRTYPE_A, &ans);
+	assert_int_equal(ans.rcode, KNOT_RCODE_REFUSED);
+	sleep_ms(100);
+	// Two servers, two queries: the third attempt would ask the first server again.
+	assert_int_equal(fake_stats("nobody.example.").udp_a, 2);
+
+	k8s_upstream_free(u);
+}
+
 static void answers_are_refreshed_before_they_expire(void **state)
 {
 	// The address's last byte counts the queries, so a refresh shows.
@@ -1431,6 +1448,7 @@ int main(void)
 		CASE(refused_is_an_answer_at_once_until_the_retry),
 		CASE(a_failure_nobody_looks_up_is_forgotten_at_the_retry),
 		CASE(a_forwarder_asks_its_next_server_after_refused),
+		CASE(a_forwarder_refused_by_every_server_asks_each_once),
 		CASE(answers_are_refreshed_before_they_expire),
 		CASE(many_names_are_resolved_32_queries_at_a_time),
 		CASE(free_returns_at_once_with_queries_in_flight),
