@@ -31,7 +31,7 @@ import knotd
 import stubdns
 import testing
 from cluster import Cluster
-from faults import external_name_service
+from faults import external_name_service, log_lines, log_mark
 
 NETNS_MARK = "MODK8S_UPSTREAM_CLIENTS_NETNS"
 REFUSED, SERVFAIL = 5, 2
@@ -258,6 +258,24 @@ for rcode, text, words in ((REFUSED, "REFUSED", ("gone", "www", "shopfront")),
               kep_client_goes_on(rcode, words[1], "glibc"))
     tests.add(f"KEP form, {text} outside: musl goes on to the next search domain",
               kep_client_goes_on(rcode, words[2], "musl"))
+
+
+@tests.case
+def a_reload_keeps_the_watcher_its_resolver_and_the_forwarders(fx):
+    # Every zone's watcher settings hold the same forwarder: they still share one watcher.
+    name = fx.externalname("ext-reload", "reload.example.net")
+    answer, _ = timed(fx, name)
+    testing.expect_equal(len(answer.answer), 2, f"before: {answer.summary()}")
+    mark = log_mark(fx.cluster.server)
+    fx.cluster.server.reload()
+    time.sleep(1)
+    testing.expect_equal(log_lines(fx.cluster.server, "watching the API server", mark), [],
+                         "log lines of a new watcher")
+    answer, _ = timed(fx, name)
+    testing.expect_equal(records(answer), {
+        (name, "CNAME", "reload.example.net."),
+        ("reload.example.net.", "A", {x for x in stub_addresses("reload.example.net.")
+                                      if "." in x}.pop())}, "after the reload")
 
 
 SKIP_REASON = _enter_namespace()
