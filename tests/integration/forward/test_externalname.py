@@ -175,6 +175,25 @@ def the_shipped_deployment_answers_an_externalname_with_the_targets_address(_clu
 
 
 @tests.case
+def without_upstream_the_forward_servers_are_asked_in_order_with_failover(cluster):
+    dead = knotd.free_port()
+    with stubdns.StubDNS() as stub, knotd.Knotd(
+            module={"kubeconfig": cluster.sim.path(cluster.kubeconfig),
+                    "forward": [f"127.0.0.1@{dead}", stub.address]},
+            zones=("cluster.local.",)) as server:
+        wait_ready(server)
+        cluster.sim.apply(external_name_service("default", "failover", "fo.example.net"))
+        name = "failover.default.svc.cluster.local."
+        cluster.eventually(lambda: testing.expect_equal(dig.query(server, name, "TXT").rcode,
+                                                        "NOERROR", "TXT"))
+        answer = dig.query(server, name, "A", edns=True, timeout=5)
+        got = {(rr.owner, rr.type, rr.rdata) for rr in answer.answer}
+        testing.expect_equal(got, {(name, "CNAME", "fo.example.net."),
+                                   ("fo.example.net.", "A", stub_a("fo.example.net."))},
+                             f"first answer ({answer.summary()})")
+
+
+@tests.case
 def externalname_targets_are_resolved_only_while_clients_ask(cluster):
     count = 20
     targets = [f"t{i}.example.net." for i in range(count)]
