@@ -424,6 +424,10 @@ static int load_module(check_ctx_t *check)
 	if (ret == KNOT_EOK) {
 		ret = k8s_forward_read(check, ctx, false);
 	}
+	// Every zone of a watcher alike (the reverse zones too), so that they share it.
+	if (ret == KNOT_EOK && ctx->answer.role != K8S_ROLE_FEDERATED) {
+		ret = k8s_forward_upstream(check, ctx, &wconf);
+	}
 	// Everything that can fail comes before the watcher holds this zone: knotd frees
 	// the module after a failed load without calling unload.
 	bool federated = ctx->answer.role == K8S_ROLE_FEDERATED;
@@ -435,7 +439,8 @@ static int load_module(check_ctx_t *check)
 	}
 	// A zone that may meet cold upstream names answers them late, from a thread of its own.
 	bool cold = !federated && ctx->answer.role != K8S_ROLE_REVERSE &&
-	            (wconf.upstream != NULL || ctx->fedfwd != NULL);
+	            (wconf.upstream != NULL || wconf.upstream_servers.servers != NULL ||
+	             ctx->fedfwd != NULL);
 	if (ret == KNOT_EOK && check->mod != NULL) {
 		ret = hooks_add(check->mod, &ctx->answer, cold);
 	}

@@ -673,3 +673,75 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global)
 	}
 	return ret;
 }
+
+/* The upstream resolver's servers (ExternalName targets, autopath's outside names). */
+
+static void holder_hold(void *arg)
+{
+	k8s_fwd_holder_t *h = arg;
+	pthread_mutex_lock(&registry_lock);
+	h->refs++;
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static void holder_drop(void *arg)
+{
+	k8s_forward_release(arg, NULL);
+}
+
+/*!
+ * \brief The server of an attempt for a name (the resolver's thread): the forwarder's
+ * current settings (the ConfigMap's too), its longest matching stub domain or the
+ * default servers, in order, one attempt each.
+ */
+static bool upstream_server(void *arg, const knot_dname_t *name, unsigned attempt,
+                            struct sockaddr_storage *server)
+{
+	k8s_fwd_holder_t *h = arg;
+	urcu_memb_read_lock();
+	const k8s_fwd_conf_t *conf = k8s_fwd_conf(rcu_dereference(h->live)->fwd);
+	const k8s_fwd_group_t *group = &conf->groups[0];
+	size_t best = 0;
+	for (size_t i = 1; i < conf->group_count; i++) {
+		const knot_dname_t *zone = conf->groups[i].zone;
+		size_t labels = knot_dname_labels(zone, NULL);
+		if (labels >= best && knot_dname_in_bailiwick(name, zone) >= 0) {
+			group = &conf->groups[i];
+			best = labels;
+		}
+	}
+	bool found = group->count > 0;
+	if (found) {
+		*server = group->servers[attempt % group->count];
+	}
+	urcu_memb_read_unlock();
+	return found;
+}
+
+int k8s_forward_upstream(check_ctx_t *check, k8s_ctx_t *ctx, k8s_watcher_conf_t *wconf)
+{
+	if (check->mod == NULL || wconf->upstream != NULL) {
+		return KNOT_EOK;
+	}
+	k8s_fwd_holder_t *h = ctx->fwd;  // A reverse zone's, if it forwards.
+	if (h == NULL) {
+		k8s_fwd_conf_t conf;
+		int ret = conf_read(check, &conf);
+		if (ret != KNOT_EOK || conf.group_count == 0) {
+			return ret;
+		}
+		knotd_conf_t dir = k8s_glue_option(check, K8S_OPT(KUBEDNS_CONFIG));
+		// Equal settings: the global instance's forwarder, shared.
+		h = acquire(check->mod, &conf, (dir.count > 0) ? dir.single.string : NULL, false, 0);
+		k8s_fwd_conf_deinit(&conf);
+		if (h == NULL) {
+			return KNOT_ENOMEM;
+		}
+		ctx->fwd = h;
+	}
+	holder_hold(h);
+	wconf->upstream_servers = (k8s_wconf_servers_t){
+		.servers = upstream_server, .ctx = h, .hold = holder_hold, .drop = holder_drop
+	};
+	return KNOT_EOK;
+}

@@ -86,7 +86,7 @@ bool k8s_answer_cold_take(void)
 }
 
 k8s_answer_t k8s_answer_target(k8s_qctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
-                               unsigned depth, bool asked)
+                               unsigned depth)
 {
 	k8s_answer_t res = k8s_answer_chase(c, target, qname, depth);
 	if (res != K8S_ANSWER_PASS) {
@@ -101,9 +101,7 @@ k8s_answer_t k8s_answer_target(k8s_qctx_t *c, const knot_dname_t *target, const 
 	}
 	const k8s_upstream_answer_t *ext;
 	if (k8s_upstream_lookup(conf->upstream, target, c->qtype, &ext) != K8S_UPSTREAM_READY) {
-		if (asked) {
-			(void)k8s_upstream_ask(conf->upstream, target);  // Busy slots: the next query asks.
-		}
+		(void)k8s_upstream_ask(conf->upstream, target);  // Busy slots: the next query asks.
 		k8s_answer_cold_note();
 		return K8S_ANSWER_SERVFAIL;
 	}
@@ -126,6 +124,9 @@ k8s_answer_t k8s_answer_fedfwd(const k8s_fedfwd_t *f, const knot_dname_t *qname,
 		k8s_answer_cold_note();
 		return K8S_ANSWER_SERVFAIL;
 	}
+	if (k8s_upstream_failed(ans)) {
+		return K8S_ANSWER_SERVFAIL;  // The stub zone's servers failed: answered at once.
+	}
 	// A denial is this zone's: knotd adds its SOA, so caches in front can keep it.
 	if (ans->count == 0) {
 		return (ans->rcode == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_NXDOMAIN : K8S_ANSWER_NODATA;
@@ -136,6 +137,7 @@ k8s_answer_t k8s_answer_fedfwd(const k8s_fedfwd_t *f, const knot_dname_t *qname,
 
 k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_upstream_answer_t *ext)
 {
+	// A failed upstream (no records) leaves the CNAME alone, NOERROR, as CoreDNS answers.
 	// The cached chain is shared: only the TTL, capped at what remains, is our own.
 	uint64_t now_s = k8s_now_ms() / 1000;
 	uint32_t left = (ext->expires > now_s) ? ext->expires - now_s : 0;
@@ -157,6 +159,6 @@ k8s_answer_t k8s_answer_external(k8s_qctx_t *c, const knot_dname_t *owner, const
 	if (ret != KNOT_EOK || c->qtype == KNOT_RRTYPE_CNAME) {
 		return put_result(ret);
 	}
-	// The watcher wants every ExternalName target: a plain lookup.
-	return k8s_answer_target(c, svc->target, qname, depth, false);
+	// Asked for while queries look it up: refreshed only while clients ask.
+	return k8s_answer_target(c, svc->target, qname, depth);
 }

@@ -215,12 +215,11 @@ k8s_answer_t k8s_answer_svc_addrs(k8s_qctx_t *c, const knot_dname_t *owner,
 
 /*!
  * \brief The records of a CNAME \a target already put: from our zones, else
- * (A, AAAA) from the upstream cache, SERVFAIL while the target is not cached.
- *
- * \param asked  The watcher does not want the target: ask the upstream for it.
+ * (A, AAAA) from the upstream cache; a target not cached is asked for (cold:
+ * answered late, SERVFAIL meanwhile).
  */
 k8s_answer_t k8s_answer_target(k8s_qctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,
-                               unsigned depth, bool asked);
+                               unsigned depth);
 
 /*! \brief ExternalName: the CNAME, then its target's records when we can have them. */
 k8s_answer_t k8s_answer_external(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,

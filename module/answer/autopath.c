@@ -225,6 +225,7 @@ typedef enum {
 	CAND_DONE,      /*!< Answered (or failed): the walk ends with \a res. */
 	CAND_UNKNOWN,   /*!< Outside our zones, not known without waiting: the walk ends. */
 	CAND_COLD,      /*!< Outside our zones, asked for: the walk ends. */
+	CAND_FAILED,    /*!< Outside our zones, the upstream failed: the walk ends, NXDOMAIN. */
 } cand_t;
 
 /*! \brief The cached upstream answer of a name outside our zones, or NULL (\a cold says why). */
@@ -255,6 +256,10 @@ static cand_t try_candidate(k8s_qctx_t *c, const knot_dname_t *qname, const knot
 		ext = outside(c, owner, &cold);
 		if (ext == NULL) {
 			return cold ? CAND_COLD : CAND_UNKNOWN;
+		}
+		// REFUSED or SERVFAIL: NXDOMAIN lets the client go on (musl stops at SERVFAIL).
+		if (k8s_upstream_failed(ext)) {
+			return CAND_FAILED;
 		}
 		// NXDOMAIN (even at the end of a CNAME chain) sends a client on, as it does here.
 		if (ext->rcode == KNOT_RCODE_NXDOMAIN) {
@@ -370,6 +375,7 @@ static k8s_answer_t walk(k8s_qctx_t *c, const knot_dname_t *qname, const uint8_t
 			}
 			break;
 		case CAND_UNKNOWN:
+		case CAND_FAILED:
 			break;
 		}
 		break;

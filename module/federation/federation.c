@@ -192,13 +192,9 @@ k8s_answer_t k8s_federation_answer(k8s_qctx_t *c, const knot_dname_t *owner,
 		return k8s_answer_follow(c, target, qname, K8S_ROLE_CLUSTER, zone, depth);
 	}
 	/*
-	 * The remote name goes through the upstream like an ExternalName target,
-	 * but asked from here: which names are wanted depends on which services
-	 * have endpoints, and on services that need not exist here at all, so the
-	 * watcher cannot declare them ahead. Asking is a lock-free hand-over to the
-	 * resolver thread (k8s_upstream_ask()); until the name is cached the answer
-	 * is SERVFAIL, as for a cold ExternalName target, and the client's retry
-	 * gets the CNAME with the addresses.
+	 * The remote name goes through the upstream as an ExternalName target does:
+	 * asked for by the query (a lock-free hand-over to the resolver thread,
+	 * k8s_upstream_ask()) and answered late once cached (cold).
 	 */
-	return k8s_answer_target(c, target, qname, depth, true);
+	return k8s_answer_target(c, target, qname, depth);
 }

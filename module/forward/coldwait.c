@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +56,6 @@ struct k8s_cold {
 	k8s_cold_answer_fn answer;
 	void *ctx;
 	k8s_slots_t handoff;                     /*!< Over \a slots. */
-	atomic_size_t waiting;
 	pthread_t thread;
 	knot_mm_t mm;                            /*!< Allocates from \a arena, reset after each try. */
 	size_t arena_used;
@@ -82,7 +80,6 @@ static void *arena_alloc(void *ctx, size_t len)
 static void slot_release(k8s_cold_t *w, slot_t *s)
 {
 	k8s_slots_release(&s->h, true);
-	atomic_fetch_sub(&w->waiting, 1);
 }
 
 static void send_answer(k8s_cold_t *w, const slot_t *s, size_t size)
@@ -312,12 +309,7 @@ bool k8s_cold_handoff(k8s_cold_t *w, const uint8_t *wire, size_t len, int fd, bo
 		s->soa_ttl = soa->ttl;
 	}
 	s->deadline_ms = k8s_now_ms() + K8S_COLD_DEADLINE_MS;
-	atomic_fetch_add(&w->waiting, 1);
 	k8s_slots_publish(&w->handoff, &s->h);
 	return true;
 }
 
-size_t k8s_cold_waiting(const k8s_cold_t *w)
-{
-	return (w == NULL) ? 0 : atomic_load(&w->waiting);
-}

@@ -86,6 +86,3 @@ void k8s_cold_free(k8s_cold_t *w);
  */
 bool k8s_cold_handoff(k8s_cold_t *w, const uint8_t *wire, size_t len, int fd, bool tcp,
                       const struct sockaddr_storage *remote, const knot_rrset_t *soa);
-
-/*! \brief Queries waiting now (for tests and counters). */
-size_t k8s_cold_waiting(const k8s_cold_t *w);

@@ -51,7 +51,6 @@ typedef struct {
 
 struct k8s_store {
 	k8s_table_t *table;
-	k8s_upstream_t *upstream;
 	const k8s_log_t *log;
 	k8s_records_conf_t records;
 	char **namespaces;
@@ -241,7 +240,6 @@ static void apply(k8s_store_t *s, unsigned source, store_entry_t *entry, const c
 		break;
 	case K8S_SRC_SERVICES:
 		mark(s, K8S_ZONE_CLUSTER, key);
-		k8s_targets_update(s->upstream, s->log, old, obj);
 		break;
 	case K8S_SRC_PODS:
 		if (k8s_table_set_pod(s->table, (const k8s_pod_t *)old,
@@ -601,7 +599,6 @@ k8s_store_t *k8s_store_new(k8s_table_t *table, const k8s_store_conf_t *conf,
 		return NULL;
 	}
 	s->table = table;
-	s->upstream = conf->upstream;
 	s->log = log;
 	s->records.endpoint_pod_names = conf->endpoint_pod_names;
 	if (conf->namespace_count > 0) {

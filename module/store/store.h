@@ -44,14 +44,12 @@
 #include "resources.h"
 #include "table.h"
 #include "trackers.h"
-#include "upstream.h"
 
 typedef struct {
 	bool endpoint_pod_names;       /*!< Label endpoints without hostname by pod name. */
 	const char *const *namespaces; /*!< Exposed namespaces; none means all. */
 	size_t namespace_count;
 	const char *cluster_id;        /*!< Overrides the ClusterProperty, or NULL. */
-	k8s_upstream_t *upstream;      /*!< Told which ExternalName targets to keep resolved, or NULL. */
 	const char *node_name;         /*!< The node whose topology federation names use, or NULL: the first with one. */
 } k8s_store_conf_t;
 

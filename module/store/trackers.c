@@ -22,49 +22,8 @@
 #include <libknot/errcode.h>
 #include <libknot/error.h>
 
-#include "records.h"
 #include "resources.h"
 #include "trackers.h"
-
-/* ExternalName targets. */
-
-/*! \brief An ExternalName service's target as a lowercase name, or false (none, or an IP). */
-static bool external_target(const k8s_object_t *obj, knot_dname_storage_t out)
-{
-	const k8s_service_t *svc = (const k8s_service_t *)obj;
-	k8s_ip_t ip;
-	if (obj == NULL || svc->type != K8S_SVC_EXTERNALNAME || svc->external_name == NULL ||
-	    k8s_records_external_ip(svc, &ip)) {
-		return false;
-	}
-	if (knot_dname_from_str(out, svc->external_name, KNOT_DNAME_MAXLEN) == NULL) {
-		return false;
-	}
-	knot_dname_to_lower(out);
-	return true;
-}
-
-void k8s_targets_update(k8s_upstream_t *upstream, const k8s_log_t *log,
-                        const k8s_object_t *old, const k8s_object_t *obj)
-{
-	if (upstream == NULL) {
-		return;
-	}
-	knot_dname_storage_t old_target, new_target;
-	bool had = external_target(old, old_target);
-	bool has = external_target(obj, new_target);
-	if (had && has && knot_dname_is_equal(old_target, new_target)) {
-		return;
-	}
-	// The new target first: a service whose target changes is never without one.
-	if (has && k8s_upstream_want(upstream, new_target) != KNOT_EOK) {
-		k8s_logf(log, LOG_ERR, "cannot resolve ExternalName target of %s/%s (%s)",
-		         obj->ns, obj->name, knot_strerror(KNOT_ENOMEM));
-	}
-	if (had) {
-		k8s_upstream_unwant(upstream, old_target);
-	}
-}
 
 /* Cluster id. */
 

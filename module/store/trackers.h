@@ -9,9 +9,8 @@
 /*!
  * \file
  *
- * \brief What the store's objects mean beside their records: the ExternalName
- * targets the upstream keeps resolved, the local cluster id, and the DNS
- * programming latency. (The federation topology is in topology.h.)
+ * \brief What the store's objects mean beside their records: the local cluster
+ * id and the DNS programming latency. (The federation topology is in topology.h.)
  *
  * The store calls them as objects change (with an object's old and new state,
  * either NULL) and at its commit. Watcher thread only.
@@ -26,14 +25,6 @@
 #include "buf.h"
 #include "log.h"
 #include "objects.h"
-#include "upstream.h"
-
-/*!
- * \brief Keeps \a upstream resolving the targets of the ExternalName services held,
- * as a Service changes from \a old to \a obj (NULL \a upstream: nothing to do).
- */
-void k8s_targets_update(k8s_upstream_t *upstream, const k8s_log_t *log,
-                        const k8s_object_t *old, const k8s_object_t *obj);
 
 /*! \brief The local cluster id: the cluster-id option, else the ClusterProperty's. */
 typedef struct {

@@ -35,6 +35,7 @@
 #include "map.h"
 #include "rcuhash.h"
 #include "retire.h"
+#include "sockaddr.h"
 #include "timerheap.h"
 #include "upstream.h"
 #include "upstream_entry.h"
@@ -151,7 +152,39 @@ static void job_done(k8s_upstream_t *u, job_t *job, k8s_upstream_entry_t *e, uin
 	k8s_timer_heap_push(&u->heap, &job->timer, now + ((refresh < REFRESH_MIN_MS) ? REFRESH_MIN_MS : refresh));
 }
 
-static void job_fail(k8s_upstream_t *u, job_t *job, uint64_t now, const char *reason)
+/*! \brief True if a published answer is an upstream's refusal or failure. */
+static bool entry_failed(const k8s_upstream_entry_t *e)
+{
+	return e->ans->rcode != KNOT_RCODE_NOERROR && e->ans->rcode != KNOT_RCODE_NXDOMAIN;
+}
+
+/*!
+ * \brief Publishes an upstream's definitive failure (\a rcode: REFUSED, SERVFAIL...)
+ * until the retry, so that waiting queries get their answer now, not at their deadline.
+ * A good answer, even stale, is served instead while it may be.
+ */
+static void failure_publish(k8s_upstream_t *u, job_t *job, uint16_t rcode, uint64_t now)
+{
+	if (job->entry != NULL && !entry_failed(job->entry)) {
+		return;
+	}
+	target_t *t = job->target;
+	k8s_upstream_entry_t *e = NULL;
+	uint32_t expires = (uint32_t)(now / 1000) + job->backoff_s;
+	if (k8s_upstream_entry_failure(t->name, job->qtype, t->source, rcode, expires,
+	                               upstream_key_hash(t->name, job->qtype, t->source),
+	                               &e) == KNOT_EOK) {
+		upstream_job_harvest(job);  // Lookups of the entry it replaces count for the retry.
+		(void)cache_publish(u, job, e);
+	}
+}
+
+/*!
+ * \brief Gives up on a resolution for now: retried with backoff. \a rcode, if not 0,
+ * is the upstream's definitive failure, published until the retry.
+ */
+static void job_fail(k8s_upstream_t *u, job_t *job, uint64_t now, const char *reason,
+                     uint16_t rcode)
 {
 	query_release(u, job->query);
 	job->backoff_s = (job->backoff_s == 0) ? 1 : 2 * job->backoff_s;
@@ -161,6 +194,9 @@ static void job_fail(k8s_upstream_t *u, job_t *job, uint64_t now, const char *re
 	// Stale data beats SERVFAIL, but not forever.
 	if (job->entry != NULL && now / 1000 > (uint64_t)job->entry->ans->expires + STALE_MAX_S) {
 		upstream_cache_drop(u, job);
+	}
+	if (rcode != 0) {
+		failure_publish(u, job, rcode, now);
 	}
 	k8s_timer_heap_push(&u->heap, &job->timer, now + job->backoff_s * 1000);
 
@@ -202,6 +238,9 @@ static void attempt_next(k8s_upstream_t *u, query_t *q, uint64_t now, int ret)
 				ret = KNOT_ENOENT;
 				break;
 			}
+			if (q->attempt == 1) {
+				q->first = q->server;
+			}
 			server = &q->server;
 		}
 		size_t opt_len = (u->opt_code != 0) ? t->source[0] : 0;
@@ -211,7 +250,7 @@ static void attempt_next(k8s_upstream_t *u, query_t *q, uint64_t now, int ret)
 			return;
 		}
 	}
-	job_fail(u, q->job, now, reason_text(ret));
+	job_fail(u, q->job, now, reason_text(ret), 0);
 }
 
 static void job_start(k8s_upstream_t *u, job_t *job, uint64_t now)
@@ -228,14 +267,34 @@ static void job_start(k8s_upstream_t *u, job_t *job, uint64_t now)
 	attempt_next(u, q, now, KNOT_EOK);
 }
 
-/*! \brief Takes the upstream's answer: NOERROR and NXDOMAIN are cached, any other RCODE fails. */
+/*!
+ * \brief True if a forwarder's next attempt would ask a server not asked yet: neither
+ * this attempt's nor, past the last one, the first again.
+ */
+static bool another_server(k8s_upstream_t *u, const query_t *q)
+{
+	struct sockaddr_storage next;
+	return u->servers != NULL && q->attempt < ATTEMPTS &&
+	       u->servers(u->servers_ctx, q->job->target->name, q->attempt, &next) &&
+	       !k8s_sockaddr_equal(&next, &q->server) && !k8s_sockaddr_equal(&next, &q->first);
+}
+
+/*!
+ * \brief Takes the upstream's answer: NOERROR and NXDOMAIN are cached; any other RCODE
+ * is asked of the next server if there is another (as CoreDNS's forward does), else
+ * it is published as a failure until the retry.
+ */
 static void answer_take(k8s_upstream_t *u, query_t *q, const knot_pkt_t *pkt, uint64_t now)
 {
 	job_t *job = q->job;
 	uint16_t rcode = knot_pkt_ext_rcode(pkt);
 	if (rcode != KNOT_RCODE_NOERROR && rcode != KNOT_RCODE_NXDOMAIN) {
+		if (another_server(u, q)) {
+			attempt_next(u, q, now, KNOT_EOK);
+			return;
+		}
 		// A definite answer ends this round: asking again at once would not change it.
-		job_fail(u, job, now, knot_pkt_ext_rcode_name(pkt));
+		job_fail(u, job, now, knot_pkt_ext_rcode_name(pkt), rcode);
 		return;
 	}
 	k8s_upstream_entry_t *e = NULL;
@@ -245,7 +304,7 @@ static void answer_take(k8s_upstream_t *u, query_t *q, const knot_pkt_t *pkt, ui
 	if (ret == KNOT_EOK) {
 		job_done(u, job, e, now);
 	} else {
-		job_fail(u, job, now, reason_text(ret));
+		job_fail(u, job, now, reason_text(ret), 0);
 	}
 }
 
@@ -261,7 +320,7 @@ static void query_io(k8s_upstream_t *u, query_t *q, uint64_t now)
 	}
 }
 
-/* Wanted names. */
+/* Asked names. */
 
 static void target_start(k8s_upstream_t *u, target_t *t, uint64_t now)
 {
@@ -310,7 +369,7 @@ target_t *upstream_target_new(const knot_dname_t *lower, const uint8_t *source)
 	return t;
 }
 
-/*! \brief Schedules the resting jobs of an active target now: it is wanted or asked again. */
+/*! \brief Schedules the resting jobs of an active target now: it is asked again. */
 void upstream_target_resume(k8s_upstream_t *u, target_t *t, uint64_t now)
 {
 	if (!t->active) {
@@ -324,47 +383,20 @@ void upstream_target_resume(k8s_upstream_t *u, target_t *t, uint64_t now)
 	}
 }
 
-/*!
- * \brief Takes the names the watcher handed over (starts new ones, forgets unwanted
- * ones) and those queries asked for.
- */
+/*! \brief Takes the names queries asked for: starts new ones, forgets evicted ones. */
 static void drain(k8s_upstream_t *u, uint64_t now)
 {
 	target_t *forget = NULL, *start = NULL;
 	knot_dname_storage_t asked[ASK_SLOTS];
 	uint8_t sources[ASK_SLOTS][64];
+	if (k8s_timer_heap_reserve(&u->heap, 2 * (u->active + ASK_SLOTS)) != KNOT_EOK) {
+		return;  // Room for every job that may be scheduled, so that scheduling never fails.
+	}
 	size_t asked_count = upstream_asks_take(u, asked, sources);
 	bool full = false, evicted = false;
-
-	pthread_mutex_lock(&u->lock);
-	// Room for every job that may be scheduled, so that scheduling never fails.
-	if (k8s_timer_heap_reserve(&u->heap, 2 * (u->active + u->queue_len + asked_count)) != KNOT_EOK) {
-		pthread_mutex_unlock(&u->lock);
-		return;
-	}
-	for (target_t *t = u->queue_head, *next; t != NULL; t = next) {
-		next = t->next_queued;
-		t->queued = false;
-		t->next_queued = NULL;
-		if (t->wants == 0 && !t->asked) {
-			key_text_t buf;
-			k8s_map_del(&u->names, upstream_key_text(t->name, t->source, buf));
-			t->next = forget;
-			forget = t;
-		} else if (!t->active) {
-			t->next = start;
-			start = t;
-		} else if (t->wants > 0) {
-			upstream_target_resume(u, t, now);  // An asked name's resting jobs: the watcher's now.
-		}
-	}
-	u->queue_head = NULL;
-	u->queue_tail = NULL;
-	u->queue_len = 0;
 	for (size_t i = 0; i < asked_count; i++) {
 		full |= !upstream_asked_keep(u, asked[i], sources[i], now, &start, &forget, &evicted);
 	}
-	pthread_mutex_unlock(&u->lock);
 
 	if ((full || evicted) &&
 	    (u->full_logged_ms == 0 || now - u->full_logged_ms >= LOG_PERIOD_MS)) {
@@ -374,7 +406,7 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 		         u->asked);
 	}
 
-	// Forget first: a name unwanted and wanted again has a new target with the same key.
+	// Forget first: its jobs leave the heap before new ones come.
 	for (target_t *t = forget, *next; t != NULL; t = next) {
 		next = t->next;
 		upstream_target_stop(u, t);
@@ -385,15 +417,6 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 	}
 }
 
-/*! \brief True if the watcher wants the target (its count changes under the lock). */
-static bool target_wanted(k8s_upstream_t *u, const target_t *t)
-{
-	pthread_mutex_lock(&u->lock);
-	bool wanted = t->wants > 0;
-	pthread_mutex_unlock(&u->lock);
-	return wanted;
-}
-
 /*! \brief Starts due jobs while there is room for more queries. */
 static void start_due(k8s_upstream_t *u, uint64_t now)
 {
@@ -401,14 +424,11 @@ static void start_due(k8s_upstream_t *u, uint64_t now)
 	       k8s_timer_heap_first(&u->heap)->due_ms <= now) {
 		job_t *job = job_of(k8s_timer_heap_first(&u->heap));
 		k8s_timer_heap_remove(&u->heap, &job->timer);
-		target_t *t = job->target;
-		// An asked name is resolved again only for a query that looked it up since.
-		if (t->asked) {
-			upstream_job_harvest(job);
-			if (!job->looked && !target_wanted(u, t)) {
-				upstream_job_rest(u, job, now);
-				continue;
-			}
+		// A name is resolved again only for a query that looked it up since.
+		upstream_job_harvest(job);
+		if (!job->looked) {
+			upstream_job_rest(u, job, now);
+			continue;
 		}
 		job_start(u, job, now);
 	}
@@ -543,9 +563,7 @@ static k8s_upstream_t *upstream_new(const struct sockaddr_storage *server,
 		free(u);
 		return NULL;
 	}
-	pthread_mutex_init(&u->lock, NULL);
 	if (pthread_create(&u->thread, NULL, resolver_run, u) != 0) {
-		pthread_mutex_destroy(&u->lock);
 		k8s_rcuhash_deinit(&u->cache);
 		close(u->wake_fd);
 		free(u->asks);
@@ -608,77 +626,7 @@ void k8s_upstream_free(k8s_upstream_t *u)
 	}
 	k8s_map_clear(&u->names);
 	k8s_timer_heap_deinit(&u->heap);
-	pthread_mutex_destroy(&u->lock);
 	close(u->wake_fd);
 	free(u->asks);
 	free(u);
 }
-
-/*! \brief Puts a target on the hand-over queue (under the lock). */
-static void enqueue(k8s_upstream_t *u, target_t *t)
-{
-	if (t->queued) {
-		return;
-	}
-	t->queued = true;
-	if (u->queue_tail != NULL) {
-		u->queue_tail->next_queued = t;
-	} else {
-		u->queue_head = t;
-	}
-	u->queue_tail = t;
-	u->queue_len++;
-}
-
-int k8s_upstream_want(k8s_upstream_t *u, const knot_dname_t *name)
-{
-	// The key is the lowercase name, so that any spelling finds the same target.
-	knot_dname_storage_t lower;
-	knot_dname_copy_lower(lower, name);
-	knot_dname_txt_storage_t key;
-	name_text(lower, key);
-
-	pthread_mutex_lock(&u->lock);
-	target_t *t = k8s_map_get(&u->names, key);
-	if (t == NULL) {
-		t = upstream_target_new(lower, NULL);
-		if (t == NULL) {
-			pthread_mutex_unlock(&u->lock);
-			return KNOT_ENOMEM;
-		}
-		if (k8s_map_set(&u->names, key, t) != KNOT_EOK) {
-			pthread_mutex_unlock(&u->lock);
-			free(t);
-			return KNOT_ENOMEM;
-		}
-	}
-	t->wants++;
-	enqueue(u, t);
-	pthread_mutex_unlock(&u->lock);
-
-	wake(u);
-	return KNOT_EOK;
-}
-
-void k8s_upstream_unwant(k8s_upstream_t *u, const knot_dname_t *name)
-{
-	knot_dname_storage_t lower;
-	knot_dname_copy_lower(lower, name);
-	knot_dname_txt_storage_t buf;
-
-	pthread_mutex_lock(&u->lock);
-	target_t *t = k8s_map_get(&u->names, name_text(lower, buf));
-	if (t == NULL || t->wants == 0) {
-		pthread_mutex_unlock(&u->lock);
-		return;
-	}
-	t->wants--;
-	if (t->wants == 0) {
-		enqueue(u, t);
-	}
-	pthread_mutex_unlock(&u->lock);
-
-	wake(u);
-}
-
-

@@ -17,17 +17,17 @@
 /*!
  * \file
  *
- * \brief Addresses of ExternalName targets outside our zones, from an upstream resolver.
+ * \brief Addresses of names outside our zones (ExternalName targets, autopath's
+ * outside names, federation names), from an upstream resolver.
  *
  * A stub resolver asking for an ExternalName service should get the CNAME and
  * the target's addresses in one response, as CoreDNS gives them. knotd's
- * workers must never wait on the network for that, so the target names are
- * known ahead (the watcher declares every ExternalName target it holds), a
- * resolver thread of our own asks the configured upstream for their A and
- * AAAA records, keeps the answers (CNAME chains included) in a cache that
- * workers read lock-free under RCU, and refreshes them before their TTL runs
- * out while they are wanted. A name not resolved yet, or whose upstream
- * failed, answers SERVFAIL.
+ * workers must never wait on the network for that: a query that meets a name
+ * asks for it (k8s_upstream_ask(), lock-free), a resolver thread of our own asks
+ * the upstream for its A and AAAA records, keeps the answers (CNAME chains
+ * included) in a cache that workers read lock-free under RCU, and refreshes them
+ * before their TTL runs out while queries look them up. A name not resolved yet
+ * is cold: the query is answered late (coldwait.h).
  */
 
 #pragma once
@@ -42,15 +42,25 @@
 
 /*! \brief A cached upstream answer: immutable, readable until the end of the RCU read-side section. */
 typedef struct {
-	uint16_t rcode;         /*!< Upstream RCODE: NOERROR or NXDOMAIN. */
+	uint16_t rcode;         /*!< Upstream RCODE: NOERROR, NXDOMAIN, or a failure (count 0). */
 	uint16_t count;         /*!< RRsets of the answer section (CNAME chain first, then the addresses). */
 	uint32_t expires;       /*!< Monotonic seconds (k8s_now_ms() / 1000) when it runs out. */
 	knot_rrset_t rrsets[];  /*!< Owners and rdata live inside this allocation. */
 } k8s_upstream_answer_t;
 
+/*!
+ * \brief True if the answer is the upstream's failure (REFUSED, SERVFAIL...): no
+ * records, kept until the name is asked again (with backoff), so that queries get
+ * an answer at once rather than wait for one.
+ */
+static inline bool k8s_upstream_failed(const k8s_upstream_answer_t *ans)
+{
+	return ans->rcode != KNOT_RCODE_NOERROR && ans->rcode != KNOT_RCODE_NXDOMAIN;
+}
+
 typedef enum {
-	K8S_UPSTREAM_PENDING = 0,  /*!< Not resolved yet, or the last attempts failed: SERVFAIL. */
-	K8S_UPSTREAM_READY,        /*!< \a ans holds the answer (rcode may be NXDOMAIN, count may be 0). */
+	K8S_UPSTREAM_PENDING = 0,  /*!< Not resolved yet, or the last attempts timed out. */
+	K8S_UPSTREAM_READY,        /*!< \a ans holds the answer (rcode may be NXDOMAIN or a failure, count may be 0). */
 } k8s_upstream_status_t;
 
 typedef struct k8s_upstream k8s_upstream_t;
@@ -60,8 +70,10 @@ typedef struct k8s_upstream k8s_upstream_t;
  *
  * \param timeout_ms  Per-attempt timeout. A timeout or a transport error is
  *                    retried at once, three attempts in all; an answer with an
- *                    RCODE other than NOERROR or NXDOMAIN fails at once. A
- *                    failed name is retried later with backoff (1 s doubling to 60 s).
+ *                    RCODE other than NOERROR or NXDOMAIN fails at once (a forwarder
+ *                    first asks its next server, if another) and is cached as a
+ *                    failure (k8s_upstream_failed()) until the retry. A failed name
+ *                    is retried later with backoff (1 s doubling to 60 s).
  *
  * \return The resolver, or NULL (no memory, no thread).
  */
@@ -97,21 +109,9 @@ void k8s_upstream_refresh(k8s_upstream_t *u);
 /*!
  * \brief Stops and joins the thread (at once, even with queries in flight), frees everything.
  *
- * No reader, and no want or unwant call, may remain.
+ * No reader, and no ask, may remain.
  */
 void k8s_upstream_free(k8s_upstream_t *u);
-
-/*!
- * \brief Declares a target name to keep resolved (counted: want twice, unwant twice).
- *
- * Called by the watcher thread only. The resolver starts on it at once.
- *
- * \retval KNOT_EOK, KNOT_ENOMEM
- */
-int k8s_upstream_want(k8s_upstream_t *u, const knot_dname_t *name);
-
-/*! \brief Withdraws one declaration; at zero the name is forgotten (its cache entry retired). */
-void k8s_upstream_unwant(k8s_upstream_t *u, const knot_dname_t *name);
 
 /*!
  * \brief Asks for a name a query met (autopath) to be resolved (any thread, lock-free,

@@ -94,8 +94,8 @@ static target_t *asked_list_first(asked_list_t *l)
 }
 
 /*!
- * \brief Stops keeping a name for queries (under the lock); unless the watcher
- * wants it, it leaves the map and goes on \a forget (stopped and freed later).
+ * \brief Stops keeping a name for queries: it leaves the map and goes on \a forget
+ * (stopped and freed later).
  */
 static void asked_drop(k8s_upstream_t *u, target_t *t, target_t **forget)
 {
@@ -104,16 +104,14 @@ static void asked_drop(k8s_upstream_t *u, target_t *t, target_t **forget)
 	t->kept = false;
 	t->referenced = false;
 	u->asked--;
-	if (t->wants == 0 && !t->queued) {
-		key_text_t key;
-		k8s_map_del(&u->names, upstream_key_text(t->name, t->source, key));
-		t->next = *forget;
-		*forget = t;
-	}
+	key_text_t key;
+	k8s_map_del(&u->names, upstream_key_text(t->name, t->source, key));
+	t->next = *forget;
+	*forget = t;
 }
 
 /*!
- * \brief Makes room for a newly asked name (under the lock).
+ * \brief Makes room for a newly asked name.
  *
  * The oldest name asked once and not looked up since its answer goes first;
  * one looked up or asked again moves to the kept names instead. Only without
@@ -156,8 +154,8 @@ static bool asked_evict(k8s_upstream_t *u, target_t **forget)
 }
 
 /*!
- * \brief Keeps a name a query asked for (under the lock); a new target goes on
- * \a start, an evicted one on \a forget.
+ * \brief Keeps a name a query asked for; a new target goes on \a start, an evicted
+ * one on \a forget.
  *
  * \return False if MAX_ASKED names are kept already and none can go.
  */
@@ -204,23 +202,13 @@ bool upstream_asked_keep(k8s_upstream_t *u, const knot_dname_t *name, const uint
 	return true;
 }
 
-/*!
- * \brief Forgets an asked name whose jobs both rest without an answer, unless
- * the watcher wants it meanwhile (then it is resolved again at once).
- */
-static void asked_forget(k8s_upstream_t *u, target_t *t, uint64_t now)
+/*! \brief Forgets an asked name whose jobs both rest without an answer. */
+static void asked_forget(k8s_upstream_t *u, target_t *t)
 {
 	target_t *forget = NULL;
-	pthread_mutex_lock(&u->lock);
 	asked_drop(u, t, &forget);
-	bool wanted = t->wants > 0;
-	pthread_mutex_unlock(&u->lock);
-	if (forget != NULL) {
-		upstream_target_stop(u, t);
-		free(t);
-	} else if (wanted) {
-		upstream_target_resume(u, t, now);
-	}
+	upstream_target_stop(u, t);
+	free(t);
 }
 
 /*!
@@ -243,7 +231,7 @@ void upstream_job_rest(k8s_upstream_t *u, job_t *job, uint64_t now)
 			return;
 		}
 	}
-	asked_forget(u, t, now);
+	asked_forget(u, t);
 }
 
 k8s_upstream_status_t k8s_upstream_lookup(const k8s_upstream_t *u, const knot_dname_t *name,

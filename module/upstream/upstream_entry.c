@@ -273,3 +273,11 @@ int k8s_upstream_entry_build(const knot_pkt_t *pkt, const knot_dname_t *name, ui
 	chain_clear(&c);
 	return ret;
 }
+
+int k8s_upstream_entry_failure(const knot_dname_t *name, uint16_t qtype, const uint8_t *source,
+                               uint16_t rcode, uint32_t expires, uint32_t hash,
+                               k8s_upstream_entry_t **out)
+{
+	chain_t c = { .count = 0 };
+	return entry_pack(&c, name, qtype, source, rcode, expires, hash, out);
+}

@@ -35,7 +35,7 @@ typedef struct {
 	uint32_t hash;                 /*!< Of (name, qtype, source). */
 	uint16_t qtype;
 	atomic_bool used;              /*!< Looked up since published (the one field readers write). */
-	const knot_dname_t *name;      /*!< Key: the wanted name, at the end of the allocation. */
+	const knot_dname_t *name;      /*!< Key: the asked name, at the end of the allocation. */
 	const uint8_t *source;         /*!< Key: the source-cluster label (after the name), or NULL. */
 	k8s_upstream_answer_t *ans;    /*!< Right after this header. */
 } k8s_upstream_entry_t;
@@ -54,6 +54,16 @@ typedef struct {
 int k8s_upstream_entry_build(const knot_pkt_t *pkt, const knot_dname_t *name, uint16_t qtype,
                              const uint8_t *source, uint16_t rcode, uint64_t now, uint32_t hash,
                              k8s_upstream_entry_t **out);
+
+/*!
+ * \brief Makes a cache entry of an upstream's failure: no records, \a rcode (REFUSED,
+ * SERVFAIL...), running out at \a expires (monotonic seconds).
+ *
+ * \retval KNOT_EOK, KNOT_ENOMEM
+ */
+int k8s_upstream_entry_failure(const knot_dname_t *name, uint16_t qtype, const uint8_t *source,
+                               uint16_t rcode, uint32_t expires, uint32_t hash,
+                               k8s_upstream_entry_t **out);
 
 /*!
  * \brief Sets how many names asked by queries are kept (tests; before the first ask).

@@ -18,13 +18,11 @@
  * \file
  *
  * \brief Private to the upstream's files: the resolver's state, shared by the resolver
- * thread and the hand-over from the watcher (upstream.c) and the names queries ask for
- * (upstream_asked.c).
+ * thread (upstream.c) and the names queries ask for (upstream_asked.c).
  */
 
 #pragma once
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -65,14 +63,8 @@ typedef struct {
 	bool looked;                   /*!< Looked up or asked for since its last resolution began. */
 } job_t;
 
-/*! \brief A wanted name. */
+/*! \brief A name asked for by queries (resolver thread only). */
 struct target {
-	/* Shared with the watcher thread, under the lock. */
-	unsigned wants;
-	bool queued;
-	target_t *next_queued;
-
-	/* Resolver thread only (read under the lock by the resolver). */
 	bool asked;                    /*!< Kept for queries that asked (k8s_upstream_ask). */
 	bool referenced;               /*!< Asked: looked up or asked again since the last eviction pass. */
 	bool kept;                     /*!< Asked: in the kept list, else in probation. */
@@ -80,7 +72,7 @@ struct target {
 	bool active;                   /*!< Its jobs are scheduled, in flight or resting. */
 	bool logged;
 	uint64_t logged_ms;            /*!< Last failure line. */
-	target_t *next;                /*!< While sorting a drained queue. */
+	target_t *next;                /*!< On a drain's start or forget list. */
 	job_t jobs[2];                 /*!< A, AAAA. */
 	uint8_t source[64];            /*!< Source-cluster label of a forwarder's key; [0] = 0: none. */
 	knot_dname_t name[];           /*!< Lowercase. */
@@ -91,6 +83,7 @@ struct query {
 	job_t *job;                    /*!< NULL: slot free. */
 	unsigned attempt;
 	struct sockaddr_storage server; /*!< A forwarder's server of this attempt. */
+	struct sockaddr_storage first;  /*!< A forwarder's server of the first attempt. */
 	k8s_dnsquery_t dq;
 };
 
@@ -123,19 +116,13 @@ struct k8s_upstream {
 	k8s_log_t log;
 	atomic_bool refresh;           /*!< Resolve every kept name again (the servers changed). */
 
-	/* Hand-over from the watcher thread (lock). */
-	pthread_mutex_t lock;
-	k8s_map_t names;               /*!< Presentation name -> target_t. */
-	target_t *queue_head;
-	target_t *queue_tail;
-	size_t queue_len;
-
 	/* Thread. */
 	pthread_t thread;
 	int wake_fd;                   /*!< eventfd: new work or stop. */
 	atomic_bool stop;
 
 	/* Resolver thread only. */
+	k8s_map_t names;               /*!< Key text (upstream_key_text()) -> target_t. */
 	size_t asked;                  /*!< Targets kept because queries asked. */
 	atomic_size_t max_asked;       /*!< MAX_ASKED, or less in tests. */
 	asked_list_t probation;        /*!< Asked once: oldest first. */
@@ -169,7 +156,7 @@ void upstream_cache_drop(k8s_upstream_t *u, job_t *job);
 /*! \brief A new target for a lowercase name (and a source label, or NULL), in no map yet. */
 target_t *upstream_target_new(const knot_dname_t *lower, const uint8_t *source);
 
-/*! \brief Schedules the resting jobs of an active target now: it is wanted or asked again. */
+/*! \brief Schedules the resting jobs of an active target now: it is asked again. */
 void upstream_target_resume(k8s_upstream_t *u, target_t *t, uint64_t now);
 
 /*! \brief Stops a target's jobs, queries and entries. */
@@ -180,8 +167,8 @@ size_t upstream_asks_take(k8s_upstream_t *u, knot_dname_storage_t names[ASK_SLOT
                           uint8_t sources[ASK_SLOTS][64]);
 
 /*!
- * \brief Keeps a name a query asked for (under the lock); a new target goes on
- * \a start, an evicted one on \a forget.
+ * \brief Keeps a name a query asked for; a new target goes on \a start, an evicted
+ * one on \a forget.
  *
  * \return False if MAX_ASKED names are kept already and none can go.
  */

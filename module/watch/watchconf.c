@@ -180,6 +180,10 @@ uint64_t k8s_watcher_conf_hash(const k8s_watcher_conf_t *conf, k8s_wconf_scope_t
 
 bool k8s_watcher_conf_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b)
 {
+	if (a->upstream_servers.servers != b->upstream_servers.servers ||
+	    a->upstream_servers.ctx != b->upstream_servers.ctx) {
+		return false;
+	}
 	for (const k8s_wconf_field_t *f = k8s_watcher_conf_fields; f->kind != K8S_WCONF_END; f++) {
 		if (!field_equal(a, b, f)) {
 			return false;
@@ -210,6 +214,9 @@ int k8s_watcher_conf_set_snapshot(k8s_watcher_conf_t *conf, const char *dir, siz
 
 void k8s_watcher_conf_free(k8s_watcher_conf_t *conf)
 {
+	if (conf->upstream_servers.servers != NULL) {
+		conf->upstream_servers.drop(conf->upstream_servers.ctx);
+	}
 	for (const k8s_wconf_field_t *f = k8s_watcher_conf_fields; f->kind != K8S_WCONF_END; f++) {
 		void **ptr = AT(conf, f->offset, void *);
 		if (f->kind == K8S_WCONF_STRLIST) {
@@ -327,6 +334,9 @@ int k8s_watcher_conf_copy(k8s_watcher_conf_t *dst, const k8s_watcher_conf_t *src
 	}
 	if (ret != KNOT_EOK) {
 		k8s_watcher_conf_free(dst);
+	} else if (src->upstream_servers.servers != NULL) {
+		dst->upstream_servers = src->upstream_servers;
+		dst->upstream_servers.hold(dst->upstream_servers.ctx);
 	}
 	return ret;
 }

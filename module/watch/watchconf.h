@@ -34,6 +34,19 @@
 #include <sys/socket.h>
 
 #include "options.h"
+#include "upstream.h"
+
+/*!
+ * \brief Where the upstream resolver takes its servers without `upstream`: the
+ * instance's forwarders (k8s_upstream_new_forwarder()). Not an option of its own, so
+ * in no table: equal when \a ctx is; a copy holds \a ctx, freeing it drops it.
+ */
+typedef struct {
+	k8s_upstream_servers_t servers;  /*!< NULL: none. */
+	void *ctx;
+	void (*hold)(void *ctx);
+	void (*drop)(void *ctx);
+} k8s_wconf_servers_t;
 
 /*! \brief Watch settings; zones with equal settings share a watcher. */
 typedef struct {
@@ -51,6 +64,7 @@ typedef struct {
 	unsigned stall_s;              /*!< Cut a transfer silent this long (0: default). */
 	unsigned absent_retry_s;       /*!< Look for a missing optional resource this often (0: default). */
 	const struct sockaddr_storage *upstream; /*!< Resolver for ExternalName targets, or NULL. */
+	k8s_wconf_servers_t upstream_servers; /*!< Without \a upstream: the forwarders', or none. */
 	const char *snapshot;          /*!< The warm restart's snapshot file, or NULL: none. */
 	unsigned snapshot_max_age_s;   /*!< An older snapshot is not served (0: no limit). */
 } k8s_watcher_conf_t;

@@ -412,8 +412,13 @@ k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, si
 	pthread_mutex_init(&w->clients_lock, NULL);
 	w->log.fn = watcher_log;
 	w->log.ctx = w;
-	if (conf->upstream != NULL) {
-		w->upstream = k8s_upstream_new(conf->upstream, UPSTREAM_TIMEOUT_MS, &w->log);
+	const k8s_wconf_servers_t *fwd = &conf->upstream_servers;
+	if (conf->upstream != NULL || fwd->servers != NULL) {
+		// Without `upstream`, the forwarders' servers, chosen per attempt (failover).
+		w->upstream = (conf->upstream != NULL) ?
+		              k8s_upstream_new(conf->upstream, UPSTREAM_TIMEOUT_MS, &w->log) :
+		              k8s_upstream_new_forwarder(fwd->servers, fwd->ctx, 0,
+		                                         UPSTREAM_TIMEOUT_MS, &w->log);
 		if (w->upstream == NULL) {
 			watcher_free(w);
 			pthread_mutex_unlock(&registry_lock);
@@ -426,7 +431,6 @@ k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, si
 		.namespaces = conf->namespaces,
 		.namespace_count = conf->namespace_count,
 		.cluster_id = conf->cluster_id,
-		.upstream = w->upstream,
 		.node_name = conf->node_name,
 	};
 	if (k8s_watcher_conf_copy(&w->conf, conf) != KNOT_EOK || k8s_table_init(&w->table) != KNOT_EOK ||

@@ -4,6 +4,7 @@
         ... forward: [ f"127.0.0.1@{up.port}" ]
         up.mode = "silent"                          # from now on never answers
         up.names()                                  # the names asked so far, in order
+        up.rcodes["www."] = 5                       # www. is REFUSED (no records), any type
 
 Modes:
   answer  every name has an A record 192.0.2.<n> (n from the name), AAAA 2001:db8::<n>,
@@ -58,14 +59,17 @@ def _rr(rtype, ttl, rdata):
     return b"\xc0\x0c" + struct.pack(">HHIH", rtype, 1, ttl, len(rdata)) + rdata
 
 
-def answer_for(query, ttl, tcp=False):
-    """The stub's answer to a query message (mode "answer")."""
+def answer_for(query, ttl, tcp=False, rcodes=None):
+    """The stub's answer to a query message (mode "answer"); rcodes: lowercase name ->
+    the RCODE it gets instead of records."""
     ident, flags = struct.unpack_from(">HH", query)
     name, qtype, end = _question(query)
     label = name.split(".")[0].lower()
     rcode, answers, authority = 0, [], []
     n = _number(name)
-    if label.startswith("nx"):
+    if rcodes and name.lower() in rcodes:
+        rcode = rcodes[name.lower()]
+    elif label.startswith("nx"):
         rcode = 3
         soa = (wire.encode_name("example.") + wire.encode_name("hostmaster.example.") +
                struct.pack(">IIIII", 1, 3600, 600, 86400, ttl))
@@ -113,10 +117,11 @@ class StubDNS:
     def __init__(self, mode="answer", delay=0.0, ttl=30, loop_to=None, answer=None):
         self.mode = mode
         # answer(query, ttl, tcp) -> the reply message, or None for none: a test's own answers.
-        self.answer = answer or answer_for
+        self.answer = answer or (lambda query, ttl, tcp: answer_for(query, ttl, tcp, self.rcodes))
         self.delay = delay
         self.ttl = ttl
         self.loop_to = loop_to
+        self.rcodes = {}
         self._asked = []
         self._lock = threading.Lock()
         self._stop = threading.Event()

@@ -49,6 +49,8 @@ typedef enum {
 	FAKE_NXDOMAIN,    /*!< The rule's CNAMEs, NXDOMAIN, and the SOA if it has one. */
 	FAKE_TRUNCATE,    /*!< UDP: TC and nothing else; TCP: the records. */
 	FAKE_SERVFAIL,
+	FAKE_REFUSED,
+	FAKE_REFUSED_FIRST, /*!< REFUSED to the first query of the name, then FAKE_ANSWER. */
 	FAKE_SILENT,      /*!< No answer at all. */
 	FAKE_WRONG_ID,    /*!< The records, under another ID. */
 	FAKE_WRONG_NAME,  /*!< The records, for a question with another name. */
@@ -345,6 +347,16 @@ static size_t fake_reply(uint8_t *wire, size_t len, bool tcp, uint16_t port, uin
 	case FAKE_SERVFAIL:
 		knot_wire_set_rcode(resp->wire, KNOT_RCODE_SERVFAIL);
 		break;
+	case FAKE_REFUSED:
+		knot_wire_set_rcode(resp->wire, KNOT_RCODE_REFUSED);
+		break;
+	case FAKE_REFUSED_FIRST:
+		if (number == 1) {
+			knot_wire_set_rcode(resp->wire, KNOT_RCODE_REFUSED);
+		} else {
+			put_records(resp, &rule, qtype, number);
+		}
+		break;
 	case FAKE_GARBAGE:
 		knot_wire_set_ancount(resp->wire, 3);
 		memcpy(resp->wire + resp->size, "\xc0\x77\x01", 3);
@@ -550,16 +562,15 @@ static k8s_upstream_t *start(unsigned timeout_ms)
 	return u;
 }
 
+/*! \brief Asks for a lowercase name as a query does, again while the hand-over slots are busy. */
 static void want(k8s_upstream_t *u, const char *name)
 {
 	knot_dname_storage_t buf;
-	assert_int_equal(k8s_upstream_want(u, dname(name, buf)), KNOT_EOK);
-}
-
-static void unwant(k8s_upstream_t *u, const char *name)
-{
-	knot_dname_storage_t buf;
-	k8s_upstream_unwant(u, dname(name, buf));
+	uint64_t end = clock_ms() + 2000;
+	while (!k8s_upstream_ask(u, dname(name, buf))) {
+		assert_true(clock_ms() < end);
+		sleep_ms(1);
+	}
 }
 
 /*! \brief What a reader sees now; \a copy (if any) receives the answer's rcode, count and expiry. */
@@ -734,7 +745,7 @@ static void a_forwarder_refresh_asks_kept_names_again_at_once(void **state)
 	k8s_upstream_free(u);
 }
 
-static void a_wanted_name_is_resolved_for_a_and_aaaa(void **state)
+static void an_asked_name_is_resolved_for_a_and_aaaa(void **state)
 {
 	const fake_rr_t rrs[] = {
 		{ "web.example.", KNOT_RRTYPE_A, 300, "192.0.2.1" },
@@ -743,8 +754,7 @@ static void a_wanted_name_is_resolved_for_a_and_aaaa(void **state)
 	fake_rule("web.example.", FAKE_ANSWER, rrs, 2);
 	k8s_upstream_t *u = start(1000);
 
-	// Asked in any case, found lowercase.
-	want(u, "WEB.Example.");
+	want(u, "web.example.");
 	assert_true(wait_for(u, "web.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
 	assert_true(wait_for(u, "web.example.", KNOT_RRTYPE_AAAA, K8S_UPSTREAM_READY, 2000));
 
@@ -959,6 +969,7 @@ static void a_silent_server_leaves_the_name_pending_until_it_answers(void **stat
 	assert_true(stats.ports[0] != stats.ports[1] || stats.ports[1] != stats.ports[2]);
 
 	fake_mode("mute.example.", FAKE_ANSWER);
+	want(u, "mute.example.");  // A later query's: a name not found is asked again.
 	assert_true(wait_for(u, "mute.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 1500));
 
 	k8s_upstream_free(u);
@@ -1036,6 +1047,113 @@ static void servfail_keeps_the_last_good_answer(void **state)
 	k8s_upstream_free(u);
 }
 
+static void refused_is_an_answer_at_once_until_the_retry(void **state)
+{
+	const fake_rr_t rrs[] = { { "refused.example.", KNOT_RRTYPE_A, 300, "192.0.2.60" } };
+	fake_rule("refused.example.", FAKE_REFUSED, rrs, 1);
+	k8s_upstream_t *u = start(1000);
+
+	uint64_t asked = clock_ms();
+	want(u, "refused.example.");
+	// Published at once, no wait for a timeout: one query, not three.
+	assert_true(wait_for(u, "refused.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 500));
+	assert_true(clock_ms() - asked < 500);
+	k8s_upstream_answer_t ans;
+	assert_int_equal(look(u, "refused.example.", KNOT_RRTYPE_A, &ans), K8S_UPSTREAM_READY);
+	assert_int_equal(ans.rcode, KNOT_RCODE_REFUSED);
+	assert_int_equal(ans.count, 0);
+	assert_true(k8s_upstream_failed(&ans));
+	assert_int_equal(fake_stats("refused.example.").udp_a, 1);
+	assert_true(failure_logged("refused.example", "REFUSED"));
+
+	// Looked up, it is asked again after the backoff (1 s); answered, the failure goes.
+	fake_mode("refused.example.", FAKE_ANSWER);
+	uint64_t end = clock_ms() + 2500;
+	while (look(u, "refused.example.", KNOT_RRTYPE_A, &ans) == K8S_UPSTREAM_READY &&
+	       k8s_upstream_failed(&ans) && clock_ms() < end) {
+		sleep_ms(10);
+	}
+	assert_int_equal(ans.rcode, KNOT_RCODE_NOERROR);
+	assert_int_equal(ans.count, 1);
+	assert_true(clock_ms() - asked >= 900);
+
+	k8s_upstream_free(u);
+}
+
+static void a_failure_nobody_looks_up_is_forgotten_at_the_retry(void **state)
+{
+	fake_rule("fails.example.", FAKE_SERVFAIL, NULL, 0);
+	k8s_upstream_t *u = k8s_upstream_new(&fake.addr, 1000, &test_log);
+	assert_non_null(u);
+	// Asked once, never looked up: its failure is not asked again.
+	want(u, "fails.example.");
+	uint64_t end = clock_ms() + 1000;
+	while (fake_stats("fails.example.").udp_a == 0 && clock_ms() < end) {
+		sleep_ms(5);
+	}
+	sleep_ms(2500);
+	assert_int_equal(fake_stats("fails.example.").udp_a, 1);
+	assert_int_equal(look(u, "fails.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
+
+	k8s_upstream_free(u);
+}
+
+/*!
+ * \brief Two servers for the forwarder: the fake, then the fake again under its
+ * IPv4-mapped IPv6 address, so that it is another server.
+ */
+static bool two_servers(void *ctx, const knot_dname_t *name, unsigned attempt,
+                        struct sockaddr_storage *server)
+{
+	*server = fake.addr;
+	if (attempt % 2 == 1) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)&fake.addr;
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)server;
+		memset(server, 0, sizeof(*server));
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = in->sin_port;
+		in6->sin6_addr.s6_addr[10] = 0xff;
+		in6->sin6_addr.s6_addr[11] = 0xff;
+		memcpy(&in6->sin6_addr.s6_addr[12], &in->sin_addr, 4);
+	}
+	return true;
+}
+
+static void a_forwarder_asks_its_next_server_after_refused(void **state)
+{
+	const fake_rr_t rrs[] = { { "next.example.", KNOT_RRTYPE_A, 300, NULL } };
+	fake_rule("next.example.", FAKE_REFUSED_FIRST, rrs, 1);
+	k8s_upstream_t *u = k8s_upstream_new_forwarder(two_servers, NULL, 0, 1000, &test_log);
+	assert_non_null(u);
+	want(u, "next.example.");
+	assert_true(wait_for(u, "next.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 1000));
+	k8s_upstream_answer_t ans;
+	look(u, "next.example.", KNOT_RRTYPE_A, &ans);
+	assert_int_equal(ans.rcode, KNOT_RCODE_NOERROR);
+	assert_int_equal(ans.count, 1);
+	assert_int_equal(fake_stats("next.example.").udp_a, 2);
+	assert_false(failure_logged("next.example", "REFUSED"));
+
+	k8s_upstream_free(u);
+}
+
+static void a_forwarder_refused_by_every_server_asks_each_once(void **state)
+{
+	fake_rule("nobody.example.", FAKE_REFUSED, NULL, 0);
+	k8s_upstream_t *u = k8s_upstream_new_forwarder(two_servers, NULL, 0, 1000, &test_log);
+	assert_non_null(u);
+	want(u, "nobody.example.");
+	assert_true(wait_for(u, "nobody.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 1000));
+	k8s_upstream_answer_t ans;
+	look(u, "nobody.example.", KNOT_RRTYPE_A, &ans);
+	assert_int_equal(ans.rcode, KNOT_RCODE_REFUSED);
+	sleep_ms(100);
+	// Two servers, two queries: the third attempt would ask the first server again.
+	assert_int_equal(fake_stats("nobody.example.").udp_a, 2);
+
+	k8s_upstream_free(u);
+}
+
 static void answers_are_refreshed_before_they_expire(void **state)
 {
 	// The address's last byte counts the queries, so a refresh shows.
@@ -1061,33 +1179,6 @@ static void answers_are_refreshed_before_they_expire(void **state)
 	assert_true(changed >= first + 1000);
 	assert_true(changed < first + 1950);
 	assert_int_equal(fake_stats("fresh.example.").udp_a, 2);
-
-	k8s_upstream_free(u);
-}
-
-static void a_name_is_forgotten_when_no_longer_wanted(void **state)
-{
-	const fake_rr_t rrs[] = { { "old.example.", KNOT_RRTYPE_A, 1, "192.0.2.40" } };
-	fake_rule("old.example.", FAKE_ANSWER, rrs, 1);
-	k8s_upstream_t *u = start(1000);
-
-	want(u, "old.example.");
-	want(u, "old.example.");
-	assert_true(wait_for(u, "old.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
-
-	// Wanted twice: one withdrawal leaves it.
-	unwant(u, "old.example.");
-	sleep_ms(50);
-	assert_int_equal(look(u, "old.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_READY);
-
-	unwant(u, "old.example.");
-	assert_true(wait_for(u, "old.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_PENDING, 500));
-	assert_int_equal(look(u, "old.example.", KNOT_RRTYPE_AAAA, NULL), K8S_UPSTREAM_PENDING);
-	// And it is not refreshed any more.
-	fake_rule_t before = fake_stats("old.example.");
-	sleep_ms(1300);
-	fake_rule_t after = fake_stats("old.example.");
-	assert_int_equal(after.udp, before.udp);
 
 	k8s_upstream_free(u);
 }
@@ -1250,35 +1341,13 @@ static void an_asked_name_is_resolved_and_kept_fresh(void **state)
 	assert_true(ask(u, "asked.example."));
 	sleep_ms(50);
 	assert_int_equal(fake_stats("asked.example.").udp_a, 1);
-	// Looked up, it is refreshed like a wanted name (1 s TTL).
+	// Looked up, it is refreshed before it runs out (1 s TTL).
 	unsigned first = last_octet(u, "asked.example.");
 	uint64_t end = clock_ms() + 3000;
 	while (last_octet(u, "asked.example.") == first && clock_ms() < end) {
 		sleep_ms(20);
 	}
 	assert_int_not_equal(last_octet(u, "asked.example."), first);
-
-	k8s_upstream_free(u);
-}
-
-static void an_asked_name_stays_when_the_watcher_no_longer_wants_it(void **state)
-{
-	const fake_rr_t rrs[] = { { "both.example.", KNOT_RRTYPE_A, 300, "192.0.2.41" } };
-	fake_rule("both.example.", FAKE_ANSWER, rrs, 1);
-	k8s_upstream_t *u = start(1000);
-
-	want(u, "both.example.");
-	assert_true(wait_for(u, "both.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
-	assert_true(ask(u, "both.example."));
-	sleep_ms(50);
-	unwant(u, "both.example.");
-	sleep_ms(100);
-	assert_int_equal(look(u, "both.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_READY);
-	// And a name the watcher wants after queries asked keeps one target.
-	assert_true(ask(u, "later.example."));
-	want(u, "later.example.");
-	unwant(u, "later.example.");
-	sleep_ms(100);
 
 	k8s_upstream_free(u);
 }
@@ -1364,7 +1433,7 @@ int main(void)
 		CASE(a_forwarder_sends_the_source_and_keys_its_cache_by_it),
 		CASE(a_forwarder_refresh_asks_kept_names_again_at_once),
 		CASE(a_name_is_pending_until_resolved),
-		CASE(a_wanted_name_is_resolved_for_a_and_aaaa),
+		CASE(an_asked_name_is_resolved_for_a_and_aaaa),
 		CASE(a_cname_chain_comes_first_then_the_addresses),
 		CASE(a_looping_cname_chain_is_a_failure),
 		CASE(nxdomain_is_cached_for_the_soa_minimum),
@@ -1376,13 +1445,15 @@ int main(void)
 		CASE(answers_to_another_question_are_ignored),
 		CASE(a_garbage_answer_is_a_failure),
 		CASE(servfail_keeps_the_last_good_answer),
+		CASE(refused_is_an_answer_at_once_until_the_retry),
+		CASE(a_failure_nobody_looks_up_is_forgotten_at_the_retry),
+		CASE(a_forwarder_asks_its_next_server_after_refused),
+		CASE(a_forwarder_refused_by_every_server_asks_each_once),
 		CASE(answers_are_refreshed_before_they_expire),
-		CASE(a_name_is_forgotten_when_no_longer_wanted),
 		CASE(many_names_are_resolved_32_queries_at_a_time),
 		CASE(free_returns_at_once_with_queries_in_flight),
 		CASE(readers_see_whole_answers_while_refreshing),
 		CASE(an_asked_name_is_resolved_and_kept_fresh),
-		CASE(an_asked_name_stays_when_the_watcher_no_longer_wants_it),
 		CASE(an_asked_name_nobody_looks_up_is_not_resolved_again),
 		CASE(names_asked_once_do_not_displace_a_name_in_use),
 	};

@@ -178,12 +178,61 @@ static void the_table_describes_every_field(void **state)
 			}
 		}
 	}
+	// The forwarders' servers are no option: compared, copied and freed by hand.
+	size_t servers = offsetof(k8s_watcher_conf_t, upstream_servers);
+	for (size_t i = servers; i < servers + sizeof(k8s_wconf_servers_t); i++) {
+		assert_false(covered[i]);
+		covered[i] = true;
+	}
 	// Padding is shorter than the alignment of what follows it (at most a pointer's).
 	size_t gap = 0;
 	for (size_t i = 0; i < sizeof(covered); i++) {
 		gap = covered[i] ? 0 : gap + 1;
 		assert_true(gap < _Alignof(void *));
 	}
+}
+
+static int holds;
+
+static void servers_hold(void *ctx)
+{
+	holds++;
+}
+
+static void servers_drop(void *ctx)
+{
+	holds--;
+}
+
+static bool servers_pick(void *ctx, const knot_dname_t *name, unsigned attempt,
+                         struct sockaddr_storage *server)
+{
+	return false;
+}
+
+static void a_copy_holds_the_forwarders_servers_and_freeing_it_drops_them(void **state)
+{
+	int fwd_a, fwd_b;
+	k8s_watcher_conf_t a = { .labels = "x=y", .upstream_servers = {
+		.servers = servers_pick, .ctx = &fwd_a, .hold = servers_hold, .drop = servers_drop } };
+	k8s_watcher_conf_t b = a;
+	b.upstream_servers.ctx = &fwd_b;
+	k8s_watcher_conf_t none = { .labels = "x=y" };
+	// Zones of another forwarder, or of none, do not share a watcher.
+	assert_false(k8s_watcher_conf_equal(&a, &b));
+	assert_false(k8s_watcher_conf_equal(&a, &none));
+
+	holds = 0;
+	k8s_watcher_conf_t copy;
+	assert_int_equal(k8s_watcher_conf_copy(&copy, &a), KNOT_EOK);
+	k8s_watcher_conf_t again;
+	assert_int_equal(k8s_watcher_conf_copy(&again, &a), KNOT_EOK);
+	assert_int_equal(holds, 2);
+	assert_true(k8s_watcher_conf_equal(&copy, &again));
+	k8s_watcher_conf_free(&copy);
+	k8s_watcher_conf_free(&again);
+	assert_int_equal(holds, 0);
+	assert_null(copy.upstream_servers.servers);
 }
 
 static void each_api_server_gets_its_own_snapshot_file_in_the_storage(void **state)
@@ -248,6 +297,7 @@ int main(void)
 		cmocka_unit_test(unset_strings_and_address_compare_equal_only_to_unset),
 		cmocka_unit_test(a_copy_of_no_service_account_dir_holds_the_default),
 		cmocka_unit_test(the_table_describes_every_field),
+		cmocka_unit_test(a_copy_holds_the_forwarders_servers_and_freeing_it_drops_them),
 		cmocka_unit_test(a_copy_that_runs_out_of_memory_leaves_nothing),
 		cmocka_unit_test(each_api_server_gets_its_own_snapshot_file_in_the_storage),
 	};

@@ -17,9 +17,12 @@ import os
 import threading
 import time
 
+import dig
 import knotd
+import shipped
+import stubdns
 import testing
-from cluster import Cluster, MANIFESTS
+from cluster import Cluster, MANIFESTS, wait_ready
 from faults import external_name_service
 
 tests = testing.Tests()
@@ -127,7 +130,6 @@ def a_changed_target_is_resolved_anew(cluster):
 def an_unreachable_upstream_answers_servfail_never_a_stalled_worker(cluster):
     dead = knotd.free_port()
     with cluster.knotd(module={"upstream": f"127.0.0.1@{dead}"}, zones=("cluster.local.",)) as server:
-        from cluster import wait_ready
         wait_ready(server)
         # The query waits for the target off the worker, up to the 2 s deadline (issue 24 item 5).
         cold = {}
@@ -143,6 +145,88 @@ def an_unreachable_upstream_answers_servfail_never_a_stalled_worker(cluster):
         waiter.join()
         testing.expect_equal(cold["answer"].rcode, "SERVFAIL", "rcode with a dead upstream")
         testing.expect_equal(cold["answer"].ede_code, 22, "EDE with a dead upstream")
+
+
+def stub_a(name):
+    return f"192.0.2.{stubdns._number(name)}"
+
+
+def targets_asked(stub, targets):
+    """How many queries the stub got for each target."""
+    names = stub.names()
+    return {t: sum(1 for n, _ in names if n == t) for t in targets}
+
+
+@tests.case
+def the_shipped_deployment_answers_an_externalname_with_the_targets_address(_cluster):
+    # knot.conf sets forward (the node's resolvers), not upstream: the resolver uses them.
+    with stubdns.StubDNS() as stub, shipped.deployment([stub.address]) as c:
+        c.sim.apply(external_name_service("default", "ext", "www.example.org"))
+        name = "ext.default.svc.cluster.local."
+        c.expect_answer(name, "TXT", "NOERROR", timeout=10)
+        start = time.monotonic()
+        answer = c.query(name, "A", edns=True, timeout=5)
+        took = time.monotonic() - start
+        got = {(rr.owner, rr.type, rr.rdata) for rr in answer.answer}
+        testing.expect_equal(got, {(name, "CNAME", "www.example.org."),
+                                   ("www.example.org.", "A", stub_a("www.example.org."))},
+                             f"first answer ({answer.summary()})")
+        testing.expect(took < 1, f"first answer after {took:.3f} s")
+
+
+@tests.case
+def without_upstream_the_forward_servers_are_asked_in_order_with_failover(cluster):
+    dead = knotd.free_port()
+    with stubdns.StubDNS() as stub, knotd.Knotd(
+            module={"kubeconfig": cluster.sim.path(cluster.kubeconfig),
+                    "forward": [f"127.0.0.1@{dead}", stub.address]},
+            zones=("cluster.local.",)) as server:
+        wait_ready(server)
+        cluster.sim.apply(external_name_service("default", "failover", "fo.example.net"))
+        name = "failover.default.svc.cluster.local."
+        cluster.eventually(lambda: testing.expect_equal(dig.query(server, name, "TXT").rcode,
+                                                        "NOERROR", "TXT"))
+        answer = dig.query(server, name, "A", edns=True, timeout=5)
+        got = {(rr.owner, rr.type, rr.rdata) for rr in answer.answer}
+        testing.expect_equal(got, {(name, "CNAME", "fo.example.net."),
+                                   ("fo.example.net.", "A", stub_a("fo.example.net."))},
+                             f"first answer ({answer.summary()})")
+
+
+@tests.case
+def externalname_targets_are_resolved_only_while_clients_ask(cluster):
+    count = 20
+    targets = [f"t{i}.example.net." for i in range(count)]
+    with stubdns.StubDNS(ttl=2) as stub, \
+            cluster.knotd(module={"upstream": stub.address}, zones=("cluster.local.",)) as server:
+        wait_ready(server)
+        for i, target in enumerate(targets):
+            cluster.sim.apply(external_name_service("default", f"idle{i}", target.rstrip(".")))
+        for i in range(count):
+            cluster.eventually(lambda i=i: testing.expect_equal(dig.query(
+                server, f"idle{i}.default.svc.cluster.local.", "TXT").rcode, "NOERROR", "TXT"))
+        # No client asks for an address: no upstream query (a 2 s TTL would refresh each
+        # name every 1.6 s, 25 queries/s in all, if targets were kept resolved ahead).
+        time.sleep(3.5)
+        testing.expect_equal(sum(targets_asked(stub, targets).values()), 0,
+                             "queries for targets nobody asked for")
+        # A client asking one name for 5 s keeps that one, and only it, refreshed.
+        end = time.monotonic() + 5
+        while time.monotonic() < end:
+            answer = dig.query(server, "idle0.default.svc.cluster.local.", "A", edns=True,
+                               timeout=5)
+            testing.expect(answer.rcode == "NOERROR", f"idle0: {answer.summary()}")
+            time.sleep(0.2)
+        asked = targets_asked(stub, targets)
+        testing.expect(asked[targets[0]] >= 3, f"the asked target refreshed: {asked[targets[0]]}")
+        testing.expect_equal(sum(asked.values()) - asked[targets[0]], 0,
+                             "queries for the other targets")
+        # The client gone, its target is no longer refreshed once its answer runs out.
+        time.sleep(2.5)
+        settled = targets_asked(stub, targets)[targets[0]]
+        time.sleep(3)
+        testing.expect_equal(targets_asked(stub, targets)[targets[0]], settled,
+                             "queries for a target no client asks for any more")
 
 
 tests.main(fixture=Fixture)

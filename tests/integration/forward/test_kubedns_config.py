@@ -17,6 +17,7 @@ import tempfile
 import shipped
 import stubdns
 import testing
+from faults import external_name_service
 
 tests = testing.Tests()
 
@@ -84,6 +85,37 @@ def a_bad_configmap_leaves_the_options_then_a_good_one_routes_changes_apply_bad_
                 timeout=5)
             answered_by(c, resolv, "www3.example.net.")
             testing.expect(c.log_text().count("applied (") == 2, "a bad file was applied")
+
+
+@tests.case
+def externalname_targets_follow_the_configmaps_upstream_nameservers_and_stub_domains():
+    with stubdns.StubDNS() as resolv, stubdns.StubDNS() as upstream, \
+            stubdns.StubDNS() as corp, tempfile.TemporaryDirectory() as cm:
+        write(cm, "upstreamNameservers", [f"127.0.0.1:{upstream.port}"])
+        write(cm, "stubDomains", {"corp.example": [f"127.0.0.1:{corp.port}"]})
+        with shipped.deployment([resolv.address], kube_dns_config=cm) as c:
+            for svc, target, stub in (("outside", "www.example.net", upstream),
+                                      ("intranet", "app.corp.example", corp)):
+                c.sim.apply(external_name_service("default", svc, target))
+                name = f"{svc}.default.svc.cluster.local."
+                c.expect_answer(name, "TXT", "NOERROR", timeout=10)
+                answer = c.query(name, "A", edns=True, timeout=5)
+                testing.expect_equal({rr.type for rr in answer.answer}, {"CNAME", "A"},
+                                     f"{name}: {answer.summary()}")
+                testing.expect(asked(stub, f"{target}.") >= 1, f"{target} not asked of its upstream")
+                testing.expect(asked(resolv, f"{target}.") == 0, f"{target} asked of resolv.conf's")
+
+            # The ConfigMap changes: resolv.conf's servers again, for the next names asked.
+            write(cm, "upstreamNameservers", [])
+            testing.eventually(lambda: testing.expect(
+                c.log_text().count("kube-dns-config %s applied" % cm) == 1, "change not applied"),
+                timeout=5)
+            c.sim.apply(external_name_service("default", "later", "later.example.net"))
+            c.expect_answer("later.default.svc.cluster.local.", "TXT", "NOERROR", timeout=10)
+            answer = c.query("later.default.svc.cluster.local.", "A", edns=True, timeout=5)
+            testing.expect_equal({rr.type for rr in answer.answer}, {"CNAME", "A"}, answer.summary())
+            testing.expect(asked(resolv, "later.example.net.") >= 1, "resolv.conf's server not asked")
+            testing.expect(asked(upstream, "later.example.net.") == 0, "the old upstream asked")
 
 
 tests.main()
