@@ -23,6 +23,92 @@
 /*! \brief Most CNAME hops followed inside our zones. */
 #define MAX_CHASE 8
 
+/*! \brief Wire size of one record under a pointer: pointer, type, class, TTL, length. */
+#define ADDR_RR_HEADER (2 + 2 + 2 + 4 + 2)
+
+/*! \brief RRsets libknot makes room for at once (NEXT_RR_COUNT in libknot's pkt.c). */
+#define RR_ARRAY_STEP 16
+
+/*! \brief The packet's RR list and RR info with room for one more, as libknot makes it. */
+static bool rr_room(knot_pkt_t *pkt)
+{
+	if (pkt->rrset_count < pkt->rrset_allocd) {
+		return true;
+	}
+	// Only the first allocation: growing (a copy) stays libknot's.
+	if (pkt->rrset_allocd != 0 || pkt->mm.alloc == NULL) {
+		return false;
+	}
+	knot_rrset_t *rr = pkt->mm.alloc(pkt->mm.ctx, RR_ARRAY_STEP * sizeof(*rr));
+	knot_rrinfo_t *info = pkt->mm.alloc(pkt->mm.ctx, RR_ARRAY_STEP * sizeof(*info));
+	if (rr == NULL || info == NULL) {
+		if (pkt->mm.free != NULL) {
+			pkt->mm.free(rr);
+			pkt->mm.free(info);
+		}
+		return false;
+	}
+	pkt->rr = rr;
+	pkt->rr_info = info;
+	pkt->rrset_allocd = RR_ARRAY_STEP;
+	return true;
+}
+
+/*
+ * Addresses are most answers. knot_pkt_put() writes their owner as the pointer its
+ * hint gives (the question for the query name, an SRV target for ADDITIONAL) and their
+ * rdata as it is, but first sets up its generic compression: about 450 instructions
+ * for one A record (callgrind), a third of a service's whole answer. The same bytes
+ * are written here, and the packet's RR list, RR info and counts are kept as
+ * knot_pkt_put() keeps them (ADDITIONAL, the signing modules and the packet's users
+ * read them); tests/unit/test_put.c compares the two. Anything out of the ordinary
+ * (no question, no room in the wire) goes to knot_pkt_put(), which also sets TC where
+ * it must.
+ */
+int k8s_answer_put_addrs(knot_pkt_t *pkt, uint16_t hint, const knot_rrset_t *rr, uint16_t flags)
+{
+	uint16_t count = rr->rrs.count;
+	if (count == 0 || knot_wire_get_qdcount(pkt->wire) == 0 ||
+	    pkt->size + pkt->reserved > pkt->max_size || !rr_room(pkt)) {
+		return knot_pkt_put(pkt, hint, rr, flags);
+	}
+	size_t room = pkt->max_size - pkt->reserved - pkt->size;
+	uint8_t *start = pkt->wire + pkt->size, *pos = start;
+	const knot_rdata_t *rd = rr->rrs.rdata;
+	for (uint16_t i = 0; i < count; i++) {
+		size_t size = ADDR_RR_HEADER + rd->len;
+		if (size > room) {
+			return knot_pkt_put(pkt, hint, rr, flags);
+		}
+		room -= size;
+		knot_wire_write_u16(pos, ((uint16_t)KNOT_WIRE_PTR << 8) | hint);
+		knot_wire_write_u16(pos + 2, rr->type);
+		knot_wire_write_u16(pos + 4, rr->rclass);
+		knot_wire_write_u32(pos + 6, rr->ttl);
+		knot_wire_write_u16(pos + 10, rd->len);
+		memcpy(pos + ADDR_RR_HEADER, rd->data, rd->len);
+		pos += size;
+		rd = knot_rdataset_next((knot_rdata_t *)rd);
+	}
+
+	knot_rrinfo_t *info = &pkt->rr_info[pkt->rrset_count];
+	memset(info, 0, sizeof(*info));
+	info->pos = pkt->size;
+	info->flags = flags;
+	info->compress_ptr[KNOT_COMPR_HINT_OWNER] = hint;
+	pkt->compr.rrinfo = info;
+	pkt->rr[pkt->rrset_count] = *rr;
+	pkt->rrset_count++;
+	pkt->sections[pkt->current].count++;
+	pkt->size += pos - start;
+	switch (pkt->current) {
+	case KNOT_ANSWER:     knot_wire_add_ancount(pkt->wire, count); break;
+	case KNOT_AUTHORITY:  knot_wire_add_nscount(pkt->wire, count); break;
+	case KNOT_ADDITIONAL: knot_wire_add_arcount(pkt->wire, count); break;
+	}
+	return KNOT_EOK;
+}
+
 /*! \brief A label with its leading underscore removed, as a new wire label in \a out. */
 static const uint8_t *strip_underscore(const uint8_t *label, uint8_t out[64])
 {
