@@ -95,12 +95,13 @@ static const knotd_in_state_t outcome_states[K8S_ANSWER_COUNT] = {
 
 /*!
  * \brief The query that this thread's ANSWER hook found cold, for the END hook to hand
- * over: knotd reuses a worker's qdata, so its message ID must match too.
+ * over: knotd reuses a worker's qdata, so its message ID must match too. Cleared on
+ * every query: initial-exec, as answer_srv.c's last_srv.
  */
 static __thread struct {
 	const knotd_qdata_t *qdata;
 	uint16_t id;
-} cold_query;
+} cold_query __attribute__((tls_model("initial-exec")));
 
 static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
                                         knotd_qdata_t *qdata, knotd_mod_t *mod)

@@ -507,7 +507,7 @@ k8s_answer_t k8s_autopath_client(k8s_qctx_t *c, const knot_dname_t *qname,
 	for (const uint8_t *l = qname; *l != 0; l += 1 + *l) {
 		labels[total++] = l;
 	}
-	size_t zone_labels = knot_dname_labels(conf->zone, NULL);
+	size_t zone_labels = k8s_dname_labels(conf->zone);
 	if (total < zone_labels + 3) {
 		return K8S_ANSWER_NXDOMAIN;
 	}
