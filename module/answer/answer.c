@@ -23,8 +23,8 @@
 /*! \brief Most CNAME hops followed inside our zones. */
 #define MAX_CHASE 8
 
-/*! \brief Wire size of one record under a pointer: pointer, type, class, TTL, length. */
-#define ADDR_RR_HEADER (2 + 2 + 2 + 4 + 2)
+/*! \brief Wire size of one record's head under a pointer: pointer, type, class, TTL, length. */
+#define RR_HEADER (2 + 2 + 2 + 4 + 2)
 
 /*! \brief RRsets libknot makes room for at once (NEXT_RR_COUNT in libknot's pkt.c). */
 #define RR_ARRAY_STEP 16
@@ -54,29 +54,47 @@ static bool rr_room(knot_pkt_t *pkt)
 	return true;
 }
 
+/*! \brief Where an SRV record's target starts in its rdata (priority, weight, port). */
+#define SRV_TARGET 6
+
+/*! \brief Each SRV target's position in the RR info, as libknot records them (the first 15). */
+static void srv_hints(knot_rrinfo_t *info, const knot_rrset_t *rr, size_t at)
+{
+	const knot_rdata_t *rd = rr->rrs.rdata;
+	for (uint16_t i = 0; i < rr->rrs.count; i++) {
+		knot_compr_hint_set(info, KNOT_COMPR_HINT_RDATA + i, at + RR_HEADER + SRV_TARGET,
+		                    rd->len - SRV_TARGET);
+		at += RR_HEADER + rd->len;
+		rd = knot_rdataset_next((knot_rdata_t *)rd);
+	}
+}
+
 /*
- * Addresses are most answers. knot_pkt_put() writes their owner as the pointer its
- * hint gives (the question for the query name, an SRV target for ADDITIONAL) and their
- * rdata as it is, but first sets up its generic compression: about 450 instructions
- * for one A record (callgrind), a third of a service's whole answer. The same bytes
- * are written here, and the packet's RR list, RR info and counts are kept as
- * knot_pkt_put() keeps them (ADDITIONAL, the signing modules and the packet's users
- * read them); tests/unit/test_put.c compares the two. Anything out of the ordinary
- * (no question, no room in the wire) goes to knot_pkt_put(), which also sets TC where
- * it must.
+ * Addresses and SRV records are most answers. knot_pkt_put() writes their owner as
+ * the pointer its hint gives (the question for the query name, an SRV target for
+ * ADDITIONAL) and their rdata as it is (an SRV target is never compressed), but first
+ * sets up its generic compression: about 450 instructions for one A record (callgrind),
+ * a third of a service's whole answer. The same bytes are written here, and the
+ * packet's RR list, RR info (with the SRV targets' positions: ADDITIONAL points their
+ * addresses' owner at them) and counts are kept as knot_pkt_put() keeps them: the signing
+ * modules and the packet's users read them. tests/unit/test_put.c compares the two.
+ * Anything out of the ordinary (no question, no room in the wire) goes to
+ * knot_pkt_put(), which also sets TC where it must.
  */
-int k8s_answer_put_addrs(knot_pkt_t *pkt, uint16_t hint, const knot_rrset_t *rr, uint16_t flags)
+int k8s_answer_put_raw(knot_pkt_t *pkt, uint16_t hint, const knot_rrset_t *rr, uint16_t flags)
 {
 	uint16_t count = rr->rrs.count;
 	if (count == 0 || knot_wire_get_qdcount(pkt->wire) == 0 ||
 	    pkt->size + pkt->reserved > pkt->max_size || !rr_room(pkt)) {
 		return knot_pkt_put(pkt, hint, rr, flags);
 	}
+	knot_rrinfo_t *info = &pkt->rr_info[pkt->rrset_count];
+	memset(info, 0, sizeof(*info));
 	size_t room = pkt->max_size - pkt->reserved - pkt->size;
 	uint8_t *start = pkt->wire + pkt->size, *pos = start;
 	const knot_rdata_t *rd = rr->rrs.rdata;
 	for (uint16_t i = 0; i < count; i++) {
-		size_t size = ADDR_RR_HEADER + rd->len;
+		size_t size = RR_HEADER + rd->len;
 		if (size > room) {
 			return knot_pkt_put(pkt, hint, rr, flags);
 		}
@@ -86,13 +104,14 @@ int k8s_answer_put_addrs(knot_pkt_t *pkt, uint16_t hint, const knot_rrset_t *rr,
 		knot_wire_write_u16(pos + 4, rr->rclass);
 		knot_wire_write_u32(pos + 6, rr->ttl);
 		knot_wire_write_u16(pos + 10, rd->len);
-		memcpy(pos + ADDR_RR_HEADER, rd->data, rd->len);
+		memcpy(pos + RR_HEADER, rd->data, rd->len);
 		pos += size;
 		rd = knot_rdataset_next((knot_rdata_t *)rd);
 	}
+	if (rr->type == KNOT_RRTYPE_SRV) {
+		srv_hints(info, rr, start - pkt->wire);
+	}
 
-	knot_rrinfo_t *info = &pkt->rr_info[pkt->rrset_count];
-	memset(info, 0, sizeof(*info));
 	info->pos = pkt->size;
 	info->flags = flags;
 	info->compress_ptr[KNOT_COMPR_HINT_OWNER] = hint;

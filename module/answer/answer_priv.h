@@ -62,10 +62,10 @@ static inline k8s_answer_t put_result(int ret)
 }
 
 /*!
- * \brief Puts addresses (A or AAAA) whose owner is a pointer (\a hint: a position in
+ * \brief Puts A, AAAA or SRV records whose owner is a pointer (\a hint: a position in
  * the packet) as knot_pkt_put() puts them (answer.c), without its generic compression.
  */
-int k8s_answer_put_addrs(knot_pkt_t *pkt, uint16_t hint, const knot_rrset_t *rr, uint16_t flags);
+int k8s_answer_put_raw(knot_pkt_t *pkt, uint16_t hint, const knot_rrset_t *rr, uint16_t flags);
 
 /*! \brief Puts an rdataset under an owner without copying it. */
 static inline int put(k8s_qctx_t *c, const knot_dname_t *owner, uint16_t hint, uint16_t type,
@@ -75,8 +75,9 @@ static inline int put(k8s_qctx_t *c, const knot_dname_t *owner, uint16_t hint, u
 	knot_rrset_init(&rr, (knot_dname_t *)owner, type, KNOT_CLASS_IN, ttl);
 	rr.rrs = *rrs;
 	if (hint >= KNOT_COMPR_HINT_QNAME && hint < KNOT_WIRE_PTR_MAX &&
-	    (flags & ~KNOT_PF_NOTRUNC) == 0 && (type == KNOT_RRTYPE_A || type == KNOT_RRTYPE_AAAA)) {
-		return k8s_answer_put_addrs(c->pkt, hint, &rr, flags);
+	    (flags & ~KNOT_PF_NOTRUNC) == 0 &&
+	    (type == KNOT_RRTYPE_A || type == KNOT_RRTYPE_AAAA || type == KNOT_RRTYPE_SRV)) {
+		return k8s_answer_put_raw(c->pkt, hint, &rr, flags);
 	}
 	return knot_pkt_put(c->pkt, hint, &rr, flags);
 }

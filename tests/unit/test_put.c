@@ -16,7 +16,7 @@
 
 
 /*
- * answer.c writes addresses under the query name itself (k8s_answer_put_addrs), not
+ * answer.c writes addresses and SRV records itself (k8s_answer_put_raw), not
  * through knot_pkt_put(): the packet it leaves must be the one knot_pkt_put() leaves,
  * byte for byte and in the RR list, RR info and counts that knotd and its modules read.
  */
@@ -67,6 +67,23 @@ static void addresses(knot_rrset_t *rr, uint16_t type, uint16_t count, uint8_t *
 	rr->rrs.rdata = (knot_rdata_t *)buf;
 }
 
+/*! \brief \a count SRV records of "web1.ns.svc.cluster.local" and "web<i>.ns...". */
+static void services(knot_rrset_t *rr, uint16_t count, uint8_t *buf)
+{
+	knot_rrset_init(rr, (knot_dname_t *)QNAME, KNOT_RRTYPE_SRV, KNOT_CLASS_IN, 30);
+	uint8_t *pos = buf;
+	for (uint16_t i = 0; i < count; i++) {
+		uint8_t data[6 + sizeof(QNAME)] = { 0, 0, 0, 100, 0x1f, 0x90 };
+		memcpy(data + 6, QNAME, sizeof(QNAME));
+		data[6 + 4] = '1' + i;
+		knot_rdata_init((knot_rdata_t *)pos, sizeof(data), data);
+		pos += knot_rdata_size(sizeof(data));
+	}
+	rr->rrs.count = count;
+	rr->rrs.size = pos - buf;
+	rr->rrs.rdata = (knot_rdata_t *)buf;
+}
+
 static void assert_same_packet(const knot_pkt_t *a, const knot_pkt_t *b)
 {
 	assert_int_equal(a->size, b->size);
@@ -94,14 +111,18 @@ static void assert_same_packet(const knot_pkt_t *a, const knot_pkt_t *b)
 static void put_both_ways(uint16_t type, uint16_t count, size_t max, knot_section_t section,
                           uint16_t hint, uint16_t flags)
 {
-	uint8_t buf[64 * 24];
+	uint8_t buf[64 * 48];
 	knot_rrset_t rr;
-	addresses(&rr, type, count, buf);
+	if (type == KNOT_RRTYPE_SRV) {
+		services(&rr, count, buf);
+	} else {
+		addresses(&rr, type, count, buf);
+	}
 	knot_pkt_t *theirs = response(type, max), *ours = response(type, max);
 	assert_int_equal(knot_pkt_begin(theirs, section), KNOT_EOK);
 	assert_int_equal(knot_pkt_begin(ours, section), KNOT_EOK);
 	int expected = knot_pkt_put(theirs, hint, &rr, flags);
-	assert_int_equal(k8s_answer_put_addrs(ours, hint, &rr, flags), expected);
+	assert_int_equal(k8s_answer_put_raw(ours, hint, &rr, flags), expected);
 	assert_int_equal(knot_wire_get_tc(ours->wire), knot_wire_get_tc(theirs->wire));
 	assert_same_packet(ours, theirs);
 
@@ -138,6 +159,16 @@ static void additional_addresses_under_a_pointer_are_written_as_knot_pkt_put_wri
 	              KNOT_WIRE_HEADER_SIZE + 5, 0);
 }
 
+static void srv_records_are_written_as_knot_pkt_put_writes_them(void **state)
+{
+	// The targets uncompressed, the first one's position in the RR info for ADDITIONAL.
+	put_both_ways(KNOT_RRTYPE_SRV, 1, KNOT_WIRE_MAX_PKTSIZE, KNOT_ANSWER, KNOT_COMPR_HINT_QNAME, 0);
+	put_both_ways(KNOT_RRTYPE_SRV, 8, KNOT_WIRE_MAX_PKTSIZE, KNOT_ANSWER, KNOT_COMPR_HINT_QNAME, 0);
+	put_both_ways(KNOT_RRTYPE_SRV, 8, 200, KNOT_ANSWER, KNOT_COMPR_HINT_QNAME, 0);
+	// More targets than the RR info has hints for.
+	put_both_ways(KNOT_RRTYPE_SRV, 20, KNOT_WIRE_MAX_PKTSIZE, KNOT_ANSWER, KNOT_COMPR_HINT_QNAME, 0);
+}
+
 static void addresses_without_room_truncate_as_knot_pkt_put_truncates(void **state)
 {
 	// Question 34 bytes after the header; two AAAA records need 56, one fits.
@@ -159,7 +190,7 @@ static void more_rrsets_than_the_packet_holds_go_to_knot_pkt_put(void **state)
 	// Past the RR list's first allocation both grow it the same way.
 	for (int i = 0; i < 40; i++) {
 		assert_int_equal(knot_pkt_put(theirs, KNOT_COMPR_HINT_QNAME, &rr, 0), KNOT_EOK);
-		assert_int_equal(k8s_answer_put_addrs(ours, KNOT_COMPR_HINT_QNAME, &rr, 0), KNOT_EOK);
+		assert_int_equal(k8s_answer_put_raw(ours, KNOT_COMPR_HINT_QNAME, &rr, 0), KNOT_EOK);
 	}
 	assert_same_packet(ours, theirs);
 	knot_pkt_free(theirs);
@@ -172,6 +203,7 @@ int main(void)
 		cmocka_unit_test(one_a_record_is_written_as_knot_pkt_put_writes_it),
 		cmocka_unit_test(ten_aaaa_records_are_written_as_knot_pkt_put_writes_them),
 		cmocka_unit_test(additional_addresses_under_a_pointer_are_written_as_knot_pkt_put_writes_them),
+		cmocka_unit_test(srv_records_are_written_as_knot_pkt_put_writes_them),
 		cmocka_unit_test(addresses_without_room_truncate_as_knot_pkt_put_truncates),
 		cmocka_unit_test(more_rrsets_than_the_packet_holds_go_to_knot_pkt_put),
 	};
