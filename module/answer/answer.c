@@ -289,15 +289,15 @@ static k8s_answer_t answer_subname(k8s_qctx_t *c, const knot_dname_t *owner,
 	return k8s_answer_addrs(c, owner, qname, eps, count);
 }
 
-k8s_answer_t k8s_answer_name(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
-                             k8s_role_t role, const knot_dname_t *zone, unsigned depth)
+/*! \brief k8s_answer_name() of a name parsed already (\a q: its parse). */
+static k8s_answer_t answer_parsed(k8s_qctx_t *c, const knot_dname_t *owner,
+                                  const knot_dname_t *qname, const k8s_qname_t *q,
+                                  k8s_role_t role, const knot_dname_t *zone, unsigned depth)
 {
 	const k8s_answer_conf_t *conf = c->conf;
-	k8s_qname_t q;
-	k8s_qname_parse(owner, zone, role, &q);
 	k8s_zone_t table_zone = (role == K8S_ROLE_CLUSTERSET) ? K8S_ZONE_CLUSTERSET : K8S_ZONE_CLUSTER;
 
-	switch (q.kind) {
+	switch (q->kind) {
 	case K8S_Q_APEX:
 		return K8S_ANSWER_PASS;
 	case K8S_Q_DNS_VERSION:
@@ -312,17 +312,17 @@ k8s_answer_t k8s_answer_name(k8s_qctx_t *c, const knot_dname_t *owner, const kno
 	case K8S_Q_POD_ROOT:
 		return (role == K8S_ROLE_CLUSTER) ? K8S_ANSWER_NODATA : K8S_ANSWER_NXDOMAIN;
 	case K8S_Q_NAMESPACE:
-		if (q.under_pod && role != K8S_ROLE_CLUSTER) {
+		if (q->under_pod && role != K8S_ROLE_CLUSTER) {
 			return K8S_ANSWER_NXDOMAIN;
 		}
-		return k8s_table_ns(c->t, q.ns) ? K8S_ANSWER_NODATA : K8S_ANSWER_NXDOMAIN;
+		return k8s_table_ns(c->t, q->ns) ? K8S_ANSWER_NODATA : K8S_ANSWER_NXDOMAIN;
 	case K8S_Q_POD:
-		if (conf->pods == K8S_PODS_DISABLED || !k8s_table_ns(c->t, q.ns) ||
-		    (conf->pods == K8S_PODS_VERIFIED && !k8s_table_pod(c->t, &q.ip, q.ns))) {
+		if (conf->pods == K8S_PODS_DISABLED || !k8s_table_ns(c->t, q->ns) ||
+		    (conf->pods == K8S_PODS_VERIFIED && !k8s_table_pod(c->t, &q->ip, q->ns))) {
 			return K8S_ANSWER_NXDOMAIN;
 		}
-		k8s_addr_t addr = { .family = q.ip.family };
-		memcpy(addr.bytes, q.ip.bytes, sizeof(addr.bytes));
+		k8s_addr_t addr = { .family = q->ip.family };
+		memcpy(addr.bytes, q->ip.bytes, sizeof(addr.bytes));
 		return k8s_answer_addrs(c, owner, qname, &addr, 1);
 	case K8S_Q_SERVICE:
 	case K8S_Q_SUBNAME:
@@ -334,24 +334,32 @@ k8s_answer_t k8s_answer_name(k8s_qctx_t *c, const knot_dname_t *owner, const kno
 	// <svc>.<ns>.<fed>.svc.<zone> names a federated service when <fed> is a federation.
 	k8s_fedquery_t fq;
 	if (role == K8S_ROLE_CLUSTER &&
-	    k8s_federation_query(conf->federations, conf->federation_count, &q, &fq)) {
+	    k8s_federation_query(conf->federations, conf->federation_count, q, &fq)) {
 		return k8s_federation_answer(c, owner, qname, &fq, zone, depth);
 	}
 
 	// Services exist only in existing (exposed) namespaces.
-	if (!k8s_table_ns(c->t, q.ns)) {
+	if (!k8s_table_ns(c->t, q->ns)) {
 		return K8S_ANSWER_NXDOMAIN;
 	}
-	const k8s_block_t *svc = k8s_table_block(c->t, table_zone, q.owner, q.owner_len);
+	const k8s_block_t *svc = k8s_table_block(c->t, table_zone, q->owner, q->owner_len);
 	if (svc == NULL || !svc_exists(conf, svc)) {
 		return K8S_ANSWER_NXDOMAIN;
 	}
 	// SRV targets are names in the zone the service was found in.
 	const knot_dname_t *domain = zone;
-	if (q.kind == K8S_Q_SERVICE) {
+	if (q->kind == K8S_Q_SERVICE) {
 		return answer_service(c, owner, qname, svc, domain, depth);
 	}
-	return answer_subname(c, owner, qname, &q, svc, role, domain);
+	return answer_subname(c, owner, qname, q, svc, role, domain);
+}
+
+k8s_answer_t k8s_answer_name(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+                             k8s_role_t role, const knot_dname_t *zone, unsigned depth)
+{
+	k8s_qname_t q;
+	k8s_qname_parse(owner, zone, role, &q);
+	return answer_parsed(c, owner, qname, &q, role, zone, depth);
 }
 
 k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
@@ -374,10 +382,13 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 	k8s_qctx_t c = { .conf = conf, .t = t, .pkt = pkt, .mm = mm, .qtype = qtype };
 	switch (conf->role) {
 	case K8S_ROLE_CLUSTER: {
-		k8s_answer_t res = k8s_answer_name(&c, qname, qname, K8S_ROLE_CLUSTER, conf->zone, 0);
+		// One parse: the autopath check below reads its <ns>.svc too.
+		k8s_qname_t q;
+		k8s_qname_parse(qname, conf->zone, K8S_ROLE_CLUSTER, &q);
+		k8s_answer_t res = answer_parsed(&c, qname, qname, &q, K8S_ROLE_CLUSTER, conf->zone, 0);
 		// Only a name that does not exist may be a step of a pod's search list.
 		if (res == K8S_ANSWER_NXDOMAIN && conf->autopath) {
-			res = k8s_autopath_client(&c, qname, remote, outcome);
+			res = k8s_autopath_client(&c, qname, q.svc_ns, remote, outcome);
 		}
 		return res;
 	}

@@ -296,10 +296,11 @@ k8s_answer_t k8s_autopath_answer(k8s_qctx_t *c, const knot_dname_t *qname, const
  * k8s_answer_name() found NXDOMAIN: only <name>.<ns>.svc.<zone> asked by a pod of
  * <ns> that is not host-network is walked; anything else stays NXDOMAIN.
  *
+ * \param ns       The <ns> label of <name>.<ns>.svc.<zone> (the parse's svc_ns), or NULL.
  * \param remote   The client's address, or NULL (NXDOMAIN).
  * \param outcome  Out: how the walk ended; untouched without one.
  */
-k8s_answer_t k8s_autopath_client(k8s_qctx_t *c, const knot_dname_t *qname,
+k8s_answer_t k8s_autopath_client(k8s_qctx_t *c, const knot_dname_t *qname, const uint8_t *ns,
                                  const struct sockaddr_storage *remote,
                                  k8s_autopath_outcome_t *outcome);
 

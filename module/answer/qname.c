@@ -199,6 +199,21 @@ static void parse_reverse(const uint8_t **labels, size_t n, k8s_qname_t *q)
 	q->kind = K8S_Q_REVERSE;
 }
 
+/*!
+ * \brief The <ns> of <name>.<ns>.svc.<zone> for a name of more labels than the
+ * parse's list holds (\a n of them below the zone), or NULL.
+ */
+static const uint8_t *long_svc_ns(const uint8_t *qname, size_t n)
+{
+	if (n < 3) {
+		return NULL;
+	}
+	for (size_t skip = n - 2; skip > 0; skip--) {
+		qname += 1 + qname[0];
+	}
+	return k8s_label_is(qname + 1 + qname[0], "svc") ? qname : NULL;
+}
+
 void k8s_qname_parse(const uint8_t *qname, const uint8_t *zone, k8s_role_t role, k8s_qname_t *q)
 {
 	memset(q, 0, sizeof(*q));
@@ -208,6 +223,9 @@ void k8s_qname_parse(const uint8_t *qname, const uint8_t *zone, k8s_role_t role,
 	size_t zone_labels = k8s_dname_labels(zone);
 	if (total > MAX_LABELS || total < zone_labels) {
 		q->kind = K8S_Q_INVALID;
+		if (total > MAX_LABELS && role != K8S_ROLE_REVERSE) {
+			q->svc_ns = long_svc_ns(qname, total - zone_labels);
+		}
 		return;
 	}
 	size_t n = total - zone_labels;  // Labels below the zone apex.
@@ -244,6 +262,9 @@ void k8s_qname_parse(const uint8_t *qname, const uint8_t *zone, k8s_role_t role,
 		q->kind = K8S_Q_NAMESPACE;
 		q->under_pod = pod;
 		return;
+	}
+	if (svc) {
+		q->svc_ns = q->ns;
 	}
 
 	if (pod) {

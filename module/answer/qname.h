@@ -68,6 +68,8 @@ typedef struct {
 	unsigned sub_count;
 	k8s_ip_t ip;               /*!< POD: the address; REVERSE: address or prefix (rest zero). */
 	unsigned ip_bits;          /*!< REVERSE: bits the name gives (32 or 128: a whole address). */
+	const uint8_t *svc_ns;     /*!< <name>.<ns>.svc.<zone> (one label or more before <ns>), of
+	                                any kind: the <ns> label, for client-address autopath. */
 } k8s_qname_t;
 
 /*!
