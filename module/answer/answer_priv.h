@@ -67,6 +67,9 @@ static inline k8s_answer_t put_result(int ret)
  */
 int k8s_answer_put_raw(knot_pkt_t *pkt, uint16_t hint, const knot_rrset_t *rr, uint16_t flags);
 
+/*! \brief Puts one PTR record under the query name as knot_pkt_put() puts it (answer.c). */
+int k8s_answer_put_ptr(knot_pkt_t *pkt, const knot_rrset_t *rr, uint16_t flags);
+
 /*! \brief Puts an rdataset under an owner without copying it. */
 static inline int put(k8s_qctx_t *c, const knot_dname_t *owner, uint16_t hint, uint16_t type,
                       uint32_t ttl, const knot_rdataset_t *rrs, uint16_t flags)
@@ -78,6 +81,9 @@ static inline int put(k8s_qctx_t *c, const knot_dname_t *owner, uint16_t hint, u
 	    (flags & ~KNOT_PF_NOTRUNC) == 0 &&
 	    (type == KNOT_RRTYPE_A || type == KNOT_RRTYPE_AAAA || type == KNOT_RRTYPE_SRV)) {
 		return k8s_answer_put_raw(c->pkt, hint, &rr, flags);
+	}
+	if (type == KNOT_RRTYPE_PTR && hint == KNOT_COMPR_HINT_QNAME && flags == 0) {
+		return k8s_answer_put_ptr(c->pkt, &rr, flags);
 	}
 	return knot_pkt_put(c->pkt, hint, &rr, flags);
 }
