@@ -54,12 +54,12 @@ static void mod_log(void *ctx, int priority, const char *msg)
 /*!
  * \brief The zone's answer to a query (a worker, or the cold waiter's thread): the
  * tables it answers from by its role, then k8s_answer(), which dispatches on it.
- * Call inside an RCU read-side section.
+ * Call inside an RCU read-side section. Inline: a call with nine arguments less.
  */
-static k8s_answer_t answer_query(const k8s_ctx_t *ctx, const knot_dname_t *qname,
-                                 uint16_t qtype, const knot_pkt_t *query,
-                                 const struct sockaddr_storage *remote, knot_pkt_t *pkt,
-                                 knot_mm_t *mm, k8s_autopath_outcome_t *walked)
+static inline __attribute__((always_inline))
+k8s_answer_t answer_query(const k8s_ctx_t *ctx, const knot_dname_t *qname, uint16_t qtype,
+                          const knot_pkt_t *query, const struct sockaddr_storage *remote,
+                          knot_pkt_t *pkt, knot_mm_t *mm, k8s_autopath_outcome_t *walked)
 {
 	if (ctx->answer.role == K8S_ROLE_FEDERATED) {
 		*walked = K8S_AUTOPATH_NONE;
