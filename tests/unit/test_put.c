@@ -241,7 +241,7 @@ static void a_ptr_record_is_written_as_knot_pkt_put_writes_it(void **state)
 static void ptr_records_that_knot_compresses_go_to_knot_pkt_put(void **state)
 {
 	// Two names (the second compressed against the first); a name ending as the question.
-	ptr_both_ways((const uint8_t *)QNAME "\x03""web" QNAME, 2, KNOT_WIRE_MAX_PKTSIZE);
+	ptr_both_ways((const uint8_t *)QNAME "\0" "\x03""web" QNAME, 2, KNOT_WIRE_MAX_PKTSIZE);
 	ptr_both_ways((const uint8_t *)"\x03""web""\x04""ARPA", 1, KNOT_WIRE_MAX_PKTSIZE);
 	ptr_both_ways((const uint8_t *)"\x03""web""\x07""in-addr""\x04""arpa", 1,
 	              KNOT_WIRE_MAX_PKTSIZE);
