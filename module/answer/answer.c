@@ -58,6 +58,21 @@ static bool rr_room(knot_pkt_t *pkt)
 /*! \brief Where an SRV record's target starts in its rdata (priority, weight, port). */
 #define SRV_TARGET 6
 
+/*! \brief The RRset written (\a size bytes) in the packet's RR list and counts, as libknot adds it. */
+static inline __attribute__((always_inline))
+void rr_added(knot_pkt_t *pkt, const knot_rrset_t *rr, size_t size)
+{
+	pkt->rr[pkt->rrset_count] = *rr;
+	pkt->rrset_count++;
+	pkt->sections[pkt->current].count++;
+	pkt->size += size;
+	switch (pkt->current) {
+	case KNOT_ANSWER:     knot_wire_add_ancount(pkt->wire, rr->rrs.count); break;
+	case KNOT_AUTHORITY:  knot_wire_add_nscount(pkt->wire, rr->rrs.count); break;
+	case KNOT_ADDITIONAL: knot_wire_add_arcount(pkt->wire, rr->rrs.count); break;
+	}
+}
+
 /*! \brief Each SRV target's position in the RR info, as libknot records them (the first 15). */
 static void srv_hints(knot_rrinfo_t *info, const knot_rrset_t *rr, size_t at)
 {
@@ -124,15 +139,7 @@ int k8s_answer_put_raw(knot_pkt_t *pkt, uint16_t hint, const knot_rrset_t *rr, u
 	info->flags = flags;
 	info->compress_ptr[KNOT_COMPR_HINT_OWNER] = hint;
 	pkt->compr.rrinfo = info;
-	pkt->rr[pkt->rrset_count] = *rr;
-	pkt->rrset_count++;
-	pkt->sections[pkt->current].count++;
-	pkt->size += pos - start;
-	switch (pkt->current) {
-	case KNOT_ANSWER:     knot_wire_add_ancount(pkt->wire, count); break;
-	case KNOT_AUTHORITY:  knot_wire_add_nscount(pkt->wire, count); break;
-	case KNOT_ADDITIONAL: knot_wire_add_arcount(pkt->wire, count); break;
-	}
+	rr_added(pkt, rr, pos - start);
 	return KNOT_EOK;
 }
 
@@ -195,15 +202,7 @@ int k8s_answer_put_ptr(knot_pkt_t *pkt, const knot_rrset_t *rr, uint16_t flags)
 		compr->suffix.labels = k8s_dname_labels(qname);
 	}
 	compr->rrinfo = info;
-	pkt->rr[pkt->rrset_count] = *rr;
-	pkt->rrset_count++;
-	pkt->sections[pkt->current].count++;
-	pkt->size += size;
-	switch (pkt->current) {
-	case KNOT_ANSWER:     knot_wire_add_ancount(pkt->wire, 1); break;
-	case KNOT_AUTHORITY:  knot_wire_add_nscount(pkt->wire, 1); break;
-	case KNOT_ADDITIONAL: knot_wire_add_arcount(pkt->wire, 1); break;
-	}
+	rr_added(pkt, rr, size);
 	return KNOT_EOK;
 }
 
@@ -463,7 +462,7 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 	case K8S_ROLE_CLUSTER: {
 		// One parse: the autopath check below reads its <ns>.svc too.
 		k8s_qname_t q;
-		k8s_qname_parse(qname, conf->zone, K8S_ROLE_CLUSTER, &q);
+		k8s_qname_parse_below(qname, zone_labels(conf), K8S_ROLE_CLUSTER, &q);
 		k8s_answer_t res = answer_parsed(&c, qname, qname, &q, K8S_ROLE_CLUSTER, conf->zone, 0);
 		// Only a name that does not exist may be a step of a pod's search list.
 		if (res == K8S_ANSWER_NXDOMAIN && conf->autopath) {

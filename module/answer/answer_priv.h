@@ -190,6 +190,12 @@ static inline k8s_zone_t zone_of(const k8s_answer_conf_t *conf, const knot_dname
 	return K8S_ZONE_COUNT;
 }
 
+/*! \brief The labels of the zone's apex: counted at load, or here for a hand-built conf. */
+static inline size_t zone_labels(const k8s_answer_conf_t *conf)
+{
+	return (conf->zone_labels != 0) ? conf->zone_labels : k8s_dname_labels(conf->zone);
+}
+
 static inline k8s_role_t zone_role(k8s_zone_t zone)
 {
 	return (zone == K8S_ZONE_CLUSTER) ? K8S_ROLE_CLUSTER : K8S_ROLE_CLUSTERSET;

@@ -216,11 +216,16 @@ static const uint8_t *long_svc_ns(const uint8_t *qname, size_t n)
 
 void k8s_qname_parse(const uint8_t *qname, const uint8_t *zone, k8s_role_t role, k8s_qname_t *q)
 {
+	k8s_qname_parse_below(qname, k8s_dname_labels(zone), role, q);
+}
+
+void k8s_qname_parse_below(const uint8_t *qname, size_t zone_labels, k8s_role_t role,
+                           k8s_qname_t *q)
+{
 	memset(q, 0, sizeof(*q));
 
 	const uint8_t *labels[MAX_LABELS];
 	size_t total = split(qname, labels, MAX_LABELS);
-	size_t zone_labels = k8s_dname_labels(zone);
 	if (total > MAX_LABELS || total < zone_labels) {
 		q->kind = K8S_Q_INVALID;
 		if (total > MAX_LABELS && role != K8S_ROLE_REVERSE) {

@@ -82,6 +82,10 @@ typedef struct {
  */
 void k8s_qname_parse(const uint8_t *qname, const uint8_t *zone, k8s_role_t role, k8s_qname_t *q);
 
+/*! \brief k8s_qname_parse() below a zone of \a zone_labels labels (counted once, at load). */
+void k8s_qname_parse_below(const uint8_t *qname, size_t zone_labels, k8s_role_t role,
+                           k8s_qname_t *q);
+
 /*! \brief Parses a pod label: dashed IPv4 (10-244-1-7) or IPv6 (fd00--7). */
 bool k8s_qname_pod_ip(const uint8_t *label, k8s_ip_t *ip);
 

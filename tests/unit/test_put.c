@@ -127,6 +127,26 @@ static void assert_same_packet(const knot_pkt_t *a, const knot_pkt_t *b)
 }
 
 /*!
+ * \brief Puts a CNAME with knot_pkt_put() into both packets (its owner and target can
+ * be compressed against what is there), compares them again and frees them.
+ */
+static void then_a_cname(knot_pkt_t *ours, knot_pkt_t *theirs)
+{
+	knot_rrset_t cname;
+	uint8_t rdata[64];
+	knot_rrset_init(&cname, (knot_dname_t *)"\x01""x" QNAME, KNOT_RRTYPE_CNAME, KNOT_CLASS_IN, 5);
+	knot_rdata_init((knot_rdata_t *)rdata, sizeof(QNAME), (const uint8_t *)QNAME);
+	cname.rrs.count = 1;
+	cname.rrs.size = knot_rdata_size(sizeof(QNAME));
+	cname.rrs.rdata = (knot_rdata_t *)rdata;
+	assert_int_equal(knot_pkt_put(ours, KNOT_COMPR_HINT_NONE, &cname, 0),
+	                 knot_pkt_put(theirs, KNOT_COMPR_HINT_NONE, &cname, 0));
+	assert_same_packet(ours, theirs);
+	knot_pkt_free(theirs);
+	knot_pkt_free(ours);
+}
+
+/*!
  * \brief Puts the same addresses both ways (in \a section, the owner a pointer to
  * \a hint), then a CNAME after them with knot_pkt_put().
  */
@@ -148,18 +168,7 @@ static void put_both_ways(uint16_t type, uint16_t count, size_t max, knot_sectio
 	assert_int_equal(knot_wire_get_tc(ours->wire), knot_wire_get_tc(theirs->wire));
 	assert_same_packet(ours, theirs);
 
-	knot_rrset_t cname;
-	uint8_t rdata[64];
-	knot_rrset_init(&cname, (knot_dname_t *)"\x01""x" QNAME, KNOT_RRTYPE_CNAME, KNOT_CLASS_IN, 5);
-	knot_rdata_init((knot_rdata_t *)rdata, sizeof(QNAME), (const uint8_t *)QNAME);
-	cname.rrs.count = 1;
-	cname.rrs.size = knot_rdata_size(sizeof(QNAME));
-	cname.rrs.rdata = (knot_rdata_t *)rdata;
-	assert_int_equal(knot_pkt_put(ours, KNOT_COMPR_HINT_NONE, &cname, 0),
-	                 knot_pkt_put(theirs, KNOT_COMPR_HINT_NONE, &cname, 0));
-	assert_same_packet(ours, theirs);
-	knot_pkt_free(theirs);
-	knot_pkt_free(ours);
+	then_a_cname(ours, theirs);
 }
 
 static void one_a_record_is_written_as_knot_pkt_put_writes_it(void **state)
@@ -217,18 +226,7 @@ static void ptr_both_ways(const uint8_t *names, uint16_t count, size_t max)
 	assert_int_equal(knot_wire_get_tc(ours->wire), knot_wire_get_tc(theirs->wire));
 	assert_same_packet(ours, theirs);
 
-	knot_rrset_t cname;
-	uint8_t rdata[64];
-	knot_rrset_init(&cname, (knot_dname_t *)"\x01""x" QNAME, KNOT_RRTYPE_CNAME, KNOT_CLASS_IN, 5);
-	knot_rdata_init((knot_rdata_t *)rdata, sizeof(QNAME), (const uint8_t *)QNAME);
-	cname.rrs.count = 1;
-	cname.rrs.size = knot_rdata_size(sizeof(QNAME));
-	cname.rrs.rdata = (knot_rdata_t *)rdata;
-	assert_int_equal(knot_pkt_put(ours, KNOT_COMPR_HINT_NONE, &cname, 0),
-	                 knot_pkt_put(theirs, KNOT_COMPR_HINT_NONE, &cname, 0));
-	assert_same_packet(ours, theirs);
-	knot_pkt_free(theirs);
-	knot_pkt_free(ours);
+	then_a_cname(ours, theirs);
 }
 
 static void a_ptr_record_is_written_as_knot_pkt_put_writes_it(void **state)
