@@ -108,7 +108,11 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 {
 	assert(pkt && qdata && mod);
 	k8s_tsan_zone_seen();
-	k8s_answer_forget();
+	uint16_t qtype = knot_pkt_qtype(qdata->query);
+	// Only the ADDITIONAL stage of SRV and ANY reads the last SRV answer.
+	if (qtype == KNOT_RRTYPE_SRV || qtype == KNOT_RRTYPE_ANY) {
+		k8s_answer_forget();
+	}
 	cold_query.qdata = NULL;
 
 	// Only where the zone file has no answer.
@@ -118,7 +122,6 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	uint64_t started = k8s_stats_clock();
 
 	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
-	uint16_t qtype = knot_pkt_qtype(qdata->query);
 	k8s_autopath_outcome_t walked;
 	(void)k8s_answer_cold_take();
 	urcu_memb_read_lock();
@@ -126,9 +129,10 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	                                knotd_qdata_remote_addr(qdata), pkt, qdata->mm, &walked);
 	bool waiter = ctx->cold != NULL;
 	urcu_memb_read_unlock();
-	bool cold = k8s_answer_cold_take();
 	// The END hook hands it over: the cold waiter answers when the name is resolved.
-	if (waiter && ((res == K8S_ANSWER_SERVFAIL && cold) || walked == K8S_AUTOPATH_COLD)) {
+	// (A note left set for another outcome is cleared before the next query's answer.)
+	if (waiter && ((res == K8S_ANSWER_SERVFAIL && k8s_answer_cold_take()) ||
+	               walked == K8S_AUTOPATH_COLD)) {
 		cold_query.qdata = qdata;
 		cold_query.id = knot_wire_get_id(qdata->query->wire);
 	}
