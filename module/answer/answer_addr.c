@@ -72,7 +72,7 @@ k8s_answer_t k8s_answer_svc_addrs(k8s_qctx_t *c, const knot_dname_t *owner,
 
 /*!
  * \brief Set when an answer met a cold upstream name; read and cleared by the hook
- * (twice a query: initial-exec, as answer_srv.c's last_srv).
+ * (on every query: initial-exec, as answer_srv.c's last_srv).
  */
 static __thread bool cold_met __attribute__((tls_model("initial-exec")));
 
