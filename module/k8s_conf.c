@@ -185,6 +185,8 @@ static int answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
 {
 	k8s_answer_conf_t *answer = &ctx->answer;
 	answer->zone = ctx->zone;
+	// Counted once: every query's parse needs it.
+	answer->zone_labels = (ctx->zone != NULL) ? knot_dname_labels(ctx->zone, NULL) : 0;
 	answer->domains[K8S_ZONE_CLUSTER] = ctx->domains[K8S_ZONE_CLUSTER];
 	answer->domains[K8S_ZONE_CLUSTERSET] = ctx->domains[K8S_ZONE_CLUSTERSET];
 	answer->ttl = k8s_glue_option(check, K8S_OPT(TTL)).single.integer;

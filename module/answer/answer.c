@@ -16,12 +16,195 @@
 
 #include <stddef.h>
 #include <string.h>
+#include <strings.h>
 
 #include "answer_priv.h"
 #include "fedfwd.h"
 
 /*! \brief Most CNAME hops followed inside our zones. */
 #define MAX_CHASE 8
+
+/*! \brief Wire size of one record's head under a pointer: pointer, type, class, TTL, length. */
+#define RR_HEADER (2 + 2 + 2 + 4 + 2)
+
+/*! \brief RRsets libknot makes room for at once (NEXT_RR_COUNT in libknot's pkt.c). */
+#define RR_ARRAY_STEP 16
+
+/*! \brief The packet's RR list and RR info with room for one more, as libknot makes it. */
+static bool rr_room(knot_pkt_t *pkt)
+{
+	if (pkt->rrset_count < pkt->rrset_allocd) {
+		return true;
+	}
+	// Only the first allocation: growing (a copy) stays libknot's.
+	if (pkt->rrset_allocd != 0 || pkt->mm.alloc == NULL) {
+		return false;
+	}
+	knot_rrset_t *rr = pkt->mm.alloc(pkt->mm.ctx, RR_ARRAY_STEP * sizeof(*rr));
+	knot_rrinfo_t *info = pkt->mm.alloc(pkt->mm.ctx, RR_ARRAY_STEP * sizeof(*info));
+	if (rr == NULL || info == NULL) {
+		if (pkt->mm.free != NULL) {
+			pkt->mm.free(rr);
+			pkt->mm.free(info);
+		}
+		return false;
+	}
+	pkt->rr = rr;
+	pkt->rr_info = info;
+	pkt->rrset_allocd = RR_ARRAY_STEP;
+	return true;
+}
+
+/*! \brief Where an SRV record's target starts in its rdata (priority, weight, port). */
+#define SRV_TARGET 6
+
+/*! \brief The RRset written (\a size bytes) in the packet's RR list and counts, as libknot adds it. */
+static inline __attribute__((always_inline))
+void rr_added(knot_pkt_t *pkt, const knot_rrset_t *rr, size_t size)
+{
+	pkt->rr[pkt->rrset_count] = *rr;
+	pkt->rrset_count++;
+	pkt->sections[pkt->current].count++;
+	pkt->size += size;
+	switch (pkt->current) {
+	case KNOT_ANSWER:     knot_wire_add_ancount(pkt->wire, rr->rrs.count); break;
+	case KNOT_AUTHORITY:  knot_wire_add_nscount(pkt->wire, rr->rrs.count); break;
+	case KNOT_ADDITIONAL: knot_wire_add_arcount(pkt->wire, rr->rrs.count); break;
+	}
+}
+
+/*! \brief Each SRV target's position in the RR info, as libknot records them (the first 15). */
+static void srv_hints(knot_rrinfo_t *info, const knot_rrset_t *rr, size_t at)
+{
+	const knot_rdata_t *rd = rr->rrs.rdata;
+	for (uint16_t i = 0; i < rr->rrs.count; i++) {
+		knot_compr_hint_set(info, KNOT_COMPR_HINT_RDATA + i, at + RR_HEADER + SRV_TARGET,
+		                    rd->len - SRV_TARGET);
+		at += RR_HEADER + rd->len;
+		rd = knot_rdataset_next((knot_rdata_t *)rd);
+	}
+}
+
+/*
+ * Addresses and SRV records are most answers. knot_pkt_put() writes their owner as
+ * the pointer its hint gives (the question for the query name, an SRV target for
+ * ADDITIONAL) and their rdata as it is (an SRV target is never compressed), but first
+ * sets up its generic compression: about 450 instructions for one A record (callgrind),
+ * a third of a service's whole answer. The same bytes are written here, and the
+ * packet's RR list, RR info (with the SRV targets' positions: ADDITIONAL points their
+ * addresses' owner at them) and counts are kept as knot_pkt_put() keeps them: the signing
+ * modules and the packet's users read them. tests/unit/test_put.c compares the two.
+ * Anything out of the ordinary (no question, no room in the wire) goes to
+ * knot_pkt_put(), which also sets TC where it must.
+ */
+int k8s_answer_put_raw(knot_pkt_t *pkt, uint16_t hint, const knot_rrset_t *rr, uint16_t flags)
+{
+	uint16_t count = rr->rrs.count;
+	if (count == 0 || knot_wire_get_qdcount(pkt->wire) == 0 ||
+	    pkt->size + pkt->reserved > pkt->max_size || !rr_room(pkt)) {
+		return knot_pkt_put(pkt, hint, rr, flags);
+	}
+	knot_rrinfo_t *info = &pkt->rr_info[pkt->rrset_count];
+	memset(info, 0, sizeof(*info));
+	size_t room = pkt->max_size - pkt->reserved - pkt->size;
+	uint8_t *start = pkt->wire + pkt->size, *pos = start;
+	// Every record's head but its length is the same: built once, copied whole.
+	uint8_t head[RR_HEADER];
+	knot_wire_write_u16(head, ((uint16_t)KNOT_WIRE_PTR << 8) | hint);
+	knot_wire_write_u16(head + 2, rr->type);
+	knot_wire_write_u16(head + 4, rr->rclass);
+	knot_wire_write_u32(head + 6, rr->ttl);
+	const knot_rdata_t *rd = rr->rrs.rdata;
+	for (uint16_t i = 0; i < count; i++) {
+		size_t size = RR_HEADER + rd->len;
+		if (size > room) {
+			return knot_pkt_put(pkt, hint, rr, flags);
+		}
+		room -= size;
+		memcpy(pos, head, RR_HEADER - 2);
+		knot_wire_write_u16(pos + RR_HEADER - 2, rd->len);
+		if (rd->len == 4) {
+			memcpy(pos + RR_HEADER, rd->data, 4);  // A: a move, not a call.
+		} else {
+			memcpy(pos + RR_HEADER, rd->data, rd->len);
+		}
+		pos += size;
+		rd = knot_rdataset_next((knot_rdata_t *)rd);
+	}
+	if (rr->type == KNOT_RRTYPE_SRV) {
+		srv_hints(info, rr, start - pkt->wire);
+	}
+
+	info->pos = pkt->size;
+	info->flags = flags;
+	info->compress_ptr[KNOT_COMPR_HINT_OWNER] = hint;
+	pkt->compr.rrinfo = info;
+	rr_added(pkt, rr, pos - start);
+	return KNOT_EOK;
+}
+
+/*! \brief The last label of a wire name (the name itself for the root). */
+static const uint8_t *last_label(const uint8_t *name)
+{
+	const uint8_t *last = name;
+	for (; *name != 0; name += 1 + *name) {
+		last = name;
+	}
+	return last;
+}
+
+/*
+ * A PTR answer is one name below the cluster domain for a name under in-addr.arpa or
+ * ip6.arpa. knot_pkt_put() compresses it against the question (its suffix, or the last
+ * name it wrote): names whose last labels differ share no suffix, and it writes the name
+ * whole, then makes it the suffix to compress against. The same is done here for one
+ * record whose last label differs from the question's (about 1,000 instructions in
+ * knot_pkt_put(), callgrind); anything else goes to knot_pkt_put().
+ */
+int k8s_answer_put_ptr(knot_pkt_t *pkt, const knot_rrset_t *rr, uint16_t flags)
+{
+	const uint8_t *qname = pkt->wire + KNOT_WIRE_HEADER_SIZE;
+	knot_compr_t *compr = &pkt->compr;
+	if (rr->rrs.count != 1 || knot_wire_get_qdcount(pkt->wire) == 0 ||
+	    (compr->suffix.pos != 0 && compr->suffix.pos != KNOT_WIRE_HEADER_SIZE) ||
+	    pkt->size + pkt->reserved > pkt->max_size || !rr_room(pkt)) {
+		return knot_pkt_put(pkt, KNOT_COMPR_HINT_QNAME, rr, flags);
+	}
+	const knot_rdata_t *rd = rr->rrs.rdata;
+	const uint8_t *ours = last_label(rd->data), *theirs = last_label(qname);
+	size_t size = RR_HEADER + rd->len;
+	if (*ours == 0 || (ours[0] == theirs[0] && strncasecmp((const char *)ours + 1,
+	                                                      (const char *)theirs + 1, ours[0]) == 0) ||
+	    size > pkt->max_size - pkt->reserved - pkt->size) {
+		return knot_pkt_put(pkt, KNOT_COMPR_HINT_QNAME, rr, flags);
+	}
+	uint8_t *pos = pkt->wire + pkt->size;
+	knot_wire_write_u16(pos, ((uint16_t)KNOT_WIRE_PTR << 8) | KNOT_COMPR_HINT_QNAME);
+	knot_wire_write_u16(pos + 2, rr->type);
+	knot_wire_write_u16(pos + 4, rr->rclass);
+	knot_wire_write_u32(pos + 6, rr->ttl);
+	knot_wire_write_u16(pos + 10, rd->len);
+	memcpy(pos + RR_HEADER, rd->data, rd->len);
+
+	knot_rrinfo_t *info = &pkt->rr_info[pkt->rrset_count];
+	memset(info, 0, sizeof(*info));
+	info->pos = pkt->size;
+	info->flags = flags;
+	info->compress_ptr[KNOT_COMPR_HINT_OWNER] = KNOT_COMPR_HINT_QNAME;
+	size_t name_at = pkt->size + RR_HEADER;
+	knot_compr_hint_set(info, KNOT_COMPR_HINT_RDATA, name_at, rd->len);
+	// The suffix: the question's until a name is written, then the last name written.
+	if (name_at + rd->len < KNOT_WIRE_PTR_MAX) {
+		compr->suffix.pos = name_at;
+		compr->suffix.labels = k8s_dname_labels(rd->data);
+	} else if (compr->suffix.pos == 0) {
+		compr->suffix.pos = KNOT_WIRE_HEADER_SIZE;
+		compr->suffix.labels = k8s_dname_labels(qname);
+	}
+	compr->rrinfo = info;
+	rr_added(pkt, rr, size);
+	return KNOT_EOK;
+}
 
 /*! \brief A label with its leading underscore removed, as a new wire label in \a out. */
 static const uint8_t *strip_underscore(const uint8_t *label, uint8_t out[64])
@@ -184,15 +367,15 @@ static k8s_answer_t answer_subname(k8s_qctx_t *c, const knot_dname_t *owner,
 	return k8s_answer_addrs(c, owner, qname, eps, count);
 }
 
-k8s_answer_t k8s_answer_name(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
-                             k8s_role_t role, const knot_dname_t *zone, unsigned depth)
+/*! \brief k8s_answer_name() of a name parsed already (\a q: its parse). */
+static k8s_answer_t answer_parsed(k8s_qctx_t *c, const knot_dname_t *owner,
+                                  const knot_dname_t *qname, const k8s_qname_t *q,
+                                  k8s_role_t role, const knot_dname_t *zone, unsigned depth)
 {
 	const k8s_answer_conf_t *conf = c->conf;
-	k8s_qname_t q;
-	k8s_qname_parse(owner, zone, role, &q);
 	k8s_zone_t table_zone = (role == K8S_ROLE_CLUSTERSET) ? K8S_ZONE_CLUSTERSET : K8S_ZONE_CLUSTER;
 
-	switch (q.kind) {
+	switch (q->kind) {
 	case K8S_Q_APEX:
 		return K8S_ANSWER_PASS;
 	case K8S_Q_DNS_VERSION:
@@ -207,17 +390,17 @@ k8s_answer_t k8s_answer_name(k8s_qctx_t *c, const knot_dname_t *owner, const kno
 	case K8S_Q_POD_ROOT:
 		return (role == K8S_ROLE_CLUSTER) ? K8S_ANSWER_NODATA : K8S_ANSWER_NXDOMAIN;
 	case K8S_Q_NAMESPACE:
-		if (q.under_pod && role != K8S_ROLE_CLUSTER) {
+		if (q->under_pod && role != K8S_ROLE_CLUSTER) {
 			return K8S_ANSWER_NXDOMAIN;
 		}
-		return k8s_table_ns(c->t, q.ns) ? K8S_ANSWER_NODATA : K8S_ANSWER_NXDOMAIN;
+		return k8s_table_ns(c->t, q->ns) ? K8S_ANSWER_NODATA : K8S_ANSWER_NXDOMAIN;
 	case K8S_Q_POD:
-		if (conf->pods == K8S_PODS_DISABLED || !k8s_table_ns(c->t, q.ns) ||
-		    (conf->pods == K8S_PODS_VERIFIED && !k8s_table_pod(c->t, &q.ip, q.ns))) {
+		if (conf->pods == K8S_PODS_DISABLED || !k8s_table_ns(c->t, q->ns) ||
+		    (conf->pods == K8S_PODS_VERIFIED && !k8s_table_pod(c->t, &q->ip, q->ns))) {
 			return K8S_ANSWER_NXDOMAIN;
 		}
-		k8s_addr_t addr = { .family = q.ip.family };
-		memcpy(addr.bytes, q.ip.bytes, sizeof(addr.bytes));
+		k8s_addr_t addr = { .family = q->ip.family };
+		memcpy(addr.bytes, q->ip.bytes, sizeof(addr.bytes));
 		return k8s_answer_addrs(c, owner, qname, &addr, 1);
 	case K8S_Q_SERVICE:
 	case K8S_Q_SUBNAME:
@@ -229,24 +412,32 @@ k8s_answer_t k8s_answer_name(k8s_qctx_t *c, const knot_dname_t *owner, const kno
 	// <svc>.<ns>.<fed>.svc.<zone> names a federated service when <fed> is a federation.
 	k8s_fedquery_t fq;
 	if (role == K8S_ROLE_CLUSTER &&
-	    k8s_federation_query(conf->federations, conf->federation_count, &q, &fq)) {
+	    k8s_federation_query(conf->federations, conf->federation_count, q, &fq)) {
 		return k8s_federation_answer(c, owner, qname, &fq, zone, depth);
 	}
 
 	// Services exist only in existing (exposed) namespaces.
-	if (!k8s_table_ns(c->t, q.ns)) {
+	if (!k8s_table_ns(c->t, q->ns)) {
 		return K8S_ANSWER_NXDOMAIN;
 	}
-	const k8s_block_t *svc = k8s_table_block(c->t, table_zone, q.owner, q.owner_len);
+	const k8s_block_t *svc = k8s_table_block(c->t, table_zone, q->owner, q->owner_len);
 	if (svc == NULL || !svc_exists(conf, svc)) {
 		return K8S_ANSWER_NXDOMAIN;
 	}
 	// SRV targets are names in the zone the service was found in.
 	const knot_dname_t *domain = zone;
-	if (q.kind == K8S_Q_SERVICE) {
+	if (q->kind == K8S_Q_SERVICE) {
 		return answer_service(c, owner, qname, svc, domain, depth);
 	}
-	return answer_subname(c, owner, qname, &q, svc, role, domain);
+	return answer_subname(c, owner, qname, q, svc, role, domain);
+}
+
+k8s_answer_t k8s_answer_name(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+                             k8s_role_t role, const knot_dname_t *zone, unsigned depth)
+{
+	k8s_qname_t q;
+	k8s_qname_parse(owner, zone, role, &q);
+	return answer_parsed(c, owner, qname, &q, role, zone, depth);
 }
 
 k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
@@ -269,10 +460,13 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 	k8s_qctx_t c = { .conf = conf, .t = t, .pkt = pkt, .mm = mm, .qtype = qtype };
 	switch (conf->role) {
 	case K8S_ROLE_CLUSTER: {
-		k8s_answer_t res = k8s_answer_name(&c, qname, qname, K8S_ROLE_CLUSTER, conf->zone, 0);
+		// One parse: the autopath check below reads its <ns>.svc too.
+		k8s_qname_t q;
+		k8s_qname_parse_below(qname, zone_labels(conf), K8S_ROLE_CLUSTER, &q);
+		k8s_answer_t res = answer_parsed(&c, qname, qname, &q, K8S_ROLE_CLUSTER, conf->zone, 0);
 		// Only a name that does not exist may be a step of a pod's search list.
 		if (res == K8S_ANSWER_NXDOMAIN && conf->autopath) {
-			res = k8s_autopath_client(&c, qname, remote, outcome);
+			res = k8s_autopath_client(&c, qname, q.svc_ns, remote, outcome);
 		}
 		return res;
 	}

@@ -52,6 +52,7 @@ struct k8s_fedfwd;
 typedef struct {
 	k8s_role_t role;
 	const knot_dname_t *zone;               /*!< This zone's apex, lowercase. */
+	uint8_t zone_labels;                    /*!< Its labels (0: counted per query). */
 	const knot_dname_t *domains[K8S_ZONE_COUNT]; /*!< Cluster and clusterset domains (PTR targets). */
 	uint32_t ttl;                           /*!< TTL of synthesized records. */
 	knot_rdataset_t version;                /*!< dns-version TXT rdata of this zone. */

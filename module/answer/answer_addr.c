@@ -70,8 +70,11 @@ k8s_answer_t k8s_answer_svc_addrs(k8s_qctx_t *c, const knot_dname_t *owner,
 	return hit ? K8S_ANSWER_HIT : K8S_ANSWER_NODATA;
 }
 
-/*! \brief Set when an answer met a cold upstream name; read and cleared by the hook. */
-static __thread bool cold_met;
+/*!
+ * \brief Set when an answer met a cold upstream name; read and cleared by the hook
+ * (on every query: initial-exec, as answer_srv.c's last_srv).
+ */
+static __thread bool cold_met __attribute__((tls_model("initial-exec")));
 
 void k8s_answer_cold_note(void)
 {

@@ -61,6 +61,15 @@ static inline k8s_answer_t put_result(int ret)
 	}
 }
 
+/*!
+ * \brief Puts A, AAAA or SRV records whose owner is a pointer (\a hint: a position in
+ * the packet) as knot_pkt_put() puts them (answer.c), without its generic compression.
+ */
+int k8s_answer_put_raw(knot_pkt_t *pkt, uint16_t hint, const knot_rrset_t *rr, uint16_t flags);
+
+/*! \brief Puts one PTR record under the query name as knot_pkt_put() puts it (answer.c). */
+int k8s_answer_put_ptr(knot_pkt_t *pkt, const knot_rrset_t *rr, uint16_t flags);
+
 /*! \brief Puts an rdataset under an owner without copying it. */
 static inline int put(k8s_qctx_t *c, const knot_dname_t *owner, uint16_t hint, uint16_t type,
                       uint32_t ttl, const knot_rdataset_t *rrs, uint16_t flags)
@@ -68,6 +77,14 @@ static inline int put(k8s_qctx_t *c, const knot_dname_t *owner, uint16_t hint, u
 	knot_rrset_t rr;
 	knot_rrset_init(&rr, (knot_dname_t *)owner, type, KNOT_CLASS_IN, ttl);
 	rr.rrs = *rrs;
+	if (hint >= KNOT_COMPR_HINT_QNAME && hint < KNOT_WIRE_PTR_MAX &&
+	    (flags & ~KNOT_PF_NOTRUNC) == 0 &&
+	    (type == KNOT_RRTYPE_A || type == KNOT_RRTYPE_AAAA || type == KNOT_RRTYPE_SRV)) {
+		return k8s_answer_put_raw(c->pkt, hint, &rr, flags);
+	}
+	if (type == KNOT_RRTYPE_PTR && hint == KNOT_COMPR_HINT_QNAME && flags == 0) {
+		return k8s_answer_put_ptr(c->pkt, &rr, flags);
+	}
 	return knot_pkt_put(c->pkt, hint, &rr, flags);
 }
 
@@ -171,6 +188,12 @@ static inline k8s_zone_t zone_of(const k8s_answer_conf_t *conf, const knot_dname
 		}
 	}
 	return K8S_ZONE_COUNT;
+}
+
+/*! \brief The labels of the zone's apex: counted at load, or here for a hand-built conf. */
+static inline size_t zone_labels(const k8s_answer_conf_t *conf)
+{
+	return (conf->zone_labels != 0) ? conf->zone_labels : k8s_dname_labels(conf->zone);
 }
 
 static inline k8s_role_t zone_role(k8s_zone_t zone)
@@ -284,10 +307,11 @@ k8s_answer_t k8s_autopath_answer(k8s_qctx_t *c, const knot_dname_t *qname, const
  * k8s_answer_name() found NXDOMAIN: only <name>.<ns>.svc.<zone> asked by a pod of
  * <ns> that is not host-network is walked; anything else stays NXDOMAIN.
  *
+ * \param ns       The <ns> label of <name>.<ns>.svc.<zone> (the parse's svc_ns), or NULL.
  * \param remote   The client's address, or NULL (NXDOMAIN).
  * \param outcome  Out: how the walk ended; untouched without one.
  */
-k8s_answer_t k8s_autopath_client(k8s_qctx_t *c, const knot_dname_t *qname,
+k8s_answer_t k8s_autopath_client(k8s_qctx_t *c, const knot_dname_t *qname, const uint8_t *ns,
                                  const struct sockaddr_storage *remote,
                                  k8s_autopath_outcome_t *outcome);
 

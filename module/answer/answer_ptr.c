@@ -89,7 +89,7 @@ static k8s_answer_t answer_reverse(k8s_qctx_t *c, const knot_dname_t *qname, con
 k8s_answer_t k8s_answer_ptr(k8s_qctx_t *c, const knot_dname_t *qname)
 {
 	k8s_qname_t q;
-	k8s_qname_parse(qname, c->conf->zone, c->conf->role, &q);
+	k8s_qname_parse_below(qname, zone_labels(c->conf), c->conf->role, &q);
 	switch (q.kind) {
 	case K8S_Q_APEX:    return K8S_ANSWER_PASS;
 	case K8S_Q_REVERSE: return answer_reverse(c, qname, &q);

@@ -502,25 +502,14 @@ static bool client_ip(const struct sockaddr_storage *remote, k8s_ip_t *ip)
  * asked by a pod of <ns> is walked on from svc.<zone>, as CoreDNS's
  * `autopath @kubernetes` does.
  */
-k8s_answer_t k8s_autopath_client(k8s_qctx_t *c, const knot_dname_t *qname,
+k8s_answer_t k8s_autopath_client(k8s_qctx_t *c, const knot_dname_t *qname, const uint8_t *ns,
                                  const struct sockaddr_storage *remote,
                                  k8s_autopath_outcome_t *outcome)
 {
 	const k8s_answer_conf_t *conf = c->conf;
-	// <name>.<ns>.svc.<zone>: three labels at least below the zone, "svc" the last.
-	const uint8_t *labels[KNOT_DNAME_MAXLABELS];
-	size_t total = 0;
-	for (const uint8_t *l = qname; *l != 0; l += 1 + *l) {
-		labels[total++] = l;
-	}
-	size_t zone_labels = knot_dname_labels(conf->zone, NULL);
-	if (total < zone_labels + 3) {
-		return K8S_ANSWER_NXDOMAIN;
-	}
-	size_t n = total - zone_labels;
-	const uint8_t *ns = labels[n - 2];
+	// <name>.<ns>.svc.<zone>: the query name's parse found the shape (qname.h's svc_ns).
 	k8s_ip_t ip;
-	if (!k8s_label_is(labels[n - 1], "svc") || remote == NULL || !client_ip(remote, &ip)) {
+	if (ns == NULL || remote == NULL || !client_ip(remote, &ip)) {
 		return K8S_ANSWER_NXDOMAIN;
 	}
 	// Only a pod's own namespace is first in its search list; a node's address has another list.

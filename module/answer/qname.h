@@ -68,6 +68,8 @@ typedef struct {
 	unsigned sub_count;
 	k8s_ip_t ip;               /*!< POD: the address; REVERSE: address or prefix (rest zero). */
 	unsigned ip_bits;          /*!< REVERSE: bits the name gives (32 or 128: a whole address). */
+	const uint8_t *svc_ns;     /*!< <name>.<ns>.svc.<zone> (one label or more before <ns>), of
+	                                any kind: the <ns> label, for client-address autopath. */
 } k8s_qname_t;
 
 /*!
@@ -80,11 +82,34 @@ typedef struct {
  */
 void k8s_qname_parse(const uint8_t *qname, const uint8_t *zone, k8s_role_t role, k8s_qname_t *q);
 
+/*! \brief k8s_qname_parse() below a zone of \a zone_labels labels (counted once, at load). */
+void k8s_qname_parse_below(const uint8_t *qname, size_t zone_labels, k8s_role_t role,
+                           k8s_qname_t *q);
+
 /*! \brief Parses a pod label: dashed IPv4 (10-244-1-7) or IPv6 (fd00--7). */
 bool k8s_qname_pod_ip(const uint8_t *label, k8s_ip_t *ip);
 
-/*! \brief True if a wire label equals a C string. */
-bool k8s_label_is(const uint8_t *label, const char *text);
+/*!
+ * \brief True if a wire label equals a C string.
+ *
+ * Inline: called with a literal, the length folds and the comparison is a few
+ * instructions, where strlen() and memcmp() calls cost about 40 (callgrind).
+ */
+static inline bool k8s_label_is(const uint8_t *label, const char *text)
+{
+	size_t len = strlen(text);
+	return label[0] == len && memcmp(label + 1, text, len) == 0;
+}
+
+/*! \brief Labels of a wire name, the root not counted (knot_dname_labels() without its call). */
+static inline size_t k8s_dname_labels(const uint8_t *name)
+{
+	size_t n = 0;
+	for (; *name != 0; name += 1 + *name) {
+		n++;
+	}
+	return n;
+}
 
 /*! \brief True if two wire labels are equal; lengths first, so neither is read past its end. */
 static inline bool k8s_label_equal(const uint8_t *a, const uint8_t *b)

@@ -100,6 +100,7 @@ typedef struct {
 	k8s_rcuhash_t prefixes;    /*!< Prefix -> k8s_prefix_t. */
 	k8s_topology_t *topology;  /*!< Federation topology from the nodes, or NULL. */
 	uint32_t ready;            /*!< K8S_READY_* bits, set once, never cleared. */
+	uint64_t pod_gen;          /*!< Changes after every change of pods (unique across tables). */
 	bool ptr_deferred;         /*!< Writer: blocks go without the PTR index until k8s_table_index_ptrs(). */
 	k8s_retire_t retire;       /*!< Writer: unpublished memory awaiting a grace period. */
 	k8s_table_stats_t stats;   /*!< Writer: read with k8s_table_stats(). */

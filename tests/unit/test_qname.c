@@ -223,6 +223,44 @@ static void reverse_ipv6_nibbles(void **state)
 	assert_int_equal(parse("10.ip6.arpa.", "ip6.arpa.", K8S_ROLE_REVERSE).kind, K8S_Q_INVALID);
 }
 
+/*! \brief The parse's svc_ns of \a name in cluster.local.: the label \a ns, or none (NULL). */
+static void assert_svc_ns(const char *name, const char *ns)
+{
+	knot_dname_t *qname = knot_dname_from_str_alloc(name);
+	knot_dname_t *apex = knot_dname_from_str_alloc("cluster.local.");
+	assert_non_null(qname);
+	assert_non_null(apex);
+	k8s_qname_t q;
+	k8s_qname_parse(qname, apex, K8S_ROLE_CLUSTER, &q);
+	if (ns == NULL) {
+		assert_null(q.svc_ns);
+	} else {
+		assert_label(q.svc_ns, ns);
+	}
+	free(qname);
+	free(apex);
+}
+
+static void a_name_below_ns_svc_gives_its_namespace_for_client_autopath(void **state)
+{
+	assert_svc_ns("nope.default.svc.cluster.local.", "default");
+	// A search-path miss of an outside name: no kind of ours, the namespace still.
+	assert_svc_ns("www.example.com.default.svc.cluster.local.", "default");
+	assert_svc_ns("default.svc.cluster.local.", NULL);
+	assert_svc_ns("1-2-3-4.default.pod.cluster.local.", NULL);
+	assert_svc_ns("www.example.com.cluster.local.", NULL);
+	// More labels than the parse's list holds: found by a walk of its own.
+	char name[KNOT_DNAME_TXT_MAXLEN] = "";
+	for (int i = 0; i < 45; i++) {
+		strcat(name, "a.");
+	}
+	strcat(name, "shop.svc.cluster.local.");
+	assert_svc_ns(name, "shop");
+	name[strlen(name) - strlen("shop.svc.cluster.local.")] = '\0';
+	strcat(name, "shop.pod.cluster.local.");
+	assert_svc_ns(name, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +279,7 @@ int main(void)
 		cmocka_unit_test(reverse_ipv4_address_and_prefixes),
 		cmocka_unit_test(reverse_ipv4_rejects_bad_octets),
 		cmocka_unit_test(reverse_ipv6_nibbles),
+		cmocka_unit_test(a_name_below_ns_svc_gives_its_namespace_for_client_autopath),
 	};
 	return cmocka_run_group_tests_name("qname", tests, NULL, NULL);
 }

@@ -550,10 +550,31 @@ static void a_client_address_names_the_namespace_of_its_pods(void **state)
 	k8s_table_deinit(&t);
 }
 
+static void a_new_table_where_an_old_one_was_answers_from_its_own_pods(void **state)
+{
+	// k8s_table_pod_ns() remembers its last answer per thread, by table and pod generation.
+	k8s_table_t t;
+	k8s_pod_t a = { .meta = { .ns = "one", .name = "a" }, .live = true, .ip_count = 1,
+	                .ips = { fx_ip("10.0.0.5") } };
+	k8s_ip_t ip = fx_ip("10.0.0.5");
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	assert_int_equal(k8s_table_set_pod(&t, NULL, &a), KNOT_EOK);
+	assert_memory_equal(k8s_table_pod_ns(&t, &ip), "\x03one", 4);
+	assert_int_equal(k8s_table_set_pod(&t, &a, NULL), KNOT_EOK);
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	assert_null(k8s_table_pod_ns(&t, &ip));
+	k8s_table_deinit(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_replaced_service_is_found_with_its_new_records),
+		cmocka_unit_test(a_new_table_where_an_old_one_was_answers_from_its_own_pods),
 		cmocka_unit_test(ptr_references_follow_the_service),
 		cmocka_unit_test(a_deferred_ptr_index_is_built_of_the_blocks_published_meanwhile),
 		cmocka_unit_test(without_deferring_the_ptr_index_is_ready_with_the_zone),
