@@ -108,6 +108,7 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 {
 	assert(pkt && qdata && mod);
 	k8s_tsan_zone_seen();
+	k8s_stats_zone_query(qdata);
 	uint16_t qtype = knot_pkt_qtype(qdata->query);
 	// Only the ADDITIONAL stage of SRV and ANY reads the last SRV answer.
 	if (qtype == KNOT_RRTYPE_SRV || qtype == KNOT_RRTYPE_ANY) {

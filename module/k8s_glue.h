@@ -170,9 +170,16 @@ void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_out
 
 /*!
  * \brief Hooks that count every answer a worker sends in CoreDNS's series (dnsmetrics.h).
- * A global instance's come before its other hooks; a zone's after its other hooks.
+ * A global instance's BEGIN and END come before its other hooks; a zone's END after its
+ * other hooks (its ANSWER hook calls k8s_stats_zone_query()).
  */
 int k8s_stats_hooks(knotd_mod_t *mod, bool global);
+
+/*!
+ * \brief A query a mod-k8s zone's ANSWER hook sees: the zone's END hook counts its answer
+ * (the receipt time taken now without a global instance).
+ */
+void k8s_stats_zone_query(const knotd_qdata_t *qdata);
 
 /*! \brief The `plugin` label of the answer \a qdata gets (the forwarder's cache, ...). */
 void k8s_stats_answered_by(const knotd_qdata_t *qdata, k8s_dnsmetrics_plugin_t plugin);

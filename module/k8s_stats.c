@@ -206,6 +206,41 @@ void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st)
 	knotd_mod_stats_store(fw->mod, 0, CTR_MEMBER_API_ERRORS, fw->idx, errors);
 }
 
+/*
+ * CoreDNS's series (dnsmetrics.h) over every answer a worker sends. knotd runs the
+ * global BEGIN hooks, the zone's ANSWER hooks, and after the answer the global END
+ * hooks, then the zone's: the global instance takes the receipt time and counts the
+ * answers of queries no mod-k8s zone's ANSWER hook saw; a mod-k8s zone counts those its
+ * ANSWER hook saw (k8s_stats_zone_query()) at its last END hook, where a query handed to
+ * a module thread (NOOP: answered late, counted there) is known. The zone needs no
+ * BEGIN hook of its own: a hook less on every query.
+ */
+
+/*! \brief The query this worker is answering (knotd reuses its qdata: the ID must match). */
+static __thread struct {
+	const knotd_qdata_t *qdata;
+	uint16_t id;
+	bool zone_counts;           /*!< A mod-k8s zone's ANSWER hook saw it: its END counts. */
+	uint8_t plugin;             /*!< k8s_dnsmetrics_plugin_t. */
+	uint64_t received_ns;
+	uint64_t answered_ns;       /*!< The module's answer's end (k8s_stats_outcome()), or 0. */
+} answering __attribute__((tls_model("initial-exec")));  // No __tls_get_addr() per hook.
+
+static bool answering_this(const knotd_qdata_t *qdata)
+{
+	return answering.qdata == qdata && answering.id == knot_wire_get_id(qdata->query->wire);
+}
+
+static void answering_start(const knotd_qdata_t *qdata)
+{
+	answering.qdata = qdata;
+	answering.id = knot_wire_get_id(qdata->query->wire);
+	answering.zone_counts = false;
+	answering.plugin = K8S_DNSMETRICS_CORE;
+	answering.received_ns = k8s_dnsmetrics_clock();
+	answering.answered_ns = 0;
+}
+
 uint64_t k8s_stats_clock(void)
 {
 	struct timespec ts;
@@ -247,6 +282,10 @@ void k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
 	uint64_t now = k8s_stats_clock();
 	k8s_metrics_query(qdata->params->thread_id, proto, knot_pkt_qtype(qdata->query), label,
 	                  now > started_ns ? now - started_ns : 0);
+	// CoreDNS's duration ends here too: one clock read less at the END hook.
+	if (answering_this(qdata)) {
+		answering.answered_ns = now;
+	}
 }
 
 void k8s_stats_late(knotd_mod_t *mod, knotd_qdata_t *qdata)
@@ -260,37 +299,6 @@ void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_out
 	knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_AUTOPATH, walked, 1);
 }
 
-/*
- * CoreDNS's series (dnsmetrics.h) over every answer a worker sends. knotd runs the
- * global BEGIN hooks, then the zone's, and after the answer the global END hooks, then
- * the zone's: the global instance takes the receipt time and counts the answers of
- * queries in no mod-k8s zone; a mod-k8s zone counts its own at its last END hook, where
- * a query handed to a module thread (NOOP: answered late, counted there) is known.
- */
-
-/*! \brief The query this worker is answering (knotd reuses its qdata: the ID must match). */
-static __thread struct {
-	const knotd_qdata_t *qdata;
-	uint16_t id;
-	bool zone_counts;           /*!< A mod-k8s zone's BEGIN hook saw it: its END counts. */
-	uint8_t plugin;             /*!< k8s_dnsmetrics_plugin_t. */
-	uint64_t received_ns;
-} answering;
-
-static bool answering_this(const knotd_qdata_t *qdata)
-{
-	return answering.qdata == qdata && answering.id == knot_wire_get_id(qdata->query->wire);
-}
-
-static void answering_start(const knotd_qdata_t *qdata)
-{
-	answering.qdata = qdata;
-	answering.id = knot_wire_get_id(qdata->query->wire);
-	answering.zone_counts = false;
-	answering.plugin = K8S_DNSMETRICS_CORE;
-	answering.received_ns = k8s_dnsmetrics_clock();
-}
-
 void k8s_stats_answered_by(const knotd_qdata_t *qdata, k8s_dnsmetrics_plugin_t plugin)
 {
 	if (answering_this(qdata)) {
@@ -301,8 +309,10 @@ void k8s_stats_answered_by(const knotd_qdata_t *qdata, k8s_dnsmetrics_plugin_t p
 static void answer_count(knotd_state_t state, const knot_pkt_t *pkt, knotd_qdata_t *qdata)
 {
 	// Without a BEGIN (a malformed query), the answer took no time to speak of.
-	uint64_t received = answering_this(qdata) ? answering.received_ns : k8s_dnsmetrics_clock();
-	uint8_t plugin = answering_this(qdata) ? answering.plugin : K8S_DNSMETRICS_CORE;
+	bool seen = answering_this(qdata);
+	uint64_t received = seen ? answering.received_ns : k8s_dnsmetrics_clock();
+	uint64_t answered = seen ? answering.answered_ns : 0;
+	uint8_t plugin = seen ? answering.plugin : K8S_DNSMETRICS_CORE;
 	answering.qdata = NULL;
 	if (state == KNOTD_STATE_NOOP) {
 		return;  // Nothing sent now: a module thread answers later and counts it.
@@ -319,6 +329,7 @@ static void answer_count(knotd_state_t state, const knot_pkt_t *pkt, knotd_qdata
 		.query_size = qdata->query->size,
 		.answer_size = pkt->size,
 		.plugin = plugin,
+		.answered_ns = answered,
 	};
 	k8s_dnsmetrics_answer(qdata->params->thread_id, &a, received);
 }
@@ -339,8 +350,7 @@ static knotd_state_t global_end_hook(knotd_state_t state, knot_pkt_t *pkt,
 	return state;
 }
 
-static knotd_state_t zone_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
-                                     knotd_qdata_t *qdata, knotd_mod_t *mod)
+void k8s_stats_zone_query(const knotd_qdata_t *qdata)
 {
 	// Without a global instance, the zone takes the receipt time itself.
 	if (!answering_this(qdata)) {
@@ -348,7 +358,6 @@ static knotd_state_t zone_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 	}
 	answering.zone_counts = true;
 	answering.plugin = K8S_DNSMETRICS_KUBERNETES;
-	return state;
 }
 
 static knotd_state_t zone_end_hook(knotd_state_t state, knot_pkt_t *pkt,
@@ -362,10 +371,12 @@ static knotd_state_t zone_end_hook(knotd_state_t state, knot_pkt_t *pkt,
 
 int k8s_stats_hooks(knotd_mod_t *mod, bool global)
 {
-	int ret = knotd_mod_hook(mod, KNOTD_STAGE_BEGIN, global ? global_begin_hook
-	                                                         : zone_begin_hook);
+	if (!global) {
+		return knotd_mod_hook(mod, KNOTD_STAGE_END, zone_end_hook);
+	}
+	int ret = knotd_mod_hook(mod, KNOTD_STAGE_BEGIN, global_begin_hook);
 	if (ret == KNOT_EOK) {
-		ret = knotd_mod_hook(mod, KNOTD_STAGE_END, global ? global_end_hook : zone_end_hook);
+		ret = knotd_mod_hook(mod, KNOTD_STAGE_END, global_end_hook);
 	}
 	return ret;
 }

@@ -139,7 +139,7 @@ void k8s_dnsmetrics_answer(unsigned slot, const k8s_dnsmetrics_answer_t *a,
 	slot_t *s = &slots[slot <= K8S_DNSMETRICS_LATE_SLOT ? slot : slot % K8S_METRICS_THREADS];
 	unsigned proto = (a->proto < K8S_METRICS_PROTO_COUNT) ? a->proto : K8S_METRICS_UDP;
 	unsigned plugin = (a->plugin < K8S_DNSMETRICS_PLUGIN_COUNT) ? a->plugin : 0;
-	uint64_t now = k8s_dnsmetrics_clock();
+	uint64_t now = (a->answered_ns != 0) ? a->answered_ns : k8s_dnsmetrics_clock();
 	uint64_t took = (now > received_ns) ? now - received_ns : 0;
 	add(&s->requests[proto][a->ipv6][qtype_index(a->qtype)], 1);
 	add(&s->responses[a->rcode & (RCODES - 1)][plugin], 1);

@@ -59,6 +59,7 @@ typedef struct {
 	size_t query_size;             /*!< The query's wire bytes. */
 	size_t answer_size;            /*!< The answer's wire bytes. */
 	k8s_dnsmetrics_plugin_t plugin;
+	uint64_t answered_ns;          /*!< When it was answered (k8s_dnsmetrics_clock()), 0: now. */
 } k8s_dnsmetrics_answer_t;
 
 /*! \brief CLOCK_MONOTONIC in nanoseconds: the receipt and send times. */

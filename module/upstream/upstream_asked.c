@@ -241,7 +241,7 @@ k8s_upstream_status_t k8s_upstream_lookup(const k8s_upstream_t *u, const knot_dn
 }
 
 /*! Set in a thread that only looks names up: see k8s_upstream_asks_off(). */
-static __thread bool asks_off;
+static __thread bool asks_off __attribute__((tls_model("initial-exec")));
 
 k8s_upstream_status_t k8s_upstream_lookup_source(const k8s_upstream_t *u,
                                                  const knot_dname_t *name, uint16_t qtype,
