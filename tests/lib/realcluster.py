@@ -9,7 +9,8 @@
 tests/realcluster/cluster up|down|status is the same from a shell: the processes outlive
 the command (their PIDs in the work directory), and `down` stops them.
 
-Everything runs in a private network namespace NETNS (the "node"), entered with
+Everything runs in a private network namespace (the "node", NETNS unless named
+otherwise: Cluster(name) runs beside another), entered with
 `nsenter --net` (`ip netns exec` remounts /sys, and runc then finds no cgroup mount):
 no address, route or rule of the machine's own network is touched, and nothing listens
 outside it. In it, from the binaries of tests/realk8s/build and tests/realcluster/build
@@ -35,7 +36,8 @@ project's image (packaging/build-deb, packaging/build-image):
 The kubelet's resolvConf (the upstream of dnsPolicy: Default pods, knot-dns's among them)
 names NODE_IP, where nothing answers on port 53: names outside the cluster are refused,
 never sent off the machine. The kubelet sets kernel tunables that are not per namespace
-(vm.overcommit_memory, kernel.panic, ...): up() saves them first, down() puts them back.
+(vm.overcommit_memory, kernel.panic, ...): up() saves them first, down() puts them back
+(two clusters at once: the one up first must be down last).
 Every wait is bounded; down() removes what up() made: the processes (by PID), the pods'
 containers and network namespaces, NETNS with the bridge and the rules, the cgroups, the
 mounts under the work directory, the kubelet's links in /var/log/containers.
@@ -85,8 +87,10 @@ def log(text):
     print(f"realcluster: {text}", file=sys.stderr, flush=True)
 
 
-def default_workdir():
-    return os.environ.get("REALCLUSTER_DIR") or f"/tmp/mod-k8s-realcluster-{NETNS}"
+def default_workdir(name=NETNS):
+    if name == NETNS and os.environ.get("REALCLUSTER_DIR"):
+        return os.environ["REALCLUSTER_DIR"]
+    return f"/tmp/mod-k8s-realcluster-{name}"
 
 
 def binaries():
@@ -123,8 +127,11 @@ def images(names=("pause", "glibc-dns-testing")):
 
 
 def project_image():
-    """(archive, tag) of packaging/build-image's output, or (None, None)."""
-    archives = sorted(glob.glob(os.path.join(SRCDIR, "build", "packaging", "mod-k8s_*.oci.tar")))
+    """(archive, tag) of packaging/build-image's output (build/packaging, else what
+    packaging/ci --release RELEASE left in build/packaging/RELEASE), or (None, None)."""
+    top = os.path.join(SRCDIR, "build", "packaging")
+    archives = (sorted(glob.glob(os.path.join(top, "mod-k8s_*.oci.tar")))
+                or sorted(glob.glob(os.path.join(top, "*", "mod-k8s_*.oci.tar"))))
     if not archives:
         return None, None
     archive = archives[-1]
@@ -144,7 +151,8 @@ def check_available():
     binaries()
     images()
     if project_image()[0] is None:
-        raise Unavailable("no project image: run packaging/build-deb and packaging/build-image")
+        raise Unavailable("no mod-k8s image in build/packaging: run packaging/build-deb and "
+                          "packaging/build-image (or packaging/ci)")
 
 
 def skip_unless_available():
@@ -156,9 +164,9 @@ def skip_unless_available():
         sys.exit(77)
 
 
-def innode(argv):
+def innode(argv, name=NETNS):
     """argv run in the node's network namespace (nsenter execs it: the PID is its own)."""
-    return ["nsenter", f"--net=/run/netns/{NETNS}", *argv]
+    return ["nsenter", f"--net=/run/netns/{name}", *argv]
 
 
 def run(argv, check=True, timeout=120, input=None):
@@ -201,8 +209,11 @@ def cgroup_hierarchies(types=("cgroup",)):
 class Cluster:
     """The node; up() and down(), or a context manager doing both."""
 
-    def __init__(self, workdir=None):
-        self.workdir = workdir or default_workdir()
+    def __init__(self, name=NETNS, workdir=None):
+        # The node's network namespace, cgroup root and work directory: clusters of other
+        # names run beside it (the smoke test's beside a developer's `cluster up`).
+        self.name = name
+        self.workdir = workdir or default_workdir(name)
         self.pki = os.path.join(self.workdir, "pki")
         self.admin_kubeconfig = os.path.join(self.workdir, "admin.kubeconfig")
         self.state_path = os.path.join(self.workdir, "state.json")
@@ -262,8 +273,9 @@ class Cluster:
     def start(self, name, argv):
         """Starts argv in the node namespace, detached, its log and PID in the work directory."""
         with open(os.path.join(self.workdir, f"{name}.log"), "a", encoding="utf-8") as out:
-            process = subprocess.Popen(innode(argv), stdin=subprocess.DEVNULL, stdout=out,
-                                       stderr=subprocess.STDOUT, start_new_session=True)
+            process = subprocess.Popen(innode(argv, self.name), stdin=subprocess.DEVNULL,
+                                       stdout=out, stderr=subprocess.STDOUT,
+                                       start_new_session=True)
         with open(self.pidfile(name), "w", encoding="utf-8") as f:
             f.write(f"{process.pid}\n")
         argv0 = self.state().get("argv0", {})
@@ -313,7 +325,7 @@ class Cluster:
 
     def kubectl(self, *args, input=None, check=True, timeout=120):
         argv = innode([self.bin.get("kubectl") or binaries()["kubectl"],
-                       "--kubeconfig", self.admin_kubeconfig, *args])
+                       "--kubeconfig", self.admin_kubeconfig, *args], self.name)
         return run(argv, check=check, timeout=timeout, input=input)
 
     def ctr(self, *args, check=True, timeout=300):
@@ -321,15 +333,15 @@ class Cluster:
                     "-n", "k8s.io", *args], check=check, timeout=timeout)
 
     def innode(self, *argv, check=True, timeout=60):
-        return run(innode(list(argv)), check=check, timeout=timeout)
+        return run(innode(list(argv), self.name), check=check, timeout=timeout)
 
     # -- up
 
     def up(self):
         check_available()
         self.bin = binaries()
-        if os.path.exists(f"/run/netns/{NETNS}"):
-            raise ClusterError(f"/run/netns/{NETNS} exists: a cluster is up "
+        if os.path.exists(f"/run/netns/{self.name}"):
+            raise ClusterError(f"/run/netns/{self.name} exists: a cluster is up "
                                f"(tests/realcluster/cluster down)")
         started = time.monotonic()
         os.makedirs(self.workdir, exist_ok=True)
@@ -362,8 +374,8 @@ class Cluster:
         self.save_state(sysctls=saved)
 
     def _netns(self):
-        run(["ip", "netns", "add", NETNS])
-        self.save_state(netns=NETNS)
+        run(["ip", "netns", "add", self.name])
+        self.save_state(netns=self.name)
         self.innode("ip", "link", "set", "lo", "up")
         self.innode("ip", "addr", "add", f"{NODE_IP}/32", "dev", "lo")
         # The node has no default route (nothing leaves it): Service addresses asked from
@@ -379,7 +391,7 @@ class Cluster:
         made = []
         v1 = cgroup_hierarchies()
         for hierarchy in cgroup_hierarchies(("cgroup", "cgroup2")):
-            path = os.path.join(hierarchy, NETNS)
+            path = os.path.join(hierarchy, self.name)
             if not os.path.isdir(path):
                 # The kubelet wants its cgroupRoot in every v1 hierarchy; runc makes the
                 # pods' cgroups under the same name in the v2 one (hugetlb only here).
@@ -527,7 +539,7 @@ state = "{d}/state"
             json.dump({
                 "apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration",
                 # These machines have cgroup v1 only (doc/realcluster.md).
-                "failCgroupV1": False, "cgroupDriver": "cgroupfs", "cgroupRoot": f"/{NETNS}",
+                "failCgroupV1": False, "cgroupDriver": "cgroupfs", "cgroupRoot": f"/{self.name}",
                 "containerRuntimeEndpoint":
                     f"unix://{self.workdir}/containerd/containerd.sock",
                 "clusterDNS": [DNS_IP], "clusterDomain": "cluster.local",
@@ -630,6 +642,7 @@ state = "{d}/state"
                 log(f"{e}: their containers are killed")
         for name in ("kubelet", "kube-proxy"):
             self.stop(name)
+        pod_netns = self._pod_netns()
         if self.pid("containerd"):
             for task in self._tasks():
                 self.ctr("tasks", "kill", "-s", "KILL", task, check=False)
@@ -641,12 +654,11 @@ state = "{d}/state"
         for name in ("containerd", "kube-apiserver", "etcd"):
             self.stop(name)
         self._unmount()
-        # The pods' network namespaces pinned by containerd, made since up().
-        for path in glob.glob("/run/netns/cni-*"):
+        # The network namespaces containerd pinned for pods the kubelet did not stop.
+        for path in pod_netns:
+            subprocess.run(["umount", path], capture_output=True)
             try:
-                if os.stat(path).st_mtime >= state.get("started", time.time()) - 1:
-                    subprocess.run(["umount", path], capture_output=True)
-                    os.unlink(path)
+                os.unlink(path)
             except OSError:
                 pass
         if state.get("netns") and os.path.exists(f"/run/netns/{state['netns']}"):
@@ -677,6 +689,22 @@ state = "{d}/state"
             shutil.rmtree(self.workdir, ignore_errors=True)
             log("down")
 
+    def _pod_netns(self):
+        """The pinned network namespaces (/run/netns/cni-...) of this containerd's pods."""
+        if not self.pid("containerd"):
+            return []
+        paths = []
+        for container in self.ctr("containers", "ls", "-q", check=False).stdout.split():
+            try:
+                info = json.loads(self.ctr("containers", "info", container, check=False).stdout)
+            except ValueError:
+                continue
+            for ns in info.get("Spec", {}).get("linux", {}).get("namespaces", []):
+                path = ns.get("path", "")
+                if ns.get("type") == "network" and "/netns/cni-" in path and os.path.exists(path):
+                    paths.append(path)
+        return sorted(set(paths))
+
     def _tasks(self):
         if not self.pid("containerd"):
             return []
@@ -694,7 +722,7 @@ state = "{d}/state"
         # Deepest first; a cgroup whose last process has just exited may take a moment.
         deadline = time.monotonic() + 20
         for hierarchy in cgroup_hierarchies(("cgroup", "cgroup2")):
-            root = os.path.join(hierarchy, NETNS)
+            root = os.path.join(hierarchy, self.name)
             while os.path.isdir(root):
                 dirs = sorted((d for d, _, _ in os.walk(root)), key=len, reverse=True)
                 for d in dirs:
