@@ -115,7 +115,7 @@ def images(names=("pause", "glibc-dns-testing")):
     """{name: image archive} of tests/realcluster/images; raises Unavailable if missing."""
     v = realk8s.versions()
     versions = {"pause": v["PAUSE_VERSION"], "glibc-dns-testing": v["GLIBC_DNS_TESTING_VERSION"],
-                "agnhost": v["AGNHOST_VERSION"]}
+                "agnhost": v["AGNHOST_VERSION"], "coredns": v["COREDNS_VERSION"]}
     found = {}
     for name in names:
         path = os.path.join(realk8s.cache_dir(), "images", f"{name}-{versions[name]}.tar")
@@ -209,10 +209,13 @@ def cgroup_hierarchies(types=("cgroup",)):
 class Cluster:
     """The node; up() and down(), or a context manager doing both."""
 
-    def __init__(self, name=NETNS, workdir=None):
+    def __init__(self, name=NETNS, workdir=None, dns="mod-k8s"):
         # The node's network namespace, cgroup root and work directory: clusters of other
         # names run beside it (the smoke test's beside a developer's `cluster up`).
         self.name = name
+        # The cluster DNS: "mod-k8s" (packaging/kubernetes) or "coredns" (the baseline,
+        # tests/realcluster/coredns.yaml: kubeadm's add-on).
+        self.dns = dns
         self.workdir = workdir or default_workdir(name)
         self.pki = os.path.join(self.workdir, "pki")
         self.admin_kubeconfig = os.path.join(self.workdir, "admin.kubeconfig")
@@ -356,7 +359,7 @@ class Cluster:
                  ("kube-apiserver", self._apiserver),
                  ("kube-controller-manager and kube-scheduler", self._controllers),
                  ("kubelet (node Ready)", self._kubelet), ("kube-proxy", self._kube_proxy),
-                 ("mod-k8s from packaging/kubernetes", self._mod_k8s))
+                 (f"{self.dns} behind kube-dns", self._dns))
         for what, step in steps:
             t = time.monotonic()
             step()
@@ -453,10 +456,13 @@ state = "{d}/state"
         archive, tag = project_image()
         for name, path in images(("pause", "glibc-dns-testing")).items():
             self.ctr("images", "import", path)
-        try:
-            self.ctr("images", "import", images(("agnhost",))["agnhost"])
-        except Unavailable:
-            pass
+        # agnhost (the e2e tests' pods) and CoreDNS (the baseline), where made.
+        for name in ("agnhost", "coredns"):
+            try:
+                self.ctr("images", "import", images((name,))[name])
+            except Unavailable:
+                if name == "coredns" and self.dns == "coredns":
+                    raise
         # The OCI archive names its image by tag only (umoci): base-name gives the repository
         # the kubelet asks for (image: mod-k8s:TAG is docker.io/library/mod-k8s:TAG).
         self.ctr("images", "import", "--base-name", "docker.io/library/mod-k8s", archive)
@@ -585,25 +591,39 @@ state = "{d}/state"
         wait("kube-proxy", lambda: "KUBE-SVC" in self.innode(
             "iptables-save", "-t", "nat", check=False).stdout, alive=alive)
 
-    def _mod_k8s(self):
+    def _dns(self):
         self.kubectl("apply", "-f", os.path.join(PACKAGING, "kubernetes", "service.yaml"))
-        overlay = os.path.join(self.workdir, "overlay")
-        os.makedirs(overlay, exist_ok=True)
-        # A user's overlay: packaging/kubernetes with the image they built and imported.
-        with open(os.path.join(overlay, "kustomization.yaml"), "w", encoding="utf-8") as f:
-            f.write("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
-                    f"resources:\n  - {os.path.relpath(os.path.join(PACKAGING, 'kubernetes'), overlay)}\n"
-                    f"images:\n  - name: mod-k8s\n    newName: mod-k8s\n    newTag: {self.image_tag}\n")
-        self.kubectl("apply", "-k", overlay)
-        result = self.kubectl("-n", "kube-system", "rollout", "status", "deployment/knot-dns",
+        if self.dns == "coredns":
+            with open(os.path.join(SRCDIR, "tests", "realcluster", "coredns.yaml"),
+                      encoding="utf-8") as f:
+                manifests = f.read().replace("image: IMAGE", "image: registry.k8s.io/coredns/"
+                                             f"coredns:{realk8s.versions()['COREDNS_VERSION']}")
+            self.kubectl("apply", "-f", "-", input=manifests)
+            deployment = "coredns"
+        else:
+            self._mod_k8s()
+            deployment = "knot-dns"
+        result = self.kubectl("-n", "kube-system", "rollout", "status", f"deployment/{deployment}",
                               f"--timeout={START_TIMEOUT}s", check=False,
                               timeout=START_TIMEOUT + 30)
         if result.returncode != 0:
             pods = self.kubectl("-n", "kube-system", "describe", "pods", check=False).stdout
-            raise ClusterError(f"knot-dns not rolled out:\n{result.stderr}\n{pods[-4000:]}")
+            raise ClusterError(f"{deployment} not rolled out:\n{result.stderr}\n{pods[-4000:]}")
         wait("kube-dns answers", lambda: "10.96.0.1" in self.innode(
             "kdig", f"@{DNS_IP}", "+short", "+timeout=1", "+retry=0",
             "kubernetes.default.svc.cluster.local", "A", check=False).stdout)
+
+    def _mod_k8s(self):
+        overlay = os.path.join(self.workdir, "overlay")
+        os.makedirs(overlay, exist_ok=True)
+        # A user's overlay: packaging/kubernetes with the image they built and imported.
+        base = os.path.relpath(os.path.join(PACKAGING, "kubernetes"), overlay)
+        with open(os.path.join(overlay, "kustomization.yaml"), "w", encoding="utf-8") as f:
+            f.write("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+                    f"resources:\n  - {base}\n"
+                    "images:\n  - name: mod-k8s\n    newName: mod-k8s\n"
+                    f"    newTag: {self.image_tag}\n")
+        self.kubectl("apply", "-k", overlay)
 
     # -- status
 
