@@ -130,7 +130,14 @@ def project_image():
     """(archive, tag) of packaging/build-image's output (build/packaging, else what
     packaging/ci --release RELEASE left in build/packaging/RELEASE), or (None, None)."""
     top = os.path.join(SRCDIR, "build", "packaging")
+    release = ""
+    with open("/etc/os-release", encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("VERSION_CODENAME="):
+                release = line.split("=", 1)[1].strip().strip('"')
+    # This tree's build first, then packaging/ci's of this machine's release, then any.
     archives = (sorted(glob.glob(os.path.join(top, "mod-k8s_*.oci.tar")))
+                or sorted(glob.glob(os.path.join(top, release or "-", "mod-k8s_*.oci.tar")))
                 or sorted(glob.glob(os.path.join(top, "*", "mod-k8s_*.oci.tar"))))
     if not archives:
         return None, None
