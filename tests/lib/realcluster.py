@@ -156,7 +156,7 @@ def check_available():
         if not os.access(os.path.join(CNI_BIN, plugin), os.X_OK):
             raise Unavailable(f"no CNI plugin {CNI_BIN}/{plugin} (scripts/deps cluster)")
     binaries()
-    images()
+    images(("pause", "glibc-dns-testing", "agnhost"))
     if project_image()[0] is None:
         raise Unavailable("no mod-k8s image in build/packaging: run packaging/build-deb and "
                           "packaging/build-image (or packaging/ci)")
@@ -461,15 +461,14 @@ state = "{d}/state"
         alive = self.start("containerd", ["containerd", "--config", os.path.join(d, "config.toml")])
         wait("containerd", lambda: self.ctr("version", check=False).returncode == 0, alive=alive)
         archive, tag = project_image()
-        for name, path in images(("pause", "glibc-dns-testing")).items():
+        for name, path in images(("pause", "glibc-dns-testing", "agnhost")).items():
             self.ctr("images", "import", path)
-        # agnhost (the e2e tests' pods) and CoreDNS (the baseline), where made.
-        for name in ("agnhost", "coredns"):
-            try:
-                self.ctr("images", "import", images((name,))[name])
-            except Unavailable:
-                if name == "coredns" and self.dns == "coredns":
-                    raise
+        # CoreDNS (the baseline), where made.
+        try:
+            self.ctr("images", "import", images(("coredns",))["coredns"])
+        except Unavailable:
+            if self.dns == "coredns":
+                raise
         # The OCI archive names its image by tag only (umoci): base-name gives the repository
         # the kubelet asks for (image: mod-k8s:TAG is docker.io/library/mod-k8s:TAG).
         self.ctr("images", "import", "--base-name", "docker.io/library/mod-k8s", archive)

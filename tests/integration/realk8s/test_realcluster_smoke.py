@@ -7,7 +7,8 @@ packaging/kubernetes as a user does; a pod of the e2e DNS tests' glibc image
 (registry.k8s.io/e2e-test-images/glibc-dns-testing, built here) asks through the
 resolv.conf the kubelet wrote for it, via kube-proxy's kube-dns address, with glibc's
 getent and with dig: kubernetes.default, a ClusterIP Service and a headless Service
-whose endpoint is the pod itself. Then the whole node is torn down.
+whose endpoint is the pod itself; its second container, of the e2e agnhost image, asks
+with musl's getent (upstream's agnhost is Alpine). Then the whole node is torn down.
 
 # run alone: a whole cluster on 2 cores (about 3 minutes)
 Skips (exit 77), saying why, when not root or when the binaries or images are not built
@@ -30,8 +31,9 @@ realcluster.skip_unless_available()
 tests = testing.Tests()
 NS = "smoke"
 POD = "querier"
-IMAGE = "registry.k8s.io/e2e-test-images/glibc-dns-testing:" + \
-    realcluster.realk8s.versions()["GLIBC_DNS_TESTING_VERSION"]
+VERSIONS = realcluster.realk8s.versions()
+IMAGE = "registry.k8s.io/e2e-test-images/glibc-dns-testing:" + VERSIONS["GLIBC_DNS_TESTING_VERSION"]
+AGNHOST = "registry.k8s.io/e2e-test-images/agnhost:" + VERSIONS["AGNHOST_VERSION"]
 
 
 def world(c):
@@ -52,7 +54,9 @@ def world(c):
            "metadata": {"name": POD, "namespace": NS, "labels": {"app": POD}},
            "spec": {"terminationGracePeriodSeconds": 1,
                     "containers": [{"name": "q", "image": IMAGE, "imagePullPolicy": "IfNotPresent",
-                                    "command": ["sleep", "3600"]}]}}
+                                    "command": ["sleep", "3600"]},
+                                   {"name": "musl", "image": AGNHOST,
+                                    "imagePullPolicy": "IfNotPresent", "args": ["pause"]}]}}
     c.kubectl("apply", "-f", "-", input=json.dumps(pod))
     result = c.kubectl("wait", "-n", NS, "--for=condition=Ready", f"pod/{POD}", "--timeout=120s",
                        check=False, timeout=150)
@@ -76,9 +80,10 @@ class Fixture:
         return self.cluster.__exit__(*exc)
 
 
-def in_pod(c, *argv):
-    """argv run in the querier pod (kubectl exec); its standard output."""
-    result = c.kubectl("exec", "-n", NS, POD, "--", *argv, check=False, timeout=60)
+def in_pod(c, *argv, container="q"):
+    """argv run in the querier pod's container (kubectl exec); its standard output."""
+    result = c.kubectl("exec", "-n", NS, POD, "-c", container, "--", *argv, check=False,
+                       timeout=60)
     testing.expect(result.returncode == 0, f"{' '.join(argv)} in the pod failed "
                    f"({result.returncode}): {result.stderr}{result.stdout}")
     return result.stdout
@@ -130,6 +135,17 @@ def a_clusterip_service_resolves_by_its_short_name(c):
     testing.expect_equal(out.split()[:2], [ip, f"web.{NS}.svc.cluster.local"], "getent hosts web")
     testing.expect_equal(in_pod(c, "dig", "+short", "+search", f"web.{NS}").split(), [ip],
                          "dig web.smoke")
+
+
+@tests.case
+def musl_getent_resolves_a_service_through_the_search_list(c):
+    ip = jsonpath(c, "service", "-n", NS, "web", "-o", "jsonpath={.spec.clusterIP}")
+    out = in_pod(c, "/usr/local/bin/getent", "hosts", "web", container="musl")
+    testing.expect_equal(out.split()[:2], [ip, f"web.{NS}.svc.cluster.local"],
+                         "musl getent hosts web")
+    out = in_pod(c, "/usr/local/bin/getent", "hosts", "kubernetes.default", container="musl")
+    testing.expect_equal(out.split()[:2], ["10.96.0.1", "kubernetes.default.svc.cluster.local"],
+                         "musl getent hosts kubernetes.default")
 
 
 @tests.case
