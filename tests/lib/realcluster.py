@@ -83,6 +83,10 @@ class ClusterError(Exception):
     """A component did not start or a wait ran out."""
 
 
+class AlreadyUp(ClusterError):
+    """A cluster of this name is up: up() touched nothing (and down() must not run)."""
+
+
 def log(text):
     print(f"realcluster: {text}", file=sys.stderr, flush=True)
 
@@ -232,6 +236,8 @@ class Cluster:
     def __enter__(self):
         try:
             self.up()
+        except AlreadyUp:
+            raise
         except BaseException:
             self.logs_to_stderr()
             self.down()
@@ -351,7 +357,7 @@ class Cluster:
         check_available()
         self.bin = binaries()
         if os.path.exists(f"/run/netns/{self.name}"):
-            raise ClusterError(f"/run/netns/{self.name} exists: a cluster is up "
+            raise AlreadyUp(f"/run/netns/{self.name} exists: a cluster is up "
                                f"(tests/realcluster/cluster down)")
         started = time.monotonic()
         os.makedirs(self.workdir, exist_ok=True)
