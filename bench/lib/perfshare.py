@@ -34,3 +34,29 @@ def dso_shares(pid, load, data, seconds):
             # Of the user-space time: comparable with callgrind's (user-space) Ir shares.
             "module_user_pct": round(100 * module / (100 - kernel), 1) if kernel < 100 else None,
             "samples_by_dso": shares}
+
+
+SYSCALLS = ("recvmmsg", "sendmmsg", "recvmsg", "sendmsg", "recvfrom", "sendto",
+            "epoll_wait", "poll", "ppoll", "futex")
+
+
+def syscalls(pid, load, seconds, names=SYSCALLS):
+    """Counts pid's system calls (perf stat on the syscalls:sys_enter_* tracepoints)
+    for seconds + 1 s while load() runs; returns ({name: count}, load()'s result) or
+    ({"error": text}, result)."""
+    events = ",".join(f"syscalls:sys_enter_{name}" for name in names)
+    stat = subprocess.Popen(["perf", "stat", "-x", ",", "-e", events, "-p", str(pid),
+                             "--", "sleep", str(seconds + 1)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    result = load()
+    _, err = stat.communicate(timeout=60)
+    if stat.returncode != 0:
+        return {"error": f"perf stat failed: {err.strip()[-200:]}"}, result
+    counts = {}
+    for line in err.splitlines():
+        fields = line.split(",")
+        if len(fields) > 2 and fields[2].startswith("syscalls:sys_enter_"):
+            counts[fields[2][len("syscalls:sys_enter_"):]] = \
+                int(fields[0]) if fields[0].isdigit() else None
+    return counts, result
