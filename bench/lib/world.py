@@ -11,6 +11,7 @@ every mix and reports any difference, so the comparison is between equal
 answers.
 """
 
+import collections
 import ipaddress
 import json
 import os
@@ -29,6 +30,11 @@ CLUSTER = "cluster.local."
 TTL = 5
 QUERIES_PER_MIX = 20000
 SEED = 1
+# The skewed workload: each query draws a name of the mix with probability 1/rank^s
+# (a Zipf law over the mix's names in their shuffled order; over 9,000 names, s = 1.1
+# puts about 40 % of 20,000 queries on the 10 most asked names and 66 % on the top 100,
+# and asks about 3,300 distinct names).
+ZIPF_S = 1.1
 
 # The query mixes, in report order: key, title.
 MIXES = (
@@ -256,6 +262,27 @@ class World:
                       (f"{external}.{CLUSTER}", "A"),
                       (f"missing-{i}.{ns}.svc.{CLUSTER}", "A")]
         return names
+
+
+def skewed(names, count=QUERIES_PER_MIX, s=ZIPF_S, seed=SEED):
+    """count queries drawn from names, name k (from 1, in the list's order) with
+    probability proportional to 1/k^s: names repeat as a cluster's do (a few services
+    asked by every pod, a long tail asked now and then). Fixed seed: every server gets
+    the same file, and a run the same file as the last one."""
+    if not names:
+        return []
+    weights = [1.0 / (k ** s) for k in range(1, len(names) + 1)]
+    return random.Random(seed).choices(names, weights=weights, k=count)
+
+
+def skew_profile(queries):
+    """What a skewed file repeats: distinct names, and the share of the queries that go
+    to the 10 and the 100 most asked of them."""
+    counts = sorted(collections.Counter(queries).values(), reverse=True)
+    total = max(1, len(queries))
+    return {"queries": len(queries), "distinct": len(counts),
+            "top10_share": round(sum(counts[:10]) / total, 3),
+            "top100_share": round(sum(counts[:100]) / total, 3)}
 
 
 def write_query_files(queries, directory, limit=None):

@@ -20,13 +20,12 @@ The autopath mix is left out: its client-address step needs the client to be a p
 """
 
 import os
-import re
 import shutil
 import subprocess
-import time
 
 from common import BenchError, SERVER_CPU, cpu_time, pin, progress
 import dnsperf
+import perfshare
 import knotd as knotd_lib
 import servers
 import xdpnet
@@ -36,7 +35,6 @@ SECONDS = 5
 WARMUP_SECONDS = 1
 PERF_SECONDS = 3
 SKIPPED_MIXES = ("autopath",)
-_DSO = re.compile(r"^\s*([0-9.]+)%\s+(\S+)", re.MULTILINE)
 
 
 class XdpServer(servers.Server):
@@ -67,24 +65,10 @@ def _measure(server, net, port, path, rate, seconds):
 
 def _module_share(server, net, path, rate, seconds, out_dir, mix):
     """Share (%) of knotd's cpu-clock samples in k8s.so and in the kernel, on the XDP path."""
-    data = os.path.join(out_dir, f"perf-xdp-{mix}.data")
-    rec = subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-F", "2999", "-p",
-                            str(server.pid), "-o", data, "--", "sleep", str(seconds + 1)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.3)
-    dnsperf.run(53, path, seconds=seconds, qps=rate, server=net.server, prefix=net.in_peer([]))
-    _, err = rec.communicate(timeout=60)
-    if rec.returncode != 0:
-        return {"error": f"perf record failed: {err.strip()[-200:]}"}
-    rep = subprocess.run(["perf", "report", "-i", data, "--sort", "dso", "--stdio"],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, check=False)
-    shares = {name: float(pct) for pct, name in _DSO.findall(rep.stdout)}
-    module = sum(v for k, v in shares.items() if k.startswith("k8s.so"))
-    kernel = sum(v for k, v in shares.items() if k.startswith("[kernel"))
-    return {"module_pct": round(module, 1), "kernel_pct": round(kernel, 1),
-            # Of knotd's user-space time: comparable with callgrind's (user-space) Ir shares.
-            "module_user_pct": round(100 * module / (100 - kernel), 1) if kernel < 100 else None,
-            "samples_by_dso": shares}
+    return perfshare.dso_shares(
+        server.pid, lambda: dnsperf.run(53, path, seconds=seconds, qps=rate, server=net.server,
+                                        prefix=net.in_peer([])),
+        os.path.join(out_dir, f"perf-xdp-{mix}.data"), seconds)
 
 
 def run(sim, module_options, files, out_dir, rate=RATE, seconds=SECONDS):
