@@ -382,7 +382,7 @@ class Cluster:
         self._save_sysctls()
         self._netns()
         self._cgroups()
-        realk8s.make_pki(self.pki)
+        realk8s.make_pki(self.pki, str(ipaddress.ip_network(self.service_cidr)[1]))
         self._kubeconfigs()
         steps = (("containerd and images", self._containerd), ("etcd", self._etcd),
                  ("kube-apiserver", self._apiserver),
