@@ -36,14 +36,19 @@ project's image (packaging/build-deb, packaging/build-image):
 The kubelet's resolvConf (the upstream of dnsPolicy: Default pods, knot-dns's among them)
 names NODE_IP, where nothing answers on port 53: names outside the cluster are refused,
 never sent off the machine. The kubelet sets kernel tunables that are not per namespace
-(vm.overcommit_memory, kernel.panic, ...): up() saves them first, down() puts them back
-(two clusters at once: the one up first must be down last).
+(vm.overcommit_memory, kernel.panic, ...): up() saves them first, down() puts them back.
+Clusters side by side share them: a cluster brought up while another is up takes the
+values that one saved (the machine's own, not the kubelet's), and down() leaves them
+alone while another cluster is up (the last one down restores them).
+POD_CIDR, CLUSTER_CIDR, SERVICE_CIDR and DNS_IP are the defaults of Cluster()'s
+parameters (clusters joined by a link need ranges of their own).
 Every wait is bounded; down() removes what up() made: the processes (by PID), the pods'
 containers and network namespaces, NETNS with the bridge and the rules, the cgroups, the
 mounts under the work directory, the kubelet's links in /var/log/containers.
 """
 
 import glob
+import ipaddress
 import json
 import os
 import shutil
@@ -220,10 +225,21 @@ def cgroup_hierarchies(types=("cgroup",)):
 class Cluster:
     """The node; up() and down(), or a context manager doing both."""
 
-    def __init__(self, name=NETNS, workdir=None, dns="mod-k8s"):
+    def __init__(self, name=NETNS, workdir=None, dns="mod-k8s", pod_cidr=POD_CIDR,
+                 cluster_cidr=CLUSTER_CIDR, service_cidr=SERVICE_CIDR, dns_ip=DNS_IP,
+                 before_dns=None):
         # The node's network namespace, cgroup root and work directory: clusters of other
         # names run beside it (the smoke test's beside a developer's `cluster up`).
         self.name = name
+        # The address ranges: clusters joined by a link (tests/realcluster/twoclusters)
+        # need their own. dns_ip (kube-dns, the kubelet's clusterDNS) is in service_cidr.
+        self.pod_cidr = pod_cidr
+        self.cluster_cidr = cluster_cidr
+        self.service_cidr = service_cidr
+        self.dns_ip = dns_ip
+        # Called with the cluster before the cluster DNS is deployed (CRDs it should
+        # find when it starts).
+        self.before_dns = before_dns
         # The cluster DNS: "mod-k8s" (packaging/kubernetes) or "coredns" (the baseline,
         # tests/realcluster/coredns.yaml: kubeadm's add-on).
         self.dns = dns
@@ -366,7 +382,7 @@ class Cluster:
         self._save_sysctls()
         self._netns()
         self._cgroups()
-        realk8s.make_pki(self.pki)
+        realk8s.make_pki(self.pki, str(ipaddress.ip_network(self.service_cidr)[1]))
         self._kubeconfigs()
         steps = (("containerd and images", self._containerd), ("etcd", self._etcd),
                  ("kube-apiserver", self._apiserver),
@@ -383,11 +399,36 @@ class Cluster:
     def _save_sysctls(self):
         if "sysctls" in self.state():
             return
+        # Another cluster's kubelet may have changed them already: its saved values are
+        # the machine's.
+        for other in self._others_up():
+            if set(other.get("sysctls", {})) == set(SYSCTLS):
+                self.save_state(sysctls=other["sysctls"])
+                return
         saved = {}
         for name in SYSCTLS:
             with open(f"/proc/sys/{name}", encoding="utf-8") as f:
                 saved[name] = f.read().strip()
         self.save_state(sysctls=saved)
+
+    def _others_up(self):
+        """The saved states of the other clusters that are up (their namespace exists)."""
+        paths = set(glob.glob(os.path.join(default_workdir("*"), "state.json")))
+        if os.environ.get("REALCLUSTER_DIR"):
+            paths.add(os.path.join(os.environ["REALCLUSTER_DIR"], "state.json"))
+        others = []
+        for path in sorted(paths):
+            if os.path.realpath(path) == os.path.realpath(self.state_path):
+                continue
+            try:
+                with open(path, encoding="utf-8") as f:
+                    state = json.load(f)
+            except (OSError, ValueError):
+                continue
+            netns = state.get("netns")
+            if netns and netns != self.name and os.path.exists(f"/run/netns/{netns}"):
+                others.append(state)
+        return others
 
     def _netns(self):
         run(["ip", "netns", "add", self.name])
@@ -396,7 +437,7 @@ class Cluster:
         self.innode("ip", "addr", "add", f"{NODE_IP}/32", "dev", "lo")
         # The node has no default route (nothing leaves it): Service addresses asked from
         # the node itself need a route for kube-proxy's DNAT to apply to (then rerouted).
-        self.innode("ip", "route", "add", SERVICE_CIDR, "dev", "lo", "src", NODE_IP)
+        self.innode("ip", "route", "add", self.service_cidr, "dev", "lo", "src", NODE_IP)
         # Per namespace (nsenter --net: /proc/sys/net is the namespace's).
         self.innode("sysctl", "-qw", "net.ipv4.ip_forward=1")
         # A pod's answer from a Service's pod on the same bridge goes through the rules
@@ -462,7 +503,7 @@ state = "{d}/state"
                  # A pod asking the Service whose endpoint it is itself (knot-dns's own probes).
                  "hairpinMode": True,
                  "ipam": {"type": "host-local", "dataDir": os.path.join(cni, "ipam"),
-                          "ranges": [[{"subnet": POD_CIDR}]], "routes": [{"dst": "0.0.0.0/0"}]}},
+                          "ranges": [[{"subnet": self.pod_cidr}]], "routes": [{"dst": "0.0.0.0/0"}]}},
                 {"type": "portmap", "capabilities": {"portMappings": True}}]}, f, indent=1)
         alive = self.start("containerd", ["containerd", "--config", os.path.join(d, "config.toml")])
         wait("containerd", lambda: self.ctr("version", check=False).returncode == 0, alive=alive)
@@ -516,7 +557,7 @@ state = "{d}/state"
             "--service-account-signing-key-file", f"{p}/sa.key",
             "--api-audiences", realk8s.ISSUER,
             "--authorization-mode", "Node,RBAC", "--allow-privileged=true",
-            "--service-cluster-ip-range", SERVICE_CIDR, "--profiling=false"])
+            "--service-cluster-ip-range", self.service_cidr, "--profiling=false"])
         wait("kube-apiserver", lambda: self.kubectl("get", "--raw", "/readyz", check=False,
                                                     timeout=10).returncode == 0, alive=alive)
 
@@ -560,7 +601,7 @@ state = "{d}/state"
                 "failCgroupV1": False, "cgroupDriver": "cgroupfs", "cgroupRoot": f"/{self.name}",
                 "containerRuntimeEndpoint":
                     f"unix://{self.workdir}/containerd/containerd.sock",
-                "clusterDNS": [DNS_IP], "clusterDomain": "cluster.local",
+                "clusterDNS": [self.dns_ip], "clusterDomain": "cluster.local",
                 "resolvConf": resolv,
                 "podLogsDir": os.path.join(self.workdir, "pod-logs"),
                 # In the node's private namespace only: anyone who can reach it is the test.
@@ -591,7 +632,7 @@ state = "{d}/state"
                 "apiVersion": "kubeproxy.config.k8s.io/v1alpha1",
                 "kind": "KubeProxyConfiguration", "mode": "iptables",
                 "clientConnection": {"kubeconfig": self.admin_kubeconfig},
-                "hostnameOverride": NODE, "clusterCIDR": CLUSTER_CIDR,
+                "hostnameOverride": NODE, "clusterCIDR": self.cluster_cidr,
                 "healthzBindAddress": "127.0.0.1:10256",
                 "metricsBindAddress": "127.0.0.1:10249",
                 # nf_conntrack_max is not writable in a network namespace: leave them all.
@@ -604,7 +645,12 @@ state = "{d}/state"
             "iptables-save", "-t", "nat", check=False).stdout, alive=alive)
 
     def _dns(self):
-        self.kubectl("apply", "-f", os.path.join(PACKAGING, "kubernetes", "service.yaml"))
+        if self.before_dns is not None:
+            self.before_dns(self)
+        with open(os.path.join(PACKAGING, "kubernetes", "service.yaml"), encoding="utf-8") as f:
+            # As a user whose kube-dns address is another edits it.
+            service = f.read().replace(f"clusterIP: {DNS_IP}\n", f"clusterIP: {self.dns_ip}\n")
+        self.kubectl("apply", "-f", "-", input=service)
         if self.dns == "coredns":
             with open(os.path.join(SRCDIR, "tests", "realcluster", "coredns.yaml"),
                       encoding="utf-8") as f:
@@ -621,8 +667,9 @@ state = "{d}/state"
         if result.returncode != 0:
             pods = self.kubectl("-n", "kube-system", "describe", "pods", check=False).stdout
             raise ClusterError(f"{deployment} not rolled out:\n{result.stderr}\n{pods[-4000:]}")
-        wait("kube-dns answers", lambda: "10.96.0.1" in self.innode(
-            "kdig", f"@{DNS_IP}", "+short", "+timeout=1", "+retry=0",
+        kubernetes_ip = str(ipaddress.ip_network(self.service_cidr)[1])
+        wait("kube-dns answers", lambda: kubernetes_ip in self.innode(
+            "kdig", f"@{self.dns_ip}", "+short", "+timeout=1", "+retry=0",
             "kubernetes.default.svc.cluster.local", "A", check=False).stdout)
 
     def _mod_k8s(self):
@@ -697,9 +744,14 @@ state = "{d}/state"
             # Takes the bridge, the veths' node ends, the addresses and the rules with it.
             run(["ip", "netns", "del", state["netns"]], check=False)
         self._remove_cgroups(state.get("cgroups", []))
-        for name, value in state.get("sysctls", {}).items():
-            with open(f"/proc/sys/{name}", "w", encoding="utf-8") as f:
-                f.write(value)
+        others = [other["netns"] for other in self._others_up()]
+        if others:
+            # Not under another cluster's running kubelet: the last one down restores them.
+            log(f"kernel tunables left as they are: {', '.join(others)} still up")
+        else:
+            for name, value in state.get("sysctls", {}).items():
+                with open(f"/proc/sys/{name}", "w", encoding="utf-8") as f:
+                    f.write(value)
         for link in glob.glob("/var/log/containers/*.log"):
             try:
                 if os.readlink(link).startswith(self.workdir):

@@ -207,8 +207,10 @@ def _openssl(*args, cwd):
         raise ControlPlaneError(f"openssl {' '.join(args)}: {result.stderr}")
 
 
-def make_pki(directory):
-    """A CA, the API server's serving certificate, client certificates, the SA key pair."""
+def make_pki(directory, service_ip="10.96.0.1"):
+    """A CA, the API server's serving certificate, client certificates, the SA key pair.
+    service_ip: the kubernetes Service's address (the first of the Service range), which
+    pods connect to."""
     os.makedirs(directory, exist_ok=True)
     d = directory
     _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
@@ -218,7 +220,7 @@ def make_pki(directory):
              "-addext", "keyUsage=critical,keyCertSign,cRLSign", cwd=d)
     ext = os.path.join(d, "serving.ext")
     with open(ext, "w", encoding="utf-8") as f:
-        f.write("subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,"
+        f.write(f"subjectAltName=IP:127.0.0.1,IP:{service_ip},DNS:localhost,DNS:kubernetes,"
                 "DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\n")
     client_ext = os.path.join(d, "client.ext")
     with open(client_ext, "w", encoding="utf-8") as f:
