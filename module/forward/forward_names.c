@@ -157,8 +157,10 @@ static void name_answered(k8s_fwd_t *f, size_t i, const knot_pkt_t *answer, uint
 	k8s_fwd_entry_t *e = k8s_fwd_entry_new(answer, n->qname, n->qtype,
 	                                       f->conf.cache_max_ttl, now, false);
 	if (e != NULL) {
-		forward_reply_all(f, n, e, 0, -1, NULL, now);
+		// Cached first: a client that asks again at once must find it (only this
+		// thread replaces an entry, so it stays valid for the replies).
 		k8s_fwd_cache_put(&f->cache, e, now);
+		forward_reply_all(f, n, e, 0, -1, NULL, now);
 	} else {
 		// Not kept (no SOA, TTL 0, too large, an error RCODE): relayed as it is.
 		k8s_fwd_entry_t *once = k8s_fwd_entry_new(answer, n->qname, n->qtype,
