@@ -1,0 +1,3 @@
+module goresolve
+
+go 1.22
