@@ -250,7 +250,10 @@ static void attempt_next(k8s_upstream_t *u, query_t *q, uint64_t now, int ret)
 			return;
 		}
 	}
-	job_fail(u, q->job, now, reason_text(ret), 0);
+	// A refused connection (ICMP port unreachable) is the server's "no", as REFUSED is:
+	// published until the retry, not left to every query's deadline.
+	job_fail(u, q->job, now, reason_text(ret),
+	         (ret == KNOT_ECONNREFUSED) ? KNOT_RCODE_REFUSED : 0);
 }
 
 static void job_start(k8s_upstream_t *u, job_t *job, uint64_t now)

@@ -127,9 +127,10 @@ def a_changed_target_is_resolved_anew(cluster):
 
 
 @tests.case
-def an_unreachable_upstream_answers_servfail_never_a_stalled_worker(cluster):
-    dead = knotd.free_port()
-    with cluster.knotd(module={"upstream": f"127.0.0.1@{dead}"}, zones=("cluster.local.",)) as server:
+def a_silent_upstream_answers_servfail_never_a_stalled_worker(cluster):
+    with stubdns.StubDNS() as silent, cluster.knotd(
+            module={"upstream": silent.address}, zones=("cluster.local.",)) as server:
+        silent.mode = "silent"
         wait_ready(server)
         # The query waits for the target off the worker, up to the 2 s deadline (issue 24 item 5).
         cold = {}
@@ -145,6 +146,25 @@ def an_unreachable_upstream_answers_servfail_never_a_stalled_worker(cluster):
         waiter.join()
         testing.expect_equal(cold["answer"].rcode, "SERVFAIL", "rcode with a dead upstream")
         testing.expect_equal(cold["answer"].ede_code, 22, "EDE with a dead upstream")
+
+
+@tests.case
+def a_refused_connection_to_the_upstream_answers_the_cname_alone_at_once(cluster):
+    # Nothing listens there (ICMP port unreachable): the server's "no", as REFUSED, and
+    # as CoreDNS answers (Kubernetes' e2e "should forward externalname lookup" wants it).
+    dead = knotd.free_port()
+    with cluster.knotd(module={"upstream": f"127.0.0.1@{dead}"}, zones=("cluster.local.",)) as server:
+        wait_ready(server)
+        name = "foo.default.svc.cluster.local."
+        for attempt in ("first", "second"):
+            start = time.monotonic()
+            answer = server.query(name, "A", edns=True, timeout=5)
+            took = time.monotonic() - start
+            testing.expect_equal(answer.rcode, "NOERROR", f"{attempt} rcode ({answer.summary()})")
+            testing.expect_equal([(rr.owner, rr.type, rr.rdata) for rr in answer.answer],
+                                 [(name, "CNAME", "www.example.com.")],
+                                 f"{attempt} answer")
+            testing.expect(took < 1, f"{attempt} answer after {took:.3f} s")
 
 
 def stub_a(name):
