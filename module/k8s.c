@@ -32,8 +32,8 @@
 #include <knot/module.h>
 
 #include "k8s_glue.h"
-#include "options.h"
-#include "tsan_rcu.h"
+#include "watch/options.h"
+#include "lib/tsan_rcu.h"
 
 #define ZONE_MODULE		"\x06""module"
 

@@ -31,9 +31,9 @@
 
 #include <libknot/yparser/yptrafo.h>
 
-#include "dnsname.h"
+#include "lib/dnsname.h"
 #include "k8s_glue.h"
-#include "kubeconfig.h"
+#include "api/kubeconfig.h"
 
 /*! \brief Where the K8S-DNS role persists programmed federations, in the zone's storage. */
 #define FED_STATE_FILE		"k8s-federations.json"

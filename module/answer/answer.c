@@ -18,8 +18,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "answer_priv.h"
-#include "fedfwd.h"
+#include "answer/answer_priv.h"
+#include "federation/fedfwd.h"
 
 /*! \brief Most CNAME hops followed inside our zones. */
 #define MAX_CHASE 8

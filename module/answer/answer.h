@@ -34,11 +34,11 @@
 
 #include <libknot/libknot.h>
 
-#include "federation.h"
-#include "outcome.h"
-#include "qname.h"
-#include "table.h"
-#include "upstream.h"
+#include "federation/federation.h"
+#include "answer/outcome.h"
+#include "answer/qname.h"
+#include "table/table.h"
+#include "upstream/upstream.h"
 
 typedef enum {
 	K8S_PODS_DISABLED = 0,  /*!< No pod records. */

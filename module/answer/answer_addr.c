@@ -19,9 +19,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "answer_priv.h"
-#include "clock.h"
-#include "fedfwd.h"
+#include "answer/answer_priv.h"
+#include "lib/clock.h"
+#include "federation/fedfwd.h"
 
 k8s_answer_t k8s_answer_addrs(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                               const k8s_addr_t *addrs, size_t count)

@@ -36,7 +36,7 @@
 
 #include <libknot/libknot.h>
 
-#include "answer.h"
+#include "answer/answer.h"
 
 /*! \brief One query being answered. */
 typedef struct {

@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "objects.h"
+#include "kinds/objects.h"
 
 /*! \brief What a zone attached to mod-k8s serves. */
 typedef enum {

@@ -32,9 +32,9 @@
 #include <microhttpd.h>
 #include <urcu/list.h>
 
-#include "clock.h"
-#include "fedapi.h"
-#include "mhdthread.h"
+#include "lib/clock.h"
+#include "federation/fedapi.h"
+#include "lib/mhdthread.h"
 
 #define PATH_PREFIX    "/federations/"
 #define LOG_EVERY_MS   (60 * 1000)  /*!< One line of each kind about clients at most this often. */

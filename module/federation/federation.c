@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "answer_priv.h"
-#include "dnsname.h"
-#include "federation.h"
+#include "answer/answer_priv.h"
+#include "lib/dnsname.h"
+#include "federation/federation.h"
 
 /*! \brief True if a wire label is an RFC 1123 label (or an RFC 1035 one, as kube-dns asks). */
 static bool label_valid(const uint8_t *label, bool rfc1035)

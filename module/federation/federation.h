@@ -39,8 +39,8 @@
 
 #include <libknot/libknot.h>
 
-#include "qname.h"
-#include "table.h"
+#include "answer/qname.h"
+#include "table/table.h"
 
 /*!
  * \brief EDNS(0) option code of the source cluster (private range, RFC 6891): its

@@ -27,10 +27,10 @@
 
 #include <urcu/urcu-memb.h>
 
-#include "federation.h"
-#include "fedfwd.h"
-#include "snapfile.h"
-#include "upstream.h"
+#include "federation/federation.h"
+#include "federation/fedfwd.h"
+#include "store/snapfile.h"
+#include "upstream/upstream.h"
 
 struct k8s_fedfwd {
 	k8s_fedstub_set_t *current;    /*!< What readers see (RCU). */

@@ -39,9 +39,9 @@
 
 #include <libknot/libknot.h>
 
-#include "fedstub.h"
-#include "log.h"
-#include "upstream.h"
+#include "federation/fedstub.h"
+#include "lib/log.h"
+#include "upstream/upstream.h"
 
 /*! \brief The zone of the K8S-DNS role, below which every name is forwarded. */
 #define K8S_FEDFWD_ZONE      "\x03""svc""\x0a""federation"

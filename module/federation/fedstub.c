@@ -24,9 +24,9 @@
 #include <json-c/json.h>
 #include <libknot/errcode.h>
 
-#include "dnsname.h"
-#include "fedstub.h"
-#include "jsonstrict.h"
+#include "lib/dnsname.h"
+#include "federation/fedstub.h"
+#include "lib/jsonstrict.h"
 
 /*! Nesting of a body or file: object, object, object, array. */
 #define JSON_DEPTH 6

@@ -32,9 +32,9 @@
 
 #include <urcu/urcu-memb.h>
 
-#include "clock.h"
-#include "forward_priv.h"
-#include "sockaddr.h"
+#include "lib/clock.h"
+#include "forward/forward_priv.h"
+#include "lib/sockaddr.h"
 
 /*!
  * \brief The thread's nice value above knotd's. With knotd's workers busy it still gets

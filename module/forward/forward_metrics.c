@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forward_metrics.h"
+#include "forward/forward_metrics.h"
 
 static void upstream_label(const struct sockaddr_storage *ss, char *out, size_t len)
 {

@@ -30,10 +30,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dnsquery.h"
-#include "forward.h"
-#include "forward_cache.h"
-#include "slots.h"
+#include "upstream/dnsquery.h"
+#include "forward/forward.h"
+#include "forward/forward_cache.h"
+#include "forward/slots.h"
 
 /*! \brief Hand-over slots between the workers and the thread. */
 #define SLOT_COUNT 256

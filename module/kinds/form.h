@@ -39,10 +39,10 @@
 
 #include <libknot/errcode.h>
 
-#include "buf.h"
-#include "dnsname.h"
-#include "objects.h"
-#include "snapfile.h"
+#include "lib/buf.h"
+#include "lib/dnsname.h"
+#include "kinds/objects.h"
+#include "store/snapfile.h"
 
 /*! \brief Longest object entry read (the binary form of one object); a longer one is not written. */
 #define K8S_SNAP_ENTRY_MAX (4 * 1024 * 1024)

@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "proto.h"
+#include "kinds/proto.h"
 
 /*! \brief Resource kinds the watcher reads. */
 typedef enum {

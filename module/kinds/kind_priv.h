@@ -25,10 +25,10 @@
 
 #include <json-c/json.h>
 
-#include "digest.h"
-#include "form.h"
-#include "jsonread.h"
-#include "objects.h"
+#include "kinds/digest.h"
+#include "kinds/form.h"
+#include "lib/jsonread.h"
+#include "kinds/objects.h"
 
 #define K8S_ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((size_t)(a) - 1))
 

@@ -29,9 +29,9 @@
 
 #include <libknot/errcode.h>
 
-#include "bulk.h"
-#include "dnsname.h"
-#include "kind_priv.h"
+#include "lib/bulk.h"
+#include "lib/dnsname.h"
+#include "kinds/kind_priv.h"
 
 /*! At most this many ports are kept (k8s_port_t counts are 16-bit). */
 #define PORTS_MAX UINT16_MAX

@@ -25,14 +25,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kind.h"
-#include "kind_service.h"
-#include "kind_endpointslice.h"
-#include "kind_namespace.h"
-#include "kind_pod.h"
-#include "kind_serviceimport.h"
-#include "kind_clusterproperty.h"
-#include "kind_node.h"
+#include "kinds/kind.h"
+#include "kinds/kind_service.h"
+#include "kinds/kind_endpointslice.h"
+#include "kinds/kind_namespace.h"
+#include "kinds/kind_pod.h"
+#include "kinds/kind_serviceimport.h"
+#include "kinds/kind_clusterproperty.h"
+#include "kinds/kind_node.h"
 
 /*!
  * \brief Decodes one API object.

@@ -16,7 +16,7 @@
 
 #include <string.h>
 
-#include "dnsname.h"
+#include "lib/dnsname.h"
 
 /*! [a-z0-9]([-a-z0-9]*[a-z0-9])? of any length: a label of the subdomain rule. */
 static bool label_chars_valid(const char *s, size_t len, bool fold)

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hash.h"
+#include "lib/hash.h"
 
 uint64_t k8s_hash_key[2];
 

@@ -25,8 +25,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jsonstrict.h"
-#include "objects.h"
+#include "lib/jsonstrict.h"
+#include "kinds/objects.h"
 
 /*! A string inside the json-c tree; ptr is NULL when absent. */
 typedef struct {

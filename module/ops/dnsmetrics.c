@@ -26,7 +26,7 @@
 
 #include <libknot/libknot.h>
 
-#include "dnsmetrics.h"
+#include "ops/dnsmetrics.h"
 
 /* CoreDNS's labels of a cluster's one server block (".:53"). */
 #define SERVER_ZONE "server=\"dns://:53\",zone=\".\",view=\"\""

@@ -32,12 +32,12 @@
 #include <urcu/list.h>
 #include <urcu/urcu-memb.h>
 
-#include "clock.h"
-#include "dnsmetrics.h"
-#include "httpd.h"
-#include "mhdthread.h"
-#include "metrics.h"
-#include "sockaddr.h"
+#include "lib/clock.h"
+#include "ops/dnsmetrics.h"
+#include "ops/httpd.h"
+#include "lib/mhdthread.h"
+#include "ops/metrics.h"
+#include "lib/sockaddr.h"
 
 /*!
  * \brief A connection, from its accept to its close (NOTIFY_CONNECTION); only the

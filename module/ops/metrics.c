@@ -24,12 +24,12 @@
 #include <libknot/errcode.h>
 #include <libknot/descriptor.h>
 
-#include "dnsmetrics.h"
-#include "metrics.h"
-#include "reflector.h"
-#include "resources.h"
-#include "table.h"
-#include "watcher.h"
+#include "ops/dnsmetrics.h"
+#include "ops/metrics.h"
+#include "api/reflector.h"
+#include "watch/resources.h"
+#include "table/table.h"
+#include "watch/watcher.h"
 
 /* The query counters. */
 

@@ -25,7 +25,7 @@
 
 #include <libknot/errcode.h>
 
-#include "snapfile.h"
+#include "store/snapfile.h"
 
 static const char MAGIC[8] = "K8SSNAP";   // With its NUL: 8 bytes.
 #define FIXED_LEN (8 + 4 + 4 + 8 + 8)     // magic, version, sources, settings hash, created.

@@ -27,9 +27,9 @@
 
 #include <libknot/errcode.h>
 
-#include "form.h"
-#include "snapfile.h"
-#include "snapshot.h"
+#include "kinds/form.h"
+#include "store/snapfile.h"
+#include "store/snapshot.h"
 
 #define HEAD_LEN 8         // u32 sources, u32 ready.
 #define ENTRY_HEAD_LEN 5   // u8 source, u32 length.

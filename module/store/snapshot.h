@@ -41,12 +41,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "form.h"
-#include "objects.h"
-#include "resources.h"
-#include "store.h"
-#include "watchconf.h"
+#include "lib/buf.h"
+#include "kinds/form.h"
+#include "kinds/objects.h"
+#include "watch/resources.h"
+#include "store/store.h"
+#include "watch/watchconf.h"
 
 /*! \brief A snapshot read back: objects in file order, each with its source. */
 typedef struct {

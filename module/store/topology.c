@@ -21,8 +21,8 @@
 #include <libknot/errcode.h>
 #include <libknot/error.h>
 
-#include "federation.h"
-#include "topology.h"
+#include "federation/federation.h"
+#include "store/topology.h"
 
 /*! \brief The wire labels of a zone and a region, or 0 if they are no DNS names. */
 static size_t topology_labels(const char *zone, const char *region, uint8_t labels[KNOT_DNAME_MAXLEN])

@@ -21,8 +21,8 @@
 #include <libknot/dname.h>
 #include <libknot/rdata.h>
 
-#include "records.h"
-#include "records_priv.h"
+#include "table/records.h"
+#include "table/records_priv.h"
 
 static void draft_free(draft_t *d)
 {

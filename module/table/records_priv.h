@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "records.h"
+#include "table/records.h"
 
 /*! \brief A named port while drafting: which slice lists it, and where it goes. */
 typedef struct {

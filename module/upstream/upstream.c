@@ -29,17 +29,17 @@
 #include <libknot/rrtype/soa.h>
 #include <urcu/urcu-memb.h>
 
-#include "clock.h"
-#include "dnsquery.h"
-#include "hash.h"
-#include "map.h"
-#include "rcuhash.h"
-#include "retire.h"
-#include "sockaddr.h"
-#include "timerheap.h"
-#include "upstream.h"
-#include "upstream_entry.h"
-#include "upstream_priv.h"
+#include "lib/clock.h"
+#include "upstream/dnsquery.h"
+#include "lib/hash.h"
+#include "lib/map.h"
+#include "lib/rcuhash.h"
+#include "lib/retire.h"
+#include "lib/sockaddr.h"
+#include "lib/timerheap.h"
+#include "upstream/upstream.h"
+#include "upstream/upstream_entry.h"
+#include "upstream/upstream_priv.h"
 
 static uint32_t entry_hash(const void *elem)
 {

@@ -27,8 +27,8 @@
 
 #include <libknot/errcode.h>
 
-#include "hash.h"
-#include "upstream_priv.h"
+#include "lib/hash.h"
+#include "upstream/upstream_priv.h"
 
 /*! \brief Hash of a cache key: the name, the type and the source (a label, or NULL). */
 uint32_t upstream_key_hash(const knot_dname_t *name, uint16_t qtype, const uint8_t *source)

@@ -29,13 +29,13 @@
 
 #include <urcu/list.h>
 
-#include "dnsquery.h"
-#include "map.h"
-#include "rcuhash.h"
-#include "retire.h"
-#include "timerheap.h"
-#include "upstream.h"
-#include "upstream_entry.h"
+#include "upstream/dnsquery.h"
+#include "lib/map.h"
+#include "lib/rcuhash.h"
+#include "lib/retire.h"
+#include "lib/timerheap.h"
+#include "upstream/upstream.h"
+#include "upstream/upstream_entry.h"
 
 #define MAX_QUERIES      32          /*!< Queries in flight at once. */
 #define ATTEMPTS         3           /*!< Per resolution, before backing off. */

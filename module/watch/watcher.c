@@ -27,12 +27,12 @@
 #include <libknot/error.h>
 #include <urcu/urcu-memb.h>
 
-#include "apiclient.h"
-#include "bulk.h"
-#include "kubeconfig.h"
-#include "snapshot.h"
-#include "watcher.h"
-#include "watcher_priv.h"
+#include "api/apiclient.h"
+#include "lib/bulk.h"
+#include "api/kubeconfig.h"
+#include "store/snapshot.h"
+#include "watch/watcher.h"
+#include "watch/watcher_priv.h"
 
 /*! \brief Retry period for unusable API settings (missing kubeconfig, token, env). */
 #define SETTINGS_RETRY_MS (10 * 1000)

@@ -30,8 +30,8 @@
 
 #include <curl/curl.h>
 
-#include "apiclient.h"
-#include "watcher.h"
+#include "api/apiclient.h"
+#include "watch/watcher.h"
 
 struct k8s_watcher {
 	/* Registry (registry_lock). */

@@ -30,7 +30,7 @@
 
 #include <libknot/errcode.h>
 
-#include "forward_metrics.h"
+#include "forward/forward_metrics.h"
 
 static char *collect(k8s_fwd_metrics_t *m)
 {

@@ -33,9 +33,9 @@
 #include <libknot/packet/wire.h>
 #include <libknot/consts.h>
 
-#include "dnsmetrics.h"
-#include "httpd.h"
-#include "metrics.h"
+#include "ops/dnsmetrics.h"
+#include "ops/httpd.h"
+#include "ops/metrics.h"
 
 static char *render(bool lameduck)
 {

@@ -29,9 +29,9 @@
 
 #include <libknot/errcode.h>
 
-#include "resources.h"
-#include "table.h"
-#include "watcher.h"
+#include "watch/resources.h"
+#include "table/table.h"
+#include "watch/watcher.h"
 
 static const char *path_of(unsigned src, unsigned version)
 {

@@ -34,9 +34,9 @@
 #include <libknot/errcode.h>
 #include <urcu/urcu-memb.h>
 
-#include "bulk.h"
-#include "snapfile.h"
-#include "snapshot.h"
+#include "lib/bulk.h"
+#include "store/snapfile.h"
+#include "store/snapshot.h"
 
 static k8s_table_t table;
 static k8s_store_t *store;
