@@ -80,15 +80,6 @@ int k8s_federation_parse(const char *text, k8s_federation_t *fed, char *err, siz
 bool k8s_federation_node_valid(const char *name);
 
 /*!
- * \brief Writes a dot-separated name as wire labels without the root label.
- *
- * \param fold  Lowercase uppercase letters; else they are refused.
- *
- * \return Bytes written, or 0 if a label is no RFC 1123 label or \a max is exceeded.
- */
-size_t k8s_federation_labels(const char *text, size_t len, bool fold, uint8_t *out, size_t max);
-
-/*!
  * \brief Tells whether a parsed cluster-zone name is a federation query.
  *
  * It is when the name is exactly <svc>.<ns>.<fed>.svc.<zone> (which otherwise

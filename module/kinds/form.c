@@ -22,8 +22,8 @@
 #include <libknot/errcode.h>
 
 #include "lib/bulk.h"
+#include "lib/hash.h"
 #include "kinds/kind_priv.h"
-#include "store/snapfile.h"
 
 /* --- writing ------------------------------------------------------------------------ */
 

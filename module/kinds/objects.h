@@ -53,6 +53,11 @@
 int k8s_object_decode(k8s_kind_t kind, const char *text, size_t len,
                       k8s_object_t **obj, char *err, size_t errlen);
 
+struct json_object;
+/*! Decodes an object from its parsed tree, as k8s_object_decode() (events.c's watch events). */
+int k8s_object_decode_json(k8s_kind_t kind, struct json_object *root, k8s_object_t **obj,
+                           char *err, size_t errlen);
+
 /*!
  * \brief The digest of a decoded object: FNV-1a (64-bit) over the fields that make records.
  *

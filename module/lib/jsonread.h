@@ -26,7 +26,6 @@
 #include <string.h>
 
 #include "lib/jsonstrict.h"
-#include "kinds/objects.h"
 
 /*! A string inside the json-c tree; ptr is NULL when absent. */
 typedef struct {
@@ -100,6 +99,3 @@ static inline size_t arr_len(json_object *arr)
 	return (arr != NULL) ? json_object_array_length(arr) : 0;
 }
 
-/*! Decodes an object from its parsed tree, as k8s_object_decode() (objects.c). */
-int k8s_object_decode_json(k8s_kind_t kind, json_object *root, k8s_object_t **obj,
-                           char *err, size_t errlen);

@@ -27,7 +27,7 @@
 #include "ops/dnsmetrics.h"
 #include "ops/metrics.h"
 #include "api/reflector.h"
-#include "watch/resources.h"
+#include "store/resources.h"
 #include "table/table.h"
 #include "watch/watcher.h"
 

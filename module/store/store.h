@@ -41,7 +41,7 @@
 #include "lib/log.h"
 #include "kinds/objects.h"
 #include "api/reflector.h"
-#include "watch/resources.h"
+#include "store/resources.h"
 #include "table/table.h"
 #include "store/trackers.h"
 

@@ -22,7 +22,7 @@
 #include <libknot/errcode.h>
 #include <libknot/error.h>
 
-#include "watch/resources.h"
+#include "store/resources.h"
 #include "store/trackers.h"
 
 /* Cluster id. */

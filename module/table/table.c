@@ -21,9 +21,9 @@
 #include <libknot/errcode.h>
 
 #include "lib/bulk.h"
+#include "lib/dnsname.h"
 #include "lib/hash.h"
 #include "table/ptrindex.h"
-#include "answer/qname.h"
 
 /*! \brief Hash of a service's owner; the zone is compared, not hashed (two blocks at most share it). */
 static uint32_t svc_hash(uint8_t zone, const uint8_t *owner, size_t owner_len)

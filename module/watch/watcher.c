@@ -441,7 +441,7 @@ k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, si
 		snprintf(err, errlen, "%s", knot_strerror(KNOT_ENOMEM));
 		return NULL;
 	}
-	w->fingerprint = k8s_snapshot_fingerprint(&w->conf);
+	w->fingerprint = k8s_snapshot_fingerprint(k8s_watcher_conf_hash(&w->conf, K8S_WCONF_HELD));
 	w->snap_changes = UINT64_MAX;
 	w->refs = 1;
 	w->next = registry;

@@ -18,7 +18,7 @@
 
 #include <libknot/errcode.h>
 
-#include "watch/resources.h"
+#include "store/resources.h"
 #include "table/table.h"
 
 /*! Imported slices carry it; the cluster's own slices do not (KEP-1645). */
