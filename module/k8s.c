@@ -65,6 +65,12 @@ k8s_answer_t answer_query(const k8s_ctx_t *ctx, const knot_dname_t *qname, uint1
 		*walked = K8S_AUTOPATH_NONE;
 		return k8s_fed_serve_answer(ctx, qname, qtype, query, remote, pkt, mm);
 	}
+	// Forwarding needs nothing from the API: it answers before the first sync.
+	if (ctx->answer.role == K8S_ROLE_FEDFORWARD) {
+		*walked = K8S_AUTOPATH_NONE;
+		return (ctx->fedfwd != NULL) ? k8s_fedfwd_answer(ctx->fedfwd, qname, qtype, pkt)
+		                             : K8S_ANSWER_REFUSED;
+	}
 	// After a reload that changed the watch settings, the old watcher serves until the new one is ready.
 	const k8s_watcher_t *w = k8s_watcher_serving(ctx->watcher, ctx->ready_bits);
 	const k8s_answer_conf_t *conf = &ctx->answer;

@@ -416,7 +416,6 @@ int k8s_fed_fwd_read(check_ctx_t *check, k8s_ctx_t *ctx)
 		knotd_mod_log(check->mod, LOG_ERR, "federations, cannot start the forwarder");
 		return KNOT_ENOMEM;
 	}
-	ctx->answer.fedfwd = ctx->fedfwd;
 	if (api_on) {
 		char err[256] = "";
 		ctx->fedapi = k8s_fedapi_start(&api, ctx->fedfwd, &log, err, sizeof(err));

@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "answer/answer_priv.h"
-#include "federation/fedfwd.h"
+#include "answer/fedname.h"
 
 /*! \brief A search list, one domain at a time. */
 typedef struct {

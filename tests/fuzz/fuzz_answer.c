@@ -26,7 +26,7 @@
 
 #include "answer/answer.h"
 #include "check.h"
-#include "federation/federation.h"
+#include "answer/fedname.h"
 #include "gen.h"
 #include "store/store.h"
 

@@ -21,7 +21,7 @@
 
 #include "check.h"
 #include "api/events.h"
-#include "federation/federation.h"
+#include "answer/fedname.h"
 #include "kinds/objects.h"
 #include "table/records.h"
 #include "store/topology.h"

@@ -40,7 +40,7 @@
 #include <valgrind/callgrind.h>
 
 #include "answer/answer.h"
-#include "federation/federation.h"
+#include "answer/fedname.h"
 #include "table/records.h"
 #include "store/topology.h"
 #include "fixtures.h"

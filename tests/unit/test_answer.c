@@ -32,7 +32,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "answer/answer.h"
-#include "federation/federation.h"
+#include "answer/fedname.h"
 #include "table/records.h"
 #include "store/topology.h"
 #include "fixtures.h"

@@ -38,7 +38,7 @@
 #include <libknot/libknot.h>
 #include <urcu/urcu-memb.h>
 
-#include "federation/federation.h"
+#include "answer/fedname.h"
 #include "upstream/upstream.h"
 #include "upstream/upstream_entry.h"
 

@@ -42,6 +42,13 @@
 #include "answer/qname.h"
 #include "table/table.h"
 
+/*! \brief The zone of the K8S-DNS role, below which every name is forwarded. */
+#define K8S_FEDFWD_ZONE      "\x03""svc""\x0a""federation"
+#define K8S_FEDFWD_ZONE_SIZE 16
+
+/*! \brief True if \a name is svc.federation. or below it (never a search-list expansion). */
+bool k8s_fedfwd_name(const knot_dname_t *name);
+
 /*!
  * \brief EDNS(0) option code of the source cluster (private range, RFC 6891): its
  * value is the asking member cluster's name in ASCII, one DNS label (1-63 bytes).

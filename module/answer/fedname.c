@@ -20,7 +20,14 @@
 
 #include "answer/answer_priv.h"
 #include "lib/dnsname.h"
-#include "federation/federation.h"
+#include "answer/fedname.h"
+
+static const uint8_t fedfwd_zone[K8S_FEDFWD_ZONE_SIZE] = K8S_FEDFWD_ZONE;
+
+bool k8s_fedfwd_name(const knot_dname_t *name)
+{
+	return knot_dname_in_bailiwick(name, fedfwd_zone) >= 0;
+}
 
 /*! \brief True if a wire label is an RFC 1123 label (or an RFC 1035 one, as kube-dns asks). */
 static bool label_valid(const uint8_t *label, bool rfc1035)
