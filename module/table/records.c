@@ -38,21 +38,6 @@ static void draft_free(draft_t *d)
 	free(d->cluster_wire);
 }
 
-bool records_grow(void **arr, size_t *cap, size_t count, size_t elem_size)
-{
-	if (count < *cap) {
-		return true;
-	}
-	size_t cap_new = (*cap > 0) ? 2 * *cap : 16;
-	void *arr_new = realloc(*arr, cap_new * elem_size);
-	if (arr_new == NULL) {
-		return false;
-	}
-	*arr = arr_new;
-	*cap = cap_new;
-	return true;
-}
-
 /*! \brief Orders addresses (a qsort() comparator of k8s_ip_t). */
 static int ip_cmp(const void *a, const void *b)
 {
