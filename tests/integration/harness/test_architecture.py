@@ -8,12 +8,17 @@ lines are exactly those its "Files over 750 lines" section lists.
 
 Its "Layers" table says which folder of module/ may include which: every include of
 a module header names its folder, crosses only to a folder the table allows (or is
-one of the back-arrows listed under it), and the table itself has no cycle.
+one of the back-arrows listed under it), and the table itself has no cycle. No two
+files of a folder call each other (read from the built objects' symbols with nm),
+but for the pairs listed there.
 """
 
+import glob
 import os
 import re
+import subprocess
 
+import knotd
 import testing
 
 tests = testing.Tests()
@@ -244,6 +249,64 @@ def module_headers_are_included_by_their_folder():
     bare = bare_includes(paths, headers)
     testing.expect(not bare, "module headers included by bare name (name the folder: "
                    "\"lib/log.h\"):\n  " + "\n  ".join(bare))
+
+
+
+def object_symbols(builddir):
+    """Each built object of module/ ('folder/file', '' for the top) -> (defined, used)."""
+    found = {}
+    for obj in glob.glob(os.path.join(builddir, "module", "**", ".libs", "*.o"), recursive=True):
+        folder = os.path.relpath(os.path.dirname(os.path.dirname(obj)), os.path.join(builddir, "module"))
+        stem = os.path.basename(obj)[:-2]
+        stem = stem.split("_la-", 1)[1] if "_la-" in stem else stem
+        out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True).stdout
+        defined, used = set(), set()
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) >= 2:
+                (used if parts[1] == "U" else defined if parts[1] in "TDBRVW" else set()).add(parts[0])
+        found[("" if folder == "." else folder + "/") + stem] = (defined, used)
+    return found
+
+
+def mutual_pairs(symbols):
+    """Pairs of files of one folder that each call (or read) the other: 'a.c <-> b.c'."""
+    pairs = []
+    names = sorted(symbols)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if os.path.dirname(a) != os.path.dirname(b):
+                continue
+            if symbols[a][1] & symbols[b][0] and symbols[b][1] & symbols[a][0]:
+                pairs.append(f"{a}.c <-> {os.path.basename(b)}.c")
+    return pairs
+
+
+def listed_pairs(text):
+    """The pairs the Layers section lets call each other: 'folder/a.c <-> b.c'."""
+    return set(re.findall(r"^- `module/([^`]+\.c)` and `([^`]+\.c)` call each other", text, re.M))
+
+
+@tests.case
+def the_pair_check_sees_two_files_calling_each_other():
+    symbols = {"w/a": ({"fa"}, {"fb"}), "w/b": ({"fb"}, {"fa"}), "w/c": ({"fc"}, {"fa"}),
+               "v/d": ({"fd"}, {"fc"})}
+    testing.expect_equal(mutual_pairs(symbols), ["w/a.c <-> b.c"], "a cycle of two, not a one-way call")
+    testing.expect_equal(listed_pairs("- `module/w/a.c` and `b.c` call each other (why)\n"),
+                         {("w/a.c", "b.c")}, "a listed pair")
+
+
+@tests.case
+def no_two_files_of_a_folder_call_each_other():
+    symbols = object_symbols(knotd.find_build().builddir)
+    testing.expect(len(symbols) > 50, f"the module's objects found ({len(symbols)})")
+    listed = {f"{a} <-> {b}" for a, b in listed_pairs(section(_read("ARCHITECTURE.md"), "## Layers"))}
+    found = set(mutual_pairs(symbols))
+    testing.expect(not (found - listed), "files of a folder that call each other (calls go one "
+                   "way: move the shared part into the private header or the callee):\n  "
+                   + "\n  ".join(sorted(found - listed)))
+    testing.expect(not (listed - found), "listed pairs that call one way now (remove them): "
+                   + ", ".join(sorted(listed - found)))
 
 
 tests.main()
