@@ -41,6 +41,7 @@
 
 #include "answer/qname.h"
 #include "table/table.h"
+#include "mod-k8s/mod-k8s.h"
 
 /*! \brief The zone of the K8S-DNS role, below which every name is forwarded. */
 #define K8S_FEDFWD_ZONE      "\x03""svc""\x0a""federation"
@@ -53,7 +54,7 @@ bool k8s_fedfwd_name(const knot_dname_t *name);
  * \brief EDNS(0) option code of the source cluster (private range, RFC 6891): its
  * value is the asking member cluster's name in ASCII, one DNS label (1-63 bytes).
  */
-#define K8S_EDNS_SOURCE_CLUSTER 65350
+#define K8S_EDNS_SOURCE_CLUSTER MOD_K8S_EDNS_SOURCE_CLUSTER
 
 /*! \brief A configured federation ("NAME=DOMAIN"). */
 typedef struct {

@@ -27,7 +27,7 @@
 
 #include "store/snapfile.h"
 
-static const char MAGIC[8] = "K8SSNAP";   // With its NUL: 8 bytes.
+static const char MAGIC[8] = MOD_K8S_SNAP_MAGIC;   // With its NUL: 8 bytes.
 #define FIXED_LEN (8 + 4 + 4 + 8 + 8)     // magic, version, sources, settings hash, created.
 
 /*! Writes all of \a len bytes, and folds them into the checksum. */

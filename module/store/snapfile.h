@@ -37,8 +37,9 @@
 
 #include "kinds/form.h"
 #include "lib/hash.h"
+#include "mod-k8s/mod-k8s.h"
 
-#define K8S_SNAP_VERSION      2
+#define K8S_SNAP_VERSION      MOD_K8S_SNAP_VERSION
 #define K8S_SNAP_SOURCES_MAX  32
 
 typedef struct {

@@ -38,6 +38,7 @@
 #include "store/snapfile.h"
 #include "store/snapshot.h"
 #include "watch/watchconf.h"
+#include "mod-k8s/mod-k8s.h"
 
 static k8s_table_t table;
 static k8s_store_t *store;
@@ -388,7 +389,7 @@ static void write_file(const char *path, uint32_t version, uint64_t settings, in
 	unsigned char head[32 + 8 * K8S_SRC_COUNT + 8];
 	uint32_t sources = K8S_SRC_COUNT;
 	uint64_t plen = len;
-	memcpy(head, "K8SSNAP", 8);
+	memcpy(head, MOD_K8S_SNAP_MAGIC, 8);
 	memcpy(head + 8, &version, 4);
 	memcpy(head + 12, &sources, 4);
 	memcpy(head + 16, &settings, 8);
