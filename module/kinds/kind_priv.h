@@ -66,13 +66,10 @@ typedef struct {
 	k8s_object_t *(*read)(k8s_form_reader_t *r, size_t strings);
 } k8s_kind_def_t;
 
-extern const k8s_kind_def_t k8s_kind_service;
-extern const k8s_kind_def_t k8s_kind_endpointslice;
-extern const k8s_kind_def_t k8s_kind_namespace;
-extern const k8s_kind_def_t k8s_kind_pod;
-extern const k8s_kind_def_t k8s_kind_serviceimport;
-extern const k8s_kind_def_t k8s_kind_clusterproperty;
-extern const k8s_kind_def_t k8s_kind_node;
+/* Each kind's row, in its kind_<file>.c. */
+#define K8S_KIND_ROW_DECL(kind, file) extern const k8s_kind_def_t k8s_kind_##file;
+K8S_KINDS(K8S_KIND_ROW_DECL)
+#undef K8S_KIND_ROW_DECL
 
 /*! \brief The row of \a kind (which must be below K8S_KIND_COUNT). */
 const k8s_kind_def_t *k8s_kind_def(k8s_kind_t kind);

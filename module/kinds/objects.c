@@ -195,15 +195,11 @@ const k8s_port_t *k8s_ports_pack(json_object *arr, k8s_port_t *out, uint16_t cou
  * label; pods', slices', nodes' and custom resources' (ServiceImport,
  * ClusterProperty) DNS subdomains, up to 253 bytes with labels of any length.
  */
+#define KIND_ROW(kind, file) [kind] = &k8s_kind_##file,
 static const k8s_kind_def_t *const KINDS[K8S_KIND_COUNT] = {
-	[K8S_SERVICE]         = &k8s_kind_service,
-	[K8S_ENDPOINTSLICE]   = &k8s_kind_endpointslice,
-	[K8S_NAMESPACE]       = &k8s_kind_namespace,
-	[K8S_POD]             = &k8s_kind_pod,
-	[K8S_SERVICEIMPORT]   = &k8s_kind_serviceimport,
-	[K8S_CLUSTERPROPERTY] = &k8s_kind_clusterproperty,
-	[K8S_NODE]            = &k8s_kind_node,
+	K8S_KINDS(KIND_ROW)
 };
+#undef KIND_ROW
 
 const k8s_kind_def_t *k8s_kind_def(k8s_kind_t kind)
 {

@@ -309,4 +309,15 @@ def no_two_files_of_a_folder_call_each_other():
                    + ", ".join(sorted(listed - found)))
 
 
+
+@tests.case
+def every_kind_file_is_in_the_one_list_of_kinds():
+    files = {f[len("kind_"):-2] for f in os.listdir(os.path.join(SRCDIR, "module", "kinds"))
+             if f.startswith("kind_") and f.endswith(".c")}
+    listed = set(re.findall(r"^\s*X\(K8S_\w+,\s*(\w+)\)", _read("module/kinds/kind.h"), re.M))
+    testing.expect_equal(listed, files, "K8S_KINDS in kinds/kind.h against the kind_*.c files")
+    included = set(re.findall(r'#include "kinds/kind_(\w+)\.h"', _read("module/kinds/objects.h")))
+    testing.expect_equal(included, files, "the kind headers objects.h includes")
+
+
 tests.main()
