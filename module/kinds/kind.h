@@ -28,7 +28,7 @@
  * \brief The resource kinds the watcher reads, the one list of them: X(ENUM, file) for
  * each, in the enum's order (a snapshot's numbers: append, never reorder). A kind has
  * its kinds/kind_<file>.c and .h and its row k8s_kind_<file> (kind_priv.h); the enum,
- * the rows' declarations and the kind table (objects.c) expand this list.
+ * the rows' declarations and the kind table (kind.c) expand this list.
  */
 #define K8S_KINDS(X) \
 	X(K8S_SERVICE,         service) \

@@ -9,7 +9,7 @@
 /*!
  * \file
  *
- * \brief Reading json-c trees, shared by the object decoders (objects.c) and
+ * \brief Reading json-c trees, shared by the object decoders (decode.c, objects.c) and
  * the event and Status decoders (events.c). Private to them.
  *
  * A field of the wrong type reads as absent, as does a string with an
