@@ -32,8 +32,8 @@
 #include <knot/module.h>
 
 #include "k8s_glue.h"
-#include "options.h"
-#include "tsan_rcu.h"
+#include "watch/options.h"
+#include "lib/tsan_rcu.h"
 
 #define ZONE_MODULE		"\x06""module"
 
@@ -64,6 +64,12 @@ k8s_answer_t answer_query(const k8s_ctx_t *ctx, const knot_dname_t *qname, uint1
 	if (ctx->answer.role == K8S_ROLE_FEDERATED) {
 		*walked = K8S_AUTOPATH_NONE;
 		return k8s_fed_serve_answer(ctx, qname, qtype, query, remote, pkt, mm);
+	}
+	// Forwarding needs nothing from the API: it answers before the first sync.
+	if (ctx->answer.role == K8S_ROLE_FEDFORWARD) {
+		*walked = K8S_AUTOPATH_NONE;
+		return (ctx->fedfwd != NULL) ? k8s_fedfwd_answer(ctx->fedfwd, qname, qtype, pkt)
+		                             : K8S_ANSWER_REFUSED;
 	}
 	// After a reload that changed the watch settings, the old watcher serves until the new one is ready.
 	const k8s_watcher_t *w = k8s_watcher_serving(ctx->watcher, ctx->ready_bits);

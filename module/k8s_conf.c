@@ -32,11 +32,11 @@
 #include <knot/module.h>
 #include <libknot/yparser/yptrafo.h>
 
-#include "dnsname.h"
+#include "lib/dnsname.h"
 #include "k8s_glue.h"
-#include "kubeconfig.h"
-#include "options.h"
-#include "reflector.h"
+#include "api/kubeconfig.h"
+#include "watch/options.h"
+#include "api/reflector.h"
 
 static const knot_lookup_t pods_modes[] = {
 	{ K8S_PODS_DISABLED, "disabled" },

@@ -31,9 +31,9 @@
 
 #include <libknot/yparser/yptrafo.h>
 
-#include "dnsname.h"
+#include "lib/dnsname.h"
 #include "k8s_glue.h"
-#include "kubeconfig.h"
+#include "api/kubeconfig.h"
 
 /*! \brief Where the K8S-DNS role persists programmed federations, in the zone's storage. */
 #define FED_STATE_FILE		"k8s-federations.json"
@@ -416,7 +416,6 @@ int k8s_fed_fwd_read(check_ctx_t *check, k8s_ctx_t *ctx)
 		knotd_mod_log(check->mod, LOG_ERR, "federations, cannot start the forwarder");
 		return KNOT_ENOMEM;
 	}
-	ctx->answer.fedfwd = ctx->fedfwd;
 	if (api_on) {
 		char err[256] = "";
 		ctx->fedapi = k8s_fedapi_start(&api, ctx->fedfwd, &log, err, sizeof(err));

@@ -31,12 +31,12 @@
 
 #include <libknot/version.h>
 
-#include "clock.h"
-#include "forward.h"
-#include "forward_metrics.h"
+#include "lib/clock.h"
+#include "forward/forward.h"
+#include "forward/forward_metrics.h"
 #include "k8s_glue.h"
-#include "kubedns_conf.h"
-#include "tsan_rcu.h"
+#include "forward/kubedns_conf.h"
+#include "lib/tsan_rcu.h"
 
 /*! \brief knotd's KNOT_STATE_PRODUCE (knot/query/layer.h, not installed): the query goes on. */
 #define STATE_PRODUCE 2

@@ -42,15 +42,15 @@
 extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("initial-exec")));
 #endif
 
-#include "answer.h"
-#include "coldwait.h"
-#include "dnsmetrics.h"
-#include "fedapi.h"
-#include "fedfwd.h"
-#include "fedserve.h"
-#include "metrics.h"
-#include "topology.h"
-#include "watcher.h"
+#include "answer/answer.h"
+#include "forward/coldwait.h"
+#include "ops/dnsmetrics.h"
+#include "federation/fedapi.h"
+#include "federation/fedfwd.h"
+#include "federation/fedserve.h"
+#include "ops/metrics.h"
+#include "store/topology.h"
+#include "watch/watcher.h"
 
 /* The options: K8S_OPT(ID) of K8S_OPTIONS (options.h, by way of watcher.h's watchconf.h). */
 

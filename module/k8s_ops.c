@@ -28,9 +28,9 @@
 #include <knot/module.h>
 #include <libknot/yparser/yptrafo.h>
 
-#include "httpd.h"
+#include "ops/httpd.h"
 #include "k8s_glue.h"
-#include "metrics.h"
+#include "ops/metrics.h"
 
 int k8s_ops_check_lameduck(knotd_conf_check_args_t *args)
 {

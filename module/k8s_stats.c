@@ -25,9 +25,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "dnsmetrics.h"
+#include "ops/dnsmetrics.h"
 #include "k8s_glue.h"
-#include "metrics.h"
+#include "ops/metrics.h"
 
 /* Counters, in registration order. */
 enum {

@@ -18,8 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "answer_priv.h"
-#include "fedfwd.h"
+#include "answer/answer_priv.h"
 
 /*! \brief Most CNAME hops followed inside our zones. */
 #define MAX_CHASE 8
@@ -446,10 +445,9 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
                         k8s_autopath_outcome_t *outcome)
 {
 	*outcome = K8S_AUTOPATH_NONE;
-	// Forwarding needs nothing from the API: it answers before the first sync.
+	// The K8S-DNS role is the glue's to answer (k8s_fedfwd_answer(), above this folder).
 	if (conf->role == K8S_ROLE_FEDFORWARD) {
-		return (conf->fedfwd != NULL) ? k8s_answer_fedfwd(conf->fedfwd, qname, qtype, pkt)
-		                              : K8S_ANSWER_REFUSED;
+		return K8S_ANSWER_REFUSED;
 	}
 	// The one readiness check of every role answered from the table.
 	uint32_t need = k8s_answer_ready_bits(conf->role);

@@ -34,11 +34,11 @@
 
 #include <libknot/libknot.h>
 
-#include "federation.h"
-#include "outcome.h"
-#include "qname.h"
-#include "table.h"
-#include "upstream.h"
+#include "answer/fedname.h"
+#include "answer/outcome.h"
+#include "answer/qname.h"
+#include "table/table.h"
+#include "upstream/upstream.h"
 
 typedef enum {
 	K8S_PODS_DISABLED = 0,  /*!< No pod records. */
@@ -46,7 +46,6 @@ typedef enum {
 	K8S_PODS_VERIFIED,      /*!< Only addresses of live pods in that namespace. */
 } k8s_pods_mode_t;
 
-struct k8s_fedfwd;
 
 /*! \brief Per-zone answer settings, fixed at load. */
 typedef struct {
@@ -66,7 +65,6 @@ typedef struct {
 	const k8s_federation_t *federations;    /*!< Configured federations (cluster zones). */
 	size_t federation_count;
 	const k8s_topology_t *topology;         /*!< Static federation topology, or NULL: the table's. */
-	const struct k8s_fedfwd *fedfwd;        /*!< K8S-DNS role (svc.federation. zone), or NULL. */
 } k8s_answer_conf_t;
 
 /*! \brief TTL of dns-version, as in the specification's example. */
@@ -139,6 +137,12 @@ void k8s_answer_forget(void);
  * cache does not hold yet (its SERVFAIL is a cold name's, answered late if it can be).
  */
 void k8s_answer_cold_note(void);
+
+/*!
+ * \brief Puts an upstream's cached answer for the query's name (a CNAME chain, then
+ * addresses) in \a pkt: the K8S-DNS role's answer from its nameservers (fedfwd.h).
+ */
+k8s_answer_t k8s_answer_relay(knot_pkt_t *pkt, uint16_t qtype, const k8s_upstream_answer_t *ans);
 
 /*! \brief Whether this thread's answer met a cold name since the last call; clears the note. */
 bool k8s_answer_cold_take(void);

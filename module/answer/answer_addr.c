@@ -19,9 +19,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "answer_priv.h"
-#include "clock.h"
-#include "fedfwd.h"
+#include "answer/answer_priv.h"
+#include "lib/clock.h"
 
 k8s_answer_t k8s_answer_addrs(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                               const k8s_addr_t *addrs, size_t count)
@@ -111,29 +110,8 @@ k8s_answer_t k8s_answer_target(k8s_qctx_t *c, const knot_dname_t *target, const 
 	return k8s_answer_upstream(c, ext);
 }
 
-k8s_answer_t k8s_answer_fedfwd(const k8s_fedfwd_t *f, const knot_dname_t *qname,
-                               uint16_t qtype, knot_pkt_t *pkt)
+k8s_answer_t k8s_answer_relay(knot_pkt_t *pkt, uint16_t qtype, const k8s_upstream_answer_t *ans)
 {
-	bool apex;
-	if (k8s_fedfwd_stub(f, qname, &apex) == NULL) {
-		// The apex: the zone file's records. No stub zone: not ours to answer, nor to deny.
-		return apex ? K8S_ANSWER_PASS : K8S_ANSWER_REFUSED;
-	}
-	if (qtype != KNOT_RRTYPE_A && qtype != KNOT_RRTYPE_AAAA) {
-		return K8S_ANSWER_NODATA;
-	}
-	const k8s_upstream_answer_t *ans;
-	if (k8s_fedfwd_lookup(f, qname, qtype, &ans) != K8S_UPSTREAM_READY) {
-		k8s_answer_cold_note();
-		return K8S_ANSWER_SERVFAIL;
-	}
-	if (k8s_upstream_failed(ans)) {
-		return K8S_ANSWER_SERVFAIL;  // The stub zone's servers failed: answered at once.
-	}
-	// A denial is this zone's: knotd adds its SOA, so caches in front can keep it.
-	if (ans->count == 0) {
-		return (ans->rcode == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_NXDOMAIN : K8S_ANSWER_NODATA;
-	}
 	k8s_qctx_t c = { .pkt = pkt, .qtype = qtype };
 	return k8s_answer_upstream(&c, ans);
 }

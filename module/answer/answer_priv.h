@@ -20,10 +20,10 @@
  * \brief What the files of the answer path share, private to them.
  *
  * The answer path is split by record family: `answer.c` (the entry point, names
- * to their answers, CNAME following), `answer_addr.c` (A/AAAA, ExternalName, the
- * K8S-DNS role's answer from fedfwd.h's cache), `answer_srv.c` (SRV and the
- * ADDITIONAL stage), `answer_ptr.c` (PTR), `autopath.c` (search path expansion),
- * and from federation/ `federation.c` (federated services' CNAME).
+ * to their answers, CNAME following), `answer_addr.c` (A/AAAA, ExternalName, an
+ * upstream's answer relayed), `answer_srv.c` (SRV and the ADDITIONAL stage),
+ * `answer_ptr.c` (PTR), `autopath.c` (search path expansion) and `fedname.c`
+ * (federated services' CNAME).
  * The packet helpers below run on every query: they are static inline so that
  * the split adds no call to the hot path.
  */
@@ -36,7 +36,7 @@
 
 #include <libknot/libknot.h>
 
-#include "answer.h"
+#include "answer/answer.h"
 
 /*! \brief One query being answered. */
 typedef struct {
@@ -251,15 +251,6 @@ k8s_answer_t k8s_answer_external(k8s_qctx_t *c, const knot_dname_t *owner, const
 /*! \brief Puts a cached upstream answer (a CNAME chain, then addresses) after a CNAME to it. */
 k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_upstream_answer_t *ext);
 
-/*!
- * \brief Answers a query of the K8S-DNS zone (svc.federation., inside an RCU read-side
- * section): PASS at the apex, REFUSED for a federation with no nameservers, NODATA for
- * types other than A and AAAA (the Federated-DNS answers addresses), else the cached
- * answer of the federation's nameservers (fedfwd.h), or SERVFAIL while it is cold.
- */
-k8s_answer_t k8s_answer_fedfwd(const struct k8s_fedfwd *f, const knot_dname_t *qname,
-                               uint16_t qtype, knot_pkt_t *pkt);
-
 /* answer_srv.c */
 
 /*!
@@ -315,7 +306,7 @@ k8s_answer_t k8s_autopath_client(k8s_qctx_t *c, const knot_dname_t *qname, const
                                  const struct sockaddr_storage *remote,
                                  k8s_autopath_outcome_t *outcome);
 
-/* federation.c */
+/* fedname.c */
 
 /*!
  * \brief Answers a federation query: a CNAME to the local service while it has

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "answer_priv.h"
+#include "answer/answer_priv.h"
 
 /*! \brief Most PTR records one address gets (a pod behind many services). */
 #define MAX_PTR 32

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "answer_priv.h"
-#include "proto.h"
+#include "answer/answer_priv.h"
+#include "kinds/proto.h"
 
 /*!
  * \brief The service of the last SRV answer on this worker, for its ADDITIONAL stage.

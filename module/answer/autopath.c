@@ -29,8 +29,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "answer_priv.h"
-#include "fedfwd.h"
+#include "answer/answer_priv.h"
+#include "answer/fedname.h"
 
 /*! \brief A search list, one domain at a time. */
 typedef struct {

@@ -16,7 +16,7 @@
 
 #include <libknot/libknot.h>
 
-#include "outcome.h"
+#include "answer/outcome.h"
 
 const k8s_answer_reply_t k8s_answer_replies[K8S_ANSWER_COUNT] = {
 	[K8S_ANSWER_PASS]         = { KNOT_RCODE_SERVFAIL, false, KNOT_EDNS_EDE_NONE },

@@ -19,7 +19,7 @@
 
 #include <libknot/dname.h>
 
-#include "qname.h"
+#include "answer/qname.h"
 
 /*!
  * \brief Reads "a-b-c-d" as inet_pton() reads "a.b.c.d": four decimal octets

@@ -30,7 +30,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "objects.h"
+#include "kinds/objects.h"
+#include "lib/dnsname.h"
 
 /*! \brief What a zone attached to mod-k8s serves. */
 typedef enum {
@@ -111,8 +112,3 @@ static inline size_t k8s_dname_labels(const uint8_t *name)
 	return n;
 }
 
-/*! \brief True if two wire labels are equal; lengths first, so neither is read past its end. */
-static inline bool k8s_label_equal(const uint8_t *a, const uint8_t *b)
-{
-	return a[0] == b[0] && memcmp(a + 1, b + 1, a[0]) == 0;
-}

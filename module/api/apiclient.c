@@ -28,7 +28,7 @@
 #include <libknot/errcode.h>
 #include <libknot/error.h>
 
-#include "apiclient.h"
+#include "api/apiclient.h"
 
 /*! A token file over this size is not a token (JWTs are a few KiB). */
 #define TOKEN_FILE_MAX (64 * 1024)

@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kubeconfig.h"
-#include "log.h"
+#include "api/kubeconfig.h"
+#include "lib/log.h"
 
 #define K8S_USER_AGENT "mod-k8s/" PACKAGE_VERSION " (knot-dns)"
 

@@ -15,7 +15,7 @@
  */
 
 
-#include "backoff.h"
+#include "api/backoff.h"
 
 uint64_t k8s_backoff_next(k8s_backoff_t *b, uint64_t now_ms, double jitter)
 {

@@ -26,9 +26,9 @@
 
 #include <libknot/errcode.h>
 
-#include "events.h"
-#include "jsonread.h"
-#include "jsonstrict.h"
+#include "api/events.h"
+#include "lib/jsonread.h"
+#include "lib/jsonstrict.h"
 
 /*! Copies message text: control bytes become spaces, a cut never splits a UTF-8 sequence. */
 static void text_copy(char *dst, size_t size, const char *src, size_t len)

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "objects.h"
+#include "kinds/objects.h"
 
 /*! \brief A Status object (error bodies and ERROR events). */
 typedef struct {

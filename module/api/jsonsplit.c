@@ -27,8 +27,8 @@
 
 #include <libknot/errcode.h>
 
-#include "jsonsplit.h"
-#include "jsonstrict.h"
+#include "api/jsonsplit.h"
+#include "lib/jsonstrict.h"
 
 /*! ListMeta holds a resourceVersion and a continue token: small. */
 #define LIST_META_MAX (64 * 1024)

@@ -24,8 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "buf.h"
-#include "events.h"
+#include "lib/buf.h"
+#include "api/events.h"
 
 /*!
  * \brief Receives one complete item or line.

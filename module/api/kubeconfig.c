@@ -30,7 +30,7 @@
 #include <libknot/error.h>
 #include <yaml.h>
 
-#include "kubeconfig.h"
+#include "api/kubeconfig.h"
 
 /*! The read buffer starts at this size and doubles up to K8S_KUBECONFIG_MAX + 1. */
 #define READ_CHUNK (16 * 1024)

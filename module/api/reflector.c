@@ -26,12 +26,12 @@
 #include <libknot/errcode.h>
 #include <libknot/error.h>
 
-#include "backoff.h"
-#include "buf.h"
-#include "events.h"
-#include "jsonsplit.h"
-#include "reflector.h"
-#include "reflector_priv.h"
+#include "api/backoff.h"
+#include "lib/buf.h"
+#include "api/events.h"
+#include "api/jsonsplit.h"
+#include "api/reflector.h"
+#include "api/reflector_priv.h"
 
 static const char *apierr_names[K8S_APIERR_COUNT] = {
 	[K8S_APIERR_NETWORK]      = "network",

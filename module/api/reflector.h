@@ -32,10 +32,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "apiclient.h"
-#include "clock.h"
-#include "log.h"
-#include "objects.h"
+#include "api/apiclient.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "kinds/objects.h"
 
 /*!
  * \brief Largest object read, in bytes of JSON (a watch line may add 128 for its envelope).

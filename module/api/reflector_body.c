@@ -31,7 +31,7 @@
 #include <libknot/errcode.h>
 #include <libknot/error.h>
 
-#include "reflector_priv.h"
+#include "api/reflector_priv.h"
 
 void k8s_reflector_skip_error(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err,
                               const char *fmt, ...)

@@ -29,11 +29,11 @@
 
 #include <curl/curl.h>
 
-#include "backoff.h"
-#include "buf.h"
-#include "events.h"
-#include "jsonsplit.h"
-#include "reflector.h"
+#include "api/backoff.h"
+#include "lib/buf.h"
+#include "api/events.h"
+#include "api/jsonsplit.h"
+#include "api/reflector.h"
 
 #define PAGE_LIMIT_DEFAULT   500
 /*! A watch line is the object plus the {"type":...,"object":} envelope. */

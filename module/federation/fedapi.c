@@ -32,11 +32,12 @@
 #include <microhttpd.h>
 #include <urcu/list.h>
 
-#include "clock.h"
-#include "fedapi.h"
-#include "mhdthread.h"
+#include "lib/clock.h"
+#include "federation/fedapi.h"
+#include "lib/mhdthread.h"
+#include "mod-k8s/mod-k8s.h"
 
-#define PATH_PREFIX    "/federations/"
+#define PATH_PREFIX    MOD_K8S_FEDAPI_PATH
 #define LOG_EVERY_MS   (60 * 1000)  /*!< One line of each kind about clients at most this often. */
 
 typedef struct conn conn_t;

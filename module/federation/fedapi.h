@@ -38,8 +38,8 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-#include "fedfwd.h"
-#include "log.h"
+#include "federation/fedfwd.h"
+#include "lib/log.h"
 
 /*! Connections served at once; more wait in the listen queue. */
 #define K8S_FEDAPI_MAX_CONNECTIONS 256

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dnsname.h"
-#include "fedserve.h"
+#include "lib/dnsname.h"
+#include "federation/fedserve.h"
 
 /*! \brief Copies a word of \a len bytes into \a out (NUL-terminated); false if too long. */
 static bool word_copy(const char *word, size_t len, char *out, size_t max)

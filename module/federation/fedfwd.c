@@ -27,10 +27,11 @@
 
 #include <urcu/urcu-memb.h>
 
-#include "federation.h"
-#include "fedfwd.h"
-#include "snapfile.h"
-#include "upstream.h"
+#include "answer/answer.h"
+#include "answer/fedname.h"
+#include "federation/fedfwd.h"
+#include "store/snapfile.h"
+#include "upstream/upstream.h"
 
 struct k8s_fedfwd {
 	k8s_fedstub_set_t *current;    /*!< What readers see (RCU). */
@@ -46,11 +47,6 @@ struct k8s_fedfwd {
 };
 
 static const uint8_t zone_wire[K8S_FEDFWD_ZONE_SIZE] = K8S_FEDFWD_ZONE;
-
-bool k8s_fedfwd_name(const knot_dname_t *name)
-{
-	return knot_dname_in_bailiwick(name, zone_wire) >= 0;
-}
 
 /*! \brief The federation label of a name below svc.federation. (NULL at the apex or outside). */
 static const uint8_t *fed_label(const knot_dname_t *name)
@@ -307,4 +303,30 @@ k8s_upstream_status_t k8s_fedfwd_lookup(const k8s_fedfwd_t *f, const knot_dname_
 		(void)k8s_upstream_ask_source(f->fwd, qname, f->source);
 	}
 	return status;
+}
+
+k8s_answer_t k8s_fedfwd_answer(const k8s_fedfwd_t *f, const knot_dname_t *qname,
+                               uint16_t qtype, knot_pkt_t *pkt)
+{
+	bool apex;
+	if (k8s_fedfwd_stub(f, qname, &apex) == NULL) {
+		// The apex: the zone file's records. No stub zone: not ours to answer, nor to deny.
+		return apex ? K8S_ANSWER_PASS : K8S_ANSWER_REFUSED;
+	}
+	if (qtype != KNOT_RRTYPE_A && qtype != KNOT_RRTYPE_AAAA) {
+		return K8S_ANSWER_NODATA;
+	}
+	const k8s_upstream_answer_t *ans;
+	if (k8s_fedfwd_lookup(f, qname, qtype, &ans) != K8S_UPSTREAM_READY) {
+		k8s_answer_cold_note();
+		return K8S_ANSWER_SERVFAIL;
+	}
+	if (k8s_upstream_failed(ans)) {
+		return K8S_ANSWER_SERVFAIL;  // The stub zone's servers failed: answered at once.
+	}
+	// A denial is this zone's: knotd adds its SOA, so caches in front can keep it.
+	if (ans->count == 0) {
+		return (ans->rcode == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_NXDOMAIN : K8S_ANSWER_NODATA;
+	}
+	return k8s_answer_relay(pkt, qtype, ans);
 }

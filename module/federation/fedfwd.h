@@ -39,21 +39,16 @@
 
 #include <libknot/libknot.h>
 
-#include "fedstub.h"
-#include "log.h"
-#include "upstream.h"
-
-/*! \brief The zone of the K8S-DNS role, below which every name is forwarded. */
-#define K8S_FEDFWD_ZONE      "\x03""svc""\x0a""federation"
-#define K8S_FEDFWD_ZONE_SIZE 16
+#include "answer/answer.h"
+#include "answer/fedname.h"
+#include "federation/fedstub.h"
+#include "lib/log.h"
+#include "upstream/upstream.h"
 
 /*! \brief Per-attempt timeout of a forwarded query (three attempts, over the nameservers). */
 #define K8S_FEDFWD_TIMEOUT_MS 2000
 
 typedef struct k8s_fedfwd k8s_fedfwd_t;
-
-/*! \brief True if \a name is svc.federation. or below it (never a search-list expansion). */
-bool k8s_fedfwd_name(const knot_dname_t *name);
 
 /*!
  * \brief Starts the role: loads the programmed federations persisted in
@@ -89,7 +84,7 @@ int k8s_fedfwd_program(k8s_fedfwd_t *f, const uint8_t *name, const k8s_fedstub_t
 /*!
  * \brief The stub zone of the federation \a qname is below (inside an RCU read-side
  * section), or NULL: at the zone's apex (\a apex set true) or for a federation
- * with no stub zone. The answer is answer_addr.c's (k8s_answer_fedfwd()).
+ * with no stub zone. The answer is k8s_fedfwd_answer().
  */
 const k8s_fedstub_t *k8s_fedfwd_stub(const k8s_fedfwd_t *f, const knot_dname_t *qname,
                                      bool *apex);
@@ -104,3 +99,12 @@ k8s_upstream_status_t k8s_fedfwd_lookup(const k8s_fedfwd_t *f, const knot_dname_
 
 /*! \brief The current set of stub zones (inside an RCU read-side section). */
 const k8s_fedstub_set_t *k8s_fedfwd_set(const k8s_fedfwd_t *f);
+
+/*!
+ * \brief Answers a query of the K8S-DNS zone (svc.federation., inside an RCU read-side
+ * section; the glue calls it for K8S_ROLE_FEDFORWARD): PASS at the apex, REFUSED for a federation with no nameservers, NODATA for
+ * types other than A and AAAA (the Federated-DNS answers addresses), else the cached
+ * answer of the federation's nameservers, or SERVFAIL while it is cold.
+ */
+k8s_answer_t k8s_fedfwd_answer(const k8s_fedfwd_t *f, const knot_dname_t *qname,
+                               uint16_t qtype, knot_pkt_t *pkt);

@@ -17,7 +17,7 @@
 #include <netinet/in.h>
 #include <string.h>
 
-#include "fedserve.h"
+#include "federation/fedserve.h"
 
 /*! \brief One query being answered: what the members hold for the service asked. */
 typedef struct {

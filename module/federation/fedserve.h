@@ -48,8 +48,8 @@
 
 #include <libknot/libknot.h>
 
-#include "answer.h"
-#include "table.h"
+#include "answer/answer.h"
+#include "table/table.h"
 
 /*! \brief Most member clusters of a federation (option federation-member). */
 #define K8S_FED_MAX_MEMBERS 32

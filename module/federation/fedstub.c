@@ -24,9 +24,10 @@
 #include <json-c/json.h>
 #include <libknot/errcode.h>
 
-#include "dnsname.h"
-#include "fedstub.h"
-#include "jsonstrict.h"
+#include "lib/dnsname.h"
+#include "federation/fedstub.h"
+#include "lib/jsonstrict.h"
+#include "mod-k8s/mod-k8s.h"
 
 /*! Nesting of a body or file: object, object, object, array. */
 #define JSON_DEPTH 6
@@ -99,7 +100,7 @@ static int nameservers_read(json_object *obj, k8s_fedstub_t *fed, char *err, siz
 	}
 	json_object *list = NULL;
 	if (json_object_object_length(obj) != 1 ||
-	    !json_object_object_get_ex(obj, "nameservers", &list) ||
+	    !json_object_object_get_ex(obj, MOD_K8S_FEDAPI_NAMESERVERS, &list) ||
 	    !json_object_is_type(list, json_type_array)) {
 		snprintf(err, errlen, "not {\"nameservers\": [...]}");
 		return KNOT_EINVAL;
@@ -293,7 +294,7 @@ char *k8s_fedstub_file_format(const k8s_fedstub_set_t *set)
 			json_object_put(list);
 			break;
 		}
-		json_object_object_add(entry, "nameservers", list);
+		json_object_object_add(entry, MOD_K8S_FEDAPI_NAMESERVERS, list);
 		char name[64];
 		memcpy(name, fed->name + 1, fed->name[0]);
 		name[fed->name[0]] = '\0';

@@ -35,7 +35,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "sockaddr.h"
+#include "lib/sockaddr.h"
 
 /*! Nameservers of one federation. */
 #define K8S_FEDSTUB_MAX_NS    8

@@ -24,13 +24,13 @@
 
 #include <urcu/urcu-memb.h>
 
-#include "clock.h"
-#include "coldwait.h"
-#include "dnsmetrics.h"
-#include "late.h"
-#include "outcome.h"
-#include "slots.h"
-#include "upstream.h"
+#include "lib/clock.h"
+#include "forward/coldwait.h"
+#include "ops/dnsmetrics.h"
+#include "forward/late.h"
+#include "answer/outcome.h"
+#include "forward/slots.h"
+#include "upstream/upstream.h"
 
 /*! \brief The thread's memory for one try (an answer needs a few KiB). */
 #define ARENA_SIZE (256 * 1024)

@@ -39,7 +39,7 @@
 
 #include <libknot/libknot.h>
 
-#include "answer.h"
+#include "answer/answer.h"
 
 /*! \brief Queries waiting at once per zone; with all busy, the worker answers SERVFAIL. */
 #define K8S_COLD_SLOTS 64

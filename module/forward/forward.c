@@ -32,9 +32,9 @@
 
 #include <urcu/urcu-memb.h>
 
-#include "clock.h"
-#include "forward_priv.h"
-#include "sockaddr.h"
+#include "lib/clock.h"
+#include "forward/forward_priv.h"
+#include "lib/sockaddr.h"
 
 /*!
  * \brief The thread's nice value above knotd's. With knotd's workers busy it still gets
@@ -42,26 +42,6 @@
  * starved as under SCHED_IDLE (weight 3).
  */
 #define THREAD_NICE 10
-
-/*! \brief Gives back what a client's query held of its address's shares. */
-static void shares_put(k8s_fwd_t *f, shares_t *sh)
-{
-	k8s_share_put(&f->waiting_share, &sh->waiting);
-	if (sh->tcp.held) {
-		k8s_share_put(&f->tcp_share, &sh->tcp);
-		atomic_fetch_sub(&f->tcp_dups, 1);
-	}
-}
-
-void forward_waiter_free(k8s_fwd_t *f, waiter_t *w)
-{
-	if (w->tcp) {
-		close(w->fd);
-	}
-	shares_put(f, &w->shares);
-	free(w);
-	f->waiter_count--;
-}
 
 /*! \brief Takes the queries the workers handed over. */
 static void drain(k8s_fwd_t *f, uint64_t now)
@@ -82,7 +62,7 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 			w->received_ns = slot->h.received_ns;
 			memcpy(w->wire, slot->wire, slot->h.len);
 		} else {
-			shares_put(f, &slot->shares);
+			forward_shares_put(f, &slot->shares);
 		}
 		k8s_slots_release(&slot->h, w == NULL);  // Else the waiter holds the TCP duplicate.
 		if (w == NULL) {
@@ -413,7 +393,7 @@ bool k8s_fwd_handoff(k8s_fwd_t *f, const uint8_t *wire, size_t len, int fd, bool
 	k8s_slots_publish(&f->handoff, &slot->h);
 	return true;
 refused:
-	shares_put(f, &sh);
+	forward_shares_put(f, &sh);
 	atomic_fetch_add(&f->dropped, 1);
 	return false;
 }

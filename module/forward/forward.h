@@ -53,9 +53,9 @@
 
 #include <libknot/libknot.h>
 
-#include "dnsmetrics.h"
-#include "forward_cache.h"
-#include "log.h"
+#include "ops/dnsmetrics.h"
+#include "forward/forward_cache.h"
+#include "lib/log.h"
 
 /*! \brief Largest query handed over (bytes); a larger one is answered SERVFAIL by the worker. */
 #define K8S_FWD_QUERY_MAX 512

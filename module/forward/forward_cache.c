@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dnsanswer.h"
-#include "forward_cache.h"
-#include "hash.h"
-#include "tsan_rcu.h"
+#include "lib/dnsanswer.h"
+#include "forward/forward_cache.h"
+#include "lib/hash.h"
+#include "lib/tsan_rcu.h"
 
 /*!
  * \brief Records kept: of class IN, as asked (libknot does not measure the rdata of

@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forward.h"
-#include "sockaddr.h"
+#include "forward/forward.h"
+#include "lib/sockaddr.h"
 
 void k8s_fwd_conf_deinit(k8s_fwd_conf_t *conf)
 {

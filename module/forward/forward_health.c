@@ -25,8 +25,8 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "clock.h"
-#include "forward_priv.h"
+#include "lib/clock.h"
+#include "forward/forward_priv.h"
 
 /*! \brief A down server is probed this often. */
 #define PROBE_MS 1000

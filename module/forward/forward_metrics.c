@@ -20,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forward_metrics.h"
+#include "forward/forward_metrics.h"
+#include "mod-k8s/mod-k8s.h"
 
 static void upstream_label(const struct sockaddr_storage *ss, char *out, size_t len)
 {
@@ -93,27 +94,27 @@ typedef struct {
 #define STAT(field) offsetof(k8s_fwd_stats_t, field)
 
 static const scalar_t scalars[] = {
-	{ "mod_k8s_forward_requests_total", "counter",
+	{ MOD_K8S_METRIC_FORWARD_REQUESTS_TOTAL, "counter",
 	  "Names the forwarder asked of an upstream (cache misses, once per name however many clients wait).",
 	  STAT(forwarded) },
-	{ "mod_k8s_forward_responses_total", "counter",
+	{ MOD_K8S_METRIC_FORWARD_RESPONSES_TOTAL, "counter",
 	  "Answers the forwarder sent to waiting clients.", STAT(answered) },
-	{ "mod_k8s_forward_failures_total", "counter",
+	{ MOD_K8S_METRIC_FORWARD_FAILURES_TOTAL, "counter",
 	  "Answers the forwarder sent as SERVFAIL (deadline passed, no upstream, busy).", STAT(servfail) },
-	{ "mod_k8s_forward_timeouts_total", "counter",
+	{ MOD_K8S_METRIC_FORWARD_TIMEOUTS_TOTAL, "counter",
 	  "Attempts at an upstream without an answer within the deadline.", STAT(timeouts) },
-	{ "mod_k8s_forward_failovers_total", "counter",
+	{ MOD_K8S_METRIC_FORWARD_FAILOVERS_TOTAL, "counter",
 	  "Queries sent to another upstream after a first attempt (failed, slow or timed out).", STAT(failovers) },
-	{ "mod_k8s_forward_loops_total", "counter",
+	{ MOD_K8S_METRIC_FORWARD_LOOPS_TOTAL, "counter",
 	  "Upstreams found forwarding back to this server (loop detections).", STAT(loops) },
-	{ "mod_k8s_forward_dropped_total", "counter",
+	{ MOD_K8S_METRIC_FORWARD_DROPPED_TOTAL, "counter",
 	  "Queries the workers could not hand to the forwarder (no slot free, over 512 bytes): answered SERVFAIL.",
 	  STAT(dropped) },
-	{ "mod_k8s_forward_waiting_clients", "gauge",
+	{ MOD_K8S_METRIC_FORWARD_WAITING_CLIENTS, "gauge",
 	  "Clients waiting for an upstream's answer.", STAT(waiting) },
-	{ "mod_k8s_forward_cache_entries", "gauge",
+	{ MOD_K8S_METRIC_FORWARD_CACHE_ENTRIES, "gauge",
 	  "Answers in the forwarder's cache.", STAT(cache_entries) },
-	{ "mod_k8s_forward_cache_size_bytes", "gauge",
+	{ MOD_K8S_METRIC_FORWARD_CACHE_SIZE_BYTES, "gauge",
 	  "Bytes of the answers in the forwarder's cache.", STAT(cache_bytes) },
 };
 
@@ -124,15 +125,15 @@ static const struct {
 	const char *type;
 	const char *help;
 } upstream_families[U_COUNT] = {
-	{ "mod_k8s_forward_upstream_requests_total", "counter",
+	{ MOD_K8S_METRIC_FORWARD_UPSTREAM_REQUESTS_TOTAL, "counter",
 	  "Queries sent to an upstream (first attempts, failovers and hedges; not probes)." },
-	{ "mod_k8s_forward_upstream_responses_total", "counter",
+	{ MOD_K8S_METRIC_FORWARD_UPSTREAM_RESPONSES_TOTAL, "counter",
 	  "Usable answers an upstream gave." },
-	{ "mod_k8s_forward_upstream_failures_total", "counter",
+	{ MOD_K8S_METRIC_FORWARD_UPSTREAM_FAILURES_TOTAL, "counter",
 	  "An upstream's failures: network errors, SERVFAIL or REFUSED, no answer within 300 ms." },
-	{ "mod_k8s_forward_upstream_timeouts_total", "counter",
+	{ MOD_K8S_METRIC_FORWARD_UPSTREAM_TIMEOUTS_TOTAL, "counter",
 	  "Queries to an upstream without an answer within the deadline." },
-	{ "mod_k8s_forward_upstream_healthy", "gauge",
+	{ MOD_K8S_METRIC_FORWARD_UPSTREAM_HEALTHY, "gauge",
 	  "1 if an upstream is used, 0 while it is down or found looping." },
 };
 
@@ -193,10 +194,10 @@ enum { C_REQUESTS = 0, C_RESPONSES, C_DURATION, C_HEALTH_FAILURES, C_COUNT };
 static const struct {
 	const char *name, *type, *help;
 } coredns_families[C_COUNT] = {
-	{ "coredns_forward_requests_total", "counter", "Counter of requests made per upstream." },
-	{ "coredns_forward_responses_total", "counter", "Counter of responses received per upstream." },
-	{ "coredns_forward_request_duration_seconds", "histogram", "Histogram of the time each request took." },
-	{ "coredns_forward_healthcheck_failures_total", "counter", "Counter of the number of failed healthchecks." },
+	{ MOD_K8S_METRIC_COREDNS_FORWARD_REQUESTS_TOTAL, "counter", "Counter of requests made per upstream." },
+	{ MOD_K8S_METRIC_COREDNS_FORWARD_RESPONSES_TOTAL, "counter", "Counter of responses received per upstream." },
+	{ MOD_K8S_METRIC_COREDNS_FORWARD_REQUEST_DURATION_SECONDS, "histogram", "Histogram of the time each request took." },
+	{ MOD_K8S_METRIC_COREDNS_FORWARD_HEALTHCHECK_FAILURES_TOTAL, "counter", "Counter of the number of failed healthchecks." },
 };
 
 /*! \brief The coredns_forward_* and coredns_cache_* families (CoreDNS's forward and cache). */
@@ -235,24 +236,24 @@ static void coredns_series(const k8s_fwd_metrics_t *m, const k8s_fwd_stats_t *st
 			}
 		}
 	}
-	k8s_metrics_family(out, "coredns_forward_healthcheck_broken_total", "counter",
+	k8s_metrics_family(out, MOD_K8S_METRIC_COREDNS_FORWARD_HEALTHCHECK_BROKEN_TOTAL, "counter",
 	                   "Counter of the number of complete failures of the healthchecks.");
-	k8s_metrics_sample(out, "coredns_forward_healthcheck_broken_total", SERVER_ZONES,
+	k8s_metrics_sample(out, MOD_K8S_METRIC_COREDNS_FORWARD_HEALTHCHECK_BROKEN_TOTAL, SERVER_ZONES,
 	                   (double)st->broken);
 
-	k8s_metrics_family(out, "coredns_cache_entries", "gauge",
+	k8s_metrics_family(out, MOD_K8S_METRIC_COREDNS_CACHE_ENTRIES, "gauge",
 	                   "The number of elements in the cache.");
-	k8s_metrics_sample(out, "coredns_cache_entries",
+	k8s_metrics_sample(out, MOD_K8S_METRIC_COREDNS_CACHE_ENTRIES,
 	                   "server=\"dns://:53\",type=\"success\",zones=\".\",view=\"\"",
 	                   (double)st->cache_entries);
-	k8s_metrics_family(out, "coredns_cache_hits_total", "counter",
+	k8s_metrics_family(out, MOD_K8S_METRIC_COREDNS_CACHE_HITS_TOTAL, "counter",
 	                   "The count of cache hits.");
-	k8s_metrics_sample(out, "coredns_cache_hits_total",
+	k8s_metrics_sample(out, MOD_K8S_METRIC_COREDNS_CACHE_HITS_TOTAL,
 	                   "server=\"dns://:53\",type=\"success\",zones=\".\",view=\"\"",
 	                   (double)hits);
-	k8s_metrics_family(out, "coredns_cache_misses_total", "counter",
+	k8s_metrics_family(out, MOD_K8S_METRIC_COREDNS_CACHE_MISSES_TOTAL, "counter",
 	                   "The count of cache misses. Deprecated, derive misses from cache hits/requests counters.");
-	k8s_metrics_sample(out, "coredns_cache_misses_total", SERVER_ZONES, (double)misses);
+	k8s_metrics_sample(out, MOD_K8S_METRIC_COREDNS_CACHE_MISSES_TOTAL, SERVER_ZONES, (double)misses);
 }
 
 void k8s_fwd_metrics_collect(void *ctx, k8s_metrics_out_t *out)
@@ -276,12 +277,12 @@ void k8s_fwd_metrics_collect(void *ctx, k8s_metrics_out_t *out)
 		hits += atomic_load_explicit(&m->slot[i].hits, memory_order_relaxed);
 		misses += atomic_load_explicit(&m->slot[i].misses, memory_order_relaxed);
 	}
-	k8s_metrics_family(out, "mod_k8s_forward_cache_hits_total", "counter",
+	k8s_metrics_family(out, MOD_K8S_METRIC_FORWARD_CACHE_HITS_TOTAL, "counter",
 	                   "Names in no zone the workers answered from the forwarder's cache.");
-	k8s_metrics_sample(out, "mod_k8s_forward_cache_hits_total", NULL, (double)hits);
-	k8s_metrics_family(out, "mod_k8s_forward_cache_misses_total", "counter",
+	k8s_metrics_sample(out, MOD_K8S_METRIC_FORWARD_CACHE_HITS_TOTAL, NULL, (double)hits);
+	k8s_metrics_family(out, MOD_K8S_METRIC_FORWARD_CACHE_MISSES_TOTAL, "counter",
 	                   "Names in no zone the workers found not cached (handed to the forwarder).");
-	k8s_metrics_sample(out, "mod_k8s_forward_cache_misses_total", NULL, (double)misses);
+	k8s_metrics_sample(out, MOD_K8S_METRIC_FORWARD_CACHE_MISSES_TOTAL, NULL, (double)misses);
 
 	// Before the first push, no server figures: the counts would be zeros, not facts.
 	size_t count = (st.server_count < m->upstream_count) ? st.server_count : m->upstream_count;

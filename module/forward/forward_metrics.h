@@ -34,8 +34,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "forward.h"
-#include "metrics.h"
+#include "forward/forward.h"
+#include "ops/metrics.h"
 
 /*! \brief One worker's cache lookups (its own cache line: no sharing between workers). */
 typedef struct {

@@ -29,11 +29,13 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
 
-#include "dnsquery.h"
-#include "forward.h"
-#include "forward_cache.h"
-#include "slots.h"
+#include "upstream/dnsquery.h"
+#include "forward/forward.h"
+#include "forward/forward_cache.h"
+#include "forward/slots.h"
 
 /*! \brief Hand-over slots between the workers and the thread. */
 #define SLOT_COUNT 256
@@ -142,11 +144,29 @@ struct k8s_fwd {
 	uint8_t out[2 + KNOT_WIRE_MAX_PKTSIZE];
 };
 
+/*! \brief Gives back what a client's query held of its address's shares. */
+static inline void forward_shares_put(k8s_fwd_t *f, shares_t *sh)
+{
+	k8s_share_put(&f->waiting_share, &sh->waiting);
+	if (sh->tcp.held) {
+		k8s_share_put(&f->tcp_share, &sh->tcp);
+		atomic_fetch_sub(&f->tcp_dups, 1);
+	}
+}
+
 /*!
  * \brief Ends a waiter after its answer: closes its TCP duplicate, gives its address's
- * shares back and frees it (forward.c).
+ * shares back and frees it. Here, so that forward_reply.c calls nothing of forward.c.
  */
-void forward_waiter_free(k8s_fwd_t *f, waiter_t *w);
+static inline void forward_waiter_free(k8s_fwd_t *f, waiter_t *w)
+{
+	if (w->tcp) {
+		close(w->fd);
+	}
+	forward_shares_put(f, &w->shares);
+	free(w);
+	f->waiter_count--;
+}
 
 /* The names being resolved (forward_names.c). */
 

@@ -24,9 +24,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dnsmetrics.h"
-#include "forward_priv.h"
-#include "late.h"
+#include "ops/dnsmetrics.h"
+#include "forward/forward_priv.h"
+#include "forward/late.h"
 
 static void send_answer(k8s_fwd_t *f, waiter_t *w, size_t size)
 {

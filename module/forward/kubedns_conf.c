@@ -29,8 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jsonstrict.h"
-#include "kubedns_conf.h"
+#include "lib/jsonstrict.h"
+#include "forward/kubedns_conf.h"
 
 void k8s_kubedns_deinit(k8s_kubedns_t *cm)
 {

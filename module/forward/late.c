@@ -20,7 +20,7 @@
 
 #include <libknot/libknot.h>
 
-#include "late.h"
+#include "forward/late.h"
 
 size_t k8s_late_udp_limit(const knot_pkt_t *query)
 {

@@ -23,8 +23,8 @@
 
 #include <libknot/errcode.h>
 
-#include "dnsmetrics.h"
-#include "slots.h"
+#include "ops/dnsmetrics.h"
+#include "forward/slots.h"
 
 enum { SLOT_FREE = 0, SLOT_FILLING, SLOT_READY };
 

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kind_priv.h"
+#include "kinds/kind_priv.h"
 
 #define FNV_PRIME  0x100000001b3ULL
 

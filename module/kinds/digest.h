@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kind.h"
+#include "kinds/kind.h"
 
 #define K8S_DIGEST_INIT 0xcbf29ce484222325ULL
 

@@ -21,9 +21,9 @@
 
 #include <libknot/errcode.h>
 
-#include "bulk.h"
-#include "kind_priv.h"
-#include "snapfile.h"
+#include "lib/bulk.h"
+#include "lib/hash.h"
+#include "kinds/kind_priv.h"
 
 /* --- writing ------------------------------------------------------------------------ */
 

@@ -39,10 +39,30 @@
 
 #include <libknot/errcode.h>
 
-#include "buf.h"
-#include "dnsname.h"
-#include "objects.h"
-#include "snapfile.h"
+#include "lib/buf.h"
+#include "lib/dnsname.h"
+#include "kinds/objects.h"
+
+/*! A larger snapshot file is not read, nor a larger payload written (10,000 services take a few MiB). */
+#define K8S_SNAP_MAX (512 * 1024 * 1024)
+
+/*! \brief Writes the \a n low bytes of \a v little-endian (the file's byte order). */
+static inline void k8s_snap_put_le(unsigned char *out, uint64_t v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		out[i] = (unsigned char)(v >> (8 * i));
+	}
+}
+
+/*! \brief Reads \a n bytes little-endian. */
+static inline uint64_t k8s_snap_get_le(const unsigned char *in, size_t n)
+{
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++) {
+		v |= (uint64_t)in[i] << (8 * i);
+	}
+	return v;
+}
 
 /*! \brief Longest object entry read (the binary form of one object); a longer one is not written. */
 #define K8S_SNAP_ENTRY_MAX (4 * 1024 * 1024)

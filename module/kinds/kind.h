@@ -22,19 +22,29 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "proto.h"
+#include "kinds/proto.h"
 
-/*! \brief Resource kinds the watcher reads. */
+/*!
+ * \brief The resource kinds the watcher reads, the one list of them: X(ENUM, file) for
+ * each, in the enum's order (a snapshot's numbers: append, never reorder). A kind has
+ * its kinds/kind_<file>.c and .h and its row k8s_kind_<file> (kind_priv.h); the enum,
+ * the rows' declarations and the kind table (kind.c) expand this list.
+ */
+#define K8S_KINDS(X) \
+	X(K8S_SERVICE,         service) \
+	X(K8S_ENDPOINTSLICE,   endpointslice) \
+	X(K8S_NAMESPACE,       namespace) \
+	X(K8S_POD,             pod) \
+	X(K8S_SERVICEIMPORT,   serviceimport) \
+	X(K8S_CLUSTERPROPERTY, clusterproperty) \
+	X(K8S_NODE,            node)
+
+#define K8S_KIND_ENUM(kind, file) kind,
 typedef enum {
-	K8S_SERVICE = 0,
-	K8S_ENDPOINTSLICE,
-	K8S_NAMESPACE,
-	K8S_POD,
-	K8S_SERVICEIMPORT,
-	K8S_CLUSTERPROPERTY,
-	K8S_NODE,
+	K8S_KINDS(K8S_KIND_ENUM)
 	K8S_KIND_COUNT
 } k8s_kind_t;
+#undef K8S_KIND_ENUM
 
 /*! \brief Lowercase plural name of a kind, as in API paths ("services"). */
 const char *k8s_kind_name(k8s_kind_t kind);

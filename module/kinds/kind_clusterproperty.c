@@ -19,7 +19,7 @@
  * snapshot form, and its name rule (a DNS subdomain).
  */
 
-#include "kind_priv.h"
+#include "kinds/kind_priv.h"
 
 static int clusterproperty_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out)
 {

@@ -14,7 +14,7 @@
 
 #pragma once
 
-#include "kind.h"
+#include "kinds/kind.h"
 
 /*! \brief about.k8s.io ClusterProperty. */
 typedef struct {

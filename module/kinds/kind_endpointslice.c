@@ -22,8 +22,8 @@
 
 #include <arpa/inet.h>
 
-#include "kind_priv.h"
-#include "rfc3339.h"
+#include "kinds/kind_priv.h"
+#include "lib/rfc3339.h"
 
 /*! Fewest bytes an endpoint takes in the snapshot: IPv4, bool ready, str hostname, str target. */
 #define ENDPOINT_MIN 7

@@ -14,7 +14,7 @@
 
 #pragma once
 
-#include "kind.h"
+#include "kinds/kind.h"
 
 /*! \brief One address of an EndpointSlice endpoint (multi-address endpoints are flattened). */
 typedef struct {

@@ -18,7 +18,7 @@
  * core/v1 Namespace: its name (a DNS label) is all it holds.
  */
 
-#include "kind_priv.h"
+#include "kinds/kind_priv.h"
 
 static int namespace_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out)
 {

@@ -19,7 +19,7 @@
  * snapshot form, and its name rule (a DNS subdomain).
  */
 
-#include "kind_priv.h"
+#include "kinds/kind_priv.h"
 
 /*! A topology label: the current key, else the deprecated one; absent unless a DNS name. */
 static k8s_str_t topology_label(const k8s_meta_t *m, const char *key, const char *deprecated)

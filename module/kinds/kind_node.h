@@ -14,7 +14,7 @@
 
 #pragma once
 
-#include "kind.h"
+#include "kinds/kind.h"
 
 /*!
  * \brief core/v1 Node: its topology, for federation names.

@@ -21,7 +21,7 @@
 
 #include <arpa/inet.h>
 
-#include "kind_priv.h"
+#include "kinds/kind_priv.h"
 
 static int pod_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out)
 {

@@ -15,7 +15,7 @@
  * A kind is one file, kind_<kind>.c with its structure in kind_<kind>.h: the decoder
  * of its API JSON, its digest (digest.h's helpers), its snapshot form (form.h's
  * helpers) and the rule for its names, in one k8s_kind_def_t that the kind table
- * (objects.c) lists. Decoding works in two passes over the json-c tree: the first
+ * (kind.c) lists. Decoding works in two passes over the json-c tree: the first
  * validates and measures (counts of ports and addresses, bytes of strings), the
  * second packs the structure, its arrays and its strings into one allocation.
  * Both passes call the same validating readers, so they agree on what is kept.
@@ -25,10 +25,10 @@
 
 #include <json-c/json.h>
 
-#include "digest.h"
-#include "form.h"
-#include "jsonread.h"
-#include "objects.h"
+#include "kinds/digest.h"
+#include "kinds/form.h"
+#include "lib/jsonread.h"
+#include "kinds/objects.h"
 
 #define K8S_ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((size_t)(a) - 1))
 
@@ -66,18 +66,15 @@ typedef struct {
 	k8s_object_t *(*read)(k8s_form_reader_t *r, size_t strings);
 } k8s_kind_def_t;
 
-extern const k8s_kind_def_t k8s_kind_service;
-extern const k8s_kind_def_t k8s_kind_endpointslice;
-extern const k8s_kind_def_t k8s_kind_namespace;
-extern const k8s_kind_def_t k8s_kind_pod;
-extern const k8s_kind_def_t k8s_kind_serviceimport;
-extern const k8s_kind_def_t k8s_kind_clusterproperty;
-extern const k8s_kind_def_t k8s_kind_node;
+/* Each kind's row, in its kind_<file>.c. */
+#define K8S_KIND_ROW_DECL(kind, file) extern const k8s_kind_def_t k8s_kind_##file;
+K8S_KINDS(K8S_KIND_ROW_DECL)
+#undef K8S_KIND_ROW_DECL
 
 /*! \brief The row of \a kind (which must be below K8S_KIND_COUNT). */
 const k8s_kind_def_t *k8s_kind_def(k8s_kind_t kind);
 
-/* Decoding helpers (objects.c). */
+/* Decoding helpers (decode.c). */
 
 /*! \brief \a s if it is a DNS label (case folded when \a fold), else none. */
 k8s_str_t k8s_decode_label(k8s_str_t s, bool fold);

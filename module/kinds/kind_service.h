@@ -14,7 +14,7 @@
 
 #pragma once
 
-#include "kind.h"
+#include "kinds/kind.h"
 
 typedef enum {
 	K8S_SVC_CLUSTERIP = 0,  /*!< ClusterIP, NodePort or LoadBalancer with a cluster IP. */

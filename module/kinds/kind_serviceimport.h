@@ -14,7 +14,7 @@
 
 #pragma once
 
-#include "kind.h"
+#include "kinds/kind.h"
 
 /*!
  * \brief multicluster.x-k8s.io ServiceImport (v1alpha1 or v1beta1).

@@ -15,13 +15,11 @@
  */
 
 /*
- * The kinds' shared core: the kind table (each kind's row is in its kind_*.c), the
- * metadata every object has, the decoding helpers the kinds share, the entry points.
+ * The kinds' entry points: the metadata every object has, read and checked by its
+ * kind's rule (the kind table, kind.c), then the kind's decoder.
  */
 
-#include <arpa/inet.h>
 #include <json-c/json.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,204 +27,9 @@
 
 #include <libknot/errcode.h>
 
-#include "bulk.h"
-#include "dnsname.h"
-#include "kind_priv.h"
-
-/*! At most this many ports are kept (k8s_port_t counts are 16-bit). */
-#define PORTS_MAX UINT16_MAX
-
-
-/* --- validation ---------------------------------------------------------------- */
-
-static char lower(char c)
-{
-	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-}
-
-k8s_str_t k8s_decode_label(k8s_str_t s, bool fold)
-{
-	if (s.ptr == NULL || !k8s_dns_label_valid(s.ptr, s.len, fold)) {
-		s.ptr = NULL;
-		s.len = 0;
-	}
-	return s;
-}
-
-k8s_str_t k8s_decode_hostname(k8s_str_t s)
-{
-	if (s.ptr != NULL && s.len > 0 && s.ptr[s.len - 1] == '.') {
-		s.len--;
-	}
-	if (s.ptr == NULL || !k8s_dns_name_valid(s.ptr, s.len, K8S_DNS_NAME_MAX, 0, true)) {
-		s.ptr = NULL;
-		s.len = 0;
-	}
-	return s;
-}
-
-bool k8s_decode_ip(k8s_str_t s, int family, k8s_ip_t *ip)
-{
-	char text[INET6_ADDRSTRLEN];
-	if (s.ptr == NULL || s.len == 0 || s.len >= sizeof(text)) {
-		return false;
-	}
-	memcpy(text, s.ptr, s.len);
-	text[s.len] = '\0';
-
-	memset(ip, 0, sizeof(*ip));
-	if (family != AF_INET6 && inet_pton(AF_INET, text, ip->bytes) == 1) {
-		ip->family = AF_INET;
-		return true;
-	}
-	if (family != AF_INET && inet_pton(AF_INET6, text, ip->bytes) == 1) {
-		ip->family = AF_INET6;
-		return true;
-	}
-	return false;
-}
-
-uint8_t k8s_decode_ips(json_object *arr, const char *key, k8s_ip_t ips[2])
-{
-	uint8_t count = 0;
-	size_t len = arr_len(arr);
-	for (size_t i = 0; i < len && count < 2; i++) {
-		json_object *item = json_object_array_get_idx(arr, i);
-		k8s_str_t s = (key != NULL) ? get_str(item, key) : str_of(item);
-		if (k8s_decode_ip(s, AF_UNSPEC, &ips[count])) {
-			count++;
-		}
-	}
-	return count;
-}
-
-/* --- packing ------------------------------------------------------------------- */
-
-const char *k8s_pack_str(k8s_pack_t *p, k8s_str_t s, bool fold)
-{
-	if (s.ptr == NULL) {
-		return NULL;
-	}
-	char *out = p->at;
-	for (size_t i = 0; i < s.len; i++) {
-		out[i] = fold ? lower(s.ptr[i]) : s.ptr[i];
-	}
-	out[s.len] = '\0';
-	p->at += s.len + 1;
-	return out;
-}
-
-void *k8s_decode_alloc(size_t head, size_t arrays, size_t strings, k8s_pack_t *p, void **arr_at)
-{
-	size_t arr_off = K8S_ALIGN_UP(head, _Alignof(max_align_t));
-	size_t str_off = arr_off + arrays;
-	char *mem = calloc(1, str_off + strings);
-	if (mem == NULL) {
-		return NULL;
-	}
-	if (arr_at != NULL) {
-		*arr_at = mem + arr_off;
-	}
-	p->at = mem + str_off;
-	return mem;
-}
-
-/* --- ports --------------------------------------------------------------------- */
-
-/*! Reads one port; false when it is to be skipped (not an object, unknown protocol). */
-static bool port_read(json_object *item, k8s_port_t *port, k8s_str_t *name)
-{
-	if (!json_object_is_type(item, json_type_object)) {
-		return false;
-	}
-	k8s_str_t proto = get_str(item, "protocol");
-	if (proto.ptr == NULL || str_is(proto, "TCP")) {
-		port->proto = K8S_PROTO_TCP;
-	} else if (str_is(proto, "UDP")) {
-		port->proto = K8S_PROTO_UDP;
-	} else if (str_is(proto, "SCTP")) {
-		port->proto = K8S_PROTO_SCTP;
-	} else {
-		return false;
-	}
-	int64_t number = get_int(item, "port", 0);
-	port->port = (number >= 1 && number <= UINT16_MAX) ? (uint16_t)number : 0;
-	*name = k8s_decode_label(get_str(item, "name"), false);
-	port->name = NULL;
-	return true;
-}
-
-uint16_t k8s_ports_measure(json_object *arr, size_t *strings)
-{
-	size_t count = 0;
-	size_t len = arr_len(arr);
-	for (size_t i = 0; i < len && count < PORTS_MAX; i++) {
-		k8s_port_t port;
-		k8s_str_t name;
-		if (port_read(json_object_array_get_idx(arr, i), &port, &name)) {
-			*strings += k8s_str_size(name);
-			count++;
-		}
-	}
-	return (uint16_t)count;
-}
-
-const k8s_port_t *k8s_ports_pack(json_object *arr, k8s_port_t *out, uint16_t count,
-                                 k8s_pack_t *p)
-{
-	size_t len = arr_len(arr);
-	uint16_t done = 0;
-	for (size_t i = 0; i < len && done < count; i++) {
-		k8s_str_t name;
-		if (port_read(json_object_array_get_idx(arr, i), &out[done], &name)) {
-			out[done].name = k8s_pack_str(p, name, false);
-			done++;
-		}
-	}
-	return (count > 0) ? out : NULL;
-}
-
-/* --- the kind table ----------------------------------------------------------- */
-
-/*
- * Names as the API server checks them, each kind's rule in its row: a Service's is a
- * DNS-1035 label, or a DNS-1123 label with its RelaxedServiceNameValidation feature
- * gate, which the module cannot see, so it takes both; a Namespace's a DNS-1123
- * label; pods', slices', nodes' and custom resources' (ServiceImport,
- * ClusterProperty) DNS subdomains, up to 253 bytes with labels of any length.
- */
-static const k8s_kind_def_t *const KINDS[K8S_KIND_COUNT] = {
-	[K8S_SERVICE]         = &k8s_kind_service,
-	[K8S_ENDPOINTSLICE]   = &k8s_kind_endpointslice,
-	[K8S_NAMESPACE]       = &k8s_kind_namespace,
-	[K8S_POD]             = &k8s_kind_pod,
-	[K8S_SERVICEIMPORT]   = &k8s_kind_serviceimport,
-	[K8S_CLUSTERPROPERTY] = &k8s_kind_clusterproperty,
-	[K8S_NODE]            = &k8s_kind_node,
-};
-
-const k8s_kind_def_t *k8s_kind_def(k8s_kind_t kind)
-{
-	return KINDS[kind];
-}
-
-const char *k8s_kind_name(k8s_kind_t kind)
-{
-	if ((unsigned)kind >= K8S_KIND_COUNT) {
-		return "unknown";
-	}
-	return KINDS[kind]->plural;
-}
-
-bool k8s_kind_namespaced(k8s_kind_t kind)
-{
-	return (unsigned)kind < K8S_KIND_COUNT && KINDS[kind]->namespaced;
-}
-
-bool k8s_kind_name_is_label(k8s_kind_t kind)
-{
-	return (unsigned)kind < K8S_KIND_COUNT && KINDS[kind]->name_is_label;
-}
+#include "lib/bulk.h"
+#include "lib/dnsname.h"
+#include "kinds/kind_priv.h"
 
 /* --- metadata ------------------------------------------------------------------ */
 
@@ -242,8 +45,8 @@ static int meta_read(k8s_kind_t kind, json_object *root, k8s_meta_t *m, char *er
 {
 	memset(m, 0, sizeof(*m));
 	k8s_str_t kind_field = get_str(root, "kind");
-	if (kind_field.ptr != NULL && !str_is(kind_field, KINDS[kind]->field)) {
-		set_err(err, errlen, "unexpected kind (expected %s)", KINDS[kind]->field);
+	if (kind_field.ptr != NULL && !str_is(kind_field, k8s_kind_def(kind)->field)) {
+		set_err(err, errlen, "unexpected kind (expected %s)", k8s_kind_def(kind)->field);
 		return KNOT_EINVAL;
 	}
 
@@ -282,18 +85,6 @@ static int meta_read(k8s_kind_t kind, json_object *root, k8s_meta_t *m, char *er
 	return KNOT_EOK;
 }
 
-size_t k8s_meta_strings(const k8s_meta_t *m)
-{
-	return k8s_str_size(m->ns) + k8s_str_size(m->name);
-}
-
-void k8s_meta_pack(k8s_object_t *obj, k8s_kind_t kind, const k8s_meta_t *m, k8s_pack_t *p)
-{
-	obj->kind = kind;
-	obj->ns = k8s_pack_str(p, m->ns, false);
-	obj->name = k8s_pack_str(p, m->name, false);
-}
-
 /* --- entry points -------------------------------------------------------------- */
 
 int k8s_object_decode_json(k8s_kind_t kind, json_object *root, k8s_object_t **obj,
@@ -309,7 +100,7 @@ int k8s_object_decode_json(k8s_kind_t kind, json_object *root, k8s_object_t **ob
 		return ret;
 	}
 
-	ret = KINDS[kind]->decode(root, &m, obj);
+	ret = k8s_kind_def(kind)->decode(root, &m, obj);
 	if (ret != KNOT_EOK) {
 		set_err(err, errlen, "cannot decode %s (%s)", k8s_kind_name(kind),
 		        (ret == KNOT_ENOMEM) ? "out of memory" : "too many addresses");

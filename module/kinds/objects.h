@@ -25,14 +25,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kind.h"
-#include "kind_service.h"
-#include "kind_endpointslice.h"
-#include "kind_namespace.h"
-#include "kind_pod.h"
-#include "kind_serviceimport.h"
-#include "kind_clusterproperty.h"
-#include "kind_node.h"
+#include "kinds/kind.h"
+#include "kinds/kind_service.h"
+#include "kinds/kind_endpointslice.h"
+#include "kinds/kind_namespace.h"
+#include "kinds/kind_pod.h"
+#include "kinds/kind_serviceimport.h"
+#include "kinds/kind_clusterproperty.h"
+#include "kinds/kind_node.h"
 
 /*!
  * \brief Decodes one API object.
@@ -52,6 +52,11 @@
  */
 int k8s_object_decode(k8s_kind_t kind, const char *text, size_t len,
                       k8s_object_t **obj, char *err, size_t errlen);
+
+struct json_object;
+/*! Decodes an object from its parsed tree, as k8s_object_decode() (events.c's watch events). */
+int k8s_object_decode_json(k8s_kind_t kind, struct json_object *root, k8s_object_t **obj,
+                           char *err, size_t errlen);
 
 /*!
  * \brief The digest of a decoded object: FNV-1a (64-bit) over the fields that make records.

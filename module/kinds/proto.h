@@ -18,7 +18,7 @@
  * \file
  *
  * \brief The transport protocols of ports and their names in SRV owners: what the
- * decoders (objects.c), the snapshot and the SRV answers (answer_srv.c) share, so
+ * decoders (decode.c), the snapshot and the SRV answers (answer_srv.c) share, so
  * that the answer path needs nothing of the decoders.
  */
 

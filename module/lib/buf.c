@@ -19,7 +19,7 @@
 
 #include <libknot/errcode.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 int k8s_buf_append(k8s_buf_t *buf, const void *data, size_t len, size_t limit)
 {

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "bulk.h"
+#include "lib/bulk.h"
 
 /*
  * Under ASan the chunks stay (so that the sanitizer runs cover them), with

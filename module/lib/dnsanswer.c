@@ -14,7 +14,7 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-#include "dnsanswer.h"
+#include "lib/dnsanswer.h"
 
 bool k8s_soa_minimum(const knot_rdata_t *rdata, uint32_t *minimum)
 {

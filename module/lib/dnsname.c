@@ -16,7 +16,7 @@
 
 #include <string.h>
 
-#include "dnsname.h"
+#include "lib/dnsname.h"
 
 /*! [a-z0-9]([-a-z0-9]*[a-z0-9])? of any length: a label of the subdomain rule. */
 static bool label_chars_valid(const char *s, size_t len, bool fold)
@@ -97,4 +97,28 @@ bool k8s_dns_name_valid(const char *s, size_t len, size_t max_len, size_t max_la
 bool k8s_cluster_id_valid(const char *s, size_t len, bool fold)
 {
 	return s != NULL && k8s_dns_name_valid(s, len, K8S_DNS_NAME_MAX, 2, fold);
+}
+
+size_t k8s_dns_name_labels(const char *text, size_t len, bool fold, uint8_t *out, size_t max)
+{
+	const char *end = text + len, *start = text;
+	size_t pos = 0;
+	while (len > 0) {
+		const char *dot = memchr(start, '.', end - start);
+		size_t n = ((dot != NULL) ? dot : end) - start;
+		if (!k8s_dns_label_valid(start, n, fold) || pos + 1 + n > max) {
+			return 0;
+		}
+		out[pos] = n;
+		for (size_t i = 0; i < n; i++) {
+			char c = start[i];
+			out[pos + 1 + i] = (fold && c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
+		}
+		pos += 1 + n;
+		if (dot == NULL) {
+			return pos;
+		}
+		start = dot + 1;
+	}
+	return 0;
 }

@@ -28,6 +28,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 /*! \brief Longest DNS label and DNS subdomain (text, without the trailing dot). */
 #define K8S_DNS_LABEL_MAX 63
@@ -74,3 +76,18 @@ bool k8s_dns_name_valid(const char *s, size_t len, size_t max_len, size_t max_la
  * \param fold  As for k8s_dns_label_valid(); the cluster-id option is lowercase.
  */
 bool k8s_cluster_id_valid(const char *s, size_t len, bool fold);
+
+/*!
+ * \brief Writes a dot-separated name as wire labels without the root label.
+ *
+ * \param fold  Lowercase uppercase letters; else they are refused.
+ *
+ * \return Bytes written, or 0 if a label is no RFC 1123 label or \a max is exceeded.
+ */
+size_t k8s_dns_name_labels(const char *text, size_t len, bool fold, uint8_t *out, size_t max);
+
+/*! \brief True if two wire labels are equal; lengths first, so neither is read past its end. */
+static inline bool k8s_label_equal(const uint8_t *a, const uint8_t *b)
+{
+	return a[0] == b[0] && memcmp(a + 1, b + 1, a[0]) == 0;
+}

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hash.h"
+#include "lib/hash.h"
 
 uint64_t k8s_hash_key[2];
 
@@ -38,4 +38,14 @@ static void hash_key_init(void)
 	for (int i = 0; i < 2; i++) {
 		k8s_hash_key[i] |= 1;
 	}
+}
+
+uint64_t k8s_fnv64(const void *data, size_t len, uint64_t h)
+{
+	const unsigned char *p = data;
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
 }

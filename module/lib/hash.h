@@ -37,6 +37,11 @@
 #include <stdint.h>
 #include <string.h>
 
+/*! \brief FNV-1a 64 of \a len bytes, continuing from \a h (start with K8S_FNV64_INIT): a
+ * public checksum (a file's sum, a fingerprint of settings), not for tables. */
+#define K8S_FNV64_INIT 0xcbf29ce484222325ULL
+uint64_t k8s_fnv64(const void *data, size_t len, uint64_t h);
+
 /*! \brief The process's hash key: random odd words, set before any table exists. */
 extern uint64_t k8s_hash_key[2];
 

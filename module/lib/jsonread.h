@@ -9,7 +9,7 @@
 /*!
  * \file
  *
- * \brief Reading json-c trees, shared by the object decoders (objects.c) and
+ * \brief Reading json-c trees, shared by the object decoders (decode.c, objects.c) and
  * the event and Status decoders (events.c). Private to them.
  *
  * A field of the wrong type reads as absent, as does a string with an
@@ -25,8 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jsonstrict.h"
-#include "objects.h"
+#include "lib/jsonstrict.h"
 
 /*! A string inside the json-c tree; ptr is NULL when absent. */
 typedef struct {
@@ -100,6 +99,3 @@ static inline size_t arr_len(json_object *arr)
 	return (arr != NULL) ? json_object_array_length(arr) : 0;
 }
 
-/*! Decodes an object from its parsed tree, as k8s_object_decode() (objects.c). */
-int k8s_object_decode_json(k8s_kind_t kind, json_object *root, k8s_object_t **obj,
-                           char *err, size_t errlen);

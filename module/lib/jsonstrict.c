@@ -23,7 +23,7 @@
 
 #include <libknot/errcode.h>
 
-#include "jsonstrict.h"
+#include "lib/jsonstrict.h"
 
 #ifdef K8S_JSON_STRICT_REFUSES_UTF8
 /*! \brief True if \a text, with every byte above 0x7f read as 'x', is strict JSON. */

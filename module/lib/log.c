@@ -17,7 +17,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "log.h"
+#include "lib/log.h"
 
 void k8s_logf(const k8s_log_t *log, int priority, const char *fmt, ...)
 {

@@ -20,9 +20,9 @@
 
 #include <libknot/errcode.h>
 
-#include "bulk.h"
-#include "hash.h"
-#include "map.h"
+#include "lib/bulk.h"
+#include "lib/hash.h"
+#include "lib/map.h"
 
 static char tombstone;
 #define TOMB (&tombstone)

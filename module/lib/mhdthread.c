@@ -22,8 +22,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "mhdthread.h"
+#include "lib/clock.h"
+#include "lib/mhdthread.h"
 
 unsigned k8s_mhdthread_flags(const struct sockaddr_storage *listen, uint16_t *port)
 {

@@ -34,7 +34,7 @@
 
 #include <microhttpd.h>
 
-#include "log.h"
+#include "lib/log.h"
 
 /*! The longest wait between two MHD_run() (a net under MHD_get_timeout()). */
 #define K8S_MHDTHREAD_MAX_WAIT_MS  1000

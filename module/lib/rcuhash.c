@@ -19,8 +19,8 @@
 
 #include <libknot/errcode.h>
 
-#include "bulk.h"
-#include "rcuhash.h"
+#include "lib/bulk.h"
+#include "lib/rcuhash.h"
 
 #define MIN_CAPACITY 16
 

@@ -37,7 +37,7 @@
 #include <urcu/pointer.h>
 #include <urcu/system.h>
 
-#include "retire.h"
+#include "lib/retire.h"
 
 /*! \brief Marks a deleted slot; never a valid element address. */
 #define K8S_RCUHASH_TOMB ((void *)(uintptr_t)1)

@@ -18,9 +18,9 @@
 
 #include <urcu/urcu-memb.h>
 
-#include "bulk.h"
-#include "retire.h"
-#include "tsan_rcu.h"
+#include "lib/bulk.h"
+#include "lib/retire.h"
+#include "lib/tsan_rcu.h"
 
 #ifdef __SANITIZE_THREAD__
 char k8s_tsan_grace;

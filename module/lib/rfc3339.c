@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rfc3339.h"
+#include "lib/rfc3339.h"
 
 /*! Reads exactly \a n digits. */
 static bool digits(const char **s, int n, int *out)

@@ -21,7 +21,7 @@
 
 #include <libknot/errcode.h>
 
-#include "sockaddr.h"
+#include "lib/sockaddr.h"
 
 int k8s_sockaddr_set(struct sockaddr_storage *addr, const char *ip, uint16_t port)
 {

@@ -19,7 +19,7 @@
 
 #include <libknot/errcode.h>
 
-#include "timerheap.h"
+#include "lib/timerheap.h"
 
 static bool heap_before(const k8s_timer_heap_t *h, size_t a, size_t b)
 {

@@ -26,7 +26,8 @@
 
 #include <libknot/libknot.h>
 
-#include "dnsmetrics.h"
+#include "ops/dnsmetrics.h"
+#include "mod-k8s/mod-k8s.h"
 
 /* CoreDNS's labels of a cluster's one server block (".:53"). */
 #define SERVER_ZONE "server=\"dns://:53\",zone=\".\",view=\"\""
@@ -250,7 +251,7 @@ static void sum_slots(void)
 static void render_answers(k8s_metrics_out_t *out)
 {
 	char labels[256];
-	k8s_metrics_family(out, "coredns_dns_requests_total", "counter",
+	k8s_metrics_family(out, MOD_K8S_METRIC_COREDNS_DNS_REQUESTS_TOTAL, "counter",
 	                   "Counter of DNS requests made per zone, protocol and family.");
 	for (unsigned p = 0; p < K8S_METRICS_PROTO_COUNT; p++) {
 		for (unsigned f = 0; f < 2; f++) {
@@ -261,15 +262,15 @@ static void render_answers(k8s_metrics_out_t *out)
 				snprintf(labels, sizeof(labels), SERVER_ZONE ",proto=\"%s\",family=\"%u\","
 				         "type=\"%s\"", proto_names[p], f + 1,
 				         t < QTYPES - 1 ? qtypes[t].name : "other");
-				k8s_metrics_sample(out, "coredns_dns_requests_total", labels,
+				k8s_metrics_sample(out, MOD_K8S_METRIC_COREDNS_DNS_REQUESTS_TOTAL, labels,
 				                   (double)sum.requests[p][f][t]);
 			}
 		}
 	}
-	k8s_metrics_family(out, "coredns_dns_do_requests_total", "counter",
+	k8s_metrics_family(out, MOD_K8S_METRIC_COREDNS_DNS_DO_REQUESTS_TOTAL, "counter",
 	                   "Counter of DNS requests with DO bit set per zone.");
-	k8s_metrics_sample(out, "coredns_dns_do_requests_total", SERVER_ZONE, (double)sum.do_requests);
-	k8s_metrics_family(out, "coredns_dns_responses_total", "counter",
+	k8s_metrics_sample(out, MOD_K8S_METRIC_COREDNS_DNS_DO_REQUESTS_TOTAL, SERVER_ZONE, (double)sum.do_requests);
+	k8s_metrics_family(out, MOD_K8S_METRIC_COREDNS_DNS_RESPONSES_TOTAL, "counter",
 	                   "Counter of response status codes.");
 	for (unsigned r = 0; r < RCODES; r++) {
 		for (unsigned p = 0; p < K8S_DNSMETRICS_PLUGIN_COUNT; p++) {
@@ -281,21 +282,21 @@ static void render_answers(k8s_metrics_out_t *out)
 			char num[8];
 			snprintf(labels, sizeof(labels), SERVER_ZONE ",rcode=\"%s\",plugin=\"%s\"",
 			         k8s_dnsmetrics_rcode_name(r, num, sizeof(num)), plugin_names[p]);
-			k8s_metrics_sample(out, "coredns_dns_responses_total", labels,
+			k8s_metrics_sample(out, MOD_K8S_METRIC_COREDNS_DNS_RESPONSES_TOTAL, labels,
 			                   (double)sum.responses[r][p]);
 		}
 	}
-	k8s_metrics_family(out, "coredns_dns_request_duration_seconds", "histogram",
+	k8s_metrics_family(out, MOD_K8S_METRIC_COREDNS_DNS_REQUEST_DURATION_SECONDS, "histogram",
 	                   "Histogram of the time (in seconds) each request took per zone.");
-	k8s_metrics_histogram(out, "coredns_dns_request_duration_seconds", SERVER_ZONE,
+	k8s_metrics_histogram(out, MOD_K8S_METRIC_COREDNS_DNS_REQUEST_DURATION_SECONDS, SERVER_ZONE,
 	                      sum.duration, k8s_dnsmetrics_time_bounds,
 	                      K8S_DNSMETRICS_TIME_BUCKETS, sum.duration_sum_ns / 1e9);
 	static const struct {
 		const char *name, *help;
 	} sizes[2] = {
-		{ "coredns_dns_request_size_bytes",
+		{ MOD_K8S_METRIC_COREDNS_DNS_REQUEST_SIZE_BYTES,
 		  "Size of the EDNS0 UDP buffer in bytes (64K for TCP) per zone and protocol." },
-		{ "coredns_dns_response_size_bytes", "Size of the returned response in bytes." },
+		{ MOD_K8S_METRIC_COREDNS_DNS_RESPONSE_SIZE_BYTES, "Size of the returned response in bytes." },
 	};
 	for (unsigned i = 0; i < 2; i++) {
 		k8s_metrics_family(out, sizes[i].name, "histogram", sizes[i].help);
@@ -390,14 +391,14 @@ static void render_health(k8s_metrics_out_t *out)
 	if (count == 0) {
 		return;  // No check yet: no figures to give.
 	}
-	k8s_metrics_family(out, "coredns_health_request_duration_seconds", "histogram",
+	k8s_metrics_family(out, MOD_K8S_METRIC_COREDNS_HEALTH_REQUEST_DURATION_SECONDS, "histogram",
 	                   "Histogram of the time (in seconds) each request took.");
-	k8s_metrics_histogram(out, "coredns_health_request_duration_seconds", NULL, duration,
+	k8s_metrics_histogram(out, MOD_K8S_METRIC_COREDNS_HEALTH_REQUEST_DURATION_SECONDS, NULL, duration,
 	                      health_bounds, HEALTH_BUCKETS,
 	                      atomic_load_explicit(&health.duration_sum_ns, memory_order_relaxed) / 1e9);
-	k8s_metrics_family(out, "coredns_health_request_failures_total", "counter",
+	k8s_metrics_family(out, MOD_K8S_METRIC_COREDNS_HEALTH_REQUEST_FAILURES_TOTAL, "counter",
 	                   "The number of times the health check failed.");
-	k8s_metrics_sample(out, "coredns_health_request_failures_total", NULL,
+	k8s_metrics_sample(out, MOD_K8S_METRIC_COREDNS_HEALTH_REQUEST_FAILURES_TOTAL, NULL,
 	                   (double)atomic_load_explicit(&health.failures, memory_order_relaxed));
 }
 
@@ -406,10 +407,10 @@ void k8s_dnsmetrics_render(k8s_metrics_out_t *out)
 	sum_slots();
 	render_answers(out);
 	render_health(out);
-	k8s_metrics_family(out, "coredns_build_info", "gauge",
+	k8s_metrics_family(out, MOD_K8S_METRIC_COREDNS_BUILD_INFO, "gauge",
 	                   "A metric with a constant '1' value labeled by version, revision, and "
 	                   "goversion from which CoreDNS was built.");
-	k8s_metrics_sample(out, "coredns_build_info", "version=\"" PACKAGE_VERSION "\","
+	k8s_metrics_sample(out, MOD_K8S_METRIC_COREDNS_BUILD_INFO, "version=\"" PACKAGE_VERSION "\","
 	                   "revision=\"mod-k8s\",goversion=\"knotd " KNOT_RELEASE "\"", 1);
 	render_process(out);
 }

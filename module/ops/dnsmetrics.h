@@ -35,7 +35,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "metrics.h"
+#include "ops/metrics.h"
 
 /*! \brief The slot of the module threads' late answers (after the workers'). */
 #define K8S_DNSMETRICS_LATE_SLOT K8S_METRICS_THREADS

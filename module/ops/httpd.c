@@ -32,12 +32,13 @@
 #include <urcu/list.h>
 #include <urcu/urcu-memb.h>
 
-#include "clock.h"
-#include "dnsmetrics.h"
-#include "httpd.h"
-#include "mhdthread.h"
-#include "metrics.h"
-#include "sockaddr.h"
+#include "lib/clock.h"
+#include "ops/dnsmetrics.h"
+#include "ops/httpd.h"
+#include "lib/mhdthread.h"
+#include "ops/metrics.h"
+#include "lib/sockaddr.h"
+#include "mod-k8s/mod-k8s.h"
 
 /*!
  * \brief A connection, from its accept to its close (NOTIFY_CONNECTION); only the
@@ -375,13 +376,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0) {
 		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n");
 	}
-	if (strcmp(url, "/metrics") == 0) {
+	if (strcmp(url, MOD_K8S_PATH_METRICS) == 0) {
 		return metrics(h, conn);
-	} else if (strcmp(url, "/health") == 0) {
+	} else if (strcmp(url, MOD_K8S_PATH_HEALTH) == 0) {
 		return healthy(h) ? reply_text(conn, MHD_HTTP_OK, "OK\n")
 		                  : reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 		                               "not alive (knotd did not answer)\n");
-	} else if (strcmp(url, "/ready") == 0) {
+	} else if (strcmp(url, MOD_K8S_PATH_READY) == 0) {
 		return ready(h, conn);
 	}
 	return reply_text(conn, MHD_HTTP_NOT_FOUND, "no such path (/metrics, /health, /ready)\n");

@@ -24,12 +24,13 @@
 #include <libknot/errcode.h>
 #include <libknot/descriptor.h>
 
-#include "dnsmetrics.h"
-#include "metrics.h"
-#include "reflector.h"
-#include "resources.h"
-#include "table.h"
-#include "watcher.h"
+#include "ops/dnsmetrics.h"
+#include "ops/metrics.h"
+#include "api/reflector.h"
+#include "store/resources.h"
+#include "table/table.h"
+#include "watch/watcher.h"
+#include "mod-k8s/mod-k8s.h"
 
 /* The query counters. */
 
@@ -88,74 +89,6 @@ void k8s_metrics_query(unsigned thread_id, k8s_metrics_proto_t proto, uint16_t q
 	atomic_fetch_add_explicit(&slot->duration_sum_ns[type], duration_ns, memory_order_relaxed);
 }
 
-/* The exposition format. */
-
-static void out_printf(k8s_metrics_out_t *out, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void out_printf(k8s_metrics_out_t *out, const char *fmt, ...)
-{
-	if (out->failed) {
-		return;
-	}
-	char line[512];
-	va_list args;
-	va_start(args, fmt);
-	int len = vsnprintf(line, sizeof(line), fmt, args);
-	va_end(args);
-	if (len < 0 || (size_t)len >= sizeof(line) ||
-	    k8s_buf_append(&out->buf, line, len, K8S_METRICS_MAX_PAGE) != KNOT_EOK) {
-		out->failed = true;
-	}
-}
-
-void k8s_metrics_family(k8s_metrics_out_t *out, const char *name, const char *type,
-                        const char *help)
-{
-	out_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-void k8s_metrics_sample(k8s_metrics_out_t *out, const char *name, const char *labels,
-                        double value)
-{
-	// Counts as integers (exact below 2^53); sums with every digit a double holds.
-	char text[40];
-	if (value == (double)(int64_t)value && value < 9007199254740992.0) {
-		snprintf(text, sizeof(text), "%" PRId64, (int64_t)value);
-	} else {
-		snprintf(text, sizeof(text), "%.17g", value);
-	}
-	if (labels != NULL && labels[0] != '\0') {
-		out_printf(out, "%s{%s} %s\n", name, labels, text);
-	} else {
-		out_printf(out, "%s %s\n", name, text);
-	}
-}
-
-void k8s_metrics_histogram(k8s_metrics_out_t *out, const char *name, const char *labels,
-                           const uint64_t *counts, const double *bounds, size_t bound_count,
-                           double sum)
-{
-	char key[256], series[256];
-	uint64_t cumulative = 0;
-	const char *sep = (labels != NULL && labels[0] != '\0') ? "," : "";
-	labels = (labels != NULL) ? labels : "";
-	snprintf(series, sizeof(series), "%s_bucket", name);
-	for (size_t i = 0; i <= bound_count; i++) {
-		cumulative += counts[i];
-		if (i < bound_count) {
-			snprintf(key, sizeof(key), "%s%sle=\"%g\"", labels, sep, bounds[i]);
-		} else {
-			snprintf(key, sizeof(key), "%s%sle=\"+Inf\"", labels, sep);
-		}
-		k8s_metrics_sample(out, series, key, (double)cumulative);
-	}
-	snprintf(series, sizeof(series), "%s_sum", name);
-	k8s_metrics_sample(out, series, labels, sum);
-	snprintf(series, sizeof(series), "%s_count", name);
-	k8s_metrics_sample(out, series, labels, (double)cumulative);
-}
-
 static uint64_t load(atomic_uint_fast64_t *counter)
 {
 	return atomic_load_explicit(counter, memory_order_relaxed);
@@ -189,7 +122,7 @@ static void render_queries(k8s_metrics_out_t *out)
 
 	char labels[128];
 	// Requests are the responses summed over rcodes: each query is counted once.
-	k8s_metrics_family(out, "mod_k8s_dns_requests_total", "counter",
+	k8s_metrics_family(out, MOD_K8S_METRIC_DNS_REQUESTS_TOTAL, "counter",
 	                   "Queries mod-k8s answered, by transport and query type.");
 	for (size_t p = 0; p < K8S_METRICS_PROTO_COUNT; p++) {
 		for (size_t q = 0; q < K8S_METRICS_QTYPE_COUNT; q++) {
@@ -199,17 +132,17 @@ static void render_queries(k8s_metrics_out_t *out)
 			}
 			snprintf(labels, sizeof(labels), "proto=\"%s\",type=\"%s\"",
 			         proto_names[p], qtype_names[q]);
-			k8s_metrics_sample(out, "mod_k8s_dns_requests_total", labels, (double)total);
+			k8s_metrics_sample(out, MOD_K8S_METRIC_DNS_REQUESTS_TOTAL, labels, (double)total);
 		}
 	}
-	k8s_metrics_family(out, "mod_k8s_dns_responses_total", "counter",
+	k8s_metrics_family(out, MOD_K8S_METRIC_DNS_RESPONSES_TOTAL, "counter",
 	                   "Responses mod-k8s decided, by transport, query type and response code.");
 	for (size_t p = 0; p < K8S_METRICS_PROTO_COUNT; p++) {
 		for (size_t q = 0; q < K8S_METRICS_QTYPE_COUNT; q++) {
 			for (size_t r = 0; r < K8S_METRICS_RCODE_COUNT; r++) {
 				snprintf(labels, sizeof(labels), "proto=\"%s\",type=\"%s\",rcode=\"%s\"",
 				         proto_names[p], qtype_names[q], rcode_names[r]);
-				k8s_metrics_sample(out, "mod_k8s_dns_responses_total", labels,
+				k8s_metrics_sample(out, MOD_K8S_METRIC_DNS_RESPONSES_TOTAL, labels,
 				                   (double)responses[p][q][r]);
 			}
 		}
@@ -218,11 +151,11 @@ static void render_queries(k8s_metrics_out_t *out)
 	for (size_t b = 0; b < K8S_METRICS_DURATION_BUCKETS; b++) {
 		bounds[b] = duration_bounds_ns[b] / 1e9;
 	}
-	k8s_metrics_family(out, "mod_k8s_dns_request_duration_seconds", "histogram",
+	k8s_metrics_family(out, MOD_K8S_METRIC_DNS_REQUEST_DURATION_SECONDS, "histogram",
 	                   "Time mod-k8s took to answer a query, by query type.");
 	for (size_t q = 0; q < K8S_METRICS_QTYPE_COUNT; q++) {
 		snprintf(labels, sizeof(labels), "type=\"%s\"", qtype_names[q]);
-		k8s_metrics_histogram(out, "mod_k8s_dns_request_duration_seconds", labels, duration[q],
+		k8s_metrics_histogram(out, MOD_K8S_METRIC_DNS_REQUEST_DURATION_SECONDS, labels, duration[q],
 		                      bounds, K8S_METRICS_DURATION_BUCKETS, duration_sum_ns[q] / 1e9);
 	}
 }
@@ -262,22 +195,22 @@ typedef enum {
 static const struct {
 	const char *name, *type, *help;
 } watcher_families[W_COUNT] = {
-	[W_READY] = { "mod_k8s_ready", "gauge", "1 if the zones of a role (cluster, clusterset, ptr) answer: their resources were listed, or a snapshot was loaded." },
-	[W_CONNECTED] = { "mod_k8s_connected", "gauge", "1 if every watch the zones need is streaming from the API server." },
-	[W_OBJECTS] = { "mod_k8s_objects", "gauge", "API objects held, by kind." },
-	[W_SERVICES] = { "mod_k8s_services", "gauge", "Services published, by zone (cluster, clusterset)." },
-	[W_RECORDS] = { "mod_k8s_records", "gauge", "Address records published." },
-	[W_RECORDS_CAPPED] = { "mod_k8s_records_capped", "gauge", "Records and ports left out at the per-name caps." },
-	[W_TABLE_BYTES] = { "mod_k8s_table_bytes", "gauge", "Bytes of the published record table." },
-	[W_RESYNCS] = { "mod_k8s_resyncs_total", "counter", "Full relists after the first." },
-	[W_WATCH_RESTARTS] = { "mod_k8s_watch_restarts_total", "counter", "Watches restarted." },
-	[W_API_ERRORS] = { "mod_k8s_api_errors_total", "counter", "Failed API requests and streams, by kind." },
-	[W_LAST_EVENT_AGE] = { "mod_k8s_last_event_age_seconds", "gauge", "Seconds since the last API event (0: none yet)." },
-	[W_SNAPSHOT_STALE] = { "mod_k8s_snapshot_stale", "gauge", "1 while answering from the snapshot, before the API's first LIST." },
-	[W_SNAPSHOT_LOADED] = { "mod_k8s_snapshot_loaded_objects", "gauge", "Objects read from the snapshot at start." },
-	[W_SNAPSHOT_WRITES] = { "mod_k8s_snapshot_writes_total", "counter", "Snapshots written." },
-	[W_SNAPSHOT_WRITE_ERRORS] = { "mod_k8s_snapshot_write_errors_total", "counter", "Snapshots that could not be written." },
-	[W_SNAPSHOT_REFUSED] = { "mod_k8s_snapshot_refused_total", "counter", "Snapshot files found at start and not used." },
+	[W_READY] = { MOD_K8S_METRIC_READY, "gauge", "1 if the zones of a role (cluster, clusterset, ptr) answer: their resources were listed, or a snapshot was loaded." },
+	[W_CONNECTED] = { MOD_K8S_METRIC_CONNECTED, "gauge", "1 if every watch the zones need is streaming from the API server." },
+	[W_OBJECTS] = { MOD_K8S_METRIC_OBJECTS, "gauge", "API objects held, by kind." },
+	[W_SERVICES] = { MOD_K8S_METRIC_SERVICES, "gauge", "Services published, by zone (cluster, clusterset)." },
+	[W_RECORDS] = { MOD_K8S_METRIC_RECORDS, "gauge", "Address records published." },
+	[W_RECORDS_CAPPED] = { MOD_K8S_METRIC_RECORDS_CAPPED, "gauge", "Records and ports left out at the per-name caps." },
+	[W_TABLE_BYTES] = { MOD_K8S_METRIC_TABLE_BYTES, "gauge", "Bytes of the published record table." },
+	[W_RESYNCS] = { MOD_K8S_METRIC_RESYNCS_TOTAL, "counter", "Full relists after the first." },
+	[W_WATCH_RESTARTS] = { MOD_K8S_METRIC_WATCH_RESTARTS_TOTAL, "counter", "Watches restarted." },
+	[W_API_ERRORS] = { MOD_K8S_METRIC_API_ERRORS_TOTAL, "counter", "Failed API requests and streams, by kind." },
+	[W_LAST_EVENT_AGE] = { MOD_K8S_METRIC_LAST_EVENT_AGE_SECONDS, "gauge", "Seconds since the last API event (0: none yet)." },
+	[W_SNAPSHOT_STALE] = { MOD_K8S_METRIC_SNAPSHOT_STALE, "gauge", "1 while answering from the snapshot, before the API's first LIST." },
+	[W_SNAPSHOT_LOADED] = { MOD_K8S_METRIC_SNAPSHOT_LOADED_OBJECTS, "gauge", "Objects read from the snapshot at start." },
+	[W_SNAPSHOT_WRITES] = { MOD_K8S_METRIC_SNAPSHOT_WRITES_TOTAL, "counter", "Snapshots written." },
+	[W_SNAPSHOT_WRITE_ERRORS] = { MOD_K8S_METRIC_SNAPSHOT_WRITE_ERRORS_TOTAL, "counter", "Snapshots that could not be written." },
+	[W_SNAPSHOT_REFUSED] = { MOD_K8S_METRIC_SNAPSHOT_REFUSED_TOTAL, "counter", "Snapshot files found at start and not used." },
 };
 
 static void watcher_series(k8s_metrics_out_t *out, watcher_series_t s, const watcher_row_t *row)
@@ -347,13 +280,13 @@ static void render_watchers(k8s_metrics_out_t *out)
 	for (size_t b = 0; b < K8S_LATENCY_BUCKETS - 1; b++) {
 		bounds[b] = (double)(1u << b) / 1000.0;
 	}
-	k8s_metrics_family(out, "mod_k8s_dns_programming_duration_seconds", "histogram",
+	k8s_metrics_family(out, MOD_K8S_METRIC_DNS_PROGRAMMING_DURATION_SECONDS, "histogram",
 	                   "Time from an EndpointSlice's change (its last-change-trigger-time) "
 	                   "to the answer that holds it.");
 	for (size_t i = 0; i < rows.count; i++) {
 		char base[40];
 		snprintf(base, sizeof(base), "watcher=\"%016" PRIx64 "\"", rows.rows[i].fingerprint);
-		k8s_metrics_histogram(out, "mod_k8s_dns_programming_duration_seconds", base,
+		k8s_metrics_histogram(out, MOD_K8S_METRIC_DNS_PROGRAMMING_DURATION_SECONDS, base,
 		                      rows.rows[i].st.latency, bounds, K8S_LATENCY_BUCKETS - 1,
 		                      rows.rows[i].st.latency_sum_us / 1e6);
 	}
@@ -365,9 +298,9 @@ static void render_watchers(k8s_metrics_out_t *out)
 		}
 		latency_sum_us += rows.rows[i].st.latency_sum_us;
 	}
-	k8s_metrics_family(out, "coredns_kubernetes_dns_programming_duration_seconds", "histogram",
+	k8s_metrics_family(out, MOD_K8S_METRIC_COREDNS_KUBERNETES_DNS_PROGRAMMING_DURATION_SECONDS, "histogram",
 	                   "Histogram of the time (in seconds) it took to program a dns instance.");
-	k8s_metrics_histogram(out, "coredns_kubernetes_dns_programming_duration_seconds",
+	k8s_metrics_histogram(out, MOD_K8S_METRIC_COREDNS_KUBERNETES_DNS_PROGRAMMING_DURATION_SECONDS,
 	                      "service_kind=\"all\"", latency, bounds, K8S_LATENCY_BUCKETS - 1,
 	                      latency_sum_us / 1e6);
 }
@@ -414,12 +347,12 @@ int k8s_metrics_render(k8s_metrics_out_t *out, bool lameduck)
 {
 	char why[128];
 	bool ready = k8s_metrics_ready(why, sizeof(why));
-	k8s_metrics_family(out, "mod_k8s_serving", "gauge",
+	k8s_metrics_family(out, MOD_K8S_METRIC_SERVING, "gauge",
 	                   "1 if /ready answers 200: every zone answers and no lameduck.");
-	k8s_metrics_sample(out, "mod_k8s_serving", NULL, ready && !lameduck);
-	k8s_metrics_family(out, "mod_k8s_lameduck", "gauge",
+	k8s_metrics_sample(out, MOD_K8S_METRIC_SERVING, NULL, ready && !lameduck);
+	k8s_metrics_family(out, MOD_K8S_METRIC_LAMEDUCK, "gauge",
 	                   "1 once the lameduck file appeared: answers continue, /ready fails.");
-	k8s_metrics_sample(out, "mod_k8s_lameduck", NULL, lameduck);
+	k8s_metrics_sample(out, MOD_K8S_METRIC_LAMEDUCK, NULL, lameduck);
 	render_queries(out);
 	k8s_dnsmetrics_render(out);
 	render_watchers(out);

@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 /*! \brief Worker slots of the query counters (knotd's thread ids beyond share them). */
 #define K8S_METRICS_THREADS 64

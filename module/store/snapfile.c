@@ -25,20 +25,10 @@
 
 #include <libknot/errcode.h>
 
-#include "snapfile.h"
+#include "store/snapfile.h"
 
-static const char MAGIC[8] = "K8SSNAP";   // With its NUL: 8 bytes.
+static const char MAGIC[8] = MOD_K8S_SNAP_MAGIC;   // With its NUL: 8 bytes.
 #define FIXED_LEN (8 + 4 + 4 + 8 + 8)     // magic, version, sources, settings hash, created.
-
-uint64_t k8s_fnv64(const void *data, size_t len, uint64_t h)
-{
-	const unsigned char *p = data;
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
 
 /*! Writes all of \a len bytes, and folds them into the checksum. */
 static int write_all(int fd, const void *data, size_t len, uint64_t *sum)

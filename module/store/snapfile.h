@@ -35,28 +35,12 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#define K8S_SNAP_VERSION      2
+#include "kinds/form.h"
+#include "lib/hash.h"
+#include "mod-k8s/mod-k8s.h"
+
+#define K8S_SNAP_VERSION      MOD_K8S_SNAP_VERSION
 #define K8S_SNAP_SOURCES_MAX  32
-/*! A larger file is not read (10,000 services take a few MiB). */
-#define K8S_SNAP_MAX          (512 * 1024 * 1024)
-
-/*! \brief Writes the \a n low bytes of \a v little-endian (the file's byte order). */
-static inline void k8s_snap_put_le(unsigned char *out, uint64_t v, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		out[i] = (unsigned char)(v >> (8 * i));
-	}
-}
-
-/*! \brief Reads \a n bytes little-endian. */
-static inline uint64_t k8s_snap_get_le(const unsigned char *in, size_t n)
-{
-	uint64_t v = 0;
-	for (size_t i = 0; i < n; i++) {
-		v |= (uint64_t)in[i] << (8 * i);
-	}
-	return v;
-}
 
 typedef struct {
 	uint64_t settings_hash;                  /*!< Hash of the watch settings the payload depends on. */
@@ -64,10 +48,6 @@ typedef struct {
 	uint32_t sources;                        /*!< Entries used in counts. */
 	uint64_t counts[K8S_SNAP_SOURCES_MAX];   /*!< Objects per source. */
 } k8s_snaphdr_t;
-
-/*! \brief FNV-1a 64 of \a len bytes, continuing from \a h (start with K8S_FNV64_INIT). */
-#define K8S_FNV64_INIT 0xcbf29ce484222325ULL
-uint64_t k8s_fnv64(const void *data, size_t len, uint64_t h);
 
 /*!
  * \brief Creates \a path for writing, as a new file of \a mode in knotd's storage.

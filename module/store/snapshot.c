@@ -27,18 +27,18 @@
 
 #include <libknot/errcode.h>
 
-#include "form.h"
-#include "snapfile.h"
-#include "snapshot.h"
+#include "kinds/form.h"
+#include "store/snapfile.h"
+#include "store/snapshot.h"
 
 #define HEAD_LEN 8         // u32 sources, u32 ready.
 #define ENTRY_HEAD_LEN 5   // u8 source, u32 length.
 
 /* --- the payload -------------------------------------------------------------------- */
 
-uint64_t k8s_snapshot_fingerprint(const k8s_watcher_conf_t *conf)
+uint64_t k8s_snapshot_fingerprint(uint64_t held)
 {
-	uint64_t h = k8s_watcher_conf_hash(conf, K8S_WCONF_HELD);
+	uint64_t h = held;
 	// A build with another resource table numbers its sources otherwise.
 	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
 		const char *name = k8s_resource_name(src);

@@ -41,12 +41,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "form.h"
-#include "objects.h"
-#include "resources.h"
-#include "store.h"
-#include "watchconf.h"
+#include "lib/buf.h"
+#include "kinds/form.h"
+#include "kinds/objects.h"
+#include "store/resources.h"
+#include "store/store.h"
 
 /*! \brief A snapshot read back: objects in file order, each with its source. */
 typedef struct {
@@ -59,11 +58,12 @@ typedef struct {
 } k8s_snapshot_t;
 
 /*!
- * \brief The fingerprint a snapshot carries: the watch settings that decide what is
- * held (k8s_watcher_conf_hash(), K8S_WCONF_HELD), the resource table's sources and
- * the kinds' form revisions (k8s_object_forms_hash()).
+ * \brief The fingerprint a snapshot carries: \a held, the hash of the watch settings
+ * that decide what is held (the watcher's k8s_watcher_conf_hash(), K8S_WCONF_HELD),
+ * then the resource table's sources and the kinds' form revisions
+ * (k8s_object_forms_hash()).
  */
-uint64_t k8s_snapshot_fingerprint(const k8s_watcher_conf_t *conf);
+uint64_t k8s_snapshot_fingerprint(uint64_t held);
 
 /*!
  * \brief Writes the objects of the \a sources held in \a store as the payload.

@@ -21,12 +21,12 @@
 #include <libknot/errcode.h>
 #include <libknot/error.h>
 
-#include "bulk.h"
-#include "dnsname.h"
-#include "map.h"
-#include "records.h"
-#include "store.h"
-#include "topology.h"
+#include "lib/bulk.h"
+#include "lib/dnsname.h"
+#include "lib/map.h"
+#include "table/records.h"
+#include "store/store.h"
+#include "store/topology.h"
 
 /*! \brief Longest namespace (a DNS label) and object name (a DNS subdomain) the API accepts. */
 #define NS_MAX 63

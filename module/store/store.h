@@ -38,12 +38,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "log.h"
-#include "objects.h"
-#include "reflector.h"
-#include "resources.h"
-#include "table.h"
-#include "trackers.h"
+#include "lib/log.h"
+#include "kinds/objects.h"
+#include "api/reflector.h"
+#include "store/resources.h"
+#include "table/table.h"
+#include "store/trackers.h"
 
 typedef struct {
 	bool endpoint_pod_names;       /*!< Label endpoints without hostname by pod name. */

@@ -19,18 +19,19 @@
 #include <string.h>
 
 #include <libknot/errcode.h>
+#include <libknot/consts.h>
 #include <libknot/error.h>
 
-#include "federation.h"
-#include "topology.h"
+#include "lib/dnsname.h"
+#include "store/topology.h"
 
 /*! \brief The wire labels of a zone and a region, or 0 if they are no DNS names. */
 static size_t topology_labels(const char *zone, const char *region, uint8_t labels[KNOT_DNAME_MAXLEN])
 {
-	size_t zone_size = k8s_federation_labels(zone, strlen(zone), true, labels,
+	size_t zone_size = k8s_dns_name_labels(zone, strlen(zone), true, labels,
 	                                         KNOT_DNAME_MAXLEN - 1);
 	size_t region_size = (zone_size == 0) ? 0 :
-		k8s_federation_labels(region, strlen(region), true, labels + zone_size,
+		k8s_dns_name_labels(region, strlen(region), true, labels + zone_size,
 		                      KNOT_DNAME_MAXLEN - 1 - zone_size);
 	return (region_size == 0) ? 0 : zone_size + region_size;
 }

@@ -26,9 +26,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "log.h"
-#include "objects.h"
-#include "table.h"
+#include "lib/log.h"
+#include "kinds/objects.h"
+#include "table/table.h"
 
 /*!
  * \brief Builds a topology from a zone and a region (DNS names, case-folded).

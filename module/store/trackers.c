@@ -22,8 +22,8 @@
 #include <libknot/errcode.h>
 #include <libknot/error.h>
 
-#include "resources.h"
-#include "trackers.h"
+#include "store/resources.h"
+#include "store/trackers.h"
 
 /* Cluster id. */
 

@@ -22,9 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "log.h"
-#include "objects.h"
+#include "lib/buf.h"
+#include "lib/log.h"
+#include "kinds/objects.h"
 
 /*! \brief The local cluster id: the cluster-id option, else the ClusterProperty's. */
 typedef struct {

@@ -21,8 +21,8 @@
 #include <libknot/dname.h>
 #include <libknot/rdata.h>
 
-#include "block.h"
-#include "bulk.h"
+#include "table/block.h"
+#include "lib/bulk.h"
 
 /* Labels. */
 

@@ -51,7 +51,7 @@
 
 #include <libknot/rdataset.h>
 
-#include "objects.h"
+#include "kinds/objects.h"
 
 /*! \brief Which zone a service block belongs to. */
 typedef enum {

@@ -20,7 +20,7 @@
 
 #include <libknot/errcode.h>
 
-#include "ptrindex.h"
+#include "table/ptrindex.h"
 
 /*!
  * \brief The records owning one address, when more than one does.

@@ -31,8 +31,8 @@
 
 #include <stdint.h>
 
-#include "hash.h"
-#include "table.h"
+#include "lib/hash.h"
+#include "table/table.h"
 
 /*! \brief Hash of an address in the table's indexes (PTR slots, pods): its length tells the family. */
 static inline uint32_t k8s_table_ip_hash(uint8_t family, const uint8_t *bytes)

@@ -21,8 +21,8 @@
 #include <libknot/dname.h>
 #include <libknot/rdata.h>
 
-#include "records.h"
-#include "records_priv.h"
+#include "table/records.h"
+#include "table/records_priv.h"
 
 static void draft_free(draft_t *d)
 {
@@ -36,21 +36,6 @@ static void draft_free(draft_t *d)
 	free(d->ep_ports);
 	free(d->clusters);
 	free(d->cluster_wire);
-}
-
-bool records_grow(void **arr, size_t *cap, size_t count, size_t elem_size)
-{
-	if (count < *cap) {
-		return true;
-	}
-	size_t cap_new = (*cap > 0) ? 2 * *cap : 16;
-	void *arr_new = realloc(*arr, cap_new * elem_size);
-	if (arr_new == NULL) {
-		return false;
-	}
-	*arr = arr_new;
-	*cap = cap_new;
-	return true;
 }
 
 /*! \brief Orders addresses (a qsort() comparator of k8s_ip_t). */

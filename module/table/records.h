@@ -35,8 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "block.h"
-#include "objects.h"
+#include "table/block.h"
+#include "kinds/objects.h"
 
 /*!
  * \brief Most A records one name holds (the service name, or an endpoint name).

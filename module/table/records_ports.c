@@ -26,8 +26,8 @@
 
 #include <libknot/errcode.h>
 
-#include "records.h"
-#include "records_priv.h"
+#include "table/records.h"
+#include "table/records_priv.h"
 
 /*! \brief Collects a named port of a slice; duplicates go when the ports are sorted (records_sort_ports()). */
 int records_add_port(draft_t *d, const k8s_port_t *port, uint32_t slice)

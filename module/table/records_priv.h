@@ -27,8 +27,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
-#include "records.h"
+#include "table/records.h"
 
 /*! \brief A named port while drafting: which slice lists it, and where it goes. */
 typedef struct {
@@ -75,8 +76,25 @@ typedef struct {
 	size_t ingress_count;
 } draft_t;
 
-/*! \brief Makes room for one more element in a growable array. */
-bool records_grow(void **arr, size_t *cap, size_t count, size_t elem_size);
+/*!
+ * \brief Makes room for one more element in a growable array. Here, not in records.c,
+ * so that records_ports.c calls nothing of records.c: calls go one way, records.c to
+ * records_ports.c.
+ */
+static inline bool records_grow(void **arr, size_t *cap, size_t count, size_t elem_size)
+{
+	if (count < *cap) {
+		return true;
+	}
+	size_t cap_new = (*cap > 0) ? 2 * *cap : 16;
+	void *arr_new = realloc(*arr, cap_new * elem_size);
+	if (arr_new == NULL) {
+		return false;
+	}
+	*arr = arr_new;
+	*cap = cap_new;
+	return true;
+}
 
 /*! \brief Collects a named port of a slice; duplicates go when the ports are sorted. */
 int records_add_port(draft_t *d, const k8s_port_t *port, uint32_t slice);

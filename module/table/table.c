@@ -20,10 +20,10 @@
 
 #include <libknot/errcode.h>
 
-#include "bulk.h"
-#include "hash.h"
-#include "ptrindex.h"
-#include "qname.h"
+#include "lib/bulk.h"
+#include "lib/dnsname.h"
+#include "lib/hash.h"
+#include "table/ptrindex.h"
 
 /*! \brief Hash of a service's owner; the zone is compared, not hashed (two blocks at most share it). */
 static uint32_t svc_hash(uint8_t zone, const uint8_t *owner, size_t owner_len)

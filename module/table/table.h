@@ -37,10 +37,10 @@
 
 #include <libknot/rdataset.h>
 
-#include "block.h"
-#include "objects.h"
-#include "rcuhash.h"
-#include "retire.h"
+#include "table/block.h"
+#include "kinds/objects.h"
+#include "lib/rcuhash.h"
+#include "lib/retire.h"
 
 /*! \brief A namespace entry. */
 typedef struct {

@@ -26,7 +26,7 @@
 
 #include <libknot/errcode.h>
 
-#include "dnsquery.h"
+#include "upstream/dnsquery.h"
 
 #define EDNS_PAYLOAD 1232
 /*! \brief Largest UDP answer read; more than we advertise, so a larger one is malformed. */

@@ -29,46 +29,21 @@
 #include <libknot/rrtype/soa.h>
 #include <urcu/urcu-memb.h>
 
-#include "clock.h"
-#include "dnsquery.h"
-#include "hash.h"
-#include "map.h"
-#include "rcuhash.h"
-#include "retire.h"
-#include "sockaddr.h"
-#include "timerheap.h"
-#include "upstream.h"
-#include "upstream_entry.h"
-#include "upstream_priv.h"
+#include "lib/clock.h"
+#include "upstream/dnsquery.h"
+#include "lib/hash.h"
+#include "lib/map.h"
+#include "lib/rcuhash.h"
+#include "lib/retire.h"
+#include "lib/sockaddr.h"
+#include "lib/timerheap.h"
+#include "upstream/upstream.h"
+#include "upstream/upstream_entry.h"
+#include "upstream/upstream_priv.h"
 
 static uint32_t entry_hash(const void *elem)
 {
 	return ((const k8s_upstream_entry_t *)elem)->hash;
-}
-
-/*! \brief The name as text without the final dot, for logs and as the map key. */
-static const char *name_text(const knot_dname_t *name, knot_dname_txt_storage_t buf)
-{
-	if (knot_dname_to_str(buf, name, sizeof(knot_dname_txt_storage_t)) == NULL) {
-		return "?";
-	}
-	size_t len = strlen(buf);
-	if (len > 1 && buf[len - 1] == '.') {
-		buf[len - 1] = '\0';
-	}
-	return buf;
-}
-
-const char *upstream_key_text(const knot_dname_t *name, const uint8_t *source, key_text_t buf)
-{
-	name_text(name, buf);
-	size_t len = strlen(buf);
-	if (source != NULL && source[0] != 0) {
-		buf[len] = ' ';
-		memcpy(buf + len + 1, source + 1, source[0]);
-		buf[len + 1 + source[0]] = '\0';
-	}
-	return buf;
 }
 
 static void wake(k8s_upstream_t *u)
@@ -85,18 +60,6 @@ static job_t *job_of(k8s_timer_t *timer)
 }
 
 /* Cache: published to readers. */
-
-/*! \brief Takes the readers' mark on a job's entry (looked up since it was published). */
-void upstream_job_harvest(job_t *job)
-{
-	k8s_upstream_entry_t *e = job->entry;
-	// Read first: a write only where a reader wrote, so that readers keep the line shared.
-	if (e != NULL && atomic_load_explicit(&e->used, memory_order_relaxed) &&
-	    atomic_exchange_explicit(&e->used, false, memory_order_relaxed)) {
-		job->looked = true;
-		job->target->referenced = true;
-	}
-}
 
 static int cache_publish(k8s_upstream_t *u, job_t *job, k8s_upstream_entry_t *e)
 {
@@ -207,7 +170,7 @@ static void job_fail(k8s_upstream_t *u, job_t *job, uint64_t now, const char *re
 		knot_dname_txt_storage_t buf;
 		k8s_logf(&u->log, LOG_WARNING,
 		         "upstream resolution of %s failed, retrying in %u s (%s)",
-		         name_text(t->name, buf), job->backoff_s, reason);
+		         upstream_name_text(t->name, buf), job->backoff_s, reason);
 	}
 }
 
@@ -353,25 +316,6 @@ void upstream_target_stop(k8s_upstream_t *u, target_t *t)
 	u->active--;
 }
 
-/*! \brief A new target for a lowercase name (and a source label, or NULL), in no map yet. */
-target_t *upstream_target_new(const knot_dname_t *lower, const uint8_t *source)
-{
-	target_t *t = calloc(1, sizeof(*t) + knot_dname_size(lower));
-	if (t == NULL) {
-		return NULL;
-	}
-	memcpy(t->name, lower, knot_dname_size(lower));
-	if (source != NULL && source[0] != 0) {
-		memcpy(t->source, source, 1 + source[0]);
-	}
-	for (int i = 0; i < 2; i++) {
-		t->jobs[i].target = t;
-		t->jobs[i].qtype = (i == 0) ? KNOT_RRTYPE_A : KNOT_RRTYPE_AAAA;
-		t->jobs[i].timer.pos = K8S_TIMER_IDLE;
-	}
-	return t;
-}
-
 /*! \brief Schedules the resting jobs of an active target now: it is asked again. */
 void upstream_target_resume(k8s_upstream_t *u, target_t *t, uint64_t now)
 {
@@ -398,7 +342,11 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 	size_t asked_count = upstream_asks_take(u, asked, sources);
 	bool full = false, evicted = false;
 	for (size_t i = 0; i < asked_count; i++) {
-		full |= !upstream_asked_keep(u, asked[i], sources[i], now, &start, &forget, &evicted);
+		target_t *again = NULL;
+		full |= !upstream_asked_keep(u, asked[i], sources[i], &again, &start, &forget, &evicted);
+		if (again != NULL) {
+			upstream_target_resume(u, again, now);
+		}
 	}
 
 	if ((full || evicted) &&
@@ -420,6 +368,38 @@ static void drain(k8s_upstream_t *u, uint64_t now)
 	}
 }
 
+/*! \brief Forgets an asked name whose jobs both rest without an answer. */
+static void asked_forget(k8s_upstream_t *u, target_t *t)
+{
+	target_t *forget = NULL;
+	upstream_asked_drop(u, t, &forget);
+	upstream_target_stop(u, t);
+	free(t);
+}
+
+/*!
+ * \brief Rests a job of an asked name that no query looked up since its last
+ * resolution began: it is not resolved again. Its answer is served until it
+ * expires, then dropped; with both answers gone the name is forgotten.
+ */
+static void job_rest(k8s_upstream_t *u, job_t *job, uint64_t now)
+{
+	uint64_t expires_ms = (job->entry != NULL) ? (uint64_t)job->entry->ans->expires * 1000 : 0;
+	if (expires_ms > now) {
+		k8s_timer_heap_push(&u->heap, &job->timer, expires_ms);  // Looked up by then, it is resolved then.
+		return;
+	}
+	upstream_cache_drop(u, job);
+	target_t *t = job->target;
+	for (int i = 0; i < 2; i++) {
+		if (t->jobs[i].timer.pos != K8S_TIMER_IDLE || t->jobs[i].query != NULL ||
+		    t->jobs[i].entry != NULL) {
+			return;
+		}
+	}
+	asked_forget(u, t);
+}
+
 /*! \brief Starts due jobs while there is room for more queries. */
 static void start_due(k8s_upstream_t *u, uint64_t now)
 {
@@ -430,7 +410,7 @@ static void start_due(k8s_upstream_t *u, uint64_t now)
 		// A name is resolved again only for a query that looked it up since.
 		upstream_job_harvest(job);
 		if (!job->looked) {
-			upstream_job_rest(u, job, now);
+			job_rest(u, job, now);
 			continue;
 		}
 		job_start(u, job, now);

@@ -38,7 +38,7 @@
 
 #include <libknot/libknot.h>
 
-#include "log.h"
+#include "lib/log.h"
 
 /*! \brief A cached upstream answer: immutable, readable until the end of the RCU read-side section. */
 typedef struct {

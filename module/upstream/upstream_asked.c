@@ -27,8 +27,64 @@
 
 #include <libknot/errcode.h>
 
-#include "hash.h"
-#include "upstream_priv.h"
+#include "lib/hash.h"
+#include "upstream/upstream_priv.h"
+
+/*! \brief The name as text without the final dot, for logs and as the map key. */
+const char *upstream_name_text(const knot_dname_t *name, knot_dname_txt_storage_t buf)
+{
+	if (knot_dname_to_str(buf, name, sizeof(knot_dname_txt_storage_t)) == NULL) {
+		return "?";
+	}
+	size_t len = strlen(buf);
+	if (len > 1 && buf[len - 1] == '.') {
+		buf[len - 1] = '\0';
+	}
+	return buf;
+}
+
+const char *upstream_key_text(const knot_dname_t *name, const uint8_t *source, key_text_t buf)
+{
+	upstream_name_text(name, buf);
+	size_t len = strlen(buf);
+	if (source != NULL && source[0] != 0) {
+		buf[len] = ' ';
+		memcpy(buf + len + 1, source + 1, source[0]);
+		buf[len + 1 + source[0]] = '\0';
+	}
+	return buf;
+}
+
+/*! \brief Takes the readers' mark on a job's entry (looked up since it was published). */
+void upstream_job_harvest(job_t *job)
+{
+	k8s_upstream_entry_t *e = job->entry;
+	// Read first: a write only where a reader wrote, so that readers keep the line shared.
+	if (e != NULL && atomic_load_explicit(&e->used, memory_order_relaxed) &&
+	    atomic_exchange_explicit(&e->used, false, memory_order_relaxed)) {
+		job->looked = true;
+		job->target->referenced = true;
+	}
+}
+
+/*! \brief A new target for a lowercase name (and a source label, or NULL), in no map yet. */
+target_t *upstream_target_new(const knot_dname_t *lower, const uint8_t *source)
+{
+	target_t *t = calloc(1, sizeof(*t) + knot_dname_size(lower));
+	if (t == NULL) {
+		return NULL;
+	}
+	memcpy(t->name, lower, knot_dname_size(lower));
+	if (source != NULL && source[0] != 0) {
+		memcpy(t->source, source, 1 + source[0]);
+	}
+	for (int i = 0; i < 2; i++) {
+		t->jobs[i].target = t;
+		t->jobs[i].qtype = (i == 0) ? KNOT_RRTYPE_A : KNOT_RRTYPE_AAAA;
+		t->jobs[i].timer.pos = K8S_TIMER_IDLE;
+	}
+	return t;
+}
 
 /*! \brief Hash of a cache key: the name, the type and the source (a label, or NULL). */
 uint32_t upstream_key_hash(const knot_dname_t *name, uint16_t qtype, const uint8_t *source)
@@ -93,11 +149,7 @@ static target_t *asked_list_first(asked_list_t *l)
 	       cds_list_first_entry(&l->targets, target_t, asked_node);
 }
 
-/*!
- * \brief Stops keeping a name for queries: it leaves the map and goes on \a forget
- * (stopped and freed later).
- */
-static void asked_drop(k8s_upstream_t *u, target_t *t, target_t **forget)
+void upstream_asked_drop(k8s_upstream_t *u, target_t *t, target_t **forget)
 {
 	asked_list_remove(asked_list(u, t), t);
 	t->asked = false;
@@ -129,7 +181,7 @@ static bool asked_evict(k8s_upstream_t *u, target_t **forget)
 		upstream_job_harvest(&t->jobs[0]);
 		upstream_job_harvest(&t->jobs[1]);
 		if (!t->referenced) {
-			asked_drop(u, t, forget);
+			upstream_asked_drop(u, t, forget);
 			return true;
 		}
 		asked_list_remove(&u->probation, t);
@@ -143,7 +195,7 @@ static bool asked_evict(k8s_upstream_t *u, target_t **forget)
 		upstream_job_harvest(&t->jobs[0]);
 		upstream_job_harvest(&t->jobs[1]);
 		if (!t->referenced) {
-			asked_drop(u, t, forget);
+			upstream_asked_drop(u, t, forget);
 			return true;
 		}
 		t->referenced = false;
@@ -160,7 +212,7 @@ static bool asked_evict(k8s_upstream_t *u, target_t **forget)
  * \return False if MAX_ASKED names are kept already and none can go.
  */
 bool upstream_asked_keep(k8s_upstream_t *u, const knot_dname_t *name, const uint8_t *source,
-                       uint64_t now, target_t **start, target_t **forget, bool *evicted)
+                         target_t **again, target_t **start, target_t **forget, bool *evicted)
 {
 	key_text_t key;
 	upstream_key_text(name, source, key);
@@ -173,7 +225,7 @@ bool upstream_asked_keep(k8s_upstream_t *u, const knot_dname_t *name, const uint
 		if (t->jobs[0].entry != NULL || t->jobs[1].entry != NULL) {
 			t->referenced = true;  // Asked after an answer: more than one query's name.
 		}
-		upstream_target_resume(u, t, now);
+		*again = t;  // The caller resumes it: this file calls nothing of upstream.c.
 		return true;
 	}
 	if (u->asked >= atomic_load_explicit(&u->max_asked, memory_order_relaxed)) {
@@ -200,38 +252,6 @@ bool upstream_asked_keep(k8s_upstream_t *u, const knot_dname_t *name, const uint
 	asked_list_push(&u->probation, t);
 	u->asked++;
 	return true;
-}
-
-/*! \brief Forgets an asked name whose jobs both rest without an answer. */
-static void asked_forget(k8s_upstream_t *u, target_t *t)
-{
-	target_t *forget = NULL;
-	asked_drop(u, t, &forget);
-	upstream_target_stop(u, t);
-	free(t);
-}
-
-/*!
- * \brief Rests a job of an asked name that no query looked up since its last
- * resolution began: it is not resolved again. Its answer is served until it
- * expires, then dropped; with both answers gone the name is forgotten.
- */
-void upstream_job_rest(k8s_upstream_t *u, job_t *job, uint64_t now)
-{
-	uint64_t expires_ms = (job->entry != NULL) ? (uint64_t)job->entry->ans->expires * 1000 : 0;
-	if (expires_ms > now) {
-		k8s_timer_heap_push(&u->heap, &job->timer, expires_ms);  // Looked up by then, it is resolved then.
-		return;
-	}
-	upstream_cache_drop(u, job);
-	target_t *t = job->target;
-	for (int i = 0; i < 2; i++) {
-		if (t->jobs[i].timer.pos != K8S_TIMER_IDLE || t->jobs[i].query != NULL ||
-		    t->jobs[i].entry != NULL) {
-			return;
-		}
-	}
-	asked_forget(u, t);
 }
 
 k8s_upstream_status_t k8s_upstream_lookup(const k8s_upstream_t *u, const knot_dname_t *name,

@@ -21,8 +21,8 @@
 #include <libknot/dname.h>
 #include <libknot/wire.h>
 
-#include "dnsanswer.h"
-#include "upstream_entry.h"
+#include "lib/dnsanswer.h"
+#include "upstream/upstream_entry.h"
 
 #define MAX_CHAIN        8           /*!< CNAMEs followed in one answer. */
 #define MAX_ENTRY        (16 * 1024) /*!< Bytes of one cached answer. */

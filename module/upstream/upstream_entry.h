@@ -28,7 +28,7 @@
 
 #include <libknot/packet/pkt.h>
 
-#include "upstream.h"
+#include "upstream/upstream.h"
 
 /*! \brief A published answer with its key, in one allocation (the answer follows it). */
 typedef struct {

@@ -29,13 +29,13 @@
 
 #include <urcu/list.h>
 
-#include "dnsquery.h"
-#include "map.h"
-#include "rcuhash.h"
-#include "retire.h"
-#include "timerheap.h"
-#include "upstream.h"
-#include "upstream_entry.h"
+#include "upstream/dnsquery.h"
+#include "lib/map.h"
+#include "lib/rcuhash.h"
+#include "lib/retire.h"
+#include "lib/timerheap.h"
+#include "upstream/upstream.h"
+#include "upstream/upstream_entry.h"
 
 #define MAX_QUERIES      32          /*!< Queries in flight at once. */
 #define ATTEMPTS         3           /*!< Per resolution, before backing off. */
@@ -144,6 +144,15 @@ typedef char key_text_t[sizeof(knot_dname_txt_storage_t) + 65];
 /*! \brief Hash of a cache key: the name, the type and the source (a label, or NULL). */
 uint32_t upstream_key_hash(const knot_dname_t *name, uint16_t qtype, const uint8_t *source);
 
+/*
+ * upstream.c calls upstream_asked.c, never the other way: the helpers both use are
+ * upstream_asked.c's, and what a kept name needs of the resolver (resumed, stopped)
+ * is handed back to upstream.c.
+ */
+
+/*! \brief The name as text without the final dot, for logs and as the map key. */
+const char *upstream_name_text(const knot_dname_t *name, knot_dname_txt_storage_t buf);
+
 /*! \brief The map key of a target (a name and a source label, or NULL) into \a buf. */
 const char *upstream_key_text(const knot_dname_t *name, const uint8_t *source, key_text_t buf);
 
@@ -168,15 +177,16 @@ size_t upstream_asks_take(k8s_upstream_t *u, knot_dname_storage_t names[ASK_SLOT
 
 /*!
  * \brief Keeps a name a query asked for; a new target goes on \a start, an evicted
- * one on \a forget.
+ * one on \a forget, one kept already and asked again in \a again (for the caller
+ * to resume: upstream_target_resume()).
  *
  * \return False if MAX_ASKED names are kept already and none can go.
  */
 bool upstream_asked_keep(k8s_upstream_t *u, const knot_dname_t *name, const uint8_t *source,
-                         uint64_t now, target_t **start, target_t **forget, bool *evicted);
+                         target_t **again, target_t **start, target_t **forget, bool *evicted);
 
 /*!
- * \brief Rests a job of an asked name that no query looked up since its last
- * resolution began (upstream_asked.c).
+ * \brief Stops keeping a name for queries: it leaves the map and goes on \a forget
+ * (stopped and freed by the caller).
  */
-void upstream_job_rest(k8s_upstream_t *u, job_t *job, uint64_t now);
+void upstream_asked_drop(k8s_upstream_t *u, target_t *t, target_t **forget);

@@ -21,10 +21,10 @@
 
 #include <libknot/errcode.h>
 
-#include "kubeconfig.h"
-#include "snapfile.h"
-#include "sockaddr.h"
-#include "watchconf.h"
+#include "api/kubeconfig.h"
+#include "store/snapfile.h"
+#include "lib/sockaddr.h"
+#include "watch/watchconf.h"
 
 #define OFF(field) offsetof(k8s_watcher_conf_t, field)
 

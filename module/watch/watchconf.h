@@ -33,8 +33,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "options.h"
-#include "upstream.h"
+#include "watch/options.h"
+#include "upstream/upstream.h"
 
 /*!
  * \brief Where the upstream resolver takes its servers without `upstream`: the

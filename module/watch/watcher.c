@@ -27,12 +27,12 @@
 #include <libknot/error.h>
 #include <urcu/urcu-memb.h>
 
-#include "apiclient.h"
-#include "bulk.h"
-#include "kubeconfig.h"
-#include "snapshot.h"
-#include "watcher.h"
-#include "watcher_priv.h"
+#include "api/apiclient.h"
+#include "lib/bulk.h"
+#include "api/kubeconfig.h"
+#include "store/snapshot.h"
+#include "watch/watcher.h"
+#include "watch/watcher_priv.h"
 
 /*! \brief Retry period for unusable API settings (missing kubeconfig, token, env). */
 #define SETTINGS_RETRY_MS (10 * 1000)
@@ -75,13 +75,6 @@ static unsigned current_needs(k8s_watcher_t *w)
 
 /* The thread. */
 
-int64_t watcher_wall_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /*! \brief Reads the API settings; retried while they are unusable. */
 static void load_settings(k8s_watcher_t *w, uint64_t now)
 {
@@ -109,14 +102,6 @@ static void load_settings(k8s_watcher_t *w, uint64_t now)
 		return;
 	}
 	w->api_ready = true;
-}
-
-/*! \brief Whether a source is watched for \a needs under the watch settings. */
-bool watcher_wanted(const k8s_watcher_t *w, k8s_source_t src, unsigned needs)
-{
-	unsigned off = (w->conf.no_endpoints ? K8S_OFF_NO_ENDPOINTS : 0) |
-	               (w->conf.cluster_id != NULL ? K8S_OFF_CLUSTER_ID : 0);
-	return k8s_resource_wanted(src, needs, off);
 }
 
 static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
@@ -154,11 +139,6 @@ static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
 			         knot_strerror(KNOT_ENOMEM));
 		}
 	}
-}
-
-bool watcher_synced(const k8s_watcher_t *w, k8s_source_t src)
-{
-	return w->reflectors[src] != NULL && k8s_reflector_stats(w->reflectors[src])->synced;
 }
 
 /*! \brief True if every source a zone role waits for (K8S_READY_*) and watches completed a LIST. */
@@ -224,17 +204,6 @@ static void update_ready(k8s_watcher_t *w, unsigned needs)
 	if (w->predecessor != NULL && ready_for(w, needs)) {
 		drop_predecessor(w);
 	}
-}
-
-/*! \brief True if every source watched for \a needs completed a LIST. */
-bool watcher_all_synced(const k8s_watcher_t *w, unsigned needs)
-{
-	for (int src = 0; src < K8S_SRC_COUNT; src++) {
-		if (watcher_wanted(w, src, needs) && !watcher_synced(w, src)) {
-			return false;
-		}
-	}
-	return true;
 }
 
 static void push_stats(k8s_watcher_t *w, uint64_t now)
@@ -441,7 +410,7 @@ k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, si
 		snprintf(err, errlen, "%s", knot_strerror(KNOT_ENOMEM));
 		return NULL;
 	}
-	w->fingerprint = k8s_snapshot_fingerprint(&w->conf);
+	w->fingerprint = k8s_snapshot_fingerprint(k8s_watcher_conf_hash(&w->conf, K8S_WCONF_HELD));
 	w->snap_changes = UINT64_MAX;
 	w->refs = 1;
 	w->next = registry;

@@ -40,12 +40,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "log.h"
-#include "reflector.h"
-#include "store.h"
-#include "table.h"
-#include "upstream.h"
-#include "watchconf.h"
+#include "lib/log.h"
+#include "api/reflector.h"
+#include "store/store.h"
+#include "table/table.h"
+#include "upstream/upstream.h"
+#include "watch/watchconf.h"
 
 /*! \brief Counters a watcher reports to its zones about once a second. */
 typedef struct {

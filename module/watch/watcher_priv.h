@@ -27,11 +27,14 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <curl/curl.h>
 
-#include "apiclient.h"
-#include "watcher.h"
+#include "api/apiclient.h"
+#include "api/reflector.h"
+#include "store/resources.h"
+#include "watch/watcher.h"
 
 struct k8s_watcher {
 	/* Registry (registry_lock). */
@@ -83,17 +86,43 @@ struct k8s_watcher {
 	k8s_table_t table;
 };
 
+/*
+ * watcher.c calls watcher_snap.c, never the other way: what both need of the watcher's
+ * state is here.
+ */
+
 /*! \brief The wall clock in Unix ns (the store's commit time, the snapshot's age). */
-int64_t watcher_wall_ns(void);
+static inline int64_t watcher_wall_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 /*! \brief Whether the zones' \a needs and the settings turn a source on. */
-bool watcher_wanted(const k8s_watcher_t *w, k8s_source_t src, unsigned needs);
+static inline bool watcher_wanted(const k8s_watcher_t *w, k8s_source_t src, unsigned needs)
+{
+	unsigned off = (w->conf.no_endpoints ? K8S_OFF_NO_ENDPOINTS : 0) |
+	               (w->conf.cluster_id != NULL ? K8S_OFF_CLUSTER_ID : 0);
+	return k8s_resource_wanted(src, needs, off);
+}
 
 /*! \brief Whether a source completed a LIST (or its optional resource is absent). */
-bool watcher_synced(const k8s_watcher_t *w, k8s_source_t src);
+static inline bool watcher_synced(const k8s_watcher_t *w, k8s_source_t src)
+{
+	return w->reflectors[src] != NULL && k8s_reflector_stats(w->reflectors[src])->synced;
+}
 
 /*! \brief Whether every wanted source is synced. */
-bool watcher_all_synced(const k8s_watcher_t *w, unsigned needs);
+static inline bool watcher_all_synced(const k8s_watcher_t *w, unsigned needs)
+{
+	for (int src = 0; src < K8S_SRC_COUNT; src++) {
+		if (watcher_wanted(w, src, needs) && !watcher_synced(w, src)) {
+			return false;
+		}
+	}
+	return true;
+}
 
 /*! \brief Reads the snapshot and answers from it, before the first request (watcher_snap.c). */
 void watcher_snapshot_load(k8s_watcher_t *w, unsigned needs);

@@ -25,9 +25,9 @@
 #include <libknot/errcode.h>
 #include <libknot/error.h>
 
-#include "bulk.h"
-#include "snapshot.h"
-#include "watcher_priv.h"
+#include "lib/bulk.h"
+#include "store/snapshot.h"
+#include "watch/watcher_priv.h"
 
 /*! \brief The snapshot is rewritten at most this often while objects change. */
 #define SNAPSHOT_PERIOD_MS (5 * 1000)

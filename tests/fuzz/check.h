@@ -24,7 +24,7 @@
 #include <libknot/libknot.h>
 #include <urcu/urcu-memb.h>
 
-#include "table.h"
+#include "table/table.h"
 #include "fz_check.h"
 
 /*

@@ -24,11 +24,11 @@
 
 #include <libknot/libknot.h>
 
-#include "answer.h"
+#include "answer/answer.h"
 #include "check.h"
-#include "federation.h"
+#include "answer/fedname.h"
 #include "gen.h"
-#include "store.h"
+#include "store/store.h"
 
 /*! \brief The fixed cluster: (source, watch event) pairs. */
 static const struct {

@@ -44,9 +44,9 @@
 #include <urcu/urcu-memb.h>
 
 #include "check.h"
-#include "fedserve.h"
+#include "federation/fedserve.h"
 #include "gen.h"
-#include "store.h"
+#include "store/store.h"
 
 #define MEMBERS 4
 #define BULK_ENDPOINTS 40

@@ -32,8 +32,8 @@
 
 #include <libknot/errcode.h>
 
-#include "dnsname.h"
-#include "fedstub.h"
+#include "lib/dnsname.h"
+#include "federation/fedstub.h"
 #include "fz_check.h"
 
 static void check_fed(const k8s_fedstub_t *fed, bool named)

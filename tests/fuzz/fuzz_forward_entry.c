@@ -41,8 +41,8 @@
 
 #include <libknot/libknot.h>
 
-#include "dnsanswer.h"
-#include "forward_cache.h"
+#include "lib/dnsanswer.h"
+#include "forward/forward_cache.h"
 #include "fz_check.h"
 
 #define NOW_MS  (1000ULL * 1000 * 1000)  /*!< Any monotonic time: the checks are relative. */

@@ -24,7 +24,7 @@
 
 #include <libknot/errcode.h>
 
-#include "jsonsplit.h"
+#include "api/jsonsplit.h"
 #include "fz_check.h"
 
 /*! \brief What a feed handed out: the items back to back, their ends, the result. */

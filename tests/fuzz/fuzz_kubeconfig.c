@@ -24,7 +24,7 @@
 
 #include <libknot/errcode.h>
 
-#include "kubeconfig.h"
+#include "api/kubeconfig.h"
 #include "fz_check.h"
 
 static char path[64];

@@ -34,7 +34,7 @@
 
 #include <libknot/libknot.h>
 
-#include "kubedns_conf.h"
+#include "forward/kubedns_conf.h"
 #include "fz_check.h"
 
 static void check_group(const k8s_fwd_group_t *g, size_t max)

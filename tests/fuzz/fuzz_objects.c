@@ -20,11 +20,11 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "events.h"
-#include "federation.h"
-#include "objects.h"
-#include "records.h"
-#include "topology.h"
+#include "api/events.h"
+#include "answer/fedname.h"
+#include "kinds/objects.h"
+#include "table/records.h"
+#include "store/topology.h"
 
 static k8s_table_t table;
 static k8s_object_t *fixed[5];  /* headless service, ClusterIP service, headless import, two slices */

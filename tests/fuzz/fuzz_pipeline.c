@@ -22,7 +22,7 @@
 
 #include "check.h"
 #include "gen.h"
-#include "store.h"
+#include "store/store.h"
 
 /*! \brief What the store should hold: one entry per (source, namespace, name). */
 typedef struct {

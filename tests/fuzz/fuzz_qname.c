@@ -23,7 +23,7 @@
 
 #include <libknot/libknot.h>
 
-#include "qname.h"
+#include "answer/qname.h"
 #include "fz_check.h"
 
 static const struct {

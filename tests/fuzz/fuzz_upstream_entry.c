@@ -35,7 +35,7 @@
 
 #include <libknot/libknot.h>
 
-#include "upstream_entry.h"
+#include "upstream/upstream_entry.h"
 #include "fz_check.h"
 
 #define NOW_MS  (1000ULL * 1000 * 1000)  /*!< Any monotonic time: the checks are relative. */

@@ -23,9 +23,9 @@
 
 #include <libknot/errcode.h>
 
-#include "events.h"
-#include "objects.h"
-#include "store.h"
+#include "api/events.h"
+#include "kinds/objects.h"
+#include "store/store.h"
 
 /*! \brief The unread rest of the input; reading past its end gives zeros. */
 typedef struct {

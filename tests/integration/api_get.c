@@ -30,7 +30,7 @@
 
 #include <libknot/errcode.h>
 
-#include "apiclient.h"
+#include "api/apiclient.h"
 
 static void to_stderr(void *ctx, int priority, const char *msg)
 {

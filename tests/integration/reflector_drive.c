@@ -44,9 +44,9 @@
 
 #include <libknot/errcode.h>
 
-#include "apiclient.h"
-#include "objects.h"
-#include "reflector.h"
+#include "api/apiclient.h"
+#include "kinds/objects.h"
+#include "api/reflector.h"
 
 #define MAX_REFLECTORS 8
 

@@ -35,6 +35,7 @@ import tempfile
 
 import dig
 import knotd
+import public
 import simctl
 import testing
 from cluster import stats
@@ -52,8 +53,8 @@ ORDER = ["baz", "bar", "foo"]
 ZONES = ("federation.", "federation.example.com.")
 NAME = "web.shop.myfed.svc.federation."
 EXTERNAL = "web.shop.myfed.svc.federation.example.com."
-# The source-cluster EDNS(0) option (K8S_EDNS_SOURCE_CLUSTER).
-OPTION = 65350
+# The source-cluster EDNS(0) option, from the public header.
+OPTION = public.get("MOD_K8S_EDNS_SOURCE_CLUSTER")
 # Where the members' K8S-DNS queries come from (federation-member source=), and another client.
 MEMBER_SOURCE = "127.0.0.1/32"
 OUTSIDER = "127.0.0.2"

@@ -39,10 +39,10 @@
 #include <urcu/urcu-memb.h>
 #include <valgrind/callgrind.h>
 
-#include "answer.h"
-#include "federation.h"
-#include "records.h"
-#include "topology.h"
+#include "answer/answer.h"
+#include "answer/fedname.h"
+#include "table/records.h"
+#include "store/topology.h"
 #include "fixtures.h"
 
 /* Per-query memory: a bump arena emptied after each query, as knotd's mempool. */

@@ -32,8 +32,8 @@
 #include <json-c/json.h>
 #include <libknot/errcode.h>
 
-#include "jsonsplit.h"
-#include "objects.h"
+#include "api/jsonsplit.h"
+#include "kinds/objects.h"
 
 #define PIECE 16384
 

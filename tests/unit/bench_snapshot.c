@@ -36,9 +36,9 @@
 #include <libknot/errcode.h>
 #include <urcu/urcu-memb.h>
 
-#include "bulk.h"
-#include "hash.h"
-#include "snapshot.h"
+#include "lib/bulk.h"
+#include "lib/hash.h"
+#include "store/snapshot.h"
 
 /*! CPU time: the machine is shared, wall time says little. */
 static double ms_since(const struct timespec *t0)

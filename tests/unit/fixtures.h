@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "objects.h"
+#include "kinds/objects.h"
 
 static inline k8s_ip_t fx_ip(const char *text)
 {

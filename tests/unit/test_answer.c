@@ -31,10 +31,10 @@
 #include <libknot/libknot.h>
 #include <urcu/urcu-memb.h>
 
-#include "answer.h"
-#include "federation.h"
-#include "records.h"
-#include "topology.h"
+#include "answer/answer.h"
+#include "answer/fedname.h"
+#include "table/records.h"
+#include "store/topology.h"
 #include "fixtures.h"
 
 /* Per-query memory: everything is freed after each test. */

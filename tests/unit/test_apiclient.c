@@ -37,7 +37,7 @@
 
 #include <libknot/errcode.h>
 
-#include "apiclient.h"
+#include "api/apiclient.h"
 
 static char dir[64];
 static char token_path[128];

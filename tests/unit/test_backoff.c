@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "backoff.h"
+#include "api/backoff.h"
 
 static void first_delay_is_0_8_s_without_jitter(void **state)
 {

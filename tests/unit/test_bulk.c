@@ -46,7 +46,7 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
-#include "bulk.h"
+#include "lib/bulk.h"
 
 #define BLOCK 100
 #ifdef TEST_ASAN

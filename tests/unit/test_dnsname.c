@@ -27,7 +27,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dnsname.h"
+#include "lib/dnsname.h"
 
 static bool label(const char *s, bool fold)
 {

@@ -31,8 +31,8 @@
 #include <libknot/libknot.h>
 #include <urcu/urcu-memb.h>
 
-#include "fedserve.h"
-#include "records.h"
+#include "federation/fedserve.h"
+#include "table/records.h"
 #include "fixtures.h"
 
 /* --- federation-member ------------------------------------------------------- */

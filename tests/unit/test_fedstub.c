@@ -34,7 +34,7 @@
 
 #include <libknot/errcode.h>
 
-#include "fedstub.h"
+#include "federation/fedstub.h"
 
 static int body(const char *text, k8s_fedstub_t *fed)
 {

@@ -31,10 +31,10 @@
 
 #include <arpa/inet.h>
 
-#include "dnsanswer.h"
-#include "forward.h"
-#include "forward_cache.h"
-#include "kubedns_conf.h"
+#include "lib/dnsanswer.h"
+#include "forward/forward.h"
+#include "forward/forward_cache.h"
+#include "forward/kubedns_conf.h"
 
 #define NAME "\x03""www""\x07""example""\x03""com"
 

@@ -30,7 +30,8 @@
 
 #include <libknot/errcode.h>
 
-#include "forward_metrics.h"
+#include "forward/forward_metrics.h"
+#include "mod-k8s/mod-k8s.h"
 
 static char *collect(k8s_fwd_metrics_t *m)
 {
@@ -91,7 +92,7 @@ static void the_pushed_counters_are_the_series(void **state)
 
 	// Before the first push: totals at 0, no upstream samples (only their families).
 	char *page = collect(m);
-	has_line(page, "mod_k8s_forward_requests_total 0");
+	has_line(page, MOD_K8S_METRIC_FORWARD_REQUESTS_TOTAL " 0");
 	has_line(page, "# TYPE mod_k8s_forward_upstream_healthy gauge");
 	assert_null(strstr(page, "upstream=\""));
 
@@ -106,26 +107,26 @@ static void the_pushed_counters_are_the_series(void **state)
 	k8s_fwd_metrics_push(m, &st);
 	page = collect(m);
 	has_line(page, "# TYPE mod_k8s_forward_requests_total counter");
-	has_line(page, "mod_k8s_forward_requests_total 7");
-	has_line(page, "mod_k8s_forward_responses_total 9");
-	has_line(page, "mod_k8s_forward_failures_total 2");
-	has_line(page, "mod_k8s_forward_timeouts_total 3");
-	has_line(page, "mod_k8s_forward_failovers_total 4");
-	has_line(page, "mod_k8s_forward_loops_total 1");
-	has_line(page, "mod_k8s_forward_dropped_total 5");
+	has_line(page, MOD_K8S_METRIC_FORWARD_REQUESTS_TOTAL " 7");
+	has_line(page, MOD_K8S_METRIC_FORWARD_RESPONSES_TOTAL " 9");
+	has_line(page, MOD_K8S_METRIC_FORWARD_FAILURES_TOTAL " 2");
+	has_line(page, MOD_K8S_METRIC_FORWARD_TIMEOUTS_TOTAL " 3");
+	has_line(page, MOD_K8S_METRIC_FORWARD_FAILOVERS_TOTAL " 4");
+	has_line(page, MOD_K8S_METRIC_FORWARD_LOOPS_TOTAL " 1");
+	has_line(page, MOD_K8S_METRIC_FORWARD_DROPPED_TOTAL " 5");
 	has_line(page, "# TYPE mod_k8s_forward_waiting_clients gauge");
-	has_line(page, "mod_k8s_forward_waiting_clients 6");
-	has_line(page, "mod_k8s_forward_cache_entries 11");
-	has_line(page, "mod_k8s_forward_cache_size_bytes 1234");
+	has_line(page, MOD_K8S_METRIC_FORWARD_WAITING_CLIENTS " 6");
+	has_line(page, MOD_K8S_METRIC_FORWARD_CACHE_ENTRIES " 11");
+	has_line(page, MOD_K8S_METRIC_FORWARD_CACHE_SIZE_BYTES " 1234");
 	// 192.0.2.1 is the default group's first and the stub domain's: one series, summed.
-	has_line(page, "mod_k8s_forward_upstream_requests_total{upstream=\"192.0.2.1:53\"} 6");
-	has_line(page, "mod_k8s_forward_upstream_responses_total{upstream=\"192.0.2.1:53\"} 3");
-	has_line(page, "mod_k8s_forward_upstream_failures_total{upstream=\"192.0.2.1:53\"} 3");
-	has_line(page, "mod_k8s_forward_upstream_timeouts_total{upstream=\"192.0.2.1:53\"} 3");
-	has_line(page, "mod_k8s_forward_upstream_healthy{upstream=\"192.0.2.1:53\"} 0");
-	has_line(page, "mod_k8s_forward_upstream_requests_total{upstream=\"[2001:db8::1]:5353\"} 5");
-	has_line(page, "mod_k8s_forward_upstream_healthy{upstream=\"[2001:db8::1]:5353\"} 1");
-	assert_int_equal(count_of(page, "mod_k8s_forward_upstream_requests_total{"), 2);
+	has_line(page, MOD_K8S_METRIC_FORWARD_UPSTREAM_REQUESTS_TOTAL "{upstream=\"192.0.2.1:53\"} 6");
+	has_line(page, MOD_K8S_METRIC_FORWARD_UPSTREAM_RESPONSES_TOTAL "{upstream=\"192.0.2.1:53\"} 3");
+	has_line(page, MOD_K8S_METRIC_FORWARD_UPSTREAM_FAILURES_TOTAL "{upstream=\"192.0.2.1:53\"} 3");
+	has_line(page, MOD_K8S_METRIC_FORWARD_UPSTREAM_TIMEOUTS_TOTAL "{upstream=\"192.0.2.1:53\"} 3");
+	has_line(page, MOD_K8S_METRIC_FORWARD_UPSTREAM_HEALTHY "{upstream=\"192.0.2.1:53\"} 0");
+	has_line(page, MOD_K8S_METRIC_FORWARD_UPSTREAM_REQUESTS_TOTAL "{upstream=\"[2001:db8::1]:5353\"} 5");
+	has_line(page, MOD_K8S_METRIC_FORWARD_UPSTREAM_HEALTHY "{upstream=\"[2001:db8::1]:5353\"} 1");
+	assert_int_equal(count_of(page, MOD_K8S_METRIC_FORWARD_UPSTREAM_REQUESTS_TOTAL "{"), 2);
 	assert_int_equal(count_of(page, "# TYPE mod_k8s_forward_upstream_requests_total "), 1);
 	k8s_fwd_metrics_free(m);
 }
@@ -149,8 +150,8 @@ static void coredns_forward_and_cache_series_are_per_address(void **state)
 	k8s_fwd_metrics_push(m, &st);
 	char *page = collect(m);
 #define LABELS(to) "server=\"dns://:53\",zones=\".\",view=\"\",to=\"" to "\""
-	has_line(page, "coredns_forward_requests_total{" LABELS("192.0.2.1:53") "} 6");
-	has_line(page, "coredns_forward_healthcheck_failures_total{" LABELS("192.0.2.1:53") "} 4");
+	has_line(page, MOD_K8S_METRIC_COREDNS_FORWARD_REQUESTS_TOTAL "{" LABELS("192.0.2.1:53") "} 6");
+	has_line(page, MOD_K8S_METRIC_COREDNS_FORWARD_HEALTHCHECK_FAILURES_TOTAL "{" LABELS("192.0.2.1:53") "} 4");
 	has_line(page, "coredns_forward_request_duration_seconds_bucket{" LABELS("192.0.2.1:53")
 	         ",le=\"0.00025\"} 0");
 	has_line(page, "coredns_forward_request_duration_seconds_bucket{" LABELS("192.0.2.1:53")
@@ -160,21 +161,21 @@ static void coredns_forward_and_cache_series_are_per_address(void **state)
 	has_line(page, "coredns_forward_request_duration_seconds_bucket{" LABELS("192.0.2.1:53")
 	         ",le=\"8.192\"} 2");
 	has_line(page, "coredns_forward_request_duration_seconds_count{" LABELS("192.0.2.1:53") "} 2");
-	has_line(page, "coredns_forward_responses_total{server=\"dns://:53\",zones=\".\",view=\"\","
+	has_line(page, MOD_K8S_METRIC_COREDNS_FORWARD_RESPONSES_TOTAL "{server=\"dns://:53\",zones=\".\",view=\"\","
 	         "rcode=\"NOERROR\",to=\"192.0.2.1:53\"} 2");
-	has_line(page, "coredns_forward_responses_total{server=\"dns://:53\",zones=\".\",view=\"\","
+	has_line(page, MOD_K8S_METRIC_COREDNS_FORWARD_RESPONSES_TOTAL "{server=\"dns://:53\",zones=\".\",view=\"\","
 	         "rcode=\"SERVFAIL\",to=\"[2001:db8::1]:5353\"} 1");
 	assert_null(strstr(page, "rcode=\"SERVFAIL\",to=\"192.0.2.1:53\""));
-	has_line(page, "coredns_forward_healthcheck_broken_total{server=\"dns://:53\",zones=\".\","
+	has_line(page, MOD_K8S_METRIC_COREDNS_FORWARD_HEALTHCHECK_BROKEN_TOTAL "{server=\"dns://:53\",zones=\".\","
 	         "view=\"\"} 2");
-	has_line(page, "coredns_cache_entries{server=\"dns://:53\",type=\"success\",zones=\".\","
+	has_line(page, MOD_K8S_METRIC_COREDNS_CACHE_ENTRIES "{server=\"dns://:53\",type=\"success\",zones=\".\","
 	         "view=\"\"} 11");
-	has_line(page, "coredns_cache_hits_total{server=\"dns://:53\",type=\"success\",zones=\".\","
+	has_line(page, MOD_K8S_METRIC_COREDNS_CACHE_HITS_TOTAL "{server=\"dns://:53\",type=\"success\",zones=\".\","
 	         "view=\"\"} 1");
-	has_line(page, "coredns_cache_misses_total{server=\"dns://:53\",zones=\".\",view=\"\"} 1");
+	has_line(page, MOD_K8S_METRIC_COREDNS_CACHE_MISSES_TOTAL "{server=\"dns://:53\",zones=\".\",view=\"\"} 1");
 	// Each family's samples follow its own TYPE line, once.
 	assert_int_equal(count_of(page, "# TYPE coredns_forward_requests_total "), 1);
-	assert_int_equal(count_of(page, "coredns_forward_requests_total{"), 2);
+	assert_int_equal(count_of(page, MOD_K8S_METRIC_COREDNS_FORWARD_REQUESTS_TOTAL "{"), 2);
 	const char *type = strstr(page, "# TYPE coredns_forward_responses_total ");
 	assert_non_null(type);
 	assert_true(strstr(page, "\ncoredns_forward_responses_total{") > type);
@@ -195,8 +196,8 @@ static void the_workers_lookups_are_summed_over_threads(void **state)
 	k8s_fwd_metrics_lookup(m, 3, false);
 	char *page = collect(m);
 	has_line(page, "# TYPE mod_k8s_forward_cache_hits_total counter");
-	has_line(page, "mod_k8s_forward_cache_hits_total 3");
-	has_line(page, "mod_k8s_forward_cache_misses_total 1");
+	has_line(page, MOD_K8S_METRIC_FORWARD_CACHE_HITS_TOTAL " 3");
+	has_line(page, MOD_K8S_METRIC_FORWARD_CACHE_MISSES_TOTAL " 1");
 	k8s_fwd_metrics_free(m);
 }
 

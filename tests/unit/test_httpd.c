@@ -27,8 +27,8 @@
 #include <stdio.h>
 #include <cmocka.h>
 
-#include "httpd.h"
-#include "sockaddr.h"
+#include "ops/httpd.h"
+#include "lib/sockaddr.h"
 
 #define MAX (K8S_HTTPD_MAX_CONNECTIONS + 1)
 

@@ -31,8 +31,8 @@
 
 #include <libknot/errcode.h>
 
-#include "jsonsplit.h"
-#include "objects.h"
+#include "api/jsonsplit.h"
+#include "kinds/objects.h"
 
 #define ITEMS_MAX 64
 

@@ -36,7 +36,7 @@
 
 #include <libknot/errcode.h>
 
-#include "kubeconfig.h"
+#include "api/kubeconfig.h"
 
 static char dir[64];
 static char err[512];

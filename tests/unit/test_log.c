@@ -22,7 +22,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "log.h"
+#include "lib/log.h"
 
 typedef struct {
 	int calls;

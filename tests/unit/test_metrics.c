@@ -33,9 +33,10 @@
 #include <libknot/packet/wire.h>
 #include <libknot/consts.h>
 
-#include "dnsmetrics.h"
-#include "httpd.h"
-#include "metrics.h"
+#include "ops/dnsmetrics.h"
+#include "ops/httpd.h"
+#include "ops/metrics.h"
+#include "mod-k8s/mod-k8s.h"
 
 static char *render(bool lameduck)
 {
@@ -64,13 +65,13 @@ static void a_query_is_counted_once_by_transport_type_and_rcode(void **state)
 	                  K8S_METRICS_NXDOMAIN, 2000000);
 	k8s_metrics_query(1, K8S_METRICS_UDP, 65280, K8S_METRICS_SERVFAIL, 10);
 	const char *page = render(false);
-	has_line(page, "mod_k8s_dns_requests_total{proto=\"udp\",type=\"A\"} 1");
-	has_line(page, "mod_k8s_dns_requests_total{proto=\"tcp\",type=\"SRV\"} 1");
-	has_line(page, "mod_k8s_dns_requests_total{proto=\"udp\",type=\"other\"} 1");
-	has_line(page, "mod_k8s_dns_responses_total{proto=\"udp\",type=\"A\",rcode=\"NOERROR\"} 1");
-	has_line(page, "mod_k8s_dns_responses_total{proto=\"udp\",type=\"A\",rcode=\"NXDOMAIN\"} 0");
-	has_line(page, "mod_k8s_dns_responses_total{proto=\"tcp\",type=\"SRV\",rcode=\"NXDOMAIN\"} 1");
-	has_line(page, "mod_k8s_dns_responses_total{proto=\"udp\",type=\"other\",rcode=\"SERVFAIL\"} 1");
+	has_line(page, MOD_K8S_METRIC_DNS_REQUESTS_TOTAL "{proto=\"udp\",type=\"A\"} 1");
+	has_line(page, MOD_K8S_METRIC_DNS_REQUESTS_TOTAL "{proto=\"tcp\",type=\"SRV\"} 1");
+	has_line(page, MOD_K8S_METRIC_DNS_REQUESTS_TOTAL "{proto=\"udp\",type=\"other\"} 1");
+	has_line(page, MOD_K8S_METRIC_DNS_RESPONSES_TOTAL "{proto=\"udp\",type=\"A\",rcode=\"NOERROR\"} 1");
+	has_line(page, MOD_K8S_METRIC_DNS_RESPONSES_TOTAL "{proto=\"udp\",type=\"A\",rcode=\"NXDOMAIN\"} 0");
+	has_line(page, MOD_K8S_METRIC_DNS_RESPONSES_TOTAL "{proto=\"tcp\",type=\"SRV\",rcode=\"NXDOMAIN\"} 1");
+	has_line(page, MOD_K8S_METRIC_DNS_RESPONSES_TOTAL "{proto=\"udp\",type=\"other\",rcode=\"SERVFAIL\"} 1");
 }
 
 #define CORE "server=\"dns://:53\",zone=\".\",view=\"\""
@@ -90,12 +91,12 @@ static void an_answer_is_counted_in_coredns_series_with_its_labels(void **state)
 	// Thread ids past the slots share them; a received time in the future is 0 s.
 	k8s_dnsmetrics_answer(K8S_METRICS_THREADS + 3, &a, now + 1000000000);
 	const char *page = render(false);
-	has_line(page, "coredns_dns_requests_total{" CORE ",proto=\"udp\",family=\"1\",type=\"A\"} 1");
-	has_line(page, "coredns_dns_requests_total{" CORE ",proto=\"tcp\",family=\"2\",type=\"other\"} 1");
-	assert_null(strstr(page, "coredns_dns_requests_total{" CORE ",proto=\"quic\""));
-	has_line(page, "coredns_dns_responses_total{" CORE ",rcode=\"NOERROR\",plugin=\"kubernetes\"} 1");
-	has_line(page, "coredns_dns_responses_total{" CORE ",rcode=\"REFUSED\",plugin=\"\"} 1");
-	has_line(page, "coredns_dns_do_requests_total{" CORE "} 1");
+	has_line(page, MOD_K8S_METRIC_COREDNS_DNS_REQUESTS_TOTAL "{" CORE ",proto=\"udp\",family=\"1\",type=\"A\"} 1");
+	has_line(page, MOD_K8S_METRIC_COREDNS_DNS_REQUESTS_TOTAL "{" CORE ",proto=\"tcp\",family=\"2\",type=\"other\"} 1");
+	assert_null(strstr(page, MOD_K8S_METRIC_COREDNS_DNS_REQUESTS_TOTAL "{" CORE ",proto=\"quic\""));
+	has_line(page, MOD_K8S_METRIC_COREDNS_DNS_RESPONSES_TOTAL "{" CORE ",rcode=\"NOERROR\",plugin=\"kubernetes\"} 1");
+	has_line(page, MOD_K8S_METRIC_COREDNS_DNS_RESPONSES_TOTAL "{" CORE ",rcode=\"REFUSED\",plugin=\"\"} 1");
+	has_line(page, MOD_K8S_METRIC_COREDNS_DNS_DO_REQUESTS_TOTAL "{" CORE "} 1");
 	has_line(page, "coredns_dns_request_duration_seconds_bucket{" CORE ",le=\"0.00025\"} 2");
 	has_line(page, "coredns_dns_request_duration_seconds_count{" CORE "} 2");
 	has_line(page, "coredns_dns_request_size_bytes_bucket{" CORE ",proto=\"udp\",le=\"0\"} 0");
@@ -123,7 +124,7 @@ static void a_health_check_is_timed_in_coredns_slim_buckets(void **state)
 	has_line(page, "coredns_health_request_duration_seconds_bucket{le=\"0.025\"} 1");
 	has_line(page, "coredns_health_request_duration_seconds_bucket{le=\"2.5\"} 1");
 	has_line(page, "coredns_health_request_duration_seconds_bucket{le=\"+Inf\"} 2");
-	has_line(page, "coredns_health_request_failures_total 1");
+	has_line(page, MOD_K8S_METRIC_COREDNS_HEALTH_REQUEST_FAILURES_TOTAL " 1");
 }
 
 static void the_time_buckets_are_coredns_ones(void **state)
@@ -154,10 +155,10 @@ static void a_late_answer_is_read_from_its_wire(void **state)
 	k8s_dnsmetrics_late(true, NULL, 30, answer, 5, k8s_dnsmetrics_clock(),
 	                    K8S_DNSMETRICS_FORWARD);
 	const char *page = render(false);
-	has_line(page, "coredns_dns_requests_total{" CORE ",proto=\"udp\",family=\"2\",type=\"SRV\"} 1");
-	has_line(page, "coredns_dns_requests_total{" CORE ",proto=\"tcp\",family=\"1\",type=\"other\"} 1");
-	has_line(page, "coredns_dns_responses_total{" CORE ",rcode=\"SERVFAIL\",plugin=\"forward\"} 1");
-	has_line(page, "coredns_dns_responses_total{" CORE ",rcode=\"NOERROR\",plugin=\"forward\"} 1");
+	has_line(page, MOD_K8S_METRIC_COREDNS_DNS_REQUESTS_TOTAL "{" CORE ",proto=\"udp\",family=\"2\",type=\"SRV\"} 1");
+	has_line(page, MOD_K8S_METRIC_COREDNS_DNS_REQUESTS_TOTAL "{" CORE ",proto=\"tcp\",family=\"1\",type=\"other\"} 1");
+	has_line(page, MOD_K8S_METRIC_COREDNS_DNS_RESPONSES_TOTAL "{" CORE ",rcode=\"SERVFAIL\",plugin=\"forward\"} 1");
+	has_line(page, MOD_K8S_METRIC_COREDNS_DNS_RESPONSES_TOTAL "{" CORE ",rcode=\"NOERROR\",plugin=\"forward\"} 1");
 	has_line(page, "coredns_dns_request_duration_seconds_bucket{" CORE ",le=\"8.192\"} 3");
 	has_line(page, "coredns_dns_request_duration_seconds_bucket{" CORE ",le=\"+Inf\"} 4");
 }
@@ -202,13 +203,13 @@ static void a_source_adds_its_series_and_its_readiness_until_removed(void **stat
 	assert_string_equal(why, "forwarder not started");
 	const char *page = render(false);
 	has_line(page, "test_forwarder_queries_total{upstream=\"10.0.0.1\"} 7");
-	has_line(page, "mod_k8s_serving 0");
+	has_line(page, MOD_K8S_METRIC_SERVING " 0");
 	source_ready = true;
 	page = render(true);
-	has_line(page, "mod_k8s_serving 0");  // Lameduck.
-	has_line(page, "mod_k8s_lameduck 1");
+	has_line(page, MOD_K8S_METRIC_SERVING " 0");  // Lameduck.
+	has_line(page, MOD_K8S_METRIC_LAMEDUCK " 1");
 	page = render(false);
-	has_line(page, "mod_k8s_serving 1");
+	has_line(page, MOD_K8S_METRIC_SERVING " 1");
 	k8s_metrics_source_remove(&src);
 	source_ready = false;
 	assert_true(k8s_metrics_ready(why, sizeof(why)));

@@ -34,11 +34,11 @@
 #include <json-c/json.h>
 #include <libknot/errcode.h>
 
-#include "events.h"
-#include "jsonstrict.h"
-#include "objects.h"
-#include "reflector.h"
-#include "rfc3339.h"
+#include "api/events.h"
+#include "lib/jsonstrict.h"
+#include "kinds/objects.h"
+#include "api/reflector.h"
+#include "lib/rfc3339.h"
 
 /* --- samples ------------------------------------------------------------------- */
 

@@ -27,7 +27,7 @@
 
 #include <libknot/libknot.h>
 
-#include "outcome.h"
+#include "answer/outcome.h"
 
 static void assert_reply(k8s_answer_t res, uint8_t rcode, bool negative, int ede)
 {

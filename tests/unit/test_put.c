@@ -32,7 +32,7 @@
 
 #include <libknot/libknot.h>
 
-#include "answer_priv.h"
+#include "answer/answer_priv.h"
 
 #define QNAME "\x04""web1""\x02""ns""\x03""svc""\x07""cluster""\x05""local"
 

@@ -21,7 +21,7 @@
 
 #include <libknot/libknot.h>
 
-#include "qname.h"
+#include "answer/qname.h"
 
 static k8s_qname_t parse(const char *name, const char *zone, k8s_role_t role)
 {

@@ -29,7 +29,7 @@
 
 #include <libknot/libknot.h>
 
-#include "records.h"
+#include "table/records.h"
 #include "fixtures.h"
 
 static const k8s_records_conf_t rconf = { 0 };

@@ -15,7 +15,7 @@
  */
 
 /*
- * The resource table (module/watch/resources.c): what each source reads, with which
+ * The resource table (module/store/resources.c): what each source reads, with which
  * selectors, when, and who waits for it. The expected values are those the
  * watcher used before the table held them.
  */
@@ -29,9 +29,9 @@
 
 #include <libknot/errcode.h>
 
-#include "resources.h"
-#include "table.h"
-#include "watcher.h"
+#include "store/resources.h"
+#include "table/table.h"
+#include "watch/watcher.h"
 
 static const char *path_of(unsigned src, unsigned version)
 {

@@ -38,8 +38,8 @@
 
 #include <libknot/errcode.h>
 
-#include "late.h"
-#include "slots.h"
+#include "forward/late.h"
+#include "forward/slots.h"
 
 #define COUNT 16
 

@@ -33,7 +33,7 @@
 
 #include <libknot/errcode.h>
 
-#include "snapfile.h"
+#include "store/snapfile.h"
 
 #define SETTINGS 0x1234abcdULL
 #define NOW      1800000000LL

@@ -34,9 +34,11 @@
 #include <libknot/errcode.h>
 #include <urcu/urcu-memb.h>
 
-#include "bulk.h"
-#include "snapfile.h"
-#include "snapshot.h"
+#include "lib/bulk.h"
+#include "store/snapfile.h"
+#include "store/snapshot.h"
+#include "watch/watchconf.h"
+#include "mod-k8s/mod-k8s.h"
 
 static k8s_table_t table;
 static k8s_store_t *store;
@@ -387,7 +389,7 @@ static void write_file(const char *path, uint32_t version, uint64_t settings, in
 	unsigned char head[32 + 8 * K8S_SRC_COUNT + 8];
 	uint32_t sources = K8S_SRC_COUNT;
 	uint64_t plen = len;
-	memcpy(head, "K8SSNAP", 8);
+	memcpy(head, MOD_K8S_SNAP_MAGIC, 8);
 	memcpy(head + 8, &version, 4);
 	memcpy(head + 12, &sources, 4);
 	memcpy(head + 16, &settings, 8);
@@ -436,22 +438,22 @@ static void the_fingerprint_follows_what_is_held_not_how(void **state)
 {
 	k8s_watcher_conf_t a = { .kubeconfig = "/etc/k", .labels = "app=web" };
 	k8s_watcher_conf_t b = a;
-	uint64_t fp = k8s_snapshot_fingerprint(&a);
+	uint64_t fp = k8s_snapshot_fingerprint(k8s_watcher_conf_hash(&a, K8S_WCONF_HELD));
 	b.stall_s = 30;
 	b.snapshot_max_age_s = 60;
 	b.snapshot = "/var/lib/knot/x";
-	assert_true(k8s_snapshot_fingerprint(&b) == fp);
+	assert_true(k8s_snapshot_fingerprint(k8s_watcher_conf_hash(&b, K8S_WCONF_HELD)) == fp);
 	b.labels = "app=db";
-	assert_true(k8s_snapshot_fingerprint(&b) != fp);
+	assert_true(k8s_snapshot_fingerprint(k8s_watcher_conf_hash(&b, K8S_WCONF_HELD)) != fp);
 	b = a;
 	b.context = "other";
-	assert_true(k8s_snapshot_fingerprint(&b) != fp);
+	assert_true(k8s_snapshot_fingerprint(k8s_watcher_conf_hash(&b, K8S_WCONF_HELD)) != fp);
 	assert_true(k8s_watcher_conf_hash(&b, K8S_WCONF_SERVER) !=
 	            k8s_watcher_conf_hash(&a, K8S_WCONF_SERVER));
 	b = a;
 	b.labels = NULL;
 	b.namespace_labels = "app=web";
-	assert_true(k8s_snapshot_fingerprint(&b) != fp);
+	assert_true(k8s_snapshot_fingerprint(k8s_watcher_conf_hash(&b, K8S_WCONF_HELD)) != fp);
 	// The file's name does not change with the selectors: another selector's file is refused.
 	assert_true(k8s_watcher_conf_hash(&b, K8S_WCONF_SERVER) ==
 	            k8s_watcher_conf_hash(&a, K8S_WCONF_SERVER));

@@ -28,10 +28,10 @@
 #include <libknot/libknot.h>
 #include <urcu/urcu-memb.h>
 
-#include "records.h"
-#include "rfc3339.h"
-#include "store.h"
-#include "topology.h"
+#include "table/records.h"
+#include "lib/rfc3339.h"
+#include "store/store.h"
+#include "store/topology.h"
 
 static k8s_table_t table;
 static k8s_store_t *store;

@@ -32,8 +32,8 @@
 #include <libknot/libknot.h>
 #include <urcu/urcu-memb.h>
 
-#include "records.h"
-#include "table.h"
+#include "table/records.h"
+#include "table/table.h"
 #include "fixtures.h"
 
 static const k8s_records_conf_t rconf = { 0 };

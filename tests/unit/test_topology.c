@@ -29,7 +29,7 @@
 #include <libknot/libknot.h>
 #include <urcu/urcu-memb.h>
 
-#include "topology.h"
+#include "store/topology.h"
 
 static k8s_table_t table;
 static k8s_topology_tracker_t tracker;

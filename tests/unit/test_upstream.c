@@ -38,9 +38,9 @@
 #include <libknot/libknot.h>
 #include <urcu/urcu-memb.h>
 
-#include "federation.h"
-#include "upstream.h"
-#include "upstream_entry.h"
+#include "answer/fedname.h"
+#include "upstream/upstream.h"
+#include "upstream/upstream_entry.h"
 
 /* The fake server. */
 

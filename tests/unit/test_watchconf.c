@@ -35,8 +35,8 @@
 
 #include <libknot/errcode.h>
 
-#include "kubeconfig.h"
-#include "watchconf.h"
+#include "api/kubeconfig.h"
+#include "watch/watchconf.h"
 
 static unsigned allocations, fail_at;
 

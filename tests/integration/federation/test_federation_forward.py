@@ -27,13 +27,13 @@ import time
 import knotd
 import testing
 from cluster import Cluster
-from federation import api_options, https_request, pki_in
+from federation import OPTION, api_options, https_request, pki_in
 from slowloris import SlowAttack, SlowClient
 
 
 tests = testing.Tests()
 
-SOURCE_OPTION = 65350
+SOURCE_OPTION = OPTION
 CLUSTER_NAME = "member-one"
 AP = "search.shop.cluster.local.ap.k8s.io."
 

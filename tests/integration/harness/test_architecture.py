@@ -5,11 +5,20 @@ The table is how a newcomer finds a file; after the move to subsystem folders
 counts written in prose went stale before. So: every source file under module/ is
 named in the table, every path the table names exists, and the files over 750
 lines are exactly those its "Files over 750 lines" section lists.
+
+Its "Layers" table says which folder of module/ may include which: every include of
+a module header names its folder, crosses only to a folder the table allows (or is
+one of the back-arrows listed under it), and the table itself has no cycle. No two
+files of a folder call each other (read from the built objects' symbols with nm),
+but for the pairs listed there.
 """
 
+import glob
 import os
 import re
+import subprocess
 
+import knotd
 import testing
 
 tests = testing.Tests()
@@ -90,6 +99,225 @@ def the_long_files_are_the_ones_listed():
                    f"over {LONG} lines, not listed: {', '.join(sorted(long - listed))}")
     testing.expect(not (listed - long),
                    f"listed, not over {LONG} lines: {', '.join(sorted(listed - long))}")
+
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+TOP = "(top)"
+
+
+def layers(text):
+    """The Layers table: folder -> the folders it may include; "every folder" is None."""
+    allowed = {}
+    for line in text.split("\n"):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 2 or not line.startswith("| ") or cells[0] in ("folder", "---"):
+            continue
+        folder, deps = cells
+        if deps == "every folder":
+            allowed[folder] = None
+        elif deps == "nothing":
+            allowed[folder] = set()
+        else:
+            allowed[folder] = {d.strip() for d in deps.split(",")}
+    return allowed
+
+
+def listed_back_arrows(text):
+    """The includes the Layers section lets cross against the table: (file, header)."""
+    return set(re.findall(r"^- `(module/[^`]+)` includes `([^`]+)`", text, re.M))
+
+
+def cycle(allowed):
+    """A cycle in the table as a list of folders, or None."""
+    state = {}
+
+    def visit(folder, path):
+        state[folder] = 1
+        for dep in sorted(allowed.get(folder) or ()):
+            if state.get(dep) == 1:
+                return path[path.index(dep):] + [dep] if dep in path else path + [dep]
+            if dep not in state:
+                found = visit(dep, path + [dep])
+                if found:
+                    return found
+        state[folder] = 2
+        return None
+
+    for folder in sorted(f for f in allowed if allowed[f] is not None):
+        if folder not in state:
+            found = visit(folder, [folder])
+            if found:
+                return found
+    return None
+
+
+def includes(path):
+    """The quoted includes of a file."""
+    return INCLUDE.findall(_read(path))
+
+
+def folder_of(path):
+    """module/forward/forward.c -> forward; module/k8s.c -> (top)."""
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 else TOP
+
+
+def crossings(sources, allowed, back_arrows):
+    """Includes of a module header the table does not allow: 'file includes header'."""
+    wrong = []
+    for path in sorted(sources):
+        folder = folder_of(path)
+        for inc in includes(path):
+            if "/" not in inc:
+                continue
+            dep = inc.split("/")[0]
+            if dep == folder or not os.path.isdir(os.path.join(SRCDIR, "module", dep)):
+                continue
+            may = allowed.get(folder, set())
+            if may is None or dep in may or (path, inc) in back_arrows:
+                continue
+            wrong.append(f"{path} includes {inc} ({folder} may include "
+                         f"{', '.join(sorted(may)) or 'nothing'})")
+    return wrong
+
+
+def bare_includes(paths, headers):
+    """Includes of a module header by its bare name: 'file includes name'."""
+    bare = []
+    for path in sorted(paths):
+        here = os.path.dirname(path)
+        for inc in includes(path):
+            if "/" in inc or inc not in headers:
+                continue
+            if os.path.exists(os.path.join(SRCDIR, here, inc)) and here != "module" \
+                    and not here.startswith("module/"):
+                continue  # A test's own header beside it (tests/fuzz/check.h).
+            if here == "module" and os.path.exists(os.path.join(SRCDIR, "module", inc)):
+                continue  # The glue's own k8s_glue.h.
+            bare.append(f"{path} includes \"{inc}\"")
+    return bare
+
+
+def c_files(top):
+    found = set()
+    for root, _dirs, files in os.walk(os.path.join(SRCDIR, top)):
+        for name in files:
+            if name.endswith((".c", ".h")):
+                found.add(os.path.relpath(os.path.join(root, name), SRCDIR))
+    return found
+
+
+@tests.case
+def the_layer_checks_see_a_back_arrow():
+    allowed = layers("| folder | may include |\n|---|---|\n| lib | nothing |\n"
+                     "| kinds | lib |\n| (top) | every folder |\n")
+    testing.expect_equal(allowed, {"lib": set(), "kinds": {"lib"}, TOP: None}, "table read")
+    testing.expect_equal(cycle(allowed), None, "no cycle")
+    testing.expect_equal(cycle({"lib": {"kinds"}, "kinds": {"lib"}}), ["kinds", "lib", "kinds"],
+                         "a two-folder cycle")
+    testing.expect_equal(folder_of("module/lib/log.c"), "lib", "folder")
+    testing.expect_equal(folder_of("module/k8s.c"), TOP, "top level")
+
+
+@tests.case
+def the_layers_table_has_no_cycle():
+    allowed = layers(section(_read("ARCHITECTURE.md"), "## Layers"))
+    folders = {d for d in os.listdir(os.path.join(SRCDIR, "module"))
+               if os.path.isdir(os.path.join(SRCDIR, "module", d))}
+    testing.expect_equal(set(allowed) - {TOP}, folders, "a row for every folder of module/")
+    testing.expect_equal(cycle(allowed), None, "a cycle in the Layers table")
+
+
+@tests.case
+def every_folder_includes_only_the_folders_below_it():
+    text = section(_read("ARCHITECTURE.md"), "## Layers")
+    allowed, back_arrows = layers(text), listed_back_arrows(text)
+    wrong = crossings(module_sources(), allowed, back_arrows)
+    testing.expect(not wrong, "includes against ARCHITECTURE.md's Layers table:\n  "
+                   + "\n  ".join(wrong))
+    stale = sorted(f"{p} includes {h}" for p, h in back_arrows
+                   if not os.path.exists(os.path.join(SRCDIR, p)) or h not in includes(p))
+    testing.expect(not stale, "listed back-arrows that are gone (remove them from the list): "
+                   + ", ".join(stale))
+
+
+@tests.case
+def module_headers_are_included_by_their_folder():
+    headers = {os.path.basename(p) for p in module_sources() if p.endswith(".h")}
+    paths = module_sources() | c_files("tests") | c_files("bench")
+    bare = bare_includes(paths, headers)
+    testing.expect(not bare, "module headers included by bare name (name the folder: "
+                   "\"lib/log.h\"):\n  " + "\n  ".join(bare))
+
+
+
+def object_symbols(builddir):
+    """Each built object of module/ ('folder/file', '' for the top) -> (defined, used)."""
+    found = {}
+    for obj in glob.glob(os.path.join(builddir, "module", "**", ".libs", "*.o"), recursive=True):
+        folder = os.path.relpath(os.path.dirname(os.path.dirname(obj)), os.path.join(builddir, "module"))
+        stem = os.path.basename(obj)[:-2]
+        stem = stem.split("_la-", 1)[1] if "_la-" in stem else stem
+        out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True).stdout
+        defined, used = set(), set()
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) >= 2:
+                (used if parts[1] == "U" else defined if parts[1] in "TDBRVW" else set()).add(parts[0])
+        found[("" if folder == "." else folder + "/") + stem] = (defined, used)
+    return found
+
+
+def mutual_pairs(symbols):
+    """Pairs of files of one folder that each call (or read) the other: 'a.c <-> b.c'."""
+    pairs = []
+    names = sorted(symbols)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if os.path.dirname(a) != os.path.dirname(b):
+                continue
+            if symbols[a][1] & symbols[b][0] and symbols[b][1] & symbols[a][0]:
+                pairs.append(f"{a}.c <-> {os.path.basename(b)}.c")
+    return pairs
+
+
+def listed_pairs(text):
+    """The pairs the Layers section lets call each other: 'folder/a.c <-> b.c'."""
+    return set(re.findall(r"^- `module/([^`]+\.c)` and `([^`]+\.c)` call each other", text, re.M))
+
+
+@tests.case
+def the_pair_check_sees_two_files_calling_each_other():
+    symbols = {"w/a": ({"fa"}, {"fb"}), "w/b": ({"fb"}, {"fa"}), "w/c": ({"fc"}, {"fa"}),
+               "v/d": ({"fd"}, {"fc"})}
+    testing.expect_equal(mutual_pairs(symbols), ["w/a.c <-> b.c"], "a cycle of two, not a one-way call")
+    testing.expect_equal(listed_pairs("- `module/w/a.c` and `b.c` call each other (why)\n"),
+                         {("w/a.c", "b.c")}, "a listed pair")
+
+
+@tests.case
+def no_two_files_of_a_folder_call_each_other():
+    symbols = object_symbols(knotd.find_build().builddir)
+    testing.expect(len(symbols) > 50, f"the module's objects found ({len(symbols)})")
+    listed = {f"{a} <-> {b}" for a, b in listed_pairs(section(_read("ARCHITECTURE.md"), "## Layers"))}
+    found = set(mutual_pairs(symbols))
+    testing.expect(not (found - listed), "files of a folder that call each other (calls go one "
+                   "way: move the shared part into the private header or the callee):\n  "
+                   + "\n  ".join(sorted(found - listed)))
+    testing.expect(not (listed - found), "listed pairs that call one way now (remove them): "
+                   + ", ".join(sorted(listed - found)))
+
+
+
+@tests.case
+def every_kind_file_is_in_the_one_list_of_kinds():
+    files = {f[len("kind_"):-2] for f in os.listdir(os.path.join(SRCDIR, "module", "kinds"))
+             if f.startswith("kind_") and f.endswith(".c")}
+    listed = set(re.findall(r"^\s*X\(K8S_\w+,\s*(\w+)\)", _read("module/kinds/kind.h"), re.M))
+    testing.expect_equal(listed, files, "K8S_KINDS in kinds/kind.h against the kind_*.c files")
+    included = set(re.findall(r'#include "kinds/kind_(\w+)\.h"', _read("module/kinds/objects.h")))
+    testing.expect_equal(included, files, "the kind headers objects.h includes")
 
 
 tests.main()

@@ -94,6 +94,13 @@ def k8s_so_is_in_the_module_directory_of_debians_knotd(root):
 
 
 @tests.case
+def the_package_ships_the_public_header(root):
+    listed = root.run("dpkg", "-L", "knot-module-k8s").stdout.split()
+    testing.expect("/usr/include/mod-k8s/mod-k8s.h" in listed,
+                   f"mod-k8s.h is not in the package: {listed}")
+
+
+@tests.case
 def the_package_depends_on_the_knot_release_it_was_built_for(root):
     major, minor = root.knot.split(".")
     depends = root.run("dpkg-query", "-W", "-f=${Depends}", "knot-module-k8s").stdout

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "objects.h"
+#include "kinds/objects.h"
 
 /*! \brief Where objects come from: one reflector each, one row of k8s_resources. */
 typedef enum {

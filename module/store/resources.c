@@ -18,8 +18,8 @@
 
 #include <libknot/errcode.h>
 
-#include "resources.h"
-#include "table.h"
+#include "store/resources.h"
+#include "table/table.h"
 
 /*! Imported slices carry it; the cluster's own slices do not (KEP-1645). */
 #define MCS_SERVICE_LABEL "multicluster.kubernetes.io/service-name"

@@ -18,9 +18,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "answer_priv.h"
-#include "dnsname.h"
-#include "federation.h"
+#include "answer/answer_priv.h"
+#include "lib/dnsname.h"
+#include "answer/fedname.h"
+
+static const uint8_t fedfwd_zone[K8S_FEDFWD_ZONE_SIZE] = K8S_FEDFWD_ZONE;
+
+bool k8s_fedfwd_name(const knot_dname_t *name)
+{
+	return knot_dname_in_bailiwick(name, fedfwd_zone) >= 0;
+}
 
 /*! \brief True if a wire label is an RFC 1123 label (or an RFC 1035 one, as kube-dns asks). */
 static bool label_valid(const uint8_t *label, bool rfc1035)
@@ -28,30 +35,6 @@ static bool label_valid(const uint8_t *label, bool rfc1035)
 	const char *text = (const char *)label + 1;
 	return rfc1035 ? k8s_dns1035_label_valid(text, label[0])
 	               : k8s_dns_label_valid(text, label[0], false);
-}
-
-size_t k8s_federation_labels(const char *text, size_t len, bool fold, uint8_t *out, size_t max)
-{
-	const char *end = text + len, *start = text;
-	size_t pos = 0;
-	while (len > 0) {
-		const char *dot = memchr(start, '.', end - start);
-		size_t n = ((dot != NULL) ? dot : end) - start;
-		if (!k8s_dns_label_valid(start, n, fold) || pos + 1 + n > max) {
-			return 0;
-		}
-		out[pos] = n;
-		for (size_t i = 0; i < n; i++) {
-			char c = start[i];
-			out[pos + 1 + i] = (fold && c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
-		}
-		pos += 1 + n;
-		if (dot == NULL) {
-			return pos;
-		}
-		start = dot + 1;
-	}
-	return 0;
 }
 
 int k8s_federation_parse(const char *text, k8s_federation_t *fed, char *err, size_t errlen)
@@ -64,7 +47,7 @@ int k8s_federation_parse(const char *text, k8s_federation_t *fed, char *err, siz
 	}
 	size_t name_len = eq - text;
 	if (memchr(text, '.', name_len) != NULL ||
-	    k8s_federation_labels(text, name_len, false, fed->name, sizeof(fed->name)) == 0) {
+	    k8s_dns_name_labels(text, name_len, false, fed->name, sizeof(fed->name)) == 0) {
 		snprintf(err, errlen, "the name is no lowercase DNS label");
 		return KNOT_EINVAL;
 	}
@@ -73,7 +56,7 @@ int k8s_federation_parse(const char *text, k8s_federation_t *fed, char *err, siz
 	if (domain_len > 0 && domain[domain_len - 1] == '.') {
 		domain_len--;  // An absolute name says the same.
 	}
-	size_t size = k8s_federation_labels(domain, domain_len, false, fed->domain,
+	size_t size = k8s_dns_name_labels(domain, domain_len, false, fed->domain,
 	                                    KNOT_DNAME_MAXLEN - 1);
 	if (size == 0) {
 		snprintf(err, errlen, "the domain is no lowercase DNS name");
@@ -86,7 +69,7 @@ int k8s_federation_parse(const char *text, k8s_federation_t *fed, char *err, siz
 bool k8s_federation_node_valid(const char *name)
 {
 	uint8_t labels[KNOT_DNAME_MAXLEN];
-	return k8s_federation_labels(name, strlen(name), false, labels, sizeof(labels) - 1) > 0;
+	return k8s_dns_name_labels(name, strlen(name), false, labels, sizeof(labels) - 1) > 0;
 }
 
 bool k8s_federation_query(const k8s_federation_t *feds, size_t count, const k8s_qname_t *q,

@@ -39,14 +39,22 @@
 
 #include <libknot/libknot.h>
 
-#include "qname.h"
-#include "table.h"
+#include "answer/qname.h"
+#include "table/table.h"
+#include "mod-k8s/mod-k8s.h"
+
+/*! \brief The zone of the K8S-DNS role, below which every name is forwarded. */
+#define K8S_FEDFWD_ZONE      "\x03""svc""\x0a""federation"
+#define K8S_FEDFWD_ZONE_SIZE 16
+
+/*! \brief True if \a name is svc.federation. or below it (never a search-list expansion). */
+bool k8s_fedfwd_name(const knot_dname_t *name);
 
 /*!
  * \brief EDNS(0) option code of the source cluster (private range, RFC 6891): its
  * value is the asking member cluster's name in ASCII, one DNS label (1-63 bytes).
  */
-#define K8S_EDNS_SOURCE_CLUSTER 65350
+#define K8S_EDNS_SOURCE_CLUSTER MOD_K8S_EDNS_SOURCE_CLUSTER
 
 /*! \brief A configured federation ("NAME=DOMAIN"). */
 typedef struct {
@@ -78,15 +86,6 @@ int k8s_federation_parse(const char *text, k8s_federation_t *fed, char *err, siz
 
 /*! \brief True if \a name can be a node's name (a lowercase DNS-1123 subdomain). */
 bool k8s_federation_node_valid(const char *name);
-
-/*!
- * \brief Writes a dot-separated name as wire labels without the root label.
- *
- * \param fold  Lowercase uppercase letters; else they are refused.
- *
- * \return Bytes written, or 0 if a label is no RFC 1123 label or \a max is exceeded.
- */
-size_t k8s_federation_labels(const char *text, size_t len, bool fold, uint8_t *out, size_t max);
 
 /*!
  * \brief Tells whether a parsed cluster-zone name is a federation query.
