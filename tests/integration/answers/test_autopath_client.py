@@ -22,11 +22,11 @@ queries knotd received are counted by its mod-stats module.
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
 
 import knotd
+import netns
 import testing
 from cluster import Cluster
 
@@ -57,38 +57,6 @@ NAMES = [
 tests = testing.Tests()
 
 
-def _why_not():
-    """Why this machine cannot run the file ("" if it can)."""
-    if os.geteuid() != 0:
-        return "needs root (a network namespace, an address on lo, a bind-mounted resolv.conf)"
-    for tool in ("unshare", "ip", "mount", "getent"):
-        if subprocess.run(["sh", "-c", f"command -v {tool}"], stdout=subprocess.DEVNULL,
-                          check=False).returncode != 0:
-            return f"{tool} not found"
-    probe = subprocess.run(["unshare", "-n", "-m", "true"], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, check=False)
-    if probe.returncode != 0:
-        return "unshare -n -m is not permitted here"
-    return ""
-
-
-def _enter_namespace():
-    """Runs this file again in its own network and mount namespace; returns why not, if not."""
-    if os.environ.get(NETNS_MARK):
-        return ""
-    reason = _why_not()
-    if reason:
-        return reason
-    env = dict(os.environ, **{NETNS_MARK: "1"})
-    os.execvpe("unshare", ["unshare", "-n", "-m", "--propagation", "private",
-                           sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env)
-    return "exec failed"
-
-
-def _run(*argv):
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
-
-
 class Fixture:
     """Network, resolver files, an upstream knotd and the cluster's knotd on 127.0.0.1@53."""
 
@@ -97,10 +65,10 @@ class Fixture:
         self.upstream = None
         self.cluster = None
         try:
-            _run("ip", "link", "set", "lo", "up")
-            _run("ip", "addr", "add", f"{POD_IP}/32", "dev", "lo")
+            netns.run("ip", "link", "set", "lo", "up")
+            netns.run("ip", "addr", "add", f"{POD_IP}/32", "dev", "lo")
             # Queries to 127.0.0.1 leave from the pod's address, as from a pod to the DNS service.
-            _run("ip", "route", "replace", "local", "127.0.0.1", "dev", "lo", "table", "local",
+            netns.run("ip", "route", "replace", "local", "127.0.0.1", "dev", "lo", "table", "local",
                  "proto", "kernel", "scope", "host", "src", POD_IP)
             self.resolv = self._bind("/etc/resolv.conf", STANDARD)
             # A bare root (minbase) has no /etc/hosts: glibc then goes without it.
@@ -129,11 +97,7 @@ class Fixture:
         return False
 
     def _bind(self, target, text):
-        path = os.path.join(self.dir, os.path.basename(target))
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-        _run("mount", "--bind", path, target)
-        return path
+        return netns.bind(self.dir, target, text)
 
     def search(self, text):
         """Rewrites the bind-mounted resolv.conf in place."""
@@ -191,7 +155,7 @@ def the_walks_are_counted_by_outcome(fx):
     testing.expect(stats.get("autopath[hit-host]", 0) > 0, f"hit-host counted: {stats}")
 
 
-SKIP_REASON = _enter_namespace()
+SKIP_REASON = netns.enter(NETNS_MARK)
 
 
 def fixture():

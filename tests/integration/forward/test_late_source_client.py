@@ -12,13 +12,12 @@ is its own, /etc/resolv.conf and /etc/nsswitch.conf are bind mounts. Knot 3.3 or
 (Knot 3.2 does not tell modules the address a query was sent to).
 """
 
-import os
 import random
 import subprocess
-import sys
 import tempfile
 
 import knotd
+import netns
 import shipped
 import stubdns
 import testing
@@ -33,19 +32,7 @@ def _skip_reason():
     if knotd.knot_release() == "3.2":
         return ("Knot 3.2 gives modules the query's local address only by getsockname() "
                 "(0.0.0.0 on a wildcard listener): knotd_qdata_params_t.local is Knot 3.3+")
-    if os.geteuid() != 0:
-        return "needs root (a network namespace, bind-mounted resolver files)"
-    if os.environ.get(NETNS_MARK):
-        return ""
-    probe = subprocess.run(["unshare", "-n", "-m", "true"], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, check=False)
-    if probe.returncode != 0:
-        return "unshare -n -m is not permitted here"
-    # Again, alone in its namespaces.
-    os.execvpe("unshare", ["unshare", "-n", "-m", "--propagation", "private", sys.executable,
-                           os.path.abspath(__file__)] + sys.argv[1:],
-               dict(os.environ, **{NETNS_MARK: "1"}))
-    return "exec failed"
+    return netns.enter(NETNS_MARK, tools=("unshare", "ip", "mount", "getent"))
 
 
 def getent_hosts(name):
@@ -61,14 +48,9 @@ class Fixture:
 
     def __enter__(self):
         self.tmp = tempfile.mkdtemp(prefix="mod-k8s-late-source-")
-        subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-        for target, text in (("/etc/resolv.conf",
-                              f"nameserver {ASKED}\noptions timeout:2 attempts:1\n"),
-                             ("/etc/nsswitch.conf", "hosts: dns\n")):
-            path = os.path.join(self.tmp, os.path.basename(target))
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-            subprocess.run(["mount", "--bind", path, target], check=True)
+        netns.run("ip", "link", "set", "lo", "up")
+        netns.bind(self.tmp, "/etc/resolv.conf", f"nameserver {ASKED}\noptions timeout:2 attempts:1\n")
+        netns.bind(self.tmp, "/etc/nsswitch.conf", "hosts: dns\n")
         self.up = stubdns.StubDNS().__enter__()
         try:
             self.cm = shipped.deployment([self.up.address], listen="0.0.0.0", port=53)

@@ -23,11 +23,11 @@ names of `rcodes` get that RCODE.
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 
 import knotd
+import netns
 import stubdns
 import testing
 from cluster import Cluster
@@ -45,37 +45,6 @@ SERVICES = "search default.svc.cluster.local svc.cluster.local cluster.local\n" 
 tests = testing.Tests()
 
 
-def _why_not():
-    """Why this machine cannot run the file ("" if it can)."""
-    if os.geteuid() != 0:
-        return "needs root (a network namespace, a bind-mounted resolv.conf)"
-    for tool in ("unshare", "ip", "mount", "getent"):
-        if shutil.which(tool) is None:
-            return f"{tool} not found"
-    probe = subprocess.run(["unshare", "-n", "-m", "true"], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, check=False)
-    if probe.returncode != 0:
-        return "unshare -n -m is not permitted here"
-    return ""
-
-
-def _enter_namespace():
-    """Runs this file again in its own network and mount namespace; returns why not, if not."""
-    if os.environ.get(NETNS_MARK):
-        return ""
-    reason = _why_not()
-    if reason:
-        return reason
-    env = dict(os.environ, **{NETNS_MARK: "1"})
-    os.execvpe("unshare", ["unshare", "-n", "-m", "--propagation", "private",
-                           sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env)
-    return "exec failed"
-
-
-def _run(*argv):
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
-
-
 def stub_addresses(name):
     """What the stub answers for name: its A and AAAA."""
     n = stubdns._number(name)
@@ -91,7 +60,7 @@ class Fixture:
         self.up = None
         self.cluster = None
         try:
-            _run("ip", "link", "set", "lo", "up")
+            netns.run("ip", "link", "set", "lo", "up")
             self.resolv = self._bind("/etc/resolv.conf", SERVICES)
             if os.path.exists("/etc/hosts"):
                 self._bind("/etc/hosts", "127.0.0.1 localhost\n")
@@ -122,11 +91,7 @@ class Fixture:
         return self.cluster.log_text() if self.cluster else ""
 
     def _bind(self, target, text):
-        path = os.path.join(self.dir, os.path.basename(target))
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-        _run("mount", "--bind", path, target)
-        return path
+        return netns.bind(self.dir, target, text)
 
     def _build_musl(self):
         """The musl client, or why there is none."""
@@ -278,7 +243,7 @@ def a_reload_keeps_the_watcher_its_resolver_and_the_forwarders(fx):
                                       if "." in x}.pop())}, "after the reload")
 
 
-SKIP_REASON = _enter_namespace()
+SKIP_REASON = netns.enter(NETNS_MARK)
 
 
 def fixture():
