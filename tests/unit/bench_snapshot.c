@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include <libknot/errcode.h>
+#include <libknot/error.h>
 #include <urcu/urcu-memb.h>
 
 #include "lib/bulk.h"
