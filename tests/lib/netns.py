@@ -55,3 +55,14 @@ def bind(directory, target, text):
         f.write(text)
     run("mount", "--bind", path, target)
     return path
+
+
+def resolver_files(directory, resolv_conf):
+    """A pod's resolver files over /etc: \\a resolv_conf, a localhost-only hosts file (a
+    bare minbase root has none: glibc then goes without it), files then DNS; returns the
+    resolv.conf's path (rewrite it in place to change the search list)."""
+    resolv = bind(directory, "/etc/resolv.conf", resolv_conf)
+    if os.path.exists("/etc/hosts"):
+        bind(directory, "/etc/hosts", "127.0.0.1 localhost\n")
+    bind(directory, "/etc/nsswitch.conf", "hosts: files dns\n")
+    return resolv

@@ -19,7 +19,6 @@ the sample cluster) sits on lo as the source address of queries to 127.0.0.1
 queries knotd received are counted by its mod-stats module.
 """
 
-import os
 import re
 import subprocess
 import tempfile
@@ -70,11 +69,7 @@ class Fixture:
             # Queries to 127.0.0.1 leave from the pod's address, as from a pod to the DNS service.
             netns.run("ip", "route", "replace", "local", "127.0.0.1", "dev", "lo", "table", "local",
                  "proto", "kernel", "scope", "host", "src", POD_IP)
-            self.resolv = self._bind("/etc/resolv.conf", STANDARD)
-            # A bare root (minbase) has no /etc/hosts: glibc then goes without it.
-            if os.path.exists("/etc/hosts"):
-                self._bind("/etc/hosts", "127.0.0.1 localhost\n")
-            self._bind("/etc/nsswitch.conf", "hosts: files dns\n")
+            self.resolv = netns.resolver_files(self.dir, STANDARD)
 
             self.upstream = knotd.Knotd(zones={z: None for z in UPSTREAM_ZONES},
                                         zone_extra=UPSTREAM_ZONES).__enter__()
@@ -95,9 +90,6 @@ class Fixture:
         if self.upstream is not None:
             self.upstream.__exit__(*exc)
         return False
-
-    def _bind(self, target, text):
-        return netns.bind(self.dir, target, text)
 
     def search(self, text):
         """Rewrites the bind-mounted resolv.conf in place."""

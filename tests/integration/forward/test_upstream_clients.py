@@ -61,10 +61,7 @@ class Fixture:
         self.cluster = None
         try:
             netns.run("ip", "link", "set", "lo", "up")
-            self.resolv = self._bind("/etc/resolv.conf", SERVICES)
-            if os.path.exists("/etc/hosts"):
-                self._bind("/etc/hosts", "127.0.0.1 localhost\n")
-            self._bind("/etc/nsswitch.conf", "hosts: files dns\n")
+            self.resolv = netns.resolver_files(self.dir, SERVICES)
             self.musl = self._build_musl()
             self.up = stubdns.StubDNS().__enter__()
             self.cluster = Cluster(
@@ -89,9 +86,6 @@ class Fixture:
 
     def log_text(self):
         return self.cluster.log_text() if self.cluster else ""
-
-    def _bind(self, target, text):
-        return netns.bind(self.dir, target, text)
 
     def _build_musl(self):
         """The musl client, or why there is none."""
