@@ -33,6 +33,7 @@
 #include <pthread.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -57,7 +58,7 @@ static owner_t *owner_new(void)
 {
 	owner_t *o = calloc(1, sizeof(*o));
 	assert_non_null(o);
-	assert_int_equal(k8s_slots_init(&o->slots, o->array, COUNT, sizeof(test_slot_t)),
+	assert_int_equal(k8s_slots_init(&o->slots, o->array, COUNT, sizeof(test_slot_t), NULL),
 	                 KNOT_EOK);
 	return o;
 }
@@ -166,7 +167,10 @@ static void a_tcp_connection_is_duplicated_and_its_duplicate_closed_by_the_last_
 	k8s_slots_publish(&o->slots, b);
 	k8s_slots_release(b, false);
 	assert_true(fd_open(dup_b));
+	assert_int_equal(k8s_tcp_dups_held(), 1);  // Its hold went with it, too.
 	close(dup_b);
+	k8s_hold_put(&b->hold);
+	assert_int_equal(k8s_tcp_dups_held(), 0);
 
 	// Still waiting when the thread stops: closed by the stop.
 	k8s_slot_t *c = k8s_slots_claim(&o->slots, pair[0], true, 2, NULL);
@@ -327,6 +331,99 @@ static void an_ipv6_64_is_one_address_and_mapped_ipv4_its_ipv4(void **state)
 	free(share);
 }
 
+/* What a handed-over query holds (k8s_hold_t). */
+
+/*! \brief knotd's descriptor limit in this process (main() sets it): 64 TCP duplicates. */
+#define TEST_NOFILE 256
+
+static void a_slot_holds_its_address_share_until_released_or_stopped(void **state)
+{
+	(void)state;
+	k8s_share_t *waiting = calloc(1, sizeof(*waiting));
+	assert_non_null(waiting);
+	k8s_share_init(waiting, COUNT / K8S_SHARE_PART);
+	owner_t *o = calloc(1, sizeof(*o));
+	assert_non_null(o);
+	assert_int_equal(k8s_slots_init(&o->slots, o->array, COUNT, sizeof(test_slot_t), waiting),
+	                 KNOT_EOK);
+	pthread_t thread;
+	assert_int_equal(pthread_create(&thread, NULL, thread_idle, &o->slots), 0);
+	int pair[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+
+	// One address takes a quarter of the slots, over UDP and TCP together.
+	struct sockaddr_storage flood = addr("192.0.2.1"), other = addr("192.0.2.2");
+	k8s_slot_t *held[COUNT / K8S_SHARE_PART];
+	for (size_t i = 0; i < COUNT / K8S_SHARE_PART; i++) {
+		held[i] = k8s_slots_claim(&o->slots, (i % 2) ? pair[0] : 3, i % 2, 1, &flood);
+		assert_non_null(held[i]);
+		k8s_slots_publish(&o->slots, held[i]);
+	}
+	assert_null(k8s_slots_claim(&o->slots, 3, false, 1, &flood));
+	assert_null(k8s_slots_claim(&o->slots, pair[0], true, 1, &flood));
+	assert_int_equal(k8s_tcp_dups_held(), COUNT / K8S_SHARE_PART / 2);
+	// The others still have theirs.
+	k8s_slot_t *mine = k8s_slots_claim(&o->slots, 3, false, 1, &other);
+	assert_non_null(mine);
+	k8s_slots_release(mine, true);
+
+	// Answered: its share comes back.
+	k8s_slots_release(held[0], true);
+	held[0] = k8s_slots_claim(&o->slots, 3, false, 1, &flood);
+	assert_non_null(held[0]);
+	k8s_slots_publish(&o->slots, held[0]);
+
+	// Stopped with queries waiting: their shares and TCP duplicates come back.
+	k8s_slots_stop(&o->slots, thread);
+	assert_int_equal(k8s_share_held(waiting, &flood), 0);
+	assert_int_equal(k8s_tcp_dups_held(), 0);
+	close(pair[0]);
+	close(pair[1]);
+	free(o);
+	free(waiting);
+}
+
+static void tcp_duplicates_are_a_quarter_of_the_descriptors_and_an_address_a_quarter_of_those(void **state)
+{
+	(void)state;
+	unsigned max = k8s_tcp_dups_max();
+	assert_int_equal(max, TEST_NOFILE / K8S_TCP_DUPS_PART);
+	static k8s_hold_t holds[TEST_NOFILE];
+	size_t n = 0;
+	// One address: a quarter of them, over UDP without any.
+	struct sockaddr_storage flood = addr("198.51.100.1");
+	while (n < TEST_NOFILE && k8s_hold_take(NULL, &flood, true, &holds[n])) {
+		n++;
+	}
+	assert_int_equal(n, max / K8S_SHARE_PART);
+	k8s_hold_t udp;
+	assert_true(k8s_hold_take(NULL, &flood, false, &udp));
+	k8s_hold_put(&udp);
+	assert_int_equal(k8s_tcp_dups_held(), n);
+	// Other addresses, until the process's cap: one in the forwarder or a cold waiter.
+	for (unsigned a = 2; n < TEST_NOFILE; a++) {
+		char text[32];
+		snprintf(text, sizeof(text), "198.51.100.%u", a);
+		struct sockaddr_storage other = addr(text);
+		if (!k8s_hold_take(NULL, &other, true, &holds[n])) {
+			break;
+		}
+		n++;
+	}
+	assert_int_equal(n, max);
+	assert_int_equal(k8s_tcp_dups_held(), max);
+	// Given back once, then another's is taken.
+	k8s_hold_put(&holds[n - 1]);
+	k8s_hold_put(&holds[n - 1]);
+	assert_int_equal(k8s_tcp_dups_held(), max - 1);
+	struct sockaddr_storage late = addr("203.0.113.9");
+	assert_true(k8s_hold_take(NULL, &late, true, &holds[n - 1]));
+	for (size_t i = 0; i < n; i++) {
+		k8s_hold_put(&holds[i]);
+	}
+	assert_int_equal(k8s_tcp_dups_held(), 0);
+}
+
 /* A late answer's source. */
 
 static int udp_bound(const char *ip, uint16_t port)
@@ -384,6 +481,15 @@ static void a_late_answer_on_a_wildcard_socket_leaves_from_the_address_asked(voi
 
 int main(void)
 {
+	// The process's TCP duplicates follow its descriptor limit, read once.
+	struct rlimit lim;
+	if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_max < TEST_NOFILE) {
+		return 1;
+	}
+	lim.rlim_cur = TEST_NOFILE;
+	if (setrlimit(RLIMIT_NOFILE, &lim) != 0) {
+		return 1;
+	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_claimed_slot_is_seen_by_the_thread_only_once_published),
 		cmocka_unit_test(a_worker_tries_eight_slots_and_never_waits),
@@ -393,6 +499,8 @@ int main(void)
 		cmocka_unit_test(an_address_takes_its_cap_and_no_more_while_others_still_take),
 		cmocka_unit_test(addresses_at_their_cap_leave_a_thousand_others_their_share),
 		cmocka_unit_test(an_ipv6_64_is_one_address_and_mapped_ipv4_its_ipv4),
+		cmocka_unit_test(a_slot_holds_its_address_share_until_released_or_stopped),
+		cmocka_unit_test(tcp_duplicates_are_a_quarter_of_the_descriptors_and_an_address_a_quarter_of_those),
 		cmocka_unit_test(a_late_answer_on_a_wildcard_socket_leaves_from_the_address_asked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
