@@ -192,19 +192,8 @@ def tcp_pipelined(c, source, messages):
     start = time.monotonic()
 
     def read():
-        buf = b""
-        while len(got) < len(messages) and time.monotonic() - start < 5:
-            try:
-                data = conn.recv(65536)
-            except OSError:
-                return
-            if not data:
-                return
-            buf += data
-            while len(buf) >= 2 and len(buf) >= 2 + struct.unpack(">H", buf[:2])[0]:
-                length = struct.unpack(">H", buf[:2])[0]
-                got.append((wire.parse(buf[2:2 + length]), time.monotonic() - start))
-                buf = buf[2 + length:]
+        for reply in wire.tcp_replies(conn, len(messages), 5):
+            got.append((reply, time.monotonic() - start))
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     conn.sendall(b"".join(struct.pack(">H", len(m)) + m for m in messages))
