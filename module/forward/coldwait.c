@@ -44,7 +44,6 @@
 
 typedef struct {
 	k8s_slot_t h;  /*!< First: the hand-over's state, the client, the query's length. */
-	struct sockaddr_storage local;  /*!< The late answer's source (AF_UNSPEC: the kernel's). */
 	uint16_t soa_len;
 	uint32_t soa_ttl;
 	uint64_t deadline_ms;
@@ -86,7 +85,7 @@ static void slot_release(k8s_cold_t *w, slot_t *s)
 
 static void send_answer(k8s_cold_t *w, const slot_t *s, size_t size)
 {
-	k8s_late_send_from(s->h.fd, s->h.tcp, &s->h.remote, &s->local, w->out, size);
+	k8s_late_send_from(s->h.fd, s->h.tcp, &s->h.remote, &s->h.local, w->out, size);
 	k8s_dnsmetrics_late(s->h.tcp, &s->h.remote, s->h.len, w->out + 2, size, s->h.received_ns,
 	                    K8S_DNSMETRICS_KUBERNETES);
 }
@@ -301,14 +300,9 @@ bool k8s_cold_handoff(k8s_cold_t *w, const uint8_t *wire, size_t len, int fd, bo
 			return false;
 		}
 	}
-	slot_t *s = (slot_t *)k8s_slots_claim(&w->handoff, fd, tcp, len, remote);
+	slot_t *s = (slot_t *)k8s_slots_claim(&w->handoff, fd, tcp, len, remote, local);
 	if (s == NULL) {
 		return false;
-	}
-	if (local != NULL && !tcp) {
-		s->local = *local;
-	} else {
-		s->local.ss_family = AF_UNSPEC;
 	}
 	memcpy(s->wire, wire, len);
 	s->soa_len = 0;

@@ -58,7 +58,7 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 			w->len = slot->h.len;
 			w->hold = slot->h.hold;
 			w->remote = slot->h.remote;
-			w->local = slot->local;
+			w->local = slot->h.local;
 			w->received_ns = slot->h.received_ns;
 			memcpy(w->wire, slot->wire, slot->h.len);
 		}
@@ -348,15 +348,10 @@ bool k8s_fwd_handoff(k8s_fwd_t *f, const uint8_t *wire, size_t len, int fd, bool
 	// The claim takes the client's shares (slots.h). TCP answers go on the connection:
 	// the address is its shares' and the metrics' family.
 	slot_t *slot = (len <= K8S_FWD_QUERY_MAX)
-	               ? (slot_t *)k8s_slots_claim(&f->handoff, fd, tcp, len, remote) : NULL;
+	               ? (slot_t *)k8s_slots_claim(&f->handoff, fd, tcp, len, remote, local) : NULL;
 	if (slot == NULL) {
 		atomic_fetch_add(&f->dropped, 1);
 		return false;
-	}
-	if (local != NULL && !tcp) {
-		slot->local = *local;
-	} else {
-		slot->local.ss_family = AF_UNSPEC;
 	}
 	memcpy(slot->wire, wire, len);
 	k8s_slots_publish(&f->handoff, &slot->h);

@@ -44,7 +44,6 @@
 
 typedef struct {
 	k8s_slot_t h;  /*!< First: the hand-over's state, the client, the query's length. */
-	struct sockaddr_storage local;  /*!< Where the query went (AF_UNSPEC: not known). */
 	uint8_t wire[K8S_FWD_QUERY_MAX];
 } slot_t;
 

@@ -52,7 +52,8 @@ int k8s_slots_init(k8s_slots_t *slots, void *base, size_t count, size_t size,
 }
 
 k8s_slot_t *k8s_slots_claim(k8s_slots_t *slots, int fd, bool tcp, size_t len,
-                            const struct sockaddr_storage *remote)
+                            const struct sockaddr_storage *remote,
+                            const struct sockaddr_storage *local)
 {
 	// The client's shares first: one address's flood is refused here, at no cost.
 	k8s_hold_t hold;
@@ -79,6 +80,12 @@ k8s_slot_t *k8s_slots_claim(k8s_slots_t *slots, int fd, bool tcp, size_t len,
 			slot->remote = *remote;
 		} else {
 			slot->remote.ss_family = AF_UNSPEC;  // No stale client's family.
+		}
+		// A TCP answer goes on the connection, whatever its source.
+		if (local != NULL && !tcp) {
+			slot->local = *local;
+		} else {
+			slot->local.ss_family = AF_UNSPEC;
 		}
 		return slot;
 	}

@@ -121,6 +121,7 @@ typedef struct {
 	bool tcp;
 	uint16_t len;                    /*!< The query's wire length in the owner's payload. */
 	struct sockaddr_storage remote;  /*!< The client (UDP; kept for TCP where the owner reads it). */
+	struct sockaddr_storage local;   /*!< The late answer's source over UDP (AF_UNSPEC: the kernel's). */
 	uint64_t received_ns;            /*!< Claimed then (dnsmetrics.h): the answer's duration. */
 	k8s_hold_t hold;                 /*!< Given back with the TCP duplicate's close. */
 } k8s_slot_t;
@@ -147,13 +148,15 @@ int k8s_slots_init(k8s_slots_t *slots, void *base, size_t count, size_t size,
 
 /*!
  * \brief Claims a FREE slot for a query of \a len bytes from \a fd (dup()ed for
- * \a tcp) and \a remote: a worker's first step. The slot's hold takes the client's
+ * \a tcp) and \a remote, sent to \a local (NULL or a wildcard if unknown: the kernel
+ * chooses the UDP answer's source then): a worker's first step. The slot's hold takes the client's
  * shares first (k8s_hold_take()). Returns the slot, FILLING, with its header set and the
  * owner's payload to fill, or NULL if a share is used up, the few slots tried are busy
  * or the dup() failed.
  */
 k8s_slot_t *k8s_slots_claim(k8s_slots_t *slots, int fd, bool tcp, size_t len,
-                            const struct sockaddr_storage *remote);
+                            const struct sockaddr_storage *remote,
+                            const struct sockaddr_storage *local);
 
 /*! \brief Publishes a claimed slot to the thread, and wakes it. */
 void k8s_slots_publish(k8s_slots_t *slots, k8s_slot_t *slot);
