@@ -183,7 +183,7 @@ static knotd_state_t k8s_cold_end_hook(knotd_state_t state, knot_pkt_t *pkt,
 	urcu_memb_read_lock();
 	bool handed = k8s_cold_handoff(ctx->cold, qdata->query->wire, qdata->query->size,
 	                               params->socket, params->proto == KNOTD_QUERY_PROTO_TCP,
-	                               params->remote, &soa);
+	                               params->remote, k8s_glue_query_local(params), &soa);
 	urcu_memb_read_unlock();
 	if (handed) {
 		k8s_stats_late(mod, qdata);

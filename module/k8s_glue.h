@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include <knot/module.h>
+#include <libknot/version.h>
 #include <urcu/urcu-memb.h>
 
 /*
@@ -115,6 +116,25 @@ int k8s_glue_refuse(check_ctx_t *check, const char *fmt, ...);
 
 /*! \brief A lowercase copy of \a name (malloc), or NULL. */
 knot_dname_t *k8s_glue_dname_lower(const knot_dname_t *name);
+
+/*!
+ * \brief The address a query was sent to, the source of its late answer over UDP (the
+ * forwarder's and the cold waiter's). Knot 3.3 gives it (params->local, from IP_PKTINFO
+ * on a wildcard listener). Knot 3.2 gives only getsockname() of the socket
+ * (knotd_qdata_local_addr()): the wildcard itself on a wildcard listener, and the
+ * answer's source without asking on a bound one; NULL there, so the kernel chooses as
+ * before.
+ */
+static inline const struct sockaddr_storage *
+k8s_glue_query_local(const knotd_qdata_params_t *params)
+{
+#if KNOT_VERSION_HEX >= 0x030300
+	return params->local;
+#else
+	(void)params;
+	return NULL;
+#endif
+}
 
 /* k8s_conf.c: the options. */
 
