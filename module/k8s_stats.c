@@ -312,8 +312,11 @@ void k8s_stats_answered_by(const knotd_qdata_t *qdata, k8s_dnsmetrics_plugin_t p
 	}
 }
 
-/*! \brief Counts the answer to \a qdata; \a seen: answering_this(qdata), checked by the caller. */
-static void answer_count(knotd_state_t state, const knot_pkt_t *pkt, knotd_qdata_t *qdata,
+/*!
+ * \brief Counts the answer to \a qdata; \a seen: answering_this(qdata), checked by the caller.
+ * Inline in both END hooks: a call and its register saves less on every answer.
+ */
+static inline __attribute__((always_inline)) void answer_count(knotd_state_t state, const knot_pkt_t *pkt, knotd_qdata_t *qdata,
                          bool seen)
 {
 	const knotd_qdata_params_t *params = qdata->params;

@@ -156,7 +156,10 @@ static unsigned module_bucket(uint64_t ns)
 	return b;
 }
 
-static void module_count(slot_t *s, unsigned proto, uint16_t qtype, unsigned rcode, uint64_t ns)
+/*! \brief Inline in the answer's count: a call less on every answer. */
+static inline __attribute__((always_inline)) void module_count(slot_t *s, unsigned proto,
+                                                               uint16_t qtype, unsigned rcode,
+                                                               uint64_t ns)
 {
 	unsigned type = k8s_metrics_qtype_index(qtype);
 	rcode = (rcode < K8S_METRICS_RCODE_COUNT) ? rcode : K8S_METRICS_RCODE_OTHER;
