@@ -212,7 +212,11 @@ void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st)
  * answers of queries no mod-k8s zone's ANSWER hook saw; a mod-k8s zone counts those its
  * ANSWER hook saw (k8s_stats_zone_query()) at its last END hook, where a query handed to
  * a module thread (NOOP: answered late, counted there) is known. The zone needs no
- * BEGIN hook of its own: a hook less on every query.
+ * BEGIN hook of its own: a hook less on every query. The module's own series
+ * (mod_k8s_dns_*, metrics.h) of an outcome it decided are counted there too, in the same
+ * pass and slot (k8s_dnsmetrics_answer()); its duration starts at the receipt time the
+ * zone took (or at the ANSWER hook, after a global instance's) and ends where CoreDNS's
+ * does, at the outcome: two clock reads per answer.
  */
 
 /*!
