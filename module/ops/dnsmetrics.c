@@ -50,6 +50,12 @@ static const char *qtype_names[] = {
 };
 #define QTYPES (sizeof(qtype_names) / sizeof(qtype_names[0]))
 
+/* The module answers from memory: microseconds, with room for a slow autopath walk. */
+const uint64_t k8s_metrics_duration_bounds_ns[K8S_METRICS_DURATION_BUCKETS] = {
+	10000, 25000, 50000, 100000, 250000, 500000,
+	1000000, 2500000, 5000000, 10000000, 25000000, 100000000
+};
+
 /* mod-k8s's own query types (metrics.h): a counter's index + 1, 0 is "other". */
 static const uint8_t module_qtype_slots[256] = {
 	[KNOT_RRTYPE_A] = 1, [KNOT_RRTYPE_AAAA] = 2, [KNOT_RRTYPE_SRV] = 3, [KNOT_RRTYPE_PTR] = 4,

@@ -41,11 +41,6 @@ static const char *proto_names[K8S_METRICS_PROTO_COUNT] = { "udp", "tcp", "quic"
 static const char *rcode_names[K8S_METRICS_RCODE_COUNT] = {
 	"NOERROR", "NXDOMAIN", "SERVFAIL", "REFUSED", "other"
 };
-/* The module answers from memory: microseconds, with room for a slow autopath walk. */
-const uint64_t k8s_metrics_duration_bounds_ns[K8S_METRICS_DURATION_BUCKETS] = {
-	10000, 25000, 50000, 100000, 250000, 500000,
-	1000000, 2500000, 5000000, 10000000, 25000000, 100000000
-};
 
 static void render_queries(k8s_metrics_out_t *out)
 {
