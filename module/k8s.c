@@ -114,7 +114,7 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 {
 	assert(pkt && qdata && mod);
 	k8s_tsan_zone_seen();
-	k8s_stats_zone_query(qdata);
+	uint64_t received = k8s_stats_zone_query(qdata);
 	uint16_t qtype = knot_pkt_qtype(qdata->query);
 	// Only the ADDITIONAL stage of SRV and ANY reads the last SRV answer.
 	if (qtype == KNOT_RRTYPE_SRV || qtype == KNOT_RRTYPE_ANY) {
@@ -126,7 +126,7 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	if (state != KNOTD_IN_STATE_MISS) {
 		return state;
 	}
-	uint64_t started = k8s_stats_clock();
+	uint64_t started = (received != 0) ? received : k8s_dnsmetrics_clock();
 
 	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 	k8s_autopath_outcome_t walked;
