@@ -152,31 +152,26 @@ class FakeFederationDNS:
                     continue
 
 
-class Fixture(contextlib.ExitStack):
+class Fixture(testing.Fixture):
     """Two Federated-DNS stand-ins, certificates, and a member knotd in the K8S-DNS role."""
 
-    def __enter__(self):
-        super().__enter__()
-        try:
-            self.pki = pki_in(self)
-            self.fed1 = FakeFederationDNS("192.0.2.11")
-            self.callback(self.fed1.close)
-            self.fed2 = FakeFederationDNS("192.0.2.22")
-            self.callback(self.fed2.close)
-            self.upstream = FakeFederationDNS("192.0.2.99")
-            self.callback(self.upstream.close)
-            self.api_port = knotd.free_port()
-            self.cluster = self.enter_context(Cluster(
-                zones=("cluster.local.", "svc.federation.", "ap.k8s.io."),
-                ready_zones=("cluster.local.",),
-                module={"federation-nameservers": [f"myfederation=127.0.0.1@{self.fed1.port}"],
-                        "federation-cluster-name": CLUSTER_NAME,
-                        **api_options(self.pki, self.api_port),
-                        "upstream": f"127.0.0.1@{self.upstream.port}"}))
-            self.cluster.fixture = self
-        except BaseException:
-            self.close()
-            raise
+    def start(self):
+        self.pki = pki_in(self)
+        self.fed1 = FakeFederationDNS("192.0.2.11")
+        self.callback(self.fed1.close)
+        self.fed2 = FakeFederationDNS("192.0.2.22")
+        self.callback(self.fed2.close)
+        self.upstream = FakeFederationDNS("192.0.2.99")
+        self.callback(self.upstream.close)
+        self.api_port = knotd.free_port()
+        self.cluster = self.enter_context(Cluster(
+            zones=("cluster.local.", "svc.federation.", "ap.k8s.io."),
+            ready_zones=("cluster.local.",),
+            module={"federation-nameservers": [f"myfederation=127.0.0.1@{self.fed1.port}"],
+                    "federation-cluster-name": CLUSTER_NAME,
+                    **api_options(self.pki, self.api_port),
+                    "upstream": f"127.0.0.1@{self.upstream.port}"}))
+        self.cluster.fixture = self
         return self.cluster
 
 

@@ -12,7 +12,6 @@ name (A 192.0.2.<n>) after DELAY, or never ("silent"). At most 64 queries wait
 per zone: the others answer SERVFAIL at once.
 """
 
-import contextlib
 import os
 import select
 import socket
@@ -32,20 +31,15 @@ FEDERATIONS = ["myfederation=example.com"]
 AP = "search.default.cluster.local.ap.k8s.io."
 
 
-class Fixture(contextlib.ExitStack):
+class Fixture(testing.Fixture):
     """A stub upstream and a cluster (cluster zone with federations, autopath zone) using it."""
 
-    def __enter__(self):
-        super().__enter__()
-        try:
-            self.up = self.enter_context(stubdns.StubDNS(delay=DELAY))
-            self.cluster = self.enter_context(Cluster(
-                manifests=[os.path.join(MANIFESTS, "spec-clusterip")],
-                zones=("cluster.local.", "ap.k8s.io."),
-                module={"upstream": self.up.address, "federations": FEDERATIONS}))
-        except BaseException:
-            self.close()
-            raise
+    def start(self):
+        self.up = self.enter_context(stubdns.StubDNS(delay=DELAY))
+        self.cluster = self.enter_context(Cluster(
+            manifests=[os.path.join(MANIFESTS, "spec-clusterip")],
+            zones=("cluster.local.", "ap.k8s.io."),
+            module={"upstream": self.up.address, "federations": FEDERATIONS}))
         self.cluster.up = self.up
         return self.cluster
 
