@@ -134,13 +134,4 @@ def the_walks_are_counted_by_outcome(fx):
     testing.expect(stats.get("autopath[hit-host]", 0) > 0, f"hit-host counted: {stats}")
 
 
-SKIP_REASON = netns.enter(NETNS_MARK)
-
-
-def fixture():
-    if SKIP_REASON:
-        raise testing.Skip(SKIP_REASON)
-    return Fixture()
-
-
-tests.main(fixture=fixture)
+netns.main(tests, Fixture, NETNS_MARK)

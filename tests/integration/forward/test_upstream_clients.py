@@ -226,13 +226,4 @@ def a_reload_keeps_the_watcher_its_resolver_and_the_forwarders(fx):
                                       if "." in x}.pop())}, "after the reload")
 
 
-SKIP_REASON = netns.enter(NETNS_MARK)
-
-
-def fixture():
-    if SKIP_REASON:
-        raise testing.Skip(SKIP_REASON)
-    return Fixture()
-
-
-tests.main(fixture=fixture)
+netns.main(tests, Fixture, NETNS_MARK)
