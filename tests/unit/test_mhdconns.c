@@ -90,15 +90,20 @@ static int forget(void **state)
 	return 0;
 }
 
-static void four_addresses_holding_every_slot_give_way_to_a_fifth(void **state)
+/*! \brief The cap's 32 from 127.0.0.2 .. 5, 8 each, the clocks started at 1000 .. 1031 in turn. */
+static void fill_four_addresses(void)
 {
-	// 127.0.0.2 .. 5 hold 8 each, 127.0.0.3's first is the oldest of all.
 	for (unsigned i = 0; i < 32; i++) {
 		char ip[16];
 		snprintf(ip, sizeof(ip), "127.0.0.%u", 2 + i % 4);
 		add(ip, 1000 + i);
 	}
-	conns[1]->since_ms = 10;  // 127.0.0.3
+}
+
+static void four_addresses_holding_every_slot_give_way_to_a_fifth(void **state)
+{
+	fill_four_addresses();
+	conns[1]->since_ms = 10;  // 127.0.0.3's first: the oldest of all.
 	size_t probe = add("127.0.0.9", 5000);
 	assert_int_not_equal(victim(), probe);
 	assert_int_equal(victim(), 1);
@@ -182,11 +187,7 @@ static void connections_closing_or_uncapped_neither_give_way_nor_count(void **st
 
 static void past_the_cap_one_gives_way_and_the_new_one_is_kept(void **state)
 {
-	for (unsigned i = 0; i < 32; i++) {
-		char ip[16];
-		snprintf(ip, sizeof(ip), "127.0.0.%u", 2 + i % 4);
-		add(ip, 1000 + i);
-	}
+	fill_four_addresses();
 	assert_int_equal(k8s_mhdconns_make_room(&set), 0);
 	size_t probe = add("127.0.0.9", 5000);
 	assert_int_equal(k8s_mhdconns_make_room(&set), 1);
