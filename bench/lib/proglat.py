@@ -14,9 +14,7 @@ cluster's would include the API server's.
 """
 
 import datetime
-import http.client
 import ipaddress
-import json
 import multiprocessing
 import select
 import socket
@@ -87,26 +85,6 @@ def _poller(port, conn):
     conn.close()
 
 
-class _ControlClient:
-    """POSTs to the simulator's control API (a new connection per request, as simctl does)."""
-
-    def __init__(self, port):
-        self.port = port
-
-    def apply(self, obj):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        try:
-            # validate=0: the simulator stores the slice as given, without its (slow) checks.
-            conn.request("POST", "/objects/apply?validate=0", body=json.dumps(obj),
-                         headers={"Content-Type": "application/json"})
-            response = conn.getresponse()
-            response.read()
-            if response.status != 200:
-                raise BenchError(f"apply failed with HTTP {response.status}")
-        finally:
-            conn.close()
-
-
 def _slices(sim):
     """EndpointSlices of the first ClusterIP services (one LIST page, in key order)."""
     response = sim.get("/apis/discovery.k8s.io/v1/endpointslices?limit=300", timeout=60)
@@ -158,7 +136,6 @@ def _rfc3339(ts):
 def run(sim, server, rate=RATE, duration=DURATION):
     """Applies rate changes/s for duration seconds; returns client-side and module-side figures."""
     slices = _slices(sim)
-    client = _ControlClient(sim.control_port)
     before = _histogram(server)
     parent, child = multiprocessing.Pipe()
     poller = multiprocessing.Process(target=_poller, args=(server.port, child), daemon=True)
@@ -188,7 +165,8 @@ def run(sim, server, rate=RATE, duration=DURATION):
             qname = ipaddress.ip_address(address).reverse_pointer + "."
             written = time.monotonic()
             parent.send((qname, written))
-            client.apply(obj)
+            # Stored as given, without the simulator's (slow) checks.
+            sim.apply(obj, validate=False)
             writes[qname] = (written, time.monotonic())
         elapsed = time.monotonic() - start
         parent.send(None)

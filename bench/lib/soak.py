@@ -41,7 +41,6 @@ WINDOW after WARMUP; flat when within FLAT (5 %). For one hour both are
 10 minutes; other durations scale them (duration / 6) and say so.
 """
 
-import http.client
 import ipaddress
 import json
 import os
@@ -155,7 +154,7 @@ class Churn(threading.Thread):
 
     def __init__(self, sim, rate=RATE):
         super().__init__(daemon=True)
-        self.port = sim.control_port
+        self.sim = sim
         self.rate = rate
         self.rng = random.Random(2)
         self.pods = set(range(0, PODS, 2))
@@ -166,24 +165,12 @@ class Churn(threading.Thread):
         self.started = self.ended = None
         self._halt = threading.Event()
 
-    def _post(self, path, body, query=""):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        try:
-            conn.request("POST", path + query, body=json.dumps(body),
-                         headers={"Content-Type": "application/json"})
-            response = conn.getresponse()
-            response.read()
-            if response.status != 200:
-                raise BenchError(f"control {path}: HTTP {response.status}")
-        finally:
-            conn.close()
-
     def _apply(self, obj):
-        # validate=0: stored as given, without the simulator's (slow) checks.
-        self._post("/objects/apply", obj, "?validate=0")
+        # Stored as given, without the simulator's (slow) checks.
+        self.sim.apply(obj, validate=False)
 
     def _remove(self, resource, name):
-        self._post("/objects/delete", {"resource": resource, "namespace": NS, "name": name})
+        self.sim.delete(resource, NS, name)
 
     def change(self, i):
         step = i % 10
@@ -221,7 +208,7 @@ class Churn(threading.Thread):
                 self.late += 1
             try:
                 self.change(i)
-            except (OSError, BenchError) as e:
+            except (OSError, BenchError, simctl.SimulatorError) as e:
                 self.errors.append(str(e))
                 if len(self.errors) > 100:
                     return

@@ -30,31 +30,16 @@
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <microhttpd.h>
-#include <urcu/list.h>
+#include <urcu/compiler.h>
 
 #include "lib/clock.h"
 #include "federation/fedapi.h"
+#include "lib/mhdconns.h"
 #include "lib/mhdthread.h"
 #include "mod-k8s/mod-k8s.h"
 
 #define PATH_PREFIX    MOD_K8S_FEDAPI_PATH
 #define LOG_EVERY_MS   (60 * 1000)  /*!< One line of each kind about clients at most this often. */
-
-typedef struct conn conn_t;
-
-/*!
- * \brief A connection, from its accept to its close (NOTIFY_CONNECTION); only the
- * serving thread touches these, as every libmicrohttpd callback runs in it.
- */
-struct conn {
-	struct cds_list_head node;   /*!< In k8s_fedapi.conns. */
-	k8s_fedapi_t *api;
-	int fd;
-	uint64_t since_ms;           /*!< Accept, or the end of the last request. */
-	bool verified;               /*!< The handshake verified a client certificate. */
-	bool answering;              /*!< A request arrived whole; its answer is being sent. */
-	bool closing;                /*!< Shut down by us; libmicrohttpd has yet to see it. */
-};
 
 struct k8s_fedapi {
 	k8s_mhdthread_t mhd;
@@ -64,8 +49,7 @@ struct k8s_fedapi {
 	char *key;
 	size_t key_len;
 	char *ca;
-	struct cds_list_head conns;  /*!< Open connections (conn_t), oldest first. */
-	size_t unverified;           /*!< Of them, not verified and not closing. */
+	k8s_mhdconns_t conns;        /*!< Open connections: capped until their handshake verifies. */
 	uint64_t refused_logged_ms;
 	uint64_t closed_logged_ms;
 	uint64_t evicted_logged_ms;
@@ -138,13 +122,6 @@ static bool client_verified(struct MHD_Connection *conn)
 	return info != NULL && info->tls_session != NULL && session_verified(info->tls_session);
 }
 
-static conn_t *conn_of(struct MHD_Connection *connection)
-{
-	const union MHD_ConnectionInfo *info =
-		MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	return (info != NULL) ? info->socket_context : NULL;
-}
-
 /*! \brief True (and the time noted) if a line of its kind was not logged a minute before. */
 static bool log_due(uint64_t *logged_ms)
 {
@@ -163,60 +140,33 @@ static bool log_due(uint64_t *logged_ms)
 static int handshake_verify(gnutls_session_t session)
 {
 	struct MHD_Connection *connection = gnutls_session_get_ptr(session);
-	conn_t *c = (connection != NULL) ? conn_of(connection) : NULL;
+	k8s_mhdconn_t *c = (connection != NULL) ? k8s_mhdconn_of(connection) : NULL;
 	if (c == NULL) {
 		return -1;
 	}
 	if (!session_verified(session)) {
-		if (log_due(&c->api->refused_logged_ms)) {
-			k8s_logf(&c->api->log, LOG_WARNING, "federations, refused a client at the TLS "
+		k8s_fedapi_t *api = caa_container_of(c->set, k8s_fedapi_t, conns);
+		if (log_due(&api->refused_logged_ms)) {
+			k8s_logf(&api->log, LOG_WARNING, "federations, refused a client at the TLS "
 			         "handshake (no client certificate the client CA verifies)");
 		}
 		return -1;
 	}
-	if (!c->verified && !c->closing) {
-		c->verified = true;
-		c->api->unverified--;
-	}
+	k8s_mhdconn_uncap(c);
 	return 0;
 }
 
-/*! \brief Closes a connection: libmicrohttpd sees the end of its socket and frees it. */
-static void conn_close(conn_t *c)
+static void conn_started(k8s_fedapi_t *api, struct MHD_Connection *connection,
+                         k8s_mhdconn_t *c)
 {
-	if (!c->closing) {
-		c->closing = true;
-		if (!c->verified) {
-			c->api->unverified--;
-		}
-		(void)shutdown(c->fd, SHUT_RDWR);
-	}
-}
-
-static void conn_started(k8s_fedapi_t *api, struct MHD_Connection *connection, void **ctx)
-{
-	// Each answer is copied before the next call: libmicrohttpd 1.0 gives every answer
-	// in the same place, so the session's would overwrite the socket's.
 	const union MHD_ConnectionInfo *info =
-		MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
-	int fd = (info != NULL) ? info->connect_fd : -1;
-	info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+		MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
 	gnutls_session_t session = (info != NULL) ? info->tls_session : NULL;
-	conn_t *c = calloc(1, sizeof(*c));
-	if (c == NULL || fd < 0 || session == NULL) {
-		// Cannot be watched: refused (its session fails the handshake without a conn_t).
-		free(c);
-		*ctx = NULL;
-		if (fd >= 0) {
-			(void)shutdown(fd, SHUT_RDWR);
-		}
+	if (session == NULL) {
+		// Cannot be checked: refused.
+		k8s_mhdconn_close(c);
 		return;
 	}
-	c->api = api;
-	c->fd = fd;
-	c->since_ms = k8s_now_ms();
-	cds_list_add_tail(&c->node, &api->conns);
-	*ctx = c;
 
 	// The certificate is checked in the handshake itself, which fails without one (asked
 	// for, not required, so that our check runs and says so in the log).
@@ -225,43 +175,20 @@ static void conn_started(k8s_fedapi_t *api, struct MHD_Connection *connection, v
 
 	// Past the cap of handshakes in progress the oldest gives way: clients that cannot
 	// complete one cannot keep the controller out, however many addresses they have.
-	if (++api->unverified > K8S_FEDAPI_MAX_UNVERIFIED) {
-		conn_t *old;
-		cds_list_for_each_entry(old, &api->conns, node) {
-			if (!old->verified && !old->closing) {
-				conn_close(old);
-				break;
-			}
-		}
-		if (log_due(&api->evicted_logged_ms)) {
-			k8s_logf(&api->log, LOG_NOTICE, "federations, closed the oldest connection "
-			         "in its TLS handshake (%u handshakes in progress)",
-			         (unsigned)K8S_FEDAPI_MAX_UNVERIFIED);
-		}
+	if (k8s_mhdconns_make_room(&api->conns) > 0 && log_due(&api->evicted_logged_ms)) {
+		k8s_logf(&api->log, LOG_NOTICE, "federations, closed the oldest connection "
+		         "in its TLS handshake (%u handshakes in progress)",
+		         (unsigned)K8S_FEDAPI_MAX_UNVERIFIED);
 	}
-}
-
-static void conn_closed(k8s_fedapi_t *api, void **ctx)
-{
-	conn_t *c = *ctx;
-	if (c == NULL) {
-		return;
-	}
-	if (!c->verified && !c->closing) {
-		api->unverified--;
-	}
-	cds_list_del(&c->node);
-	free(c);
-	*ctx = NULL;
 }
 
 static void notify_connection(void *cls, struct MHD_Connection *connection, void **ctx,
                               enum MHD_ConnectionNotificationCode code)
 {
-	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		conn_started(cls, connection, ctx);
-	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-		conn_closed(cls, ctx);
+	k8s_fedapi_t *api = cls;
+	k8s_mhdconn_t *c = k8s_mhdconns_notify(&api->conns, connection, ctx, code);
+	if (c != NULL) {
+		conn_started(api, connection, c);
 	}
 }
 
@@ -274,21 +201,8 @@ static void notify_connection(void *cls, struct MHD_Connection *connection, void
 static int64_t conns_expire(void *arg, uint64_t now)
 {
 	k8s_fedapi_t *api = arg;
-	int64_t next = -1;
 	size_t closed = 0;
-	conn_t *c;
-	cds_list_for_each_entry(c, &api->conns, node) {
-		if (c->closing || c->answering) {
-			continue;
-		}
-		uint64_t age = now - c->since_ms;
-		if (age >= K8S_FEDAPI_REQUEST_MS) {
-			conn_close(c);
-			closed++;
-		} else if (next < 0 || (int64_t)(K8S_FEDAPI_REQUEST_MS - age) < next) {
-			next = (int64_t)(K8S_FEDAPI_REQUEST_MS - age);
-		}
-	}
+	int64_t next = k8s_mhdconns_expire(&api->conns, now, &closed);
 	if (closed > 0 && log_due(&api->closed_logged_ms)) {
 		k8s_logf(&api->log, LOG_NOTICE, "federations, closed %zu connections (no whole "
 		         "request within %u ms)", closed, (unsigned)K8S_FEDAPI_REQUEST_MS);
@@ -415,7 +329,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	}
 
 	// The whole request is in: its answer is not bound by the request's deadline.
-	conn_t *c = conn_of(conn);
+	k8s_mhdconn_t *c = k8s_mhdconn_of(conn);
 	if (c != NULL) {
 		c->answering = true;
 	}
@@ -450,12 +364,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **state,
 {
 	free(*state);
 	*state = NULL;
-	// A connection kept alive has as long for its next request as a new one.
-	conn_t *c = conn_of(conn);
-	if (c != NULL) {
-		c->answering = false;
-		c->since_ms = k8s_now_ms();
-	}
+	k8s_mhdconns_completed(conn);
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list args)
@@ -493,7 +402,8 @@ k8s_fedapi_t *k8s_fedapi_start(const k8s_fedapi_conf_t *conf, k8s_fedfwd_t *fwd,
 		snprintf(err, errlen, "no memory");
 		return NULL;
 	}
-	CDS_INIT_LIST_HEAD(&api->conns);
+	k8s_mhdconns_init(&api->conns, K8S_FEDAPI_MAX_UNVERIFIED, K8S_MHDCONNS_OLDEST,
+	                  K8S_FEDAPI_REQUEST_MS);
 	api->fwd = fwd;
 	if (log != NULL) {
 		api->log = *log;

@@ -29,32 +29,20 @@
 #include <libknot/dname.h>
 #include <libknot/errcode.h>
 #include <microhttpd.h>
-#include <urcu/list.h>
 #include <urcu/urcu-memb.h>
 
 #include "lib/clock.h"
 #include "ops/dnsmetrics.h"
 #include "ops/httpd.h"
+#include "lib/mhdconns.h"
 #include "lib/mhdthread.h"
 #include "ops/metrics.h"
 #include "lib/sockaddr.h"
 #include "mod-k8s/mod-k8s.h"
 
-/*!
- * \brief A connection, from its accept to its close (NOTIFY_CONNECTION); only the
- * serving thread touches these, as every libmicrohttpd callback runs in it.
- */
-typedef struct {
-	struct cds_list_head node;    /*!< In httpd_t.conns. */
-	int fd;
-	k8s_httpd_peer_t peer;        /*!< Its address, and when its deadline's clock started. */
-	bool closing;                 /*!< Shut down by us; libmicrohttpd has yet to see it. */
-} conn_t;
-
 typedef struct {
 	k8s_httpd_conf_t conf;
-	struct cds_list_head conns;   /*!< Open connections (conn_t), oldest first. */
-	size_t open;                  /*!< Of them, not closing. */
+	k8s_mhdconns_t conns;         /*!< Open connections: every one capped, none answering. */
 	char *lameduck_file;
 	time_t started_s;             /*!< A lameduck file older than this is a previous run's. */
 	k8s_mhdthread_t mhd;
@@ -156,140 +144,22 @@ static bool lameduck(const httpd_t *h)
 	       st.st_mtime >= h->started_s;
 }
 
-/* The connections: a deadline for each request, and a cap on them all. */
-
-static bool same_address(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
-{
-	if (a->ss_family != b->ss_family) {
-		return false;
-	}
-	if (a->ss_family == AF_INET6) {
-		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-		              &((const struct sockaddr_in6 *)b)->sin6_addr,
-		              sizeof(struct in6_addr)) == 0;
-	}
-	return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-	       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-}
-
-size_t k8s_httpd_victim(const k8s_httpd_peer_t *peers, size_t count)
-{
-	// At most K8S_HTTPD_MAX_CONNECTIONS + 1 peers: counting by pairs is cheap.
-	size_t victim = count;
-	size_t victim_held = 0;
-	for (size_t i = 0; i < count; i++) {
-		size_t held = 0;
-		for (size_t j = 0; j < count; j++) {
-			held += same_address(&peers[i].addr, &peers[j].addr);
-		}
-		if (victim == count || held > victim_held ||
-		    (held == victim_held && peers[i].since_ms < peers[victim].since_ms)) {
-			victim = i;
-			victim_held = held;
-		}
-	}
-	return victim;
-}
-
-static conn_t *conn_of(struct MHD_Connection *connection)
-{
-	const union MHD_ConnectionInfo *info =
-		MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	return (info != NULL) ? info->socket_context : NULL;
-}
-
-/*! \brief Closes a connection: libmicrohttpd sees the end of its socket and frees it. */
-static void conn_close(httpd_t *h, conn_t *c)
-{
-	if (!c->closing) {
-		c->closing = true;
-		h->open--;
-		(void)shutdown(c->fd, SHUT_RDWR);
-	}
-}
+/* The connections: a deadline for each request, and a cap on them all (mhdconns.h). */
 
 /*! \brief Past the cap, the oldest connection of the address holding the most gives way. */
-static void conns_make_room(httpd_t *h)
-{
-	k8s_httpd_peer_t peers[K8S_HTTPD_MAX_CONNECTIONS + 1];
-	conn_t *of[K8S_HTTPD_MAX_CONNECTIONS + 1];
-	while (h->open > K8S_HTTPD_MAX_CONNECTIONS) {
-		size_t count = 0;
-		conn_t *c;
-		cds_list_for_each_entry(c, &h->conns, node) {
-			if (!c->closing && count < K8S_HTTPD_MAX_CONNECTIONS + 1) {
-				peers[count] = c->peer;
-				of[count++] = c;
-			}
-		}
-		size_t victim = k8s_httpd_victim(peers, count);
-		if (victim == count) {
-			return;
-		}
-		conn_close(h, of[victim]);
-	}
-}
-
-static void conn_started(httpd_t *h, struct MHD_Connection *connection, void **ctx)
-{
-	const union MHD_ConnectionInfo *info =
-		MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
-	int fd = (info != NULL) ? info->connect_fd : -1;
-	info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	const struct sockaddr *addr = (info != NULL) ? info->client_addr : NULL;
-	conn_t *c = calloc(1, sizeof(*c));
-	if (c == NULL || fd < 0 || addr == NULL ||
-	    (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)) {
-		// Cannot be watched: not served.
-		free(c);
-		*ctx = NULL;
-		if (fd >= 0) {
-			(void)shutdown(fd, SHUT_RDWR);
-		}
-		return;
-	}
-	c->fd = fd;
-	memcpy(&c->peer.addr, addr, (addr->sa_family == AF_INET6) ? sizeof(struct sockaddr_in6)
-	                                                          : sizeof(struct sockaddr_in));
-	c->peer.since_ms = k8s_now_ms();
-	cds_list_add_tail(&c->node, &h->conns);
-	h->open++;
-	*ctx = c;
-	conns_make_room(h);
-}
-
-static void conn_closed(httpd_t *h, void **ctx)
-{
-	conn_t *c = *ctx;
-	if (c == NULL) {
-		return;
-	}
-	if (!c->closing) {
-		h->open--;
-	}
-	cds_list_del(&c->node);
-	free(c);
-	*ctx = NULL;
-}
-
 static void notify_connection(void *cls, struct MHD_Connection *connection, void **ctx,
                               enum MHD_ConnectionNotificationCode code)
 {
-	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		conn_started(cls, connection, ctx);
-	} else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-		conn_closed(cls, ctx);
+	httpd_t *h = cls;
+	if (k8s_mhdconns_notify(&h->conns, connection, ctx, code) != NULL) {
+		(void)k8s_mhdconns_make_room(&h->conns);
 	}
 }
 
-/*! \brief A connection kept alive has as long for its next request as a new one. */
 static void completed(void *cls, struct MHD_Connection *connection, void **state,
                       enum MHD_RequestTerminationCode code)
 {
-	conn_t *c = conn_of(connection);
-	if (c != NULL) {
-		c->peer.since_ms = k8s_now_ms();
-	}
+	k8s_mhdconns_completed(connection);
 }
 
 /*!
@@ -301,20 +171,7 @@ static void completed(void *cls, struct MHD_Connection *connection, void **state
 static int64_t conns_expire(void *arg, uint64_t now)
 {
 	httpd_t *h = arg;
-	int64_t next = -1;
-	conn_t *c;
-	cds_list_for_each_entry(c, &h->conns, node) {
-		if (c->closing) {
-			continue;
-		}
-		uint64_t age = now - c->peer.since_ms;
-		if (age >= K8S_HTTPD_REQUEST_MS) {
-			conn_close(h, c);
-		} else if (next < 0 || (int64_t)(K8S_HTTPD_REQUEST_MS - age) < next) {
-			next = (int64_t)(K8S_HTTPD_REQUEST_MS - age);
-		}
-	}
-	return next;
+	return k8s_mhdconns_expire(&h->conns, now, NULL);
 }
 
 /* The requests. */
@@ -414,7 +271,8 @@ static httpd_t *httpd_start(const k8s_httpd_conf_t *conf, char *err, size_t errl
 		return NULL;
 	}
 	h->conf = *conf;
-	CDS_INIT_LIST_HEAD(&h->conns);
+	k8s_mhdconns_init(&h->conns, K8S_HTTPD_MAX_CONNECTIONS, K8S_MHDCONNS_OLDEST_OF_MOST,
+	                  K8S_HTTPD_REQUEST_MS);
 	h->started_s = time(NULL);
 	if (conf->lameduck_file != NULL && (h->lameduck_file = strdup(conf->lameduck_file)) == NULL) {
 		snprintf(err, errlen, "no memory");
@@ -428,8 +286,8 @@ static httpd_t *httpd_start(const k8s_httpd_conf_t *conf, char *err, size_t errl
 		MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&conf->listen,
 		// A restarted knotd binds at once while the old one's connections linger.
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
-		// Our cap is enforced at accept (conns_make_room()): libmicrohttpd's own, with room
-		// for the connections given way, never stops accepting the probes.
+		// Our cap is enforced at accept (k8s_mhdconns_make_room()): libmicrohttpd's own,
+		// with room for the connections given way, never stops accepting the probes.
 		MHD_OPTION_CONNECTION_LIMIT,
 		(unsigned int)(K8S_HTTPD_MAX_CONNECTIONS + K8S_HTTPD_SPARE_CONNECTIONS),
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)K8S_HTTPD_MAX_PER_ADDRESS,

@@ -38,7 +38,7 @@
  * addresses they have: a connection must be answered within K8S_HTTPD_REQUEST_MS of its
  * accept (or of its previous answer), however steadily it trickles; and past
  * K8S_HTTPD_MAX_CONNECTIONS a new connection makes one give way, the oldest of the
- * address that holds the most (k8s_httpd_victim()), never the new one. A probe's
+ * address that holds the most (k8s_mhdconns_victim()), never the new one. A probe's
  * request arrives whole at once and is answered at once, long before its connection
  * could be the oldest.
  */
@@ -50,7 +50,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-/*! \brief Connections served at once; past it one gives way to the new (k8s_httpd_victim()). */
+/*! \brief Connections served at once; past it one gives way to the new (k8s_mhdconns_victim()). */
 #define K8S_HTTPD_MAX_CONNECTIONS 32
 /*! \brief Connections closed by us that libmicrohttpd has yet to reap (beyond the cap). */
 #define K8S_HTTPD_SPARE_CONNECTIONS 16
@@ -98,20 +98,3 @@ size_t k8s_httpd_probe_query(const uint8_t *name, uint16_t type, uint16_t id,
 
 /*! \brief True if \a wire is a response to the query of \a id (any response code). */
 bool k8s_httpd_probe_answered(const uint8_t *wire, size_t len, uint16_t id);
-
-/*! \brief An open connection as k8s_httpd_victim() sees it. */
-typedef struct {
-	struct sockaddr_storage addr;  /*!< The client's (its port is not compared). */
-	uint64_t since_ms;             /*!< Accept, or the end of its previous answer. */
-} k8s_httpd_peer_t;
-
-/*!
- * \brief Which of \a count open connections gives way to a new one past the cap: the
- * oldest (smallest since_ms, the first of equals) of the address that holds the most,
- * the new one counted. So a new connection of an address that holds fewer than others
- * is never the one closed, and an address that holds as many as the most closes its
- * own oldest.
- *
- * \return Its index, or \a count if \a count is 0.
- */
-size_t k8s_httpd_victim(const k8s_httpd_peer_t *peers, size_t count);

@@ -123,6 +123,23 @@ void k8s_snapshot_sizes(const k8s_snapshot_t *snap, size_t *svcs, size_t *addrs)
 	}
 }
 
+void k8s_snapshot_load(k8s_snapshot_t *snap, k8s_store_t *store)
+{
+	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
+		if (!(snap->sources & (1u << src))) {
+			continue;
+		}
+		k8s_store_list_begin(store, src);
+		for (size_t i = 0; i < snap->count; i++) {
+			if (snap->source_of[i] == src) {
+				k8s_store_upsert(store, src, snap->objects[i]);
+				snap->objects[i] = NULL;
+			}
+		}
+		k8s_store_list_end(store, src);
+	}
+}
+
 void k8s_snapshot_free(k8s_snapshot_t *snap)
 {
 	for (size_t i = 0; i < snap->count; i++) {

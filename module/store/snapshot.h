@@ -94,6 +94,13 @@ int k8s_snapshot_decode(const char *data, size_t len, const uint64_t counts[K8S_
  */
 void k8s_snapshot_sizes(const k8s_snapshot_t *snap, size_t *svcs, size_t *addrs);
 
+/*!
+ * \brief Hands the objects of the sources the snapshot holds whole (k8s_snapshot_t.sources)
+ * to \a store, as one LIST per source, as a warm start does; the objects move (the
+ * snapshot keeps those of other sources). The caller commits.
+ */
+void k8s_snapshot_load(k8s_snapshot_t *snap, k8s_store_t *store);
+
 /*! \brief Frees the objects not handed over. */
 void k8s_snapshot_free(k8s_snapshot_t *snap);
 

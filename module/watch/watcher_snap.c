@@ -104,19 +104,7 @@ static void snapshot_publish(k8s_watcher_t *w, unsigned needs)
 	(void)k8s_table_reserve(&w->table, svcs, addrs);  // Without it they grow as they go.
 	// Forward names first; the reverse zones wait for the PTR index, built right after.
 	k8s_table_defer_ptr(&w->table);
-	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
-		if (!(snap.sources & (1u << src))) {
-			continue;
-		}
-		k8s_store_list_begin(w->store, src);
-		for (size_t i = 0; i < snap.count; i++) {
-			if (snap.source_of[i] == src) {
-				k8s_store_upsert(w->store, src, snap.objects[i]);
-				snap.objects[i] = NULL;
-			}
-		}
-		k8s_store_list_end(w->store, src);
-	}
+	k8s_snapshot_load(&snap, w->store);
 	w->snap_loaded = snap.count;
 	k8s_store_commit(w->store, watcher_wall_ns());
 	k8s_table_set_ready(&w->table, roles);

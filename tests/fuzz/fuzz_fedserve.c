@@ -44,6 +44,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "check.h"
+#include "fz_packet.h"
 #include "federation/fedserve.h"
 #include "gen.h"
 #include "store/store.h"
@@ -106,24 +107,8 @@ static knot_pkt_t *query, *resp;
 static k8s_table_t fixed[MEMBERS];
 static k8s_store_t *fixed_store[MEMBERS];
 
-/* Per-query memory: one malloc each, so that ASan sees every overrun. */
-static void *arena[64];
-static size_t arena_used;
-
-static void *arena_alloc(void *ctx, size_t len)
-{
-	if (arena_used == sizeof(arena) / sizeof(arena[0])) {
-		return NULL;
-	}
-	return arena[arena_used++] = malloc(len);
-}
-
-static void arena_free(void)
-{
-	while (arena_used > 0) {
-		free(arena[--arena_used]);
-	}
-}
+static void *blocks[64];
+static fz_arena_t arena = { .blocks = blocks, .cap = 64 };
 
 static void apply(k8s_store_t *store, unsigned source, const char *text)
 {
@@ -305,7 +290,7 @@ static void ask(fz_t *f, const k8s_fedzone_t *z, const k8s_table_t *const *table
 	knot_pkt_clear(resp);
 	CHECK(knot_pkt_init_response(resp, query) == KNOT_EOK);
 	resp->max_size = max_size;
-	knot_mm_t mm = { .alloc = arena_alloc };
+	knot_mm_t mm = fz_arena_mm(&arena);
 	urcu_memb_read_lock();
 	k8s_answer_t res = k8s_fedserve_answer(z, tables, qname, qtype, source, opt_len, remote,
 	                                       resp, &mm);
@@ -318,13 +303,7 @@ static void ask(fz_t *f, const k8s_fedzone_t *z, const k8s_table_t *const *table
 	bool trusted = !z->external && src != SIZE_MAX &&
 	               k8s_fedserve_from_member(&z->members[src], remote);
 
-	knot_pkt_t *parsed = knot_pkt_new(resp->wire, resp->size, NULL);
-	CHECK(parsed != NULL);
-	int ret = knot_pkt_parse(parsed, 0);
-	if (ret != KNOT_EOK) {
-		fprintf(stderr, "response does not parse (%s)\n", knot_strerror(ret));
-		abort();
-	}
+	knot_pkt_t *parsed = fz_parse_back(resp);
 	const knot_pktsection_t *an = knot_pkt_section(parsed, KNOT_ANSWER);
 	size_t per_type[2] = { 0 };
 	const knot_rdata_t *seen[2][K8S_FED_LOCAL_MAX + K8S_FED_MAX_MEMBERS * K8S_INGRESS_MAX];
@@ -345,7 +324,7 @@ static void ask(fz_t *f, const k8s_fedzone_t *z, const k8s_table_t *const *table
 		}
 	}
 	knot_pkt_free(parsed);
-	arena_free();
+	fz_arena_free(&arena);
 }
 
 #define QUERIES_MAX 16

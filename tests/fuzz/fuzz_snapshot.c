@@ -63,16 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t svcs = 0, addrs = 0;
 	k8s_snapshot_sizes(&snap, &svcs, &addrs);
 	CHECK(k8s_table_reserve(&table, svcs, addrs) == KNOT_EOK);
-	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
-		k8s_store_list_begin(store, src);
-		for (size_t i = 0; i < snap.count; i++) {
-			if (snap.source_of[i] == src) {
-				k8s_store_upsert(store, src, snap.objects[i]);
-				snap.objects[i] = NULL;
-			}
-		}
-		k8s_store_list_end(store, src);
-	}
+	k8s_snapshot_load(&snap, store);
 	k8s_snapshot_free(&snap);
 	k8s_store_commit(store, 0);
 	k8s_bulk_end();

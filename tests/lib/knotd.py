@@ -291,6 +291,22 @@ def _die_with_parent():
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
 
 
+def stop_process(process, name, timeout):
+    """Stops a server this harness started: SIGTERM to its PID, then a kill if it has
+    not exited within timeout s. Returns what went wrong (it had died, it did not stop),
+    or None; its exit status is the caller's to judge."""
+    if process.poll() is not None:
+        return f"{name} died while running (status {process.returncode})"
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return f"{name} did not stop within {timeout:g} s of SIGTERM (killed)"
+    return None
+
+
 def _port_is_free(address, port):
     family = socket.AF_INET6 if ":" in address else socket.AF_INET
     for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
@@ -576,18 +592,11 @@ class Knotd(dig.Server):
         if not self.process:
             return
         problems = []
-        if self.process.poll() is not None:
-            problems.append(f"knotd died while running (status {self.process.returncode})")
-        else:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=valgrind.scaled(20))
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-                problems.append(f"knotd did not stop within {valgrind.scaled(20):g} s of SIGTERM (killed)")
-            if self.process.returncode != 0 and not problems:
-                problems.append(f"knotd exited with status {self.process.returncode}")
+        problem = stop_process(self.process, "knotd", valgrind.scaled(20))
+        if problem:
+            problems.append(problem)
+        elif self.process.returncode != 0:
+            problems.append(f"knotd exited with status {self.process.returncode}")
         reports = self._report_text()
         if reports:
             problems.append("sanitizer report:" + reports)

@@ -104,23 +104,13 @@ class Kresd(dig.Server):
         """Stops kresd by PID; raises KresdError if it had died or does not stop."""
         if self.process is None:
             return
-        problems = []
-        if self.process.poll() is not None:
-            problems.append(f"kresd died while running (status {self.process.returncode})")
-        else:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-                problems.append("kresd did not stop within 10 s of SIGTERM (killed)")
+        problem = knotd.stop_process(self.process, "kresd", 10)
         self.process = None
         tail = self.log_tail()
         if not os.environ.get("MODK8S_KEEP_TMP"):
             shutil.rmtree(self.dir, ignore_errors=True)
-        if problems:
-            raise KresdError("\n".join(problems) + "\nkresd log (last lines):\n" + tail)
+        if problem:
+            raise KresdError(problem + "\nkresd log (last lines):\n" + tail)
 
     def _kill(self):
         if self.process is not None and self.process.poll() is None:

@@ -3,15 +3,18 @@ its knotd can then listen on port 53 of 127.0.0.1 (or any address it adds to lo)
 glibc's and musl's resolvers are pointed at it by resolver files bind-mounted over /etc,
 as a pod's are, with nothing of the machine's touched.
 
-    SKIP_REASON = netns.enter("MODK8S_MY_FILE_NETNS")   # at import: "" inside, or why not
-    netns.run("ip", "link", "set", "lo", "up")
+    netns.run("ip", "link", "set", "lo", "up")         # in the fixture
     path = netns.bind(workdir, "/etc/resolv.conf", "nameserver 127.0.0.1\\n")
+    ...
+    netns.main(tests, Fixture, "MODK8S_MY_FILE_NETNS")  # instead of tests.main()
 """
 
 import os
 import shutil
 import subprocess
 import sys
+
+import testing
 
 
 def why_not(tools=("unshare", "ip", "mount", "getent")):
@@ -41,6 +44,18 @@ def enter(mark, tools=("unshare", "ip", "mount", "getent")):
                            sys.executable, script] + sys.argv[1:],
                dict(os.environ, **{mark: "1"}))
     return "exec failed"
+
+
+def main(tests, make, mark, reason="", tools=("unshare", "ip", "mount", "getent")):
+    """tests.main() in the file's own namespaces (enter()), with the fixture make(); or every
+    test skipped, with why the file cannot run there (\\a reason first, if not empty)."""
+    reason = reason or enter(mark, tools)
+
+    def fixture():
+        if reason:
+            raise testing.Skip(reason)
+        return make()
+    tests.main(fixture=fixture)
 
 
 def run(*argv):

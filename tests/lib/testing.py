@@ -37,6 +37,7 @@ other) gives each group its own: tests registered after `tests.fixture(make,
 then.
 """
 
+import contextlib
 import signal
 import sys
 import time
@@ -44,6 +45,24 @@ import traceback
 
 import cases
 import valgrind
+
+
+class Fixture(contextlib.ExitStack):
+    """A fixture made of other context managers. Its start() enters them with
+    enter_context() (other clean-up with callback()) and returns what the tests get;
+    leaving the fixture, or a start() that fails half-way, leaves what was entered,
+    last first."""
+
+    def __enter__(self):
+        super().__enter__()
+        try:
+            return self.start()
+        except BaseException:
+            self.close()
+            raise
+
+    def start(self):
+        raise NotImplementedError
 
 
 class Skip(Exception):

@@ -16,7 +16,6 @@ when the `with` block ends. Unbound.available() tells whether it is installed
 
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -134,16 +133,7 @@ class Unbound(dig.Server):
     def stop(self, check=True, keep_dir=False):
         problem = None
         if self.process is not None:
-            if self.process.poll() is not None:
-                problem = f"unbound died while running (status {self.process.returncode})"
-            else:
-                self.process.send_signal(signal.SIGTERM)
-                try:
-                    self.process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    self.process.kill()
-                    self.process.wait()
-                    problem = "unbound did not stop within 10 s of SIGTERM (killed)"
+            problem = knotd.stop_process(self.process, "unbound", 10)
             if problem:
                 problem += "\n" + self.log_text()
             self.process = None

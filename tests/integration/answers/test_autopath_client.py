@@ -56,40 +56,27 @@ NAMES = [
 tests = testing.Tests()
 
 
-class Fixture:
+class Fixture(testing.Fixture):
     """Network, resolver files, an upstream knotd and the cluster's knotd on 127.0.0.1@53."""
 
-    def __enter__(self):
+    def start(self):
         self.dir = tempfile.mkdtemp(prefix="mod-k8s-realclient-")
-        self.upstream = None
-        self.cluster = None
-        try:
-            netns.run("ip", "link", "set", "lo", "up")
-            netns.run("ip", "addr", "add", f"{POD_IP}/32", "dev", "lo")
-            # Queries to 127.0.0.1 leave from the pod's address, as from a pod to the DNS service.
-            netns.run("ip", "route", "replace", "local", "127.0.0.1", "dev", "lo", "table", "local",
-                 "proto", "kernel", "scope", "host", "src", POD_IP)
-            self.resolv = netns.resolver_files(self.dir, STANDARD)
+        netns.run("ip", "link", "set", "lo", "up")
+        netns.run("ip", "addr", "add", f"{POD_IP}/32", "dev", "lo")
+        # Queries to 127.0.0.1 leave from the pod's address, as from a pod to the DNS service.
+        netns.run("ip", "route", "replace", "local", "127.0.0.1", "dev", "lo", "table", "local",
+                  "proto", "kernel", "scope", "host", "src", POD_IP)
+        self.resolv = netns.resolver_files(self.dir, STANDARD)
 
-            self.upstream = knotd.Knotd(zones={z: None for z in UPSTREAM_ZONES},
-                                        zone_extra=UPSTREAM_ZONES).__enter__()
-            self.cluster = Cluster(
-                zones=("cluster.local.", "ap.k8s.io."), port=53,
-                module={"upstream": f"127.0.0.1@{self.upstream.port}", "autopath": True,
-                        "autopath-host-search": ["corp.example"]},
-                extra="mod-stats:\n  - id: default\n    query-type: on",
-                template={"global-module": "mod-stats/default"}).__enter__()
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
+        self.upstream = self.enter_context(knotd.Knotd(zones={z: None for z in UPSTREAM_ZONES},
+                                                       zone_extra=UPSTREAM_ZONES))
+        self.cluster = self.enter_context(Cluster(
+            zones=("cluster.local.", "ap.k8s.io."), port=53,
+            module={"upstream": f"127.0.0.1@{self.upstream.port}", "autopath": True,
+                    "autopath-host-search": ["corp.example"]},
+            extra="mod-stats:\n  - id: default\n    query-type: on",
+            template={"global-module": "mod-stats/default"}))
         return self
-
-    def __exit__(self, *exc):
-        if self.cluster is not None:
-            self.cluster.__exit__(*exc)
-        if self.upstream is not None:
-            self.upstream.__exit__(*exc)
-        return False
 
     def search(self, text):
         """Rewrites the bind-mounted resolv.conf in place."""
@@ -147,13 +134,4 @@ def the_walks_are_counted_by_outcome(fx):
     testing.expect(stats.get("autopath[hit-host]", 0) > 0, f"hit-host counted: {stats}")
 
 
-SKIP_REASON = netns.enter(NETNS_MARK)
-
-
-def fixture():
-    if SKIP_REASON:
-        raise testing.Skip(SKIP_REASON)
-    return Fixture()
-
-
-tests.main(fixture=fixture)
+netns.main(tests, Fixture, NETNS_MARK)

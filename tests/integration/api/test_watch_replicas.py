@@ -14,7 +14,6 @@ again). BENCHMARKS.md ("Capacity model") uses these request counts.
 """
 
 import collections
-import contextlib
 import shutil
 import tempfile
 import time
@@ -44,28 +43,23 @@ def collection(request):
     return (request["resource"], p.get("labelSelector", ""), p.get("fieldSelector", ""))
 
 
-class Replicas(contextlib.ExitStack):
+class Replicas(testing.Fixture):
     """The simulator with the sample and generated services, and REPLICAS knotds."""
 
-    def __enter__(self):
-        super().__enter__()
-        try:
-            self.tmp = tempfile.mkdtemp(prefix="mod-k8s-replicas-")
-            self.sim = self.enter_context(simctl.Simulator(
-                f"{self.tmp}/sim", manifests=[simctl.SAMPLE], args=["--generate", GENERATE]))
-            self.services = len(self.sim.get("/api/v1/services?resourceVersion=0").json()["items"])
-            self.seq = self.sim.counters()["last_seq"]
-            self.rv = self.sim.resource_version()
-            self.servers = []
-            for _ in range(REPLICAS):
-                # start() returns once knotd answers; the modules synchronize side by side.
-                self.servers.append(self.enter_context(
-                    knotd.Knotd(module={"kubeconfig": self.sim.kubeconfig})))
-            for server in self.servers:
-                wait_ready(server, ("cluster.local.", "clusterset.local."), timeout=60)
-        except BaseException:
-            self.close()
-            raise
+    def start(self):
+        self.tmp = tempfile.mkdtemp(prefix="mod-k8s-replicas-")
+        self.sim = self.enter_context(simctl.Simulator(
+            f"{self.tmp}/sim", manifests=[simctl.SAMPLE], args=["--generate", GENERATE]))
+        self.services = len(self.sim.get("/api/v1/services?resourceVersion=0").json()["items"])
+        self.seq = self.sim.counters()["last_seq"]
+        self.rv = self.sim.resource_version()
+        self.servers = []
+        for _ in range(REPLICAS):
+            # start() returns once knotd answers; the modules synchronize side by side.
+            self.servers.append(self.enter_context(
+                knotd.Knotd(module={"kubeconfig": self.sim.kubeconfig})))
+        for server in self.servers:
+            wait_ready(server, ("cluster.local.", "clusterset.local."), timeout=60)
         return self
 
     def __exit__(self, *exc):

@@ -15,7 +15,6 @@ name NXDOMAIN with an SOA whose minimum is 5 s (so that a refresh of the junk
 would come every 4 s).
 """
 
-import contextlib
 import socket
 import struct
 import threading
@@ -100,21 +99,16 @@ class CountingFederationDNS:
                 continue
 
 
-class Fixture(contextlib.ExitStack):
-    def __enter__(self):
-        super().__enter__()
-        try:
-            self.fed = CountingFederationDNS()
-            self.callback(self.fed.close)
-            self.cluster = self.enter_context(Cluster(
-                zones=("cluster.local.", "svc.federation."),
-                ready_zones=("cluster.local.",),
-                module={"federation-nameservers": [f"myfederation=127.0.0.1@{self.fed.port}"],
-                        "federation-cluster-name": "member-one"}))
-            self.cluster.fixture = self
-        except BaseException:
-            self.close()
-            raise
+class Fixture(testing.Fixture):
+    def start(self):
+        self.fed = CountingFederationDNS()
+        self.callback(self.fed.close)
+        self.cluster = self.enter_context(Cluster(
+            zones=("cluster.local.", "svc.federation."),
+            ready_zones=("cluster.local.",),
+            module={"federation-nameservers": [f"myfederation=127.0.0.1@{self.fed.port}"],
+                    "federation-cluster-name": "member-one"}))
+        self.cluster.fixture = self
         return self.cluster
 
 

@@ -16,7 +16,6 @@ service range, numerically above the others' external addresses: an answer
 re-sorted by address would put it last.
 """
 
-import contextlib
 import os
 import time
 
@@ -62,23 +61,18 @@ def member_knotd(fed, member, **module):
     return knotd.Knotd(module=options, zones=("cluster.local.", "svc.federation."))
 
 
-class Roles(contextlib.ExitStack):
+class Roles(testing.Fixture):
     """The federation (simulators and Federated-DNS knotd) and member foo's knotd."""
 
-    def __enter__(self):
-        super().__enter__()
-        try:
-            self.pki = pki_in(self)
-            extra = {m: api(m) + (cart(m) if m in CART_SHARDS else []) for m in API_SHARDS}
-            self.fed = self.enter_context(Federation(extra=extra))
-            self.fed_dns = self.fed.server
-            self.nameserver = f"{self.fed_dns.address}@{self.fed_dns.port}"
-            self.member = self.enter_context(member_knotd(
-                self.fed, "foo", **{"federation-nameservers": [f"myfed={self.nameserver}"]}))
-            wait_ready(self.member)
-        except BaseException:
-            self.close()
-            raise
+    def start(self):
+        self.pki = pki_in(self)
+        extra = {m: api(m) + (cart(m) if m in CART_SHARDS else []) for m in API_SHARDS}
+        self.fed = self.enter_context(Federation(extra=extra))
+        self.fed_dns = self.fed.server
+        self.nameserver = f"{self.fed_dns.address}@{self.fed_dns.port}"
+        self.member = self.enter_context(member_knotd(
+            self.fed, "foo", **{"federation-nameservers": [f"myfed={self.nameserver}"]}))
+        wait_ready(self.member)
         return self
 
     def query(self, qname, qtype="A", server=None, extra=(), tcp=False):

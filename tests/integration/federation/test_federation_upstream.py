@@ -12,7 +12,6 @@ answered late, once the name is cached, as a cold ExternalName target is. The up
 example.com, the federation's domain.
 """
 
-import contextlib
 
 import knotd
 import testing
@@ -33,21 +32,16 @@ lb                                        300 A     192.0.2.79
 """
 
 
-class Fixture(contextlib.ExitStack):
+class Fixture(testing.Fixture):
     """The upstream (a plain knotd with example.com) and a cluster with a federation using it."""
 
-    def __enter__(self):
-        super().__enter__()
-        try:
-            self.upstream = self.enter_context(knotd.Knotd(
-                zones={"example.com.": None}, zone_extra={"example.com.": EXAMPLE_COM}))
-            self.cluster = self.enter_context(Cluster(
-                zones=("cluster.local.",),
-                module={"federations": FEDERATIONS,
-                        "upstream": f"127.0.0.1@{self.upstream.port}"}))
-        except BaseException:
-            self.close()
-            raise
+    def start(self):
+        self.upstream = self.enter_context(knotd.Knotd(
+            zones={"example.com.": None}, zone_extra={"example.com.": EXAMPLE_COM}))
+        self.cluster = self.enter_context(Cluster(
+            zones=("cluster.local.",),
+            module={"federations": FEDERATIONS,
+                    "upstream": f"127.0.0.1@{self.upstream.port}"}))
         return self.cluster
 
 

@@ -13,7 +13,6 @@ per zone, 16 of them from one client address (over UDP or TCP): the others answe
 SERVFAIL at once, and one address's flood leaves the other addresses their slots.
 """
 
-import contextlib
 import os
 import select
 import socket
@@ -35,20 +34,15 @@ FEDERATIONS = ["myfederation=example.com"]
 AP = "search.default.cluster.local.ap.k8s.io."
 
 
-class Fixture(contextlib.ExitStack):
+class Fixture(testing.Fixture):
     """A stub upstream and a cluster (cluster zone with federations, autopath zone) using it."""
 
-    def __enter__(self):
-        super().__enter__()
-        try:
-            self.up = self.enter_context(stubdns.StubDNS(delay=DELAY))
-            self.cluster = self.enter_context(Cluster(
-                manifests=[os.path.join(MANIFESTS, "spec-clusterip")],
-                zones=("cluster.local.", "ap.k8s.io."),
-                module={"upstream": self.up.address, "federations": FEDERATIONS}))
-        except BaseException:
-            self.close()
-            raise
+    def start(self):
+        self.up = self.enter_context(stubdns.StubDNS(delay=DELAY))
+        self.cluster = self.enter_context(Cluster(
+            manifests=[os.path.join(MANIFESTS, "spec-clusterip")],
+            zones=("cluster.local.", "ap.k8s.io."),
+            module={"upstream": self.up.address, "federations": FEDERATIONS}))
         self.cluster.up = self.up
         return self.cluster
 

@@ -12,7 +12,6 @@ answered from the table. The upstream here is a second knotd serving
 example.com.
 """
 
-import contextlib
 import os
 import threading
 import time
@@ -36,21 +35,16 @@ v6only  300 AAAA  2001:db8::66
 """
 
 
-class Fixture(contextlib.ExitStack):
+class Fixture(testing.Fixture):
     """The upstream (a plain knotd with example.com) and a cluster whose mod-k8s uses it."""
 
-    def __enter__(self):
-        super().__enter__()
-        try:
-            self.upstream = self.enter_context(knotd.Knotd(
-                zones={"example.com.": None}, zone_extra={"example.com.": EXAMPLE_COM}))
-            self.cluster = self.enter_context(Cluster(
-                manifests=[os.path.join(MANIFESTS, "spec-clusterip")], sim_args=["--no-bootstrap"],
-                module={"upstream": f"127.0.0.1@{self.upstream.port}"},
-                zones=("cluster.local.",)))
-        except BaseException:
-            self.close()
-            raise
+    def start(self):
+        self.upstream = self.enter_context(knotd.Knotd(
+            zones={"example.com.": None}, zone_extra={"example.com.": EXAMPLE_COM}))
+        self.cluster = self.enter_context(Cluster(
+            manifests=[os.path.join(MANIFESTS, "spec-clusterip")], sim_args=["--no-bootstrap"],
+            module={"upstream": f"127.0.0.1@{self.upstream.port}"},
+            zones=("cluster.local.",)))
         return self.cluster
 
 

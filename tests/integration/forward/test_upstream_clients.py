@@ -51,35 +51,24 @@ def stub_addresses(name):
     return {f"192.0.2.{n}", f"2001:db8::{n:x}"}
 
 
-class Fixture:
+class Fixture(testing.Fixture):
     """A stub upstream and a cluster (cluster zone, KEP autopath zone) with `forward`, no
     `upstream`, on 127.0.0.1@53; the resolver files bind-mounted; the musl client."""
 
-    def __enter__(self):
+    def start(self):
         self.dir = tempfile.mkdtemp(prefix="mod-k8s-upclients-")
+        self.callback(shutil.rmtree, self.dir, ignore_errors=True)
         self.up = None
         self.cluster = None
-        try:
-            netns.run("ip", "link", "set", "lo", "up")
-            self.resolv = netns.resolver_files(self.dir, SERVICES)
-            self.musl = self._build_musl()
-            self.up = stubdns.StubDNS().__enter__()
-            self.cluster = Cluster(
-                zones=("cluster.local.", "ap.k8s.io."), port=53,
-                module={"forward": [self.up.address]},
-                template={"global-module": "mod-k8s/default"}).__enter__()
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
+        netns.run("ip", "link", "set", "lo", "up")
+        self.resolv = netns.resolver_files(self.dir, SERVICES)
+        self.musl = self._build_musl()
+        self.up = self.enter_context(stubdns.StubDNS())
+        self.cluster = self.enter_context(Cluster(
+            zones=("cluster.local.", "ap.k8s.io."), port=53,
+            module={"forward": [self.up.address]},
+            template={"global-module": "mod-k8s/default"}))
         return self
-
-    def __exit__(self, *exc):
-        if self.cluster is not None:
-            self.cluster.__exit__(*exc)
-        if self.up is not None:
-            self.up.__exit__(*exc)
-        shutil.rmtree(self.dir, ignore_errors=True)
-        return False
 
     def is_running(self):
         return self.cluster is not None and self.cluster.is_running()
@@ -237,13 +226,4 @@ def a_reload_keeps_the_watcher_its_resolver_and_the_forwarders(fx):
                                       if "." in x}.pop())}, "after the reload")
 
 
-SKIP_REASON = netns.enter(NETNS_MARK)
-
-
-def fixture():
-    if SKIP_REASON:
-        raise testing.Skip(SKIP_REASON)
-    return Fixture()
-
-
-tests.main(fixture=fixture)
+netns.main(tests, Fixture, NETNS_MARK)

@@ -92,21 +92,33 @@ print("ok - {name} ran")
 """
 
 
-@tests.case
-def with_two_jobs_files_run_at_once_and_one_marked_alone_runs_by_itself():
+def timed_files(path):
+    """TIMED files a, b and c at path(name): a and c partners, b marked to run alone."""
+    files = {path(n): TIMED.format(name=n, partner=p)
+             for n, p in (("a", "c"), ("b", ""), ("c", "a"))}
+    files[path("b")] = "# run alone: it measures time\n" + files[path("b")]
+    return files
+
+
+def run_logged(files):
+    """run_files() with two jobs; returns its exit status, its output and the files' events."""
     with tempfile.NamedTemporaryFile(prefix="runner-log-", delete=False) as log:
         os.environ["RUNNER_LOG"] = log.name
     try:
-        files = {f"test_{n}.py": TIMED.format(name=n, partner=p)
-                 for n, p in (("a", "c"), ("b", ""), ("c", "a"))}
-        files["test_b.py"] = "# run alone: it measures time\n" + files["test_b.py"]
-        files["test_d.py"] = 'print("not ok - d broke")\nsys.exit(1)\n'
         code, out = run_files(files, jobs=2)
         with open(log.name, encoding="utf-8") as f:
             events = f.read().split("\n")[:-1]
     finally:
         os.unlink(log.name)
         del os.environ["RUNNER_LOG"]
+    return code, out, events
+
+
+@tests.case
+def with_two_jobs_files_run_at_once_and_one_marked_alone_runs_by_itself():
+    files = timed_files(lambda n: f"test_{n}.py")
+    files["test_d.py"] = 'print("not ok - d broke")\nsys.exit(1)\n'
+    code, out, events = run_logged(files)
     testing.expect_equal(code, 1, "exit status (test_d failed)")
     testing.expect(out.rstrip().endswith("3 passed, 1 failed"), out)
     testing.expect("not ok - test_d.py: d broke" in tap_lines(out), out)
@@ -159,18 +171,7 @@ def files_in_folders_run_and_a_word_selects_by_file_name_or_folder():
 
 @tests.case
 def a_file_in_a_folder_marked_alone_runs_by_itself():
-    with tempfile.NamedTemporaryFile(prefix="runner-log-", delete=False) as log:
-        os.environ["RUNNER_LOG"] = log.name
-    try:
-        files = {f"{n}/test_{n}.py": TIMED.format(name=n, partner=p)
-                 for n, p in (("a", "c"), ("b", ""), ("c", "a"))}
-        files["b/test_b.py"] = "# run alone: it measures time\n" + files["b/test_b.py"]
-        code, out = run_files(files, jobs=2)
-        with open(log.name, encoding="utf-8") as f:
-            events = f.read().split("\n")[:-1]
-    finally:
-        os.unlink(log.name)
-        del os.environ["RUNNER_LOG"]
+    code, out, events = run_logged(timed_files(lambda n: f"{n}/test_{n}.py"))
     testing.expect_equal(code, 0, "exit status")
     testing.expect(events.index("start c") < events.index("end a"), events)
     testing.expect(events.index("start b") > max(events.index("end a"), events.index("end c")),

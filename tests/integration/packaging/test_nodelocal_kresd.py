@@ -113,32 +113,27 @@ def the_configmap_holds_the_kresd_conf_the_test_runs(manifests):
 
 # -- kresd in front of knotd
 
-class NodeLocal(contextlib.ExitStack):
+class NodeLocal(testing.Fixture):
     """The node's resolvers (a knotd), the cluster (simulator + knotd + mod-k8s), kresd."""
 
-    def __enter__(self):
+    def start(self):
         if kresd_path() is None:
             raise testing.Skip("kresd not found: install the Debian package knot-resolver "
                                "(scripts/deps nodelocal)")
-        super().__enter__()
-        try:
-            upstream = knotd.Knotd(zones={"example.com.": None},
-                                   zone_extra={"example.com.": EXAMPLE_COM})
-            upstream.address = UPSTREAM_ADDRESS
-            self.upstream = self.enter_context(upstream)
-            at = f"{UPSTREAM_ADDRESS}@{self.upstream.port}"
-            self.cluster = self.enter_context(Cluster(
-                extra=KNOTD_EXTRA.format(upstream=at),
-                template={"global-module": ["mod-dnsproxy/upstream", "mod-stats/default"]}))
-            self.metrics_port = knotd.free_port()
-            self.kresd = self.enter_context(Kresd(CONF, {
-                "KRESD_CLUSTER_DNS": f"{self.cluster.address}@{self.cluster.port}",
-                "KRESD_UPSTREAM": at,
-                "KRESD_RESOLV_CONF": "/nonexistent",
-                "KRESD_METRICS_LISTEN": f"127.0.0.1@{self.metrics_port}"}))
-        except BaseException:
-            self.close()
-            raise
+        upstream = knotd.Knotd(zones={"example.com.": None},
+                               zone_extra={"example.com.": EXAMPLE_COM})
+        upstream.address = UPSTREAM_ADDRESS
+        self.upstream = self.enter_context(upstream)
+        at = f"{UPSTREAM_ADDRESS}@{self.upstream.port}"
+        self.cluster = self.enter_context(Cluster(
+            extra=KNOTD_EXTRA.format(upstream=at),
+            template={"global-module": ["mod-dnsproxy/upstream", "mod-stats/default"]}))
+        self.metrics_port = knotd.free_port()
+        self.kresd = self.enter_context(Kresd(CONF, {
+            "KRESD_CLUSTER_DNS": f"{self.cluster.address}@{self.cluster.port}",
+            "KRESD_UPSTREAM": at,
+            "KRESD_RESOLV_CONF": "/nonexistent",
+            "KRESD_METRICS_LISTEN": f"127.0.0.1@{self.metrics_port}"}))
         return self
 
     def is_running(self):
