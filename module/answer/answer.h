@@ -38,6 +38,7 @@
 #include "answer/outcome.h"
 #include "answer/qname.h"
 #include "table/table.h"
+#include "upstream/keeper.h"
 #include "upstream/upstream.h"
 
 typedef enum {
@@ -57,7 +58,7 @@ typedef struct {
 	knot_rdataset_t version;                /*!< dns-version TXT rdata of this zone. */
 	uint8_t pods;                           /*!< k8s_pods_mode_t. */
 	bool ignore_empty;                      /*!< ClusterIP services without ready endpoints are NXDOMAIN. */
-	const k8s_upstream_t *upstream;         /*!< Cache of ExternalName targets outside our zones, or NULL. */
+	const k8s_keeper_t *upstream;           /*!< Kept names outside our zones (ExternalName targets), or NULL. */
 	uint16_t autopath_option;               /*!< EDNS option code of a search list (autopath zone), 0: none. */
 	bool autopath;                          /*!< Client-address autopath (cluster zones). */
 	const knot_dname_t *const *host_search; /*!< The host's search domains, the end of every walk. */

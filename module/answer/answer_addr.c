@@ -102,8 +102,8 @@ k8s_answer_t k8s_answer_target(k8s_qctx_t *c, const knot_dname_t *target, const 
 		return K8S_ANSWER_HIT;
 	}
 	const k8s_upstream_answer_t *ext;
-	if (k8s_upstream_lookup(conf->upstream, target, c->qtype, &ext) != K8S_UPSTREAM_READY) {
-		(void)k8s_upstream_ask(conf->upstream, target);  // Busy slots: the next query asks.
+	if (k8s_keeper_lookup(conf->upstream, target, c->qtype, &ext) != K8S_UPSTREAM_READY) {
+		(void)k8s_keeper_ask(conf->upstream, target);  // Busy slots: the next query asks.
 		k8s_answer_cold_note();
 		return K8S_ANSWER_SERVFAIL;
 	}

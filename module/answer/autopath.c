@@ -238,7 +238,7 @@ static const k8s_upstream_answer_t *outside(k8s_qctx_t *c, const knot_dname_t *n
 	    (c->qtype != KNOT_RRTYPE_A && c->qtype != KNOT_RRTYPE_AAAA)) {
 		return NULL;
 	}
-	if (k8s_upstream_lookup(c->conf->upstream, name, c->qtype, &ext) != K8S_UPSTREAM_READY) {
+	if (k8s_keeper_lookup(c->conf->upstream, name, c->qtype, &ext) != K8S_UPSTREAM_READY) {
 		*cold = true;
 		return NULL;
 	}
@@ -320,7 +320,7 @@ static void ask_rest(k8s_qctx_t *c, search_t *s, const uint8_t *name, size_t nam
 		bool cold;
 		if (candidate(cand, name, name_size, domain) > 0 && !k8s_fedfwd_name(cand) &&
 		    zone_of(c->conf, cand) == K8S_ZONE_COUNT && outside(c, cand, &cold) == NULL &&
-		    cold && !k8s_upstream_ask(c->conf->upstream, cand)) {
+		    cold && !k8s_keeper_ask(c->conf->upstream, cand)) {
 			return;  // No room: a later query asks again.
 		}
 	}
@@ -367,7 +367,7 @@ static k8s_answer_t walk(k8s_qctx_t *c, const knot_dname_t *qname, const uint8_t
 			*outcome = step;
 			return res;
 		case CAND_COLD:
-			(void)k8s_upstream_ask(c->conf->upstream, owner);
+			(void)k8s_keeper_ask(c->conf->upstream, owner);
 			ask_rest(c, s, name, name_size);
 			if (nodata == NULL) {
 				*outcome = K8S_AUTOPATH_COLD;

@@ -1,0 +1,769 @@
+/*  Copyright (C) 2026 mod-k8s authors
+
+    This program is free software: you can redistribute it and/or modify
+    it under the terms of the GNU General Public License as published by
+    the Free Software Foundation, either version 3 of the License, or
+    (at your option) any later version.
+
+    This program is distributed in the hope that it will be useful,
+    but WITHOUT ANY WARRANTY; without even the implied warranty of
+    MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+    GNU General Public License for more details.
+
+    You should have received a copy of the GNU General Public License
+    along with this program.  If not, see <https://www.gnu.org/licenses/>.
+ */
+
+
+/*
+ * The kept names (keeper.h) on the forwarder's thread: the workers' lock-free asks and
+ * lookups; the names kept, their eviction order (probation, then the kept clock) and
+ * their rest when no query looks them up; and each name's A and AAAA *jobs*, resolved
+ * as the forwarder's flights (forward_names.c) when due: refreshed before expiry while
+ * looked up, retried with backoff after a failure.
+ */
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <urcu/list.h>
+
+#include "forward/forward_priv.h"
+#include "upstream/keeper.h"
+#include "lib/hash.h"
+#include "lib/map.h"
+#include "lib/rcuhash.h"
+#include "lib/retire.h"
+#include "lib/timerheap.h"
+#include "upstream/upstream_entry.h"
+
+#define MAX_FLIGHTS      32          /*!< Kept names' flights at once (the clients' go first). */
+#define REFRESH_MIN_MS   1000
+#define BACKOFF_MAX_S    60
+#define STALE_MAX_S      300         /*!< How long past expiry a failing name keeps its answer. */
+#define LOG_PERIOD_MS    (60 * 1000) /*!< One failure line per name at most this often. */
+#define ASK_SLOTS        64          /*!< Names asked by queries, waiting for the thread. */
+#define ASK_PROBE        4           /*!< Slots an ask tries before it is dropped. */
+#define MAX_ASKED        4096        /*!< Names kept resolved because queries asked for them. */
+
+typedef struct target target_t;
+
+/*! \brief Keeping one (name, qtype) resolved. */
+typedef struct {
+	target_t *target;
+	uint16_t qtype;
+	k8s_timer_t timer;             /*!< When to resolve next; pos K8S_TIMER_IDLE: not scheduled. */
+	bool in_flight;                /*!< A flight resolves it (then it is not scheduled). */
+	k8s_upstream_entry_t *entry;   /*!< Published answer, or NULL. */
+	unsigned backoff_s;            /*!< Last retry delay; 0 after a success. */
+	bool looked;                   /*!< Looked up or asked for since its last resolution began. */
+} job_t;
+
+/*! \brief A name asked for by queries. */
+struct target {
+	bool referenced;               /*!< Looked up or asked again since the last eviction pass. */
+	bool kept;                     /*!< In the kept list, else in probation. */
+	struct cds_list_head asked_node; /*!< In the probation or the kept list. */
+	bool active;                   /*!< Its jobs are scheduled, in flight or resting. */
+	bool logged;
+	uint64_t logged_ms;            /*!< Last failure line. */
+	target_t *next;                /*!< On a drain's start or forget list. */
+	job_t jobs[2];                 /*!< A, AAAA. */
+	uint8_t source[64];            /*!< Source-cluster label of the key; [0] = 0: none. */
+	knot_dname_t name[];           /*!< Lowercase. */
+};
+
+/*! \brief A name handed over by a query: free, being written, or ready for the thread. */
+enum { ASK_FREE = 0, ASK_WRITING, ASK_READY };
+typedef struct {
+	atomic_uint state;
+	uint8_t source[64];
+	knot_dname_storage_t name;
+} ask_t;
+
+/*! \brief Asked targets in eviction order, the first goes first. */
+typedef struct {
+	struct cds_list_head targets;  /*!< target_t by asked_node. */
+	size_t count;
+} asked_list_t;
+
+struct keeper {
+	/* Readers. */
+	k8s_rcuhash_t cache;           /*!< (name, qtype, source) -> k8s_upstream_entry_t. */
+	ask_t asks[ASK_SLOTS];         /*!< Slots that queries write without a lock. */
+	int wake_fd;                   /*!< eventfd: a name asked. */
+	atomic_size_t max_asked;       /*!< MAX_ASKED, or less in tests. */
+
+	/* The forwarder's thread only. */
+	k8s_fwd_t *fwd;
+	k8s_map_t names;               /*!< Key text (key_text()) -> target_t. */
+	size_t asked;                  /*!< Targets kept. */
+	asked_list_t probation;        /*!< Asked once: oldest first. */
+	asked_list_t kept;             /*!< Looked up again after an answer: a clock, the hand first. */
+	uint64_t full_logged_ms;       /*!< Last line about MAX_ASKED; 0: none yet. */
+	size_t active;                 /*!< Targets with scheduled jobs. */
+	k8s_timer_heap_t heap;         /*!< Scheduled jobs by due time. */
+	k8s_retire_t retire;
+	size_t flights;                /*!< Jobs in flight. */
+};
+
+/*!
+ * \brief The map key of a target: its name as text, then a space and the source, if
+ * any (knot_dname_to_str() escapes a space in a name, so no two keys meet).
+ */
+typedef char key_text_t[sizeof(knot_dname_txt_storage_t) + 65];
+
+/*! \brief The name as text without the final dot, for logs and as the map key. */
+static const char *name_text(const knot_dname_t *name, knot_dname_txt_storage_t buf)
+{
+	if (knot_dname_to_str(buf, name, sizeof(knot_dname_txt_storage_t)) == NULL) {
+		return "?";
+	}
+	size_t len = strlen(buf);
+	if (len > 1 && buf[len - 1] == '.') {
+		buf[len - 1] = '\0';
+	}
+	return buf;
+}
+
+static const char *key_text(const knot_dname_t *name, const uint8_t *source, key_text_t buf)
+{
+	name_text(name, buf);
+	size_t len = strlen(buf);
+	if (source != NULL && source[0] != 0) {
+		buf[len] = ' ';
+		memcpy(buf + len + 1, source + 1, source[0]);
+		buf[len + 1 + source[0]] = '\0';
+	}
+	return buf;
+}
+
+/*! \brief Hash of a cache key: the name, the type and the source (a label, or NULL). */
+static uint32_t key_hash(const knot_dname_t *name, uint16_t qtype, const uint8_t *source)
+{
+	uint8_t key[2 + KNOT_DNAME_MAXLEN + 64] = { qtype & 0xff, qtype >> 8 };
+	size_t size = knot_dname_size(name);
+	memcpy(key + 2, name, size);
+	size += 2;
+	if (source != NULL && source[0] != 0) {
+		memcpy(key + size, source, 1 + source[0]);
+		size += 1 + source[0];
+	}
+	return k8s_hash(key, size);
+}
+
+/*! \brief True if an entry's source is \a source (NULL and the empty label are none). */
+static bool source_equal(const uint8_t *a, const uint8_t *b)
+{
+	size_t alen = (a != NULL) ? a[0] : 0, blen = (b != NULL) ? b[0] : 0;
+	return alen == blen && (alen == 0 || memcmp(a + 1, b + 1, alen) == 0);
+}
+
+static uint32_t entry_hash(const void *elem)
+{
+	return ((const k8s_upstream_entry_t *)elem)->hash;
+}
+
+/*! \brief The job whose timer this is. */
+static job_t *job_of(k8s_timer_t *timer)
+{
+	return (job_t *)((char *)timer - offsetof(job_t, timer));
+}
+
+/*! \brief Takes the readers' mark on a job's entry (looked up since it was published). */
+static void job_harvest(job_t *job)
+{
+	k8s_upstream_entry_t *e = job->entry;
+	// Read first: a write only where a reader wrote, so that readers keep the line shared.
+	if (e != NULL && atomic_load_explicit(&e->used, memory_order_relaxed) &&
+	    atomic_exchange_explicit(&e->used, false, memory_order_relaxed)) {
+		job->looked = true;
+		job->target->referenced = true;
+	}
+}
+
+/* Cache: published to readers. */
+
+static int cache_publish(keeper_t *k, job_t *job, k8s_upstream_entry_t *e)
+{
+	if (job->entry != NULL) {
+		k8s_rcuhash_replace(&k->cache, e->hash, job->entry, e);
+		k8s_retire(&k->retire, job->entry);
+	} else {
+		int ret = k8s_rcuhash_insert(&k->cache, e->hash, e, &k->retire);
+		if (ret != KNOT_EOK) {
+			free(e);
+			return ret;
+		}
+	}
+	job->entry = e;
+	return KNOT_EOK;
+}
+
+static void cache_drop(keeper_t *k, job_t *job)
+{
+	if (job->entry == NULL) {
+		return;
+	}
+	k8s_rcuhash_remove(&k->cache, job->entry->hash, job->entry);
+	k8s_retire(&k->retire, job->entry);
+	job->entry = NULL;
+}
+
+/* Resolutions: the forwarder's flights. */
+
+static void job_done(keeper_t *k, job_t *job, k8s_upstream_entry_t *e, uint64_t now)
+{
+	job_harvest(job);  // Lookups of the entry it replaces count for the next round.
+	if (cache_publish(k, job, e) != KNOT_EOK) {
+		// Not even a slot for it: treat like a failed resolution, retried soon.
+		k8s_timer_heap_push(&k->heap, &job->timer, now + REFRESH_MIN_MS);
+		return;
+	}
+	job->backoff_s = 0;
+	// Refresh at 80 % of the TTL, so that readers find a warm entry.
+	uint64_t now_s = now / 1000;
+	uint64_t ttl_ms = (e->ans->expires > now_s) ? (e->ans->expires - now_s) * 1000 : 0;
+	uint64_t refresh = ttl_ms * 4 / 5;
+	k8s_timer_heap_push(&k->heap, &job->timer,
+	                    now + ((refresh < REFRESH_MIN_MS) ? REFRESH_MIN_MS : refresh));
+}
+
+/*! \brief True if a published answer is an upstream's refusal or failure. */
+static bool entry_failed(const k8s_upstream_entry_t *e)
+{
+	return k8s_upstream_failed(e->ans);
+}
+
+/*!
+ * \brief Publishes an upstream's definitive failure (\a rcode: REFUSED, SERVFAIL...)
+ * until the retry, so that waiting queries get their answer now, not at their deadline.
+ * A good answer, even stale, is served instead while it may be.
+ */
+static void failure_publish(keeper_t *k, job_t *job, uint16_t rcode, uint64_t now)
+{
+	if (job->entry != NULL && !entry_failed(job->entry)) {
+		return;
+	}
+	target_t *t = job->target;
+	k8s_upstream_entry_t *e = NULL;
+	uint32_t expires = (uint32_t)(now / 1000) + job->backoff_s;
+	if (k8s_upstream_entry_failure(t->name, job->qtype, t->source, rcode, expires,
+	                               key_hash(t->name, job->qtype, t->source), &e) == KNOT_EOK) {
+		job_harvest(job);  // Lookups of the entry it replaces count for the retry.
+		(void)cache_publish(k, job, e);
+	}
+}
+
+/*!
+ * \brief Gives up on a resolution for now: retried with backoff. \a rcode, if not 0,
+ * is the upstream's definitive failure, published until the retry.
+ */
+static void job_fail(keeper_t *k, job_t *job, uint64_t now, const char *reason,
+                     uint16_t rcode)
+{
+	job->backoff_s = (job->backoff_s == 0) ? 1 : 2 * job->backoff_s;
+	if (job->backoff_s > BACKOFF_MAX_S) {
+		job->backoff_s = BACKOFF_MAX_S;
+	}
+	// Stale data beats SERVFAIL, but not forever.
+	if (job->entry != NULL && now / 1000 > (uint64_t)job->entry->ans->expires + STALE_MAX_S) {
+		cache_drop(k, job);
+	}
+	if (rcode != 0) {
+		failure_publish(k, job, rcode, now);
+	}
+	k8s_timer_heap_push(&k->heap, &job->timer, now + job->backoff_s * 1000);
+
+	target_t *t = job->target;
+	if (!t->logged || now - t->logged_ms >= LOG_PERIOD_MS) {
+		t->logged = true;
+		t->logged_ms = now;
+		knot_dname_txt_storage_t buf;
+		k8s_logf(&k->fwd->log, LOG_WARNING,
+		         "upstream resolution of %s failed, retrying in %u s (%s)",
+		         name_text(t->name, buf), job->backoff_s, reason);
+	}
+}
+
+static const char *reason_text(int ret)
+{
+	switch (ret) {
+	case KNOT_ELIMIT:   return "CNAME chain too long";
+	case KNOT_ESPACE:   return "answer too large";
+	default:            return knot_strerror(ret);
+	}
+}
+
+/*!
+ * \brief A job's flight ended (forward_names.c, through f->kept_done): NOERROR and
+ * NXDOMAIN are kept; another RCODE (the forwarder asked its next server already) is
+ * published as a failure until the retry.
+ */
+static void flight_done(keeper_t *k, void *arg, const knot_pkt_t *answer, uint16_t rcode,
+                        const char *reason, uint64_t now)
+{
+	job_t *job = arg;
+	job->in_flight = false;
+	k->flights--;
+	if (answer == NULL) {
+		job_fail(k, job, now, reason, rcode);
+		return;
+	}
+	rcode = knot_pkt_ext_rcode(answer);
+	if (rcode != KNOT_RCODE_NOERROR && rcode != KNOT_RCODE_NXDOMAIN) {
+		// A definite answer ends this round: asking again at once would not change it.
+		job_fail(k, job, now, knot_pkt_ext_rcode_name(answer), rcode);
+		return;
+	}
+	k8s_upstream_entry_t *e = NULL;
+	target_t *t = job->target;
+	int ret = k8s_upstream_entry_build(answer, t->name, job->qtype, t->source, rcode, now,
+	                                   key_hash(t->name, job->qtype, t->source), &e);
+	if (ret == KNOT_EOK) {
+		job_done(k, job, e, now);
+	} else {
+		job_fail(k, job, now, reason_text(ret), 0);
+	}
+}
+
+static void job_start(keeper_t *k, job_t *job, uint64_t now)
+{
+	target_t *t = job->target;
+	job->looked = false;
+	job->in_flight = true;
+	k->flights++;
+	if (!forward_flight_keep(k->fwd, t->name, job->qtype, t->source, job, now)) {
+		job->in_flight = false;
+		k->flights--;
+		job_fail(k, job, now, (forward_group_of(k->fwd, t->name) == NULL) ?
+		         "no nameservers" : "forwarder busy", 0);
+	}
+}
+
+/*! \brief Stops a job's flight: its end is no longer ours. */
+static void job_land(keeper_t *k, job_t *job)
+{
+	if (job->in_flight) {
+		forward_flight_unkeep(k->fwd, job);
+		job->in_flight = false;
+		k->flights--;
+	}
+}
+
+/* Asked names. */
+
+static target_t *target_new(const knot_dname_t *lower, const uint8_t *source)
+{
+	target_t *t = calloc(1, sizeof(*t) + knot_dname_size(lower));
+	if (t == NULL) {
+		return NULL;
+	}
+	memcpy(t->name, lower, knot_dname_size(lower));
+	if (source != NULL && source[0] != 0) {
+		memcpy(t->source, source, 1 + source[0]);
+	}
+	for (int i = 0; i < 2; i++) {
+		t->jobs[i].target = t;
+		t->jobs[i].qtype = (i == 0) ? KNOT_RRTYPE_A : KNOT_RRTYPE_AAAA;
+		t->jobs[i].timer.pos = K8S_TIMER_IDLE;
+	}
+	return t;
+}
+
+static void target_start(keeper_t *k, target_t *t, uint64_t now)
+{
+	t->active = true;
+	k->active++;
+	for (int i = 0; i < 2; i++) {
+		k8s_timer_heap_push(&k->heap, &t->jobs[i].timer, now);
+	}
+}
+
+/*! \brief Stops a target's jobs, flights and entries. */
+static void target_stop(keeper_t *k, target_t *t)
+{
+	if (!t->active) {
+		return;
+	}
+	for (int i = 0; i < 2; i++) {
+		job_t *job = &t->jobs[i];
+		if (job->timer.pos != K8S_TIMER_IDLE) {
+			k8s_timer_heap_remove(&k->heap, &job->timer);
+		}
+		job_land(k, job);
+		cache_drop(k, job);
+	}
+	t->active = false;
+	k->active--;
+}
+
+/*! \brief Schedules the resting jobs of an active target now: it is asked again. */
+static void target_resume(keeper_t *k, target_t *t, uint64_t now)
+{
+	if (!t->active) {
+		return;  // Started with the drain's new targets.
+	}
+	for (int i = 0; i < 2; i++) {
+		job_t *job = &t->jobs[i];
+		if (job->timer.pos == K8S_TIMER_IDLE && !job->in_flight) {
+			k8s_timer_heap_push(&k->heap, &job->timer, now);
+		}
+	}
+}
+
+/* Asked names: probation (asked once, oldest first), then the kept clock. */
+
+static asked_list_t *asked_list(keeper_t *k, const target_t *t)
+{
+	return t->kept ? &k->kept : &k->probation;
+}
+
+static void asked_list_push(asked_list_t *l, target_t *t)
+{
+	cds_list_add_tail(&t->asked_node, &l->targets);
+	l->count++;
+}
+
+static void asked_list_remove(asked_list_t *l, target_t *t)
+{
+	cds_list_del(&t->asked_node);
+	l->count--;
+}
+
+/*! \brief The first target of a list, the next to go; NULL when it is empty. */
+static target_t *asked_list_first(asked_list_t *l)
+{
+	return cds_list_empty(&l->targets) ? NULL :
+	       cds_list_first_entry(&l->targets, target_t, asked_node);
+}
+
+/*! \brief Stops keeping a name: it leaves the map and goes on \a forget (freed by the caller). */
+static void asked_drop(keeper_t *k, target_t *t, target_t **forget)
+{
+	asked_list_remove(asked_list(k, t), t);
+	t->kept = false;
+	t->referenced = false;
+	k->asked--;
+	key_text_t key;
+	k8s_map_del(&k->names, key_text(t->name, t->source, key));
+	t->next = *forget;
+	*forget = t;
+}
+
+/*!
+ * \brief Makes room for a newly asked name.
+ *
+ * The oldest name asked once and not looked up since its answer goes first;
+ * one looked up or asked again moves to the kept names instead. Only without
+ * such names does a kept one go: the first the clock's hand finds not looked
+ * up since the hand last passed it. So a name queries keep using is displaced
+ * only by as many names, each looked up twice, within one turn of the hand.
+ *
+ * \return False if nothing can go (only names asked in this very drain).
+ */
+static bool asked_evict(keeper_t *k, target_t **forget)
+{
+	target_t *t;
+	// A target not active yet is this drain's, on its start list: never one to forget.
+	while ((t = asked_list_first(&k->probation)) != NULL && t->active) {
+		job_harvest(&t->jobs[0]);
+		job_harvest(&t->jobs[1]);
+		if (!t->referenced) {
+			asked_drop(k, t, forget);
+			return true;
+		}
+		asked_list_remove(&k->probation, t);
+		t->kept = true;
+		t->referenced = false;
+		asked_list_push(&k->kept, t);
+	}
+	// One turn clears every mark: the turn after it finds one to go.
+	for (size_t pass = 0; (t = asked_list_first(&k->kept)) != NULL && pass <= k->kept.count;
+	     pass++) {
+		job_harvest(&t->jobs[0]);
+		job_harvest(&t->jobs[1]);
+		if (!t->referenced) {
+			asked_drop(k, t, forget);
+			return true;
+		}
+		t->referenced = false;
+		asked_list_remove(&k->kept, t);
+		asked_list_push(&k->kept, t);
+	}
+	return false;
+}
+
+/*!
+ * \brief Keeps a name a query asked for; a new target goes on \a start, an evicted one
+ * on \a forget, one kept already and asked again is resumed.
+ *
+ * \return False if MAX_ASKED names are kept already and none can go.
+ */
+static bool asked_keep(keeper_t *k, const knot_dname_t *name, const uint8_t *source,
+                       target_t **start, target_t **forget, bool *evicted, uint64_t now)
+{
+	key_text_t key;
+	key_text(name, source, key);
+	target_t *t = k8s_map_get(&k->names, key);
+	if (t != NULL) {
+		// Asked again: a query found no answer (none yet, or dropped) and wants one.
+		for (int i = 0; i < 2; i++) {
+			t->jobs[i].looked = true;
+		}
+		if (t->jobs[0].entry != NULL || t->jobs[1].entry != NULL) {
+			t->referenced = true;  // Asked after an answer: more than one query's name.
+		}
+		target_resume(k, t, now);
+		return true;
+	}
+	if (k->asked >= atomic_load_explicit(&k->max_asked, memory_order_relaxed)) {
+		if (!asked_evict(k, forget)) {
+			return false;
+		}
+		*evicted = true;
+	}
+	t = target_new(name, source);
+	if (t == NULL || k8s_map_set(&k->names, key, t) != KNOT_EOK) {
+		free(t);
+		return true;  // No memory: a later query asks again.
+	}
+	t->next = *start;
+	*start = t;
+	for (int i = 0; i < 2; i++) {
+		t->jobs[i].looked = true;  // The ask is the query's: one resolution for it.
+	}
+	asked_list_push(&k->probation, t);
+	k->asked++;
+	return true;
+}
+
+/*! \brief Takes the names queries asked for: starts new ones, forgets evicted ones. */
+static void drain(keeper_t *k, uint64_t now)
+{
+	target_t *forget = NULL, *start = NULL;
+	if (k8s_timer_heap_reserve(&k->heap, 2 * (k->active + ASK_SLOTS)) != KNOT_EOK) {
+		return;  // Room for every job that may be scheduled, so that scheduling never fails.
+	}
+	bool full = false, evicted = false;
+	for (size_t i = 0; i < ASK_SLOTS; i++) {
+		ask_t *a = &k->asks[i];
+		if (atomic_load_explicit(&a->state, memory_order_acquire) != ASK_READY) {
+			continue;
+		}
+		knot_dname_storage_t name;
+		uint8_t source[64];
+		memcpy(source, a->source, 1 + a->source[0]);
+		memcpy(name, a->name, knot_dname_size(a->name));
+		atomic_store_explicit(&a->state, ASK_FREE, memory_order_release);
+		full |= !asked_keep(k, name, source, &start, &forget, &evicted, now);
+	}
+
+	if ((full || evicted) &&
+	    (k->full_logged_ms == 0 || now - k->full_logged_ms >= LOG_PERIOD_MS)) {
+		k->full_logged_ms = now;
+		k8s_logf(&k->fwd->log, LOG_WARNING, "upstream, %s names asked by queries "
+		         "(%zu names kept already)", full ? "not resolving more" : "forgetting",
+		         k->asked);
+	}
+
+	// Forget first: its jobs leave the heap before new ones come.
+	for (target_t *t = forget, *next; t != NULL; t = next) {
+		next = t->next;
+		target_stop(k, t);
+		free(t);
+	}
+	for (target_t *t = start; t != NULL; t = t->next) {
+		target_start(k, t, now);
+	}
+}
+
+/*!
+ * \brief Rests a job of an asked name that no query looked up since its last
+ * resolution began: it is not resolved again. Its answer is served until it
+ * expires, then dropped; with both answers gone the name is forgotten.
+ */
+static void job_rest(keeper_t *k, job_t *job, uint64_t now)
+{
+	uint64_t expires_ms = (job->entry != NULL) ? (uint64_t)job->entry->ans->expires * 1000 : 0;
+	if (expires_ms > now) {
+		// Looked up by then, it is resolved then.
+		k8s_timer_heap_push(&k->heap, &job->timer, expires_ms);
+		return;
+	}
+	cache_drop(k, job);
+	target_t *t = job->target;
+	for (int i = 0; i < 2; i++) {
+		if (t->jobs[i].timer.pos != K8S_TIMER_IDLE || t->jobs[i].in_flight ||
+		    t->jobs[i].entry != NULL) {
+			return;
+		}
+	}
+	target_t *forget = NULL;
+	asked_drop(k, t, &forget);
+	target_stop(k, t);
+	free(t);
+}
+
+/*! \brief Starts due jobs while there is room for more flights. */
+static void start_due(keeper_t *k, uint64_t now)
+{
+	while (k->flights < MAX_FLIGHTS && k->heap.count > 0 &&
+	       k8s_timer_heap_first(&k->heap)->due_ms <= now) {
+		job_t *job = job_of(k8s_timer_heap_first(&k->heap));
+		k8s_timer_heap_remove(&k->heap, &job->timer);
+		// A name is resolved again only for a query that looked it up since.
+		job_harvest(job);
+		if (!job->looked) {
+			job_rest(k, job, now);
+			continue;
+		}
+		job_start(k, job, now);
+	}
+}
+
+/* The forwarder's side (forward_priv.h). */
+
+keeper_t *keeper_new(k8s_fwd_t *f)
+{
+	keeper_t *k = calloc(1, sizeof(*k));
+	if (k == NULL) {
+		return NULL;
+	}
+	k->fwd = f;
+	atomic_init(&k->max_asked, MAX_ASKED);
+	CDS_INIT_LIST_HEAD(&k->probation.targets);
+	CDS_INIT_LIST_HEAD(&k->kept.targets);
+	k->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (k->wake_fd < 0) {
+		free(k);
+		return NULL;
+	}
+	if (k8s_rcuhash_init(&k->cache, entry_hash) != KNOT_EOK) {
+		close(k->wake_fd);
+		free(k);
+		return NULL;
+	}
+	f->kept_done = flight_done;
+	return k;
+}
+
+void keeper_free(keeper_t *k)
+{
+	if (k == NULL) {
+		return;
+	}
+	size_t pos = 0;
+	k8s_upstream_entry_t *e;
+	while ((e = k8s_rcuhash_walk(&k->cache, &pos)) != NULL) {
+		free(e);
+	}
+	k8s_rcuhash_deinit(&k->cache);
+	k8s_retire_flush_now(&k->retire);
+	pos = 0;
+	const k8s_map_slot_t *slot;
+	while ((slot = k8s_map_next(&k->names, &pos)) != NULL) {
+		free(slot->value);
+	}
+	k8s_map_clear(&k->names);
+	k8s_timer_heap_deinit(&k->heap);
+	close(k->wake_fd);
+	free(k);
+}
+
+int keeper_wake_fd(const keeper_t *k)
+{
+	return k->wake_fd;
+}
+
+void keeper_run(keeper_t *k, uint64_t now)
+{
+	uint64_t value;
+	(void)!read(k->wake_fd, &value, sizeof(value));
+	drain(k, now);
+	start_due(k, now);
+	k8s_retire_commit(&k->retire);
+}
+
+uint64_t keeper_due_ms(const keeper_t *k, uint64_t until)
+{
+	if (k->flights < MAX_FLIGHTS && k->heap.count > 0 &&
+	    k8s_timer_heap_first(&k->heap)->due_ms < until) {
+		until = k8s_timer_heap_first(&k->heap)->due_ms;
+	}
+	return until;
+}
+
+void keeper_stop(keeper_t *k)
+{
+	k->fwd->kept_done = NULL;
+	k8s_retire_commit(&k->retire);
+}
+
+void keeper_set_max_asked(keeper_t *k, size_t max)
+{
+	atomic_store_explicit(&k->max_asked, max, memory_order_relaxed);
+}
+
+/* The workers' side. */
+
+/*! Set in a thread that only looks names up: see k8s_keeper_asks_off(). */
+static __thread bool asks_off __attribute__((tls_model("initial-exec")));
+
+void k8s_keeper_asks_off(void)
+{
+	asks_off = true;
+}
+
+k8s_upstream_status_t keeper_lookup(keeper_t *k, const knot_dname_t *name, uint16_t qtype,
+                                    const uint8_t *source, const k8s_upstream_answer_t **ans)
+{
+	uint32_t hash = key_hash(name, qtype, source);
+	k8s_rcuhash_iter_t it;
+	k8s_rcuhash_iter_init(&it, &k->cache, hash);
+	k8s_upstream_entry_t *e;
+	while ((e = k8s_rcuhash_iter_next(&it)) != NULL) {
+		if (e->hash == hash && e->qtype == qtype && knot_dname_is_equal(e->name, name) &&
+		    source_equal(e->source, source)) {
+			// Written once per refresh at most, so readers do not contend on it. A
+			// retry's lookup delivers the query that asked: it is no new use.
+			if (!asks_off && !atomic_load_explicit(&e->used, memory_order_relaxed)) {
+				atomic_store_explicit(&e->used, true, memory_order_relaxed);
+			}
+			*ans = e->ans;
+			return K8S_UPSTREAM_READY;
+		}
+	}
+	return K8S_UPSTREAM_PENDING;
+}
+
+bool keeper_ask(keeper_t *k, const knot_dname_t *name, const uint8_t *source)
+{
+	if (asks_off) {
+		return true;
+	}
+	size_t size = knot_dname_size(name);
+	// Where a name starts probing is fixed, so that its repeated asks meet the same slots.
+	size_t start = k8s_hash(name, size);
+	for (size_t i = 0; i < ASK_PROBE; i++) {
+		ask_t *a = &k->asks[(start + i) % ASK_SLOTS];
+		unsigned expected = ASK_FREE;
+		if (atomic_compare_exchange_strong_explicit(&a->state, &expected, ASK_WRITING,
+		                                            memory_order_acquire,
+		                                            memory_order_relaxed)) {
+			memcpy(a->name, name, size);
+			a->source[0] = 0;
+			if (source != NULL && source[0] != 0) {
+				memcpy(a->source, source, 1 + source[0]);
+			}
+			atomic_store_explicit(&a->state, ASK_READY, memory_order_release);
+			uint64_t one = 1;
+			(void)!write(k->wake_fd, &one, sizeof(one));
+			return true;
+		}
+	}
+	return false;
+}
