@@ -153,13 +153,13 @@ static void name_close(k8s_fwd_t *f, size_t i)
 }
 
 /*! \brief Tells the keeper how its name's flight ended, once. */
-static void kept_notify(k8s_fwd_t *f, name_t *n, const knot_pkt_t *answer, uint16_t rcode,
-                        const char *reason, uint64_t now)
+static void kept_notify(k8s_fwd_t *f, name_t *n, const knot_pkt_t *answer, uint64_t now)
 {
 	void *job = n->kept;
 	n->kept = NULL;
 	if (job != NULL && f->kept_done != NULL) {
-		f->kept_done(f->keeper, job, answer, rcode, reason, now);
+		f->kept_done(f->keeper, job, answer, (n->last_err != 0) ? n->last_err : KNOT_ENOENT,
+		             now);
 	}
 }
 
@@ -167,7 +167,7 @@ static void kept_notify(k8s_fwd_t *f, name_t *n, const knot_pkt_t *answer, uint1
 static void name_answered(k8s_fwd_t *f, size_t i, const knot_pkt_t *answer, uint64_t now)
 {
 	name_t *n = f->names[i];
-	kept_notify(f, n, answer, knot_wire_get_rcode(answer->wire), NULL, now);
+	kept_notify(f, n, answer, now);
 	// A source's answer is the keeper's alone (clients' entries have none).
 	k8s_fwd_entry_t *e = (n->source[0] != 0) ? NULL :
 	                     k8s_fwd_entry_new(answer, n->qname, n->qtype,
@@ -196,7 +196,7 @@ static void name_answered(k8s_fwd_t *f, size_t i, const knot_pkt_t *answer, uint
 void forward_name_failed(k8s_fwd_t *f, size_t i, int ede, const char *text, uint64_t now)
 {
 	name_t *n = f->names[i];
-	kept_notify(f, n, NULL, n->refused ? KNOT_RCODE_REFUSED : 0, text, now);
+	kept_notify(f, n, NULL, now);
 	forward_reply_all(f, f->names[i], NULL, KNOT_RCODE_SERVFAIL, ede, text, now);
 	name_close(f, i);
 }
@@ -214,7 +214,7 @@ bool forward_attempt_io(k8s_fwd_t *f, size_t i, attempt_t *a, uint64_t now)
 	if (ret != KNOT_EOK && k8s_dnsquery_local_error(ret)) {
 		local_fail(f, s, ret, now);
 	} else if (ret != KNOT_EOK) {
-		n->refused |= (ret == KNOT_ECONNREFUSED);
+		n->last_err = ret;
 		forward_server_fail(f, s, FAIL_ERROR, knot_strerror(ret), now);
 	} else {
 		uint16_t rcode = knot_wire_get_rcode(answer->wire);
@@ -243,13 +243,6 @@ bool forward_attempt_io(k8s_fwd_t *f, size_t i, attempt_t *a, uint64_t now)
 	return false;
 }
 
-/*! \brief True if two source labels are equal (NULL and the empty label are none). */
-static bool source_equal(const uint8_t *a, const uint8_t *b)
-{
-	size_t alen = (a != NULL) ? a[0] : 0, blen = (b != NULL) ? b[0] : 0;
-	return alen == blen && (alen == 0 || memcmp(a + 1, b + 1, alen) == 0);
-}
-
 /*! \brief The flight of (\a lower, \a qtype, \a source), or NULL. */
 static name_t *flight_find(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qtype,
                            const uint8_t *source, uint32_t hash)
@@ -257,7 +250,7 @@ static name_t *flight_find(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qty
 	for (size_t j = 0; j < f->name_count; j++) {
 		name_t *c = f->names[j];
 		if (c->hash == hash && c->qtype == qtype && knot_dname_is_equal(c->qname, lower) &&
-		    source_equal(c->source, source)) {
+		    forward_source_equal(c->source, source)) {
 			return c;
 		}
 	}
@@ -352,6 +345,7 @@ void forward_names_expire(k8s_fwd_t *f, uint64_t now)
 					                    now);
 				}
 			}
+			n->last_err = KNOT_ETIMEOUT;
 			forward_name_failed(f, i, 22, "upstream timeout", now);
 			continue;  // The last name moved to i.
 		}

@@ -30,9 +30,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
-#include "upstream/dnsquery.h"
+#include "forward/dnsquery.h"
 #include "forward/forward.h"
 #include "forward/forward_cache.h"
 #include "forward/slots.h"
@@ -101,7 +102,7 @@ typedef struct {
 typedef struct {
 	uint32_t hash;
 	uint16_t qtype;
-	bool refused;        /*!< An attempt's connection was refused (ICMP): the server's "no". */
+	int last_err;        /*!< The last attempt's error (KNOT_ETIMEOUT at the deadline), or 0. */
 	void *kept;          /*!< The keeper's job this flight resolves (keeper.c), or NULL. */
 	uint8_t source[64];  /*!< A kept name's source label (key part, EDNS option); [0] 0: none. */
 	const group_t *group;
@@ -117,11 +118,10 @@ typedef struct keeper keeper_t;
 
 /*!
  * \brief A kept name's flight ended (keeper.c, through a pointer so that the calls go one
- * way): \a answer with \a rcode, or no answer (NULL; \a rcode REFUSED when a server
- * refused the connection, else 0) for \a reason.
+ * way): \a answer, or none (NULL) after the error \a err of its last attempt.
  */
 typedef void (*forward_kept_done_t)(keeper_t *k, void *job, const knot_pkt_t *answer,
-                                    uint16_t rcode, const char *reason, uint64_t now);
+                                    int err, uint64_t now);
 
 struct k8s_fwd {
 	k8s_fwd_conf_t conf;
@@ -159,6 +159,13 @@ struct k8s_fwd {
 	k8s_fwd_stats_t st;
 	uint8_t out[2 + KNOT_WIRE_MAX_PKTSIZE];
 };
+
+/*! \brief True if two source labels are equal (NULL and the empty label are none). */
+static inline bool forward_source_equal(const uint8_t *a, const uint8_t *b)
+{
+	size_t alen = (a != NULL) ? a[0] : 0, blen = (b != NULL) ? b[0] : 0;
+	return alen == blen && (alen == 0 || memcmp(a + 1, b + 1, alen) == 0);
+}
 
 /*! \brief Gives back what a client's query held of its address's shares. */
 static inline void forward_shares_put(k8s_fwd_t *f, shares_t *sh)

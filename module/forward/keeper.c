@@ -29,86 +29,11 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include <urcu/list.h>
-
 #include "forward/forward_priv.h"
+#include "forward/keeper_priv.h"
 #include "upstream/keeper.h"
 #include "lib/hash.h"
-#include "lib/map.h"
-#include "lib/rcuhash.h"
-#include "lib/retire.h"
-#include "lib/timerheap.h"
 #include "upstream/upstream_entry.h"
-
-#define MAX_FLIGHTS      32          /*!< Kept names' flights at once (the clients' go first). */
-#define REFRESH_MIN_MS   1000
-#define BACKOFF_MAX_S    60
-#define STALE_MAX_S      300         /*!< How long past expiry a failing name keeps its answer. */
-#define LOG_PERIOD_MS    (60 * 1000) /*!< One failure line per name at most this often. */
-#define ASK_SLOTS        64          /*!< Names asked by queries, waiting for the thread. */
-#define ASK_PROBE        4           /*!< Slots an ask tries before it is dropped. */
-#define MAX_ASKED        4096        /*!< Names kept resolved because queries asked for them. */
-
-typedef struct target target_t;
-
-/*! \brief Keeping one (name, qtype) resolved. */
-typedef struct {
-	target_t *target;
-	uint16_t qtype;
-	k8s_timer_t timer;             /*!< When to resolve next; pos K8S_TIMER_IDLE: not scheduled. */
-	bool in_flight;                /*!< A flight resolves it (then it is not scheduled). */
-	k8s_upstream_entry_t *entry;   /*!< Published answer, or NULL. */
-	unsigned backoff_s;            /*!< Last retry delay; 0 after a success. */
-	bool looked;                   /*!< Looked up or asked for since its last resolution began. */
-} job_t;
-
-/*! \brief A name asked for by queries. */
-struct target {
-	bool referenced;               /*!< Looked up or asked again since the last eviction pass. */
-	bool kept;                     /*!< In the kept list, else in probation. */
-	struct cds_list_head asked_node; /*!< In the probation or the kept list. */
-	bool active;                   /*!< Its jobs are scheduled, in flight or resting. */
-	bool logged;
-	uint64_t logged_ms;            /*!< Last failure line. */
-	target_t *next;                /*!< On a drain's start or forget list. */
-	job_t jobs[2];                 /*!< A, AAAA. */
-	uint8_t source[64];            /*!< Source-cluster label of the key; [0] = 0: none. */
-	knot_dname_t name[];           /*!< Lowercase. */
-};
-
-/*! \brief A name handed over by a query: free, being written, or ready for the thread. */
-enum { ASK_FREE = 0, ASK_WRITING, ASK_READY };
-typedef struct {
-	atomic_uint state;
-	uint8_t source[64];
-	knot_dname_storage_t name;
-} ask_t;
-
-/*! \brief Asked targets in eviction order, the first goes first. */
-typedef struct {
-	struct cds_list_head targets;  /*!< target_t by asked_node. */
-	size_t count;
-} asked_list_t;
-
-struct keeper {
-	/* Readers. */
-	k8s_rcuhash_t cache;           /*!< (name, qtype, source) -> k8s_upstream_entry_t. */
-	ask_t asks[ASK_SLOTS];         /*!< Slots that queries write without a lock. */
-	int wake_fd;                   /*!< eventfd: a name asked. */
-	atomic_size_t max_asked;       /*!< MAX_ASKED, or less in tests. */
-
-	/* The forwarder's thread only. */
-	k8s_fwd_t *fwd;
-	k8s_map_t names;               /*!< Key text (key_text()) -> target_t. */
-	size_t asked;                  /*!< Targets kept. */
-	asked_list_t probation;        /*!< Asked once: oldest first. */
-	asked_list_t kept;             /*!< Looked up again after an answer: a clock, the hand first. */
-	uint64_t full_logged_ms;       /*!< Last line about MAX_ASKED; 0: none yet. */
-	size_t active;                 /*!< Targets with scheduled jobs. */
-	k8s_timer_heap_t heap;         /*!< Scheduled jobs by due time. */
-	k8s_retire_t retire;
-	size_t flights;                /*!< Jobs in flight. */
-};
 
 /*!
  * \brief The map key of a target: its name as text, then a space and the source, if
@@ -153,13 +78,6 @@ static uint32_t key_hash(const knot_dname_t *name, uint16_t qtype, const uint8_t
 		size += 1 + source[0];
 	}
 	return k8s_hash(key, size);
-}
-
-/*! \brief True if an entry's source is \a source (NULL and the empty label are none). */
-static bool source_equal(const uint8_t *a, const uint8_t *b)
-{
-	size_t alen = (a != NULL) ? a[0] : 0, blen = (b != NULL) ? b[0] : 0;
-	return alen == blen && (alen == 0 || memcmp(a + 1, b + 1, alen) == 0);
 }
 
 static uint32_t entry_hash(const void *elem)
@@ -292,8 +210,12 @@ static void job_fail(keeper_t *k, job_t *job, uint64_t now, const char *reason,
 static const char *reason_text(int ret)
 {
 	switch (ret) {
+	case KNOT_ETIMEOUT: return "timed out";
+	case KNOT_EMALF:    return "malformed answer";
+	case KNOT_ECONN:    return "connection closed";
 	case KNOT_ELIMIT:   return "CNAME chain too long";
 	case KNOT_ESPACE:   return "answer too large";
+	case KNOT_ENOENT:   return "no nameservers";
 	default:            return knot_strerror(ret);
 	}
 }
@@ -303,17 +225,20 @@ static const char *reason_text(int ret)
  * NXDOMAIN are kept; another RCODE (the forwarder asked its next server already) is
  * published as a failure until the retry.
  */
-static void flight_done(keeper_t *k, void *arg, const knot_pkt_t *answer, uint16_t rcode,
-                        const char *reason, uint64_t now)
+static void flight_done(keeper_t *k, void *arg, const knot_pkt_t *answer, int err,
+                        uint64_t now)
 {
 	job_t *job = arg;
 	job->in_flight = false;
 	k->flights--;
 	if (answer == NULL) {
-		job_fail(k, job, now, reason, rcode);
+		// A refused connection (ICMP port unreachable) is the server's "no", as REFUSED
+		// is: published until the retry, not left to every query's deadline.
+		job_fail(k, job, now, reason_text(err),
+		         (err == KNOT_ECONNREFUSED) ? KNOT_RCODE_REFUSED : 0);
 		return;
 	}
-	rcode = knot_pkt_ext_rcode(answer);
+	uint16_t rcode = knot_pkt_ext_rcode(answer);
 	if (rcode != KNOT_RCODE_NOERROR && rcode != KNOT_RCODE_NXDOMAIN) {
 		// A definite answer ends this round: asking again at once would not change it.
 		job_fail(k, job, now, knot_pkt_ext_rcode_name(answer), rcode);
@@ -339,8 +264,8 @@ static void job_start(keeper_t *k, job_t *job, uint64_t now)
 	if (!forward_flight_keep(k->fwd, t->name, job->qtype, t->source, job, now)) {
 		job->in_flight = false;
 		k->flights--;
-		job_fail(k, job, now, (forward_group_of(k->fwd, t->name) == NULL) ?
-		         "no nameservers" : "forwarder busy", 0);
+		job_fail(k, job, now, reason_text((forward_group_of(k->fwd, t->name) == NULL) ?
+		         KNOT_ENOENT : KNOT_EBUSY), 0);
 	}
 }
 
@@ -727,7 +652,7 @@ k8s_upstream_status_t keeper_lookup(keeper_t *k, const knot_dname_t *name, uint1
 	k8s_upstream_entry_t *e;
 	while ((e = k8s_rcuhash_iter_next(&it)) != NULL) {
 		if (e->hash == hash && e->qtype == qtype && knot_dname_is_equal(e->name, name) &&
-		    source_equal(e->source, source)) {
+		    forward_source_equal(e->source, source)) {
 			// Written once per refresh at most, so readers do not contend on it. A
 			// retry's lookup delivers the query that asked: it is no new use.
 			if (!asks_off && !atomic_load_explicit(&e->used, memory_order_relaxed)) {

@@ -39,15 +39,19 @@ struct k8s_keeper {
 	void *ctx;
 };
 
-k8s_keeper_t *k8s_keeper_new(const struct sockaddr_storage *server, unsigned timeout_ms,
-                             const k8s_log_t *log)
+k8s_keeper_t *k8s_keeper_new(const struct sockaddr_storage *servers, size_t count,
+                             uint16_t opt_code, unsigned timeout_ms, const k8s_log_t *log)
 {
+	if (count == 0 || count > K8S_FWD_SERVERS_MAX) {
+		return NULL;
+	}
 	k8s_keeper_t *k = calloc(1, sizeof(*k));
 	if (k == NULL) {
 		return NULL;
 	}
-	struct sockaddr_storage addr = *server;
-	k8s_fwd_group_t group = { .zone = NULL, .servers = &addr, .count = 1 };
+	struct sockaddr_storage addrs[K8S_FWD_SERVERS_MAX];
+	memcpy(addrs, servers, count * sizeof(*servers));
+	k8s_fwd_group_t group = { .zone = NULL, .servers = addrs, .count = count };
 	k8s_fwd_conf_t conf = {
 		.groups = &group,
 		.group_count = 1,
@@ -55,6 +59,7 @@ k8s_keeper_t *k8s_keeper_new(const struct sockaddr_storage *server, unsigned tim
 		.cache_max_ttl = OWN_CACHE_TTL,
 		.cache_size = OWN_CACHE_SIZE,
 		.max_pending = OWN_PENDING,
+		.opt_code = opt_code,
 	};
 	k8s_log_t none = { 0 };
 	k->own = k8s_fwd_new(&conf, (log != NULL) ? log : &none, NULL, NULL);
@@ -91,20 +96,33 @@ static keeper_t *keeper_of(const k8s_keeper_t *k)
 	return (f != NULL) ? f->keeper : NULL;
 }
 
-bool k8s_keeper_ask(const k8s_keeper_t *k, const knot_dname_t *name)
+bool k8s_keeper_ask_source(const k8s_keeper_t *k, const knot_dname_t *name,
+                           const uint8_t *source)
 {
 	urcu_memb_read_lock();
 	keeper_t *kp = keeper_of(k);
-	bool ok = (kp != NULL) && keeper_ask(kp, name, NULL);
+	bool ok = (kp != NULL) && keeper_ask(kp, name, source);
 	urcu_memb_read_unlock();
 	return ok;
+}
+
+bool k8s_keeper_ask(const k8s_keeper_t *k, const knot_dname_t *name)
+{
+	return k8s_keeper_ask_source(k, name, NULL);
+}
+
+k8s_upstream_status_t k8s_keeper_lookup_source(const k8s_keeper_t *k, const knot_dname_t *name,
+                                               uint16_t qtype, const uint8_t *source,
+                                               const k8s_upstream_answer_t **ans)
+{
+	keeper_t *kp = keeper_of(k);
+	return (kp != NULL) ? keeper_lookup(kp, name, qtype, source, ans) : K8S_UPSTREAM_PENDING;
 }
 
 k8s_upstream_status_t k8s_keeper_lookup(const k8s_keeper_t *k, const knot_dname_t *name,
                                         uint16_t qtype, const k8s_upstream_answer_t **ans)
 {
-	keeper_t *kp = keeper_of(k);
-	return (kp != NULL) ? keeper_lookup(kp, name, qtype, NULL, ans) : K8S_UPSTREAM_PENDING;
+	return k8s_keeper_lookup_source(k, name, qtype, NULL, ans);
 }
 
 void k8s_keeper_set_max_asked(k8s_keeper_t *k, size_t max)

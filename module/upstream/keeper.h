@@ -62,13 +62,16 @@ typedef struct k8s_fwd k8s_fwd_t;
 typedef k8s_fwd_t *(*k8s_keeper_live_t)(void *ctx);
 
 /*!
- * \brief Kept names on a forwarder of their own, whose default servers are \a server
- * (the `upstream` option): \a timeout_ms is a name's deadline.
+ * \brief Kept names on a forwarder of their own, whose default servers are \a servers
+ * (\a count of them, 1 to 16): the `upstream` option's one server, or a federation's
+ * nameservers. Its queries carry EDNS(0) option \a opt_code (0: none) with the asked
+ * name's source label (k8s_keeper_ask_source()) as its value; \a timeout_ms is a
+ * name's deadline.
  *
  * \return NULL on no memory or no thread.
  */
-k8s_keeper_t *k8s_keeper_new(const struct sockaddr_storage *server, unsigned timeout_ms,
-                             const k8s_log_t *log);
+k8s_keeper_t *k8s_keeper_new(const struct sockaddr_storage *servers, size_t count,
+                             uint16_t opt_code, unsigned timeout_ms, const k8s_log_t *log);
 
 /*! \brief Kept names on the forwarder \a live returns, whichever is live at each call. */
 k8s_keeper_t *k8s_keeper_new_live(k8s_keeper_live_t live, void *ctx);
@@ -107,6 +110,15 @@ bool k8s_keeper_ask(const k8s_keeper_t *k, const knot_dname_t *name);
  */
 k8s_upstream_status_t k8s_keeper_lookup(const k8s_keeper_t *k, const knot_dname_t *name,
                                         uint16_t qtype, const k8s_upstream_answer_t **ans);
+
+/*! \brief k8s_keeper_ask() for the key (name, \a source): a wire label, or NULL. */
+bool k8s_keeper_ask_source(const k8s_keeper_t *k, const knot_dname_t *name,
+                           const uint8_t *source);
+
+/*! \brief k8s_keeper_lookup() of the key (name, qtype, \a source): a wire label, or NULL. */
+k8s_upstream_status_t k8s_keeper_lookup_source(const k8s_keeper_t *k, const knot_dname_t *name,
+                                               uint16_t qtype, const uint8_t *source,
+                                               const k8s_upstream_answer_t **ans);
 
 /*!
  * \brief From now on the calling thread's asks are no-ops (reported as handed over) and

@@ -17,8 +17,8 @@
 /*!
  * \file
  *
- * \brief The upstream resolver's cache entries: a response made into one
- * immutable block (private to upstream.c and upstream_entry.c).
+ * \brief The kept names' cache entries (keeper.h): a response made into one
+ * immutable block (the kept names', forward/keeper.c).
  */
 
 #pragma once
@@ -64,10 +64,3 @@ int k8s_upstream_entry_build(const knot_pkt_t *pkt, const knot_dname_t *name, ui
 int k8s_upstream_entry_failure(const knot_dname_t *name, uint16_t qtype, const uint8_t *source,
                                uint16_t rcode, uint32_t expires, uint32_t hash,
                                k8s_upstream_entry_t **out);
-
-/*!
- * \brief Sets how many names asked by queries are kept (tests; before the first ask).
- *
- * The default is the documented cap, 4096.
- */
-void k8s_upstream_set_max_asked(k8s_upstream_t *u, size_t max);

@@ -386,7 +386,7 @@ k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, si
 		// `upstream`: a forwarder of its own; else the instance's live forwarder, whose
 		// flights, servers, health and metrics the kept names share.
 		w->upstream = (conf->upstream != NULL) ?
-		              k8s_keeper_new(conf->upstream, UPSTREAM_TIMEOUT_MS, &w->log) :
+		              k8s_keeper_new(conf->upstream, 1, 0, UPSTREAM_TIMEOUT_MS, &w->log) :
 		              k8s_keeper_new_live(fwd->servers, fwd->ctx);
 		if (w->upstream == NULL) {
 			watcher_free(w);

@@ -22,7 +22,7 @@
  * Input: one flags byte (bit 0: the entry is only to relay the answer once, as for an
  * answer the cache does not keep; bit 7: no cap on TTLs, else bits 1-6 plus 1 are the
  * cache's maximum TTL), then a DNS response as it came off the wire. It is taken as
- * module/upstream/dnsquery.c takes it (QR, no TC, parsed by libknot, one question of
+ * module/forward/dnsquery.c takes it (QR, no TC, parsed by libknot, one question of
  * class IN of any type), and its question, lowercase, is the key. What must hold: an
  * entry kept has a NOERROR or NXDOMAIN, at most K8S_FWD_ENTRY_MAX bytes, lives at most
  * the maximum TTL and at least a millisecond, a negative one no longer than its whole

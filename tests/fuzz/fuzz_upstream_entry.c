@@ -19,7 +19,7 @@
  * cache's entries (module/upstream/upstream_entry.c), as the resolver thread makes them.
  *
  * Input: one flags byte (bit 0: the key has a source label, as a forwarder's),
- * then a DNS response as it came off the wire. It is taken as module/upstream/dnsquery.c
+ * then a DNS response as it came off the wire. It is taken as module/forward/dnsquery.c
  * takes it (parsed by libknot, one question of class IN, here for A or AAAA),
  * the question is the key, and a NOERROR or NXDOMAIN makes an entry. What must hold: the entry is its key's; the CNAME chain comes first,
  * each link from the last one's target, then at most one RRset of the type, all
