@@ -143,7 +143,7 @@ void k8s_answer_cold_note(void);
  * \brief Puts an upstream's cached answer for the query's name (a CNAME chain, then
  * addresses) in \a pkt: the K8S-DNS role's answer from its nameservers (fedfwd.h).
  */
-k8s_answer_t k8s_answer_relay(knot_pkt_t *pkt, uint16_t qtype, const k8s_upstream_answer_t *ans);
+k8s_answer_t k8s_answer_relay(knot_pkt_t *pkt, uint16_t qtype, const k8s_fwd_entry_t *ans);
 
 /*! \brief Whether this thread's answer met a cold name since the last call; clears the note. */
 bool k8s_answer_cold_take(void);

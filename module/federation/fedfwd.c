@@ -360,7 +360,7 @@ const k8s_fedstub_t *k8s_fedfwd_stub(const k8s_fedfwd_t *f, const knot_dname_t *
 }
 
 k8s_upstream_status_t k8s_fedfwd_lookup(const k8s_fedfwd_t *f, const knot_dname_t *qname,
-                                        uint16_t qtype, const k8s_upstream_answer_t **ans)
+                                        uint16_t qtype, const k8s_fwd_entry_t **ans)
 {
 	const uint8_t *label = fed_label(qname);
 	const view_t *v = rcu_dereference(f->current);
@@ -394,7 +394,7 @@ k8s_answer_t k8s_fedfwd_answer(const k8s_fedfwd_t *f, const knot_dname_t *qname,
 	if (qtype != KNOT_RRTYPE_A && qtype != KNOT_RRTYPE_AAAA) {
 		return K8S_ANSWER_NODATA;
 	}
-	const k8s_upstream_answer_t *ans;
+	const k8s_fwd_entry_t *ans;
 	if (k8s_fedfwd_lookup(f, qname, qtype, &ans) != K8S_UPSTREAM_READY) {
 		k8s_answer_cold_note();
 		return K8S_ANSWER_SERVFAIL;
@@ -403,8 +403,9 @@ k8s_answer_t k8s_fedfwd_answer(const k8s_fedfwd_t *f, const knot_dname_t *qname,
 		return K8S_ANSWER_SERVFAIL;  // The stub zone's servers failed: answered at once.
 	}
 	// A denial is this zone's: knotd adds its SOA, so caches in front can keep it.
-	if (ans->count == 0) {
-		return (ans->rcode == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_NXDOMAIN : K8S_ANSWER_NODATA;
+	if (k8s_upstream_empty(ans)) {
+		return (k8s_upstream_rcode(ans) == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_NXDOMAIN :
+		                                                          K8S_ANSWER_NODATA;
 	}
 	return k8s_answer_relay(pkt, qtype, ans);
 }

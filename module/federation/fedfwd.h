@@ -95,7 +95,7 @@ const k8s_fedstub_t *k8s_fedfwd_stub(const k8s_fedfwd_t *f, const knot_dname_t *
  * forwarder's thread (busy slots: the client's retry asks again). Never waits.
  */
 k8s_upstream_status_t k8s_fedfwd_lookup(const k8s_fedfwd_t *f, const knot_dname_t *qname,
-                                        uint16_t qtype, const k8s_upstream_answer_t **ans);
+                                        uint16_t qtype, const k8s_fwd_entry_t **ans);
 
 /*! \brief The current set of stub zones (inside an RCU read-side section). */
 const k8s_fedstub_set_t *k8s_fedfwd_set(const k8s_fedfwd_t *f);

@@ -153,13 +153,14 @@ static void name_close(k8s_fwd_t *f, size_t i)
 }
 
 /*! \brief Tells the keeper how its name's flight ended, once. */
-static void kept_notify(k8s_fwd_t *f, name_t *n, const knot_pkt_t *answer, uint64_t now)
+static void kept_notify(k8s_fwd_t *f, name_t *n, const knot_pkt_t *answer,
+                        k8s_fwd_entry_t *e, uint64_t now)
 {
 	void *job = n->kept;
 	n->kept = NULL;
 	if (job != NULL && f->kept_done != NULL) {
-		f->kept_done(f->keeper, job, answer, (n->last_err != 0) ? n->last_err : KNOT_ENOENT,
-		             now);
+		f->kept_done(f->keeper, job, answer, e,
+		             (n->last_err != 0) ? n->last_err : KNOT_ENOENT, now);
 	}
 }
 
@@ -167,11 +168,20 @@ static void kept_notify(k8s_fwd_t *f, name_t *n, const knot_pkt_t *answer, uint6
 static void name_answered(k8s_fwd_t *f, size_t i, const knot_pkt_t *answer, uint64_t now)
 {
 	name_t *n = f->names[i];
-	kept_notify(f, n, answer, now);
-	// A source's answer is the keeper's alone (clients' entries have none).
-	k8s_fwd_entry_t *e = (n->source[0] != 0) ? NULL :
-	                     k8s_fwd_entry_new(answer, n->qname, n->qtype,
-	                                       f->conf.cache_max_ttl, now, false);
+	k8s_fwd_entry_t *e = k8s_fwd_entry_new_source(answer, n->qname, n->qtype, n->source,
+	                                              f->conf.cache_max_ttl, now, false);
+	if (e != NULL) {
+		e->kept = (n->kept != NULL);  // One entry: the clients' answer and the kept name's.
+	}
+	kept_notify(f, n, answer, e, now);  // Before it is published: the old one's marks count.
+	if (n->source[0] != 0) {
+		// A source's answer is the keeper's alone: no client waits for it.
+		if (e != NULL) {
+			k8s_fwd_cache_put(&f->cache, e, now);
+		}
+		name_close(f, i);
+		return;
+	}
 	if (e != NULL) {
 		// Cached first: a client that asks again at once must find it (only this
 		// thread replaces an entry, so it stays valid for the replies).
@@ -196,7 +206,7 @@ static void name_answered(k8s_fwd_t *f, size_t i, const knot_pkt_t *answer, uint
 void forward_name_failed(k8s_fwd_t *f, size_t i, int ede, const char *text, uint64_t now)
 {
 	name_t *n = f->names[i];
-	kept_notify(f, n, NULL, now);
+	kept_notify(f, n, NULL, NULL, now);
 	forward_reply_all(f, f->names[i], NULL, KNOT_RCODE_SERVFAIL, ede, text, now);
 	name_close(f, i);
 }
@@ -314,7 +324,7 @@ void forward_name_ask(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint
 bool forward_flight_keep(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qtype,
                          const uint8_t *source, void *job, uint64_t now)
 {
-	uint32_t hash = k8s_fwd_key_hash(lower, qtype);
+	uint32_t hash = k8s_fwd_key_hash_source(lower, qtype, source);
 	name_t *n = flight_find(f, lower, qtype, source, hash);
 	if (n != NULL && n->kept == NULL) {
 		n->kept = job;  // A client's flight: its answer serves the kept name too.

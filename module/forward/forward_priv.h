@@ -118,10 +118,12 @@ typedef struct keeper keeper_t;
 
 /*!
  * \brief A kept name's flight ended (keeper.c, through a pointer so that the calls go one
- * way): \a answer, or none (NULL) after the error \a err of its last attempt.
+ * way): \a answer and \a entry, the one the forwarder publishes next (NULL when the
+ * cache's rules do not keep the answer), or no answer (NULL) after the error \a err of
+ * its last attempt.
  */
 typedef void (*forward_kept_done_t)(keeper_t *k, void *job, const knot_pkt_t *answer,
-                                    int err, uint64_t now);
+                                    k8s_fwd_entry_t *entry, int err, uint64_t now);
 
 struct k8s_fwd {
 	k8s_fwd_conf_t conf;
@@ -263,7 +265,7 @@ bool keeper_ask(keeper_t *k, const knot_dname_t *name, const uint8_t *source);
 
 /*! \brief k8s_keeper_lookup() on a forwarder's kept names, for (\a name, \a source). */
 k8s_upstream_status_t keeper_lookup(keeper_t *k, const knot_dname_t *name, uint16_t qtype,
-                                    const uint8_t *source, const k8s_upstream_answer_t **ans);
+                                    const uint8_t *source, const k8s_fwd_entry_t **ans);
 
 /*! \brief k8s_keeper_set_max_asked() on a forwarder's kept names. */
 void keeper_set_max_asked(keeper_t *k, size_t max);

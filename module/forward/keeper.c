@@ -32,8 +32,8 @@
 #include "forward/forward_priv.h"
 #include "forward/keeper_priv.h"
 #include "upstream/keeper.h"
+#include "lib/clock.h"
 #include "lib/hash.h"
-#include "upstream/upstream_entry.h"
 
 /*!
  * \brief The map key of a target: its name as text, then a space and the source, if
@@ -66,35 +66,30 @@ static const char *key_text(const knot_dname_t *name, const uint8_t *source, key
 	return buf;
 }
 
-/*! \brief Hash of a cache key: the name, the type and the source (a label, or NULL). */
-static uint32_t key_hash(const knot_dname_t *name, uint16_t qtype, const uint8_t *source)
-{
-	uint8_t key[2 + KNOT_DNAME_MAXLEN + 64] = { qtype & 0xff, qtype >> 8 };
-	size_t size = knot_dname_size(name);
-	memcpy(key + 2, name, size);
-	size += 2;
-	if (source != NULL && source[0] != 0) {
-		memcpy(key + size, source, 1 + source[0]);
-		size += 1 + source[0];
-	}
-	return k8s_hash(key, size);
-}
-
-static uint32_t entry_hash(const void *elem)
-{
-	return ((const k8s_upstream_entry_t *)elem)->hash;
-}
-
 /*! \brief The job whose timer this is. */
 static job_t *job_of(k8s_timer_t *timer)
 {
 	return (job_t *)((char *)timer - offsetof(job_t, timer));
 }
 
-/*! \brief Takes the readers' mark on a job's entry (looked up since it was published). */
-static void job_harvest(job_t *job)
+/*! \brief A job's entry in the forwarder's cache (any: a client's, expired), or NULL. */
+static k8s_fwd_entry_t *entry_of(keeper_t *k, const job_t *job)
 {
-	k8s_upstream_entry_t *e = job->entry;
+	const target_t *t = job->target;
+	return k8s_fwd_cache_find(&k->fwd->cache, t->name, job->qtype, t->source);
+}
+
+/*! \brief A job's entry, if it is the keeper's own (not a client's answer of the name). */
+static k8s_fwd_entry_t *kept_of(keeper_t *k, const job_t *job)
+{
+	k8s_fwd_entry_t *e = entry_of(k, job);
+	return (e != NULL && e->kept) ? e : NULL;
+}
+
+/*! \brief Takes the readers' mark on a job's entry (looked up since it was published). */
+static void job_harvest(keeper_t *k, job_t *job)
+{
+	k8s_fwd_entry_t *e = entry_of(k, job);
 	// Read first: a write only where a reader wrote, so that readers keep the line shared.
 	if (e != NULL && atomic_load_explicit(&e->used, memory_order_relaxed) &&
 	    atomic_exchange_explicit(&e->used, false, memory_order_relaxed)) {
@@ -103,57 +98,26 @@ static void job_harvest(job_t *job)
 	}
 }
 
-/* Cache: published to readers. */
-
-static int cache_publish(keeper_t *k, job_t *job, k8s_upstream_entry_t *e)
-{
-	if (job->entry != NULL) {
-		k8s_rcuhash_replace(&k->cache, e->hash, job->entry, e);
-		k8s_retire(&k->retire, job->entry);
-	} else {
-		int ret = k8s_rcuhash_insert(&k->cache, e->hash, e, &k->retire);
-		if (ret != KNOT_EOK) {
-			free(e);
-			return ret;
-		}
-	}
-	job->entry = e;
-	return KNOT_EOK;
-}
-
+/*! \brief Unpublishes a job's entry if it is the keeper's. */
 static void cache_drop(keeper_t *k, job_t *job)
 {
-	if (job->entry == NULL) {
-		return;
+	k8s_fwd_entry_t *e = kept_of(k, job);
+	if (e != NULL) {
+		k8s_fwd_cache_del(&k->fwd->cache, e);
 	}
-	k8s_rcuhash_remove(&k->cache, job->entry->hash, job->entry);
-	k8s_retire(&k->retire, job->entry);
-	job->entry = NULL;
 }
 
 /* Resolutions: the forwarder's flights. */
 
-static void job_done(keeper_t *k, job_t *job, k8s_upstream_entry_t *e, uint64_t now)
+/*! \brief A resolution's entry \a e is in (or about to be): refreshed before it runs out. */
+static void job_done(keeper_t *k, job_t *job, const k8s_fwd_entry_t *e, uint64_t now)
 {
-	job_harvest(job);  // Lookups of the entry it replaces count for the next round.
-	if (cache_publish(k, job, e) != KNOT_EOK) {
-		// Not even a slot for it: treat like a failed resolution, retried soon.
-		k8s_timer_heap_push(&k->heap, &job->timer, now + REFRESH_MIN_MS);
-		return;
-	}
 	job->backoff_s = 0;
 	// Refresh at 80 % of the TTL, so that readers find a warm entry.
-	uint64_t now_s = now / 1000;
-	uint64_t ttl_ms = (e->ans->expires > now_s) ? (e->ans->expires - now_s) * 1000 : 0;
+	uint64_t ttl_ms = (e->expires_ms > now) ? e->expires_ms - now : 0;
 	uint64_t refresh = ttl_ms * 4 / 5;
 	k8s_timer_heap_push(&k->heap, &job->timer,
 	                    now + ((refresh < REFRESH_MIN_MS) ? REFRESH_MIN_MS : refresh));
-}
-
-/*! \brief True if a published answer is an upstream's refusal or failure. */
-static bool entry_failed(const k8s_upstream_entry_t *e)
-{
-	return k8s_upstream_failed(e->ans);
 }
 
 /*!
@@ -163,16 +127,15 @@ static bool entry_failed(const k8s_upstream_entry_t *e)
  */
 static void failure_publish(keeper_t *k, job_t *job, uint16_t rcode, uint64_t now)
 {
-	if (job->entry != NULL && !entry_failed(job->entry)) {
+	const k8s_fwd_entry_t *cur = entry_of(k, job);
+	if (cur != NULL && !k8s_upstream_failed(cur) && (cur->kept || now < cur->expires_ms)) {
 		return;
 	}
 	target_t *t = job->target;
-	k8s_upstream_entry_t *e = NULL;
-	uint32_t expires = (uint32_t)(now / 1000) + job->backoff_s;
-	if (k8s_upstream_entry_failure(t->name, job->qtype, t->source, rcode, expires,
-	                               key_hash(t->name, job->qtype, t->source), &e) == KNOT_EOK) {
-		job_harvest(job);  // Lookups of the entry it replaces count for the retry.
-		(void)cache_publish(k, job, e);
+	k8s_fwd_entry_t *e = k8s_fwd_entry_failure(t->name, job->qtype, t->source, rcode, now,
+	                                           now + job->backoff_s * 1000);
+	if (e != NULL) {
+		k8s_fwd_cache_put(&k->fwd->cache, e, now);
 	}
 }
 
@@ -188,7 +151,8 @@ static void job_fail(keeper_t *k, job_t *job, uint64_t now, const char *reason,
 		job->backoff_s = BACKOFF_MAX_S;
 	}
 	// Stale data beats SERVFAIL, but not forever.
-	if (job->entry != NULL && now / 1000 > (uint64_t)job->entry->ans->expires + STALE_MAX_S) {
+	const k8s_fwd_entry_t *e = kept_of(k, job);
+	if (e != NULL && now > e->expires_ms + STALE_MAX_MS) {
 		cache_drop(k, job);
 	}
 	if (rcode != 0) {
@@ -222,15 +186,17 @@ static const char *reason_text(int ret)
 
 /*!
  * \brief A job's flight ended (forward_names.c, through f->kept_done): NOERROR and
- * NXDOMAIN are kept; another RCODE (the forwarder asked its next server already) is
- * published as a failure until the retry.
+ * NXDOMAIN are kept (\a e, the entry the forwarder publishes, or one of the keeper's
+ * own when the cache's rules would not keep the answer); another RCODE (the forwarder
+ * asked its next server already) is published as a failure until the retry.
  */
-static void flight_done(keeper_t *k, void *arg, const knot_pkt_t *answer, int err,
-                        uint64_t now)
+static void flight_done(keeper_t *k, void *arg, const knot_pkt_t *answer,
+                        k8s_fwd_entry_t *e, int err, uint64_t now)
 {
 	job_t *job = arg;
 	job->in_flight = false;
 	k->flights--;
+	job_harvest(k, job);  // Lookups of the entry it replaces count for the next round.
 	if (answer == NULL) {
 		// A refused connection (ICMP port unreachable) is the server's "no", as REFUSED
 		// is: published until the retry, not left to every query's deadline.
@@ -244,15 +210,28 @@ static void flight_done(keeper_t *k, void *arg, const knot_pkt_t *answer, int er
 		job_fail(k, job, now, knot_pkt_ext_rcode_name(answer), rcode);
 		return;
 	}
-	k8s_upstream_entry_t *e = NULL;
-	target_t *t = job->target;
-	int ret = k8s_upstream_entry_build(answer, t->name, job->qtype, t->source, rcode, now,
-	                                   key_hash(t->name, job->qtype, t->source), &e);
-	if (ret == KNOT_EOK) {
-		job_done(k, job, e, now);
-	} else {
-		job_fail(k, job, now, reason_text(ret), 0);
+	if (e != NULL && (e->rcode == KNOT_RCODE_NXDOMAIN || e->count[0] == 0) &&
+	    e->expires_ms > now + NEG_MAX_MS) {
+		// Not yet published: a target that appears is seen within 5 minutes.
+		e->expires_ms = now + NEG_MAX_MS;
 	}
+	if (e == NULL) {
+		// No whole SOA for a negative answer, a TTL of 0: kept for the answer path alone.
+		target_t *t = job->target;
+		e = k8s_fwd_entry_new_source(answer, t->name, job->qtype, t->source,
+		                             k->fwd->conf.cache_max_ttl, now, true);
+		if (e == NULL || e->bytes > K8S_FWD_ENTRY_MAX) {
+			k8s_fwd_entry_free(e);
+			job_fail(k, job, now, reason_text(KNOT_ESPACE), 0);
+			return;
+		}
+		bool negative = (e->rcode == KNOT_RCODE_NXDOMAIN || e->count[0] == 0);
+		e->expires_ms = now + (negative ? NEG_DEFAULT_MS : REFRESH_MIN_MS);
+		e->kept = true;
+		e->kept_only = true;
+		k8s_fwd_cache_put(&k->fwd->cache, e, now);
+	}
+	job_done(k, job, e, now);
 }
 
 static void job_start(keeper_t *k, job_t *job, uint64_t now)
@@ -395,8 +374,8 @@ static bool asked_evict(keeper_t *k, target_t **forget)
 	target_t *t;
 	// A target not active yet is this drain's, on its start list: never one to forget.
 	while ((t = asked_list_first(&k->probation)) != NULL && t->active) {
-		job_harvest(&t->jobs[0]);
-		job_harvest(&t->jobs[1]);
+		job_harvest(k, &t->jobs[0]);
+		job_harvest(k, &t->jobs[1]);
 		if (!t->referenced) {
 			asked_drop(k, t, forget);
 			return true;
@@ -409,8 +388,8 @@ static bool asked_evict(keeper_t *k, target_t **forget)
 	// One turn clears every mark: the turn after it finds one to go.
 	for (size_t pass = 0; (t = asked_list_first(&k->kept)) != NULL && pass <= k->kept.count;
 	     pass++) {
-		job_harvest(&t->jobs[0]);
-		job_harvest(&t->jobs[1]);
+		job_harvest(k, &t->jobs[0]);
+		job_harvest(k, &t->jobs[1]);
 		if (!t->referenced) {
 			asked_drop(k, t, forget);
 			return true;
@@ -439,7 +418,7 @@ static bool asked_keep(keeper_t *k, const knot_dname_t *name, const uint8_t *sou
 		for (int i = 0; i < 2; i++) {
 			t->jobs[i].looked = true;
 		}
-		if (t->jobs[0].entry != NULL || t->jobs[1].entry != NULL) {
+		if (entry_of(k, &t->jobs[0]) != NULL || entry_of(k, &t->jobs[1]) != NULL) {
 			t->referenced = true;  // Asked after an answer: more than one query's name.
 		}
 		target_resume(k, t, now);
@@ -513,7 +492,8 @@ static void drain(keeper_t *k, uint64_t now)
  */
 static void job_rest(keeper_t *k, job_t *job, uint64_t now)
 {
-	uint64_t expires_ms = (job->entry != NULL) ? (uint64_t)job->entry->ans->expires * 1000 : 0;
+	const k8s_fwd_entry_t *e = kept_of(k, job);
+	uint64_t expires_ms = (e != NULL) ? e->expires_ms : 0;
 	if (expires_ms > now) {
 		// Looked up by then, it is resolved then.
 		k8s_timer_heap_push(&k->heap, &job->timer, expires_ms);
@@ -523,7 +503,7 @@ static void job_rest(keeper_t *k, job_t *job, uint64_t now)
 	target_t *t = job->target;
 	for (int i = 0; i < 2; i++) {
 		if (t->jobs[i].timer.pos != K8S_TIMER_IDLE || t->jobs[i].in_flight ||
-		    t->jobs[i].entry != NULL) {
+		    kept_of(k, &t->jobs[i]) != NULL) {
 			return;
 		}
 	}
@@ -541,7 +521,7 @@ static void start_due(keeper_t *k, uint64_t now)
 		job_t *job = job_of(k8s_timer_heap_first(&k->heap));
 		k8s_timer_heap_remove(&k->heap, &job->timer);
 		// A name is resolved again only for a query that looked it up since.
-		job_harvest(job);
+		job_harvest(k, job);
 		if (!job->looked) {
 			job_rest(k, job, now);
 			continue;
@@ -567,11 +547,6 @@ keeper_t *keeper_new(k8s_fwd_t *f)
 		free(k);
 		return NULL;
 	}
-	if (k8s_rcuhash_init(&k->cache, entry_hash) != KNOT_EOK) {
-		close(k->wake_fd);
-		free(k);
-		return NULL;
-	}
 	f->kept_done = flight_done;
 	return k;
 }
@@ -582,13 +557,6 @@ void keeper_free(keeper_t *k)
 		return;
 	}
 	size_t pos = 0;
-	k8s_upstream_entry_t *e;
-	while ((e = k8s_rcuhash_walk(&k->cache, &pos)) != NULL) {
-		free(e);
-	}
-	k8s_rcuhash_deinit(&k->cache);
-	k8s_retire_flush_now(&k->retire);
-	pos = 0;
 	const k8s_map_slot_t *slot;
 	while ((slot = k8s_map_next(&k->names, &pos)) != NULL) {
 		free(slot->value);
@@ -610,7 +578,6 @@ void keeper_run(keeper_t *k, uint64_t now)
 	(void)!read(k->wake_fd, &value, sizeof(value));
 	drain(k, now);
 	start_due(k, now);
-	k8s_retire_commit(&k->retire);
 }
 
 uint64_t keeper_due_ms(const keeper_t *k, uint64_t until)
@@ -625,7 +592,6 @@ uint64_t keeper_due_ms(const keeper_t *k, uint64_t until)
 void keeper_stop(keeper_t *k)
 {
 	k->fwd->kept_done = NULL;
-	k8s_retire_commit(&k->retire);
 }
 
 void keeper_set_max_asked(keeper_t *k, size_t max)
@@ -644,25 +610,27 @@ void k8s_keeper_asks_off(void)
 }
 
 k8s_upstream_status_t keeper_lookup(keeper_t *k, const knot_dname_t *name, uint16_t qtype,
-                                    const uint8_t *source, const k8s_upstream_answer_t **ans)
+                                    const uint8_t *source, const k8s_fwd_entry_t **ans)
 {
-	uint32_t hash = key_hash(name, qtype, source);
-	k8s_rcuhash_iter_t it;
-	k8s_rcuhash_iter_init(&it, &k->cache, hash);
-	k8s_upstream_entry_t *e;
-	while ((e = k8s_rcuhash_iter_next(&it)) != NULL) {
-		if (e->hash == hash && e->qtype == qtype && knot_dname_is_equal(e->name, name) &&
-		    forward_source_equal(e->source, source)) {
-			// Written once per refresh at most, so readers do not contend on it. A
-			// retry's lookup delivers the query that asked: it is no new use.
-			if (!asks_off && !atomic_load_explicit(&e->used, memory_order_relaxed)) {
-				atomic_store_explicit(&e->used, true, memory_order_relaxed);
-			}
-			*ans = e->ans;
-			return K8S_UPSTREAM_READY;
-		}
+	k8s_fwd_entry_t *e = k8s_fwd_cache_find(&k->fwd->cache, name, qtype, source);
+	if (e == NULL) {
+		return K8S_UPSTREAM_PENDING;
 	}
-	return K8S_UPSTREAM_PENDING;
+	// Past its expiry, a kept answer (a failure too, until its retry's) is served while
+	// its refresh is under way and for 5 minutes while the upstream fails; the keeper
+	// drops it when no query looks it up.
+	uint64_t now = k8s_now_ms();
+	uint64_t until = e->expires_ms + (e->kept ? STALE_MAX_MS : 0);
+	if (now >= until) {
+		return K8S_UPSTREAM_PENDING;
+	}
+	// Written once per refresh at most, so readers do not contend on it. A retry's
+	// lookup delivers the query that asked: it is no new use.
+	if (!asks_off && !atomic_load_explicit(&e->used, memory_order_relaxed)) {
+		atomic_store_explicit(&e->used, true, memory_order_relaxed);
+	}
+	*ans = e;
+	return K8S_UPSTREAM_READY;
 }
 
 bool keeper_ask(keeper_t *k, const knot_dname_t *name, const uint8_t *source)

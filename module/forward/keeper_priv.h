@@ -32,15 +32,14 @@
 
 #include "forward/forward_priv.h"
 #include "lib/map.h"
-#include "lib/rcuhash.h"
-#include "lib/retire.h"
 #include "lib/timerheap.h"
-#include "upstream/upstream_entry.h"
 
 #define MAX_FLIGHTS      32          /*!< Kept names' flights at once (the clients' go first). */
 #define REFRESH_MIN_MS   1000
 #define BACKOFF_MAX_S    60
-#define STALE_MAX_S      300         /*!< How long past expiry a failing name keeps its answer. */
+#define STALE_MAX_MS     (300 * 1000) /*!< How long past expiry a failing name keeps its answer. */
+#define NEG_DEFAULT_MS   (30 * 1000) /*!< A negative answer without an SOA (not a client's). */
+#define NEG_MAX_MS       (300 * 1000) /*!< A kept negative answer's life at most. */
 #define LOG_PERIOD_MS    (60 * 1000) /*!< One failure line per name at most this often. */
 #define ASK_SLOTS        64          /*!< Names asked by queries, waiting for the thread. */
 #define ASK_PROBE        4           /*!< Slots an ask tries before it is dropped. */
@@ -54,7 +53,6 @@ typedef struct {
 	uint16_t qtype;
 	k8s_timer_t timer;             /*!< When to resolve next; pos K8S_TIMER_IDLE: not scheduled. */
 	bool in_flight;                /*!< A flight resolves it (then it is not scheduled). */
-	k8s_upstream_entry_t *entry;   /*!< Published answer, or NULL. */
 	unsigned backoff_s;            /*!< Last retry delay; 0 after a success. */
 	bool looked;                   /*!< Looked up or asked for since its last resolution began. */
 } job_t;
@@ -89,7 +87,6 @@ typedef struct {
 
 struct keeper {
 	/* Readers. */
-	k8s_rcuhash_t cache;           /*!< (name, qtype, source) -> k8s_upstream_entry_t. */
 	ask_t asks[ASK_SLOTS];         /*!< Slots that queries write without a lock. */
 	int wake_fd;                   /*!< eventfd: a name asked. */
 	atomic_size_t max_asked;       /*!< MAX_ASKED, or less in tests. */
@@ -103,6 +100,5 @@ struct keeper {
 	uint64_t full_logged_ms;       /*!< Last line about MAX_ASKED; 0: none yet. */
 	size_t active;                 /*!< Targets with scheduled jobs. */
 	k8s_timer_heap_t heap;         /*!< Scheduled jobs by due time. */
-	k8s_retire_t retire;
 	size_t flights;                /*!< Jobs in flight. */
 };

@@ -29,7 +29,7 @@
 #include "upstream/keeper.h"
 
 /*! \brief The own forwarder's settings besides its server and deadline. */
-#define OWN_CACHE_SIZE   1024
+#define OWN_CACHE_SIZE   8192  /* Two entries (A, AAAA) for each of the 4096 names kept. */
 #define OWN_CACHE_TTL    3600
 #define OWN_PENDING      256
 
@@ -113,14 +113,14 @@ bool k8s_keeper_ask(const k8s_keeper_t *k, const knot_dname_t *name)
 
 k8s_upstream_status_t k8s_keeper_lookup_source(const k8s_keeper_t *k, const knot_dname_t *name,
                                                uint16_t qtype, const uint8_t *source,
-                                               const k8s_upstream_answer_t **ans)
+                                               const k8s_fwd_entry_t **ans)
 {
 	keeper_t *kp = keeper_of(k);
 	return (kp != NULL) ? keeper_lookup(kp, name, qtype, source, ans) : K8S_UPSTREAM_PENDING;
 }
 
 k8s_upstream_status_t k8s_keeper_lookup(const k8s_keeper_t *k, const knot_dname_t *name,
-                                        uint16_t qtype, const k8s_upstream_answer_t **ans)
+                                        uint16_t qtype, const k8s_fwd_entry_t **ans)
 {
 	return k8s_keeper_lookup_source(k, name, qtype, NULL, ans);
 }

@@ -109,7 +109,7 @@ bool k8s_keeper_ask(const k8s_keeper_t *k, const knot_dname_t *name);
  *             the caller caps TTLs at what remains (0 at least).
  */
 k8s_upstream_status_t k8s_keeper_lookup(const k8s_keeper_t *k, const knot_dname_t *name,
-                                        uint16_t qtype, const k8s_upstream_answer_t **ans);
+                                        uint16_t qtype, const k8s_fwd_entry_t **ans);
 
 /*! \brief k8s_keeper_ask() for the key (name, \a source): a wire label, or NULL. */
 bool k8s_keeper_ask_source(const k8s_keeper_t *k, const knot_dname_t *name,
@@ -118,7 +118,7 @@ bool k8s_keeper_ask_source(const k8s_keeper_t *k, const knot_dname_t *name,
 /*! \brief k8s_keeper_lookup() of the key (name, qtype, \a source): a wire label, or NULL. */
 k8s_upstream_status_t k8s_keeper_lookup_source(const k8s_keeper_t *k, const knot_dname_t *name,
                                                uint16_t qtype, const uint8_t *source,
-                                               const k8s_upstream_answer_t **ans);
+                                               const k8s_fwd_entry_t **ans);
 
 /*!
  * \brief From now on the calling thread's asks are no-ops (reported as handed over) and

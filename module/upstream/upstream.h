@@ -18,10 +18,10 @@
  * \file
  *
  * \brief An upstream's answer as the module's own answers read it (ExternalName
- * targets, autopath's outside names, federation names): the kept names' entries
- * (keeper.h, resolved by the forwarder core, forward/keeper.c), one immutable block
- * readable until the end of the RCU read-side section. Types only: the one resolver
- * is the forwarder's (forward/forward.h).
+ * targets, autopath's outside names, federation names): an entry of the one resolver's
+ * cache (forward/forward_cache.h, implemented there), read through these accessors
+ * (declared here, below the answer path and the federation role that use them), valid
+ * until the end of the RCU read-side section it was looked up in.
  */
 
 #pragma once
@@ -31,25 +31,48 @@
 
 #include <libknot/libknot.h>
 
-/*! \brief A cached upstream answer: immutable, readable until the end of the RCU read-side section. */
-typedef struct {
-	uint16_t rcode;         /*!< Upstream RCODE: NOERROR, NXDOMAIN, or a failure (count 0). */
-	uint16_t count;         /*!< RRsets of the answer section (CNAME chain first, then the addresses). */
-	uint32_t expires;       /*!< Monotonic seconds (k8s_now_ms() / 1000) when it runs out. */
-	knot_rrset_t rrsets[];  /*!< Owners and rdata live inside this allocation. */
-} k8s_upstream_answer_t;
+/*! \brief A cache entry of the forwarder (forward/forward_cache.h). */
+typedef struct k8s_fwd_entry k8s_fwd_entry_t;
+
+typedef enum {
+	K8S_UPSTREAM_PENDING = 0,  /*!< Not resolved yet, or the last attempts timed out. */
+	K8S_UPSTREAM_READY,        /*!< The entry is the answer (NXDOMAIN or a failure maybe, no records maybe). */
+} k8s_upstream_status_t;
+
+/*! \brief The upstream's RCODE: NOERROR, NXDOMAIN, or a failure (REFUSED, SERVFAIL...). */
+uint16_t k8s_upstream_rcode(const k8s_fwd_entry_t *e);
 
 /*!
  * \brief True if the answer is the upstream's failure (REFUSED, SERVFAIL...): no
  * records, kept until the name is asked again (with backoff), so that queries get
  * an answer at once rather than wait for one.
  */
-static inline bool k8s_upstream_failed(const k8s_upstream_answer_t *ans)
-{
-	return ans->rcode != KNOT_RCODE_NOERROR && ans->rcode != KNOT_RCODE_NXDOMAIN;
-}
+bool k8s_upstream_failed(const k8s_fwd_entry_t *e);
 
-typedef enum {
-	K8S_UPSTREAM_PENDING = 0,  /*!< Not resolved yet, or the last attempts timed out. */
-	K8S_UPSTREAM_READY,        /*!< \a ans holds the answer (rcode may be NXDOMAIN or a failure, count may be 0). */
-} k8s_upstream_status_t;
+/*! \brief Seconds the entry has left (0 once expired: a stale answer's TTLs are 0). */
+uint32_t k8s_upstream_ttl_left(const k8s_fwd_entry_t *e, uint64_t now_ms);
+
+/*! \brief Where a walk of an answer's chain is (k8s_upstream_next()). */
+typedef struct {
+	const knot_dname_t *owner;  /*!< The chain's current name; NULL: done. */
+	uint16_t next;              /*!< The next record looked at. */
+	uint8_t hops;               /*!< CNAMEs followed. */
+	bool records;               /*!< Past the CNAMEs: the records of the type. */
+} k8s_upstream_iter_t;
+
+/*! \brief Starts a walk of \a e's answer. */
+void k8s_upstream_iter_init(const k8s_fwd_entry_t *e, k8s_upstream_iter_t *it);
+
+/*!
+ * \brief The next record of the answer: the CNAME chain from the question's name (8 at
+ * most, each found by its owner), then the records of the question's type at its end,
+ * in the upstream's order; NULL at the end. Records the chain does not reach (another
+ * owner, another type) are never returned.
+ */
+const knot_rrset_t *k8s_upstream_next(const k8s_fwd_entry_t *e, k8s_upstream_iter_t *it);
+
+/*! \brief True if the answer has records of the question's type at its chain's end. */
+bool k8s_upstream_has_records(const k8s_fwd_entry_t *e);
+
+/*! \brief True if the answer has no record at all (no CNAME either). */
+bool k8s_upstream_empty(const k8s_fwd_entry_t *e);
