@@ -114,7 +114,7 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 {
 	assert(pkt && qdata && mod);
 	k8s_tsan_zone_seen();
-	k8s_stats_zone_query(qdata);
+	uint64_t received = k8s_stats_zone_query(qdata);
 	uint16_t qtype = knot_pkt_qtype(qdata->query);
 	// Only the ADDITIONAL stage of SRV and ANY reads the last SRV answer.
 	if (qtype == KNOT_RRTYPE_SRV || qtype == KNOT_RRTYPE_ANY) {
@@ -126,7 +126,7 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	if (state != KNOTD_IN_STATE_MISS) {
 		return state;
 	}
-	uint64_t started = k8s_stats_clock();
+	uint64_t started = (received != 0) ? received : k8s_dnsmetrics_clock();
 
 	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 	k8s_autopath_outcome_t walked;
@@ -183,7 +183,7 @@ static knotd_state_t k8s_cold_end_hook(knotd_state_t state, knot_pkt_t *pkt,
 	urcu_memb_read_lock();
 	bool handed = k8s_cold_handoff(ctx->cold, qdata->query->wire, qdata->query->size,
 	                               params->socket, params->proto == KNOTD_QUERY_PROTO_TCP,
-	                               params->remote, &soa);
+	                               params->remote, k8s_glue_query_local(params), &soa);
 	urcu_memb_read_unlock();
 	if (handed) {
 		k8s_stats_late(mod, qdata);

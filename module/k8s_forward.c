@@ -29,8 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libknot/version.h>
-
 #include "lib/clock.h"
 #include "forward/forward.h"
 #include "forward/forward_metrics.h"
@@ -512,23 +510,6 @@ void k8s_forward_release(k8s_fwd_holder_t *h, knotd_mod_t *mod)
 
 /* Hooks. */
 
-/*!
- * \brief The address a query was sent to, the source of its late answer over UDP.
- * Knot 3.3 gives it (params->local, from IP_PKTINFO on a wildcard listener). Knot 3.2
- * gives only getsockname() of the socket (knotd_qdata_local_addr()): the wildcard
- * itself on a wildcard listener, and the answer's source without asking on a bound
- * one; NULL there, so the kernel chooses as before.
- */
-static const struct sockaddr_storage *query_local(const knotd_qdata_params_t *params)
-{
-#if KNOT_VERSION_HEX >= 0x030300
-	return params->local;
-#else
-	(void)params;
-	return NULL;
-#endif
-}
-
 /*! \brief Names in no zone (knotd would answer REFUSED): from the cache, or answered late. */
 static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
                                         knotd_qdata_t *qdata, knotd_mod_t *mod)
@@ -577,7 +558,7 @@ static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 	bool handed = k8s_fwd_handoff(f, qdata->query->wire, qdata->query->size,
 	                              late ? params->socket : -1,
 	                              params->proto == KNOTD_QUERY_PROTO_TCP, params->remote,
-	                              query_local(params));
+	                              k8s_glue_query_local(params));
 	urcu_memb_read_unlock();
 	if (handed && late) {
 		knotd_mod_stats_incr(mod, thread, CTR_QUERIES, Q_HANDED, 1);
@@ -609,7 +590,7 @@ static knotd_state_t forward_end_hook(knotd_state_t state, knot_pkt_t *pkt,
 	bool handed = k8s_fwd_routes(f, qdata->query->lower_qname) &&
 	              k8s_fwd_handoff(f, qdata->query->wire, qdata->query->size, params->socket,
 	                              params->proto == KNOTD_QUERY_PROTO_TCP, params->remote,
-	                              query_local(params));
+	                              k8s_glue_query_local(params));
 	urcu_memb_read_unlock();
 	return handed ? KNOTD_STATE_NOOP : state;
 }

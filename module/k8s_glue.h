@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include <knot/module.h>
+#include <libknot/version.h>
 #include <urcu/urcu-memb.h>
 
 /*
@@ -116,6 +117,25 @@ int k8s_glue_refuse(check_ctx_t *check, const char *fmt, ...);
 /*! \brief A lowercase copy of \a name (malloc), or NULL. */
 knot_dname_t *k8s_glue_dname_lower(const knot_dname_t *name);
 
+/*!
+ * \brief The address a query was sent to, the source of its late answer over UDP (the
+ * forwarder's and the cold waiter's). Knot 3.3 gives it (params->local, from IP_PKTINFO
+ * on a wildcard listener). Knot 3.2 gives only getsockname() of the socket
+ * (knotd_qdata_local_addr()): the wildcard itself on a wildcard listener, and the
+ * answer's source without asking on a bound one; NULL there, so the kernel chooses as
+ * before.
+ */
+static inline const struct sockaddr_storage *
+k8s_glue_query_local(const knotd_qdata_params_t *params)
+{
+#if KNOT_VERSION_HEX >= 0x030300
+	return params->local;
+#else
+	(void)params;
+	return NULL;
+#endif
+}
+
 /* k8s_conf.c: the options. */
 
 /*! \brief The schema, a row per option of K8S_OPTIONS with its check of one value. */
@@ -152,12 +172,10 @@ void k8s_stats_watcher(void *ctx, const k8s_watcher_stats_t *st);
 /*! \brief A member's counters: one slot of each member gauge; \a ctx is its fed_watch_t. */
 void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st);
 
-/*! \brief Monotonic nanoseconds: when the module started on a query (its request duration). */
-uint64_t k8s_stats_clock(void);
-
 /*!
- * \brief Counts an answer's outcome (not K8S_ANSWER_PASS) in knotd's counters, and
- * its \a rcode with the time since \a started_ns in the Prometheus counters (metrics.h).
+ * \brief Counts an answer's outcome (not K8S_ANSWER_PASS) in knotd's counters now, and
+ * its \a rcode with the time since \a started_ns in the Prometheus counters (metrics.h)
+ * with CoreDNS's, at the zone's END hook.
  */
 void k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res, uint8_t rcode,
                        uint64_t started_ns);
@@ -176,10 +194,11 @@ void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_out
 int k8s_stats_hooks(knotd_mod_t *mod, bool global);
 
 /*!
- * \brief A query a mod-k8s zone's ANSWER hook sees: the zone's END hook counts its answer
- * (the receipt time taken now without a global instance).
+ * \brief A query a mod-k8s zone's ANSWER hook sees: the zone's END hook counts its answer.
+ * Without a global instance the receipt time is taken now and returned (the module's
+ * start: no clock read more), else 0.
  */
-void k8s_stats_zone_query(const knotd_qdata_t *qdata);
+uint64_t k8s_stats_zone_query(const knotd_qdata_t *qdata);
 
 /*! \brief The `plugin` label of the answer \a qdata gets (the forwarder's cache, ...). */
 void k8s_stats_answered_by(const knotd_qdata_t *qdata, k8s_dnsmetrics_plugin_t plugin);

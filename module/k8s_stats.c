@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ops/dnsmetrics.h"
 #include "k8s_glue.h"
@@ -213,17 +212,24 @@ void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st)
  * answers of queries no mod-k8s zone's ANSWER hook saw; a mod-k8s zone counts those its
  * ANSWER hook saw (k8s_stats_zone_query()) at its last END hook, where a query handed to
  * a module thread (NOOP: answered late, counted there) is known. The zone needs no
- * BEGIN hook of its own: a hook less on every query.
+ * BEGIN hook of its own: a hook less on every query. The module's own series
+ * (mod_k8s_dns_*, metrics.h) of an outcome it decided are counted there too, in the same
+ * pass and slot (k8s_dnsmetrics_answer()); its duration starts at the receipt time the
+ * zone took (or at the ANSWER hook, after a global instance's) and ends where CoreDNS's
+ * does, at the outcome: two clock reads per answer.
  */
 
-/*! \brief The query this worker is answering (knotd reuses its qdata: the ID must match). */
+/*!
+ * \brief The query this worker is answering (knotd reuses its qdata: the ID must match),
+ * and its answer's counts, filled as the hooks learn them: the END hook passes them on
+ * as they are (one pass for both families, nothing copied).
+ */
 static __thread struct {
 	const knotd_qdata_t *qdata;
 	uint16_t id;
 	bool zone_counts;           /*!< A mod-k8s zone's ANSWER hook saw it: its END counts. */
-	uint8_t plugin;             /*!< k8s_dnsmetrics_plugin_t. */
 	uint64_t received_ns;
-	uint64_t answered_ns;       /*!< The module's answer's end (k8s_stats_outcome()), or 0. */
+	k8s_dnsmetrics_answer_t a;  /*!< .plugin, and the module's outcome (.module...) so far. */
 } answering __attribute__((tls_model("initial-exec")));  // No __tls_get_addr() per hook.
 
 static bool answering_this(const knotd_qdata_t *qdata)
@@ -236,16 +242,17 @@ static void answering_start(const knotd_qdata_t *qdata)
 	answering.qdata = qdata;
 	answering.id = knot_wire_get_id(qdata->query->wire);
 	answering.zone_counts = false;
-	answering.plugin = K8S_DNSMETRICS_CORE;
+	answering.a.module = false;
+	answering.a.plugin = K8S_DNSMETRICS_CORE;
+	answering.a.answered_ns = 0;
 	answering.received_ns = k8s_dnsmetrics_clock();
-	answering.answered_ns = 0;
 }
 
-uint64_t k8s_stats_clock(void)
+static k8s_metrics_proto_t metrics_proto(const knotd_qdata_t *qdata)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return (qdata->params->proto == KNOTD_QUERY_PROTO_TCP) ? K8S_METRICS_TCP :
+	       (qdata->params->proto == KNOTD_QUERY_PROTO_QUIC) ? K8S_METRICS_QUIC :
+	       K8S_METRICS_UDP;
 }
 
 /*! \brief The "queries" counter of each outcome that is counted (not K8S_ANSWER_PASS). */
@@ -274,18 +281,21 @@ void k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
                        uint64_t started_ns)
 {
 	knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_QUERIES, query_counters[res], 1);
-	k8s_metrics_proto_t proto = (qdata->params->proto == KNOTD_QUERY_PROTO_TCP) ? K8S_METRICS_TCP :
-	                            (qdata->params->proto == KNOTD_QUERY_PROTO_QUIC) ? K8S_METRICS_QUIC :
-	                            K8S_METRICS_UDP;
 	k8s_metrics_rcode_t label = (rcode < sizeof(metrics_rcodes)) ? metrics_rcodes[rcode]
 	                                                               : K8S_METRICS_RCODE_OTHER;
-	uint64_t now = k8s_stats_clock();
-	k8s_metrics_query(qdata->params->thread_id, proto, knot_pkt_qtype(qdata->query), label,
-	                  now > started_ns ? now - started_ns : 0);
-	// CoreDNS's duration ends here too: one clock read less at the END hook.
-	if (answering_this(qdata)) {
-		answering.answered_ns = now;
+	uint64_t now = k8s_dnsmetrics_clock();
+	uint64_t took = now > started_ns ? now - started_ns : 0;
+	if (!answering_this(qdata)) {  // Not from the zone's ANSWER hook: no END counts it.
+		k8s_metrics_query(qdata->params->thread_id, metrics_proto(qdata),
+		                  knot_pkt_qtype(qdata->query), label, took);
+		return;
 	}
+	// The zone's END hook counts it in both families in one pass (answer_count()), and
+	// CoreDNS's duration ends here too.
+	answering.a.module = true;
+	answering.a.module_rcode = label;
+	answering.a.module_ns = took;
+	answering.a.answered_ns = now;
 }
 
 void k8s_stats_late(knotd_mod_t *mod, knotd_qdata_t *qdata)
@@ -302,36 +312,47 @@ void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_out
 void k8s_stats_answered_by(const knotd_qdata_t *qdata, k8s_dnsmetrics_plugin_t plugin)
 {
 	if (answering_this(qdata)) {
-		answering.plugin = plugin;
+		answering.a.plugin = plugin;
 	}
 }
 
-static void answer_count(knotd_state_t state, const knot_pkt_t *pkt, knotd_qdata_t *qdata)
+/*!
+ * \brief Counts the answer to \a qdata; \a seen: answering_this(qdata), checked by the caller.
+ * Inline in both END hooks: a call and its register saves less on every answer.
+ */
+static inline __attribute__((always_inline)) void answer_count(knotd_state_t state, const knot_pkt_t *pkt, knotd_qdata_t *qdata,
+                         bool seen)
 {
-	// Without a BEGIN (a malformed query), the answer took no time to speak of.
-	bool seen = answering_this(qdata);
-	uint64_t received = seen ? answering.received_ns : k8s_dnsmetrics_clock();
-	uint64_t answered = seen ? answering.answered_ns : 0;
-	uint8_t plugin = seen ? answering.plugin : K8S_DNSMETRICS_CORE;
+	const knotd_qdata_params_t *params = qdata->params;
+	k8s_dnsmetrics_answer_t *a = &answering.a;
 	answering.qdata = NULL;
-	if (state == KNOTD_STATE_NOOP) {
-		return;  // Nothing sent now: a module thread answers later and counts it.
+	if (!seen) {
+		// Without a BEGIN (a malformed query), the answer took no time to speak of.
+		answering.received_ns = k8s_dnsmetrics_clock();
+		a->module = false;
+		a->plugin = K8S_DNSMETRICS_CORE;
+		a->answered_ns = 0;
 	}
-	const struct sockaddr_storage *remote = knotd_qdata_remote_addr(qdata);
-	k8s_dnsmetrics_answer_t a = {
-		.qtype = knot_pkt_qtype(qdata->query),
-		.rcode = knot_wire_get_rcode(pkt->wire),
-		.proto = (qdata->params->proto == KNOTD_QUERY_PROTO_TCP) ? K8S_METRICS_TCP :
-		         (qdata->params->proto == KNOTD_QUERY_PROTO_QUIC) ? K8S_METRICS_QUIC :
-		         K8S_METRICS_UDP,
-		.ipv6 = (remote != NULL && remote->ss_family == AF_INET6),
-		.dnssec_ok = knot_pkt_has_dnssec(qdata->query),
-		.query_size = qdata->query->size,
-		.answer_size = pkt->size,
-		.plugin = plugin,
-		.answered_ns = answered,
-	};
-	k8s_dnsmetrics_answer(qdata->params->thread_id, &a, received);
+	a->qtype = knot_pkt_qtype(qdata->query);
+	a->proto = metrics_proto(qdata);
+	if (state == KNOTD_STATE_NOOP) {
+		// Nothing sent now: a module thread answers later and counts it in CoreDNS's
+		// series; the module's outcome is counted now.
+		if (a->module) {
+			k8s_metrics_query(params->thread_id, a->proto, a->qtype, a->module_rcode,
+			                  a->module_ns);
+		}
+		return;
+	}
+	// The client's address without a call, unless XDP holds it.
+	const struct sockaddr_storage *remote = (params->xdp_msg == NULL) ? params->remote :
+	                                        knotd_qdata_remote_addr(qdata);
+	a->rcode = knot_wire_get_rcode(pkt->wire);
+	a->ipv6 = (remote != NULL && remote->ss_family == AF_INET6);
+	a->dnssec_ok = knot_pkt_has_dnssec(qdata->query);
+	a->query_size = qdata->query->size;
+	a->answer_size = pkt->size;
+	k8s_dnsmetrics_answer(params->thread_id, a, answering.received_ns);
 }
 
 static knotd_state_t global_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
@@ -344,27 +365,32 @@ static knotd_state_t global_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 static knotd_state_t global_end_hook(knotd_state_t state, knot_pkt_t *pkt,
                                      knotd_qdata_t *qdata, knotd_mod_t *mod)
 {
-	if (!(answering_this(qdata) && answering.zone_counts)) {
-		answer_count(state, pkt, qdata);
+	bool seen = answering_this(qdata);
+	if (!(seen && answering.zone_counts)) {
+		answer_count(state, pkt, qdata, seen);
 	}
 	return state;
 }
 
-void k8s_stats_zone_query(const knotd_qdata_t *qdata)
+uint64_t k8s_stats_zone_query(const knotd_qdata_t *qdata)
 {
 	// Without a global instance, the zone takes the receipt time itself.
+	uint64_t took = 0;
 	if (!answering_this(qdata)) {
 		answering_start(qdata);
+		took = answering.received_ns;
 	}
 	answering.zone_counts = true;
-	answering.plugin = K8S_DNSMETRICS_KUBERNETES;
+	answering.a.module = false;
+	answering.a.plugin = K8S_DNSMETRICS_KUBERNETES;
+	return took;
 }
 
 static knotd_state_t zone_end_hook(knotd_state_t state, knot_pkt_t *pkt,
                                    knotd_qdata_t *qdata, knotd_mod_t *mod)
 {
 	if (answering_this(qdata) && answering.zone_counts) {
-		answer_count(state, pkt, qdata);
+		answer_count(state, pkt, qdata, true);
 	}
 	return state;
 }

@@ -119,16 +119,20 @@ static size_t srv_count(const k8s_block_t *svc, size_t first, size_t last, size_
 static inline uint8_t *put_srv(uint8_t *pos, uint16_t weight, uint16_t port, const k8s_block_t *svc,
                                const k8s_addr_t *ep, const knot_dname_t *domain)
 {
-	uint8_t data[6 + KNOT_DNAME_MAXLEN];
-	knot_wire_write_u16(data, 0);
-	knot_wire_write_u16(data + 2, weight);
-	knot_wire_write_u16(data + 4, port);
-	size_t size = write_name(data + 6, KNOT_DNAME_MAXLEN, svc, ep, domain);
+	// Written in place (the caller's room is knot_rdata_size(6 + KNOT_DNAME_MAXLEN)).
+	knot_rdata_t *rd = (knot_rdata_t *)pos;
+	knot_wire_write_u16(rd->data, 0);
+	knot_wire_write_u16(rd->data + 2, weight);
+	knot_wire_write_u16(rd->data + 4, port);
+	size_t size = write_name(rd->data + 6, KNOT_DNAME_MAXLEN, svc, ep, domain);
 	if (size == 0) {
 		return pos;
 	}
-	knot_rdata_init((knot_rdata_t *)pos, 6 + size, data);
-	return pos + knot_rdata_size(6 + size);
+	rd->len = 6 + size;
+	if (rd->len & 1) {
+		rd->data[rd->len] = 0;  // The padding, as knot_rdata_init() leaves it.
+	}
+	return pos + knot_rdata_size(rd->len);
 }
 
 /*!
@@ -279,15 +283,21 @@ static __attribute__((noinline)) void add_targets(const k8s_answer_conf_t *conf,
 	k8s_qctx_t c = { .conf = conf, .pkt = pkt, .mm = mm, .qtype = KNOT_RRTYPE_ANY };
 
 	if (svc->type != K8S_SVC_HEADLESS) {
-		knot_dname_t *owner = name_of(&c, svc, NULL, last_srv.domain);
+		// The owner is every SRV record's target: point at the first one, as knotd
+		// does for zone data, instead of searching the packet for a suffix; and read
+		// the name from its rdata (priority, weight, port, target) instead of writing
+		// it again.
+		uint16_t hint = KNOT_COMPR_HINT_NONE;
+		knot_dname_t *owner = NULL;
+		if (last_srv.rr < pkt->rrset_count && pkt->rr[last_srv.rr].type == KNOT_RRTYPE_SRV &&
+		    pkt->rr[last_srv.rr].rrs.count > 0) {
+			hint = knot_compr_hint(&pkt->rr_info[last_srv.rr], KNOT_COMPR_HINT_RDATA);
+			owner = pkt->rr[last_srv.rr].rrs.rdata->data + 6;
+		} else {
+			owner = name_of(&c, svc, NULL, last_srv.domain);
+		}
 		if (owner == NULL) {
 			return;
-		}
-		// The owner is every SRV record's target: point at the first one, as knotd
-		// does for zone data, instead of searching the packet for a suffix.
-		uint16_t hint = KNOT_COMPR_HINT_NONE;
-		if (last_srv.rr < pkt->rrset_count && pkt->rr[last_srv.rr].type == KNOT_RRTYPE_SRV) {
-			hint = knot_compr_hint(&pkt->rr_info[last_srv.rr], KNOT_COMPR_HINT_RDATA);
 		}
 		if (svc->rrs_a.count > 0 &&
 		    put(&c, owner, hint, KNOT_RRTYPE_A, conf->ttl, &svc->rrs_a,

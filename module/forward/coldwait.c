@@ -56,6 +56,7 @@ struct k8s_cold {
 	k8s_cold_answer_fn answer;
 	void *ctx;
 	k8s_slots_t handoff;                     /*!< Over \a slots. */
+	k8s_share_t waiting;                     /*!< Each address's slots: a quarter. */
 	pthread_t thread;
 	knot_mm_t mm;                            /*!< Allocates from \a arena, reset after each try. */
 	size_t arena_used;
@@ -84,7 +85,7 @@ static void slot_release(k8s_cold_t *w, slot_t *s)
 
 static void send_answer(k8s_cold_t *w, const slot_t *s, size_t size)
 {
-	k8s_late_send(s->h.fd, s->h.tcp, &s->h.remote, w->out, size);
+	k8s_late_send_from(s->h.fd, s->h.tcp, &s->h.remote, &s->h.local, w->out, size);
 	k8s_dnsmetrics_late(s->h.tcp, &s->h.remote, s->h.len, w->out + 2, size, s->h.received_ns,
 	                    K8S_DNSMETRICS_KUBERNETES);
 }
@@ -260,7 +261,9 @@ k8s_cold_t *k8s_cold_new(k8s_cold_answer_fn answer, void *ctx)
 	w->answer = answer;
 	w->ctx = ctx;
 	w->mm = (knot_mm_t){ .ctx = w, .alloc = arena_alloc };
-	if (k8s_slots_init(&w->handoff, w->slots, K8S_COLD_SLOTS, sizeof(slot_t)) != KNOT_EOK) {
+	k8s_share_init(&w->waiting, K8S_COLD_SLOTS / K8S_SHARE_PART);
+	if (k8s_slots_init(&w->handoff, w->slots, K8S_COLD_SLOTS, sizeof(slot_t),
+	                   &w->waiting) != KNOT_EOK) {
 		free(w);
 		return NULL;
 	}
@@ -282,7 +285,8 @@ void k8s_cold_free(k8s_cold_t *w)
 }
 
 bool k8s_cold_handoff(k8s_cold_t *w, const uint8_t *wire, size_t len, int fd, bool tcp,
-                      const struct sockaddr_storage *remote, const knot_rrset_t *soa)
+                      const struct sockaddr_storage *remote,
+                      const struct sockaddr_storage *local, const knot_rrset_t *soa)
 {
 	if (w == NULL || len > K8S_COLD_QUERY_MAX || fd < 0) {
 		return false;
@@ -296,7 +300,7 @@ bool k8s_cold_handoff(k8s_cold_t *w, const uint8_t *wire, size_t len, int fd, bo
 			return false;
 		}
 	}
-	slot_t *s = (slot_t *)k8s_slots_claim(&w->handoff, fd, tcp, len, remote);
+	slot_t *s = (slot_t *)k8s_slots_claim(&w->handoff, fd, tcp, len, remote, local);
 	if (s == NULL) {
 		return false;
 	}

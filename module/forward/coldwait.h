@@ -41,7 +41,10 @@
 
 #include "answer/answer.h"
 
-/*! \brief Queries waiting at once per zone; with all busy, the worker answers SERVFAIL. */
+/*!
+ * \brief Queries waiting at once per zone, a quarter of them per client address; past
+ * that, the worker answers SERVFAIL.
+ */
 #define K8S_COLD_SLOTS 64
 /*! \brief Largest query handed over (bytes); a larger one is answered SERVFAIL at once. */
 #define K8S_COLD_QUERY_MAX 512
@@ -78,11 +81,18 @@ void k8s_cold_free(k8s_cold_t *w);
 /*!
  * \brief Hands a query over (any thread; never blocks, allocates nothing; dup() for TCP).
  *
+ * The client's address holds a quarter of the slots at most, and over TCP its share of
+ * the process's TCP duplicates, the forwarder's counted with ours (slots.h, k8s_hold_t).
+ *
  * \param fd      knotd's socket the query came on.
  * \param remote  The client's address.
+ * \param local   The address the query was sent to (the late answer's source over UDP),
+ *                NULL or a wildcard if unknown: the kernel chooses then.
  * \param soa     The zone's SOA (the first record is copied), for a negative answer.
  *
- * \return False when refused (no free slot, query or SOA too large, dup failed).
+ * \return False when refused (the address's share or the TCP duplicates used up, no
+ *         free slot, query or SOA too large, dup failed).
  */
 bool k8s_cold_handoff(k8s_cold_t *w, const uint8_t *wire, size_t len, int fd, bool tcp,
-                      const struct sockaddr_storage *remote, const knot_rrset_t *soa);
+                      const struct sockaddr_storage *remote,
+                      const struct sockaddr_storage *local, const knot_rrset_t *soa);

@@ -56,15 +56,14 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 			w->fd = slot->h.fd;
 			w->tcp = slot->h.tcp;
 			w->len = slot->h.len;
-			w->shares = slot->shares;
+			w->hold = slot->h.hold;
 			w->remote = slot->h.remote;
-			w->local = slot->local;
+			w->local = slot->h.local;
 			w->received_ns = slot->h.received_ns;
 			memcpy(w->wire, slot->wire, slot->h.len);
-		} else {
-			forward_shares_put(f, &slot->shares);
 		}
-		k8s_slots_release(&slot->h, w == NULL);  // Else the waiter holds the TCP duplicate.
+		// Else the waiter holds the TCP duplicate and the client's shares.
+		k8s_slots_release(&slot->h, w == NULL);
 		if (w == NULL) {
 			continue;
 		}
@@ -252,18 +251,6 @@ out:
 
 /* API. */
 
-/*! \brief The TCP duplicates' cap: a part of knotd's descriptor limit (its soft limit). */
-static unsigned tcp_dups_max(void)
-{
-	struct rlimit lim;
-	rlim_t files = 1024;
-	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
-		files = lim.rlim_cur;
-	}
-	files /= K8S_FWD_TCP_SHARE;
-	return (files < 16) ? 16 : (files > 65536) ? 65536 : files;
-}
-
 k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
                        k8s_fwd_stats_fn stats, void *stats_ctx)
 {
@@ -298,12 +285,11 @@ k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
 			s->loop_probe.fd = -1;
 		}
 	}
-	k8s_share_init(&f->waiting_share, conf->max_pending / K8S_FWD_CLIENT_SHARE);
-	f->tcp_max = tcp_dups_max();
-	k8s_share_init(&f->tcp_share, f->tcp_max / K8S_FWD_CLIENT_SHARE);
+	k8s_share_init(&f->waiting_share, conf->max_pending / K8S_SHARE_PART);
 	f->names = calloc(conf->max_pending, sizeof(*f->names));
 	if (f->names == NULL ||
-	    k8s_slots_init(&f->handoff, f->slots, SLOT_COUNT, sizeof(slot_t)) != KNOT_EOK ||
+	    k8s_slots_init(&f->handoff, f->slots, SLOT_COUNT, sizeof(slot_t),
+	                   &f->waiting_share) != KNOT_EOK ||
 	    k8s_fwd_cache_init(&f->cache, conf->cache_size) != KNOT_EOK ||
 	    (f->keeper = keeper_new(f)) == NULL) {
 		goto fail;
@@ -366,41 +352,15 @@ bool k8s_fwd_handoff(k8s_fwd_t *f, const uint8_t *wire, size_t len, int fd, bool
                      const struct sockaddr_storage *remote,
                      const struct sockaddr_storage *local)
 {
-	shares_t sh;
-	memset(&sh, 0, sizeof(sh));
-	if (len > K8S_FWD_QUERY_MAX) {
-		goto refused;
-	}
-	// The client's share first: one address's flood is refused here, at no cost.
-	if (!k8s_share_take(&f->waiting_share, remote, &sh.waiting)) {
-		goto refused;
-	}
-	if (tcp) {
-		if (atomic_fetch_add(&f->tcp_dups, 1) >= f->tcp_max) {
-			atomic_fetch_sub(&f->tcp_dups, 1);
-			goto refused;
-		}
-		if (!k8s_share_take(&f->tcp_share, remote, &sh.tcp)) {
-			atomic_fetch_sub(&f->tcp_dups, 1);
-			goto refused;
-		}
-	}
-	// TCP answers go on the connection: the address is only the metrics' family.
-	slot_t *slot = (slot_t *)k8s_slots_claim(&f->handoff, fd, tcp, len, remote);
+	// The claim takes the client's shares (slots.h). TCP answers go on the connection:
+	// the address is its shares' and the metrics' family.
+	slot_t *slot = (len <= K8S_FWD_QUERY_MAX)
+	               ? (slot_t *)k8s_slots_claim(&f->handoff, fd, tcp, len, remote, local) : NULL;
 	if (slot == NULL) {
-		goto refused;
-	}
-	slot->shares = sh;
-	if (local != NULL && !tcp) {
-		slot->local = *local;
-	} else {
-		slot->local.ss_family = AF_UNSPEC;
+		atomic_fetch_add(&f->dropped, 1);
+		return false;
 	}
 	memcpy(slot->wire, wire, len);
 	k8s_slots_publish(&f->handoff, &slot->h);
 	return true;
-refused:
-	forward_shares_put(f, &sh);
-	atomic_fetch_add(&f->dropped, 1);
-	return false;
 }

@@ -63,14 +63,6 @@
 #define K8S_FWD_SERVERS_MAX 16
 /*! \brief Stub domains. */
 #define K8S_FWD_GROUPS_MAX 16
-/*!
- * \brief The TCP connections' duplicates the forwarder holds, all clients together: this
- * fraction (1/K8S_FWD_TCP_SHARE) of knotd's descriptor limit (256 of 1,024), so that a
- * flood of pipelined queries leaves knotd its descriptors.
- */
-#define K8S_FWD_TCP_SHARE 4
-/*! \brief The part of a total one client address may hold (1/4). */
-#define K8S_FWD_CLIENT_SHARE 4
 
 /*! \brief A set of servers: the default one (zone NULL) or a stub domain's. */
 typedef struct {
@@ -184,8 +176,9 @@ const k8s_fwd_entry_t *k8s_fwd_lookup(k8s_fwd_t *f, const knot_dname_t *lower, u
  * \brief Hands a query over (any thread; never blocks, allocates nothing; dup() for TCP).
  *
  * Each client address has its share: max_pending / 4 queries waiting (names in flight
- * too: a name waits for a client), and over TCP a quarter of the duplicates, which are
- * K8S_FWD_TCP_SHARE of knotd's descriptors in all. Its queries past that are refused.
+ * too: a name waits for a client), and over TCP a quarter of the TCP duplicates, which
+ * are a quarter of knotd's descriptors in all, the cold waiters' counted with ours
+ * (slots.h, k8s_hold_t). Its queries past that are refused.
  *
  * \param fd      knotd's socket the query came on.
  * \param remote  The client's address (the answer's destination over UDP, its share;

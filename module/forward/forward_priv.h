@@ -44,16 +44,8 @@
 /*! \brief Servers a name is asked of at most. */
 #define ATTEMPTS_MAX 3
 
-/*! \brief What a client's query holds of its address's shares, until it is answered. */
-typedef struct {
-	k8s_share_ref_t waiting;
-	k8s_share_ref_t tcp;    /*!< With the count of TCP duplicates. */
-} shares_t;
-
 typedef struct {
 	k8s_slot_t h;  /*!< First: the hand-over's state, the client, the query's length. */
-	shares_t shares;
-	struct sockaddr_storage local;  /*!< Where the query went (AF_UNSPEC: not known). */
 	uint8_t wire[K8S_FWD_QUERY_MAX];
 } slot_t;
 
@@ -62,7 +54,7 @@ typedef struct waiter {
 	int fd;                 /*!< knotd's UDP socket, or our dup() of the TCP connection. */
 	bool tcp;
 	uint16_t len;
-	shares_t shares;
+	k8s_hold_t hold;        /*!< The slot's (slots.h), given back after the answer. */
 	struct sockaddr_storage remote;
 	struct sockaddr_storage local;  /*!< The late answer's source (AF_UNSPEC: the kernel's). */
 	uint64_t received_ns;   /*!< The hand-over's (slots.h): the answer's duration. */
@@ -143,9 +135,6 @@ struct k8s_fwd {
 	k8s_slots_t handoff;  /*!< Over \a slots. */
 	atomic_uint_fast64_t dropped;
 	k8s_share_t waiting_share;  /*!< Queries each address has waiting (max_pending / 4). */
-	k8s_share_t tcp_share;      /*!< TCP duplicates each address holds (tcp_max / 4). */
-	atomic_uint tcp_dups;       /*!< TCP duplicates held, all addresses. */
-	unsigned tcp_max;           /*!< Their cap: knotd's descriptor limit / K8S_FWD_TCP_SHARE. */
 	_Atomic uint64_t loop_token[K8S_FWD_SERVERS_MAX];  /*!< Each one's loop probe out, 0: none. */
 	atomic_bool loop_seen[K8S_FWD_SERVERS_MAX];
 	pthread_t thread;
@@ -169,16 +158,6 @@ static inline bool forward_source_equal(const uint8_t *a, const uint8_t *b)
 	return alen == blen && (alen == 0 || memcmp(a + 1, b + 1, alen) == 0);
 }
 
-/*! \brief Gives back what a client's query held of its address's shares. */
-static inline void forward_shares_put(k8s_fwd_t *f, shares_t *sh)
-{
-	k8s_share_put(&f->waiting_share, &sh->waiting);
-	if (sh->tcp.held) {
-		k8s_share_put(&f->tcp_share, &sh->tcp);
-		atomic_fetch_sub(&f->tcp_dups, 1);
-	}
-}
-
 /*!
  * \brief Ends a waiter after its answer: closes its TCP duplicate, gives its address's
  * shares back and frees it. Here, so that forward_reply.c calls nothing of forward.c.
@@ -188,7 +167,7 @@ static inline void forward_waiter_free(k8s_fwd_t *f, waiter_t *w)
 	if (w->tcp) {
 		close(w->fd);
 	}
-	forward_shares_put(f, &w->shares);
+	k8s_hold_put(&w->hold);
 	free(w);
 	f->waiter_count--;
 }

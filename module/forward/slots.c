@@ -15,10 +15,12 @@
  */
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <libknot/errcode.h>
@@ -36,9 +38,11 @@ static k8s_slot_t *slot_at(k8s_slots_t *slots, size_t i)
 	return (k8s_slot_t *)((uint8_t *)slots->base + i * slots->size);
 }
 
-int k8s_slots_init(k8s_slots_t *slots, void *base, size_t count, size_t size)
+int k8s_slots_init(k8s_slots_t *slots, void *base, size_t count, size_t size,
+                   k8s_share_t *waiting)
 {
 	slots->base = base;
+	slots->waiting = waiting;
 	slots->count = count;
 	slots->size = size;
 	atomic_init(&slots->next, 0);
@@ -48,8 +52,14 @@ int k8s_slots_init(k8s_slots_t *slots, void *base, size_t count, size_t size)
 }
 
 k8s_slot_t *k8s_slots_claim(k8s_slots_t *slots, int fd, bool tcp, size_t len,
-                            const struct sockaddr_storage *remote)
+                            const struct sockaddr_storage *remote,
+                            const struct sockaddr_storage *local)
 {
+	// The client's shares first: one address's flood is refused here, at no cost.
+	k8s_hold_t hold;
+	if (!k8s_hold_take(slots->waiting, remote, tcp, &hold)) {
+		return NULL;
+	}
 	unsigned start = atomic_fetch_add_explicit(&slots->next, 1, memory_order_relaxed);
 	for (unsigned k = 0; k < CLAIM_TRIES; k++) {
 		k8s_slot_t *slot = slot_at(slots, (start + k) % slots->count);
@@ -60,8 +70,9 @@ k8s_slot_t *k8s_slots_claim(k8s_slots_t *slots, int fd, bool tcp, size_t len,
 		slot->fd = tcp ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : fd;
 		if (slot->fd < 0) {
 			atomic_store(&slot->state, SLOT_FREE);
-			return NULL;
+			break;
 		}
+		slot->hold = hold;
 		slot->tcp = tcp;
 		slot->len = len;
 		slot->received_ns = k8s_dnsmetrics_clock();
@@ -70,8 +81,15 @@ k8s_slot_t *k8s_slots_claim(k8s_slots_t *slots, int fd, bool tcp, size_t len,
 		} else {
 			slot->remote.ss_family = AF_UNSPEC;  // No stale client's family.
 		}
+		// A TCP answer goes on the connection, whatever its source.
+		if (local != NULL && !tcp) {
+			slot->local = *local;
+		} else {
+			slot->local.ss_family = AF_UNSPEC;
+		}
 		return slot;
 	}
+	k8s_hold_put(&hold);
 	return NULL;
 }
 
@@ -90,8 +108,11 @@ k8s_slot_t *k8s_slots_ready(k8s_slots_t *slots, size_t i)
 
 void k8s_slots_release(k8s_slot_t *slot, bool close_fd)
 {
-	if (close_fd && slot->tcp) {
-		close(slot->fd);
+	if (close_fd) {
+		if (slot->tcp) {
+			close(slot->fd);
+		}
+		k8s_hold_put(&slot->hold);
 	}
 	atomic_store_explicit(&slot->state, SLOT_FREE, memory_order_release);
 }
@@ -134,8 +155,8 @@ void k8s_slots_stop(k8s_slots_t *slots, pthread_t thread)
 	pthread_join(thread, NULL);
 	for (size_t i = 0; i < slots->count; i++) {
 		k8s_slot_t *slot = k8s_slots_ready(slots, i);
-		if (slot != NULL && slot->tcp) {
-			close(slot->fd);
+		if (slot != NULL) {
+			k8s_slots_release(slot, true);
 		}
 	}
 	k8s_slots_deinit(slots);
@@ -230,4 +251,72 @@ unsigned k8s_share_held(k8s_share_t *share, const struct sockaddr_storage *addr)
 	unsigned a = atomic_load_explicit(&share->count[bucket[0]], memory_order_relaxed);
 	unsigned b = atomic_load_explicit(&share->count[bucket[1]], memory_order_relaxed);
 	return (a < b) ? a : b;
+}
+
+/*
+ * The process's TCP duplicates: every hand-over's count together, as the descriptors
+ * they use are knotd's; set up once, from knotd's limit when the first owner starts.
+ */
+static struct {
+	pthread_once_t once;
+	atomic_uint held;
+	unsigned max;
+	k8s_share_t per_addr;
+} tcp_dups = { .once = PTHREAD_ONCE_INIT };
+
+static void tcp_dups_init(void)
+{
+	struct rlimit lim;
+	rlim_t files = 1024;
+	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
+		files = lim.rlim_cur;
+	}
+	files /= K8S_TCP_DUPS_PART;
+	tcp_dups.max = (files < 16) ? 16 : (files > 65536) ? 65536 : files;
+	k8s_share_init(&tcp_dups.per_addr, tcp_dups.max / K8S_SHARE_PART);
+}
+
+unsigned k8s_tcp_dups_max(void)
+{
+	(void)pthread_once(&tcp_dups.once, tcp_dups_init);
+	return tcp_dups.max;
+}
+
+unsigned k8s_tcp_dups_held(void)
+{
+	return atomic_load(&tcp_dups.held);
+}
+
+bool k8s_hold_take(k8s_share_t *waiting, const struct sockaddr_storage *remote, bool tcp,
+                   k8s_hold_t *hold)
+{
+	memset(hold, 0, sizeof(*hold));
+	hold->waiting = waiting;
+	if (waiting != NULL && !k8s_share_take(waiting, remote, &hold->waiting_ref)) {
+		return false;
+	}
+	if (!tcp) {
+		return true;
+	}
+	unsigned max = k8s_tcp_dups_max();
+	if (atomic_fetch_add(&tcp_dups.held, 1) >= max) {
+		atomic_fetch_sub(&tcp_dups.held, 1);
+	} else if (!k8s_share_take(&tcp_dups.per_addr, remote, &hold->tcp_ref)) {
+		atomic_fetch_sub(&tcp_dups.held, 1);
+	} else {
+		return true;
+	}
+	k8s_hold_put(hold);
+	return false;
+}
+
+void k8s_hold_put(k8s_hold_t *hold)
+{
+	if (hold->waiting != NULL) {
+		k8s_share_put(hold->waiting, &hold->waiting_ref);
+	}
+	if (hold->tcp_ref.held) {
+		k8s_share_put(&tcp_dups.per_addr, &hold->tcp_ref);
+		atomic_fetch_sub(&tcp_dups.held, 1);
+	}
 }

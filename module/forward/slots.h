@@ -39,81 +39,6 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-/*! \brief What every slot starts with: its state and the client the answer goes to. */
-typedef struct {
-	atomic_int state;
-	int fd;                          /*!< knotd's UDP socket, or our dup() of the TCP connection. */
-	bool tcp;
-	uint16_t len;                    /*!< The query's wire length in the owner's payload. */
-	struct sockaddr_storage remote;  /*!< The client (UDP; kept for TCP where the owner reads it). */
-	uint64_t received_ns;            /*!< Claimed then (dnsmetrics.h): the answer's duration. */
-} k8s_slot_t;
-
-/*! \brief The slots, their wake-up and the thread's stop flag. */
-typedef struct {
-	void *base;            /*!< The first slot of the owner's array. */
-	size_t count;
-	size_t size;           /*!< Bytes from one slot to the next. */
-	atomic_uint next;      /*!< Where the next worker starts looking. */
-	atomic_bool stop;
-	int wake_fd;           /*!< An eventfd: the thread polls it, workers write it. */
-	atomic_bool wake_sent; /*!< wake_fd written since the thread last looked: no more writes. */
-} k8s_slots_t;
-
-/*!
- * \brief Sets up \a count slots of \a size bytes at \a base, all FREE (zeroed memory),
- * and the eventfd. Returns KNOT_EOK, or KNOT_ENOMEM without an eventfd.
- */
-int k8s_slots_init(k8s_slots_t *slots, void *base, size_t count, size_t size);
-
-/*!
- * \brief Claims a FREE slot for a query of \a len bytes from \a fd (dup()ed for
- * \a tcp) and \a remote: a worker's first step. Returns the slot, FILLING, with its
- * header set and the owner's payload to fill, or NULL if the few slots tried are busy
- * or the dup() failed.
- */
-k8s_slot_t *k8s_slots_claim(k8s_slots_t *slots, int fd, bool tcp, size_t len,
-                            const struct sockaddr_storage *remote);
-
-/*! \brief Publishes a claimed slot to the thread, and wakes it. */
-void k8s_slots_publish(k8s_slots_t *slots, k8s_slot_t *slot);
-
-/*! \brief The \a i th slot if it is READY (the thread's read of it), else NULL. */
-k8s_slot_t *k8s_slots_ready(k8s_slots_t *slots, size_t i);
-
-/*!
- * \brief Frees a READY slot for the workers. With \a close_fd, its TCP duplicate is
- * closed; without, the caller took it.
- */
-void k8s_slots_release(k8s_slot_t *slot, bool close_fd);
-
-/*!
- * \brief Wakes the thread (its poll on \a wake_fd returns), unless it was woken and
- * has not looked yet: one write per batch of hand-overs, not one per query.
- */
-void k8s_slots_wake(k8s_slots_t *slots);
-
-/*!
- * \brief The thread is about to look at the slots: the next hand-over wakes it again.
- * Called at the top of each turn of its loop, before it reads the slots.
- */
-void k8s_slots_looking(k8s_slots_t *slots);
-
-/*! \brief Reads the eventfd's count after a wake-up, so that the next poll waits. */
-void k8s_slots_woken(k8s_slots_t *slots);
-
-/*! \brief Whether the thread is asked to stop. */
-bool k8s_slots_stopping(k8s_slots_t *slots);
-
-/*!
- * \brief Stops the owner's \a thread (the flag, a wake-up, a join), then closes the
- * TCP duplicates of the queries still waiting (they get no answer) and the eventfd.
- */
-void k8s_slots_stop(k8s_slots_t *slots, pthread_t thread);
-
-/*! \brief Closes the eventfd of slots whose thread never started. */
-void k8s_slots_deinit(k8s_slots_t *slots);
-
 /*
  * A client address's share: how many of a resource (queries waiting, TCP duplicates) it
  * holds, counted without locks so that a worker checks it before its hand-over. An
@@ -153,3 +78,122 @@ void k8s_share_put(k8s_share_t *share, k8s_share_ref_t *ref);
 
 /*! \brief What \a addr holds now (its smaller counter), for tests and logs. */
 unsigned k8s_share_held(k8s_share_t *share, const struct sockaddr_storage *addr);
+
+/*!
+ * \brief What a handed-over query holds until it is answered: one of its address's
+ * waiting queries in the owner's table, and over TCP one of the process's TCP
+ * duplicates (each forwarder's and each cold waiter's count together: descriptors are
+ * knotd's), which are K8S_TCP_DUPS_PART of knotd's descriptor limit in all and a
+ * K8S_SHARE_PART of that per address.
+ */
+typedef struct {
+	k8s_share_t *waiting;       /*!< The owner's table \a waiting_ref counts in (NULL: none). */
+	k8s_share_ref_t waiting_ref;
+	k8s_share_ref_t tcp_ref;    /*!< Held: with one of the process's TCP duplicates. */
+} k8s_hold_t;
+
+/*! \brief The TCP duplicates of all hand-overs together: 1/4 of knotd's descriptor limit. */
+#define K8S_TCP_DUPS_PART 4
+/*! \brief The part of a total (waiting queries, TCP duplicates) one address may hold: 1/4. */
+#define K8S_SHARE_PART 4
+
+/*!
+ * \brief Takes \a hold for a query from \a remote (over \a tcp: with a TCP duplicate),
+ * \a waiting may be NULL. False, holding nothing, when a share or the TCP duplicates
+ * are used up. Never waits (atomic adds only): a worker's call.
+ */
+bool k8s_hold_take(k8s_share_t *waiting, const struct sockaddr_storage *remote, bool tcp,
+                   k8s_hold_t *hold);
+
+/*! \brief Gives back what \a hold took (once; nothing if it took nothing). */
+void k8s_hold_put(k8s_hold_t *hold);
+
+/*! \brief The process's cap on TCP duplicates (knotd's descriptor soft limit / 4, 16-65,536). */
+unsigned k8s_tcp_dups_max(void);
+
+/*! \brief TCP duplicates held now, all hand-overs together (tests, logs). */
+unsigned k8s_tcp_dups_held(void);
+
+/*! \brief What every slot starts with: its state and the client the answer goes to. */
+typedef struct {
+	atomic_int state;
+	int fd;                          /*!< knotd's UDP socket, or our dup() of the TCP connection. */
+	bool tcp;
+	uint16_t len;                    /*!< The query's wire length in the owner's payload. */
+	struct sockaddr_storage remote;  /*!< The client (UDP; kept for TCP where the owner reads it). */
+	struct sockaddr_storage local;   /*!< The late answer's source over UDP (AF_UNSPEC: the kernel's). */
+	uint64_t received_ns;            /*!< Claimed then (dnsmetrics.h): the answer's duration. */
+	k8s_hold_t hold;                 /*!< Given back with the TCP duplicate's close. */
+} k8s_slot_t;
+
+/*! \brief The slots, their wake-up and the thread's stop flag. */
+typedef struct {
+	void *base;            /*!< The first slot of the owner's array. */
+	size_t count;
+	size_t size;           /*!< Bytes from one slot to the next. */
+	atomic_uint next;      /*!< Where the next worker starts looking. */
+	atomic_bool stop;
+	int wake_fd;           /*!< An eventfd: the thread polls it, workers write it. */
+	atomic_bool wake_sent; /*!< wake_fd written since the thread last looked: no more writes. */
+	k8s_share_t *waiting;  /*!< The owner's waiting queries per address (NULL: no cap). */
+} k8s_slots_t;
+
+/*!
+ * \brief Sets up \a count slots of \a size bytes at \a base, all FREE (zeroed memory),
+ * and the eventfd; a query holds one of \a waiting for its address (NULL: no cap) until
+ * it is answered. Returns KNOT_EOK, or KNOT_ENOMEM without an eventfd.
+ */
+int k8s_slots_init(k8s_slots_t *slots, void *base, size_t count, size_t size,
+                   k8s_share_t *waiting);
+
+/*!
+ * \brief Claims a FREE slot for a query of \a len bytes from \a fd (dup()ed for
+ * \a tcp) and \a remote, sent to \a local (NULL or a wildcard if unknown: the kernel
+ * chooses the UDP answer's source then): a worker's first step. The slot's hold takes the client's
+ * shares first (k8s_hold_take()). Returns the slot, FILLING, with its header set and the
+ * owner's payload to fill, or NULL if a share is used up, the few slots tried are busy
+ * or the dup() failed.
+ */
+k8s_slot_t *k8s_slots_claim(k8s_slots_t *slots, int fd, bool tcp, size_t len,
+                            const struct sockaddr_storage *remote,
+                            const struct sockaddr_storage *local);
+
+/*! \brief Publishes a claimed slot to the thread, and wakes it. */
+void k8s_slots_publish(k8s_slots_t *slots, k8s_slot_t *slot);
+
+/*! \brief The \a i th slot if it is READY (the thread's read of it), else NULL. */
+k8s_slot_t *k8s_slots_ready(k8s_slots_t *slots, size_t i);
+
+/*!
+ * \brief Frees a READY slot for the workers. With \a close_fd, its TCP duplicate is
+ * closed and its hold given back; without, the caller took both.
+ */
+void k8s_slots_release(k8s_slot_t *slot, bool close_fd);
+
+/*!
+ * \brief Wakes the thread (its poll on \a wake_fd returns), unless it was woken and
+ * has not looked yet: one write per batch of hand-overs, not one per query.
+ */
+void k8s_slots_wake(k8s_slots_t *slots);
+
+/*!
+ * \brief The thread is about to look at the slots: the next hand-over wakes it again.
+ * Called at the top of each turn of its loop, before it reads the slots.
+ */
+void k8s_slots_looking(k8s_slots_t *slots);
+
+/*! \brief Reads the eventfd's count after a wake-up, so that the next poll waits. */
+void k8s_slots_woken(k8s_slots_t *slots);
+
+/*! \brief Whether the thread is asked to stop. */
+bool k8s_slots_stopping(k8s_slots_t *slots);
+
+/*!
+ * \brief Stops the owner's \a thread (the flag, a wake-up, a join), then closes the
+ * TCP duplicates of the queries still waiting (they get no answer), gives their holds
+ * back and closes the eventfd.
+ */
+void k8s_slots_stop(k8s_slots_t *slots, pthread_t thread);
+
+/*! \brief Closes the eventfd of slots whose thread never started. */
+void k8s_slots_deinit(k8s_slots_t *slots);

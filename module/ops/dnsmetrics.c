@@ -32,19 +32,36 @@
 /* CoreDNS's labels of a cluster's one server block (".:53"). */
 #define SERVER_ZONE "server=\"dns://:53\",zone=\".\",view=\"\""
 
-/*! \brief CoreDNS's monitored query types (plugin/metrics/vars, qTypeString); others: "other". */
-static const struct {
-	uint16_t type;
-	const char *name;
-} qtypes[] = {
-	{ KNOT_RRTYPE_A, "A" }, { KNOT_RRTYPE_AAAA, "AAAA" }, { KNOT_RRTYPE_CNAME, "CNAME" },
-	{ KNOT_RRTYPE_DNSKEY, "DNSKEY" }, { KNOT_RRTYPE_DS, "DS" }, { KNOT_RRTYPE_MX, "MX" },
-	{ KNOT_RRTYPE_NSEC3, "NSEC3" }, { KNOT_RRTYPE_NSEC, "NSEC" }, { KNOT_RRTYPE_NS, "NS" },
-	{ KNOT_RRTYPE_PTR, "PTR" }, { KNOT_RRTYPE_RRSIG, "RRSIG" }, { KNOT_RRTYPE_SOA, "SOA" },
-	{ KNOT_RRTYPE_SRV, "SRV" }, { KNOT_RRTYPE_TXT, "TXT" }, { KNOT_RRTYPE_IXFR, "IXFR" },
-	{ KNOT_RRTYPE_AXFR, "AXFR" }, { KNOT_RRTYPE_ANY, "ANY" },
+/*!
+ * \brief CoreDNS's monitored query types (plugin/metrics/vars, qTypeString): a counter's
+ * index by type (a table, not a search: every answer reads it); 0 is "other".
+ */
+static const uint8_t qtype_slots[256] = {
+	[KNOT_RRTYPE_A] = 1, [KNOT_RRTYPE_AAAA] = 2, [KNOT_RRTYPE_CNAME] = 3,
+	[KNOT_RRTYPE_DNSKEY] = 4, [KNOT_RRTYPE_DS] = 5, [KNOT_RRTYPE_MX] = 6,
+	[KNOT_RRTYPE_NSEC3] = 7, [KNOT_RRTYPE_NSEC] = 8, [KNOT_RRTYPE_NS] = 9,
+	[KNOT_RRTYPE_PTR] = 10, [KNOT_RRTYPE_RRSIG] = 11, [KNOT_RRTYPE_SOA] = 12,
+	[KNOT_RRTYPE_SRV] = 13, [KNOT_RRTYPE_TXT] = 14, [KNOT_RRTYPE_IXFR] = 15,
+	[KNOT_RRTYPE_AXFR] = 16, [KNOT_RRTYPE_ANY] = 17,
 };
-#define QTYPES (sizeof(qtypes) / sizeof(qtypes[0]) + 1)
+static const char *qtype_names[] = {
+	"other", "A", "AAAA", "CNAME", "DNSKEY", "DS", "MX", "NSEC3", "NSEC", "NS", "PTR", "RRSIG",
+	"SOA", "SRV", "TXT", "IXFR", "AXFR", "ANY"
+};
+#define QTYPES (sizeof(qtype_names) / sizeof(qtype_names[0]))
+
+/* The module answers from memory: microseconds, with room for a slow autopath walk. */
+const uint64_t k8s_metrics_duration_bounds_ns[K8S_METRICS_DURATION_BUCKETS] = {
+	10000, 25000, 50000, 100000, 250000, 500000,
+	1000000, 2500000, 5000000, 10000000, 25000000, 100000000
+};
+
+/* mod-k8s's own query types (metrics.h): a counter's index + 1, 0 is "other". */
+static const uint8_t module_qtype_slots[256] = {
+	[KNOT_RRTYPE_A] = 1, [KNOT_RRTYPE_AAAA] = 2, [KNOT_RRTYPE_SRV] = 3, [KNOT_RRTYPE_PTR] = 4,
+	[KNOT_RRTYPE_TXT] = 5, [KNOT_RRTYPE_CNAME] = 6, [KNOT_RRTYPE_NS] = 7, [KNOT_RRTYPE_SOA] = 8,
+	[KNOT_RRTYPE_MX] = 9, [KNOT_RRTYPE_HTTPS] = 10, [KNOT_RRTYPE_ANY] = 11,
+};
 
 static const char *proto_names[K8S_METRICS_PROTO_COUNT] = { "udp", "tcp", "quic" };
 static const char *plugin_names[K8S_DNSMETRICS_PLUGIN_COUNT] = {
@@ -58,15 +75,24 @@ static const char *plugin_names[K8S_DNSMETRICS_PLUGIN_COUNT] = {
 static const double size_bounds[SIZE_BUCKETS] = {
 	0, 100, 200, 300, 400, 511, 1023, 2047, 4095, 8291, 16e3, 32e3, 48e3, 64e3
 };
+static const size_t size_bounds_int[SIZE_BUCKETS] = {
+	0, 100, 200, 300, 400, 511, 1023, 2047, 4095, 8291, 16000, 32000, 48000, 64000
+};
 
 const double k8s_dnsmetrics_time_bounds[K8S_DNSMETRICS_TIME_BUCKETS] = {
 	0.00025, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512,
 	1.024, 2.048, 4.096, 8.192
 };
 
-/*! \brief One thread's counters, on cache lines of its own. */
+/*! \brief One thread's counters of both families, on cache lines of its own. */
 typedef struct {
 	_Alignas(64)
+	/* mod_k8s_dns_* (metrics.h): the answers mod-k8s decided. */
+	atomic_uint_fast64_t module_responses[K8S_METRICS_PROTO_COUNT][K8S_METRICS_QTYPE_COUNT]
+	                                     [K8S_METRICS_RCODE_COUNT];
+	atomic_uint_fast64_t module_duration[K8S_METRICS_QTYPE_COUNT][K8S_METRICS_DURATION_BUCKETS + 1];
+	atomic_uint_fast64_t module_duration_sum_ns[K8S_METRICS_QTYPE_COUNT];
+	/* coredns_dns_*: every answer sent. */
 	atomic_uint_fast64_t requests[K8S_METRICS_PROTO_COUNT][2][QTYPES];
 	atomic_uint_fast64_t responses[RCODES][K8S_DNSMETRICS_PLUGIN_COUNT];
 	atomic_uint_fast64_t do_requests;
@@ -91,42 +117,27 @@ static struct {
 	atomic_uint_fast64_t failures;
 } health;
 
-uint64_t k8s_dnsmetrics_clock(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 unsigned k8s_dnsmetrics_time_bucket(uint64_t ns)
 {
-	// Bound b is 250 us << b.
-	unsigned b = 0;
-	uint64_t bound = 250000;
-	while (b < K8S_DNSMETRICS_TIME_BUCKETS && ns > bound) {
-		b++;
-		bound <<= 1;
+	// Bound b is 250 us << b: past the first, the bit length of (ns - 1) / 250 us.
+	if (ns <= 250000) {
+		return 0;
 	}
-	return b;
+	unsigned b = 64 - __builtin_clzll((ns - 1) / 250000);
+	return (b < K8S_DNSMETRICS_TIME_BUCKETS) ? b : K8S_DNSMETRICS_TIME_BUCKETS;
 }
 
 static unsigned size_bucket(size_t size)
 {
-	unsigned b = 0;
-	while (b < SIZE_BUCKETS && (double)size > size_bounds[b]) {
+	// The first five bounds are 100 apart: most queries and answers end there.
+	if (size <= 400) {
+		return (size + 99) / 100;
+	}
+	unsigned b = 5;
+	while (b < SIZE_BUCKETS && size > size_bounds_int[b]) {
 		b++;
 	}
 	return b;
-}
-
-static unsigned qtype_index(uint16_t qtype)
-{
-	for (unsigned i = 0; i < QTYPES - 1; i++) {
-		if (qtypes[i].type == qtype) {
-			return i;
-		}
-	}
-	return QTYPES - 1;
 }
 
 static void add(atomic_uint_fast64_t *counter, uint64_t value)
@@ -134,23 +145,71 @@ static void add(atomic_uint_fast64_t *counter, uint64_t value)
 	atomic_fetch_add_explicit(counter, value, memory_order_relaxed);
 }
 
+unsigned k8s_metrics_qtype_index(uint16_t qtype)
+{
+	unsigned slot = (qtype < 256) ? module_qtype_slots[qtype] : 0;
+	return (slot != 0) ? slot - 1 : K8S_METRICS_QTYPE_COUNT - 1;
+}
+
+static unsigned module_bucket(uint64_t ns)
+{
+	// Two halves of six bounds: an answer from memory ends in the first, in a step or two.
+	unsigned b = (ns > k8s_metrics_duration_bounds_ns[5]) ? 6 : 0;
+	unsigned end = b + 6;
+	while (b < end && ns > k8s_metrics_duration_bounds_ns[b]) {
+		b++;
+	}
+	return b;
+}
+
+/*! \brief Inline in the answer's count: a call less on every answer. */
+static inline __attribute__((always_inline)) void module_count(slot_t *s, unsigned proto,
+                                                               uint16_t qtype, unsigned rcode,
+                                                               uint64_t ns)
+{
+	unsigned type = k8s_metrics_qtype_index(qtype);
+	rcode = (rcode < K8S_METRICS_RCODE_COUNT) ? rcode : K8S_METRICS_RCODE_OTHER;
+	add(&s->module_responses[proto][type][rcode], 1);
+	add(&s->module_duration[type][module_bucket(ns)], 1);
+	add(&s->module_duration_sum_ns[type], ns);
+}
+
+static slot_t *slot_of(unsigned slot)
+{
+	return &slots[slot <= K8S_DNSMETRICS_LATE_SLOT ? slot : slot % K8S_METRICS_THREADS];
+}
+
+void k8s_metrics_query(unsigned thread_id, k8s_metrics_proto_t proto, uint16_t qtype,
+                       k8s_metrics_rcode_t rcode, uint64_t duration_ns)
+{
+	module_count(&slots[thread_id % K8S_METRICS_THREADS],
+	             (proto < K8S_METRICS_PROTO_COUNT) ? proto : K8S_METRICS_UDP, qtype, rcode,
+	             duration_ns);
+}
+
 void k8s_dnsmetrics_answer(unsigned slot, const k8s_dnsmetrics_answer_t *a,
                            uint64_t received_ns)
 {
-	slot_t *s = &slots[slot <= K8S_DNSMETRICS_LATE_SLOT ? slot : slot % K8S_METRICS_THREADS];
+	slot_t *s = slot_of(slot);
 	unsigned proto = (a->proto < K8S_METRICS_PROTO_COUNT) ? a->proto : K8S_METRICS_UDP;
 	unsigned plugin = (a->plugin < K8S_DNSMETRICS_PLUGIN_COUNT) ? a->plugin : 0;
 	uint64_t now = (a->answered_ns != 0) ? a->answered_ns : k8s_dnsmetrics_clock();
 	uint64_t took = (now > received_ns) ? now - received_ns : 0;
-	add(&s->requests[proto][a->ipv6][qtype_index(a->qtype)], 1);
+	add(&s->requests[proto][a->ipv6][a->qtype < 256 ? qtype_slots[a->qtype] : 0], 1);
 	add(&s->responses[a->rcode & (RCODES - 1)][plugin], 1);
-	add(&s->do_requests, a->dnssec_ok);
+	if (a->dnssec_ok) {
+		add(&s->do_requests, 1);
+	}
 	add(&s->duration[k8s_dnsmetrics_time_bucket(took)], 1);
 	add(&s->duration_sum_ns, took);
 	add(&s->query_size[proto][size_bucket(a->query_size)], 1);
 	add(&s->query_size_sum[proto], a->query_size);
 	add(&s->answer_size[proto][size_bucket(a->answer_size)], 1);
 	add(&s->answer_size_sum[proto], a->answer_size);
+	if (a->module) {
+		// mod-k8s decided it: its own series too, in the same slot and pass.
+		module_count(s, proto, a->qtype, a->module_rcode, a->module_ns);
+	}
 }
 
 void k8s_dnsmetrics_late(bool tcp, const struct sockaddr_storage *remote, size_t query_size,
@@ -248,6 +307,20 @@ static void sum_slots(void)
 	}
 }
 
+void k8s_dnsmetrics_queries(k8s_metrics_queries_t *total)
+{
+	memset(total, 0, sizeof(*total));
+	for (size_t i = 0; i <= K8S_DNSMETRICS_LATE_SLOT; i++) {
+		slot_t *s = &slots[i];
+		sum_into(&total->responses[0][0][0], &s->module_responses[0][0][0],
+		         sizeof(total->responses) / sizeof(uint64_t));
+		sum_into(&total->duration[0][0], &s->module_duration[0][0],
+		         sizeof(total->duration) / sizeof(uint64_t));
+		sum_into(total->duration_sum_ns, s->module_duration_sum_ns,
+		         sizeof(total->duration_sum_ns) / sizeof(uint64_t));
+	}
+}
+
 static void render_answers(k8s_metrics_out_t *out)
 {
 	char labels[256];
@@ -255,13 +328,14 @@ static void render_answers(k8s_metrics_out_t *out)
 	                   "Counter of DNS requests made per zone, protocol and family.");
 	for (unsigned p = 0; p < K8S_METRICS_PROTO_COUNT; p++) {
 		for (unsigned f = 0; f < 2; f++) {
-			for (unsigned t = 0; t < QTYPES; t++) {
+			for (unsigned i = 1; i <= QTYPES; i++) {
+				unsigned t = i % QTYPES;  // "other" (0) last.
 				if (sum.requests[p][f][t] == 0) {
 					continue;  // As CoreDNS: a series once seen.
 				}
 				snprintf(labels, sizeof(labels), SERVER_ZONE ",proto=\"%s\",family=\"%u\","
 				         "type=\"%s\"", proto_names[p], f + 1,
-				         t < QTYPES - 1 ? qtypes[t].name : "other");
+				         qtype_names[t]);
 				k8s_metrics_sample(out, MOD_K8S_METRIC_COREDNS_DNS_REQUESTS_TOTAL, labels,
 				                   (double)sum.requests[p][f][t]);
 			}

@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "ops/metrics.h"
 
@@ -60,13 +61,22 @@ typedef struct {
 	size_t answer_size;            /*!< The answer's wire bytes. */
 	k8s_dnsmetrics_plugin_t plugin;
 	uint64_t answered_ns;          /*!< When it was answered (k8s_dnsmetrics_clock()), 0: now. */
+	bool module;                   /*!< mod-k8s decided it: counted in mod_k8s_dns_* too. */
+	k8s_metrics_rcode_t module_rcode; /*!< The RCODE mod-k8s decided (module only). */
+	uint64_t module_ns;            /*!< The time mod-k8s took on it (module only). */
 } k8s_dnsmetrics_answer_t;
 
-/*! \brief CLOCK_MONOTONIC in nanoseconds: the receipt and send times. */
-uint64_t k8s_dnsmetrics_clock(void);
+/*! \brief CLOCK_MONOTONIC in nanoseconds: the receipt and send times (inline: per answer). */
+static inline uint64_t k8s_dnsmetrics_clock(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 /*!
- * \brief Counts an answer sent, received at \a received_ns (k8s_dnsmetrics_clock()).
+ * \brief Counts an answer sent, received at \a received_ns (k8s_dnsmetrics_clock()),
+ * and with a->module in mod-k8s's own series (k8s_metrics_query()) in the same pass.
  * Lock-free; \a slot is a worker's thread id or K8S_DNSMETRICS_LATE_SLOT.
  */
 void k8s_dnsmetrics_answer(unsigned slot, const k8s_dnsmetrics_answer_t *a,
@@ -86,6 +96,9 @@ void k8s_dnsmetrics_late(bool tcp, const struct sockaddr_storage *remote, size_t
  * absent from the page until the first). Lock-free.
  */
 void k8s_dnsmetrics_health(uint64_t asked_ns, bool ok);
+
+/*! \brief Sums every slot's mod_k8s_dns_* counters into \a total (k8s_metrics_query()'s). */
+void k8s_dnsmetrics_queries(k8s_metrics_queries_t *total);
 
 /*! \brief Writes the coredns_dns_*, coredns_build_info and process_* families. */
 void k8s_dnsmetrics_render(k8s_metrics_out_t *out);

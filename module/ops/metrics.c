@@ -34,11 +34,6 @@
 
 /* The query counters. */
 
-static const uint16_t qtypes[K8S_METRICS_QTYPE_COUNT - 1] = {
-	KNOT_RRTYPE_A, KNOT_RRTYPE_AAAA, KNOT_RRTYPE_SRV, KNOT_RRTYPE_PTR, KNOT_RRTYPE_TXT,
-	KNOT_RRTYPE_CNAME, KNOT_RRTYPE_NS, KNOT_RRTYPE_SOA, KNOT_RRTYPE_MX, KNOT_RRTYPE_HTTPS,
-	KNOT_RRTYPE_ANY,
-};
 static const char *qtype_names[K8S_METRICS_QTYPE_COUNT] = {
 	"A", "AAAA", "SRV", "PTR", "TXT", "CNAME", "NS", "SOA", "MX", "HTTPS", "ANY", "other"
 };
@@ -46,79 +41,15 @@ static const char *proto_names[K8S_METRICS_PROTO_COUNT] = { "udp", "tcp", "quic"
 static const char *rcode_names[K8S_METRICS_RCODE_COUNT] = {
 	"NOERROR", "NXDOMAIN", "SERVFAIL", "REFUSED", "other"
 };
-/* The module answers from memory: microseconds, with room for a slow autopath walk. */
-static const uint64_t duration_bounds_ns[K8S_METRICS_DURATION_BUCKETS] = {
-	10000, 25000, 50000, 100000, 250000, 500000,
-	1000000, 2500000, 5000000, 10000000, 25000000, 100000000
-};
-
-/*! \brief One worker's counters; aligned so that workers never share a cache line. */
-typedef struct {
-	_Alignas(64)
-	atomic_uint_fast64_t responses[K8S_METRICS_PROTO_COUNT][K8S_METRICS_QTYPE_COUNT][K8S_METRICS_RCODE_COUNT];
-	/* Per bucket, not cumulative: the last one is past every bound (+Inf). */
-	atomic_uint_fast64_t duration[K8S_METRICS_QTYPE_COUNT][K8S_METRICS_DURATION_BUCKETS + 1];
-	atomic_uint_fast64_t duration_sum_ns[K8S_METRICS_QTYPE_COUNT];
-} slot_t;
-
-static slot_t slots[K8S_METRICS_THREADS];
-
-unsigned k8s_metrics_qtype_index(uint16_t qtype)
-{
-	for (unsigned i = 0; i < K8S_METRICS_QTYPE_COUNT - 1; i++) {
-		if (qtypes[i] == qtype) {
-			return i;
-		}
-	}
-	return K8S_METRICS_QTYPE_COUNT - 1;
-}
-
-void k8s_metrics_query(unsigned thread_id, k8s_metrics_proto_t proto, uint16_t qtype,
-                       k8s_metrics_rcode_t rcode, uint64_t duration_ns)
-{
-	slot_t *slot = &slots[thread_id % K8S_METRICS_THREADS];
-	unsigned type = k8s_metrics_qtype_index(qtype);
-	proto = (proto < K8S_METRICS_PROTO_COUNT) ? proto : K8S_METRICS_UDP;
-	rcode = (rcode < K8S_METRICS_RCODE_COUNT) ? rcode : K8S_METRICS_RCODE_OTHER;
-	unsigned bucket = 0;
-	while (bucket < K8S_METRICS_DURATION_BUCKETS && duration_ns > duration_bounds_ns[bucket]) {
-		bucket++;
-	}
-	atomic_fetch_add_explicit(&slot->responses[proto][type][rcode], 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&slot->duration[type][bucket], 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&slot->duration_sum_ns[type], duration_ns, memory_order_relaxed);
-}
-
-static uint64_t load(atomic_uint_fast64_t *counter)
-{
-	return atomic_load_explicit(counter, memory_order_relaxed);
-}
 
 static void render_queries(k8s_metrics_out_t *out)
 {
-	static uint64_t responses[K8S_METRICS_PROTO_COUNT][K8S_METRICS_QTYPE_COUNT][K8S_METRICS_RCODE_COUNT];
-	static uint64_t duration[K8S_METRICS_QTYPE_COUNT][K8S_METRICS_DURATION_BUCKETS + 1];
-	static uint64_t duration_sum_ns[K8S_METRICS_QTYPE_COUNT];
 	// Static: only the endpoint's thread renders (a scrape at a time).
-	memset(responses, 0, sizeof(responses));
-	memset(duration, 0, sizeof(duration));
-	memset(duration_sum_ns, 0, sizeof(duration_sum_ns));
-	for (size_t t = 0; t < K8S_METRICS_THREADS; t++) {
-		slot_t *slot = &slots[t];
-		for (size_t p = 0; p < K8S_METRICS_PROTO_COUNT; p++) {
-			for (size_t q = 0; q < K8S_METRICS_QTYPE_COUNT; q++) {
-				for (size_t r = 0; r < K8S_METRICS_RCODE_COUNT; r++) {
-					responses[p][q][r] += load(&slot->responses[p][q][r]);
-				}
-			}
-		}
-		for (size_t q = 0; q < K8S_METRICS_QTYPE_COUNT; q++) {
-			for (size_t b = 0; b <= K8S_METRICS_DURATION_BUCKETS; b++) {
-				duration[q][b] += load(&slot->duration[q][b]);
-			}
-			duration_sum_ns[q] += load(&slot->duration_sum_ns[q]);
-		}
-	}
+	static k8s_metrics_queries_t sum;
+	k8s_dnsmetrics_queries(&sum);
+	uint64_t (*responses)[K8S_METRICS_QTYPE_COUNT][K8S_METRICS_RCODE_COUNT] = sum.responses;
+	uint64_t (*duration)[K8S_METRICS_DURATION_BUCKETS + 1] = sum.duration;
+	uint64_t *duration_sum_ns = sum.duration_sum_ns;
 
 	char labels[128];
 	// Requests are the responses summed over rcodes: each query is counted once.
@@ -149,7 +80,7 @@ static void render_queries(k8s_metrics_out_t *out)
 	}
 	double bounds[K8S_METRICS_DURATION_BUCKETS];
 	for (size_t b = 0; b < K8S_METRICS_DURATION_BUCKETS; b++) {
-		bounds[b] = duration_bounds_ns[b] / 1e9;
+		bounds[b] = k8s_metrics_duration_bounds_ns[b] / 1e9;
 	}
 	k8s_metrics_family(out, MOD_K8S_METRIC_DNS_REQUEST_DURATION_SECONDS, "histogram",
 	                   "Time mod-k8s took to answer a query, by query type.");

@@ -22,8 +22,9 @@
  * (version 0.0.4) that /metrics serves (httpd.h).
  *
  * The query counters are process-wide, one cache-line-aligned slot per worker
- * thread (thread ids past K8S_METRICS_THREADS share slots): relaxed atomic adds,
- * no lock, no allocation on the answer path. Everything else is read when a
+ * thread (thread ids past K8S_METRICS_THREADS share slots), the slot CoreDNS's
+ * series are counted in too (dnsmetrics.c): relaxed atomic adds, no lock, no
+ * allocation on the answer path. Everything else is read when a
  * scrape renders: a source is a caller-owned node with a collect function (its
  * series) and optionally a ready function (its part of /ready). A later part
  * (the forwarder, a cache) adds its series with one k8s_metrics_source_add().
@@ -113,12 +114,25 @@ void k8s_metrics_source_remove(k8s_metrics_source_t *src);
 /*! \brief The index of a query type in the counters (K8S_METRICS_QTYPE_COUNT - 1: other). */
 unsigned k8s_metrics_qtype_index(uint16_t qtype);
 
+/*! \brief The duration buckets' upper bounds (ns; dnsmetrics.c, which counts them). */
+extern const uint64_t k8s_metrics_duration_bounds_ns[K8S_METRICS_DURATION_BUCKETS];
+
 /*!
  * \brief Counts a query the module answered: its transport, type, response code and
- * how long the module took (ns). Lock-free; safe from any thread.
+ * how long the module took (ns). Lock-free; safe from any thread. The counters are a
+ * worker's slot of CoreDNS's series (dnsmetrics.c): an answer counted in both families
+ * at once (k8s_dnsmetrics_answer()) touches one slot.
  */
 void k8s_metrics_query(unsigned thread_id, k8s_metrics_proto_t proto, uint16_t qtype,
                        k8s_metrics_rcode_t rcode, uint64_t duration_ns);
+
+/*! \brief The query counters of every worker summed (a scrape's). */
+typedef struct {
+	uint64_t responses[K8S_METRICS_PROTO_COUNT][K8S_METRICS_QTYPE_COUNT][K8S_METRICS_RCODE_COUNT];
+	/* Per bucket, not cumulative: the last one is past every bound (+Inf). */
+	uint64_t duration[K8S_METRICS_QTYPE_COUNT][K8S_METRICS_DURATION_BUCKETS + 1];
+	uint64_t duration_sum_ns[K8S_METRICS_QTYPE_COUNT];
+} k8s_metrics_queries_t;
 
 /*!
  * \brief Renders the page: the query counters, every watcher's state (once per watcher,

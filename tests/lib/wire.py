@@ -119,6 +119,27 @@ def burst(server, qname, qtype="A", *, count=100, source="127.0.0.1", cookie=Non
     return replies
 
 
+def tcp_replies(conn, count, timeout):
+    """Yields the Replies that come on the TCP connection conn (length-prefixed), until
+    count came, the connection ends or timeout seconds passed."""
+    buf = b""
+    got = 0
+    deadline = time.monotonic() + timeout
+    while got < count and time.monotonic() < deadline:
+        try:
+            data = conn.recv(65536)
+        except OSError:
+            return
+        if not data:
+            return
+        buf += data
+        while len(buf) >= 2 and len(buf) >= 2 + struct.unpack(">H", buf[:2])[0]:
+            length = struct.unpack(">H", buf[:2])[0]
+            got += 1
+            yield parse(buf[2:2 + length])
+            buf = buf[2 + length:]
+
+
 def _send(server, messages, source, timeout):
     family = socket.AF_INET6 if ":" in server[0] else socket.AF_INET
     with socket.socket(family, socket.SOCK_DGRAM) as sock:

@@ -33,6 +33,7 @@
 #include <pthread.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -57,7 +58,7 @@ static owner_t *owner_new(void)
 {
 	owner_t *o = calloc(1, sizeof(*o));
 	assert_non_null(o);
-	assert_int_equal(k8s_slots_init(&o->slots, o->array, COUNT, sizeof(test_slot_t)),
+	assert_int_equal(k8s_slots_init(&o->slots, o->array, COUNT, sizeof(test_slot_t), NULL),
 	                 KNOT_EOK);
 	return o;
 }
@@ -73,7 +74,7 @@ static void a_claimed_slot_is_seen_by_the_thread_only_once_published(void **stat
 	(void)state;
 	owner_t *o = owner_new();
 	struct sockaddr_storage remote = { .ss_family = AF_INET };
-	test_slot_t *s = (test_slot_t *)k8s_slots_claim(&o->slots, 7, false, 5, &remote);
+	test_slot_t *s = (test_slot_t *)k8s_slots_claim(&o->slots, 7, false, 5, &remote, NULL);
 	assert_non_null(s);
 	assert_int_equal(s->h.fd, 7);  // UDP: knotd's socket itself.
 	assert_false(s->h.tcp);
@@ -104,7 +105,7 @@ static void a_worker_tries_eight_slots_and_never_waits(void **state)
 	k8s_slot_t *taken[COUNT];
 	for (size_t i = 0; i < COUNT; i++) {
 		// Each claim starts one further on: the i-th finds slot i free.
-		taken[i] = k8s_slots_claim(&o->slots, 3, false, 1, NULL);
+		taken[i] = k8s_slots_claim(&o->slots, 3, false, 1, NULL, NULL);
 		assert_ptr_equal(taken[i], &o->array[i].h);
 		k8s_slots_publish(&o->slots, taken[i]);
 	}
@@ -113,7 +114,7 @@ static void a_worker_tries_eight_slots_and_never_waits(void **state)
 	k8s_slots_release(taken[12], true);
 	size_t failed = 0;
 	k8s_slot_t *found;
-	while ((found = k8s_slots_claim(&o->slots, 3, false, 1, NULL)) == NULL) {
+	while ((found = k8s_slots_claim(&o->slots, 3, false, 1, NULL, NULL)) == NULL) {
 		failed++;
 		assert_true(failed <= COUNT);
 	}
@@ -149,7 +150,7 @@ static void a_tcp_connection_is_duplicated_and_its_duplicate_closed_by_the_last_
 	assert_int_equal(pthread_create(&thread, NULL, thread_idle, &o->slots), 0);
 
 	// Released with its duplicate closed: the connection itself stays knotd's.
-	k8s_slot_t *a = k8s_slots_claim(&o->slots, pair[0], true, 2, NULL);
+	k8s_slot_t *a = k8s_slots_claim(&o->slots, pair[0], true, 2, NULL, NULL);
 	assert_non_null(a);
 	assert_true(a->tcp);
 	assert_int_not_equal(a->fd, pair[0]);
@@ -160,16 +161,19 @@ static void a_tcp_connection_is_duplicated_and_its_duplicate_closed_by_the_last_
 	assert_true(fd_open(pair[0]));
 
 	// Released with its duplicate taken by the caller: still open.
-	k8s_slot_t *b = k8s_slots_claim(&o->slots, pair[0], true, 2, NULL);
+	k8s_slot_t *b = k8s_slots_claim(&o->slots, pair[0], true, 2, NULL, NULL);
 	assert_non_null(b);
 	int dup_b = b->fd;
 	k8s_slots_publish(&o->slots, b);
 	k8s_slots_release(b, false);
 	assert_true(fd_open(dup_b));
+	assert_int_equal(k8s_tcp_dups_held(), 1);  // Its hold went with it, too.
 	close(dup_b);
+	k8s_hold_put(&b->hold);
+	assert_int_equal(k8s_tcp_dups_held(), 0);
 
 	// Still waiting when the thread stops: closed by the stop.
-	k8s_slot_t *c = k8s_slots_claim(&o->slots, pair[0], true, 2, NULL);
+	k8s_slot_t *c = k8s_slots_claim(&o->slots, pair[0], true, 2, NULL, NULL);
 	assert_non_null(c);
 	int dup_c = c->fd;
 	k8s_slots_publish(&o->slots, c);
@@ -188,9 +192,9 @@ static void a_failed_dup_frees_the_slot(void **state)
 {
 	(void)state;
 	owner_t *o = owner_new();
-	assert_null(k8s_slots_claim(&o->slots, -1, true, 1, NULL));
+	assert_null(k8s_slots_claim(&o->slots, -1, true, 1, NULL, NULL));
 	for (size_t i = 0; i < COUNT; i++) {
-		assert_non_null(k8s_slots_claim(&o->slots, 3, false, 1, NULL));
+		assert_non_null(k8s_slots_claim(&o->slots, 3, false, 1, NULL, NULL));
 	}
 	k8s_slots_deinit(&o->slots);
 	free(o);
@@ -209,15 +213,15 @@ static void a_batch_of_hand_overs_wakes_the_thread_once(void **state)
 	owner_t *o = owner_new();
 	struct sockaddr_storage remote = { .ss_family = AF_INET };
 	for (int n = 0; n < 3; n++) {
-		k8s_slots_publish(&o->slots, k8s_slots_claim(&o->slots, 7, false, 5, &remote));
+		k8s_slots_publish(&o->slots, k8s_slots_claim(&o->slots, 7, false, 5, &remote, NULL));
 	}
 	assert_int_equal(wake_count(&o->slots), 1);  // One write for the three.
 	// Not looked yet: a fourth is seen with the others, no write.
-	k8s_slots_publish(&o->slots, k8s_slots_claim(&o->slots, 7, false, 5, &remote));
+	k8s_slots_publish(&o->slots, k8s_slots_claim(&o->slots, 7, false, 5, &remote, NULL));
 	assert_false(woken(&o->slots));
 	// Once the thread looks, the next hand-over wakes it again.
 	k8s_slots_looking(&o->slots);
-	k8s_slots_publish(&o->slots, k8s_slots_claim(&o->slots, 7, false, 5, &remote));
+	k8s_slots_publish(&o->slots, k8s_slots_claim(&o->slots, 7, false, 5, &remote, NULL));
 	assert_int_equal(wake_count(&o->slots), 1);
 	k8s_slots_deinit(&o->slots);
 	free(o);
@@ -327,6 +331,129 @@ static void an_ipv6_64_is_one_address_and_mapped_ipv4_its_ipv4(void **state)
 	free(share);
 }
 
+/* What a handed-over query holds (k8s_hold_t). */
+
+/*! \brief knotd's descriptor limit in this process (main() sets it): 64 TCP duplicates. */
+#define TEST_NOFILE 256
+
+static void a_slot_holds_its_address_share_until_released_or_stopped(void **state)
+{
+	(void)state;
+	k8s_share_t *waiting = calloc(1, sizeof(*waiting));
+	assert_non_null(waiting);
+	k8s_share_init(waiting, COUNT / K8S_SHARE_PART);
+	owner_t *o = calloc(1, sizeof(*o));
+	assert_non_null(o);
+	assert_int_equal(k8s_slots_init(&o->slots, o->array, COUNT, sizeof(test_slot_t), waiting),
+	                 KNOT_EOK);
+	pthread_t thread;
+	assert_int_equal(pthread_create(&thread, NULL, thread_idle, &o->slots), 0);
+	int pair[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+
+	// One address takes a quarter of the slots, over UDP and TCP together.
+	struct sockaddr_storage flood = addr("192.0.2.1"), other = addr("192.0.2.2");
+	k8s_slot_t *held[COUNT / K8S_SHARE_PART];
+	for (size_t i = 0; i < COUNT / K8S_SHARE_PART; i++) {
+		held[i] = k8s_slots_claim(&o->slots, (i % 2) ? pair[0] : 3, i % 2, 1, &flood, NULL);
+		assert_non_null(held[i]);
+		k8s_slots_publish(&o->slots, held[i]);
+	}
+	assert_null(k8s_slots_claim(&o->slots, 3, false, 1, &flood, NULL));
+	assert_null(k8s_slots_claim(&o->slots, pair[0], true, 1, &flood, NULL));
+	assert_int_equal(k8s_tcp_dups_held(), COUNT / K8S_SHARE_PART / 2);
+	// The others still have theirs.
+	k8s_slot_t *mine = k8s_slots_claim(&o->slots, 3, false, 1, &other, NULL);
+	assert_non_null(mine);
+	k8s_slots_release(mine, true);
+
+	// Answered: its share comes back.
+	k8s_slots_release(held[0], true);
+	held[0] = k8s_slots_claim(&o->slots, 3, false, 1, &flood, NULL);
+	assert_non_null(held[0]);
+	k8s_slots_publish(&o->slots, held[0]);
+
+	// Stopped with queries waiting: their shares and TCP duplicates come back.
+	k8s_slots_stop(&o->slots, thread);
+	assert_int_equal(k8s_share_held(waiting, &flood), 0);
+	assert_int_equal(k8s_tcp_dups_held(), 0);
+	close(pair[0]);
+	close(pair[1]);
+	free(o);
+	free(waiting);
+}
+
+static void a_udp_slot_keeps_the_address_asked_and_a_tcp_or_unknown_one_none(void **state)
+{
+	(void)state;
+	owner_t *o = owner_new();
+	int pair[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+	struct sockaddr_storage remote = addr("127.0.0.1"), asked = addr("127.0.0.7");
+	k8s_slot_t *udp = k8s_slots_claim(&o->slots, 3, false, 1, &remote, &asked);
+	assert_non_null(udp);
+	assert_int_equal(udp->local.ss_family, AF_INET);
+	assert_memory_equal(&udp->local, &asked, sizeof(struct sockaddr_in));
+	// Over TCP the answer goes on the connection: no source to choose.
+	k8s_slot_t *tcp = k8s_slots_claim(&o->slots, pair[0], true, 1, &remote, &asked);
+	assert_non_null(tcp);
+	assert_int_equal(tcp->local.ss_family, AF_UNSPEC);
+	// A slot used before keeps no stale source.
+	k8s_slots_release(udp, true);
+	k8s_slot_t *unknown = NULL;
+	while (unknown != udp) {
+		unknown = k8s_slots_claim(&o->slots, 3, false, 1, &remote, NULL);
+		assert_non_null(unknown);
+	}
+	assert_int_equal(unknown->local.ss_family, AF_UNSPEC);
+	k8s_slots_release(tcp, true);
+	close(pair[0]);
+	close(pair[1]);
+	k8s_slots_deinit(&o->slots);
+	free(o);
+}
+
+static void tcp_duplicates_are_a_quarter_of_the_descriptors_and_an_address_a_quarter_of_those(void **state)
+{
+	(void)state;
+	unsigned max = k8s_tcp_dups_max();
+	assert_int_equal(max, TEST_NOFILE / K8S_TCP_DUPS_PART);
+	static k8s_hold_t holds[TEST_NOFILE];
+	size_t n = 0;
+	// One address: a quarter of them, over UDP without any.
+	struct sockaddr_storage flood = addr("198.51.100.1");
+	while (n < TEST_NOFILE && k8s_hold_take(NULL, &flood, true, &holds[n])) {
+		n++;
+	}
+	assert_int_equal(n, max / K8S_SHARE_PART);
+	k8s_hold_t udp;
+	assert_true(k8s_hold_take(NULL, &flood, false, &udp));
+	k8s_hold_put(&udp);
+	assert_int_equal(k8s_tcp_dups_held(), n);
+	// Other addresses, until the process's cap: one in the forwarder or a cold waiter.
+	for (unsigned a = 2; n < TEST_NOFILE; a++) {
+		char text[32];
+		snprintf(text, sizeof(text), "198.51.100.%u", a);
+		struct sockaddr_storage other = addr(text);
+		if (!k8s_hold_take(NULL, &other, true, &holds[n])) {
+			break;
+		}
+		n++;
+	}
+	assert_int_equal(n, max);
+	assert_int_equal(k8s_tcp_dups_held(), max);
+	// Given back once, then another's is taken.
+	k8s_hold_put(&holds[n - 1]);
+	k8s_hold_put(&holds[n - 1]);
+	assert_int_equal(k8s_tcp_dups_held(), max - 1);
+	struct sockaddr_storage late = addr("203.0.113.9");
+	assert_true(k8s_hold_take(NULL, &late, true, &holds[n - 1]));
+	for (size_t i = 0; i < n; i++) {
+		k8s_hold_put(&holds[i]);
+	}
+	assert_int_equal(k8s_tcp_dups_held(), 0);
+}
+
 /* A late answer's source. */
 
 static int udp_bound(const char *ip, uint16_t port)
@@ -384,6 +511,15 @@ static void a_late_answer_on_a_wildcard_socket_leaves_from_the_address_asked(voi
 
 int main(void)
 {
+	// The process's TCP duplicates follow its descriptor limit, read once.
+	struct rlimit lim;
+	if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_max < TEST_NOFILE) {
+		return 1;
+	}
+	lim.rlim_cur = TEST_NOFILE;
+	if (setrlimit(RLIMIT_NOFILE, &lim) != 0) {
+		return 1;
+	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_claimed_slot_is_seen_by_the_thread_only_once_published),
 		cmocka_unit_test(a_worker_tries_eight_slots_and_never_waits),
@@ -393,6 +529,9 @@ int main(void)
 		cmocka_unit_test(an_address_takes_its_cap_and_no_more_while_others_still_take),
 		cmocka_unit_test(addresses_at_their_cap_leave_a_thousand_others_their_share),
 		cmocka_unit_test(an_ipv6_64_is_one_address_and_mapped_ipv4_its_ipv4),
+		cmocka_unit_test(a_slot_holds_its_address_share_until_released_or_stopped),
+		cmocka_unit_test(a_udp_slot_keeps_the_address_asked_and_a_tcp_or_unknown_one_none),
+		cmocka_unit_test(tcp_duplicates_are_a_quarter_of_the_descriptors_and_an_address_a_quarter_of_those),
 		cmocka_unit_test(a_late_answer_on_a_wildcard_socket_leaves_from_the_address_asked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

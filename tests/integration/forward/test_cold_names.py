@@ -9,13 +9,16 @@ sends nothing, and the answer goes out from knotd's socket once the upstream has
 answered, on the client's FIRST query; past the deadline (2 s) it is SERVFAIL with
 Extended DNS Error 22. The upstream is a stub the test controls: it answers every
 name (A 192.0.2.<n>) after DELAY, or never ("silent"). At most 64 queries wait
-per zone: the others answer SERVFAIL at once.
+per zone, 16 of them from one client address (over UDP or TCP): the others answer
+SERVFAIL at once, and one address's flood leaves the other addresses their slots.
 """
 
 import contextlib
 import os
 import select
 import socket
+import struct
+import threading
 import time
 
 import stubdns
@@ -118,30 +121,115 @@ def a_silent_upstream_answers_servfail_with_ede_22_at_the_deadline(c):
         c.up.mode = "answer"
 
 
+def silent_burst(c, name, sources, per_source):
+    """Sends per_source queries for name from each source address at once (UDP, the
+    upstream silent); returns how long each answer took (all SERVFAIL)."""
+    took = []
+    socks = []
+    try:
+        for source in sources:
+            sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            socks.append(sock)
+            sock.bind((source, 0))
+            sock.connect((c.address, c.port))
+        start = time.monotonic()
+        for sock in socks:
+            for i in range(per_source):
+                sock.send(wire.query(name, "A", ident=i))
+        count = len(socks) * per_source
+        while len(took) < count and time.monotonic() - start < 5:
+            for sock in select.select(socks, [], [], 0.2)[0]:
+                reply = wire.parse(sock.recv(65535))
+                testing.expect_equal(reply.rcode, "SERVFAIL", "rcode")
+                took.append(time.monotonic() - start)
+    finally:
+        for sock in socks:
+            sock.close()
+    return took
+
+
+def at_once_and_late(took):
+    return len([t for t in took if t < 1]), len([t for t in took if t >= 1.5])
+
+
+def silent_externalname(c, svc):
+    c.sim.apply(external_name_service("default", svc, f"{svc}.example.net"))
+    name = f"{svc}.default.svc.cluster.local."
+    c.expect_answer(name, "TXT", "NOERROR", timeout=10)
+    return name
+
+
 @tests.case
-def at_most_64_queries_wait_the_others_answer_servfail_at_once(c):
+def one_address_has_at_most_16_queries_waiting_its_others_answer_servfail_at_once(c):
     c.up.mode = "silent"
     try:
-        c.sim.apply(external_name_service("default", "coldcap", "coldcap.example.net"))
-        name = "coldcap.default.svc.cluster.local."
-        c.expect_answer(name, "TXT", "NOERROR", timeout=10)
-        count = 80
-        took = []
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-            sock.connect((c.address, c.port))
-            start = time.monotonic()
-            for i in range(count):
-                sock.send(wire.query(name, "A", ident=i))
-            while len(took) < count and time.monotonic() - start < 5:
-                if select.select([sock], [], [], 0.2)[0]:
-                    reply = wire.parse(sock.recv(65535))
-                    testing.expect_equal(reply.rcode, "SERVFAIL", "rcode")
-                    took.append(time.monotonic() - start)
-        at_once = [t for t in took if t < 1]
-        late = [t for t in took if t >= 1.5]
-        testing.expect_equal((len(at_once), len(late)), (count - 64, 64),
+        name = silent_externalname(c, "coldshare")
+        took = silent_burst(c, name, ["127.0.0.1"], 40)
+        testing.expect_equal(at_once_and_late(took), (40 - 16, 16),
                              f"answered at once, at the deadline ({len(took)} answers)")
     finally:
+        c.up.mode = "answer"
+
+
+@tests.case
+def at_most_64_queries_wait_per_zone_the_others_answer_servfail_at_once(c):
+    c.up.mode = "silent"
+    try:
+        name = silent_externalname(c, "coldcap")
+        # Five addresses of 16 each: four fill the 64 slots.
+        took = silent_burst(c, name, [f"127.0.0.{i}" for i in range(1, 6)], 16)
+        testing.expect_equal(at_once_and_late(took), (80 - 64, 64),
+                             f"answered at once, at the deadline ({len(took)} answers)")
+    finally:
+        c.up.mode = "answer"
+
+
+def tcp_pipelined(c, source, messages):
+    """A TCP connection from source sending messages at once; a thread collects the
+    answers (the Replies, with the time each came) until all came or 5 s."""
+    conn = socket.create_connection((c.address, c.port), timeout=5, source_address=(source, 0))
+    got = []
+    start = time.monotonic()
+
+    def read():
+        for reply in wire.tcp_replies(conn, len(messages), 5):
+            got.append((reply, time.monotonic() - start))
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    conn.sendall(b"".join(struct.pack(">H", len(m)) + m for m in messages))
+    return conn, reader, got
+
+
+@tests.case
+def pipelined_tcp_queries_from_one_address_leave_the_others_their_slots(c):
+    # The flood's name is never answered, every other name is (after DELAY).
+    answer = c.up.answer
+    c.up.answer = lambda query, ttl, tcp: None if b"coldflood" in query else answer(query, ttl, tcp)
+    try:
+        flood = silent_externalname(c, "coldflood")
+        c.up.mode = "answer"
+        count = 80
+        conn, reader, got = tcp_pipelined(c, "127.0.0.2",
+                                          [wire.query(flood, "A", ident=i) for i in range(count)])
+        with conn:
+            time.sleep(0.5)  # The flood's queries are in (or refused) before the others ask.
+            target = "coldfair.example.net."
+            c.sim.apply(external_name_service("default", "coldfair", target))
+            name = "coldfair.default.svc.cluster.local."
+            c.expect_answer(name, "TXT", "NOERROR", timeout=10)
+            answer_other, took = first_query(c, name, extra=("-b", "127.0.0.3"))
+            reader.join(timeout=6)
+        testing.expect_equal(answer_other.rcode, "NOERROR",
+                             f"the other address's first answer: {answer_other.summary()}")
+        testing.expect_equal(records(answer_other),
+                             {(name, "CNAME", target), (target, "A", address(target))},
+                             "the other address's first answer")
+        testing.expect_equal(len(got), count, "every pipelined query answered")
+        testing.expect(all(r.rcode == "SERVFAIL" for r, _ in got), "the flood's rcodes")
+        late = [t for _, t in got if t >= 1.5]
+        testing.expect_equal(len(late), 16, "the flood's queries that waited (its share)")
+    finally:
+        c.up.answer = answer
         c.up.mode = "answer"
 
 

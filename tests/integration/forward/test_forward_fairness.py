@@ -199,20 +199,7 @@ def pipelined_tcp_queries_from_one_client_leave_knotd_its_descriptors_and_the_up
         with socket.create_connection(server_of(c), timeout=10,
                                       source_address=(FLOOD, 0)) as conn:
             def read():
-                buf = b""
-                deadline = time.monotonic() + 15
-                while len(replies) < count and time.monotonic() < deadline:
-                    try:
-                        data = conn.recv(65536)
-                    except OSError:
-                        return
-                    if not data:
-                        return
-                    buf += data
-                    while len(buf) >= 2 and len(buf) >= 2 + struct.unpack(">H", buf[:2])[0]:
-                        length = struct.unpack(">H", buf[:2])[0]
-                        replies.append(wire.parse(buf[2:2 + length]))
-                        buf = buf[2 + length:]
+                replies.extend(wire.tcp_replies(conn, count, 15))
             reader = threading.Thread(target=read, daemon=True)
             reader.start()
             done = threading.Event()
