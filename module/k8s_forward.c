@@ -655,7 +655,7 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global)
 	return ret;
 }
 
-/* The upstream resolver's servers (ExternalName targets, autopath's outside names). */
+/* The kept names' forwarder (ExternalName targets, autopath's outside names). */
 
 static void holder_hold(void *arg)
 {
@@ -671,32 +671,14 @@ static void holder_drop(void *arg)
 }
 
 /*!
- * \brief The server of an attempt for a name (the resolver's thread): the forwarder's
- * current settings (the ConfigMap's too), its longest matching stub domain or the
- * default servers, in order, one attempt each.
+ * \brief The live forwarder (the caller's RCU read-side section): the kept names of
+ * ExternalName targets and autopath's outside names are its flights (keeper.h). A
+ * ConfigMap change replaces it: the new one starts with no kept names.
  */
-static bool upstream_server(void *arg, const knot_dname_t *name, unsigned attempt,
-                            struct sockaddr_storage *server)
+static k8s_fwd_t *upstream_live(void *arg)
 {
 	k8s_fwd_holder_t *h = arg;
-	urcu_memb_read_lock();
-	const k8s_fwd_conf_t *conf = k8s_fwd_conf(rcu_dereference(h->live)->fwd);
-	const k8s_fwd_group_t *group = &conf->groups[0];
-	size_t best = 0;
-	for (size_t i = 1; i < conf->group_count; i++) {
-		const knot_dname_t *zone = conf->groups[i].zone;
-		size_t labels = knot_dname_labels(zone, NULL);
-		if (labels >= best && knot_dname_in_bailiwick(name, zone) >= 0) {
-			group = &conf->groups[i];
-			best = labels;
-		}
-	}
-	bool found = group->count > 0;
-	if (found) {
-		*server = group->servers[attempt % group->count];
-	}
-	urcu_memb_read_unlock();
-	return found;
+	return rcu_dereference(h->live)->fwd;
 }
 
 int k8s_forward_upstream(check_ctx_t *check, k8s_ctx_t *ctx, k8s_watcher_conf_t *wconf)
@@ -722,7 +704,7 @@ int k8s_forward_upstream(check_ctx_t *check, k8s_ctx_t *ctx, k8s_watcher_conf_t 
 	}
 	holder_hold(h);
 	wconf->upstream_servers = (k8s_wconf_servers_t){
-		.servers = upstream_server, .ctx = h, .hold = holder_hold, .drop = holder_drop
+		.servers = upstream_live, .ctx = h, .hold = holder_hold, .drop = holder_drop
 	};
 	return KNOT_EOK;
 }

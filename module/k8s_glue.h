@@ -274,8 +274,8 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global);
 void k8s_forward_release(k8s_fwd_holder_t *h, knotd_mod_t *mod);
 
 /*!
- * \brief Without `upstream`, gives the zone's upstream resolver (\a wconf) the
- * instance's forwarders (`forward`, `forward-stub`, kube-dns's ConfigMap), taking the
+ * \brief Without `upstream`, gives the zone's kept names (\a wconf) the instance's
+ * live forwarder (`forward`, `forward-stub`, kube-dns's ConfigMap), taking the
  * forwarder (shared with the global instance of equal settings) if the zone has none.
  */
 int k8s_forward_upstream(check_ctx_t *check, k8s_ctx_t *ctx, k8s_watcher_conf_t *wconf);

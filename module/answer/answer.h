@@ -38,6 +38,7 @@
 #include "answer/outcome.h"
 #include "answer/qname.h"
 #include "table/table.h"
+#include "upstream/keeper.h"
 #include "upstream/upstream.h"
 
 typedef enum {
@@ -57,7 +58,7 @@ typedef struct {
 	knot_rdataset_t version;                /*!< dns-version TXT rdata of this zone. */
 	uint8_t pods;                           /*!< k8s_pods_mode_t. */
 	bool ignore_empty;                      /*!< ClusterIP services without ready endpoints are NXDOMAIN. */
-	const k8s_upstream_t *upstream;         /*!< Cache of ExternalName targets outside our zones, or NULL. */
+	const k8s_keeper_t *upstream;           /*!< Kept names outside our zones (ExternalName targets), or NULL. */
 	uint16_t autopath_option;               /*!< EDNS option code of a search list (autopath zone), 0: none. */
 	bool autopath;                          /*!< Client-address autopath (cluster zones). */
 	const knot_dname_t *const *host_search; /*!< The host's search domains, the end of every walk. */
@@ -142,7 +143,7 @@ void k8s_answer_cold_note(void);
  * \brief Puts an upstream's cached answer for the query's name (a CNAME chain, then
  * addresses) in \a pkt: the K8S-DNS role's answer from its nameservers (fedfwd.h).
  */
-k8s_answer_t k8s_answer_relay(knot_pkt_t *pkt, uint16_t qtype, const k8s_upstream_answer_t *ans);
+k8s_answer_t k8s_answer_relay(knot_pkt_t *pkt, uint16_t qtype, const k8s_fwd_entry_t *ans);
 
 /*! \brief Whether this thread's answer met a cold name since the last call; clears the note. */
 bool k8s_answer_cold_take(void);

@@ -101,36 +101,39 @@ k8s_answer_t k8s_answer_target(k8s_qctx_t *c, const knot_dname_t *target, const 
 	    (c->qtype != KNOT_RRTYPE_A && c->qtype != KNOT_RRTYPE_AAAA)) {
 		return K8S_ANSWER_HIT;
 	}
-	const k8s_upstream_answer_t *ext;
-	if (k8s_upstream_lookup(conf->upstream, target, c->qtype, &ext) != K8S_UPSTREAM_READY) {
-		(void)k8s_upstream_ask(conf->upstream, target);  // Busy slots: the next query asks.
+	const k8s_fwd_entry_t *ext;
+	if (k8s_keeper_lookup(conf->upstream, target, c->qtype, &ext) != K8S_UPSTREAM_READY) {
+		(void)k8s_keeper_ask(conf->upstream, target);  // Busy slots: the next query asks.
 		k8s_answer_cold_note();
 		return K8S_ANSWER_SERVFAIL;
 	}
 	return k8s_answer_upstream(c, ext);
 }
 
-k8s_answer_t k8s_answer_relay(knot_pkt_t *pkt, uint16_t qtype, const k8s_upstream_answer_t *ans)
+k8s_answer_t k8s_answer_relay(knot_pkt_t *pkt, uint16_t qtype, const k8s_fwd_entry_t *ans)
 {
 	k8s_qctx_t c = { .pkt = pkt, .qtype = qtype };
 	return k8s_answer_upstream(&c, ans);
 }
 
-k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_upstream_answer_t *ext)
+k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_fwd_entry_t *ext)
 {
 	// A failed upstream (no records) leaves the CNAME alone, NOERROR, as CoreDNS answers.
 	// The cached chain is shared: only the TTL, capped at what remains, is our own.
-	uint64_t now_s = k8s_now_ms() / 1000;
-	uint32_t left = (ext->expires > now_s) ? ext->expires - now_s : 0;
-	for (uint16_t i = 0; i < ext->count; i++) {
-		knot_rrset_t rr = ext->rrsets[i];
+	uint32_t left = k8s_upstream_ttl_left(ext, k8s_now_ms());
+	k8s_upstream_iter_t it;
+	k8s_upstream_iter_init(ext, &it);
+	const knot_rrset_t *next;
+	while ((next = k8s_upstream_next(ext, &it)) != NULL) {
+		knot_rrset_t rr = *next;
 		rr.ttl = (rr.ttl < left) ? rr.ttl : left;
 		int ret = knot_pkt_put(c->pkt, KNOT_COMPR_HINT_NONE, &rr, 0);
 		if (ret != KNOT_EOK) {
 			return put_result(ret);
 		}
 	}
-	return (ext->rcode == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_HIT_NXDOMAIN : K8S_ANSWER_HIT;
+	return (k8s_upstream_rcode(ext) == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_HIT_NXDOMAIN :
+	                                                           K8S_ANSWER_HIT;
 }
 
 k8s_answer_t k8s_answer_external(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,

@@ -249,7 +249,7 @@ k8s_answer_t k8s_answer_external(k8s_qctx_t *c, const knot_dname_t *owner, const
                                  const k8s_block_t *svc, unsigned depth);
 
 /*! \brief Puts a cached upstream answer (a CNAME chain, then addresses) after a CNAME to it. */
-k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_upstream_answer_t *ext);
+k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_fwd_entry_t *ext);
 
 /* answer_srv.c */
 

@@ -229,16 +229,16 @@ typedef enum {
 } cand_t;
 
 /*! \brief The cached upstream answer of a name outside our zones, or NULL (\a cold says why). */
-static const k8s_upstream_answer_t *outside(k8s_qctx_t *c, const knot_dname_t *name, bool *cold)
+static const k8s_fwd_entry_t *outside(k8s_qctx_t *c, const knot_dname_t *name, bool *cold)
 {
-	const k8s_upstream_answer_t *ext = NULL;
+	const k8s_fwd_entry_t *ext = NULL;
 	*cold = false;
 	// Only addresses are cached: for other types, the client asks where they are.
 	if (c->conf->upstream == NULL ||
 	    (c->qtype != KNOT_RRTYPE_A && c->qtype != KNOT_RRTYPE_AAAA)) {
 		return NULL;
 	}
-	if (k8s_upstream_lookup(c->conf->upstream, name, c->qtype, &ext) != K8S_UPSTREAM_READY) {
+	if (k8s_keeper_lookup(c->conf->upstream, name, c->qtype, &ext) != K8S_UPSTREAM_READY) {
 		*cold = true;
 		return NULL;
 	}
@@ -250,7 +250,7 @@ static cand_t try_candidate(k8s_qctx_t *c, const knot_dname_t *qname, const knot
                             k8s_answer_t *res)
 {
 	k8s_zone_t z = zone_of(c->conf, owner);
-	const k8s_upstream_answer_t *ext = NULL;
+	const k8s_fwd_entry_t *ext = NULL;
 	if (z == K8S_ZONE_COUNT) {
 		bool cold;
 		ext = outside(c, owner, &cold);
@@ -262,10 +262,10 @@ static cand_t try_candidate(k8s_qctx_t *c, const knot_dname_t *qname, const knot
 			return CAND_FAILED;
 		}
 		// NXDOMAIN (even at the end of a CNAME chain) sends a client on, as it does here.
-		if (ext->rcode == KNOT_RCODE_NXDOMAIN) {
+		if (k8s_upstream_rcode(ext) == KNOT_RCODE_NXDOMAIN) {
 			return CAND_ABSENT;
 		}
-		if (ext->count == 0 || ext->rrsets[ext->count - 1].type != c->qtype) {
+		if (!k8s_upstream_has_records(ext)) {
 			return CAND_NODATA;
 		}
 	} else {
@@ -320,7 +320,7 @@ static void ask_rest(k8s_qctx_t *c, search_t *s, const uint8_t *name, size_t nam
 		bool cold;
 		if (candidate(cand, name, name_size, domain) > 0 && !k8s_fedfwd_name(cand) &&
 		    zone_of(c->conf, cand) == K8S_ZONE_COUNT && outside(c, cand, &cold) == NULL &&
-		    cold && !k8s_upstream_ask(c->conf->upstream, cand)) {
+		    cold && !k8s_keeper_ask(c->conf->upstream, cand)) {
 			return;  // No room: a later query asks again.
 		}
 	}
@@ -367,7 +367,7 @@ static k8s_answer_t walk(k8s_qctx_t *c, const knot_dname_t *qname, const uint8_t
 			*outcome = step;
 			return res;
 		case CAND_COLD:
-			(void)k8s_upstream_ask(c->conf->upstream, owner);
+			(void)k8s_keeper_ask(c->conf->upstream, owner);
 			ask_rest(c, s, name, name_size);
 			if (nodata == NULL) {
 				*outcome = K8S_AUTOPATH_COLD;
@@ -393,7 +393,7 @@ static k8s_answer_t walk(k8s_qctx_t *c, const knot_dname_t *qname, const uint8_t
 	}
 	if (zone_of(c->conf, nodata) == K8S_ZONE_COUNT) {
 		bool cold;
-		const k8s_upstream_answer_t *ext = outside(c, nodata, &cold);
+		const k8s_fwd_entry_t *ext = outside(c, nodata, &cold);
 		if (ext != NULL) {
 			return k8s_answer_upstream(c, ext);
 		}

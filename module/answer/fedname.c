@@ -176,8 +176,8 @@ k8s_answer_t k8s_federation_answer(k8s_qctx_t *c, const knot_dname_t *owner,
 	}
 	/*
 	 * The remote name goes through the upstream as an ExternalName target does:
-	 * asked for by the query (a lock-free hand-over to the resolver thread,
-	 * k8s_upstream_ask()) and answered late once cached (cold).
+	 * asked for by the query (a lock-free hand-over to the forwarder's kept names,
+	 * k8s_keeper_ask()) and answered late once cached (cold).
 	 */
 	return k8s_answer_target(c, target, qname, depth);
 }

@@ -31,11 +31,22 @@
 #include "answer/fedname.h"
 #include "federation/fedfwd.h"
 #include "store/snapfile.h"
+#include "lib/sockaddr.h"
+#include "upstream/keeper.h"
 #include "upstream/upstream.h"
 
+/*!
+ * \brief What readers see: the federations and each one's resolver (the forwarder core
+ * with its nameservers as default servers, keeper.h), in the set's order; a resolver is
+ * NULL when it could not start (its names are cold until their deadline).
+ */
+typedef struct {
+	k8s_fedstub_set_t *set;
+	k8s_keeper_t *keepers[];
+} view_t;
+
 struct k8s_fedfwd {
-	k8s_fedstub_set_t *current;    /*!< What readers see (RCU). */
-	k8s_upstream_t *fwd;
+	view_t *current;               /*!< What readers see (RCU). */
 	uint8_t source[64];            /*!< Source-cluster label. */
 	k8s_log_t log;
 
@@ -65,26 +76,73 @@ static const uint8_t *fed_label(const knot_dname_t *name)
 
 const k8s_fedstub_set_t *k8s_fedfwd_set(const k8s_fedfwd_t *f)
 {
-	return rcu_dereference(f->current);
+	return rcu_dereference(f->current)->set;
 }
 
-/*! \brief The forwarder's server for a name: the federation's nameservers in turn. */
-static bool servers(void *ctx, const knot_dname_t *name, unsigned attempt,
-                    struct sockaddr_storage *server)
+static bool same_servers(const k8s_fedstub_t *a, const k8s_fedstub_t *b)
 {
-	const k8s_fedfwd_t *f = ctx;
-	const uint8_t *label = fed_label(name);
-	if (label == NULL) {
+	if (a->count != b->count) {
 		return false;
 	}
-	urcu_memb_read_lock();
-	const k8s_fedstub_t *fed = k8s_fedstub_find(k8s_fedfwd_set(f), label);
-	bool found = fed != NULL && fed->count > 0;
-	if (found) {
-		*server = fed->ns[attempt % fed->count];
+	for (size_t i = 0; i < a->count; i++) {
+		if (!k8s_sockaddr_equal(&a->ns[i], &b->ns[i])) {
+			return false;
+		}
 	}
-	urcu_memb_read_unlock();
-	return found;
+	return true;
+}
+
+/*!
+ * \brief The view of \a set (taken): a federation whose nameservers did not change keeps
+ * its resolver from \a old (with its kept names; marked in \a taken, old's count of
+ * flags), the others get one started. NULL on no memory (\a set freed).
+ */
+static view_t *view_new(k8s_fedfwd_t *f, k8s_fedstub_set_t *set, const view_t *old,
+                        bool *taken)
+{
+	view_t *v = calloc(1, sizeof(*v) + set->count * sizeof(v->keepers[0]));
+	if (v == NULL) {
+		free(set);
+		return NULL;
+	}
+	v->set = set;
+	for (size_t i = 0; i < set->count; i++) {
+		const k8s_fedstub_t *fed = &set->feds[i];
+		for (size_t j = 0; old != NULL && j < old->set->count; j++) {
+			const k8s_fedstub_t *was = &old->set->feds[j];
+			if (!taken[j] && old->keepers[j] != NULL && was->name[0] == fed->name[0] &&
+			    memcmp(was->name + 1, fed->name + 1, fed->name[0]) == 0 &&
+			    same_servers(was, fed)) {
+				v->keepers[i] = old->keepers[j];
+				taken[j] = true;
+				break;
+			}
+		}
+		if (v->keepers[i] == NULL) {
+			v->keepers[i] = k8s_keeper_new(fed->ns, fed->count, K8S_EDNS_SOURCE_CLUSTER,
+			                               K8S_FEDFWD_TIMEOUT_MS, &f->log);
+		}
+		if (v->keepers[i] == NULL) {
+			k8s_logf(&f->log, LOG_ERR, "federations, no resolver for %.*s (no memory or "
+			         "thread), its names fail", (int)fed->name[0], fed->name + 1);
+		}
+	}
+	return v;
+}
+
+/*! \brief Frees a view no reader sees, and its resolvers but those \a taken (or NULL). */
+static void view_free(view_t *v, const bool *taken)
+{
+	if (v == NULL) {
+		return;
+	}
+	for (size_t i = 0; i < v->set->count; i++) {
+		if (taken == NULL || !taken[i]) {
+			k8s_keeper_free(v->keepers[i]);
+		}
+	}
+	free(v->set);
+	free(v);
 }
 
 /*! \brief Reads the persisted file: a missing one is no error, a bad one is logged. */
@@ -216,14 +274,9 @@ k8s_fedfwd_t *k8s_fedfwd_new(const uint8_t *source, k8s_fedstub_set_t *configure
 		return NULL;
 	}
 	f->programmed = state_load(f);
-	f->current = k8s_fedstub_merge(f->programmed, f->configured);
+	k8s_fedstub_set_t *set = k8s_fedstub_merge(f->programmed, f->configured);
+	f->current = (set != NULL) ? view_new(f, set, NULL, NULL) : NULL;
 	if (f->current == NULL) {
-		k8s_fedfwd_free(f);
-		return NULL;
-	}
-	f->fwd = k8s_upstream_new_forwarder(servers, f, K8S_EDNS_SOURCE_CLUSTER,
-	                                    K8S_FEDFWD_TIMEOUT_MS, log);
-	if (f->fwd == NULL) {
 		k8s_fedfwd_free(f);
 		return NULL;
 	}
@@ -235,8 +288,7 @@ void k8s_fedfwd_free(k8s_fedfwd_t *f)
 	if (f == NULL) {
 		return;
 	}
-	k8s_upstream_free(f->fwd);
-	free(f->current);
+	view_free(f->current, NULL);
 	free(f->configured);
 	free(f->programmed);
 	free(f->state_path);
@@ -274,14 +326,28 @@ int k8s_fedfwd_program(k8s_fedfwd_t *f, const uint8_t *name, const k8s_fedstub_t
 		free(current);
 		return ret;
 	}
+	// A resolver kept goes on in the new view; the old one still shows it to readers.
+	bool *taken = calloc(f->current->set->count + 1, sizeof(*taken));
+	view_t *view = (taken != NULL) ? view_new(f, current, f->current, taken) : NULL;
+	if (view == NULL) {
+		pthread_mutex_unlock(&f->lock);
+		if (taken == NULL) {
+			free(current);
+		}
+		free(taken);
+		free(programmed);
+		return KNOT_ENOMEM;
+	}
 	free(f->programmed);
 	f->programmed = programmed;
-	k8s_fedstub_set_t *old = rcu_xchg_pointer(&f->current, current);
+	view_t *old = rcu_xchg_pointer(&f->current, view);
 	pthread_mutex_unlock(&f->lock);
 
+	// A federation whose nameservers changed has a new resolver: its names are asked
+	// anew by the next queries (cold once), none keeps the old servers' answer.
 	urcu_memb_synchronize_rcu();
-	free(old);
-	k8s_upstream_refresh(f->fwd);
+	view_free(old, taken);
+	free(taken);
 	return KNOT_EOK;
 }
 
@@ -294,13 +360,25 @@ const k8s_fedstub_t *k8s_fedfwd_stub(const k8s_fedfwd_t *f, const knot_dname_t *
 }
 
 k8s_upstream_status_t k8s_fedfwd_lookup(const k8s_fedfwd_t *f, const knot_dname_t *qname,
-                                        uint16_t qtype, const k8s_upstream_answer_t **ans)
+                                        uint16_t qtype, const k8s_fwd_entry_t **ans)
 {
-	k8s_upstream_status_t status = k8s_upstream_lookup_source(f->fwd, qname, qtype, f->source,
-	                                                          ans);
+	const uint8_t *label = fed_label(qname);
+	const view_t *v = rcu_dereference(f->current);
+	const k8s_keeper_t *k = NULL;
+	for (size_t i = 0; label != NULL && i < v->set->count; i++) {
+		const uint8_t *name = v->set->feds[i].name;
+		if (name[0] == label[0] && memcmp(name + 1, label + 1, label[0]) == 0) {
+			k = v->keepers[i];
+			break;
+		}
+	}
+	if (k == NULL) {
+		return K8S_UPSTREAM_PENDING;  // No such federation, or its resolver did not start.
+	}
+	k8s_upstream_status_t status = k8s_keeper_lookup_source(k, qname, qtype, f->source, ans);
 	if (status != K8S_UPSTREAM_READY) {
 		// Busy slots: the client's retry asks again.
-		(void)k8s_upstream_ask_source(f->fwd, qname, f->source);
+		(void)k8s_keeper_ask_source(k, qname, f->source);
 	}
 	return status;
 }
@@ -316,7 +394,7 @@ k8s_answer_t k8s_fedfwd_answer(const k8s_fedfwd_t *f, const knot_dname_t *qname,
 	if (qtype != KNOT_RRTYPE_A && qtype != KNOT_RRTYPE_AAAA) {
 		return K8S_ANSWER_NODATA;
 	}
-	const k8s_upstream_answer_t *ans;
+	const k8s_fwd_entry_t *ans;
 	if (k8s_fedfwd_lookup(f, qname, qtype, &ans) != K8S_UPSTREAM_READY) {
 		k8s_answer_cold_note();
 		return K8S_ANSWER_SERVFAIL;
@@ -325,8 +403,9 @@ k8s_answer_t k8s_fedfwd_answer(const k8s_fedfwd_t *f, const knot_dname_t *qname,
 		return K8S_ANSWER_SERVFAIL;  // The stub zone's servers failed: answered at once.
 	}
 	// A denial is this zone's: knotd adds its SOA, so caches in front can keep it.
-	if (ans->count == 0) {
-		return (ans->rcode == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_NXDOMAIN : K8S_ANSWER_NODATA;
+	if (k8s_upstream_empty(ans)) {
+		return (k8s_upstream_rcode(ans) == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_NXDOMAIN :
+		                                                          K8S_ANSWER_NODATA;
 	}
 	return k8s_answer_relay(pkt, qtype, ans);
 }

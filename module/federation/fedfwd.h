@@ -23,11 +23,12 @@
  * federation's nameservers (its Federated-DNS), with this cluster's name in the
  * source-cluster EDNS(0) option, and returns their answer.
  *
- * Workers never wait: answers come from a forwarder (upstream.c's resolver
- * thread and cache, keyed by name, type and source cluster); a name not cached
- * yet is handed to the thread, and its query to the zone's cold waiter
- * (coldwait.h), as a cold ExternalName target's is. The stub zones (federation -> nameservers) are an immutable set
- * that workers and the resolver thread read under RCU; the programming endpoint
+ * Workers never wait: answers come from a forwarder per federation (the one
+ * resolver core, its nameservers as default servers: keeper.h's kept names, keyed
+ * by name, type and source cluster); a name not cached yet is handed to its thread,
+ * and its query to the zone's cold waiter (coldwait.h), as a cold ExternalName
+ * target's is. The stub zones (federation -> nameservers, with each one's
+ * forwarder) are an immutable view that workers read under RCU; the programming endpoint
  * (fedapi.h) replaces it with a pointer swap, persisting programmed federations
  * first. No knotd call is made here.
  */
@@ -95,7 +96,7 @@ const k8s_fedstub_t *k8s_fedfwd_stub(const k8s_fedfwd_t *f, const knot_dname_t *
  * forwarder's thread (busy slots: the client's retry asks again). Never waits.
  */
 k8s_upstream_status_t k8s_fedfwd_lookup(const k8s_fedfwd_t *f, const knot_dname_t *qname,
-                                        uint16_t qtype, const k8s_upstream_answer_t **ans);
+                                        uint16_t qtype, const k8s_fwd_entry_t **ans);
 
 /*! \brief The current set of stub zones (inside an RCU read-side section). */
 const k8s_fedstub_set_t *k8s_fedfwd_set(const k8s_fedfwd_t *f);

@@ -30,7 +30,7 @@
 #include "forward/late.h"
 #include "answer/outcome.h"
 #include "forward/slots.h"
-#include "upstream/upstream.h"
+#include "upstream/keeper.h"
 
 /*! \brief The thread's memory for one try (an answer needs a few KiB). */
 #define ARENA_SIZE (256 * 1024)
@@ -226,8 +226,8 @@ static void *cold_run(void *arg)
 {
 	k8s_cold_t *w = arg;
 	urcu_memb_register_thread();
-	// The worker asked for the name; a retry only looks it up (upstream.h says why).
-	k8s_upstream_asks_off();
+	// The worker asked for the name; a retry only looks it up (keeper.h says why).
+	k8s_keeper_asks_off();
 	bool waiting = false;
 	while (!k8s_slots_stopping(&w->handoff)) {
 		struct pollfd pfd = { .fd = w->handoff.wake_fd, .events = POLLIN };

@@ -126,6 +126,7 @@ static int wait_ms(const k8s_fwd_t *f, uint64_t now)
 		until = (n->next_hedge_ms < until) ? n->next_hedge_ms : until;
 	}
 	until = (f->next_loop_ms < until) ? f->next_loop_ms : until;
+	until = keeper_due_ms(f->keeper, until);
 	return (until > now) ? (int)(until - now) : 0;
 }
 
@@ -153,7 +154,7 @@ static void *forward_run(void *arg)
 	(void)pthread_setname_np(pthread_self(), "k8s-forward");
 	urcu_memb_register_thread();
 
-	size_t cap = 1 + 2 * K8S_FWD_SERVERS_MAX + ATTEMPTS_MAX * f->conf.max_pending;
+	size_t cap = 2 + 2 * K8S_FWD_SERVERS_MAX + ATTEMPTS_MAX * f->conf.max_pending;
 	struct pollfd *fds = calloc(cap, sizeof(*fds));
 	void **owner = calloc(cap, sizeof(*owner));
 	size_t *owner_idx = calloc(cap, sizeof(*owner_idx));
@@ -167,13 +168,15 @@ static void *forward_run(void *arg)
 		uint64_t now = k8s_now_ms();
 		forward_loops_check(f);
 		drain(f, now);
+		keeper_run(f->keeper, now);  // After the clients': their flights are joined.
 		forward_names_expire(f, now);
 		forward_probes_expire(f, now);
 		forward_probes_start(f, now);
 		stats_push(f, now);
 
-		nfds_t count = 1;
+		nfds_t count = 2;
 		fds[0] = (struct pollfd){ .fd = f->handoff.wake_fd, .events = POLLIN };
+		fds[1] = (struct pollfd){ .fd = keeper_wake_fd(f->keeper), .events = POLLIN };
 		for (size_t i = 0; i < f->name_count; i++) {
 			name_t *n = f->names[i];
 			for (unsigned a = 0; a < n->att_count; a++) {
@@ -206,7 +209,7 @@ static void *forward_run(void *arg)
 			k8s_slots_woken(&f->handoff);
 		}
 		now = k8s_now_ms();
-		for (nfds_t k = 1; k < count; k++) {
+		for (nfds_t k = 2; k < count; k++) {
 			if (fds[k].revents == 0) {
 				continue;
 			}
@@ -230,6 +233,7 @@ static void *forward_run(void *arg)
 		urcu_memb_quiescent_state();
 	}
 out:
+	keeper_stop(f->keeper);  // Its names are not resolved again.
 	// Whoever still waits gets SERVFAIL rather than silence.
 	while (f->name_count > 0) {
 		forward_name_failed(f, 0, 23, "forwarder stopped", k8s_now_ms());
@@ -286,7 +290,8 @@ k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
 	if (f->names == NULL ||
 	    k8s_slots_init(&f->handoff, f->slots, SLOT_COUNT, sizeof(slot_t),
 	                   &f->waiting_share) != KNOT_EOK ||
-	    k8s_fwd_cache_init(&f->cache, conf->cache_size) != KNOT_EOK) {
+	    k8s_fwd_cache_init(&f->cache, conf->cache_size) != KNOT_EOK ||
+	    (f->keeper = keeper_new(f)) == NULL) {
 		goto fail;
 	}
 	if (pthread_create(&f->thread, NULL, forward_run, f) != 0) {
@@ -294,6 +299,7 @@ k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
 	}
 	return f;
 fail:
+	keeper_free(f->keeper);
 	k8s_fwd_cache_deinit(&f->cache);
 	k8s_slots_deinit(&f->handoff);
 	free(f->names);
@@ -308,6 +314,7 @@ void k8s_fwd_free(k8s_fwd_t *f)
 		return;
 	}
 	k8s_slots_stop(&f->handoff, f->thread);
+	keeper_free(f->keeper);
 	urcu_memb_barrier();
 	k8s_fwd_cache_deinit(&f->cache);
 	free(f->names);

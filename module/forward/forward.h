@@ -78,6 +78,7 @@ typedef struct {
 	uint32_t cache_max_ttl;    /*!< Seconds. */
 	size_t cache_size;         /*!< Entries. */
 	size_t max_pending;        /*!< Names being resolved at once; waiting clients: 4 times that. */
+	uint16_t opt_code;         /*!< EDNS option carrying a kept name's source label, 0: none. */
 } k8s_fwd_conf_t;
 
 /*! \brief Frees what k8s_fwd_conf_t holds (not itself). */

@@ -32,8 +32,61 @@ static bool kept(const knot_rrset_t *rr)
 	       rr->type != KNOT_RRTYPE_TSIG;
 }
 
+/*! \brief The source label's bytes (length and text), 0 for none. */
+static size_t source_size(const uint8_t *source)
+{
+	return (source != NULL && source[0] != 0) ? 1 + source[0] : 0;
+}
+
+/*! \brief Fills an entry's key and header; the name and source go at \a pos. */
+static uint8_t *entry_init(k8s_fwd_entry_t *e, const knot_dname_t *qname, uint16_t qtype,
+                           const uint8_t *source, uint16_t rcode, uint64_t now_ms,
+                           size_t bytes, uint8_t *pos)
+{
+	memset(e, 0, sizeof(*e));
+	e->hash = k8s_fwd_key_hash_source(qname, qtype, source);
+	e->qtype = qtype;
+	e->rcode = rcode;
+	e->stored_ms = now_ms;
+	e->bytes = bytes;
+	atomic_init(&e->used, false);
+	e->qname = pos;
+	memcpy(pos, qname, knot_dname_size(qname));
+	pos += knot_dname_size(qname);
+	if (source_size(source) > 0) {
+		e->source = pos;
+		e->kept_only = true;  // A source's answer is never a client's.
+		memcpy(pos, source, source_size(source));
+		pos += source_size(source);
+	}
+	return pos;
+}
+
+k8s_fwd_entry_t *k8s_fwd_entry_failure(const knot_dname_t *qname, uint16_t qtype,
+                                       const uint8_t *source, uint16_t rcode, uint64_t now_ms,
+                                       uint64_t expires_ms)
+{
+	size_t bytes = sizeof(k8s_fwd_entry_t) + knot_dname_size(qname) + source_size(source);
+	k8s_fwd_entry_t *e = malloc(bytes);
+	if (e == NULL) {
+		return NULL;
+	}
+	(void)entry_init(e, qname, qtype, source, rcode, now_ms, bytes, (uint8_t *)e->rrs);
+	e->expires_ms = expires_ms;
+	e->kept = true;
+	e->kept_only = true;
+	return e;
+}
+
 k8s_fwd_entry_t *k8s_fwd_entry_new(const knot_pkt_t *answer, const knot_dname_t *qname,
                                    uint16_t qtype, uint32_t max_ttl, uint64_t now_ms, bool relay)
+{
+	return k8s_fwd_entry_new_source(answer, qname, qtype, NULL, max_ttl, now_ms, relay);
+}
+
+k8s_fwd_entry_t *k8s_fwd_entry_new_source(const knot_pkt_t *answer, const knot_dname_t *qname,
+                                          uint16_t qtype, const uint8_t *source,
+                                          uint32_t max_ttl, uint64_t now_ms, bool relay)
 {
 	uint16_t rcode = knot_wire_get_rcode(answer->wire);
 	if (!relay && ((rcode != KNOT_RCODE_NOERROR && rcode != KNOT_RCODE_NXDOMAIN) ||
@@ -42,8 +95,7 @@ k8s_fwd_entry_t *k8s_fwd_entry_new(const knot_pkt_t *answer, const knot_dname_t 
 	}
 
 	// Sizes and the entry's life first: nothing is allocated for what is not kept.
-	size_t qname_size = knot_dname_size(qname);
-	size_t bytes = sizeof(k8s_fwd_entry_t) + qname_size;
+	size_t bytes = sizeof(k8s_fwd_entry_t) + knot_dname_size(qname) + source_size(source);
 	size_t rr_count = 0;
 	uint16_t count[3] = { 0 };
 	uint32_t life = max_ttl;
@@ -80,19 +132,11 @@ k8s_fwd_entry_t *k8s_fwd_entry_new(const knot_pkt_t *answer, const knot_dname_t 
 	if (e == NULL) {
 		return NULL;
 	}
-	memset(e, 0, sizeof(*e));
-	e->hash = k8s_fwd_key_hash(qname, qtype);
-	e->qtype = qtype;
-	e->rcode = rcode;
-	e->stored_ms = now_ms;
+	uint8_t *pos = entry_init(e, qname, qtype, source, rcode, now_ms, bytes,
+	                          (uint8_t *)&e->rrs[rr_count]);
 	e->expires_ms = now_ms + (uint64_t)life * 1000;
 	e->ttl_cap = max_ttl;
-	e->bytes = bytes;
 	memcpy(e->count, count, sizeof(count));
-	uint8_t *pos = (uint8_t *)&e->rrs[rr_count];
-	e->qname = pos;
-	memcpy(pos, qname, qname_size);
-	pos += qname_size;
 
 	size_t n = 0;
 	for (int s = KNOT_ANSWER; s <= KNOT_ADDITIONAL; s++) {
@@ -161,6 +205,13 @@ uint32_t k8s_fwd_key_hash(const knot_dname_t *qname, uint16_t qtype)
 	return k8s_hash(qname, knot_dname_size(qname)) ^ ((uint32_t)qtype * 0x9e3779b1u);
 }
 
+uint32_t k8s_fwd_key_hash_source(const knot_dname_t *qname, uint16_t qtype,
+                                 const uint8_t *source)
+{
+	uint32_t hash = k8s_fwd_key_hash(qname, qtype);
+	return (source_size(source) > 0) ? hash ^ k8s_hash(source, source_size(source)) : hash;
+}
+
 int k8s_fwd_cache_init(k8s_fwd_cache_t *c, size_t size)
 {
 	memset(c, 0, sizeof(*c));
@@ -189,24 +240,33 @@ void k8s_fwd_cache_deinit(k8s_fwd_cache_t *c)
 }
 
 static bool key_is(const k8s_fwd_entry_t *e, uint32_t hash, const knot_dname_t *qname,
-                   uint16_t qtype)
+                   uint16_t qtype, const uint8_t *source)
 {
+	size_t size = source_size(source);
 	return e != NULL && e->hash == hash && e->qtype == qtype &&
-	       knot_dname_is_equal(e->qname, qname);
+	       knot_dname_is_equal(e->qname, qname) && source_size(e->source) == size &&
+	       (size == 0 || memcmp(e->source, source, size) == 0);
+}
+
+k8s_fwd_entry_t *k8s_fwd_cache_find(k8s_fwd_cache_t *c, const knot_dname_t *qname,
+                                    uint16_t qtype, const uint8_t *source)
+{
+	uint32_t hash = k8s_fwd_key_hash_source(qname, qtype, source);
+	size_t first = hash & c->mask & ~(size_t)1;
+	for (size_t i = first; i <= first + 1; i++) {
+		k8s_fwd_entry_t *e = rcu_dereference(c->slots[i]);
+		if (key_is(e, hash, qname, qtype, source)) {
+			return e;
+		}
+	}
+	return NULL;
 }
 
 const k8s_fwd_entry_t *k8s_fwd_cache_get(k8s_fwd_cache_t *c, const knot_dname_t *qname,
                                          uint16_t qtype, uint64_t now_ms)
 {
-	uint32_t hash = k8s_fwd_key_hash(qname, qtype);
-	size_t first = hash & c->mask & ~(size_t)1;
-	for (size_t i = first; i <= first + 1; i++) {
-		const k8s_fwd_entry_t *e = rcu_dereference(c->slots[i]);
-		if (key_is(e, hash, qname, qtype)) {
-			return (now_ms < e->expires_ms) ? e : NULL;
-		}
-	}
-	return NULL;
+	const k8s_fwd_entry_t *e = k8s_fwd_cache_find(c, qname, qtype, NULL);
+	return (e != NULL && !e->kept_only && now_ms < e->expires_ms) ? e : NULL;
 }
 
 static void entry_free_rcu(struct rcu_head *head)
@@ -222,7 +282,7 @@ void k8s_fwd_cache_put(k8s_fwd_cache_t *c, k8s_fwd_entry_t *e, uint64_t now_ms)
 	size_t victim = first;
 	for (size_t i = first; i <= first + 1; i++) {
 		k8s_fwd_entry_t *old = c->slots[i];
-		if (key_is(old, e->hash, e->qname, e->qtype) || old == NULL ||
+		if (key_is(old, e->hash, e->qname, e->qtype, e->source) || old == NULL ||
 		    old->expires_ms <= now_ms) {
 			victim = i;
 			break;
@@ -240,4 +300,97 @@ void k8s_fwd_cache_put(k8s_fwd_cache_t *c, k8s_fwd_entry_t *e, uint64_t now_ms)
 	} else {
 		atomic_fetch_add(&c->entries, 1);
 	}
+}
+
+void k8s_fwd_cache_del(k8s_fwd_cache_t *c, k8s_fwd_entry_t *e)
+{
+	size_t first = e->hash & c->mask & ~(size_t)1;
+	for (size_t i = first; i <= first + 1; i++) {
+		if (c->slots[i] == e) {
+			rcu_set_pointer(&c->slots[i], NULL);
+			atomic_fetch_sub(&c->bytes, e->bytes);
+			atomic_fetch_sub(&c->entries, 1);
+			urcu_memb_call_rcu(&e->rcu, entry_free_rcu);
+			return;
+		}
+	}
+}
+
+/* The answer path's reading (upstream.h). */
+
+/*! \brief CNAMEs followed in one answer, as a resolver would. */
+#define CHAIN_MAX 8
+
+uint16_t k8s_upstream_rcode(const k8s_fwd_entry_t *e)
+{
+	return e->rcode;
+}
+
+bool k8s_upstream_failed(const k8s_fwd_entry_t *e)
+{
+	return e->rcode != KNOT_RCODE_NOERROR && e->rcode != KNOT_RCODE_NXDOMAIN;
+}
+
+uint32_t k8s_upstream_ttl_left(const k8s_fwd_entry_t *e, uint64_t now_ms)
+{
+	uint64_t left = (e->expires_ms > now_ms) ? (e->expires_ms - now_ms) / 1000 : 0;
+	return (left > UINT32_MAX) ? UINT32_MAX : left;
+}
+
+void k8s_upstream_iter_init(const k8s_fwd_entry_t *e, k8s_upstream_iter_t *it)
+{
+	*it = (k8s_upstream_iter_t){ .owner = e->qname };
+}
+
+const knot_rrset_t *k8s_upstream_next(const k8s_fwd_entry_t *e, k8s_upstream_iter_t *it)
+{
+	if (it->owner == NULL) {
+		return NULL;
+	}
+	if (!it->records) {
+		for (uint16_t i = 0; i < e->count[0]; i++) {
+			const knot_rrset_t *rr = &e->rrs[i];
+			if (rr->type == KNOT_RRTYPE_CNAME && knot_dname_is_case_equal(rr->owner, it->owner)) {
+				if (it->hops == CHAIN_MAX) {
+					break;  // Longer than a resolver follows: no records at its end.
+				}
+				it->hops++;
+				it->owner = knot_cname_name(rr->rrs.rdata);
+				return rr;
+			}
+		}
+		it->records = true;
+		if (it->hops == CHAIN_MAX) {
+			it->owner = NULL;
+			return NULL;
+		}
+	}
+	while (it->next < e->count[0]) {
+		const knot_rrset_t *rr = &e->rrs[it->next++];
+		if (rr->type == e->qtype && knot_dname_is_case_equal(rr->owner, it->owner)) {
+			return rr;
+		}
+	}
+	it->owner = NULL;
+	return NULL;
+}
+
+bool k8s_upstream_has_records(const k8s_fwd_entry_t *e)
+{
+	k8s_upstream_iter_t it;
+	k8s_upstream_iter_init(e, &it);
+	const knot_rrset_t *rr;
+	while ((rr = k8s_upstream_next(e, &it)) != NULL) {
+		if (it.records) {
+			return true;
+		}
+	}
+	return false;
+}
+
+bool k8s_upstream_empty(const k8s_fwd_entry_t *e)
+{
+	k8s_upstream_iter_t it;
+	k8s_upstream_iter_init(e, &it);
+	return k8s_upstream_next(e, &it) == NULL;
 }

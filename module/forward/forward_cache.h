@@ -26,6 +26,13 @@
  * at most the configured maximum; the TTLs served are what remains. The table is a
  * fixed array of pointers, two slots per key (bounded memory: slots times the largest
  * entry); a replaced entry is freed after an RCU grace period.
+ *
+ * One entry type and one cache for the one resolver: the forwarder's clients' answers
+ * and its kept names' (keeper.h), which the answer path reads through upstream.h. A kept
+ * name's entry may carry a source label (part of its key: a federation's) and may be an
+ * upstream's failure (REFUSED, SERVFAIL: no records, until the retry); clients are never
+ * served those (k8s_fwd_cache_get()). A kept name's entry that the two-slot table
+ * evicts is simply asked again: its next lookup misses, asks, and the keeper resolves it.
  */
 
 #pragma once
@@ -38,6 +45,8 @@
 #include <libknot/libknot.h>
 #include <urcu/urcu-memb.h>
 
+#include "upstream/upstream.h"
+
 /*! \brief Largest entry kept (bytes): a larger answer is relayed, not cached. */
 #define K8S_FWD_ENTRY_MAX 8192
 /*!
@@ -47,19 +56,23 @@
  */
 #define K8S_FWD_RELAY_MAX (256 * 1024)
 
-typedef struct k8s_fwd_entry {
+struct k8s_fwd_entry {
 	struct rcu_head rcu;
 	uint32_t hash;
 	uint16_t qtype;
-	uint16_t rcode;        /*!< NOERROR or NXDOMAIN. */
+	uint16_t rcode;        /*!< NOERROR or NXDOMAIN; a kept name's failure: another (no records). */
+	bool kept;             /*!< A kept name's (the keeper may serve it past expiry, 5 min). */
+	bool kept_only;        /*!< Never a client's: a failure, a source's, or beyond the cache rules. */
+	atomic_bool used;      /*!< Looked up by the answer path since published (the keeper's mark). */
 	uint64_t stored_ms;    /*!< k8s_now_ms() when stored. */
 	uint64_t expires_ms;
 	uint32_t ttl_cap;      /*!< TTLs served are at most this, less the entry's age. */
 	uint32_t bytes;        /*!< Size of the allocation. */
 	uint16_t count[3];     /*!< RRs of the answer, authority and additional sections. */
 	knot_dname_t *qname;   /*!< Lowercase, inside the allocation. */
+	uint8_t *source;       /*!< Key part: a source label inside the allocation, or NULL. */
 	knot_rrset_t rrs[];    /*!< One RR each, in section order; owners and rdata inside. */
-} k8s_fwd_entry_t;
+};
 
 /*!
  * \brief An entry from an upstream answer to (\a qname, \a qtype), or NULL when it is
@@ -73,6 +86,19 @@ typedef struct k8s_fwd_entry {
  */
 k8s_fwd_entry_t *k8s_fwd_entry_new(const knot_pkt_t *answer, const knot_dname_t *qname,
                                    uint16_t qtype, uint32_t max_ttl, uint64_t now_ms, bool relay);
+
+/*! \brief k8s_fwd_entry_new() for the key (\a qname, \a qtype, \a source): a label, or NULL. */
+k8s_fwd_entry_t *k8s_fwd_entry_new_source(const knot_pkt_t *answer, const knot_dname_t *qname,
+                                          uint16_t qtype, const uint8_t *source,
+                                          uint32_t max_ttl, uint64_t now_ms, bool relay);
+
+/*!
+ * \brief A kept name's failure entry: \a rcode (REFUSED, SERVFAIL...), no records,
+ * running out at \a expires_ms (the retry). NULL on no memory.
+ */
+k8s_fwd_entry_t *k8s_fwd_entry_failure(const knot_dname_t *qname, uint16_t qtype,
+                                       const uint8_t *source, uint16_t rcode, uint64_t now_ms,
+                                       uint64_t expires_ms);
 
 /*! \brief Frees an entry no reader can see. */
 void k8s_fwd_entry_free(k8s_fwd_entry_t *e);
@@ -100,12 +126,24 @@ int k8s_fwd_cache_init(k8s_fwd_cache_t *c, size_t size);
 void k8s_fwd_cache_deinit(k8s_fwd_cache_t *c);
 
 /*!
- * \brief The live entry of (\a qname, \a qtype), or NULL. Call inside an RCU read-side section; the entry stays valid until it ends.
+ * \brief The live entry of (\a qname, \a qtype) a client may be answered from (no
+ * source, no failure), or NULL. Call inside an RCU read-side section; the entry stays
+ * valid until it ends.
  *
  * \param qname  Lowercase.
  */
 const k8s_fwd_entry_t *k8s_fwd_cache_get(k8s_fwd_cache_t *c, const knot_dname_t *qname,
                                          uint16_t qtype, uint64_t now_ms);
+
+/*!
+ * \brief The entry of (\a qname, \a qtype, \a source), expired or not, any kind, or NULL
+ * (inside an RCU read-side section, or the writer's thread).
+ */
+k8s_fwd_entry_t *k8s_fwd_cache_find(k8s_fwd_cache_t *c, const knot_dname_t *qname,
+                                    uint16_t qtype, const uint8_t *source);
+
+/*! \brief Unpublishes \a e if the table holds it (the writer's thread): freed after a grace period. */
+void k8s_fwd_cache_del(k8s_fwd_cache_t *c, k8s_fwd_entry_t *e);
 
 /*!
  * \brief Publishes \a e (one writer thread, registered with RCU): it replaces the entry
@@ -116,3 +154,7 @@ void k8s_fwd_cache_put(k8s_fwd_cache_t *c, k8s_fwd_entry_t *e, uint64_t now_ms);
 
 /*! \brief The key's hash: lowercase name and type. */
 uint32_t k8s_fwd_key_hash(const knot_dname_t *qname, uint16_t qtype);
+
+/*! \brief The key's hash with a source label (NULL or empty: k8s_fwd_key_hash()). */
+uint32_t k8s_fwd_key_hash_source(const knot_dname_t *qname, uint16_t qtype,
+                                 const uint8_t *source);

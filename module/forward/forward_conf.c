@@ -75,7 +75,7 @@ bool k8s_fwd_conf_equal(const k8s_fwd_conf_t *a, const k8s_fwd_conf_t *b)
 {
 	if (a->group_count != b->group_count || a->timeout_ms != b->timeout_ms ||
 	    a->cache_max_ttl != b->cache_max_ttl || a->cache_size != b->cache_size ||
-	    a->max_pending != b->max_pending) {
+	    a->max_pending != b->max_pending || a->opt_code != b->opt_code) {
 		return false;
 	}
 	for (size_t i = 0; i < a->group_count; i++) {

@@ -126,7 +126,9 @@ static bool attempt_start(k8s_fwd_t *f, name_t *n, uint64_t now)
 		f->st.broken += (n->att_count == 1 && s->down);  // The first pick is down: all are.
 		a->sent_ns = k8s_dnsmetrics_clock();
 		uint64_t left = (n->deadline_ms > now) ? n->deadline_ms - now : 1;
-		int ret = k8s_dnsquery_start(&a->dq, &s->addr, n->qname, n->qtype, left, now);
+		size_t opt_len = (f->conf.opt_code != 0) ? n->source[0] : 0;
+		int ret = k8s_dnsquery_start_opt(&a->dq, &s->addr, n->qname, n->qtype,
+		                                 f->conf.opt_code, n->source + 1, opt_len, left, now);
 		if (ret == KNOT_EOK) {
 			n->next_hedge_ms = now + HEDGE_MS;
 			return true;
@@ -150,12 +152,36 @@ static void name_close(k8s_fwd_t *f, size_t i)
 	f->names[i] = f->names[--f->name_count];
 }
 
+/*! \brief Tells the keeper how its name's flight ended, once. */
+static void kept_notify(k8s_fwd_t *f, name_t *n, const knot_pkt_t *answer,
+                        k8s_fwd_entry_t *e, uint64_t now)
+{
+	void *job = n->kept;
+	n->kept = NULL;
+	if (job != NULL && f->kept_done != NULL) {
+		f->kept_done(f->keeper, job, answer, e,
+		             (n->last_err != 0) ? n->last_err : KNOT_ENOENT, now);
+	}
+}
+
 /*! \brief An answer came: kept in the cache and sent to every waiting client. */
 static void name_answered(k8s_fwd_t *f, size_t i, const knot_pkt_t *answer, uint64_t now)
 {
 	name_t *n = f->names[i];
-	k8s_fwd_entry_t *e = k8s_fwd_entry_new(answer, n->qname, n->qtype,
-	                                       f->conf.cache_max_ttl, now, false);
+	k8s_fwd_entry_t *e = k8s_fwd_entry_new_source(answer, n->qname, n->qtype, n->source,
+	                                              f->conf.cache_max_ttl, now, false);
+	if (e != NULL) {
+		e->kept = (n->kept != NULL);  // One entry: the clients' answer and the kept name's.
+	}
+	kept_notify(f, n, answer, e, now);  // Before it is published: the old one's marks count.
+	if (n->source[0] != 0) {
+		// A source's answer is the keeper's alone: no client waits for it.
+		if (e != NULL) {
+			k8s_fwd_cache_put(&f->cache, e, now);
+		}
+		name_close(f, i);
+		return;
+	}
 	if (e != NULL) {
 		// Cached first: a client that asks again at once must find it (only this
 		// thread replaces an entry, so it stays valid for the replies).
@@ -179,6 +205,8 @@ static void name_answered(k8s_fwd_t *f, size_t i, const knot_pkt_t *answer, uint
 
 void forward_name_failed(k8s_fwd_t *f, size_t i, int ede, const char *text, uint64_t now)
 {
+	name_t *n = f->names[i];
+	kept_notify(f, n, NULL, NULL, now);
 	forward_reply_all(f, f->names[i], NULL, KNOT_RCODE_SERVFAIL, ede, text, now);
 	name_close(f, i);
 }
@@ -196,6 +224,7 @@ bool forward_attempt_io(k8s_fwd_t *f, size_t i, attempt_t *a, uint64_t now)
 	if (ret != KNOT_EOK && k8s_dnsquery_local_error(ret)) {
 		local_fail(f, s, ret, now);
 	} else if (ret != KNOT_EOK) {
+		n->last_err = ret;
 		forward_server_fail(f, s, FAIL_ERROR, knot_strerror(ret), now);
 	} else {
 		uint16_t rcode = knot_wire_get_rcode(answer->wire);
@@ -224,15 +253,33 @@ bool forward_attempt_io(k8s_fwd_t *f, size_t i, attempt_t *a, uint64_t now)
 	return false;
 }
 
-static void name_new(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint16_t qtype,
-                     uint32_t hash, uint64_t now)
+/*! \brief The flight of (\a lower, \a qtype, \a source), or NULL. */
+static name_t *flight_find(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qtype,
+                           const uint8_t *source, uint32_t hash)
+{
+	for (size_t j = 0; j < f->name_count; j++) {
+		name_t *c = f->names[j];
+		if (c->hash == hash && c->qtype == qtype && knot_dname_is_equal(c->qname, lower) &&
+		    forward_source_equal(c->source, source)) {
+			return c;
+		}
+	}
+	return NULL;
+}
+
+/*!
+ * \brief A new flight, its first attempt started (else failed and closed at once); false
+ * without a group or room (\a why says which).
+ */
+static bool name_new(k8s_fwd_t *f, waiter_t *w, void *kept, const knot_dname_t *lower,
+                     uint16_t qtype, const uint8_t *source, uint32_t hash, uint64_t now,
+                     const char **why)
 {
 	const group_t *g = forward_group_of(f, lower);
 	name_t *n = (g != NULL && f->name_count < f->conf.max_pending) ? calloc(1, sizeof(*n)) : NULL;
 	if (n == NULL) {
-		forward_reply(f, w, NULL, KNOT_RCODE_SERVFAIL, g ? 0 : 22,
-		              g ? "forwarder busy" : "no upstream", now);
-		return;
+		*why = g ? "forwarder busy" : "no upstream";
+		return false;
 	}
 	for (unsigned a = 0; a < ATTEMPTS_MAX; a++) {
 		n->att[a].dq.fd = -1;
@@ -240,34 +287,59 @@ static void name_new(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint1
 	n->hash = hash;
 	n->qtype = qtype;
 	n->group = g;
+	n->kept = kept;
+	if (source != NULL && source[0] != 0) {
+		memcpy(n->source, source, 1 + source[0]);
+	}
 	n->deadline_ms = now + f->conf.timeout_ms;
 	n->waiters = w;
-	w->next = NULL;
+	if (w != NULL) {
+		w->next = NULL;
+	}
 	memcpy(n->qname, lower, knot_dname_size(lower));
 	f->names[f->name_count++] = n;
 	f->st.forwarded++;
 	if (!attempt_start(f, n, now)) {
 		forward_name_failed(f, f->name_count - 1, 22, "no usable upstream", now);
 	}
+	return true;
 }
 
 void forward_name_ask(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint16_t qtype,
                       uint64_t now)
 {
-	// Asked already: one more client waits for the same answer.
+	// Asked already (by a client or the keeper): one more client waits for the same answer.
 	uint32_t hash = k8s_fwd_key_hash(lower, qtype);
-	name_t *n = NULL;
-	for (size_t j = 0; j < f->name_count && n == NULL; j++) {
-		name_t *c = f->names[j];
-		if (c->hash == hash && c->qtype == qtype && knot_dname_is_equal(c->qname, lower)) {
-			n = c;
-		}
-	}
+	name_t *n = flight_find(f, lower, qtype, NULL, hash);
+	const char *why = NULL;
 	if (n != NULL) {
 		w->next = n->waiters;
 		n->waiters = w;
-	} else {
-		name_new(f, w, lower, qtype, hash, now);
+	} else if (!name_new(f, w, NULL, lower, qtype, NULL, hash, now, &why)) {
+		int ede = (forward_group_of(f, lower) != NULL) ? 0 : 22;
+		forward_reply(f, w, NULL, KNOT_RCODE_SERVFAIL, ede, why, now);
+	}
+}
+
+bool forward_flight_keep(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qtype,
+                         const uint8_t *source, void *job, uint64_t now)
+{
+	uint32_t hash = k8s_fwd_key_hash_source(lower, qtype, source);
+	name_t *n = flight_find(f, lower, qtype, source, hash);
+	if (n != NULL && n->kept == NULL) {
+		n->kept = job;  // A client's flight: its answer serves the kept name too.
+		return true;
+	}
+	const char *why = NULL;
+	return n == NULL && name_new(f, NULL, job, lower, qtype, source, hash, now, &why);
+}
+
+void forward_flight_unkeep(k8s_fwd_t *f, const void *job)
+{
+	for (size_t i = 0; i < f->name_count; i++) {
+		if (f->names[i]->kept == job) {
+			f->names[i]->kept = NULL;
+		}
 	}
 }
 
@@ -283,6 +355,7 @@ void forward_names_expire(k8s_fwd_t *f, uint64_t now)
 					                    now);
 				}
 			}
+			n->last_err = KNOT_ETIMEOUT;
 			forward_name_failed(f, i, 22, "upstream timeout", now);
 			continue;  // The last name moved to i.
 		}

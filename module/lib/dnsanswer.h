@@ -18,7 +18,7 @@
  * \file
  *
  * \brief What an upstream's answer must be before a cache reads it, beyond what libknot
- * checks: one rule for the forwarder's cache and the upstream resolver's.
+ * checks: the one rule of the forwarder's cache (its clients' and its kept names').
  *
  * libknot measures the rdata of class IN only: an SOA of another class may be empty or
  * anything, and knot_soa_minimum() on it reads past its end.

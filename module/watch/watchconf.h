@@ -34,15 +34,15 @@
 #include <sys/socket.h>
 
 #include "watch/options.h"
-#include "upstream/upstream.h"
+#include "upstream/keeper.h"
 
 /*!
- * \brief Where the upstream resolver takes its servers without `upstream`: the
- * instance's forwarders (k8s_upstream_new_forwarder()). Not an option of its own, so
- * in no table: equal when \a ctx is; a copy holds \a ctx, freeing it drops it.
+ * \brief Where the kept names live without `upstream`: the instance's live forwarder
+ * (k8s_keeper_new_live()). Not an option of its own, so in no table: equal when \a ctx
+ * is; a copy holds \a ctx, freeing it drops it.
  */
 typedef struct {
-	k8s_upstream_servers_t servers;  /*!< NULL: none. */
+	k8s_keeper_live_t servers;       /*!< NULL: none. */
 	void *ctx;
 	void (*hold)(void *ctx);
 	void (*drop)(void *ctx);

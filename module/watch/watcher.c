@@ -349,7 +349,7 @@ static void watcher_free(k8s_watcher_t *w)
 	}
 	k8s_store_free(w->store);
 	// No zone reads the cache any more, and the thread that declared names is gone.
-	k8s_upstream_free(w->upstream);
+	k8s_keeper_free(w->upstream);
 	if (w->predecessor != NULL) {
 		k8s_watcher_release(w->predecessor);
 	}
@@ -383,11 +383,11 @@ k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, si
 	w->log.ctx = w;
 	const k8s_wconf_servers_t *fwd = &conf->upstream_servers;
 	if (conf->upstream != NULL || fwd->servers != NULL) {
-		// Without `upstream`, the forwarders' servers, chosen per attempt (failover).
+		// `upstream`: a forwarder of its own; else the instance's live forwarder, whose
+		// flights, servers, health and metrics the kept names share.
 		w->upstream = (conf->upstream != NULL) ?
-		              k8s_upstream_new(conf->upstream, UPSTREAM_TIMEOUT_MS, &w->log) :
-		              k8s_upstream_new_forwarder(fwd->servers, fwd->ctx, 0,
-		                                         UPSTREAM_TIMEOUT_MS, &w->log);
+		              k8s_keeper_new(conf->upstream, 1, 0, UPSTREAM_TIMEOUT_MS, &w->log) :
+		              k8s_keeper_new_live(fwd->servers, fwd->ctx);
 		if (w->upstream == NULL) {
 			watcher_free(w);
 			pthread_mutex_unlock(&registry_lock);
@@ -539,7 +539,7 @@ void k8s_watcher_stats_each(k8s_watcher_stats_fn fn, void *ctx)
 	pthread_mutex_unlock(&registry_lock);
 }
 
-const k8s_upstream_t *k8s_watcher_upstream(const k8s_watcher_t *w)
+const k8s_keeper_t *k8s_watcher_upstream(const k8s_watcher_t *w)
 {
 	return w->upstream;
 }

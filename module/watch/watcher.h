@@ -44,7 +44,7 @@
 #include "api/reflector.h"
 #include "store/store.h"
 #include "table/table.h"
-#include "upstream/upstream.h"
+#include "upstream/keeper.h"
 #include "watch/watchconf.h"
 
 /*! \brief Counters a watcher reports to its zones about once a second. */
@@ -137,4 +137,4 @@ typedef void (*k8s_watcher_stats_fn)(void *ctx, uint64_t fingerprint, const k8s_
 void k8s_watcher_stats_each(k8s_watcher_stats_fn fn, void *ctx);
 
 /*! \brief The cache of ExternalName targets, or NULL without an upstream. */
-const k8s_upstream_t *k8s_watcher_upstream(const k8s_watcher_t *w);
+const k8s_keeper_t *k8s_watcher_upstream(const k8s_watcher_t *w);

@@ -22,7 +22,7 @@
  * Input: one flags byte (bit 0: the entry is only to relay the answer once, as for an
  * answer the cache does not keep; bit 7: no cap on TTLs, else bits 1-6 plus 1 are the
  * cache's maximum TTL), then a DNS response as it came off the wire. It is taken as
- * module/upstream/dnsquery.c takes it (QR, no TC, parsed by libknot, one question of
+ * module/forward/dnsquery.c takes it (QR, no TC, parsed by libknot, one question of
  * class IN of any type), and its question, lowercase, is the key. What must hold: an
  * entry kept has a NOERROR or NXDOMAIN, at most K8S_FWD_ENTRY_MAX bytes, lives at most
  * the maximum TTL and at least a millisecond, a negative one no longer than its whole
@@ -31,6 +31,13 @@
  * response of 64 KiB (whole, no TC, unless the message cannot hold it) and of 512 bytes
  * (TC when the answer or authority section is cut) that parse back with every TTL
  * within the cap, less the entry's age.
+ *
+ * The same entry as the module's own answers read it (upstream.h: ExternalName targets,
+ * autopath's outside names, federation names, with a source label in the key for
+ * these): the walk of its answer is the CNAME chain from the question's name (8 at
+ * most, each the previous one's target) then records of the question's type owned by
+ * the chain's end, every one a record of the entry's answer section, in a bounded
+ * number of steps; a source's entry is its key's and never a client's.
  */
 
 #include <stddef.h>
@@ -44,9 +51,35 @@
 #include "lib/dnsanswer.h"
 #include "forward/forward_cache.h"
 #include "fz_check.h"
+#include "upstream/upstream.h"
 
 #define NOW_MS  (1000ULL * 1000 * 1000)  /*!< Any monotonic time: the checks are relative. */
 #define AGE_MS  12500                    /*!< A later answer from the same entry. */
+
+/*! \brief The answer path's walk of the entry (upstream.h). */
+static void check_chain(const k8s_fwd_entry_t *e, const knot_dname_t *qname, uint16_t qtype)
+{
+	k8s_upstream_iter_t it;
+	k8s_upstream_iter_init(e, &it);
+	const knot_dname_t *owner = qname;
+	size_t cnames = 0, records = 0, steps = 0;
+	const knot_rrset_t *rr;
+	while ((rr = k8s_upstream_next(e, &it)) != NULL) {
+		CHECK(++steps <= (size_t)e->count[0] + 8);
+		CHECK(rr >= e->rrs && rr < e->rrs + e->count[0]);
+		CHECK(knot_dname_is_case_equal(rr->owner, owner));
+		if (!it.records) {
+			CHECK(rr->type == KNOT_RRTYPE_CNAME && records == 0 && ++cnames <= 8);
+			owner = knot_cname_name(rr->rrs.rdata);
+		} else {
+			CHECK(rr->type == qtype);
+			records++;
+		}
+	}
+	CHECK(k8s_upstream_has_records(e) == (records > 0));
+	CHECK(k8s_upstream_empty(e) == (cnames + records == 0));
+	CHECK(k8s_upstream_rcode(e) == e->rcode);
+}
 
 static void check_entry(const k8s_fwd_entry_t *e, const knot_pkt_t *pkt,
                         const knot_dname_t *qname, uint16_t qtype, uint32_t max_ttl,
@@ -163,8 +196,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (e != NULL) {
 		check_entry(e, pkt, qname, qtype, max_ttl, relay);
+		check_chain(e, qname, qtype);
 		check_put(e, qname, qtype, KNOT_WIRE_MAX_PKTSIZE, NOW_MS);
 		check_put(e, qname, qtype, 512, NOW_MS + AGE_MS);
+		k8s_fwd_entry_free(e);
+	}
+	// A federation's kept name: the same entry keyed by a source label too.
+	const uint8_t source[] = "\x03one";
+	e = k8s_fwd_entry_new_source(pkt, qname, qtype, source, max_ttl, NOW_MS, relay);
+	if (e != NULL) {
+		CHECK(e->hash == k8s_fwd_key_hash_source(qname, qtype, source));
+		CHECK(e->source != NULL && memcmp(e->source, source, 4) == 0 && e->kept_only);
+		CHECK(knot_dname_is_equal(e->qname, qname));
+		check_chain(e, qname, qtype);
 		k8s_fwd_entry_free(e);
 	}
 	knot_pkt_free(pkt);

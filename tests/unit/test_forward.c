@@ -35,6 +35,7 @@
 #include "forward/forward.h"
 #include "forward/forward_cache.h"
 #include "forward/kubedns_conf.h"
+#include "upstream/upstream.h"
 
 #define NAME "\x03""www""\x07""example""\x03""com"
 
@@ -525,6 +526,76 @@ static void a_forwarder_keeps_its_own_copy_of_the_settings(void **state)
 	k8s_fwd_conf_deinit(&copy);
 }
 
+/*!
+ * \brief The answer path reads an entry as a resolver would (upstream.h): the CNAME chain
+ * from the name, then the records of the type at its end; nothing else the upstream sent.
+ */
+static void the_answer_path_reads_only_the_chain_and_its_records(void **state)
+{
+	knot_pkt_t *out = knot_pkt_new(NULL, KNOT_WIRE_MAX_PKTSIZE, NULL);
+	assert_non_null(out);
+	knot_wire_set_qr(out->wire);
+	assert_int_equal(knot_pkt_put_question(out, (const uint8_t *)NAME, KNOT_CLASS_IN,
+	                                       KNOT_RRTYPE_A), KNOT_EOK);
+	assert_int_equal(knot_pkt_begin(out, KNOT_ANSWER), KNOT_EOK);
+	const uint8_t edge[] = "\x04""edge""\x07""example""\x03""net";
+	const uint8_t other[4] = { 198, 51, 100, 7 };
+	// A record of another owner first (not the chain's), then the chain, in any case.
+	put_rr(out, "\x05""other""\x07""example""\x03""com", KNOT_RRTYPE_A, 60, other, 4);
+	put_rr(out, "\x03""WWW""\x07""example""\x03""com", KNOT_RRTYPE_CNAME, 60, edge,
+	       sizeof(edge));
+	put_rr(out, (const char *)edge, KNOT_RRTYPE_A, 60, addr, sizeof(addr));
+	put_rr(out, (const char *)edge, KNOT_RRTYPE_AAAA, 60,
+	       (const uint8_t *)"\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x01", 16);
+	knot_pkt_t *pkt = knot_pkt_new(NULL, out->size, NULL);
+	memcpy(pkt->wire, out->wire, out->size);
+	pkt->size = out->size;
+	assert_int_equal(knot_pkt_parse(pkt, 0), KNOT_EOK);
+	knot_pkt_free(out);
+
+	k8s_fwd_entry_t *e = k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 0,
+	                                       false);
+	assert_non_null(e);
+	assert_int_equal(e->count[0], 4);  // The clients get what the upstream sent.
+	k8s_upstream_iter_t it;
+	k8s_upstream_iter_init(e, &it);
+	const knot_rrset_t *rr = k8s_upstream_next(e, &it);
+	assert_non_null(rr);
+	assert_int_equal(rr->type, KNOT_RRTYPE_CNAME);
+	rr = k8s_upstream_next(e, &it);
+	assert_non_null(rr);
+	assert_int_equal(rr->type, KNOT_RRTYPE_A);
+	assert_true(knot_dname_is_equal(rr->owner, edge));
+	assert_memory_equal(rr->rrs.rdata->data, addr, 4);
+	assert_null(k8s_upstream_next(e, &it));
+	assert_true(k8s_upstream_has_records(e));
+	assert_false(k8s_upstream_empty(e));
+	assert_false(k8s_upstream_failed(e));
+	// A source's entry is its key's, and never a client's.
+	k8s_fwd_cache_t c;
+	assert_int_equal(k8s_fwd_cache_init(&c, 16), KNOT_EOK);
+	k8s_fwd_entry_t *src = k8s_fwd_entry_new_source(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A,
+	                                                (const uint8_t *)"\x03""one", 30, 0, false);
+	assert_non_null(src);
+	k8s_fwd_cache_put(&c, src, 0);
+	assert_null(k8s_fwd_cache_get(&c, (const uint8_t *)NAME, KNOT_RRTYPE_A, 0));
+	assert_ptr_equal(k8s_fwd_cache_find(&c, (const uint8_t *)NAME, KNOT_RRTYPE_A,
+	                                    (const uint8_t *)"\x03""one"), src);
+	assert_null(k8s_fwd_cache_find(&c, (const uint8_t *)NAME, KNOT_RRTYPE_A,
+	                               (const uint8_t *)"\x03""two"));
+	// A failure is kept for the answer path, never served to a client.
+	k8s_fwd_entry_t *fail = k8s_fwd_entry_failure((const uint8_t *)NAME, KNOT_RRTYPE_A, NULL,
+	                                              KNOT_RCODE_REFUSED, 0, 5000);
+	assert_non_null(fail);
+	k8s_fwd_cache_put(&c, fail, 0);
+	assert_null(k8s_fwd_cache_get(&c, (const uint8_t *)NAME, KNOT_RRTYPE_A, 0));
+	assert_true(k8s_upstream_failed(fail) && k8s_upstream_empty(fail));
+	urcu_memb_barrier();
+	k8s_fwd_cache_deinit(&c);
+	k8s_fwd_entry_free(e);
+	knot_pkt_free(pkt);
+}
+
 int main(void)
 {
 	urcu_memb_register_thread();
@@ -533,6 +604,7 @@ int main(void)
 		cmocka_unit_test(a_negative_answer_lives_its_soa_ttl_or_minimum_and_needs_a_soa),
 		cmocka_unit_test(errors_and_ttl_0_are_never_kept),
 		cmocka_unit_test(the_ttl_served_is_capped_and_counts_down),
+		cmocka_unit_test(the_answer_path_reads_only_the_chain_and_its_records),
 		cmocka_unit_test(an_answer_that_does_not_fit_is_truncated),
 		cmocka_unit_test(an_soa_of_another_class_gives_no_negative_ttl_and_is_left_out),
 		cmocka_unit_test(an_soa_rdata_cut_short_has_no_minimum),

@@ -204,10 +204,9 @@ static void servers_drop(void *ctx)
 	holds--;
 }
 
-static bool servers_pick(void *ctx, const knot_dname_t *name, unsigned attempt,
-                         struct sockaddr_storage *server)
+static k8s_fwd_t *servers_pick(void *ctx)
 {
-	return false;
+	return NULL;
 }
 
 static void a_copy_holds_the_forwarders_servers_and_freeing_it_drops_them(void **state)

@@ -15,9 +15,11 @@ example.com.
 import os
 import threading
 import time
+import urllib.request
 
 import dig
 import knotd
+import promtext
 import shipped
 import stubdns
 import testing
@@ -241,6 +243,57 @@ def externalname_targets_are_resolved_only_while_clients_ask(cluster):
         time.sleep(3)
         testing.expect_equal(targets_asked(stub, targets)[targets[0]], settled,
                              "queries for a target no client asks for any more")
+
+
+def non_probes(stub):
+    """What a stub was asked besides health probes (". NS") and loop probes."""
+    return [n for n, t in stub.names() if n != "." and not n.endswith(".mod-k8s-loop.")]
+
+
+@tests.case
+def a_target_shares_the_forwarders_flights_health_and_metrics(_cluster):
+    # One resolver core: an ExternalName target is the forwarder's flight, so a client's
+    # forwarded query for the same name at the same time makes no second upstream query,
+    # an upstream the forwarder marked down is not asked for it while another is up, and
+    # the per-upstream series count its queries.
+    http_port = knotd.free_port()
+    with stubdns.StubDNS(mode="silent") as silent, stubdns.StubDNS(delay=0.2) as healthy, \
+            shipped.deployment([silent.address, healthy.address], metrics_port=http_port) as c:
+        # A forwarded name marks the silent one down (no answer within 300 ms).
+        answer = c.query("warm.share.example.", "A", timeout=5)
+        testing.expect(answer.rcode == "NOERROR", f"warm: {answer.summary()}")
+        target = "target.share.example."
+        c.sim.apply(external_name_service("default", "shared", target.rstrip(".")))
+        name = "shared.default.svc.cluster.local."
+        c.expect_answer(name, "TXT", "NOERROR", timeout=10)
+        got = {}
+        both = [threading.Thread(target=lambda: got.update(ext=c.query(name, "A", edns=True,
+                                                                       timeout=5))),
+                threading.Thread(target=lambda: got.update(fwd=c.query(target, "A", edns=True,
+                                                                       timeout=5)))]
+        for t in both:
+            t.start()
+        for t in both:
+            t.join()
+        testing.expect_equal({(rr.owner, rr.type, rr.rdata) for rr in got["ext"].answer},
+                             {(name, "CNAME", target), (target, "A", stub_a(target))},
+                             f"the target's answer ({got['ext'].summary()})")
+        testing.expect_equal([(rr.type, rr.rdata) for rr in got["fwd"].answer],
+                             [("A", stub_a(target))], f"the client's ({got['fwd'].summary()})")
+        testing.expect_equal(sum(1 for n, t in healthy.names() if n == target and t == 1), 1,
+                             f"upstream queries for the target's A: {healthy.names()}")
+        testing.expect(target not in non_probes(silent),
+                       f"the down upstream was asked for the target: {non_probes(silent)}")
+        alive = f"127.0.0.1:{healthy.port}"
+
+        def counted():
+            with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/metrics", timeout=5) as r:
+                families = promtext.parse(r.read().decode())
+            testing.expect_equal(
+                promtext.value(families, "mod_k8s_forward_upstream_requests_total",
+                               upstream=alive),
+                len(non_probes(healthy)), f"requests counted for {non_probes(healthy)}")
+        testing.eventually(counted, timeout=5)
 
 
 tests.main(fixture=Fixture)

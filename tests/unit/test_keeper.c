@@ -15,8 +15,9 @@
  */
 
 /*
- * The upstream resolver of ExternalName targets, against a fake DNS server
- * on 127.0.0.1 (UDP and TCP on one port) whose answers each case controls.
+ * The kept names (keeper.h: ExternalName targets, autopath's outside names, federation
+ * names) on a forwarder core of their own, against a fake DNS server on 127.0.0.1 (UDP
+ * and TCP on one port) whose answers each case controls.
  */
 
 #include <stdarg.h>
@@ -39,8 +40,8 @@
 #include <urcu/urcu-memb.h>
 
 #include "answer/fedname.h"
+#include "upstream/keeper.h"
 #include "upstream/upstream.h"
-#include "upstream/upstream_entry.h"
 
 /* The fake server. */
 
@@ -555,41 +556,91 @@ static void wait_failure(const char *name, unsigned timeout_ms)
 	}
 }
 
-static k8s_upstream_t *start(unsigned timeout_ms)
+static k8s_keeper_t *start(unsigned timeout_ms)
 {
-	k8s_upstream_t *u = k8s_upstream_new(&fake.addr, timeout_ms, &test_log);
+	k8s_keeper_t *u = k8s_keeper_new(&fake.addr, 1, 0, timeout_ms, &test_log);
 	assert_non_null(u);
 	return u;
 }
 
 /*! \brief Asks for a lowercase name as a query does, again while the hand-over slots are busy. */
-static void want(k8s_upstream_t *u, const char *name)
+static void want(k8s_keeper_t *u, const char *name)
 {
 	knot_dname_storage_t buf;
 	uint64_t end = clock_ms() + 2000;
-	while (!k8s_upstream_ask(u, dname(name, buf))) {
+	while (!k8s_keeper_ask(u, dname(name, buf))) {
 		assert_true(clock_ms() < end);
 		sleep_ms(1);
 	}
 }
 
+/*!
+ * \brief What the answer path reads of an entry (upstream.h): its RCODE, the chain's
+ * records grouped in RRsets (a set's rdata: its first record's), its expiry in seconds.
+ */
+typedef struct {
+	uint16_t rcode;
+	uint16_t count;
+	uint32_t expires;
+	knot_rrset_t rrsets[16];
+} view_t;
+
+static uint32_t now_s(void);
+
+static bool view_failed(const view_t *v)
+{
+	return v->rcode != KNOT_RCODE_NOERROR && v->rcode != KNOT_RCODE_NXDOMAIN;
+}
+
+static void view_of(const k8s_fwd_entry_t *e, view_t *v)
+{
+	v->rcode = k8s_upstream_rcode(e);
+	v->count = 0;
+	v->expires = now_s() + k8s_upstream_ttl_left(e, clock_ms());
+	k8s_upstream_iter_t it;
+	k8s_upstream_iter_init(e, &it);
+	const knot_rrset_t *rr;
+	while ((rr = k8s_upstream_next(e, &it)) != NULL) {
+		knot_rrset_t *last = (v->count > 0) ? &v->rrsets[v->count - 1] : NULL;
+		if (last != NULL && last->type == rr->type &&
+		    knot_dname_is_case_equal(last->owner, rr->owner)) {
+			last->rrs.count++;
+			last->ttl = (rr->ttl < last->ttl) ? rr->ttl : last->ttl;
+		} else if (v->count < 16) {
+			v->rrsets[v->count++] = *rr;
+		}
+	}
+}
+
+/*! \brief k8s_keeper_lookup() seen as a view (inside the caller's RCU read-side section). */
+static k8s_upstream_status_t lookup_view(k8s_keeper_t *u, const knot_dname_t *name,
+                                         uint16_t qtype, view_t *v)
+{
+	const k8s_fwd_entry_t *e = NULL;
+	k8s_upstream_status_t status = k8s_keeper_lookup(u, name, qtype, &e);
+	if (status == K8S_UPSTREAM_READY) {
+		view_of(e, v);
+	}
+	return status;
+}
+
 /*! \brief What a reader sees now; \a copy (if any) receives the answer's rcode, count and expiry. */
-static k8s_upstream_status_t look(k8s_upstream_t *u, const char *name, uint16_t qtype,
-                                  k8s_upstream_answer_t *copy)
+static k8s_upstream_status_t look(k8s_keeper_t *u, const char *name, uint16_t qtype,
+                                  view_t *copy)
 {
 	knot_dname_storage_t buf;
-	const k8s_upstream_answer_t *ans = NULL;
+	view_t view;
 	urcu_memb_read_lock();
-	k8s_upstream_status_t status = k8s_upstream_lookup(u, dname(name, buf), qtype, &ans);
+	k8s_upstream_status_t status = lookup_view(u, dname(name, buf), qtype, &view);
 	if (status == K8S_UPSTREAM_READY && copy != NULL) {
-		*copy = *ans;
+		*copy = view;
 	}
 	urcu_memb_read_unlock();
 	return status;
 }
 
 /*! \brief Waits until a name has a status; false after \a timeout_ms. */
-static bool wait_for(k8s_upstream_t *u, const char *name, uint16_t qtype,
+static bool wait_for(k8s_keeper_t *u, const char *name, uint16_t qtype,
                      k8s_upstream_status_t status, unsigned timeout_ms)
 {
 	uint64_t end = clock_ms() + timeout_ms;
@@ -603,13 +654,14 @@ static bool wait_for(k8s_upstream_t *u, const char *name, uint16_t qtype,
 }
 
 /*! \brief The last byte of the first address of the answer's last RRset (0 if none). */
-static unsigned last_octet(k8s_upstream_t *u, const char *name)
+static unsigned last_octet(k8s_keeper_t *u, const char *name)
 {
 	knot_dname_storage_t buf;
-	const k8s_upstream_answer_t *ans = NULL;
+	view_t view;
+	const view_t *ans = &view;
 	unsigned octet = 0;
 	urcu_memb_read_lock();
-	if (k8s_upstream_lookup(u, dname(name, buf), KNOT_RRTYPE_A, &ans) == K8S_UPSTREAM_READY &&
+	if (lookup_view(u, dname(name, buf), KNOT_RRTYPE_A, &view) == K8S_UPSTREAM_READY &&
 	    ans->count > 0) {
 		const knot_rrset_t *rr = &ans->rrsets[ans->count - 1];
 		octet = rr->rrs.rdata->data[3];
@@ -641,7 +693,7 @@ static void a_name_is_pending_until_resolved(void **state)
 	const fake_rr_t rrs[] = { { "slow.example.", KNOT_RRTYPE_A, 300, "192.0.2.7" } };
 	fake_rule("slow.example.", FAKE_ANSWER, rrs, 1);
 	fake_delay("slow.example.", 300);
-	k8s_upstream_t *u = start(1000);
+	k8s_keeper_t *u = start(1000);
 
 	assert_int_equal(look(u, "slow.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
 	want(u, "slow.example.");
@@ -649,28 +701,17 @@ static void a_name_is_pending_until_resolved(void **state)
 	assert_int_equal(look(u, "slow.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
 	assert_true(wait_for(u, "slow.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
-/*! \brief The forwarder's one server: the fake, or none for names under "nowhere.". */
-static bool fake_servers(void *ctx, const knot_dname_t *name, unsigned attempt,
-                         struct sockaddr_storage *server)
-{
-	knot_dname_storage_t buf;
-	if (knot_dname_in_bailiwick(name, dname("nowhere.", buf)) >= 0) {
-		return false;
-	}
-	*server = fake.addr;
-	return true;
-}
 
-static k8s_upstream_status_t look_source(k8s_upstream_t *u, const char *name, uint16_t qtype,
+static k8s_upstream_status_t look_source(k8s_keeper_t *u, const char *name, uint16_t qtype,
                                          const char *source)
 {
 	knot_dname_storage_t buf;
-	const k8s_upstream_answer_t *ans = NULL;
+	const k8s_fwd_entry_t *ans = NULL;
 	urcu_memb_read_lock();
-	k8s_upstream_status_t status = k8s_upstream_lookup_source(u, dname(name, buf), qtype,
+	k8s_upstream_status_t status = k8s_keeper_lookup_source(u, dname(name, buf), qtype,
 	                                                          (const uint8_t *)source, &ans);
 	urcu_memb_read_unlock();
 	return status;
@@ -680,12 +721,11 @@ static void a_forwarder_sends_the_source_and_keys_its_cache_by_it(void **state)
 {
 	const fake_rr_t rrs[] = { { "svc.ns.fed.svc.federation.", KNOT_RRTYPE_A, 300, "192.0.2.5" } };
 	fake_rule("svc.ns.fed.svc.federation.", FAKE_ANSWER, rrs, 1);
-	k8s_upstream_t *u = k8s_upstream_new_forwarder(fake_servers, NULL, K8S_EDNS_SOURCE_CLUSTER,
-	                                               1000, &test_log);
+	k8s_keeper_t *u = k8s_keeper_new(&fake.addr, 1, K8S_EDNS_SOURCE_CLUSTER, 1000, &test_log);
 	assert_non_null(u);
 	knot_dname_storage_t buf;
 	const char *name = "svc.ns.fed.svc.federation.";
-	assert_true(k8s_upstream_ask_source(u, dname(name, buf), (const uint8_t *)"\x03""one"));
+	assert_true(k8s_keeper_ask_source(u, dname(name, buf), (const uint8_t *)"\x03""one"));
 	uint64_t end = clock_ms() + 2000;
 	while (look_source(u, name, KNOT_RRTYPE_A, "\x03""one") != K8S_UPSTREAM_READY &&
 	       clock_ms() < end) {
@@ -699,7 +739,7 @@ static void a_forwarder_sends_the_source_and_keys_its_cache_by_it(void **state)
 	assert_int_equal(look_source(u, name, KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
 
 	// Asked for "two", the server sees "two"; both keys are then cached apart.
-	assert_true(k8s_upstream_ask_source(u, dname(name, buf), (const uint8_t *)"\x03""two"));
+	assert_true(k8s_keeper_ask_source(u, dname(name, buf), (const uint8_t *)"\x03""two"));
 	end = clock_ms() + 2000;
 	while (look_source(u, name, KNOT_RRTYPE_A, "\x03""two") != K8S_UPSTREAM_READY &&
 	       clock_ms() < end) {
@@ -709,40 +749,7 @@ static void a_forwarder_sends_the_source_and_keys_its_cache_by_it(void **state)
 	assert_string_equal(fake_stats(name).source, "two");
 	assert_int_equal(look_source(u, name, KNOT_RRTYPE_A, "\x03""one"), K8S_UPSTREAM_READY);
 
-	// A name without servers fails (logged), and is not cached.
-	assert_true(k8s_upstream_ask_source(u, dname("x.nowhere.", buf), (const uint8_t *)"\x03""one"));
-	wait_failure("x.nowhere", 2000);
-	assert_true(logged("upstream resolution of x.nowhere failed, retrying in 1 s (no nameservers)"));
-	assert_int_equal(look_source(u, "x.nowhere.", KNOT_RRTYPE_A, "\x03""one"),
-	                 K8S_UPSTREAM_PENDING);
-	k8s_upstream_free(u);
-}
-
-static void a_forwarder_refresh_asks_kept_names_again_at_once(void **state)
-{
-	const fake_rr_t rrs[] = { { "r.fed.svc.federation.", KNOT_RRTYPE_A, 300, NULL } };
-	fake_rule("r.fed.svc.federation.", FAKE_ANSWER, rrs, 1);
-	k8s_upstream_t *u = k8s_upstream_new_forwarder(fake_servers, NULL, K8S_EDNS_SOURCE_CLUSTER,
-	                                               1000, &test_log);
-	assert_non_null(u);
-	knot_dname_storage_t buf;
-	assert_true(k8s_upstream_ask_source(u, dname("r.fed.svc.federation.", buf),
-	                                    (const uint8_t *)"\x03""one"));
-	uint64_t end = clock_ms() + 2000;
-	while (look_source(u, "r.fed.svc.federation.", KNOT_RRTYPE_A, "\x03""one") !=
-	       K8S_UPSTREAM_READY && clock_ms() < end) {
-		sleep_ms(5);
-	}
-	unsigned before = fake_stats("r.fed.svc.federation.").udp_a;
-	assert_int_equal(before, 1);
-	// The TTL is 300 s: only the refresh asks again.
-	k8s_upstream_refresh(u);
-	end = clock_ms() + 2000;
-	while (fake_stats("r.fed.svc.federation.").udp_a == before && clock_ms() < end) {
-		sleep_ms(5);
-	}
-	assert_int_equal(fake_stats("r.fed.svc.federation.").udp_a, before + 1);
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static void an_asked_name_is_resolved_for_a_and_aaaa(void **state)
@@ -752,16 +759,17 @@ static void an_asked_name_is_resolved_for_a_and_aaaa(void **state)
 		{ "web.example.", KNOT_RRTYPE_AAAA, 120, "2001:db8::1" },
 	};
 	fake_rule("web.example.", FAKE_ANSWER, rrs, 2);
-	k8s_upstream_t *u = start(1000);
+	k8s_keeper_t *u = start(1000);
 
 	want(u, "web.example.");
 	assert_true(wait_for(u, "web.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
 	assert_true(wait_for(u, "web.example.", KNOT_RRTYPE_AAAA, K8S_UPSTREAM_READY, 2000));
 
 	knot_dname_storage_t buf;
-	const k8s_upstream_answer_t *ans = NULL;
+	view_t view;
+	const view_t *ans = &view;
 	urcu_memb_read_lock();
-	assert_int_equal(k8s_upstream_lookup(u, dname("web.example.", buf), KNOT_RRTYPE_A, &ans),
+	assert_int_equal(lookup_view(u, dname("web.example.", buf), KNOT_RRTYPE_A, &view),
 	                 K8S_UPSTREAM_READY);
 	assert_int_equal(ans->rcode, KNOT_RCODE_NOERROR);
 	assert_int_equal(ans->count, 1);
@@ -769,7 +777,7 @@ static void an_asked_name_is_resolved_for_a_and_aaaa(void **state)
 	assert_memory_equal(ans->rrsets[0].rrs.rdata->data, "\xc0\x00\x02\x01", 4);
 	assert_in_range(ans->expires, now_s() + 298, now_s() + 300);
 
-	assert_int_equal(k8s_upstream_lookup(u, dname("web.example.", buf), KNOT_RRTYPE_AAAA, &ans),
+	assert_int_equal(lookup_view(u, dname("web.example.", buf), KNOT_RRTYPE_AAAA, &view),
 	                 K8S_UPSTREAM_READY);
 	assert_int_equal(ans->count, 1);
 	assert_rrset(&ans->rrsets[0], "web.example.", KNOT_RRTYPE_AAAA, 120, 1);
@@ -777,7 +785,7 @@ static void an_asked_name_is_resolved_for_a_and_aaaa(void **state)
 	assert_in_range(ans->expires, now_s() + 118, now_s() + 120);
 	urcu_memb_read_unlock();
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static void a_cname_chain_comes_first_then_the_addresses(void **state)
@@ -791,15 +799,16 @@ static void a_cname_chain_comes_first_then_the_addresses(void **state)
 		{ "evil.example.", KNOT_RRTYPE_A, 300, "203.0.113.66" },
 	};
 	fake_rule("www.example.com.", FAKE_ANSWER, rrs, 5);
-	k8s_upstream_t *u = start(1000);
+	k8s_keeper_t *u = start(1000);
 
 	want(u, "www.example.com.");
 	assert_true(wait_for(u, "www.example.com.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
 
 	knot_dname_storage_t buf;
-	const k8s_upstream_answer_t *ans = NULL;
+	view_t view;
+	const view_t *ans = &view;
 	urcu_memb_read_lock();
-	k8s_upstream_lookup(u, dname("www.example.com.", buf), KNOT_RRTYPE_A, &ans);
+	lookup_view(u, dname("www.example.com.", buf), KNOT_RRTYPE_A, &view);
 	assert_int_equal(ans->rcode, KNOT_RCODE_NOERROR);
 	assert_int_equal(ans->count, 3);
 	assert_rrset(&ans->rrsets[0], "www.example.com.", KNOT_RRTYPE_CNAME, 600, 1);
@@ -814,24 +823,31 @@ static void a_cname_chain_comes_first_then_the_addresses(void **state)
 	assert_in_range(ans->expires, now_s() + 58, now_s() + 60);
 	urcu_memb_read_unlock();
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
-static void a_looping_cname_chain_is_a_failure(void **state)
+static void a_looping_cname_chain_answers_eight_cnames_and_no_address(void **state)
 {
 	const fake_rr_t rrs[] = {
 		{ "loop.example.", KNOT_RRTYPE_CNAME, 300, "back.example." },
 		{ "back.example.", KNOT_RRTYPE_CNAME, 300, "loop.example." },
+		{ "loop.example.", KNOT_RRTYPE_A, 300, "192.0.2.9" },
 	};
-	fake_rule("loop.example.", FAKE_ANSWER, rrs, 2);
-	k8s_upstream_t *u = start(1000);
+	fake_rule("loop.example.", FAKE_ANSWER, rrs, 3);
+	k8s_keeper_t *u = start(1000);
 
+	// The chain is followed as a resolver would, 8 CNAMEs at most: no record at its end.
 	want(u, "loop.example.");
-	wait_failure("loop.example", 1000);
-	assert_true(failure_logged("loop.example", "CNAME chain too long"));
-	assert_int_equal(look(u, "loop.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
+	assert_true(wait_for(u, "loop.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
+	view_t ans;
+	look(u, "loop.example.", KNOT_RRTYPE_A, &ans);
+	assert_int_equal(ans.rcode, KNOT_RCODE_NOERROR);
+	assert_int_equal(ans.count, 8);
+	for (size_t i = 0; i < ans.count; i++) {
+		assert_int_equal(ans.rrsets[i].type, KNOT_RRTYPE_CNAME);
+	}
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static void nxdomain_is_cached_for_the_soa_minimum(void **state)
@@ -841,14 +857,14 @@ static void nxdomain_is_cached_for_the_soa_minimum(void **state)
 	const fake_rr_t rrs[] = { { "alias.example.", KNOT_RRTYPE_CNAME, 600, "gone.example." } };
 	fake_rule("alias.example.", FAKE_NXDOMAIN, rrs, 1);
 	fake_soa("alias.example.", 3600, 90);
-	k8s_upstream_t *u = start(1000);
+	k8s_keeper_t *u = start(1000);
 
 	want(u, "gone.example.");
 	want(u, "alias.example.");
 	assert_true(wait_for(u, "gone.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
 	assert_true(wait_for(u, "alias.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
 
-	k8s_upstream_answer_t ans;
+	view_t ans;
 	look(u, "gone.example.", KNOT_RRTYPE_A, &ans);
 	assert_int_equal(ans.rcode, KNOT_RCODE_NXDOMAIN);
 	assert_int_equal(ans.count, 0);
@@ -860,10 +876,10 @@ static void nxdomain_is_cached_for_the_soa_minimum(void **state)
 	assert_int_equal(ans.count, 1);
 	assert_in_range(ans.expires, now_s() + 88, now_s() + 90);
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
-static void negative_ttls_are_clamped_and_default_without_soa(void **state)
+static void negative_ttls_are_capped_and_default_without_soa(void **state)
 {
 	fake_rule("short.example.", FAKE_NXDOMAIN, NULL, 0);
 	fake_soa("short.example.", 3600, 1);
@@ -873,24 +889,25 @@ static void negative_ttls_are_clamped_and_default_without_soa(void **state)
 	// NODATA: the name exists without addresses; the SOA TTL is lower than its minimum.
 	fake_rule("nodata.example.", FAKE_ANSWER, NULL, 0);
 	fake_soa("nodata.example.", 120, 3600);
-	k8s_upstream_t *u = start(1000);
+	k8s_keeper_t *u = start(1000);
 
 	const char *names[] = { "short.example.", "long.example.", "nosoa.example.",
 	                        "nodata.example." };
-	const uint32_t ttls[] = { 5, 300, 30, 120 };
+	// The SOA's (1 s: no floor), 5 minutes at most, 30 s without an SOA.
+	const uint32_t ttls[] = { 1, 300, 30, 120 };
 	for (size_t i = 0; i < 4; i++) {
 		want(u, names[i]);
 	}
 	for (size_t i = 0; i < 4; i++) {
 		assert_true(wait_for(u, names[i], KNOT_RRTYPE_AAAA, K8S_UPSTREAM_READY, 2000));
-		k8s_upstream_answer_t ans;
+		view_t ans;
 		look(u, names[i], KNOT_RRTYPE_AAAA, &ans);
 		assert_int_equal(ans.rcode, (i < 3) ? KNOT_RCODE_NXDOMAIN : KNOT_RCODE_NOERROR);
 		assert_int_equal(ans.count, 0);
 		assert_in_range(ans.expires, now_s() + ttls[i] - 2, now_s() + ttls[i]);
 	}
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static void only_a_whole_in_soa_gives_the_negative_ttl(void **state)
@@ -905,7 +922,7 @@ static void only_a_whole_in_soa_gives_the_negative_ttl(void **state)
 	fake_soa_raw("empty.example.", empty_ch, sizeof(empty_ch) - 1);
 	fake_rule("whole.example.", FAKE_NXDOMAIN, NULL, 0);
 	fake_soa_raw("whole.example.", whole_ch, sizeof(whole_ch) - 1);
-	k8s_upstream_t *u = start(1000);
+	k8s_keeper_t *u = start(1000);
 
 	const char *names[] = { "empty.example.", "whole.example." };
 	for (size_t i = 0; i < 2; i++) {
@@ -913,7 +930,7 @@ static void only_a_whole_in_soa_gives_the_negative_ttl(void **state)
 	}
 	for (size_t i = 0; i < 2; i++) {
 		assert_true(wait_for(u, names[i], KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
-		k8s_upstream_answer_t ans;
+		view_t ans;
 		look(u, names[i], KNOT_RRTYPE_A, &ans);
 		assert_int_equal(ans.rcode, KNOT_RCODE_NXDOMAIN);
 		assert_int_equal(ans.count, 0);
@@ -921,7 +938,7 @@ static void only_a_whole_in_soa_gives_the_negative_ttl(void **state)
 		assert_in_range(ans.expires, now_s() + 28, now_s() + 30);
 	}
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static void a_truncated_answer_is_asked_again_over_tcp(void **state)
@@ -931,14 +948,15 @@ static void a_truncated_answer_is_asked_again_over_tcp(void **state)
 		{ "big.example.", KNOT_RRTYPE_A, 300, "192.0.2.11" },
 	};
 	fake_rule("big.example.", FAKE_TRUNCATE, rrs, 2);
-	k8s_upstream_t *u = start(1000);
+	k8s_keeper_t *u = start(1000);
 
 	want(u, "big.example.");
 	assert_true(wait_for(u, "big.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
 	knot_dname_storage_t buf;
-	const k8s_upstream_answer_t *ans = NULL;
+	view_t view;
+	const view_t *ans = &view;
 	urcu_memb_read_lock();
-	k8s_upstream_lookup(u, dname("big.example.", buf), KNOT_RRTYPE_A, &ans);
+	lookup_view(u, dname("big.example.", buf), KNOT_RRTYPE_A, &view);
 	assert_int_equal(ans->count, 1);
 	assert_rrset(&ans->rrsets[0], "big.example.", KNOT_RRTYPE_A, 300, 2);
 	urcu_memb_read_unlock();
@@ -948,65 +966,66 @@ static void a_truncated_answer_is_asked_again_over_tcp(void **state)
 	assert_int_equal(stats.udp, 2);
 	assert_int_equal(stats.tcp, 2);
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static void a_silent_server_leaves_the_name_pending_until_it_answers(void **state)
 {
 	const fake_rr_t rrs[] = { { "mute.example.", KNOT_RRTYPE_A, 300, "192.0.2.20" } };
 	fake_rule("mute.example.", FAKE_SILENT, rrs, 1);
-	k8s_upstream_t *u = start(100);
+	k8s_keeper_t *u = start(100);
 
 	want(u, "mute.example.");
-	// Three attempts of 100 ms each, then a retry in 1 s.
+	// One flight: its one server asked once, until the 100 ms deadline; a retry in 1 s.
 	sleep_ms(450);
 	assert_int_equal(look(u, "mute.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
 	assert_true(failure_logged("mute.example", "timed out"));
 	assert_int_equal(log_count("upstream resolution of mute.example"), 1);
-	fake_rule_t stats = fake_stats("mute.example.");
-	assert_int_equal(stats.udp_a, 3);
-	// Each attempt comes from a fresh socket, so from another source port.
-	assert_true(stats.ports[0] != stats.ports[1] || stats.ports[1] != stats.ports[2]);
+	assert_int_equal(fake_stats("mute.example.").udp_a, 1);
 
 	fake_mode("mute.example.", FAKE_ANSWER);
 	want(u, "mute.example.");  // A later query's: a name not found is asked again.
 	assert_true(wait_for(u, "mute.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 1500));
+	// Each attempt comes from a fresh socket, so from another source port.
+	fake_rule_t stats = fake_stats("mute.example.");
+	assert_int_equal(stats.udp_a, 2);
+	assert_true(stats.ports[0] != stats.ports[1]);
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static void answers_with_another_id_are_ignored(void **state)
 {
 	const fake_rr_t rrs[] = { { "spoof.example.", KNOT_RRTYPE_A, 300, "203.0.113.1" } };
 	fake_rule("spoof.example.", FAKE_WRONG_ID, rrs, 1);
-	k8s_upstream_t *u = start(100);
+	k8s_keeper_t *u = start(100);
 
 	want(u, "spoof.example.");
 	sleep_ms(450);
 	assert_int_equal(look(u, "spoof.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
 	assert_true(failure_logged("spoof.example", "timed out"));
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static void answers_to_another_question_are_ignored(void **state)
 {
 	const fake_rr_t rrs[] = { { "swap.example.", KNOT_RRTYPE_A, 300, "203.0.113.2" } };
 	fake_rule("swap.example.", FAKE_WRONG_NAME, rrs, 1);
-	k8s_upstream_t *u = start(100);
+	k8s_keeper_t *u = start(100);
 
 	want(u, "swap.example.");
 	sleep_ms(450);
 	assert_int_equal(look(u, "swap.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
 	assert_true(failure_logged("swap.example", "timed out"));
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static void a_garbage_answer_is_a_failure(void **state)
 {
 	fake_rule("junk.example.", FAKE_GARBAGE, NULL, 0);
-	k8s_upstream_t *u = start(2000);
+	k8s_keeper_t *u = start(2000);
 
 	want(u, "junk.example.");
 	// Well before the first timeout: garbage is not waited out.
@@ -1014,14 +1033,14 @@ static void a_garbage_answer_is_a_failure(void **state)
 	assert_true(failure_logged("junk.example", "malformed answer"));
 	assert_int_equal(look(u, "junk.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static void servfail_keeps_the_last_good_answer(void **state)
 {
 	const fake_rr_t rrs[] = { { "flaky.example.", KNOT_RRTYPE_A, 1, "192.0.2.30" } };
 	fake_rule("flaky.example.", FAKE_ANSWER, rrs, 1);
-	k8s_upstream_t *u = start(1000);
+	k8s_keeper_t *u = start(1000);
 
 	want(u, "flaky.example.");
 	assert_true(wait_for(u, "flaky.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
@@ -1035,7 +1054,7 @@ static void servfail_keeps_the_last_good_answer(void **state)
 		assert_int_equal(look(u, "flaky.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_READY);
 		sleep_ms(10);
 	}
-	k8s_upstream_answer_t ans;
+	view_t ans;
 	assert_int_equal(look(u, "flaky.example.", KNOT_RRTYPE_A, &ans), K8S_UPSTREAM_READY);
 	assert_true(ans.expires <= now_s());
 	assert_int_equal(last_octet(u, "flaky.example."), 30);
@@ -1044,25 +1063,25 @@ static void servfail_keeps_the_last_good_answer(void **state)
 	// the next round waits 2 s: the backoff doubles.
 	assert_int_equal(fake_stats("flaky.example.").udp_a, asked + 2);
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static void refused_is_an_answer_at_once_until_the_retry(void **state)
 {
 	const fake_rr_t rrs[] = { { "refused.example.", KNOT_RRTYPE_A, 300, "192.0.2.60" } };
 	fake_rule("refused.example.", FAKE_REFUSED, rrs, 1);
-	k8s_upstream_t *u = start(1000);
+	k8s_keeper_t *u = start(1000);
 
 	uint64_t asked = clock_ms();
 	want(u, "refused.example.");
 	// Published at once, no wait for a timeout: one query, not three.
 	assert_true(wait_for(u, "refused.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 500));
 	assert_true(clock_ms() - asked < 500);
-	k8s_upstream_answer_t ans;
+	view_t ans;
 	assert_int_equal(look(u, "refused.example.", KNOT_RRTYPE_A, &ans), K8S_UPSTREAM_READY);
 	assert_int_equal(ans.rcode, KNOT_RCODE_REFUSED);
 	assert_int_equal(ans.count, 0);
-	assert_true(k8s_upstream_failed(&ans));
+	assert_true(view_failed(&ans));
 	assert_int_equal(fake_stats("refused.example.").udp_a, 1);
 	assert_true(failure_logged("refused.example", "REFUSED"));
 
@@ -1070,20 +1089,20 @@ static void refused_is_an_answer_at_once_until_the_retry(void **state)
 	fake_mode("refused.example.", FAKE_ANSWER);
 	uint64_t end = clock_ms() + 2500;
 	while (look(u, "refused.example.", KNOT_RRTYPE_A, &ans) == K8S_UPSTREAM_READY &&
-	       k8s_upstream_failed(&ans) && clock_ms() < end) {
+	       view_failed(&ans) && clock_ms() < end) {
 		sleep_ms(10);
 	}
 	assert_int_equal(ans.rcode, KNOT_RCODE_NOERROR);
 	assert_int_equal(ans.count, 1);
 	assert_true(clock_ms() - asked >= 900);
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static void a_failure_nobody_looks_up_is_forgotten_at_the_retry(void **state)
 {
 	fake_rule("fails.example.", FAKE_SERVFAIL, NULL, 0);
-	k8s_upstream_t *u = k8s_upstream_new(&fake.addr, 1000, &test_log);
+	k8s_keeper_t *u = k8s_keeper_new(&fake.addr, 1, 0, 1000, &test_log);
 	assert_non_null(u);
 	// Asked once, never looked up: its failure is not asked again.
 	want(u, "fails.example.");
@@ -1095,63 +1114,60 @@ static void a_failure_nobody_looks_up_is_forgotten_at_the_retry(void **state)
 	assert_int_equal(fake_stats("fails.example.").udp_a, 1);
 	assert_int_equal(look(u, "fails.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 /*!
- * \brief Two servers for the forwarder: the fake, then the fake again under its
- * IPv4-mapped IPv6 address, so that it is another server.
+ * \brief Kept names on two servers: the fake, then the fake again under its IPv4-mapped
+ * IPv6 address, so that it is another server.
  */
-static bool two_servers(void *ctx, const knot_dname_t *name, unsigned attempt,
-                        struct sockaddr_storage *server)
+static k8s_keeper_t *two_servers(void)
 {
-	*server = fake.addr;
-	if (attempt % 2 == 1) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)&fake.addr;
-		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)server;
-		memset(server, 0, sizeof(*server));
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = in->sin_port;
-		in6->sin6_addr.s6_addr[10] = 0xff;
-		in6->sin6_addr.s6_addr[11] = 0xff;
-		memcpy(&in6->sin6_addr.s6_addr[12], &in->sin_addr, 4);
-	}
-	return true;
+	struct sockaddr_storage servers[2] = { fake.addr, fake.addr };
+	const struct sockaddr_in *in = (const struct sockaddr_in *)&fake.addr;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&servers[1];
+	memset(&servers[1], 0, sizeof(servers[1]));
+	in6->sin6_family = AF_INET6;
+	in6->sin6_port = in->sin_port;
+	in6->sin6_addr.s6_addr[10] = 0xff;
+	in6->sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&in6->sin6_addr.s6_addr[12], &in->sin_addr, 4);
+	return k8s_keeper_new(servers, 2, 0, 1000, &test_log);
 }
 
 static void a_forwarder_asks_its_next_server_after_refused(void **state)
 {
 	const fake_rr_t rrs[] = { { "next.example.", KNOT_RRTYPE_A, 300, NULL } };
 	fake_rule("next.example.", FAKE_REFUSED_FIRST, rrs, 1);
-	k8s_upstream_t *u = k8s_upstream_new_forwarder(two_servers, NULL, 0, 1000, &test_log);
+	k8s_keeper_t *u = two_servers();
 	assert_non_null(u);
 	want(u, "next.example.");
 	assert_true(wait_for(u, "next.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 1000));
-	k8s_upstream_answer_t ans;
+	view_t ans;
 	look(u, "next.example.", KNOT_RRTYPE_A, &ans);
 	assert_int_equal(ans.rcode, KNOT_RCODE_NOERROR);
 	assert_int_equal(ans.count, 1);
 	assert_int_equal(fake_stats("next.example.").udp_a, 2);
 	assert_false(failure_logged("next.example", "REFUSED"));
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static void a_forwarder_refused_by_every_server_asks_each_once(void **state)
 {
 	fake_rule("nobody.example.", FAKE_REFUSED, NULL, 0);
-	k8s_upstream_t *u = k8s_upstream_new_forwarder(two_servers, NULL, 0, 1000, &test_log);
+	k8s_keeper_t *u = two_servers();
 	assert_non_null(u);
 	want(u, "nobody.example.");
 	assert_true(wait_for(u, "nobody.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 1000));
-	k8s_upstream_answer_t ans;
+	view_t ans;
 	look(u, "nobody.example.", KNOT_RRTYPE_A, &ans);
 	assert_int_equal(ans.rcode, KNOT_RCODE_REFUSED);
 	sleep_ms(100);
 	// Two servers, two queries: the third attempt would ask the first server again.
 	assert_int_equal(fake_stats("nobody.example.").udp_a, 2);
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static void answers_are_refreshed_before_they_expire(void **state)
@@ -1159,7 +1175,7 @@ static void answers_are_refreshed_before_they_expire(void **state)
 	// The address's last byte counts the queries, so a refresh shows.
 	const fake_rr_t rrs[] = { { "fresh.example.", KNOT_RRTYPE_A, 2, NULL } };
 	fake_rule("fresh.example.", FAKE_ANSWER, rrs, 1);
-	k8s_upstream_t *u = start(1000);
+	k8s_keeper_t *u = start(1000);
 
 	want(u, "fresh.example.");
 	assert_true(wait_for(u, "fresh.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
@@ -1180,7 +1196,7 @@ static void answers_are_refreshed_before_they_expire(void **state)
 	assert_true(changed < first + 1950);
 	assert_int_equal(fake_stats("fresh.example.").udp_a, 2);
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 #define MANY 40
@@ -1192,7 +1208,7 @@ static void many_names_are_resolved_32_queries_at_a_time(void **state)
 		snprintf(names[i], sizeof(names[i]), "n%d.example.", i);
 		fake_rule(names[i], FAKE_SILENT, NULL, 0);
 	}
-	k8s_upstream_t *u = start(1000);
+	k8s_keeper_t *u = start(1000);
 
 	for (int i = 0; i < MANY; i++) {
 		want(u, names[i]);
@@ -1200,7 +1216,7 @@ static void many_names_are_resolved_32_queries_at_a_time(void **state)
 	sleep_ms(300);
 	assert_int_equal(fake_total_queries(), 32);
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static void free_returns_at_once_with_queries_in_flight(void **state)
@@ -1210,7 +1226,7 @@ static void free_returns_at_once_with_queries_in_flight(void **state)
 		snprintf(names[i], sizeof(names[i]), "q%d.example.", i);
 		fake_rule(names[i], FAKE_SILENT, NULL, 0);
 	}
-	k8s_upstream_t *u = start(5000);
+	k8s_keeper_t *u = start(5000);
 
 	for (int i = 0; i < MANY; i++) {
 		want(u, names[i]);
@@ -1219,7 +1235,7 @@ static void free_returns_at_once_with_queries_in_flight(void **state)
 	assert_true(fake_total_queries() > 0);
 
 	uint64_t before = clock_ms();
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 	assert_true(clock_ms() - before < 200);
 }
 
@@ -1227,7 +1243,7 @@ static void free_returns_at_once_with_queries_in_flight(void **state)
 
 #define READ_NAMES 8
 
-static k8s_upstream_t *shared;
+static k8s_keeper_t *shared;
 static atomic_bool done;
 static atomic_ulong reads, bad;
 
@@ -1242,9 +1258,10 @@ static void *reader(void *arg)
 	}
 	while (!atomic_load(&done)) {
 		for (int i = 0; i < READ_NAMES; i++) {
-			const k8s_upstream_answer_t *ans = NULL;
+			view_t view;
+	const view_t *ans = &view;
 			urcu_memb_read_lock();
-			if (k8s_upstream_lookup(shared, names[i], KNOT_RRTYPE_A, &ans) ==
+			if (lookup_view(shared, names[i], KNOT_RRTYPE_A, &view) ==
 			    K8S_UPSTREAM_READY) {
 				atomic_fetch_add(&reads, 1);
 				const knot_rrset_t *rr = &ans->rrsets[0];
@@ -1290,7 +1307,7 @@ static void readers_see_whole_answers_while_refreshing(void **state)
 	for (int i = 0; i < READ_NAMES; i++) {
 		assert_true(fake_stats(names[i]).udp_a >= 3);
 	}
-	k8s_upstream_free(shared);
+	k8s_keeper_free(shared);
 }
 
 static int setup(void **state)
@@ -1322,17 +1339,17 @@ static int group_teardown(void **state)
 
 #define CASE(test) cmocka_unit_test_setup_teardown(test, setup, teardown)
 
-static bool ask(k8s_upstream_t *u, const char *name)
+static bool ask(k8s_keeper_t *u, const char *name)
 {
 	knot_dname_storage_t buf;
-	return k8s_upstream_ask(u, dname(name, buf));
+	return k8s_keeper_ask(u, dname(name, buf));
 }
 
 static void an_asked_name_is_resolved_and_kept_fresh(void **state)
 {
 	const fake_rr_t rrs[] = { { "asked.example.", KNOT_RRTYPE_A, 1, NULL } };
 	fake_rule("asked.example.", FAKE_ANSWER, rrs, 1);
-	k8s_upstream_t *u = start(1000);
+	k8s_keeper_t *u = start(1000);
 
 	assert_true(ask(u, "asked.example."));
 	assert_true(wait_for(u, "asked.example.", KNOT_RRTYPE_A, K8S_UPSTREAM_READY, 2000));
@@ -1349,7 +1366,7 @@ static void an_asked_name_is_resolved_and_kept_fresh(void **state)
 	}
 	assert_int_not_equal(last_octet(u, "asked.example."), first);
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static unsigned fake_junk(void)
@@ -1366,7 +1383,7 @@ static void an_asked_name_nobody_looks_up_is_not_resolved_again(void **state)
 	fake_rule("idle.example.", FAKE_ANSWER, idle, 1);
 	const fake_rr_t once[] = { { "once.example.", KNOT_RRTYPE_A, 1, NULL } };
 	fake_rule("once.example.", FAKE_ANSWER, once, 1);
-	k8s_upstream_t *u = start(1000);
+	k8s_keeper_t *u = start(1000);
 
 	// Asked, answered, never looked up: its 1 s answer runs out and is not asked for again.
 	assert_true(ask(u, "idle.example."));
@@ -1384,7 +1401,7 @@ static void an_asked_name_nobody_looks_up_is_not_resolved_again(void **state)
 	assert_int_equal(look(u, "idle.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
 	assert_int_equal(look(u, "once.example.", KNOT_RRTYPE_A, NULL), K8S_UPSTREAM_PENDING);
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 static void names_asked_once_do_not_displace_a_name_in_use(void **state)
@@ -1393,8 +1410,8 @@ static void names_asked_once_do_not_displace_a_name_in_use(void **state)
 	fake_rule("used.example.", FAKE_ANSWER, used, 1);
 	const fake_rr_t late[] = { { "late.example.", KNOT_RRTYPE_A, 300, "192.0.2.52" } };
 	fake_rule("late.example.", FAKE_ANSWER, late, 1);
-	k8s_upstream_t *u = start(1000);
-	k8s_upstream_set_max_asked(u, 4);
+	k8s_keeper_t *u = start(1000);
+	k8s_keeper_set_max_asked(u, 4);
 	unsigned junk_before = fake_junk();
 
 	assert_true(ask(u, "used.example."));
@@ -1424,20 +1441,19 @@ static void names_asked_once_do_not_displace_a_name_in_use(void **state)
 	assert_in_range(kept, 0, 2);
 	assert_true(logged("upstream, forgetting names asked by queries"));
 
-	k8s_upstream_free(u);
+	k8s_keeper_free(u);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		CASE(a_forwarder_sends_the_source_and_keys_its_cache_by_it),
-		CASE(a_forwarder_refresh_asks_kept_names_again_at_once),
 		CASE(a_name_is_pending_until_resolved),
 		CASE(an_asked_name_is_resolved_for_a_and_aaaa),
 		CASE(a_cname_chain_comes_first_then_the_addresses),
-		CASE(a_looping_cname_chain_is_a_failure),
+		CASE(a_looping_cname_chain_answers_eight_cnames_and_no_address),
 		CASE(nxdomain_is_cached_for_the_soa_minimum),
-		CASE(negative_ttls_are_clamped_and_default_without_soa),
+		CASE(negative_ttls_are_capped_and_default_without_soa),
 		CASE(only_a_whole_in_soa_gives_the_negative_ttl),
 		CASE(a_truncated_answer_is_asked_again_over_tcp),
 		CASE(a_silent_server_leaves_the_name_pending_until_it_answers),
@@ -1457,5 +1473,5 @@ int main(void)
 		CASE(an_asked_name_nobody_looks_up_is_not_resolved_again),
 		CASE(names_asked_once_do_not_displace_a_name_in_use),
 	};
-	return cmocka_run_group_tests_name("upstream", tests, group_setup, group_teardown);
+	return cmocka_run_group_tests_name("keeper", tests, group_setup, group_teardown);
 }
