@@ -410,17 +410,15 @@ static k8s_answer_t answer_parsed(k8s_qctx_t *c, const knot_dname_t *owner,
 
 	// <svc>.<ns>.<fed>.svc.<zone> names a federated service when <fed> is a federation.
 	k8s_fedquery_t fq;
-	if (role == K8S_ROLE_CLUSTER &&
+	if (role == K8S_ROLE_CLUSTER && conf->federation_count > 0 &&
 	    k8s_federation_query(conf->federations, conf->federation_count, q, &fq)) {
 		return k8s_federation_answer(c, owner, qname, &fq, zone, depth);
 	}
 
-	// Services exist only in existing (exposed) namespaces.
-	if (!k8s_table_ns(c->t, q->ns)) {
-		return K8S_ANSWER_NXDOMAIN;
-	}
+	// Services exist only in existing (exposed) namespaces. The service first: most
+	// names that do not exist have no service, and then the namespace is not looked up.
 	const k8s_block_t *svc = k8s_table_block(c->t, table_zone, q->owner, q->owner_len);
-	if (svc == NULL || !svc_exists(conf, svc)) {
+	if (svc == NULL || !k8s_table_ns(c->t, q->ns) || !svc_exists(conf, svc)) {
 		return K8S_ANSWER_NXDOMAIN;
 	}
 	// SRV targets are names in the zone the service was found in.

@@ -163,6 +163,7 @@ static bool nibble(const uint8_t *label, uint8_t *out)
 static void parse_reverse(const uint8_t **labels, size_t n, k8s_qname_t *q)
 {
 	q->kind = K8S_Q_INVALID;
+	memset(&q->ip, 0, sizeof(q->ip));
 	// The last two labels are in-addr.arpa or ip6.arpa.
 	if (n < 2 || !k8s_label_is(labels[n - 1], "arpa")) {
 		return;
@@ -222,7 +223,17 @@ void k8s_qname_parse(const uint8_t *qname, const uint8_t *zone, k8s_role_t role,
 void k8s_qname_parse_below(const uint8_t *qname, size_t zone_labels, k8s_role_t role,
                            k8s_qname_t *q)
 {
-	memset(q, 0, sizeof(*q));
+	// Field by field: sub[] is read only below sub_count, ip's bytes only for a pod (set
+	// by the pod label's parse) or an address (zeroed by parse_reverse()). A memset()
+	// of the whole parse cost 21 instructions per query (callgrind).
+	q->owner = NULL;
+	q->owner_len = 0;
+	q->ns = NULL;
+	q->under_pod = false;
+	q->sub_count = 0;
+	q->ip.family = 0;
+	q->ip_bits = 0;
+	q->svc_ns = NULL;
 
 	const uint8_t *labels[MAX_LABELS];
 	size_t total = split(qname, labels, MAX_LABELS);

@@ -53,7 +53,7 @@ static const k8s_block_t *find_svc(const k8s_table_t *t, uint32_t hash, uint8_t 
 	const k8s_block_t *svc;
 	while ((svc = k8s_rcuhash_iter_next(&it)) != NULL) {
 		if (svc->hash == hash && svc->zone == zone && svc->owner_len == owner_len &&
-		    memcmp(svc->owner, owner, owner_len) == 0) {
+		    k8s_bytes_equal(svc->owner, owner, owner_len)) {
 			return svc;
 		}
 	}
