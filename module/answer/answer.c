@@ -398,9 +398,7 @@ static k8s_answer_t answer_parsed(k8s_qctx_t *c, const knot_dname_t *owner,
 		    (conf->pods == K8S_PODS_VERIFIED && !k8s_table_pod(c->t, &q->ip, q->ns))) {
 			return K8S_ANSWER_NXDOMAIN;
 		}
-		k8s_addr_t addr = { .family = q->ip.family };
-		memcpy(addr.bytes, q->ip.bytes, sizeof(addr.bytes));
-		return k8s_answer_addrs(c, owner, qname, &addr, 1);
+		return k8s_answer_ip(c, owner, qname, &q->ip);
 	case K8S_Q_SERVICE:
 	case K8S_Q_SUBNAME:
 		break;
@@ -460,8 +458,9 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 		k8s_qname_t q;
 		k8s_qname_parse_below(qname, zone_labels(conf), K8S_ROLE_CLUSTER, &q);
 		k8s_answer_t res = answer_parsed(&c, qname, qname, &q, K8S_ROLE_CLUSTER, conf->zone, 0);
-		// Only a name that does not exist may be a step of a pod's search list.
-		if (res == K8S_ANSWER_NXDOMAIN && conf->autopath) {
+		// Only a name that does not exist, of the shape <name>.<ns>.svc.<zone> (the
+		// parse's svc_ns), may be a step of a pod's search list.
+		if (res == K8S_ANSWER_NXDOMAIN && conf->autopath && q.svc_ns != NULL) {
 			res = k8s_autopath_client(&c, qname, q.svc_ns, remote, outcome);
 		}
 		return res;
