@@ -45,8 +45,13 @@ static uint32_t elem_hash(const void *elem)
 
 /* Readers. */
 
-static const k8s_block_t *find_svc(const k8s_table_t *t, uint32_t hash, uint8_t zone,
-                                 const uint8_t *owner, size_t owner_len)
+/*
+ * The finds are inlined into each reader: a call of their own saved and restored the
+ * registers they use, about 15 instructions per lookup (callgrind), two per service.
+ */
+static inline __attribute__((always_inline))
+const k8s_block_t *find_svc(const k8s_table_t *t, uint32_t hash, uint8_t zone,
+                           const uint8_t *owner, size_t owner_len)
 {
 	k8s_rcuhash_iter_t it;
 	k8s_rcuhash_iter_init(&it, &t->svcs, hash);
@@ -66,7 +71,8 @@ const k8s_block_t *k8s_table_block(const k8s_table_t *t, k8s_zone_t zone,
 	return find_svc(t, svc_hash(zone, owner, owner_len), zone, owner, owner_len);
 }
 
-static const k8s_nsent_t *find_ns(const k8s_table_t *t, const uint8_t *label, uint32_t hash)
+static inline __attribute__((always_inline))
+const k8s_nsent_t *find_ns(const k8s_table_t *t, const uint8_t *label, uint32_t hash)
 {
 	k8s_rcuhash_iter_t it;
 	k8s_rcuhash_iter_init(&it, &t->nss, hash);
