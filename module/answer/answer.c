@@ -124,6 +124,8 @@ int k8s_answer_put_raw(knot_pkt_t *pkt, uint16_t hint, const knot_rrset_t *rr, u
 		knot_wire_write_u16(pos + RR_HEADER - 2, rd->len);
 		if (rd->len == 4) {
 			memcpy(pos + RR_HEADER, rd->data, 4);  // A: a move, not a call.
+		} else if (rd->len == 16) {
+			memcpy(pos + RR_HEADER, rd->data, 16);  // AAAA: two moves.
 		} else {
 			memcpy(pos + RR_HEADER, rd->data, rd->len);
 		}
@@ -413,10 +415,9 @@ static k8s_answer_t answer_parsed(k8s_qctx_t *c, const knot_dname_t *owner,
 		return k8s_federation_answer(c, owner, qname, &fq, zone, depth);
 	}
 
-	// Services exist only in existing (exposed) namespaces. The service first: most
-	// names that do not exist have no service, and then the namespace is not looked up.
-	const k8s_block_t *svc = k8s_table_block(c->t, table_zone, q->owner, q->owner_len);
-	if (svc == NULL || !k8s_table_ns(c->t, q->ns) || !svc_exists(conf, svc)) {
+	// Services exist only in existing (exposed) namespaces.
+	const k8s_block_t *svc = k8s_table_ns_block(c->t, table_zone, q->owner, q->owner_len, q->ns);
+	if (svc == NULL || !svc_exists(conf, svc)) {
 		return K8S_ANSWER_NXDOMAIN;
 	}
 	// SRV targets are names in the zone the service was found in.

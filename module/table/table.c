@@ -90,6 +90,18 @@ bool k8s_table_ns(const k8s_table_t *t, const uint8_t *label)
 	return find_ns(t, label, label_hash(label)) != NULL;
 }
 
+const k8s_block_t *k8s_table_ns_block(const k8s_table_t *t, k8s_zone_t zone,
+                                     const uint8_t *owner, size_t owner_len, const uint8_t *ns)
+{
+	// The service first: a name that does not exist most often has none, and then the
+	// namespace is not looked up.
+	const k8s_block_t *svc = find_svc(t, svc_hash(zone, owner, owner_len), zone, owner, owner_len);
+	if (svc == NULL || find_ns(t, ns, label_hash(ns)) == NULL) {
+		return NULL;
+	}
+	return svc;
+}
+
 static bool podent_has_ip(const k8s_podent_t *pod, const k8s_ip_t *ip, uint32_t hash)
 {
 	if (pod->hash != hash || pod->ip.family != ip->family) {
