@@ -29,8 +29,13 @@
 /*! \brief RRsets libknot makes room for at once (NEXT_RR_COUNT in libknot's pkt.c). */
 #define RR_ARRAY_STEP 16
 
-/*! \brief The packet's RR list and RR info with room for one more, as libknot makes it. */
-static bool rr_room(knot_pkt_t *pkt)
+/*!
+ * \brief The packet's RR list and RR info with room for one more, as libknot makes it.
+ *
+ * Inline: an answer's first record allocates them, so this runs whole on every answer.
+ */
+static inline __attribute__((always_inline))
+bool rr_room(knot_pkt_t *pkt)
 {
 	if (pkt->rrset_count < pkt->rrset_allocd) {
 		return true;
