@@ -59,7 +59,13 @@ k8s_answer_t k8s_answer_ip(k8s_qctx_t *c, const knot_dname_t *owner, const knot_
 	if (rd == NULL) {
 		return put_result(KNOT_ENOMEM);
 	}
-	knot_rdata_init(rd, len, ip->bytes);
+	// knot_rdata_init() of a length it does not know: a memcpy() call.
+	rd->len = len;
+	if (v4) {
+		memcpy(rd->data, ip->bytes, 4);
+	} else {
+		memcpy(rd->data, ip->bytes, 16);
+	}
 	knot_rdataset_t rrs = { .count = 1, .size = knot_rdata_size(len), .rdata = rd };
 	return put_result(put(c, owner, hint_for(owner, qname), type, c->conf->ttl, &rrs, 0));
 }
