@@ -112,7 +112,7 @@ static __thread struct {
 static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
                                         knotd_qdata_t *qdata, knotd_mod_t *mod)
 {
-	assert(pkt && qdata && mod);
+	// knotd passes every argument (no assert: 10 instructions on every query, callgrind).
 	k8s_tsan_zone_seen();
 	uint64_t received = k8s_stats_zone_query(qdata);
 	uint16_t qtype = knot_pkt_qtype(qdata->query);

@@ -29,8 +29,13 @@
 /*! \brief RRsets libknot makes room for at once (NEXT_RR_COUNT in libknot's pkt.c). */
 #define RR_ARRAY_STEP 16
 
-/*! \brief The packet's RR list and RR info with room for one more, as libknot makes it. */
-static bool rr_room(knot_pkt_t *pkt)
+/*!
+ * \brief The packet's RR list and RR info with room for one more, as libknot makes it.
+ *
+ * Inline: an answer's first record allocates them, so this runs whole on every answer.
+ */
+static inline __attribute__((always_inline))
+bool rr_room(knot_pkt_t *pkt)
 {
 	if (pkt->rrset_count < pkt->rrset_allocd) {
 		return true;
@@ -124,6 +129,8 @@ int k8s_answer_put_raw(knot_pkt_t *pkt, uint16_t hint, const knot_rrset_t *rr, u
 		knot_wire_write_u16(pos + RR_HEADER - 2, rd->len);
 		if (rd->len == 4) {
 			memcpy(pos + RR_HEADER, rd->data, 4);  // A: a move, not a call.
+		} else if (rd->len == 16) {
+			memcpy(pos + RR_HEADER, rd->data, 16);  // AAAA: two moves.
 		} else {
 			memcpy(pos + RR_HEADER, rd->data, rd->len);
 		}
@@ -398,9 +405,7 @@ static k8s_answer_t answer_parsed(k8s_qctx_t *c, const knot_dname_t *owner,
 		    (conf->pods == K8S_PODS_VERIFIED && !k8s_table_pod(c->t, &q->ip, q->ns))) {
 			return K8S_ANSWER_NXDOMAIN;
 		}
-		k8s_addr_t addr = { .family = q->ip.family };
-		memcpy(addr.bytes, q->ip.bytes, sizeof(addr.bytes));
-		return k8s_answer_addrs(c, owner, qname, &addr, 1);
+		return k8s_answer_ip(c, owner, qname, &q->ip);
 	case K8S_Q_SERVICE:
 	case K8S_Q_SUBNAME:
 		break;
@@ -410,16 +415,13 @@ static k8s_answer_t answer_parsed(k8s_qctx_t *c, const knot_dname_t *owner,
 
 	// <svc>.<ns>.<fed>.svc.<zone> names a federated service when <fed> is a federation.
 	k8s_fedquery_t fq;
-	if (role == K8S_ROLE_CLUSTER &&
+	if (role == K8S_ROLE_CLUSTER && conf->federation_count > 0 &&
 	    k8s_federation_query(conf->federations, conf->federation_count, q, &fq)) {
 		return k8s_federation_answer(c, owner, qname, &fq, zone, depth);
 	}
 
 	// Services exist only in existing (exposed) namespaces.
-	if (!k8s_table_ns(c->t, q->ns)) {
-		return K8S_ANSWER_NXDOMAIN;
-	}
-	const k8s_block_t *svc = k8s_table_block(c->t, table_zone, q->owner, q->owner_len);
+	const k8s_block_t *svc = k8s_table_ns_block(c->t, table_zone, q->owner, q->owner_len, q->ns);
 	if (svc == NULL || !svc_exists(conf, svc)) {
 		return K8S_ANSWER_NXDOMAIN;
 	}
@@ -462,8 +464,9 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 		k8s_qname_t q;
 		k8s_qname_parse_below(qname, zone_labels(conf), K8S_ROLE_CLUSTER, &q);
 		k8s_answer_t res = answer_parsed(&c, qname, qname, &q, K8S_ROLE_CLUSTER, conf->zone, 0);
-		// Only a name that does not exist may be a step of a pod's search list.
-		if (res == K8S_ANSWER_NXDOMAIN && conf->autopath) {
+		// Only a name that does not exist, of the shape <name>.<ns>.svc.<zone> (the
+		// parse's svc_ns), may be a step of a pod's search list.
+		if (res == K8S_ANSWER_NXDOMAIN && conf->autopath && q.svc_ns != NULL) {
 			res = k8s_autopath_client(&c, qname, q.svc_ns, remote, outcome);
 		}
 		return res;

@@ -45,6 +45,31 @@ k8s_answer_t k8s_answer_addrs(k8s_qctx_t *c, const knot_dname_t *owner, const kn
 	return hit ? K8S_ANSWER_HIT : K8S_ANSWER_NODATA;
 }
 
+k8s_answer_t k8s_answer_ip(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+                           const k8s_ip_t *ip)
+{
+	// k8s_answer_addrs() of one address without its two passes per family.
+	bool v4 = ip->family == AF_INET;
+	uint16_t type = v4 ? KNOT_RRTYPE_A : KNOT_RRTYPE_AAAA;
+	if (c->qtype != type && c->qtype != KNOT_RRTYPE_ANY) {
+		return K8S_ANSWER_NODATA;
+	}
+	size_t len = v4 ? 4 : 16;
+	knot_rdata_t *rd = mm_get(c->mm, knot_rdata_size(len));
+	if (rd == NULL) {
+		return put_result(KNOT_ENOMEM);
+	}
+	// knot_rdata_init() of a length it does not know: a memcpy() call.
+	rd->len = len;
+	if (v4) {
+		memcpy(rd->data, ip->bytes, 4);
+	} else {
+		memcpy(rd->data, ip->bytes, 16);
+	}
+	knot_rdataset_t rrs = { .count = 1, .size = knot_rdata_size(len), .rdata = rd };
+	return put_result(put(c, owner, hint_for(owner, qname), type, c->conf->ttl, &rrs, 0));
+}
+
 k8s_answer_t k8s_answer_svc_addrs(k8s_qctx_t *c, const knot_dname_t *owner,
                                   const knot_dname_t *qname, const k8s_block_t *svc)
 {

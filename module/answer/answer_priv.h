@@ -232,6 +232,10 @@ k8s_answer_t k8s_answer_chase(k8s_qctx_t *c, const knot_dname_t *target, const k
 k8s_answer_t k8s_answer_addrs(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                               const k8s_addr_t *addrs, size_t count);
 
+/*! \brief Answers A or AAAA (ANY: its family's) of one address (a pod's). */
+k8s_answer_t k8s_answer_ip(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+                           const k8s_ip_t *ip);
+
 /*! \brief Answers A, AAAA (or both) from a service's prebuilt rdatasets. */
 k8s_answer_t k8s_answer_svc_addrs(k8s_qctx_t *c, const knot_dname_t *owner,
                                   const knot_dname_t *qname, const k8s_block_t *svc);

@@ -25,44 +25,74 @@
  * \brief Reads "a-b-c-d" as inet_pton() reads "a.b.c.d": four decimal octets
  * of one to three digits, no leading zero, none above 255.
  *
- * Digit by digit without a loop over the octet: the generic loop cost about 250
- * instructions per pod name (callgrind), as much as the rest of the name's parse.
+ * The label (7 to 15 bytes) is first copied into a zeroed buffer by word loads inside
+ * it, so that the digits are read without a bound check each: the NUL after the copy
+ * ends the last octet, and a NUL inside the label is caught by the length. About 90
+ * instructions per pod name instead of 156 (callgrind).
  */
 static bool pod_ipv4(const uint8_t *label, k8s_ip_t *ip)
 {
 	memset(ip, 0, sizeof(*ip));
 	ip->family = AF_INET;
-	// "0-0-0-0" to "255-255-255-255": the first octet's digit is there to read.
-	if (label[0] < 7 || label[0] > 15) {
+	size_t len = label[0];
+	// "0-0-0-0" to "255-255-255-255".
+	if (len < 7 || len > 15) {
 		return false;
 	}
-	const uint8_t *c = label + 1, *end = c + label[0];
-	for (int i = 0; ; i++) {
-		unsigned value = (unsigned)(*c++ - '0');
+	// The label's bytes, then zeros: two octets' lookahead past its end reads zeros.
+	uint64_t words[3] = { 0, 0, 0 };
+	if (len == 7) {
+		uint32_t head, tail;
+		memcpy(&head, label + 1, 4);
+		memcpy(&tail, label + 4, 4);
+		words[0] = head | (uint64_t)tail << 24;
+	} else {
+		uint64_t tail;
+		memcpy(&words[0], label + 1, 8);
+		memcpy(&tail, label + 1 + len - 8, 8);
+		// Bytes 8 to len - 1 (little-endian); none for 8 (and no shift by 64).
+		words[1] = (len > 8) ? tail >> (8 * (16 - len)) : 0;
+	}
+	const uint8_t *text = (const uint8_t *)words;
+	// Little-endian word order assumed above; elsewhere, the byte copy does the same.
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) {
+		memset(words, 0, sizeof(words));
+		memcpy(words, label + 1, len);
+	}
+
+	const uint8_t *c = text;
+	// Unrolled: each octet's end (a dash or the NUL) is a constant.
+#pragma GCC unroll 4
+	for (int i = 0; i < 4; i++) {
+		unsigned value = (unsigned)(c[0] - '0');
 		if (value > 9) {
 			return false;
 		}
-		if (c < end && (unsigned)(*c - '0') <= 9) {
-			if (value == 0) {
-				return false;  // A leading zero.
-			}
-			value = value * 10 + (*c++ - '0');
-			if (c < end && (unsigned)(*c - '0') <= 9) {
-				value = value * 10 + (*c++ - '0');
+		unsigned d = (unsigned)(c[1] - '0');
+		if (d > 9) {
+			c += 1;
+		} else if (value == 0) {
+			return false;  // A leading zero.
+		} else {
+			value = value * 10 + d;
+			d = (unsigned)(c[2] - '0');
+			if (d > 9) {
+				c += 2;
+			} else {
+				value = value * 10 + d;
 				if (value > 255) {
 					return false;
 				}
+				c += 3;
 			}
 		}
 		ip->bytes[i] = value;
-		if (i == 3) {
-			return c == end;
-		}
-		// A dash, then at least one more character for the next octet's first digit.
-		if (end - c < 2 || *c++ != '-') {
+		// A dash between octets, the end after the last.
+		if (*c++ != ((i < 3) ? '-' : 0)) {
 			return false;
 		}
 	}
+	return (size_t)(c - 1 - text) == len;
 }
 
 bool k8s_qname_pod_ip(const uint8_t *label, k8s_ip_t *ip)
@@ -163,6 +193,7 @@ static bool nibble(const uint8_t *label, uint8_t *out)
 static void parse_reverse(const uint8_t **labels, size_t n, k8s_qname_t *q)
 {
 	q->kind = K8S_Q_INVALID;
+	memset(&q->ip, 0, sizeof(q->ip));
 	// The last two labels are in-addr.arpa or ip6.arpa.
 	if (n < 2 || !k8s_label_is(labels[n - 1], "arpa")) {
 		return;
@@ -222,7 +253,17 @@ void k8s_qname_parse(const uint8_t *qname, const uint8_t *zone, k8s_role_t role,
 void k8s_qname_parse_below(const uint8_t *qname, size_t zone_labels, k8s_role_t role,
                            k8s_qname_t *q)
 {
-	memset(q, 0, sizeof(*q));
+	// Field by field: sub[] is read only below sub_count, ip's bytes only for a pod (set
+	// by the pod label's parse) or an address (zeroed by parse_reverse()). A memset()
+	// of the whole parse cost 21 instructions per query (callgrind).
+	q->owner = NULL;
+	q->owner_len = 0;
+	q->ns = NULL;
+	q->under_pod = false;
+	q->sub_count = 0;
+	q->ip.family = 0;
+	q->ip_bits = 0;
+	q->svc_ns = NULL;
 
 	const uint8_t *labels[MAX_LABELS];
 	size_t total = split(qname, labels, MAX_LABELS);

@@ -86,8 +86,41 @@ bool k8s_cluster_id_valid(const char *s, size_t len, bool fold);
  */
 size_t k8s_dns_name_labels(const char *text, size_t len, bool fold, uint8_t *out, size_t max);
 
+/*!
+ * \brief memcmp(a, b, len) == 0, without its call for keys of up to 32 bytes (labels,
+ * a service's owner): overlapping word loads, none outside the \a len bytes. The call
+ * cost about 25 instructions per key on the answer path (callgrind), this 6 to 12.
+ */
+static inline bool k8s_bytes_equal(const uint8_t *a, const uint8_t *b, size_t len)
+{
+	uint64_t x, y, diff = 0;
+	if (len > 32) {
+		return memcmp(a, b, len) == 0;
+	}
+	if (len >= 8) {
+		for (size_t at = 0; at + 8 < len; at += 8) {
+			memcpy(&x, a + at, 8);
+			memcpy(&y, b + at, 8);
+			diff |= x ^ y;
+		}
+		memcpy(&x, a + len - 8, 8);
+		memcpy(&y, b + len - 8, 8);
+		return (diff | (x ^ y)) == 0;
+	}
+	if (len >= 4) {
+		uint32_t x1, y1, x2, y2;
+		memcpy(&x1, a, 4);
+		memcpy(&y1, b, 4);
+		memcpy(&x2, a + len - 4, 4);
+		memcpy(&y2, b + len - 4, 4);
+		return ((x1 ^ y1) | (x2 ^ y2)) == 0;
+	}
+	// 0 to 3 bytes: the first, the middle and the last are every byte.
+	return len == 0 || (a[0] == b[0] && a[len >> 1] == b[len >> 1] && a[len - 1] == b[len - 1]);
+}
+
 /*! \brief True if two wire labels are equal; lengths first, so neither is read past its end. */
 static inline bool k8s_label_equal(const uint8_t *a, const uint8_t *b)
 {
-	return a[0] == b[0] && memcmp(a + 1, b + 1, a[0]) == 0;
+	return a[0] == b[0] && k8s_bytes_equal(a + 1, b + 1, a[0]);
 }

@@ -45,15 +45,20 @@ static uint32_t elem_hash(const void *elem)
 
 /* Readers. */
 
-static const k8s_block_t *find_svc(const k8s_table_t *t, uint32_t hash, uint8_t zone,
-                                 const uint8_t *owner, size_t owner_len)
+/*
+ * The finds are inlined into each reader: a call of their own saved and restored the
+ * registers they use, about 15 instructions per lookup (callgrind), two per service.
+ */
+static inline __attribute__((always_inline))
+const k8s_block_t *find_svc(const k8s_table_t *t, uint32_t hash, uint8_t zone,
+                           const uint8_t *owner, size_t owner_len)
 {
 	k8s_rcuhash_iter_t it;
 	k8s_rcuhash_iter_init(&it, &t->svcs, hash);
 	const k8s_block_t *svc;
 	while ((svc = k8s_rcuhash_iter_next(&it)) != NULL) {
 		if (svc->hash == hash && svc->zone == zone && svc->owner_len == owner_len &&
-		    memcmp(svc->owner, owner, owner_len) == 0) {
+		    k8s_bytes_equal(svc->owner, owner, owner_len)) {
 			return svc;
 		}
 	}
@@ -66,7 +71,8 @@ const k8s_block_t *k8s_table_block(const k8s_table_t *t, k8s_zone_t zone,
 	return find_svc(t, svc_hash(zone, owner, owner_len), zone, owner, owner_len);
 }
 
-static const k8s_nsent_t *find_ns(const k8s_table_t *t, const uint8_t *label, uint32_t hash)
+static inline __attribute__((always_inline))
+const k8s_nsent_t *find_ns(const k8s_table_t *t, const uint8_t *label, uint32_t hash)
 {
 	k8s_rcuhash_iter_t it;
 	k8s_rcuhash_iter_init(&it, &t->nss, hash);
@@ -82,6 +88,18 @@ static const k8s_nsent_t *find_ns(const k8s_table_t *t, const uint8_t *label, ui
 bool k8s_table_ns(const k8s_table_t *t, const uint8_t *label)
 {
 	return find_ns(t, label, label_hash(label)) != NULL;
+}
+
+const k8s_block_t *k8s_table_ns_block(const k8s_table_t *t, k8s_zone_t zone,
+                                     const uint8_t *owner, size_t owner_len, const uint8_t *ns)
+{
+	// The service first: a name that does not exist most often has none, and then the
+	// namespace is not looked up.
+	const k8s_block_t *svc = find_svc(t, svc_hash(zone, owner, owner_len), zone, owner, owner_len);
+	if (svc == NULL || find_ns(t, ns, label_hash(ns)) == NULL) {
+		return NULL;
+	}
+	return svc;
 }
 
 static bool podent_has_ip(const k8s_podent_t *pod, const k8s_ip_t *ip, uint32_t hash)

@@ -114,6 +114,13 @@ typedef struct {
 const k8s_block_t *k8s_table_block(const k8s_table_t *t, k8s_zone_t zone,
                                const uint8_t *owner, size_t owner_len);
 
+/*!
+ * \brief k8s_table_block() of a service whose namespace \a ns (its owner's last label)
+ * exists, else NULL: the answer path's two lookups in one call.
+ */
+const k8s_block_t *k8s_table_ns_block(const k8s_table_t *t, k8s_zone_t zone,
+                                     const uint8_t *owner, size_t owner_len, const uint8_t *ns);
+
 /*! \brief True if the namespace (one wire label) exists. */
 bool k8s_table_ns(const k8s_table_t *t, const uint8_t *label);
 

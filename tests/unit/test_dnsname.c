@@ -187,6 +187,32 @@ static void a_cluster_id_is_one_or_two_labels(void **state)
 	assert_false(k8s_cluster_id_valid(NULL, 0, true));
 }
 
+static void bytes_are_equal_only_when_every_byte_is(void **state)
+{
+	(void)state;
+	// Every length the word loads cover (and past them), a difference at every place.
+	uint8_t a[48], b[48];
+	for (size_t len = 0; len <= sizeof(a); len++) {
+		for (size_t i = 0; i < sizeof(a); i++) {
+			a[i] = b[i] = (uint8_t)(i * 7 + 1);
+		}
+		assert_true(k8s_bytes_equal(a, b, len));
+		for (size_t at = 0; at < len; at++) {
+			b[at] ^= 0x20;
+			assert_false(k8s_bytes_equal(a, b, len));
+			b[at] ^= 0x20;
+		}
+		// Bytes past the length are not compared.
+		if (len < sizeof(a)) {
+			b[len] ^= 0x20;
+			assert_true(k8s_bytes_equal(a, b, len));
+		}
+	}
+	assert_true(k8s_label_equal((const uint8_t *)"\x04shop", (const uint8_t *)"\x04shop"));
+	assert_false(k8s_label_equal((const uint8_t *)"\x04shop", (const uint8_t *)"\x04shoq"));
+	assert_false(k8s_label_equal((const uint8_t *)"\x03sho", (const uint8_t *)"\x04shop"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +222,7 @@ int main(void)
 		cmocka_unit_test(uppercase_passes_only_when_folded),
 		cmocka_unit_test(a_name_is_labels_joined_by_dots),
 		cmocka_unit_test(a_cluster_id_is_one_or_two_labels),
+		cmocka_unit_test(bytes_are_equal_only_when_every_byte_is),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,10 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <arpa/inet.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -164,6 +168,42 @@ static void pod_name_ipv4_octets_are_read_as_inet_pton_reads_them(void **state)
 	assert_false(pod_ip("a-b-c-d", &ip));
 }
 
+static void pod_name_ipv4_is_what_inet_pton_reads_for_every_shape(void **state)
+{
+	// Four (or three, or five) tokens of every kind joined by dashes, against inet_pton().
+	static const char *tokens[] = { "", "0", "00", "01", "1", "9", "10", "99", "100", "199",
+	                                "249", "255", "256", "300", "999", "1000", "a", "1a", "-" };
+	const size_t n = sizeof(tokens) / sizeof(tokens[0]);
+	for (size_t parts = 3; parts <= 5; parts++) {
+		size_t combos = 1;
+		for (size_t p = 0; p < parts; p++) {
+			combos *= (parts == 5) ? 3 : n;  // Five parts: a few tokens only.
+		}
+		for (size_t k = 0; k < combos; k++) {
+			char dashed[64] = "", dotted[64] = "";
+			size_t rest = k;
+			for (size_t p = 0; p < parts; p++) {
+				const char *tok = tokens[(parts == 5) ? 1 + rest % 3 : rest % n];
+				rest /= (parts == 5) ? 3 : n;
+				if (p > 0) {
+					strcat(dashed, "-");
+					strcat(dotted, ".");
+				}
+				strcat(dashed, tok);
+				strcat(dotted, tok);
+			}
+			struct in_addr want;
+			bool valid = inet_pton(AF_INET, dotted, &want) == 1;
+			k8s_ip_t ip;
+			bool got = pod_ip(dashed, &ip) && ip.family == AF_INET;
+			if (got != valid || (valid && memcmp(ip.bytes, &want, 4) != 0)) {
+				fail_msg("%s: %s, inet_pton() says %s", dashed, got ? "read" : "refused",
+				         valid ? "valid" : "invalid");
+			}
+		}
+	}
+}
+
 static void pod_name_ipv6_dashed(void **state)
 {
 	k8s_qname_t q = parse("fd00-10-244--11.default.pod.cluster.local.", "cluster.local.",
@@ -274,6 +314,7 @@ int main(void)
 		cmocka_unit_test(three_labels_below_a_service_exist_only_in_the_clusterset_zone),
 		cmocka_unit_test(pod_name_ipv4_dashed),
 		cmocka_unit_test(pod_name_ipv4_octets_are_read_as_inet_pton_reads_them),
+		cmocka_unit_test(pod_name_ipv4_is_what_inet_pton_reads_for_every_shape),
 		cmocka_unit_test(pod_name_ipv6_dashed),
 		cmocka_unit_test(pods_have_no_names_in_the_clusterset_zone),
 		cmocka_unit_test(reverse_ipv4_address_and_prefixes),

@@ -85,6 +85,26 @@ static bool consistent(const k8s_block_t *svc)
 	return true;
 }
 
+static void a_service_is_found_with_its_namespace_only_while_the_namespace_exists(void **state)
+{
+	(void)state;
+	const uint8_t *owner = (const uint8_t *)"\x03web\x04shop", *ns = owner + 4;
+	k8s_table_t t;
+	assert_int_equal(k8s_table_init(&t), KNOT_EOK);
+	assert_null(k8s_table_ns_block(&t, K8S_ZONE_CLUSTER, owner, 9, ns));
+	assert_int_equal(k8s_table_put_block(&t, generation(1, 3)), KNOT_EOK);
+	assert_null(k8s_table_ns_block(&t, K8S_ZONE_CLUSTER, owner, 9, ns));
+	assert_int_equal(k8s_table_set_ns(&t, "shop", true), KNOT_EOK);
+	assert_ptr_equal(k8s_table_ns_block(&t, K8S_ZONE_CLUSTER, owner, 9, ns), lookup(&t));
+	assert_null(k8s_table_ns_block(&t, K8S_ZONE_CLUSTERSET, owner, 9, ns));
+	assert_null(k8s_table_ns_block(&t, K8S_ZONE_CLUSTER, (const uint8_t *)"\x03wez\x04shop", 9, ns));
+	assert_int_equal(k8s_table_set_ns(&t, "shop", false), KNOT_EOK);
+	assert_null(k8s_table_ns_block(&t, K8S_ZONE_CLUSTER, owner, 9, ns));
+	k8s_table_commit(&t);
+	urcu_memb_barrier();
+	k8s_table_deinit(&t);
+}
+
 static void a_replaced_service_is_found_with_its_new_records(void **state)
 {
 	k8s_table_t t;
@@ -574,6 +594,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_replaced_service_is_found_with_its_new_records),
+		cmocka_unit_test(a_service_is_found_with_its_namespace_only_while_the_namespace_exists),
 		cmocka_unit_test(a_new_table_where_an_old_one_was_answers_from_its_own_pods),
 		cmocka_unit_test(ptr_references_follow_the_service),
 		cmocka_unit_test(a_deferred_ptr_index_is_built_of_the_blocks_published_meanwhile),
