@@ -104,6 +104,16 @@ typedef struct {
 	k8s_cold_t *cold;           /*!< Late answers of cold upstream names, or NULL. */
 } k8s_ctx_t;
 
+/*!
+ * \brief The client's address, read without knotd's call unless XDP holds it (what
+ * knotd_qdata_remote_addr() does, less its PLT call on every query).
+ */
+static inline const struct sockaddr_storage *k8s_glue_remote(knotd_qdata_t *qdata)
+{
+	const knotd_qdata_params_t *params = qdata->params;
+	return (params->xdp_msg == NULL) ? params->remote : knotd_qdata_remote_addr(qdata);
+}
+
 /*! \brief A conf check's message: it must outlive the call; conf checks run one at a time. */
 extern char k8s_glue_check_msg[512];
 

@@ -344,9 +344,7 @@ static inline __attribute__((always_inline)) void answer_count(knotd_state_t sta
 		}
 		return;
 	}
-	// The client's address without a call, unless XDP holds it.
-	const struct sockaddr_storage *remote = (params->xdp_msg == NULL) ? params->remote :
-	                                        knotd_qdata_remote_addr(qdata);
+	const struct sockaddr_storage *remote = k8s_glue_remote(qdata);
 	a->rcode = knot_wire_get_rcode(pkt->wire);
 	a->ipv6 = (remote != NULL && remote->ss_family == AF_INET6);
 	a->dnssec_ok = knot_pkt_has_dnssec(qdata->query);
