@@ -185,7 +185,8 @@ void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st);
 /*!
  * \brief Counts an answer's outcome (not K8S_ANSWER_PASS) in knotd's counters now, and
  * its \a rcode with the time since \a started_ns in the Prometheus counters (metrics.h)
- * with CoreDNS's, at the zone's END hook.
+ * with CoreDNS's, at the zone's END hook. Only from the zone's ANSWER hook, after
+ * k8s_stats_zone_query() on the same query.
  */
 void k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res, uint8_t rcode,
                        uint64_t started_ns);

@@ -285,13 +285,9 @@ void k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
 	                                                               : K8S_METRICS_RCODE_OTHER;
 	uint64_t now = k8s_dnsmetrics_clock();
 	uint64_t took = now > started_ns ? now - started_ns : 0;
-	if (!answering_this(qdata)) {  // Not from the zone's ANSWER hook: no END counts it.
-		k8s_metrics_query(qdata->params->thread_id, metrics_proto(qdata),
-		                  knot_pkt_qtype(qdata->query), label, took);
-		return;
-	}
-	// The zone's END hook counts it in both families in one pass (answer_count()), and
-	// CoreDNS's duration ends here too.
+	// The zone's ANSWER hook called k8s_stats_zone_query() for this query (no check of
+	// answering_this() on every answer): the zone's END hook counts it in both families
+	// in one pass (answer_count()), and CoreDNS's duration ends here too.
 	answering.a.module = true;
 	answering.a.module_rcode = label;
 	answering.a.module_ns = took;
