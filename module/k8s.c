@@ -133,7 +133,7 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	(void)k8s_answer_cold_take();
 	urcu_memb_read_lock();
 	k8s_answer_t res = answer_query(ctx, qdata->name, qtype, qdata->query,
-	                                knotd_qdata_remote_addr(qdata), pkt, qdata->mm, &walked);
+	                                k8s_glue_remote(qdata), pkt, qdata->mm, &walked);
 	bool waiter = ctx->cold != NULL;
 	urcu_memb_read_unlock();
 	// The END hook hands it over: the cold waiter answers when the name is resolved.

@@ -104,6 +104,16 @@ typedef struct {
 	k8s_cold_t *cold;           /*!< Late answers of cold upstream names, or NULL. */
 } k8s_ctx_t;
 
+/*!
+ * \brief The client's address, read without knotd's call unless XDP holds it (what
+ * knotd_qdata_remote_addr() does, less its PLT call on every query).
+ */
+static inline const struct sockaddr_storage *k8s_glue_remote(knotd_qdata_t *qdata)
+{
+	const knotd_qdata_params_t *params = qdata->params;
+	return (params->xdp_msg == NULL) ? params->remote : knotd_qdata_remote_addr(qdata);
+}
+
 /*! \brief A conf check's message: it must outlive the call; conf checks run one at a time. */
 extern char k8s_glue_check_msg[512];
 
@@ -175,7 +185,8 @@ void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st);
 /*!
  * \brief Counts an answer's outcome (not K8S_ANSWER_PASS) in knotd's counters now, and
  * its \a rcode with the time since \a started_ns in the Prometheus counters (metrics.h)
- * with CoreDNS's, at the zone's END hook.
+ * with CoreDNS's, at the zone's END hook. Only from the zone's ANSWER hook, after
+ * k8s_stats_zone_query() on the same query.
  */
 void k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res, uint8_t rcode,
                        uint64_t started_ns);

@@ -285,13 +285,9 @@ void k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
 	                                                               : K8S_METRICS_RCODE_OTHER;
 	uint64_t now = k8s_dnsmetrics_clock();
 	uint64_t took = now > started_ns ? now - started_ns : 0;
-	if (!answering_this(qdata)) {  // Not from the zone's ANSWER hook: no END counts it.
-		k8s_metrics_query(qdata->params->thread_id, metrics_proto(qdata),
-		                  knot_pkt_qtype(qdata->query), label, took);
-		return;
-	}
-	// The zone's END hook counts it in both families in one pass (answer_count()), and
-	// CoreDNS's duration ends here too.
+	// The zone's ANSWER hook called k8s_stats_zone_query() for this query (no check of
+	// answering_this() on every answer): the zone's END hook counts it in both families
+	// in one pass (answer_count()), and CoreDNS's duration ends here too.
 	answering.a.module = true;
 	answering.a.module_rcode = label;
 	answering.a.module_ns = took;
@@ -344,9 +340,7 @@ static inline __attribute__((always_inline)) void answer_count(knotd_state_t sta
 		}
 		return;
 	}
-	// The client's address without a call, unless XDP holds it.
-	const struct sockaddr_storage *remote = (params->xdp_msg == NULL) ? params->remote :
-	                                        knotd_qdata_remote_addr(qdata);
+	const struct sockaddr_storage *remote = k8s_glue_remote(qdata);
 	a->rcode = knot_wire_get_rcode(pkt->wire);
 	a->ipv6 = (remote != NULL && remote->ss_family == AF_INET6);
 	a->dnssec_ok = knot_pkt_has_dnssec(qdata->query);

@@ -24,6 +24,7 @@ import dnsperf
 
 QUERIES = 5000       # per mix, each name once
 WARMUP = 300         # queries per mix before the counters are zeroed
+HASH_KEY = "1"       # MODK8S_BENCH_HASH_KEY of the module's knotd (module/lib/hash.c)
 VALGRIND = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--dump-line=no",
             "--cache-sim=yes"]
 MODULE_FUNCTIONS = ("k8s_answer_hook", "k8s_additional_hook")

@@ -145,8 +145,19 @@ void k8s_answer_cold_note(void);
  */
 k8s_answer_t k8s_answer_relay(knot_pkt_t *pkt, uint16_t qtype, const k8s_fwd_entry_t *ans);
 
-/*! \brief Whether this thread's answer met a cold name since the last call; clears the note. */
-bool k8s_answer_cold_take(void);
+/*! \brief Set by k8s_answer_cold_note() (initial-exec: read on every query). */
+extern __thread bool k8s_answer_cold_met __attribute__((tls_model("initial-exec")));
+
+/*!
+ * \brief Whether this thread's answer met a cold name since the last call; clears the
+ * note (inline: every query clears it).
+ */
+static inline bool k8s_answer_cold_take(void)
+{
+	bool met = k8s_answer_cold_met;
+	k8s_answer_cold_met = false;
+	return met;
+}
 
 /*!
  * \brief Adds the addresses of SRV targets that k8s_answer() just put in \a pkt.

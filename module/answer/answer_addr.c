@@ -98,18 +98,11 @@ k8s_answer_t k8s_answer_svc_addrs(k8s_qctx_t *c, const knot_dname_t *owner,
  * \brief Set when an answer met a cold upstream name; read and cleared by the hook
  * (on every query: initial-exec, as answer_srv.c's last_srv).
  */
-static __thread bool cold_met __attribute__((tls_model("initial-exec")));
+__thread bool k8s_answer_cold_met __attribute__((tls_model("initial-exec")));
 
 void k8s_answer_cold_note(void)
 {
-	cold_met = true;
-}
-
-bool k8s_answer_cold_take(void)
-{
-	bool met = cold_met;
-	cold_met = false;
-	return met;
+	k8s_answer_cold_met = true;
 }
 
 k8s_answer_t k8s_answer_target(k8s_qctx_t *c, const knot_dname_t *target, const knot_dname_t *qname,

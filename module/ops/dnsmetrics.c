@@ -29,6 +29,94 @@
 #include "ops/dnsmetrics.h"
 #include "mod-k8s/mod-k8s.h"
 
+struct k8s_dnsmetrics_tsc k8s_dnsmetrics_tsc;
+
+#if defined(__x86_64__)
+/*! \brief True if the file's first line is \a want (a sysfs value). */
+static bool first_line_is(const char *path, const char *want)
+{
+	char line[64] = "";
+	FILE *f = fopen(path, "r");
+	if (f == NULL) {
+		return false;
+	}
+	bool ok = fgets(line, sizeof(line), f) != NULL && strcmp(line, want) == 0;
+	fclose(f);
+	return ok;
+}
+
+/*! \brief True if the CPU's flags (/proc/cpuinfo) name \a flag. */
+static bool cpu_has(const char *flags, const char *flag)
+{
+	size_t len = strlen(flag);
+	for (const char *at = strstr(flags, flag); at != NULL; at = strstr(at + len, flag)) {
+		if (at[-1] == ' ' && (at[len] == ' ' || at[len] == '\n' || at[len] == '\0')) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*! \brief The TSC and CLOCK_MONOTONIC at one instant: the TSC reads closest around it. */
+static void tsc_sample(uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 5; i++) {
+		struct timespec ts;
+		uint64_t t0 = __builtin_ia32_rdtsc();
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		uint64_t t1 = __builtin_ia32_rdtsc();
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			*tsc = t0 + (t1 - t0) / 2;
+			*ns = (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		}
+	}
+}
+
+/*!
+ * \brief The answers' clock by the TSC, as the kernel's own vDSO reads it, only where the
+ * kernel keeps time by it (its clock source "tsc": it found the TSC synchronized across
+ * CPUs and would have left it otherwise) and the CPU says it is invariant (constant_tsc,
+ * nonstop_tsc: one rate in every P- and C-state). Calibrated over 10 ms at load, before
+ * any worker runs: a rate error of about 1e-5, 1 ns in CoreDNS's 100 us bucket.
+ */
+__attribute__((constructor))
+static void tsc_init(void)
+{
+	if (!first_line_is("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+	                   "tsc\n")) {
+		return;
+	}
+	char line[4096];
+	bool invariant = false;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		if (strncmp(line, "flags", 5) == 0) {
+			invariant = cpu_has(line, "constant_tsc") && cpu_has(line, "nonstop_tsc");
+			break;
+		}
+	}
+	if (f != NULL) {
+		fclose(f);
+	}
+	if (!invariant) {
+		return;
+	}
+	uint64_t tsc0, ns0, tsc1, ns1;
+	tsc_sample(&tsc0, &ns0);
+	struct timespec pause = { .tv_nsec = 10000000 };
+	nanosleep(&pause, NULL);
+	tsc_sample(&tsc1, &ns1);
+	if (tsc1 <= tsc0 || ns1 <= ns0 || ns1 - ns0 < 5000000) {
+		return;  // Not a clock to trust: clock_gettime() it stays.
+	}
+	k8s_dnsmetrics_tsc.base = tsc0;
+	k8s_dnsmetrics_tsc.base_ns = ns0;
+	k8s_dnsmetrics_tsc.mult = (uint64_t)(((__uint128_t)(ns1 - ns0) << 32) / (tsc1 - tsc0));
+}
+#endif
+
 /* CoreDNS's labels of a cluster's one server block (".:53"). */
 #define SERVER_ZONE "server=\"dns://:53\",zone=\".\",view=\"\""
 
