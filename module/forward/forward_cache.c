@@ -276,6 +276,12 @@ static void entry_free_rcu(struct rcu_head *head)
 	k8s_tsan_callback_end();
 }
 
+/*! \brief A kept name's entry that queries look up: spared while another may go. */
+static bool entry_spared(const k8s_fwd_entry_t *e)
+{
+	return e->kept && (e->in_use || atomic_load_explicit(&e->used, memory_order_relaxed));
+}
+
 void k8s_fwd_cache_put(k8s_fwd_cache_t *c, k8s_fwd_entry_t *e, uint64_t now_ms)
 {
 	size_t first = e->hash & c->mask & ~(size_t)1;
@@ -287,8 +293,12 @@ void k8s_fwd_cache_put(k8s_fwd_cache_t *c, k8s_fwd_entry_t *e, uint64_t now_ms)
 			victim = i;
 			break;
 		}
+		// A flood of names asked once must not displace a name in use: it goes last,
+		// then the entry that runs out first.
 		k8s_fwd_entry_t *v = c->slots[victim];
-		if (old->expires_ms < v->expires_ms) {
+		bool spared = entry_spared(old), v_spared = entry_spared(v);
+		if ((v_spared && !spared) ||
+		    (v_spared == spared && old->expires_ms < v->expires_ms)) {
 			victim = i;
 		}
 	}

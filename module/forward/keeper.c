@@ -95,6 +95,7 @@ static void job_harvest(keeper_t *k, job_t *job)
 	    atomic_exchange_explicit(&e->used, false, memory_order_relaxed)) {
 		job->looked = true;
 		job->target->referenced = true;
+		e->in_use = e->kept;  // The cache spares it (only this thread reads the mark).
 	}
 }
 
@@ -210,6 +211,10 @@ static void flight_done(keeper_t *k, void *arg, const knot_pkt_t *answer,
 		job_fail(k, job, now, knot_pkt_ext_rcode_name(answer), rcode);
 		return;
 	}
+	if (e != NULL) {
+		// A refresh of a name in use is spared by the cache from the start.
+		e->in_use = job->target->referenced;
+	}
 	if (e != NULL && (e->rcode == KNOT_RCODE_NXDOMAIN || e->count[0] == 0) &&
 	    e->expires_ms > now + NEG_MAX_MS) {
 		// Not yet published: a target that appears is seen within 5 minutes.
@@ -229,6 +234,7 @@ static void flight_done(keeper_t *k, void *arg, const knot_pkt_t *answer,
 		e->expires_ms = now + (negative ? NEG_DEFAULT_MS : REFRESH_MIN_MS);
 		e->kept = true;
 		e->kept_only = true;
+		e->in_use = job->target->referenced;
 		k8s_fwd_cache_put(&k->fwd->cache, e, now);
 	}
 	job_done(k, job, e, now);

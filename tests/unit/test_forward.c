@@ -339,6 +339,51 @@ static void a_full_cache_keeps_at_most_its_slots(void **state)
 	k8s_fwd_cache_deinit(&c);
 }
 
+/*! \brief Which of \a names (3) the two-slot cache \a c still finds at \a now. */
+static unsigned cache_finds(k8s_fwd_cache_t *c, const char *names[3], uint64_t now)
+{
+	unsigned found = 0;
+	urcu_memb_read_lock();
+	for (unsigned i = 0; i < 3; i++) {
+		found |= (k8s_fwd_cache_get(c, (const uint8_t *)names[i], KNOT_RRTYPE_A, now) !=
+		          NULL) << i;
+	}
+	urcu_memb_read_unlock();
+	return found;
+}
+
+static void a_kept_name_in_use_outlives_names_asked_once(void **state)
+{
+	// Two slots: the third name makes one go.
+	const char *names[3] = { "\x04""used""\x00", "\x04""once""\x00", "\x03""new""\x00" };
+	for (int mark = 0; mark < 2; mark++) {
+		k8s_fwd_cache_t c;
+		assert_int_equal(k8s_fwd_cache_init(&c, 2), KNOT_EOK);
+		k8s_fwd_entry_t *used = entry_for(names[0], 10, 0);  // Runs out first.
+		used->kept = true;
+		if (mark == 0) {
+			atomic_store(&used->used, true);  // Looked up since published.
+		} else {
+			used->in_use = true;              // Published for a name in use.
+		}
+		k8s_fwd_cache_put(&c, used, 0);
+		k8s_fwd_entry_t *once = entry_for(names[1], 20, 0);
+		once->kept = true;
+		k8s_fwd_cache_put(&c, once, 0);
+		k8s_fwd_cache_put(&c, entry_for(names[2], 30, 1000), 1000);
+		assert_int_equal(cache_finds(&c, names, 2000), 1 | 4);
+		// Without the mark, the entry that runs out first goes.
+		used = entry_for(names[0], 10, 2000);
+		used->kept = true;
+		k8s_fwd_cache_put(&c, used, 2000);
+		assert_int_equal(cache_finds(&c, names, 2500), 1 | 4);
+		k8s_fwd_cache_put(&c, entry_for(names[1], 40, 3000), 3000);
+		assert_int_equal(cache_finds(&c, names, 3500), 2 | 4);
+		urcu_memb_barrier();
+		k8s_fwd_cache_deinit(&c);
+	}
+}
+
 static void stub_domains_are_a_zone_and_addresses(void **state)
 {
 	char msg[256];
@@ -611,6 +656,7 @@ int main(void)
 		cmocka_unit_test(an_answer_above_the_entry_size_is_relayed_whole_not_kept),
 		cmocka_unit_test(the_cache_finds_live_entries_and_replaces_equal_keys),
 		cmocka_unit_test(a_full_cache_keeps_at_most_its_slots),
+		cmocka_unit_test(a_kept_name_in_use_outlives_names_asked_once),
 		cmocka_unit_test(stub_domains_are_a_zone_and_addresses),
 		cmocka_unit_test(a_forwarder_keeps_its_own_copy_of_the_settings),
 		cmocka_unit_test(upstream_nameservers_are_a_json_list_of_ip_or_ip_port_at_most_3),
