@@ -500,6 +500,9 @@ char k8s_tsan_zone;
 
 static int k8s_load(knotd_mod_t *mod)
 {
+	// The answers' clock, before this instance's hooks and threads read it. Once per
+	// process: 10 ms on knotd's first load, nothing on a reload's (workers serve then).
+	(void)k8s_dnsmetrics_clock_init();
 	check_ctx_t check = { .mod = mod };
 	int ret = load_module(&check);
 	k8s_tsan_zone_published();
