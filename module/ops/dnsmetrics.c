@@ -122,12 +122,16 @@ static void tsc_init(void)
  * code too, and would each read sysfs and sleep 10 ms before main().
  */
 static pthread_once_t tsc_once = PTHREAD_ONCE_INIT;
+static atomic_bool tsc_told;
 
-bool k8s_dnsmetrics_clock_init(void)
+bool k8s_dnsmetrics_clock_init(bool *first)
 {
 #if defined(__x86_64__)
 	(void)pthread_once(&tsc_once, tsc_init);
 #endif
+	if (first != NULL) {
+		*first = !atomic_exchange(&tsc_told, true);
+	}
 	return k8s_dnsmetrics_tsc.mult != 0;
 }
 

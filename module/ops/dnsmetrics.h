@@ -83,9 +83,10 @@ extern struct k8s_dnsmetrics_tsc {
  * Once per process: later calls change nothing and return at once. Call it before any
  * reader of the clock exists (the first module load, before its hooks and threads):
  * the readers read k8s_dnsmetrics_tsc without atomics. Until then, CLOCK_MONOTONIC.
+ * \param first  If not NULL, true for the process's first call only (to say it once).
  * \return True if the clock is the TSC.
  */
-bool k8s_dnsmetrics_clock_init(void);
+bool k8s_dnsmetrics_clock_init(bool *first);
 
 /*!
  * \brief Monotonic nanoseconds, the receipt and send times (inline: two per answer). Only
