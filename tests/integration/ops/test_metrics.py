@@ -301,6 +301,9 @@ def knotcs_configuration_check_does_not_calibrate_the_clock(c):
         raise testing.Skip("strace is not installed (Debian package strace)")
     trace = os.path.join(os.path.dirname(LAMEDUCK), "knotc.strace")
     argv, env = c.server.command("knotc", "conf-check")
+    if "ASAN_OPTIONS" in env:
+        # LeakSanitizer cannot run under ptrace: the traced knotc's leaks go unchecked.
+        env["ASAN_OPTIONS"] = env["ASAN_OPTIONS"].replace("detect_leaks=1", "detect_leaks=0")
     result = subprocess.run([strace, "-f", "-qq", "-e", "trace=openat", "-o", trace] + argv,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, text=True, timeout=60, check=False)
@@ -309,6 +312,7 @@ def knotcs_configuration_check_does_not_calibrate_the_clock(c):
     testing.expect_equal(result.returncode, 0, f"knotc conf-check:\n{result.stdout}")
     with open(trace, encoding="utf-8", errors="replace") as f:
         opened = f.read()
+    os.unlink(trace)
     # The check loads the module (its conf check callback): the proof it was traced.
     testing.expect("k8s" in opened and ".so" in opened, "knotc opened the module")
     testing.expect(CLOCKSOURCE not in opened and "/proc/cpuinfo" not in opened,
