@@ -500,6 +500,16 @@ char k8s_tsan_zone;
 
 static int k8s_load(knotd_mod_t *mod)
 {
+	// The answers' clock, before this instance's hooks and threads read it. Once per
+	// process: 10 ms on knotd's first load, nothing on a reload's (workers serve then).
+	bool first = false;
+	if (k8s_dnsmetrics_clock_init(&first) && first) {
+		knotd_mod_log(mod, LOG_INFO, "the answers' clock is the TSC (the kernel's clock "
+		              "source, invariant; its rate calibrated over 10 ms)");
+	} else if (first) {
+		knotd_mod_log(mod, LOG_INFO, "the answers' clock is CLOCK_MONOTONIC (no invariant "
+		              "TSC that the kernel keeps time by)");
+	}
 	check_ctx_t check = { .mod = mod };
 	int ret = load_module(&check);
 	k8s_tsan_zone_published();

@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,10 +79,9 @@ static void tsc_sample(uint64_t *tsc, uint64_t *ns)
  * \brief The answers' clock by the TSC, as the kernel's own vDSO reads it, only where the
  * kernel keeps time by it (its clock source "tsc": it found the TSC synchronized across
  * CPUs and would have left it otherwise) and the CPU says it is invariant (constant_tsc,
- * nonstop_tsc: one rate in every P- and C-state). Calibrated over 10 ms at load, before
- * any worker runs: a rate error of about 1e-5, 1 ns in CoreDNS's 100 us bucket.
+ * nonstop_tsc: one rate in every P- and C-state). Calibrated over 10 ms: a rate error of
+ * about 1e-5, 1 ns in CoreDNS's 100 us bucket. Once (k8s_dnsmetrics_clock_init()).
  */
-__attribute__((constructor))
 static void tsc_init(void)
 {
 	if (!first_line_is("/sys/devices/system/clocksource/clocksource0/current_clocksource",
@@ -116,6 +116,24 @@ static void tsc_init(void)
 	k8s_dnsmetrics_tsc.mult = (uint64_t)(((__uint128_t)(ns1 - ns0) << 32) / (tsc1 - tsc0));
 }
 #endif
+
+/*
+ * Not a constructor: knotc's configuration check, the tests and the fuzzers load this
+ * code too, and would each read sysfs and sleep 10 ms before main().
+ */
+static pthread_once_t tsc_once = PTHREAD_ONCE_INIT;
+static atomic_bool tsc_told;
+
+bool k8s_dnsmetrics_clock_init(bool *first)
+{
+#if defined(__x86_64__)
+	(void)pthread_once(&tsc_once, tsc_init);
+#endif
+	if (first != NULL) {
+		*first = !atomic_exchange(&tsc_told, true);
+	}
+	return k8s_dnsmetrics_tsc.mult != 0;
+}
 
 /* CoreDNS's labels of a cluster's one server block (".:53"). */
 #define SERVER_ZONE "server=\"dns://:53\",zone=\".\",view=\"\""

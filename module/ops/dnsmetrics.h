@@ -67,8 +67,9 @@ typedef struct {
 } k8s_dnsmetrics_answer_t;
 
 /*!
- * \brief The TSC's scale to nanoseconds, set when the module loads (dnsmetrics.c) where
- * the kernel keeps its own time by an invariant TSC; .mult 0 everywhere else.
+ * \brief The TSC's scale to nanoseconds, set by k8s_dnsmetrics_clock_init() where the
+ * kernel keeps its own time by an invariant TSC; .mult 0 everywhere else and before.
+ * Written once, before any reader exists; read without atomics.
  */
 extern struct k8s_dnsmetrics_tsc {
 	uint64_t base;     /*!< The TSC at calibration. */
@@ -77,9 +78,21 @@ extern struct k8s_dnsmetrics_tsc {
 } k8s_dnsmetrics_tsc;
 
 /*!
+ * \brief Sets the answers' clock (k8s_dnsmetrics_clock()): the TSC, calibrated against
+ * CLOCK_MONOTONIC over 10 ms, where the kernel keeps its own time by an invariant TSC.
+ * Once per process: later calls change nothing and return at once. Call it before any
+ * reader of the clock exists (the first module load, before its hooks and threads):
+ * the readers read k8s_dnsmetrics_tsc without atomics. Until then, CLOCK_MONOTONIC.
+ * \param first  If not NULL, true for the process's first call only (to say it once).
+ * \return True if the clock is the TSC.
+ */
+bool k8s_dnsmetrics_clock_init(bool *first);
+
+/*!
  * \brief Monotonic nanoseconds, the receipt and send times (inline: two per answer). Only
  * their differences mean anything: the TSC scaled (calibrated against CLOCK_MONOTONIC
- * at load) where the kernel's clock source is the TSC, else CLOCK_MONOTONIC.
+ * by k8s_dnsmetrics_clock_init()) where the kernel's clock source is the TSC, else
+ * CLOCK_MONOTONIC.
  */
 static inline uint64_t k8s_dnsmetrics_clock(void)
 {

@@ -8,6 +8,7 @@ GET of those three paths only.
 
 import json
 import os
+import platform
 import shutil
 import socket
 import subprocess
@@ -257,6 +258,65 @@ def a_reload_keeps_the_endpoint_and_its_counters(c):
     services = [labels for name, labels, _ in families["mod_k8s_objects"]["samples"]
                 if labels.get("kind") == "services"]
     testing.expect_equal(len(services), 1, "still one watcher's series after the reload")
+
+
+CLOCKSOURCE = "/sys/devices/system/clocksource/clocksource0/current_clocksource"
+
+
+def machine_keeps_time_by_an_invariant_tsc():
+    """What dnsmetrics.c asks of the machine before it reads the TSC."""
+    if platform.machine() != "x86_64":
+        return False
+    try:
+        with open(CLOCKSOURCE, encoding="ascii") as f:
+            if f.readline() != "tsc\n":
+                return False
+        with open("/proc/cpuinfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return {"constant_tsc", "nonstop_tsc"} <= set(line.split())
+    except OSError:
+        pass
+    return False
+
+
+@tests.case
+def the_answers_clock_is_set_by_knotds_first_load_once_not_by_a_reload(c):
+    def said():
+        return [line for line in c.server.log_text().splitlines()
+                if "the answers' clock is" in line]
+    # Every zone's instance and the global one loaded, and a reload before (above).
+    lines = said()
+    testing.expect_equal(len(lines), 1, f"said once by the first load:\n{lines}")
+    clock = "the TSC" if machine_keeps_time_by_an_invariant_tsc() else "CLOCK_MONOTONIC"
+    testing.expect(clock in lines[0], f"the clock is {clock}: {lines[0]}")
+    c.server.reload()
+    testing.expect_equal(said(), lines, "a reload's loads set nothing")
+
+
+@tests.case
+def knotcs_configuration_check_does_not_calibrate_the_clock(c):
+    strace = shutil.which("strace")
+    if strace is None:
+        raise testing.Skip("strace is not installed (Debian package strace)")
+    trace = os.path.join(os.path.dirname(LAMEDUCK), "knotc.strace")
+    argv, env = c.server.command("knotc", "conf-check")
+    if "ASAN_OPTIONS" in env:
+        # LeakSanitizer cannot run under ptrace: the traced knotc's leaks go unchecked.
+        env["ASAN_OPTIONS"] = env["ASAN_OPTIONS"].replace("detect_leaks=1", "detect_leaks=0")
+    result = subprocess.run([strace, "-f", "-qq", "-e", "trace=openat", "-o", trace] + argv,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, text=True, timeout=60, check=False)
+    if result.returncode != 0 and "ptrace" in result.stdout:
+        raise testing.Skip(f"strace cannot trace here: {result.stdout.strip()}")
+    testing.expect_equal(result.returncode, 0, f"knotc conf-check:\n{result.stdout}")
+    with open(trace, encoding="utf-8", errors="replace") as f:
+        opened = f.read()
+    os.unlink(trace)
+    # The check loads the module (its conf check callback): the proof it was traced.
+    testing.expect("k8s" in opened and ".so" in opened, "knotc opened the module")
+    testing.expect(CLOCKSOURCE not in opened and "/proc/cpuinfo" not in opened,
+                   "knotc read neither the clock source nor the CPU's flags")
 
 
 @tests.case
