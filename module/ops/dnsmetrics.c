@@ -62,6 +62,8 @@ static bool cpu_has(const char *flags, const char *flag)
 static void tsc_sample(uint64_t *tsc, uint64_t *ns)
 {
 	uint64_t best = UINT64_MAX;
+	*tsc = 0;  // Set by the first try; said for GCC 14, which cannot see it.
+	*ns = 0;
 	for (int i = 0; i < 5; i++) {
 		struct timespec ts;
 		uint64_t t0 = __builtin_ia32_rdtsc();
