@@ -154,6 +154,10 @@ int k8s_table_init(k8s_table_t *t)
 		k8s_table_deinit(t);
 		return KNOT_ENOMEM;
 	}
+	// Most names that do not exist miss a service (and an autopath step a namespace): a
+	// miss probes the whole run, so these two small tables are kept at most half full.
+	t->svcs.sparse = true;
+	t->nss.sparse = true;
 	return KNOT_EOK;
 }
 
