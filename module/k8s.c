@@ -207,13 +207,14 @@ static k8s_answer_t cold_answer(void *arg, const knot_pkt_t *query, const knot_d
 	return res;
 }
 
-static knotd_in_state_t k8s_additional_hook(knotd_in_state_t state, knot_pkt_t *pkt,
-                                            knotd_qdata_t *qdata, knotd_mod_t *mod)
+/*! \brief The targets of an SRV answer (k8s_additional_hook()'s). */
+static __attribute__((noinline)) knotd_in_state_t additional_srv(knotd_in_state_t state,
+                                                                 knot_pkt_t *pkt,
+                                                                 knotd_qdata_t *qdata,
+                                                                 knotd_mod_t *mod)
 {
-	// Only an SRV answer has targets to add: every other query leaves at once.
 	uint16_t qtype = knot_pkt_qtype(qdata->query);
-	if (state == KNOTD_IN_STATE_HIT &&
-	    (qtype == KNOT_RRTYPE_SRV || qtype == KNOT_RRTYPE_ANY)) {
+	if (qtype == KNOT_RRTYPE_SRV || qtype == KNOT_RRTYPE_ANY) {
 		k8s_tsan_zone_seen();
 		k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 		urcu_memb_read_lock();
@@ -221,6 +222,17 @@ static knotd_in_state_t k8s_additional_hook(knotd_in_state_t state, knot_pkt_t *
 		urcu_memb_read_unlock();
 	}
 	return state;
+}
+
+static knotd_in_state_t k8s_additional_hook(knotd_in_state_t state, knot_pkt_t *pkt,
+                                            knotd_qdata_t *qdata, knotd_mod_t *mod)
+{
+	// Only an SRV answer has targets to add: every other query leaves at once, an
+	// answer without records (NXDOMAIN, NODATA) before a register is saved.
+	if (state != KNOTD_IN_STATE_HIT) {
+		return state;
+	}
+	return additional_srv(state, pkt, qdata, mod);
 }
 
 /*!

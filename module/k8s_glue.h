@@ -182,14 +182,6 @@ void k8s_stats_watcher(void *ctx, const k8s_watcher_stats_t *st);
 /*! \brief A member's counters: one slot of each member gauge; \a ctx is its fed_watch_t. */
 void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st);
 
-/*!
- * \brief Counts an answer's outcome (not K8S_ANSWER_PASS) in knotd's counters now, and
- * its \a rcode with the time since \a started_ns in the Prometheus counters (metrics.h)
- * with CoreDNS's, at the zone's END hook. Only from the zone's ANSWER hook, after
- * k8s_stats_zone_query() on the same query.
- */
-void k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res, uint8_t rcode,
-                       uint64_t started_ns);
 
 /*! \brief Counts a query handed to the cold waiter (also counted by its first outcome). */
 void k8s_stats_late(knotd_mod_t *mod, knotd_qdata_t *qdata);
@@ -204,12 +196,97 @@ void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_out
  */
 int k8s_stats_hooks(knotd_mod_t *mod, bool global);
 
+/*
+ * The query a worker is answering, shared by the hooks of k8s_stats.c and the zone's
+ * ANSWER hook (k8s.c), which counts in it inline: two calls less on every answer.
+ */
+
+/*! \brief The "queries" counter's index (k8s_stats_add() registers it first). */
+#define K8S_STATS_CTR_QUERIES 0
+
+/*! \brief The "queries" counter's index of each outcome that is counted (not PASS). */
+extern const uint8_t k8s_stats_query_counters[K8S_ANSWER_COUNT];
+
+/*! \brief The Prometheus rcode label (metrics.h) of the RCODEs an answer replies (0..5). */
+extern const uint8_t k8s_stats_metrics_rcodes[KNOT_RCODE_REFUSED + 1];
+
+/*!
+ * \brief The query this worker is answering (knotd reuses its qdata: the ID must match),
+ * and its answer's counts, filled as the hooks learn them: the END hook passes them on
+ * as they are (one pass for both families, nothing copied).
+ */
+typedef struct {
+	const knotd_qdata_t *qdata;
+	uint16_t id;
+	bool zone_counts;           /*!< A mod-k8s zone's ANSWER hook saw it: its END counts. */
+	uint64_t received_ns;
+	k8s_dnsmetrics_answer_t a;  /*!< .plugin, and the module's outcome (.module...) so far. */
+} k8s_stats_answering_t;
+
+extern __thread k8s_stats_answering_t k8s_stats_answering
+	__attribute__((tls_model("initial-exec")));  // No __tls_get_addr() per hook.
+
+static inline bool k8s_stats_answering_this(const knotd_qdata_t *qdata)
+{
+	return k8s_stats_answering.qdata == qdata &&
+	       k8s_stats_answering.id == knot_wire_get_id(qdata->query->wire);
+}
+
+static inline void k8s_stats_answering_start(const knotd_qdata_t *qdata)
+{
+	k8s_stats_answering_t *ans = &k8s_stats_answering;
+	ans->qdata = qdata;
+	ans->id = knot_wire_get_id(qdata->query->wire);
+	ans->zone_counts = false;
+	ans->a.module = false;
+	ans->a.plugin = K8S_DNSMETRICS_CORE;
+	ans->a.answered_ns = 0;
+	ans->received_ns = k8s_dnsmetrics_clock();
+}
+
 /*!
  * \brief A query a mod-k8s zone's ANSWER hook sees: the zone's END hook counts its answer.
  * Without a global instance the receipt time is taken now and returned (the module's
  * start: no clock read more), else 0.
  */
-uint64_t k8s_stats_zone_query(const knotd_qdata_t *qdata);
+static inline uint64_t k8s_stats_zone_query(const knotd_qdata_t *qdata)
+{
+	// Without a global instance, the zone takes the receipt time itself.
+	uint64_t took = 0;
+	if (!k8s_stats_answering_this(qdata)) {
+		k8s_stats_answering_start(qdata);
+		took = k8s_stats_answering.received_ns;
+	}
+	k8s_stats_answering.zone_counts = true;
+	k8s_stats_answering.a.module = false;
+	k8s_stats_answering.a.plugin = K8S_DNSMETRICS_KUBERNETES;
+	return took;
+}
+
+/*!
+ * \brief Counts an answer's outcome (not K8S_ANSWER_PASS) in knotd's counters now, and
+ * its \a rcode with the time since \a started_ns in the Prometheus counters (metrics.h)
+ * with CoreDNS's, at the zone's END hook. Only from the zone's ANSWER hook, after
+ * k8s_stats_zone_query() on the same query.
+ */
+static inline void k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res,
+                                     uint8_t rcode, uint64_t started_ns)
+{
+	knotd_mod_stats_incr(mod, qdata->params->thread_id, K8S_STATS_CTR_QUERIES,
+	                     k8s_stats_query_counters[res], 1);
+	k8s_metrics_rcode_t label = (rcode < sizeof(k8s_stats_metrics_rcodes)) ?
+	                            k8s_stats_metrics_rcodes[rcode] : K8S_METRICS_RCODE_OTHER;
+	uint64_t now = k8s_dnsmetrics_clock();
+	uint64_t took = now > started_ns ? now - started_ns : 0;
+	// The zone's ANSWER hook called k8s_stats_zone_query() for this query (no check of
+	// answering_this() on every answer): the zone's END hook counts it in both families
+	// in one pass (k8s_stats.c's answer_count()), and CoreDNS's duration ends here too.
+	k8s_dnsmetrics_answer_t *a = &k8s_stats_answering.a;
+	a->module = true;
+	a->module_rcode = label;
+	a->module_ns = took;
+	a->answered_ns = now;
+}
 
 /*! \brief The `plugin` label of the answer \a qdata gets (the forwarder's cache, ...). */
 void k8s_stats_answered_by(const knotd_qdata_t *qdata, k8s_dnsmetrics_plugin_t plugin);

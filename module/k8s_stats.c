@@ -30,7 +30,7 @@
 
 /* Counters, in registration order. */
 enum {
-	CTR_QUERIES,
+	CTR_QUERIES = K8S_STATS_CTR_QUERIES,
 	CTR_OBJECTS,
 	CTR_SERVICES,
 	CTR_RECORDS,
@@ -219,34 +219,7 @@ void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st)
  * does, at the outcome: two clock reads per answer.
  */
 
-/*!
- * \brief The query this worker is answering (knotd reuses its qdata: the ID must match),
- * and its answer's counts, filled as the hooks learn them: the END hook passes them on
- * as they are (one pass for both families, nothing copied).
- */
-static __thread struct {
-	const knotd_qdata_t *qdata;
-	uint16_t id;
-	bool zone_counts;           /*!< A mod-k8s zone's ANSWER hook saw it: its END counts. */
-	uint64_t received_ns;
-	k8s_dnsmetrics_answer_t a;  /*!< .plugin, and the module's outcome (.module...) so far. */
-} answering __attribute__((tls_model("initial-exec")));  // No __tls_get_addr() per hook.
-
-static bool answering_this(const knotd_qdata_t *qdata)
-{
-	return answering.qdata == qdata && answering.id == knot_wire_get_id(qdata->query->wire);
-}
-
-static void answering_start(const knotd_qdata_t *qdata)
-{
-	answering.qdata = qdata;
-	answering.id = knot_wire_get_id(qdata->query->wire);
-	answering.zone_counts = false;
-	answering.a.module = false;
-	answering.a.plugin = K8S_DNSMETRICS_CORE;
-	answering.a.answered_ns = 0;
-	answering.received_ns = k8s_dnsmetrics_clock();
-}
+__thread k8s_stats_answering_t k8s_stats_answering;
 
 static k8s_metrics_proto_t metrics_proto(const knotd_qdata_t *qdata)
 {
@@ -255,8 +228,7 @@ static k8s_metrics_proto_t metrics_proto(const knotd_qdata_t *qdata)
 	       K8S_METRICS_UDP;
 }
 
-/*! \brief The "queries" counter of each outcome that is counted (not K8S_ANSWER_PASS). */
-static const uint8_t query_counters[K8S_ANSWER_COUNT] = {
+const uint8_t k8s_stats_query_counters[K8S_ANSWER_COUNT] = {
 	[K8S_ANSWER_HIT] = QUERY_ANSWER,
 	[K8S_ANSWER_HIT_NXDOMAIN] = QUERY_ANSWER,
 	[K8S_ANSWER_NODATA] = QUERY_NODATA,
@@ -267,8 +239,7 @@ static const uint8_t query_counters[K8S_ANSWER_COUNT] = {
 	[K8S_ANSWER_REFUSED] = QUERY_REFUSED,
 };
 
-/*! \brief The Prometheus rcode label (metrics.h) of the RCODEs an answer replies. */
-static const uint8_t metrics_rcodes[] = {
+const uint8_t k8s_stats_metrics_rcodes[KNOT_RCODE_REFUSED + 1] = {
 	[KNOT_RCODE_NOERROR] = K8S_METRICS_NOERROR,
 	[KNOT_RCODE_FORMERR] = K8S_METRICS_RCODE_OTHER,
 	[KNOT_RCODE_SERVFAIL] = K8S_METRICS_SERVFAIL,
@@ -276,23 +247,6 @@ static const uint8_t metrics_rcodes[] = {
 	[KNOT_RCODE_NOTIMPL] = K8S_METRICS_RCODE_OTHER,
 	[KNOT_RCODE_REFUSED] = K8S_METRICS_REFUSED,
 };
-
-void k8s_stats_outcome(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_answer_t res, uint8_t rcode,
-                       uint64_t started_ns)
-{
-	knotd_mod_stats_incr(mod, qdata->params->thread_id, CTR_QUERIES, query_counters[res], 1);
-	k8s_metrics_rcode_t label = (rcode < sizeof(metrics_rcodes)) ? metrics_rcodes[rcode]
-	                                                               : K8S_METRICS_RCODE_OTHER;
-	uint64_t now = k8s_dnsmetrics_clock();
-	uint64_t took = now > started_ns ? now - started_ns : 0;
-	// The zone's ANSWER hook called k8s_stats_zone_query() for this query (no check of
-	// answering_this() on every answer): the zone's END hook counts it in both families
-	// in one pass (answer_count()), and CoreDNS's duration ends here too.
-	answering.a.module = true;
-	answering.a.module_rcode = label;
-	answering.a.module_ns = took;
-	answering.a.answered_ns = now;
-}
 
 void k8s_stats_late(knotd_mod_t *mod, knotd_qdata_t *qdata)
 {
@@ -307,83 +261,72 @@ void k8s_stats_autopath(knotd_mod_t *mod, knotd_qdata_t *qdata, k8s_autopath_out
 
 void k8s_stats_answered_by(const knotd_qdata_t *qdata, k8s_dnsmetrics_plugin_t plugin)
 {
-	if (answering_this(qdata)) {
-		answering.a.plugin = plugin;
+	if (k8s_stats_answering_this(qdata)) {
+		k8s_stats_answering.a.plugin = plugin;
 	}
 }
 
 /*!
- * \brief Counts the answer to \a qdata; \a seen: answering_this(qdata), checked by the caller.
- * Inline in both END hooks: a call and its register saves less on every answer.
+ * \brief Counts the answer to \a qdata; \a seen: k8s_stats_answering_this(qdata), checked
+ * by the caller.
+ * Inline in both END hooks, the count too (dnsmetrics.h): a call and its register saves
+ * less on every answer, and the answer's fields go to the count in registers.
  */
 static inline __attribute__((always_inline)) void answer_count(knotd_state_t state, const knot_pkt_t *pkt, knotd_qdata_t *qdata,
                          bool seen)
 {
 	const knotd_qdata_params_t *params = qdata->params;
-	k8s_dnsmetrics_answer_t *a = &answering.a;
-	answering.qdata = NULL;
+	k8s_dnsmetrics_answer_t a = k8s_stats_answering.a;
+	uint64_t received_ns = k8s_stats_answering.received_ns;
+	k8s_stats_answering.qdata = NULL;
 	if (!seen) {
 		// Without a BEGIN (a malformed query), the answer took no time to speak of.
-		answering.received_ns = k8s_dnsmetrics_clock();
-		a->module = false;
-		a->plugin = K8S_DNSMETRICS_CORE;
-		a->answered_ns = 0;
+		received_ns = k8s_dnsmetrics_clock();
+		a.module = false;
+		a.plugin = K8S_DNSMETRICS_CORE;
+		a.answered_ns = 0;
 	}
-	a->qtype = knot_pkt_qtype(qdata->query);
-	a->proto = metrics_proto(qdata);
+	a.qtype = knot_pkt_qtype(qdata->query);
+	a.proto = metrics_proto(qdata);
 	if (state == KNOTD_STATE_NOOP) {
 		// Nothing sent now: a module thread answers later and counts it in CoreDNS's
 		// series; the module's outcome is counted now.
-		if (a->module) {
-			k8s_metrics_query(params->thread_id, a->proto, a->qtype, a->module_rcode,
-			                  a->module_ns);
+		if (a.module) {
+			k8s_metrics_query(params->thread_id, a.proto, a.qtype, a.module_rcode,
+			                  a.module_ns);
 		}
 		return;
 	}
 	const struct sockaddr_storage *remote = k8s_glue_remote(qdata);
-	a->rcode = knot_wire_get_rcode(pkt->wire);
-	a->ipv6 = (remote != NULL && remote->ss_family == AF_INET6);
-	a->dnssec_ok = knot_pkt_has_dnssec(qdata->query);
-	a->query_size = qdata->query->size;
-	a->answer_size = pkt->size;
-	k8s_dnsmetrics_answer(params->thread_id, a, answering.received_ns);
+	a.rcode = knot_wire_get_rcode(pkt->wire);
+	a.ipv6 = (remote != NULL && remote->ss_family == AF_INET6);
+	a.dnssec_ok = knot_pkt_has_dnssec(qdata->query);
+	a.query_size = qdata->query->size;
+	a.answer_size = pkt->size;
+	k8s_dnsmetrics_count(params->thread_id, &a, received_ns);
 }
 
 static knotd_state_t global_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
                                        knotd_qdata_t *qdata, knotd_mod_t *mod)
 {
-	answering_start(qdata);
+	k8s_stats_answering_start(qdata);
 	return state;
 }
 
 static knotd_state_t global_end_hook(knotd_state_t state, knot_pkt_t *pkt,
                                      knotd_qdata_t *qdata, knotd_mod_t *mod)
 {
-	bool seen = answering_this(qdata);
-	if (!(seen && answering.zone_counts)) {
+	bool seen = k8s_stats_answering_this(qdata);
+	if (!(seen && k8s_stats_answering.zone_counts)) {
 		answer_count(state, pkt, qdata, seen);
 	}
 	return state;
 }
 
-uint64_t k8s_stats_zone_query(const knotd_qdata_t *qdata)
-{
-	// Without a global instance, the zone takes the receipt time itself.
-	uint64_t took = 0;
-	if (!answering_this(qdata)) {
-		answering_start(qdata);
-		took = answering.received_ns;
-	}
-	answering.zone_counts = true;
-	answering.a.module = false;
-	answering.a.plugin = K8S_DNSMETRICS_KUBERNETES;
-	return took;
-}
-
 static knotd_state_t zone_end_hook(knotd_state_t state, knot_pkt_t *pkt,
                                    knotd_qdata_t *qdata, knotd_mod_t *mod)
 {
-	if (answering_this(qdata) && answering.zone_counts) {
+	if (k8s_stats_answering_this(qdata) && k8s_stats_answering.zone_counts) {
 		answer_count(state, pkt, qdata, true);
 	}
 	return state;

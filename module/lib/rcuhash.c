@@ -33,11 +33,14 @@ static k8s_rcuhash_arr_t *arr_new(size_t capacity)
 	return arr;
 }
 
-/*! \brief Capacity keeping the load (live elements) at most a half after a rebuild. */
-static size_t capacity_for(size_t live)
+/*!
+ * \brief Capacity keeping the load (live elements) at most a half after a rebuild, a
+ * quarter if the table is sparse.
+ */
+static size_t capacity_for(size_t live, bool sparse)
 {
 	size_t capacity = MIN_CAPACITY;
-	while (capacity < 2 * (live + 1)) {
+	while (capacity < (sparse ? 4 : 2) * (live + 1)) {
 		capacity *= 2;
 	}
 	return capacity;
@@ -78,7 +81,7 @@ static void arr_put(k8s_rcuhash_arr_t *arr, uint32_t hash, void *elem)
 /*! \brief Builds a new array without tombstones and publishes it. */
 static int rebuild(k8s_rcuhash_t *h, size_t live, k8s_retire_t *retire)
 {
-	k8s_rcuhash_arr_t *arr = arr_new(capacity_for(live));
+	k8s_rcuhash_arr_t *arr = arr_new(capacity_for(live, h->sparse));
 	if (arr == NULL) {
 		return KNOT_ENOMEM;
 	}
@@ -99,9 +102,10 @@ static int rebuild(k8s_rcuhash_t *h, size_t live, k8s_retire_t *retire)
 
 int k8s_rcuhash_reserve(k8s_rcuhash_t *h, size_t extra, k8s_retire_t *retire)
 {
-	// Keep at least a quarter of the slots empty so that every probe ends soon.
+	// Keep at least a quarter of the slots empty so that every probe ends soon (a half
+	// if sparse: a miss then ends in 2.5 probes on average, not 8.5).
 	size_t capacity = h->arr->mask + 1;
-	if (4 * (h->used + extra) > 3 * capacity) {
+	if (4 * (h->used + extra) > (h->sparse ? 2 : 3) * capacity) {
 		return rebuild(h, h->live + extra, retire);
 	}
 	return KNOT_EOK;

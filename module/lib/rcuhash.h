@@ -55,6 +55,7 @@ typedef struct {
 	size_t used;             /*!< Live elements plus tombstones (writer only). */
 	size_t live;             /*!< Live elements (writer only). */
 	k8s_rcuhash_fn hash;     /*!< Element hash, for rebuilds. */
+	bool sparse;             /*!< Load at most a half, not three quarters (writer only). */
 } k8s_rcuhash_t;
 
 /*! \brief Reader cursor over the elements that may match one hash. */

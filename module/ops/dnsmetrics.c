@@ -144,7 +144,7 @@ bool k8s_dnsmetrics_clock_init(bool *first)
  * \brief CoreDNS's monitored query types (plugin/metrics/vars, qTypeString): a counter's
  * index by type (a table, not a search: every answer reads it); 0 is "other".
  */
-static const uint8_t qtype_slots[256] = {
+const uint8_t k8s_dnsmetrics_qtype_slots[256] = {
 	[KNOT_RRTYPE_A] = 1, [KNOT_RRTYPE_AAAA] = 2, [KNOT_RRTYPE_CNAME] = 3,
 	[KNOT_RRTYPE_DNSKEY] = 4, [KNOT_RRTYPE_DS] = 5, [KNOT_RRTYPE_MX] = 6,
 	[KNOT_RRTYPE_NSEC3] = 7, [KNOT_RRTYPE_NSEC] = 8, [KNOT_RRTYPE_NS] = 9,
@@ -156,7 +156,8 @@ static const char *qtype_names[] = {
 	"other", "A", "AAAA", "CNAME", "DNSKEY", "DS", "MX", "NSEC3", "NSEC", "NS", "PTR", "RRSIG",
 	"SOA", "SRV", "TXT", "IXFR", "AXFR", "ANY"
 };
-#define QTYPES (sizeof(qtype_names) / sizeof(qtype_names[0]))
+#define QTYPES K8S_DNSMETRICS_QTYPES
+_Static_assert(sizeof(qtype_names) / sizeof(qtype_names[0]) == QTYPES, "a name per counted type");
 
 /* The module answers from memory: microseconds, with room for a slow autopath walk. */
 const uint64_t k8s_metrics_duration_bounds_ns[K8S_METRICS_DURATION_BUCKETS] = {
@@ -165,7 +166,7 @@ const uint64_t k8s_metrics_duration_bounds_ns[K8S_METRICS_DURATION_BUCKETS] = {
 };
 
 /* mod-k8s's own query types (metrics.h): a counter's index + 1, 0 is "other". */
-static const uint8_t module_qtype_slots[256] = {
+const uint8_t k8s_dnsmetrics_module_qtypes[256] = {
 	[KNOT_RRTYPE_A] = 1, [KNOT_RRTYPE_AAAA] = 2, [KNOT_RRTYPE_SRV] = 3, [KNOT_RRTYPE_PTR] = 4,
 	[KNOT_RRTYPE_TXT] = 5, [KNOT_RRTYPE_CNAME] = 6, [KNOT_RRTYPE_NS] = 7, [KNOT_RRTYPE_SOA] = 8,
 	[KNOT_RRTYPE_MX] = 9, [KNOT_RRTYPE_HTTPS] = 10, [KNOT_RRTYPE_ANY] = 11,
@@ -175,15 +176,14 @@ static const char *proto_names[K8S_METRICS_PROTO_COUNT] = { "udp", "tcp", "quic"
 static const char *plugin_names[K8S_DNSMETRICS_PLUGIN_COUNT] = {
 	"", "kubernetes", "cache", "forward"
 };
-/*! \brief The header's RCODE has 4 bits. */
-#define RCODES 16
+#define RCODES K8S_DNSMETRICS_RCODES
 
 /*! \brief CoreDNS's size buckets (bytes). */
-#define SIZE_BUCKETS 14
+#define SIZE_BUCKETS K8S_DNSMETRICS_SIZE_BUCKETS
 static const double size_bounds[SIZE_BUCKETS] = {
 	0, 100, 200, 300, 400, 511, 1023, 2047, 4095, 8291, 16e3, 32e3, 48e3, 64e3
 };
-static const size_t size_bounds_int[SIZE_BUCKETS] = {
+const size_t k8s_dnsmetrics_size_bounds[SIZE_BUCKETS] = {
 	0, 100, 200, 300, 400, 511, 1023, 2047, 4095, 8291, 16000, 32000, 48000, 64000
 };
 
@@ -192,27 +192,7 @@ const double k8s_dnsmetrics_time_bounds[K8S_DNSMETRICS_TIME_BUCKETS] = {
 	1.024, 2.048, 4.096, 8.192
 };
 
-/*! \brief One thread's counters of both families, on cache lines of its own. */
-typedef struct {
-	_Alignas(64)
-	/* mod_k8s_dns_* (metrics.h): the answers mod-k8s decided. */
-	atomic_uint_fast64_t module_responses[K8S_METRICS_PROTO_COUNT][K8S_METRICS_QTYPE_COUNT]
-	                                     [K8S_METRICS_RCODE_COUNT];
-	atomic_uint_fast64_t module_duration[K8S_METRICS_QTYPE_COUNT][K8S_METRICS_DURATION_BUCKETS + 1];
-	atomic_uint_fast64_t module_duration_sum_ns[K8S_METRICS_QTYPE_COUNT];
-	/* coredns_dns_*: every answer sent. */
-	atomic_uint_fast64_t requests[K8S_METRICS_PROTO_COUNT][2][QTYPES];
-	atomic_uint_fast64_t responses[RCODES][K8S_DNSMETRICS_PLUGIN_COUNT];
-	atomic_uint_fast64_t do_requests;
-	atomic_uint_fast64_t duration[K8S_DNSMETRICS_TIME_BUCKETS + 1];
-	atomic_uint_fast64_t duration_sum_ns;
-	atomic_uint_fast64_t query_size[K8S_METRICS_PROTO_COUNT][SIZE_BUCKETS + 1];
-	atomic_uint_fast64_t query_size_sum[K8S_METRICS_PROTO_COUNT];
-	atomic_uint_fast64_t answer_size[K8S_METRICS_PROTO_COUNT][SIZE_BUCKETS + 1];
-	atomic_uint_fast64_t answer_size_sum[K8S_METRICS_PROTO_COUNT];
-} slot_t;
-
-static slot_t slots[K8S_DNSMETRICS_LATE_SLOT + 1];
+k8s_dnsmetrics_slot_t k8s_dnsmetrics_slots[K8S_DNSMETRICS_LATE_SLOT + 1];
 
 /*! \brief CoreDNS's SlimTimeBuckets: 0.25 ms times 10, 5 of them. */
 #define HEALTH_BUCKETS 5
@@ -225,99 +205,23 @@ static struct {
 	atomic_uint_fast64_t failures;
 } health;
 
-unsigned k8s_dnsmetrics_time_bucket(uint64_t ns)
-{
-	// Bound b is 250 us << b: past the first, the bit length of (ns - 1) / 250 us.
-	if (ns <= 250000) {
-		return 0;
-	}
-	unsigned b = 64 - __builtin_clzll((ns - 1) / 250000);
-	return (b < K8S_DNSMETRICS_TIME_BUCKETS) ? b : K8S_DNSMETRICS_TIME_BUCKETS;
-}
-
-static unsigned size_bucket(size_t size)
-{
-	// The first five bounds are 100 apart: most queries and answers end there.
-	if (size <= 400) {
-		return (size + 99) / 100;
-	}
-	unsigned b = 5;
-	while (b < SIZE_BUCKETS && size > size_bounds_int[b]) {
-		b++;
-	}
-	return b;
-}
-
-static void add(atomic_uint_fast64_t *counter, uint64_t value)
-{
-	atomic_fetch_add_explicit(counter, value, memory_order_relaxed);
-}
-
 unsigned k8s_metrics_qtype_index(uint16_t qtype)
 {
-	unsigned slot = (qtype < 256) ? module_qtype_slots[qtype] : 0;
-	return (slot != 0) ? slot - 1 : K8S_METRICS_QTYPE_COUNT - 1;
-}
-
-static unsigned module_bucket(uint64_t ns)
-{
-	// Two halves of six bounds: an answer from memory ends in the first, in a step or two.
-	unsigned b = (ns > k8s_metrics_duration_bounds_ns[5]) ? 6 : 0;
-	unsigned end = b + 6;
-	while (b < end && ns > k8s_metrics_duration_bounds_ns[b]) {
-		b++;
-	}
-	return b;
-}
-
-/*! \brief Inline in the answer's count: a call less on every answer. */
-static inline __attribute__((always_inline)) void module_count(slot_t *s, unsigned proto,
-                                                               uint16_t qtype, unsigned rcode,
-                                                               uint64_t ns)
-{
-	unsigned type = k8s_metrics_qtype_index(qtype);
-	rcode = (rcode < K8S_METRICS_RCODE_COUNT) ? rcode : K8S_METRICS_RCODE_OTHER;
-	add(&s->module_responses[proto][type][rcode], 1);
-	add(&s->module_duration[type][module_bucket(ns)], 1);
-	add(&s->module_duration_sum_ns[type], ns);
-}
-
-static slot_t *slot_of(unsigned slot)
-{
-	return &slots[slot <= K8S_DNSMETRICS_LATE_SLOT ? slot : slot % K8S_METRICS_THREADS];
+	return k8s_dnsmetrics_module_qtype(qtype);
 }
 
 void k8s_metrics_query(unsigned thread_id, k8s_metrics_proto_t proto, uint16_t qtype,
                        k8s_metrics_rcode_t rcode, uint64_t duration_ns)
 {
-	module_count(&slots[thread_id % K8S_METRICS_THREADS],
-	             (proto < K8S_METRICS_PROTO_COUNT) ? proto : K8S_METRICS_UDP, qtype, rcode,
-	             duration_ns);
+	k8s_dnsmetrics_module_count(&k8s_dnsmetrics_slots[thread_id % K8S_METRICS_THREADS],
+	                            (proto < K8S_METRICS_PROTO_COUNT) ? proto : K8S_METRICS_UDP,
+	                            qtype, rcode, duration_ns);
 }
 
 void k8s_dnsmetrics_answer(unsigned slot, const k8s_dnsmetrics_answer_t *a,
                            uint64_t received_ns)
 {
-	slot_t *s = slot_of(slot);
-	unsigned proto = (a->proto < K8S_METRICS_PROTO_COUNT) ? a->proto : K8S_METRICS_UDP;
-	unsigned plugin = (a->plugin < K8S_DNSMETRICS_PLUGIN_COUNT) ? a->plugin : 0;
-	uint64_t now = (a->answered_ns != 0) ? a->answered_ns : k8s_dnsmetrics_clock();
-	uint64_t took = (now > received_ns) ? now - received_ns : 0;
-	add(&s->requests[proto][a->ipv6][a->qtype < 256 ? qtype_slots[a->qtype] : 0], 1);
-	add(&s->responses[a->rcode & (RCODES - 1)][plugin], 1);
-	if (a->dnssec_ok) {
-		add(&s->do_requests, 1);
-	}
-	add(&s->duration[k8s_dnsmetrics_time_bucket(took)], 1);
-	add(&s->duration_sum_ns, took);
-	add(&s->query_size[proto][size_bucket(a->query_size)], 1);
-	add(&s->query_size_sum[proto], a->query_size);
-	add(&s->answer_size[proto][size_bucket(a->answer_size)], 1);
-	add(&s->answer_size_sum[proto], a->answer_size);
-	if (a->module) {
-		// mod-k8s decided it: its own series too, in the same slot and pass.
-		module_count(s, proto, a->qtype, a->module_rcode, a->module_ns);
-	}
+	k8s_dnsmetrics_count(slot, a, received_ns);
 }
 
 void k8s_dnsmetrics_late(bool tcp, const struct sockaddr_storage *remote, size_t query_size,
@@ -354,9 +258,9 @@ void k8s_dnsmetrics_health(uint64_t asked_ns, bool ok)
 	while (b < HEALTH_BUCKETS && (double)took / 1e9 > health_bounds[b]) {
 		b++;
 	}
-	add(&health.duration[b], 1);
-	add(&health.duration_sum_ns, took);
-	add(&health.failures, !ok);
+	k8s_dnsmetrics_add(&health.duration[b], 1);
+	k8s_dnsmetrics_add(&health.duration_sum_ns, took);
+	k8s_dnsmetrics_add(&health.failures, !ok);
 }
 
 const char *k8s_dnsmetrics_rcode_name(unsigned rcode, char *buf, size_t len)
@@ -402,7 +306,7 @@ static void sum_slots(void)
 {
 	memset(&sum, 0, sizeof(sum));
 	for (size_t i = 0; i <= K8S_DNSMETRICS_LATE_SLOT; i++) {
-		slot_t *s = &slots[i];
+		k8s_dnsmetrics_slot_t *s = &k8s_dnsmetrics_slots[i];
 		SUM(requests);
 		SUM(responses);
 		SUM(do_requests);
@@ -419,7 +323,7 @@ void k8s_dnsmetrics_queries(k8s_metrics_queries_t *total)
 {
 	memset(total, 0, sizeof(*total));
 	for (size_t i = 0; i <= K8S_DNSMETRICS_LATE_SLOT; i++) {
-		slot_t *s = &slots[i];
+		k8s_dnsmetrics_slot_t *s = &k8s_dnsmetrics_slots[i];
 		sum_into(&total->responses[0][0][0], &s->module_responses[0][0][0],
 		         sizeof(total->responses) / sizeof(uint64_t));
 		sum_into(&total->duration[0][0], &s->module_duration[0][0],

@@ -30,6 +30,7 @@
 
 #pragma once
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -108,6 +109,141 @@ static inline uint64_t k8s_dnsmetrics_clock(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/*! \brief The time-bucket bounds of CoreDNS (seconds): 0.00025 doubling, 16 of them. */
+#define K8S_DNSMETRICS_TIME_BUCKETS 16
+extern const double k8s_dnsmetrics_time_bounds[K8S_DNSMETRICS_TIME_BUCKETS];
+
+/*! \brief CoreDNS's monitored query types, "other" (0) first (dnsmetrics.c names them). */
+#define K8S_DNSMETRICS_QTYPES 18
+/*! \brief The header's RCODE has 4 bits. */
+#define K8S_DNSMETRICS_RCODES 16
+/*! \brief CoreDNS's size buckets (bytes). */
+#define K8S_DNSMETRICS_SIZE_BUCKETS 14
+
+/*
+ * The counters themselves, and the count of one answer, are in this header: knotd's END
+ * hook (k8s_stats.c) counts every answer inline, without a call and without writing the
+ * answer's fields to memory to read them back (about 30 instructions per answer,
+ * callgrind). Only dnsmetrics.c's scrape and the count below touch them.
+ */
+
+/*! \brief One thread's counters of both families, on cache lines of its own. */
+typedef struct {
+	_Alignas(64)
+	/* mod_k8s_dns_* (metrics.h): the answers mod-k8s decided. */
+	atomic_uint_fast64_t module_responses[K8S_METRICS_PROTO_COUNT][K8S_METRICS_QTYPE_COUNT]
+	                                     [K8S_METRICS_RCODE_COUNT];
+	atomic_uint_fast64_t module_duration[K8S_METRICS_QTYPE_COUNT][K8S_METRICS_DURATION_BUCKETS + 1];
+	atomic_uint_fast64_t module_duration_sum_ns[K8S_METRICS_QTYPE_COUNT];
+	/* coredns_dns_*: every answer sent. */
+	atomic_uint_fast64_t requests[K8S_METRICS_PROTO_COUNT][2][K8S_DNSMETRICS_QTYPES];
+	atomic_uint_fast64_t responses[K8S_DNSMETRICS_RCODES][K8S_DNSMETRICS_PLUGIN_COUNT];
+	atomic_uint_fast64_t do_requests;
+	atomic_uint_fast64_t duration[K8S_DNSMETRICS_TIME_BUCKETS + 1];
+	atomic_uint_fast64_t duration_sum_ns;
+	atomic_uint_fast64_t query_size[K8S_METRICS_PROTO_COUNT][K8S_DNSMETRICS_SIZE_BUCKETS + 1];
+	atomic_uint_fast64_t query_size_sum[K8S_METRICS_PROTO_COUNT];
+	atomic_uint_fast64_t answer_size[K8S_METRICS_PROTO_COUNT][K8S_DNSMETRICS_SIZE_BUCKETS + 1];
+	atomic_uint_fast64_t answer_size_sum[K8S_METRICS_PROTO_COUNT];
+} k8s_dnsmetrics_slot_t;
+
+/*! \brief The workers' slots (a worker's thread id), then the module threads' one. */
+extern k8s_dnsmetrics_slot_t k8s_dnsmetrics_slots[K8S_DNSMETRICS_LATE_SLOT + 1];
+
+/*! \brief A type's index in requests (0: "other"); a table, not a search. */
+extern const uint8_t k8s_dnsmetrics_qtype_slots[256];
+/*! \brief A type's index + 1 in the module_* counters (0: "other"). */
+extern const uint8_t k8s_dnsmetrics_module_qtypes[256];
+/*! \brief CoreDNS's size bucket bounds (bytes). */
+extern const size_t k8s_dnsmetrics_size_bounds[K8S_DNSMETRICS_SIZE_BUCKETS];
+
+static inline void k8s_dnsmetrics_add(atomic_uint_fast64_t *counter, uint64_t value)
+{
+	atomic_fetch_add_explicit(counter, value, memory_order_relaxed);
+}
+
+/*! \brief The bucket (0..K8S_DNSMETRICS_TIME_BUCKETS, the last +Inf) of \a ns. */
+static inline unsigned k8s_dnsmetrics_time_bucket(uint64_t ns)
+{
+	// Bound b is 250 us << b: past the first, the bit length of (ns - 1) / 250 us.
+	if (ns <= 250000) {
+		return 0;
+	}
+	unsigned b = 64 - __builtin_clzll((ns - 1) / 250000);
+	return (b < K8S_DNSMETRICS_TIME_BUCKETS) ? b : K8S_DNSMETRICS_TIME_BUCKETS;
+}
+
+static inline unsigned k8s_dnsmetrics_size_bucket(size_t size)
+{
+	// The first five bounds are 100 apart: most queries and answers end there.
+	if (size <= 400) {
+		return (size + 99) / 100;
+	}
+	unsigned b = 5;
+	while (b < K8S_DNSMETRICS_SIZE_BUCKETS && size > k8s_dnsmetrics_size_bounds[b]) {
+		b++;
+	}
+	return b;
+}
+
+/*! \brief The index of a query type in the module_* counters (metrics.h's). */
+static inline unsigned k8s_dnsmetrics_module_qtype(uint16_t qtype)
+{
+	unsigned slot = (qtype < 256) ? k8s_dnsmetrics_module_qtypes[qtype] : 0;
+	return (slot != 0) ? slot - 1 : K8S_METRICS_QTYPE_COUNT - 1;
+}
+
+static inline unsigned k8s_dnsmetrics_module_bucket(uint64_t ns)
+{
+	// Two halves of six bounds: an answer from memory ends in the first, in a step or two.
+	unsigned b = (ns > k8s_metrics_duration_bounds_ns[5]) ? 6 : 0;
+	unsigned end = b + 6;
+	while (b < end && ns > k8s_metrics_duration_bounds_ns[b]) {
+		b++;
+	}
+	return b;
+}
+
+/*! \brief Counts an answer mod-k8s decided in its own series (mod_k8s_dns_*). */
+static inline __attribute__((always_inline))
+void k8s_dnsmetrics_module_count(k8s_dnsmetrics_slot_t *s, unsigned proto, uint16_t qtype,
+                                 unsigned rcode, uint64_t ns)
+{
+	unsigned type = k8s_dnsmetrics_module_qtype(qtype);
+	rcode = (rcode < K8S_METRICS_RCODE_COUNT) ? rcode : K8S_METRICS_RCODE_OTHER;
+	k8s_dnsmetrics_add(&s->module_responses[proto][type][rcode], 1);
+	k8s_dnsmetrics_add(&s->module_duration[type][k8s_dnsmetrics_module_bucket(ns)], 1);
+	k8s_dnsmetrics_add(&s->module_duration_sum_ns[type], ns);
+}
+
+/*! \brief k8s_dnsmetrics_answer(), inline (knotd's END hook's). */
+static inline __attribute__((always_inline))
+void k8s_dnsmetrics_count(unsigned slot, const k8s_dnsmetrics_answer_t *a, uint64_t received_ns)
+{
+	k8s_dnsmetrics_slot_t *s = &k8s_dnsmetrics_slots[slot <= K8S_DNSMETRICS_LATE_SLOT ?
+	                                                 slot : slot % K8S_METRICS_THREADS];
+	unsigned proto = (a->proto < K8S_METRICS_PROTO_COUNT) ? a->proto : K8S_METRICS_UDP;
+	unsigned plugin = (a->plugin < K8S_DNSMETRICS_PLUGIN_COUNT) ? a->plugin : 0;
+	uint64_t now = (a->answered_ns != 0) ? a->answered_ns : k8s_dnsmetrics_clock();
+	uint64_t took = (now > received_ns) ? now - received_ns : 0;
+	k8s_dnsmetrics_add(&s->requests[proto][a->ipv6][a->qtype < 256 ?
+	                                  k8s_dnsmetrics_qtype_slots[a->qtype] : 0], 1);
+	k8s_dnsmetrics_add(&s->responses[a->rcode & (K8S_DNSMETRICS_RCODES - 1)][plugin], 1);
+	if (a->dnssec_ok) {
+		k8s_dnsmetrics_add(&s->do_requests, 1);
+	}
+	k8s_dnsmetrics_add(&s->duration[k8s_dnsmetrics_time_bucket(took)], 1);
+	k8s_dnsmetrics_add(&s->duration_sum_ns, took);
+	k8s_dnsmetrics_add(&s->query_size[proto][k8s_dnsmetrics_size_bucket(a->query_size)], 1);
+	k8s_dnsmetrics_add(&s->query_size_sum[proto], a->query_size);
+	k8s_dnsmetrics_add(&s->answer_size[proto][k8s_dnsmetrics_size_bucket(a->answer_size)], 1);
+	k8s_dnsmetrics_add(&s->answer_size_sum[proto], a->answer_size);
+	if (a->module) {
+		// mod-k8s decided it: its own series too, in the same slot and pass.
+		k8s_dnsmetrics_module_count(s, proto, a->qtype, a->module_rcode, a->module_ns);
+	}
+}
+
 /*!
  * \brief Counts an answer sent, received at \a received_ns (k8s_dnsmetrics_clock()),
  * and with a->module in mod-k8s's own series (k8s_metrics_query()) in the same pass.
@@ -136,13 +272,6 @@ void k8s_dnsmetrics_queries(k8s_metrics_queries_t *total);
 
 /*! \brief Writes the coredns_dns_*, coredns_build_info and process_* families. */
 void k8s_dnsmetrics_render(k8s_metrics_out_t *out);
-
-/*! \brief The time-bucket bounds of CoreDNS (seconds): 0.00025 doubling, 16 of them. */
-#define K8S_DNSMETRICS_TIME_BUCKETS 16
-extern const double k8s_dnsmetrics_time_bounds[K8S_DNSMETRICS_TIME_BUCKETS];
-
-/*! \brief The bucket (0..K8S_DNSMETRICS_TIME_BUCKETS, the last +Inf) of \a ns. */
-unsigned k8s_dnsmetrics_time_bucket(uint64_t ns);
 
 /*! \brief CoreDNS's name of an RCODE (dns.RcodeToString), or its number. */
 const char *k8s_dnsmetrics_rcode_name(unsigned rcode, char *buf, size_t len);

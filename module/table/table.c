@@ -154,6 +154,10 @@ int k8s_table_init(k8s_table_t *t)
 		k8s_table_deinit(t);
 		return KNOT_ENOMEM;
 	}
+	// Most names that do not exist miss a service (and an autopath step a namespace): a
+	// miss probes the whole run, so these two small tables are kept at most half full.
+	t->svcs.sparse = true;
+	t->nss.sparse = true;
 	return KNOT_EOK;
 }
 
@@ -377,6 +381,21 @@ static __thread struct {
 
 static const uint8_t *pod_ns(const k8s_table_t *t, const k8s_ip_t *ip);
 
+/*!
+ * \brief The lookup when the last answer does not hold: not inline, so that the usual
+ * answer saves no registers (callgrind: 13 instructions per call).
+ */
+static __attribute__((noinline))
+const uint8_t *pod_ns_remember(const k8s_table_t *t, uint64_t gen, const k8s_ip_t *ip)
+{
+	const uint8_t *ns = pod_ns(t, ip);
+	last_pod.t = t;
+	last_pod.gen = gen;
+	last_pod.ip = *ip;
+	last_pod.ns = ns;
+	return ns;
+}
+
 const uint8_t *k8s_table_pod_ns(const k8s_table_t *t, const k8s_ip_t *ip)
 {
 	uint64_t gen = __atomic_load_n(&t->pod_gen, __ATOMIC_ACQUIRE);
@@ -384,12 +403,7 @@ const uint8_t *k8s_table_pod_ns(const k8s_table_t *t, const k8s_ip_t *ip)
 	if (last_pod.t == t && last_pod.gen == gen && memcmp(&last_pod.ip, ip, sizeof(*ip)) == 0) {
 		return last_pod.ns;
 	}
-	const uint8_t *ns = pod_ns(t, ip);
-	last_pod.t = t;
-	last_pod.gen = gen;
-	last_pod.ip = *ip;
-	last_pod.ns = ns;
-	return ns;
+	return pod_ns_remember(t, gen, ip);
 }
 
 static const uint8_t *pod_ns(const k8s_table_t *t, const k8s_ip_t *ip)
