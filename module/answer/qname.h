@@ -76,7 +76,9 @@ typedef struct {
 /*!
  * \brief Parses a lowercase query name below a zone.
  *
- * \param qname  Query name (lowercase wire format).
+ * \param qname  Query name (lowercase wire format): a valid name of at most
+ *               KNOT_DNAME_MAXLEN bytes, as knotd's parser checked the question's
+ *               (its labels are split into an array of KNOT_DNAME_MAXLABELS).
  * \param zone   The zone apex it is in (lowercase wire format).
  * \param role   What the zone serves.
  * \param q      Out: the parts.
