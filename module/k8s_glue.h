@@ -182,7 +182,6 @@ void k8s_stats_watcher(void *ctx, const k8s_watcher_stats_t *st);
 /*! \brief A member's counters: one slot of each member gauge; \a ctx is its fed_watch_t. */
 void k8s_stats_member(void *ctx, const k8s_watcher_stats_t *st);
 
-
 /*! \brief Counts a query handed to the cold waiter (also counted by its first outcome). */
 void k8s_stats_late(knotd_mod_t *mod, knotd_qdata_t *qdata);
 
