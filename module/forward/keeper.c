@@ -211,10 +211,6 @@ static void flight_done(keeper_t *k, void *arg, const knot_pkt_t *answer,
 		job_fail(k, job, now, knot_pkt_ext_rcode_name(answer), rcode);
 		return;
 	}
-	if (e != NULL) {
-		// A refresh of a name in use is spared by the cache from the start.
-		e->in_use = job->target->referenced;
-	}
 	if (e != NULL && (e->rcode == KNOT_RCODE_NXDOMAIN || e->count[0] == 0) &&
 	    e->expires_ms > now + NEG_MAX_MS) {
 		// Not yet published: a target that appears is seen within 5 minutes.
@@ -234,9 +230,11 @@ static void flight_done(keeper_t *k, void *arg, const knot_pkt_t *answer,
 		e->expires_ms = now + (negative ? NEG_DEFAULT_MS : REFRESH_MIN_MS);
 		e->kept = true;
 		e->kept_only = true;
-		e->in_use = job->target->referenced;
 		k8s_fwd_cache_put(&k->fwd->cache, e, now);
 	}
+	// A refresh of a name in use is spared by the cache from the start (only this
+	// thread reads the mark, so it may be set after publication).
+	e->in_use = job->target->referenced;
 	job_done(k, job, e, now);
 }
 
