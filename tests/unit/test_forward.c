@@ -61,8 +61,8 @@ static void soa_rdata(uint8_t *out, uint32_t minimum)
 	out[20] = (minimum >> 8) & 0xff;
 }
 
-/*! \brief An upstream answer as the forwarder gets it: written, then parsed back. */
-static knot_pkt_t *answer(uint16_t rcode, uint32_t a_ttl, int soa_ttl, uint32_t minimum)
+/*! \brief An upstream answer to NAME A being written, at its answer section. */
+static knot_pkt_t *answer_begin(uint16_t rcode)
 {
 	knot_pkt_t *out = knot_pkt_new(NULL, KNOT_WIRE_MAX_PKTSIZE, NULL);
 	assert_non_null(out);
@@ -71,6 +71,25 @@ static knot_pkt_t *answer(uint16_t rcode, uint32_t a_ttl, int soa_ttl, uint32_t 
 	assert_int_equal(knot_pkt_put_question(out, (const uint8_t *)NAME, KNOT_CLASS_IN,
 	                                       KNOT_RRTYPE_A), KNOT_EOK);
 	assert_int_equal(knot_pkt_begin(out, KNOT_ANSWER), KNOT_EOK);
+	return out;
+}
+
+/*! \brief The answer written as the forwarder gets it: parsed back (\a out is freed). */
+static knot_pkt_t *answer_received(knot_pkt_t *out)
+{
+	knot_pkt_t *in = knot_pkt_new(NULL, out->size, NULL);
+	assert_non_null(in);
+	memcpy(in->wire, out->wire, out->size);
+	in->size = out->size;
+	assert_int_equal(knot_pkt_parse(in, 0), KNOT_EOK);
+	knot_pkt_free(out);
+	return in;
+}
+
+/*! \brief An upstream answer as the forwarder gets it: written, then parsed back. */
+static knot_pkt_t *answer(uint16_t rcode, uint32_t a_ttl, int soa_ttl, uint32_t minimum)
+{
+	knot_pkt_t *out = answer_begin(rcode);
 	if (a_ttl > 0) {
 		put_rr(out, NAME, KNOT_RRTYPE_A, a_ttl, addr, sizeof(addr));
 	}
@@ -80,12 +99,7 @@ static knot_pkt_t *answer(uint16_t rcode, uint32_t a_ttl, int soa_ttl, uint32_t 
 		soa_rdata(soa, minimum);
 		put_rr(out, "\x07""example""\x03""com", KNOT_RRTYPE_SOA, soa_ttl, soa, sizeof(soa));
 	}
-	knot_pkt_t *in = knot_pkt_new(NULL, out->size, NULL);
-	memcpy(in->wire, out->wire, out->size);
-	in->size = out->size;
-	assert_int_equal(knot_pkt_parse(in, 0), KNOT_EOK);
-	knot_pkt_free(out);
-	return in;
+	return answer_received(out);
 }
 
 static void a_positive_answer_lives_its_smallest_ttl_at_most_the_maximum(void **state)
@@ -253,21 +267,12 @@ static void an_soa_rdata_cut_short_has_no_minimum(void **state)
 
 static void an_answer_above_the_entry_size_is_relayed_whole_not_kept(void **state)
 {
-	knot_pkt_t *out = knot_pkt_new(NULL, KNOT_WIRE_MAX_PKTSIZE, NULL);
-	assert_non_null(out);
-	knot_wire_set_qr(out->wire);
-	assert_int_equal(knot_pkt_put_question(out, (const uint8_t *)NAME, KNOT_CLASS_IN,
-	                                       KNOT_RRTYPE_A), KNOT_EOK);
-	assert_int_equal(knot_pkt_begin(out, KNOT_ANSWER), KNOT_EOK);
+	knot_pkt_t *out = answer_begin(KNOT_RCODE_NOERROR);
 	for (int i = 0; i < 300; i++) {
 		uint8_t a[4] = { 192, 0, 2 + i / 256, i % 256 };
 		put_rr(out, NAME, KNOT_RRTYPE_A, 300, a, sizeof(a));
 	}
-	knot_pkt_t *pkt = knot_pkt_new(NULL, out->size, NULL);
-	memcpy(pkt->wire, out->wire, out->size);
-	pkt->size = out->size;
-	assert_int_equal(knot_pkt_parse(pkt, 0), KNOT_EOK);
-	knot_pkt_free(out);
+	knot_pkt_t *pkt = answer_received(out);
 
 	assert_null(k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 0, false));
 	k8s_fwd_entry_t *e = k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 0, true);
@@ -577,12 +582,7 @@ static void a_forwarder_keeps_its_own_copy_of_the_settings(void **state)
  */
 static void the_answer_path_reads_only_the_chain_and_its_records(void **state)
 {
-	knot_pkt_t *out = knot_pkt_new(NULL, KNOT_WIRE_MAX_PKTSIZE, NULL);
-	assert_non_null(out);
-	knot_wire_set_qr(out->wire);
-	assert_int_equal(knot_pkt_put_question(out, (const uint8_t *)NAME, KNOT_CLASS_IN,
-	                                       KNOT_RRTYPE_A), KNOT_EOK);
-	assert_int_equal(knot_pkt_begin(out, KNOT_ANSWER), KNOT_EOK);
+	knot_pkt_t *out = answer_begin(KNOT_RCODE_NOERROR);
 	const uint8_t edge[] = "\x04""edge""\x07""example""\x03""net";
 	const uint8_t other[4] = { 198, 51, 100, 7 };
 	// A record of another owner first (not the chain's), then the chain, in any case.
@@ -592,11 +592,7 @@ static void the_answer_path_reads_only_the_chain_and_its_records(void **state)
 	put_rr(out, (const char *)edge, KNOT_RRTYPE_A, 60, addr, sizeof(addr));
 	put_rr(out, (const char *)edge, KNOT_RRTYPE_AAAA, 60,
 	       (const uint8_t *)"\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x01", 16);
-	knot_pkt_t *pkt = knot_pkt_new(NULL, out->size, NULL);
-	memcpy(pkt->wire, out->wire, out->size);
-	pkt->size = out->size;
-	assert_int_equal(knot_pkt_parse(pkt, 0), KNOT_EOK);
-	knot_pkt_free(out);
+	knot_pkt_t *pkt = answer_received(out);
 
 	k8s_fwd_entry_t *e = k8s_fwd_entry_new(pkt, (const uint8_t *)NAME, KNOT_RRTYPE_A, 30, 0,
 	                                       false);
