@@ -280,16 +280,9 @@ const char *k8s_dnsmetrics_rcode_name(unsigned rcode, char *buf, size_t len)
 /* Rendering. */
 
 /*! \brief The slots summed (the endpoint's thread only: one scrape at a time). */
+#define SUM_COUNTER(name, dims) uint64_t name dims;
 static struct {
-	uint64_t requests[K8S_METRICS_PROTO_COUNT][2][QTYPES];
-	uint64_t responses[RCODES][K8S_DNSMETRICS_PLUGIN_COUNT];
-	uint64_t do_requests;
-	uint64_t duration[K8S_DNSMETRICS_TIME_BUCKETS + 1];
-	uint64_t duration_sum_ns;
-	uint64_t query_size[K8S_METRICS_PROTO_COUNT][SIZE_BUCKETS + 1];
-	uint64_t query_size_sum[K8S_METRICS_PROTO_COUNT];
-	uint64_t answer_size[K8S_METRICS_PROTO_COUNT][SIZE_BUCKETS + 1];
-	uint64_t answer_size_sum[K8S_METRICS_PROTO_COUNT];
+	K8S_DNSMETRICS_SENT_COUNTERS(SUM_COUNTER)
 } sum;
 
 static void sum_into(uint64_t *dst, atomic_uint_fast64_t *src, size_t count)
@@ -299,23 +292,16 @@ static void sum_into(uint64_t *dst, atomic_uint_fast64_t *src, size_t count)
 	}
 }
 
-#define SUM(field) sum_into((uint64_t *)&sum.field, (atomic_uint_fast64_t *)&s->field, \
-                            sizeof(sum.field) / sizeof(uint64_t))
+#define SUM_SLOT(name, dims) \
+	sum_into((uint64_t *)&sum.name, (atomic_uint_fast64_t *)&s->name, \
+	         sizeof(sum.name) / sizeof(uint64_t));
 
 static void sum_slots(void)
 {
 	memset(&sum, 0, sizeof(sum));
 	for (size_t i = 0; i <= K8S_DNSMETRICS_LATE_SLOT; i++) {
 		k8s_dnsmetrics_slot_t *s = &k8s_dnsmetrics_slots[i];
-		SUM(requests);
-		SUM(responses);
-		SUM(do_requests);
-		SUM(duration);
-		SUM(duration_sum_ns);
-		SUM(query_size);
-		SUM(query_size_sum);
-		SUM(answer_size);
-		SUM(answer_size_sum);
+		K8S_DNSMETRICS_SENT_COUNTERS(SUM_SLOT)
 	}
 }
 

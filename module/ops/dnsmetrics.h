@@ -127,6 +127,23 @@ extern const double k8s_dnsmetrics_time_bounds[K8S_DNSMETRICS_TIME_BUCKETS];
  * callgrind). Only dnsmetrics.c's scrape and the count below touch them.
  */
 
+/*!
+ * \brief coredns_dns_*'s counters of every answer sent, one X(name, dimensions) each: a
+ * thread's slot holds them atomic, a scrape sums them into plain ones (dnsmetrics.c).
+ */
+#define K8S_DNSMETRICS_SENT_COUNTERS(X) \
+	X(requests,        [K8S_METRICS_PROTO_COUNT][2][K8S_DNSMETRICS_QTYPES]) \
+	X(responses,       [K8S_DNSMETRICS_RCODES][K8S_DNSMETRICS_PLUGIN_COUNT]) \
+	X(do_requests,     ) \
+	X(duration,        [K8S_DNSMETRICS_TIME_BUCKETS + 1]) \
+	X(duration_sum_ns, ) \
+	X(query_size,      [K8S_METRICS_PROTO_COUNT][K8S_DNSMETRICS_SIZE_BUCKETS + 1]) \
+	X(query_size_sum,  [K8S_METRICS_PROTO_COUNT]) \
+	X(answer_size,     [K8S_METRICS_PROTO_COUNT][K8S_DNSMETRICS_SIZE_BUCKETS + 1]) \
+	X(answer_size_sum, [K8S_METRICS_PROTO_COUNT])
+
+#define K8S_DNSMETRICS_ATOMIC_COUNTER(name, dims) atomic_uint_fast64_t name dims;
+
 /*! \brief One thread's counters of both families, on cache lines of its own. */
 typedef struct {
 	_Alignas(64)
@@ -135,16 +152,7 @@ typedef struct {
 	                                     [K8S_METRICS_RCODE_COUNT];
 	atomic_uint_fast64_t module_duration[K8S_METRICS_QTYPE_COUNT][K8S_METRICS_DURATION_BUCKETS + 1];
 	atomic_uint_fast64_t module_duration_sum_ns[K8S_METRICS_QTYPE_COUNT];
-	/* coredns_dns_*: every answer sent. */
-	atomic_uint_fast64_t requests[K8S_METRICS_PROTO_COUNT][2][K8S_DNSMETRICS_QTYPES];
-	atomic_uint_fast64_t responses[K8S_DNSMETRICS_RCODES][K8S_DNSMETRICS_PLUGIN_COUNT];
-	atomic_uint_fast64_t do_requests;
-	atomic_uint_fast64_t duration[K8S_DNSMETRICS_TIME_BUCKETS + 1];
-	atomic_uint_fast64_t duration_sum_ns;
-	atomic_uint_fast64_t query_size[K8S_METRICS_PROTO_COUNT][K8S_DNSMETRICS_SIZE_BUCKETS + 1];
-	atomic_uint_fast64_t query_size_sum[K8S_METRICS_PROTO_COUNT];
-	atomic_uint_fast64_t answer_size[K8S_METRICS_PROTO_COUNT][K8S_DNSMETRICS_SIZE_BUCKETS + 1];
-	atomic_uint_fast64_t answer_size_sum[K8S_METRICS_PROTO_COUNT];
+	K8S_DNSMETRICS_SENT_COUNTERS(K8S_DNSMETRICS_ATOMIC_COUNTER)
 } k8s_dnsmetrics_slot_t;
 
 /*! \brief The workers' slots (a worker's thread id), then the module threads' one. */
