@@ -205,11 +205,6 @@ static struct {
 	atomic_uint_fast64_t failures;
 } health;
 
-unsigned k8s_metrics_qtype_index(uint16_t qtype)
-{
-	return k8s_dnsmetrics_module_qtype(qtype);
-}
-
 void k8s_metrics_query(unsigned thread_id, k8s_metrics_proto_t proto, uint16_t qtype,
                        k8s_metrics_rcode_t rcode, uint64_t duration_ns)
 {

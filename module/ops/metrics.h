@@ -111,9 +111,6 @@ void k8s_metrics_source_add(k8s_metrics_source_t *src);
 /*! \brief Removes a source; no call reaches it after this returns. */
 void k8s_metrics_source_remove(k8s_metrics_source_t *src);
 
-/*! \brief The index of a query type in the counters (K8S_METRICS_QTYPE_COUNT - 1: other). */
-unsigned k8s_metrics_qtype_index(uint16_t qtype);
-
 /*! \brief The duration buckets' upper bounds (ns; dnsmetrics.c, which counts them). */
 extern const uint64_t k8s_metrics_duration_bounds_ns[K8S_METRICS_DURATION_BUCKETS];
 
