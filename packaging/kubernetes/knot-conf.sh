@@ -15,20 +15,49 @@ resolv_conf=${KNOT_RESOLV_CONF:-/etc/resolv.conf}
 knotc=${KNOTC:-knotc}
 interval=${RELOAD_CHECK_SECONDS:-10}
 
-# Loopback and link-local resolvers are left out (logged): in this pod they are not the
-# node's resolver, and a node-local cache there (127.0.0.53) would forward back to us.
+# The addresses a NodeLocal DNSCache listens on (comma-separated): a node whose resolv.conf
+# names one would send our outside names back to the cache in front of us, a loop.
+node_local=${NODE_LOCAL_DNS-169.254.20.10}
+# systemd-resolved's list of the node's real resolvers, read when the kubelet hands the pod
+# the stub's resolv.conf (127.0.0.53): the node's /run/systemd/resolve, mounted read-only.
+resolved_conf=${KNOT_RESOLVED_CONF:-/run/systemd/resolve/resolv.conf}
+
+# nameservers FILE: the nameserver addresses of a resolv.conf, one per line.
+nameservers() {
+    awk '$1 == "nameserver" { print $2 }' "$1"
+}
+
+# The node's resolvers: every address of resolv.conf that a pod can reach, link-local ones
+# included (GCE's 169.254.169.254, AWS's 169.254.169.253, Azure's 168.63.129.16 are the
+# node's resolvers there, and answer pods as CoreDNS's `forward . /etc/resolv.conf` relies
+# on). Left out, each with its reason: loopback (the pod's own, not the node's), an IPv6
+# link-local address (it needs the node's interface), a node-local cache's listen address.
 render() {
+    source=$resolv_conf
+    if nameservers "$resolv_conf" | grep -qx '127\.0\.0\.53' && [ -r "$resolved_conf" ]; then
+        echo "upstream: $resolv_conf names systemd-resolved's stub 127.0.0.53: the node's resolvers from $resolved_conf" >&2
+        source=$resolved_conf
+    fi
     upstream=""
-    for ns in $(awk '$1 == "nameserver" { print $2 }' "$resolv_conf"); do
+    for ns in $(nameservers "$source"); do
+        case ",$node_local," in
+        *",$ns,"*)
+            echo "upstream: leaving out $ns (a NodeLocal DNSCache address, NODE_LOCAL_DNS: it forwards to us, a loop)" >&2
+            continue ;;
+        esac
         case "$ns" in
-        127.*|::1|0:0:0:0:0:0:0:1|::ffff:127.*|169.254.*|[fF][eE]80:*)
-            echo "upstream: leaving out $ns (loopback or link-local: not reachable as the node's resolver from this pod)" >&2 ;;
+        127.*|::1|0:0:0:0:0:0:0:1|::ffff:127.*)
+            echo "upstream: leaving out $ns (loopback: the pod's own address, not the node's resolver)" >&2 ;;
+        [fF][eE]80:*)
+            echo "upstream: leaving out $ns (IPv6 link-local: reachable only through the node's own interface)" >&2 ;;
+        *[!0-9a-fA-F.:]*)
+            echo "upstream: leaving out $ns (not an IP address)" >&2 ;;
         *)
             upstream="${upstream:+$upstream, }$ns" ;;
         esac
     done
     if [ -z "$upstream" ]; then
-        echo "upstream: no usable nameserver in $resolv_conf (give the kubelet --resolv-conf a file with the node's real resolvers)" >&2
+        echo "upstream: no usable nameserver in $source (give the kubelet --resolv-conf a file with the node's real resolvers)" >&2
         return 1
     fi
     sed "s/^\( *forward:\).*# @upstream\$/\1 [ $upstream ]  # @upstream/" \

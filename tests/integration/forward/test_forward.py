@@ -19,13 +19,9 @@ import select
 import socket
 import statistics
 import struct
-import subprocess
-import tempfile
 import threading
 import time
 import urllib.request
-
-import yaml
 
 import knotd
 import promtext
@@ -62,49 +58,6 @@ def timed_query(c, name, rtype="A", **options):
     start = time.monotonic()
     answer = c.query(name, rtype, **options)
     return answer, time.monotonic() - start
-
-
-# -- the init container (packaging/kubernetes/deployment.yaml)
-
-
-def init_container(resolv_conf):
-    """Runs the deployment's init container (knot-conf.sh render, from the ConfigMap) on a
-    resolv.conf; (exit status, knot.conf, stderr)."""
-    with open(os.path.join(os.path.dirname(SHIPPED), "deployment.yaml"), encoding="utf-8") as f:
-        spec = yaml.safe_load(f)["spec"]["template"]["spec"]
-    init = next(c for c in spec["initContainers"] if c["name"] == "upstream")
-    testing.expect_equal(init["command"], ["/bin/sh", "/etc/knot/knot-conf.sh", "render"],
-                         "the init container's command")
-    with tempfile.TemporaryDirectory() as tmp:
-        with open(os.path.join(tmp, "resolv.conf"), "w") as f:
-            f.write(resolv_conf)
-        # The ConfigMap's directory is packaging/kubernetes (knot.conf, knot-conf.sh).
-        env = dict(os.environ, KNOT_CONFIG_DIR=os.path.dirname(SHIPPED), KNOT_RUN_DIR=tmp,
-                   KNOT_RESOLV_CONF=os.path.join(tmp, "resolv.conf"))
-        script = os.path.join(os.path.dirname(SHIPPED), "knot-conf.sh")
-        result = subprocess.run(["/bin/sh", script, "render"], capture_output=True, text=True, env=env)
-        out = os.path.join(tmp, "knot.conf")
-        text = open(out).read() if os.path.exists(out) and result.returncode == 0 else ""
-        return result.returncode, text, result.stderr
-
-
-@tests.case
-def the_init_container_leaves_out_loopback_and_link_local_resolvers_and_says_so():
-    status, conf, err = init_container(
-        "search example.internal\nnameserver 127.0.0.53\nnameserver 10.0.0.10\n"
-        "nameserver fe80::1%eth0\nnameserver 169.254.169.254\nnameserver 2001:db8::53\n"
-        "nameserver ::1\noptions edns0 trust-ad\n")
-    testing.expect(status == 0, f"exit {status}: {err}")
-    testing.expect("forward: [ 10.0.0.10, 2001:db8::53 ]  # @upstream" in conf,
-                   "forward line: " + "".join(l for l in conf.splitlines(True) if "@upstream" in l))
-    for left_out in ("127.0.0.53", "fe80::1%eth0", "169.254.169.254", "::1"):
-        testing.expect(f"leaving out {left_out} " in err, f"{left_out} not logged: {err}")
-
-
-@tests.case
-def the_init_container_fails_when_only_loopback_resolvers_are_left():
-    status, _, err = init_container("nameserver 127.0.0.53\n")
-    testing.expect(status != 0 and "no usable nameserver" in err, f"exit {status}: {err}")
 
 
 # -- failover
