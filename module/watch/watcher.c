@@ -32,6 +32,7 @@
 #include "api/kubeconfig.h"
 #include "store/snapshot.h"
 #include "watch/watcher.h"
+#include "watch/watcher_metrics.h"
 #include "watch/watcher_priv.h"
 
 /*! \brief Retry period for unusable API settings (missing kubeconfig, token, env). */
@@ -43,6 +44,49 @@
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static k8s_watcher_t *registry;
+
+/* The watchers' series (watcher_metrics.c): one metrics source while any watcher exists. */
+
+/*! \brief The source's collect: each watcher's last counters, copied under the registry's lock. */
+static void metrics_collect(void *ctx, k8s_metrics_out_t *out)
+{
+	// Static: only the endpoint's thread renders (a scrape at a time).
+	static k8s_watcher_row_t rows[K8S_WATCHER_METRICS_MAX];
+	size_t count = 0;
+	pthread_mutex_lock(&registry_lock);
+	for (k8s_watcher_t *w = registry; w != NULL && count < K8S_WATCHER_METRICS_MAX;
+	     w = w->next) {
+		pthread_mutex_lock(&w->clients_lock);
+		rows[count].st = w->last_stats;
+		pthread_mutex_unlock(&w->clients_lock);
+		rows[count++].fingerprint = w->fingerprint;
+	}
+	pthread_mutex_unlock(&registry_lock);
+	k8s_watcher_metrics_write(out, rows, count);
+}
+
+static pthread_mutex_t metrics_lock = PTHREAD_MUTEX_INITIALIZER;
+static k8s_metrics_source_t metrics = { .collect = metrics_collect };
+static bool metrics_added;  /*!< Under metrics_lock. */
+
+/*!
+ * \brief Adds the source with the first watcher, removes it with the last. Never under
+ * the registry's lock: a scrape holds the sources' lock while it takes the registry's.
+ */
+static void metrics_update(void)
+{
+	pthread_mutex_lock(&metrics_lock);
+	pthread_mutex_lock(&registry_lock);
+	bool any = registry != NULL;
+	pthread_mutex_unlock(&registry_lock);
+	if (any && !metrics_added) {
+		k8s_metrics_source_add(&metrics);
+	} else if (!any && metrics_added) {
+		k8s_metrics_source_remove(&metrics);
+	}
+	metrics_added = any;
+	pthread_mutex_unlock(&metrics_lock);
+}
 
 /* Logging and stats go to the zones attached, through knotd. */
 
@@ -416,6 +460,7 @@ k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, si
 	w->next = registry;
 	registry = w;
 	pthread_mutex_unlock(&registry_lock);
+	metrics_update();
 	return w;
 }
 
@@ -498,6 +543,7 @@ void k8s_watcher_release(k8s_watcher_t *w)
 		}
 	}
 	pthread_mutex_unlock(&registry_lock);
+	metrics_update();
 	watcher_free(w);
 }
 
@@ -525,18 +571,6 @@ bool k8s_watcher_servable(const k8s_watcher_t *w, uint32_t ready_bits)
 	bool servable = (k8s_table_ready(&serving->table) & ready_bits) == ready_bits;
 	urcu_memb_read_unlock();
 	return servable;
-}
-
-void k8s_watcher_stats_each(k8s_watcher_stats_fn fn, void *ctx)
-{
-	pthread_mutex_lock(&registry_lock);
-	for (k8s_watcher_t *w = registry; w != NULL; w = w->next) {
-		pthread_mutex_lock(&w->clients_lock);
-		k8s_watcher_stats_t st = w->last_stats;
-		pthread_mutex_unlock(&w->clients_lock);
-		fn(ctx, w->fingerprint, &st);
-	}
-	pthread_mutex_unlock(&registry_lock);
 }
 
 const k8s_keeper_t *k8s_watcher_upstream(const k8s_watcher_t *w)
