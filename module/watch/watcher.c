@@ -39,8 +39,6 @@
 #define SETTINGS_RETRY_MS (10 * 1000)
 #define STATS_PERIOD_MS 1000
 #define MAX_WAIT_MS 1000
-/*! \brief Per attempt; a stub resolver never waits for it (names are resolved ahead). */
-#define UPSTREAM_TIMEOUT_MS 1000
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static k8s_watcher_t *registry;
@@ -392,8 +390,6 @@ static void watcher_free(k8s_watcher_t *w)
 		curl_multi_cleanup(w->multi);
 	}
 	k8s_store_free(w->store);
-	// No zone reads the cache any more, and the thread that declared names is gone.
-	k8s_keeper_free(w->upstream);
 	if (w->predecessor != NULL) {
 		k8s_watcher_release(w->predecessor);
 	}
@@ -425,20 +421,6 @@ k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, si
 	pthread_mutex_init(&w->clients_lock, NULL);
 	w->log.fn = watcher_log;
 	w->log.ctx = w;
-	const k8s_wconf_servers_t *fwd = &conf->upstream_servers;
-	if (conf->upstream != NULL || fwd->servers != NULL) {
-		// `upstream`: a forwarder of its own; else the instance's live forwarder, whose
-		// flights, servers, health and metrics the kept names share.
-		w->upstream = (conf->upstream != NULL) ?
-		              k8s_keeper_new(conf->upstream, 1, 0, UPSTREAM_TIMEOUT_MS, &w->log) :
-		              k8s_keeper_new_live(fwd->servers, fwd->ctx);
-		if (w->upstream == NULL) {
-			watcher_free(w);
-			pthread_mutex_unlock(&registry_lock);
-			snprintf(err, errlen, "cannot start the upstream resolver");
-			return NULL;
-		}
-	}
 	k8s_store_conf_t sconf = {
 		.endpoint_pod_names = conf->endpoint_pod_names,
 		.namespaces = conf->namespaces,
@@ -571,9 +553,4 @@ bool k8s_watcher_servable(const k8s_watcher_t *w, uint32_t ready_bits)
 	bool servable = (k8s_table_ready(&serving->table) & ready_bits) == ready_bits;
 	urcu_memb_read_unlock();
 	return servable;
-}
-
-const k8s_keeper_t *k8s_watcher_upstream(const k8s_watcher_t *w)
-{
-	return w->upstream;
 }

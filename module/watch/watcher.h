@@ -44,7 +44,6 @@
 #include "api/reflector.h"
 #include "store/store.h"
 #include "table/table.h"
-#include "upstream/keeper.h"
 #include "watch/watchconf.h"
 
 /*! \brief Counters a watcher reports to its zones about once a second. */
@@ -126,5 +125,3 @@ const k8s_watcher_t *k8s_watcher_serving(const k8s_watcher_t *w, uint32_t ready_
  */
 bool k8s_watcher_servable(const k8s_watcher_t *w, uint32_t ready_bits);
 
-/*! \brief The cache of ExternalName targets, or NULL without an upstream. */
-const k8s_keeper_t *k8s_watcher_upstream(const k8s_watcher_t *w);
