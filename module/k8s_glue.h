@@ -44,7 +44,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #endif
 
 #include "answer/answer.h"
-#include "forward/coldwait.h"
+#include "answer/coldwait.h"
 #include "ops/dnsmetrics.h"
 #include "federation/fedapi.h"
 #include "federation/fedfwd.h"

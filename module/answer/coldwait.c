@@ -25,7 +25,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "lib/clock.h"
-#include "forward/coldwait.h"
+#include "answer/coldwait.h"
 #include "ops/dnsmetrics.h"
 #include "forward/late.h"
 #include "answer/outcome.h"
