@@ -30,7 +30,7 @@
 #include "forward/late.h"
 #include "answer/outcome.h"
 #include "forward/slots.h"
-#include "upstream/keeper.h"
+#include "forward/keeper.h"
 
 /*! \brief The thread's memory for one try (an answer needs a few KiB). */
 #define ARENA_SIZE (256 * 1024)

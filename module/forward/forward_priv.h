@@ -37,7 +37,7 @@
 #include "forward/forward.h"
 #include "forward/forward_cache.h"
 #include "forward/slots.h"
-#include "upstream/upstream.h"
+#include "forward/upstream.h"
 
 /*! \brief Hand-over slots between the workers and the thread. */
 #define SLOT_COUNT 256

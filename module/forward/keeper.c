@@ -31,7 +31,7 @@
 
 #include "forward/forward_priv.h"
 #include "forward/keeper_priv.h"
-#include "upstream/keeper.h"
+#include "forward/keeper.h"
 #include "lib/clock.h"
 #include "lib/hash.h"
 

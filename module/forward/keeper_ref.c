@@ -26,7 +26,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "forward/forward_priv.h"
-#include "upstream/keeper.h"
+#include "forward/keeper.h"
 
 /*! \brief The own forwarder's settings besides its server and deadline. */
 /* Two entries (A, AAAA) for each of the 4096 names kept, in twice the slots: a

@@ -51,7 +51,7 @@
 #include "lib/dnsanswer.h"
 #include "forward/forward_cache.h"
 #include "fz_check.h"
-#include "upstream/upstream.h"
+#include "forward/upstream.h"
 
 #define NOW_MS  (1000ULL * 1000 * 1000)  /*!< Any monotonic time: the checks are relative. */
 #define AGE_MS  12500                    /*!< A later answer from the same entry. */

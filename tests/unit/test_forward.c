@@ -35,7 +35,7 @@
 #include "forward/forward.h"
 #include "forward/forward_cache.h"
 #include "forward/kubedns_conf.h"
-#include "upstream/upstream.h"
+#include "forward/upstream.h"
 
 #define NAME "\x03""www""\x07""example""\x03""com"
 

@@ -18,9 +18,8 @@
 /*!
  * \file
  *
- * \brief Kept names (implemented in forward/keeper.c on the forwarder's thread; declared
- * here, below the answer path and the watcher that use them): the addresses of names outside our zones that the module's own
- * answers need (ExternalName targets, autopath's outside names), resolved by the
+ * \brief Kept names (keeper.c on the forwarder's thread, keeper_ref.c the handles): the
+ * addresses of names outside our zones that the module's own answers need (ExternalName targets, autopath's outside names), resolved by the
  * forwarder (forward.h) and kept fresh while queries look them up.
  *
  * A stub resolver asking for an ExternalName service should get the CNAME and the
@@ -50,7 +49,7 @@
 #include <libknot/libknot.h>
 
 #include "lib/log.h"
-#include "upstream/upstream.h"
+#include "forward/upstream.h"
 
 /*! \brief What the module's answers hold: a forwarder's kept names. */
 typedef struct k8s_keeper k8s_keeper_t;
