@@ -33,6 +33,7 @@
 #include "forward/forward.h"
 #include "forward/forward_metrics.h"
 #include "k8s_glue.h"
+#include "forward/keeper.h"
 #include "forward/kubedns_conf.h"
 #include "lib/tsan_rcu.h"
 
@@ -270,7 +271,9 @@ static live_t *live_new(k8s_fwd_holder_t *h, const k8s_fwd_conf_t *conf)
 	live->metrics = k8s_fwd_metrics_new(conf);
 	k8s_log_t log = { .fn = fwd_log, .ctx = h };
 	// Not under the registry's lock: the thread logs through it.
-	live->fwd = (live->metrics != NULL) ? k8s_fwd_new(conf, &log, fwd_stats, live) : NULL;
+	// The kept names ride on every forwarder of the instances (k8s_kept.c reaches them).
+	live->fwd = (live->metrics != NULL) ? k8s_fwd_new(conf, &log, fwd_stats, live,
+	                                                  &k8s_keeper_layer) : NULL;
 	if (live->fwd == NULL) {
 		k8s_fwd_metrics_free(live->metrics);
 		free(live);

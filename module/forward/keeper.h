@@ -54,8 +54,15 @@
 /*! \brief What the module's answers hold: a forwarder's kept names. */
 typedef struct k8s_keeper k8s_keeper_t;
 
-/*! \brief A forwarder (forward/forward.h). */
+/*! \brief A forwarder (forward.h). */
 typedef struct k8s_fwd k8s_fwd_t;
+
+/*!
+ * \brief The kept names as a policy on a forwarder's thread (forward.h's layer): a
+ * forwarder started with it keeps names (k8s_keeper_new_live() reaches them), as the
+ * instance's forwarder and k8s_keeper_new()'s own are.
+ */
+extern const struct k8s_fwd_layer k8s_keeper_layer;
 
 /*! \brief The live forwarder (called inside an RCU read-side section), or NULL. */
 typedef k8s_fwd_t *(*k8s_keeper_live_t)(void *ctx);
