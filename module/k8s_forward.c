@@ -30,8 +30,8 @@
 #include <string.h>
 
 #include "lib/clock.h"
-#include "forward/forward.h"
-#include "forward/forward_metrics.h"
+#include "resolver/forward.h"
+#include "resolver/forward_metrics.h"
 #include "k8s_glue.h"
 #include "forward/keeper.h"
 #include "forward/kubedns_conf.h"

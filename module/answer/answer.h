@@ -39,7 +39,7 @@
 #include "answer/qname.h"
 #include "table/table.h"
 #include "forward/keeper.h"
-#include "forward/upstream.h"
+#include "resolver/upstream.h"
 
 typedef enum {
 	K8S_PODS_DISABLED = 0,  /*!< No pod records. */

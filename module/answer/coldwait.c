@@ -27,9 +27,9 @@
 #include "lib/clock.h"
 #include "answer/coldwait.h"
 #include "ops/dnsmetrics.h"
-#include "forward/late.h"
+#include "resolver/late.h"
 #include "answer/outcome.h"
-#include "forward/slots.h"
+#include "resolver/slots.h"
 #include "forward/keeper.h"
 
 /*! \brief The thread's memory for one try (an answer needs a few KiB). */

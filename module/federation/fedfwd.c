@@ -33,7 +33,7 @@
 #include "store/snapfile.h"
 #include "lib/sockaddr.h"
 #include "forward/keeper.h"
-#include "forward/upstream.h"
+#include "resolver/upstream.h"
 
 /*!
  * \brief What readers see: the federations and each one's resolver (the forwarder core

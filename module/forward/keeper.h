@@ -49,7 +49,7 @@
 #include <libknot/libknot.h>
 
 #include "lib/log.h"
-#include "forward/upstream.h"
+#include "resolver/upstream.h"
 
 /*! \brief What the module's answers hold: a forwarder's kept names. */
 typedef struct k8s_keeper k8s_keeper_t;

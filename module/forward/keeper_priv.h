@@ -32,8 +32,8 @@
 
 #include <urcu/list.h>
 
-#include "forward/forward.h"
-#include "forward/forward_cache.h"
+#include "resolver/forward.h"
+#include "resolver/forward_cache.h"
 #include "forward/keeper.h"
 #include "lib/map.h"
 #include "lib/timerheap.h"

@@ -41,7 +41,7 @@
 
 #include "answer/fedname.h"
 #include "forward/keeper.h"
-#include "forward/upstream.h"
+#include "resolver/upstream.h"
 
 /* The fake server. */
 

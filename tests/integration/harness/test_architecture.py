@@ -158,7 +158,7 @@ def includes(path):
 
 
 def folder_of(path):
-    """module/forward/forward.c -> forward; module/k8s.c -> (top)."""
+    """module/resolver/forward.c -> resolver; module/k8s.c -> (top)."""
     parts = path.split("/")
     return parts[1] if len(parts) > 2 else TOP
 

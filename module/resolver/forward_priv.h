@@ -34,10 +34,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "forward/dnsquery.h"
-#include "forward/forward.h"
-#include "forward/forward_cache.h"
-#include "forward/slots.h"
+#include "resolver/dnsquery.h"
+#include "resolver/forward.h"
+#include "resolver/forward_cache.h"
+#include "resolver/slots.h"
 
 /*! \brief Hand-over slots between the workers and the thread. */
 #define SLOT_COUNT 256

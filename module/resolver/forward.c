@@ -33,7 +33,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "lib/clock.h"
-#include "forward/forward_priv.h"
+#include "resolver/forward_priv.h"
 #include "lib/sockaddr.h"
 
 /*!

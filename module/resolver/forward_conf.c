@@ -15,7 +15,7 @@
  */
 
 /*
- * The forwarder's settings (module/forward/forward.h): freed, copied, compared (equal
+ * The forwarder's settings (module/resolver/forward.h): freed, copied, compared (equal
  * settings share one forwarder), and the option values read: an address with an optional
  * port, a stub domain.
  */
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forward/forward.h"
+#include "resolver/forward.h"
 #include "lib/sockaddr.h"
 
 void k8s_fwd_conf_deinit(k8s_fwd_conf_t *conf)

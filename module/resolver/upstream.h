@@ -30,7 +30,7 @@
 
 #include <libknot/libknot.h>
 
-/*! \brief A cache entry of the forwarder (forward/forward_cache.h). */
+/*! \brief A cache entry of the forwarder (forward_cache.h). */
 typedef struct k8s_fwd_entry k8s_fwd_entry_t;
 
 typedef enum {

@@ -54,7 +54,7 @@
 #include <libknot/libknot.h>
 
 #include "ops/dnsmetrics.h"
-#include "forward/forward_cache.h"
+#include "resolver/forward_cache.h"
 #include "lib/log.h"
 
 /*! \brief Largest query handed over (bytes); a larger one is answered SERVFAIL by the worker. */

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forward/forward_priv.h"
+#include "resolver/forward_priv.h"
 
 /*! \brief Without an answer by then, a server is marked down and the next one asked. */
 #define HEDGE_MS 300
