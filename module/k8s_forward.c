@@ -34,6 +34,7 @@
 #include "resolver/forward_metrics.h"
 #include "k8s_glue.h"
 #include "forward/keeper.h"
+#include "forward/servers.h"
 #include "forward/kubedns_conf.h"
 #include "lib/tsan_rcu.h"
 

@@ -96,17 +96,6 @@ int k8s_fwd_group_copy(k8s_fwd_group_t *dst, const k8s_fwd_group_t *src);
 /*! \brief Equal settings share one forwarder. */
 bool k8s_fwd_conf_equal(const k8s_fwd_conf_t *a, const k8s_fwd_conf_t *b);
 
-/*!
- * \brief Parses a stub domain, `ZONE=ADDR[@PORT][,ADDR[@PORT]...]` (kube-dns's
- * stubDomains), into \a group.
- *
- * \retval KNOT_EOK, KNOT_EINVAL (with a reason in \a msg), KNOT_ENOMEM
- */
-int k8s_fwd_stub_parse(const char *text, k8s_fwd_group_t *group, char *msg, size_t msglen);
-
-/*! \brief An address with an optional @port (53 by default) into \a addr. */
-int k8s_fwd_addr_parse(const char *text, struct sockaddr_storage *addr);
-
 /*! \brief Counters, pushed by the forwarder thread once a second. */
 typedef struct {
 	uint64_t forwarded;     /*!< Names asked of an upstream (after the cache). */

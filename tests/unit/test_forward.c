@@ -35,6 +35,7 @@
 
 #include "lib/dnsanswer.h"
 #include "resolver/forward.h"
+#include "forward/servers.h"
 #include "resolver/forward_cache.h"
 #include "forward/kubedns_conf.h"
 #include "resolver/upstream.h"

@@ -31,6 +31,7 @@
 #include <libknot/errcode.h>
 
 #include "resolver/forward_metrics.h"
+#include "forward/servers.h"
 #include "mod-k8s/mod-k8s.h"
 
 static char *collect(k8s_fwd_metrics_t *m)
