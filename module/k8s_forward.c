@@ -15,7 +15,7 @@
  */
 
 /*
- * knotd glue of the forwarder (forward.h): its options, the registry that lets the
+ * knotd glue of the forwarder (resolver/forward.h): its options, the registry that lets the
  * global instance and the reverse zones' instances share one forwarder, the hooks
  * (a global BEGIN hook for names in no zone, a reverse zone's END hook for the
  * addresses outside the cluster), its counters, and kube-dns's ConfigMap (kubedns_conf.h)

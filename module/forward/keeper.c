@@ -534,7 +534,7 @@ static void start_due(keeper_t *k, uint64_t now)
 	}
 }
 
-/* The layer (forward.h): the forwarder's thread runs it. */
+/* The layer (resolver/forward.h): the forwarder's thread runs it. */
 
 static void *keeper_attach(k8s_fwd_t *f)
 {

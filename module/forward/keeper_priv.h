@@ -20,8 +20,8 @@
  *
  * \brief Private to the kept names' files: their state (keeper.h), on the forwarder's
  * thread but for the workers' asks and lookups (keeper.c), and what the handles
- * (keeper_ref.c) call of it. A layer of the forwarder (forward.h): it sees the core
- * only through forward.h and forward_cache.h.
+ * (keeper_ref.c) call of it. A layer of the forwarder (resolver/forward.h): it sees
+ * the core only through forward.h and forward_cache.h.
  */
 
 #pragma once

@@ -170,8 +170,9 @@ static void *forward_run(void *arg)
 		uint64_t now = k8s_now_ms();
 		forward_loops_check(f);
 		drain(f, now);
+		// The layer after the clients: their flights are joined.
 		if (f->layer != NULL) {
-			f->layer->run(f->layer_state, now);  // After the clients': their flights are joined.
+			f->layer->run(f->layer_state, now);
 		}
 		forward_names_expire(f, now);
 		forward_probes_expire(f, now);
@@ -181,8 +182,8 @@ static void *forward_run(void *arg)
 		nfds_t count = 2;
 		fds[0] = (struct pollfd){ .fd = f->handoff.wake_fd, .events = POLLIN };
 		// A negative descriptor is ignored by poll().
-		fds[1] = (struct pollfd){ .fd = (f->layer != NULL) ? f->layer->wake_fd(f->layer_state) : -1,
-		                          .events = POLLIN };
+		int layer_fd = (f->layer != NULL) ? f->layer->wake_fd(f->layer_state) : -1;
+		fds[1] = (struct pollfd){ .fd = layer_fd, .events = POLLIN };
 		for (size_t i = 0; i < f->name_count; i++) {
 			name_t *n = f->names[i];
 			for (unsigned a = 0; a < n->att_count; a++) {
