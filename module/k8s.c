@@ -73,14 +73,8 @@ k8s_answer_t answer_query(const k8s_ctx_t *ctx, const knot_dname_t *qname, uint1
 	}
 	// After a reload that changed the watch settings, the old watcher serves until the new one is ready.
 	const k8s_watcher_t *w = k8s_watcher_serving(ctx->watcher, ctx->ready_bits);
-	const k8s_answer_conf_t *conf = &ctx->answer;
-	k8s_answer_conf_t handover;
-	if (w != ctx->watcher) {
-		handover = ctx->answer;
-		handover.upstream = k8s_watcher_upstream(w);
-		conf = &handover;
-	}
-	return k8s_answer(conf, k8s_watcher_table(w), qname, qtype, query, remote, pkt, mm, walked);
+	return k8s_answer(&ctx->answer, k8s_watcher_table(w), qname, qtype, query, remote, pkt,
+	                  mm, walked);
 }
 
 /*!
@@ -261,6 +255,7 @@ static void ctx_free(k8s_ctx_t *ctx)
 	k8s_ops_release(ctx);
 	// Nobody answers late past here: the waiter reads the zone's settings.
 	k8s_cold_free(ctx->cold);
+	k8s_kept_release(ctx);
 	// The endpoint programs the forwarder: it stops first.
 	k8s_fedapi_stop(ctx->fedapi);
 	k8s_fedfwd_free(ctx->fedfwd);
@@ -332,8 +327,6 @@ static int watcher_start(k8s_ctx_t *ctx, const k8s_watcher_conf_t *wconf)
 		knotd_mod_log(mod, LOG_ERR, "failed to start the watcher (%s)", err);
 		return KNOT_ENOMEM;
 	}
-
-	answer->upstream = k8s_watcher_upstream(ctx->watcher);
 
 	// Store the context before the watcher may call back into this zone.
 	knotd_mod_ctx_set(mod, ctx);
@@ -448,9 +441,9 @@ static int load_module(check_ctx_t *check)
 	if (ret == KNOT_EOK) {
 		ret = k8s_forward_read(check, ctx, false);
 	}
-	// Every zone of a watcher alike (the reverse zones too), so that they share it.
+	// Every zone alike (the reverse zones too), so that they share them.
 	if (ret == KNOT_EOK && ctx->answer.role != K8S_ROLE_FEDERATED) {
-		ret = k8s_forward_upstream(check, ctx, &wconf);
+		ret = k8s_kept_acquire(check, ctx);
 	}
 	// Everything that can fail comes before the watcher holds this zone: knotd frees
 	// the module after a failed load without calling unload.
@@ -463,8 +456,7 @@ static int load_module(check_ctx_t *check)
 	}
 	// A zone that may meet cold upstream names answers them late, from a thread of its own.
 	bool cold = !federated && ctx->answer.role != K8S_ROLE_REVERSE &&
-	            (wconf.upstream != NULL || wconf.upstream_servers.servers != NULL ||
-	             ctx->fedfwd != NULL);
+	            (ctx->kept != NULL || ctx->fedfwd != NULL);
 	if (ret == KNOT_EOK && check->mod != NULL) {
 		ret = hooks_add(check->mod, &ctx->answer, cold);
 	}

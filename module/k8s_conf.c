@@ -350,11 +350,6 @@ static int watch_field_read(check_ctx_t *check, const k8s_wconf_field_t *f,
 	case K8S_WCONF_UINT:
 		k8s_watcher_conf_set_uint(conf, f, val.single.integer);
 		break;
-	case K8S_WCONF_ADDR:
-		if (val.count > 0) {
-			ret = k8s_watcher_conf_set_addr(conf, f, &val.single.addr);
-		}
-		break;
 	default:
 		break;
 	}

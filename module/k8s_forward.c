@@ -15,7 +15,7 @@
  */
 
 /*
- * knotd glue of the forwarder (forward.h): its options, the registry that lets the
+ * knotd glue of the forwarder (resolver/forward.h): its options, the registry that lets the
  * global instance and the reverse zones' instances share one forwarder, the hooks
  * (a global BEGIN hook for names in no zone, a reverse zone's END hook for the
  * addresses outside the cluster), its counters, and kube-dns's ConfigMap (kubedns_conf.h)
@@ -30,9 +30,11 @@
 #include <string.h>
 
 #include "lib/clock.h"
-#include "forward/forward.h"
-#include "forward/forward_metrics.h"
+#include "resolver/forward.h"
+#include "resolver/forward_metrics.h"
 #include "k8s_glue.h"
+#include "forward/keeper.h"
+#include "forward/servers.h"
 #include "forward/kubedns_conf.h"
 #include "lib/tsan_rcu.h"
 
@@ -270,7 +272,9 @@ static live_t *live_new(k8s_fwd_holder_t *h, const k8s_fwd_conf_t *conf)
 	live->metrics = k8s_fwd_metrics_new(conf);
 	k8s_log_t log = { .fn = fwd_log, .ctx = h };
 	// Not under the registry's lock: the thread logs through it.
-	live->fwd = (live->metrics != NULL) ? k8s_fwd_new(conf, &log, fwd_stats, live) : NULL;
+	// The kept names ride on every forwarder of the instances (k8s_kept.c reaches them).
+	live->fwd = (live->metrics != NULL) ? k8s_fwd_new(conf, &log, fwd_stats, live,
+	                                                  &k8s_keeper_layer) : NULL;
 	if (live->fwd == NULL) {
 		k8s_fwd_metrics_free(live->metrics);
 		free(live);
@@ -657,35 +661,22 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global)
 
 /* The kept names' forwarder (ExternalName targets, autopath's outside names). */
 
-static void holder_hold(void *arg)
+void k8s_forward_hold(k8s_fwd_holder_t *h)
 {
-	k8s_fwd_holder_t *h = arg;
 	pthread_mutex_lock(&registry_lock);
 	h->refs++;
 	pthread_mutex_unlock(&registry_lock);
 }
 
-static void holder_drop(void *arg)
+k8s_fwd_t *k8s_forward_live(void *holder)
 {
-	k8s_forward_release(arg, NULL);
-}
-
-/*!
- * \brief The live forwarder (the caller's RCU read-side section): the kept names of
- * ExternalName targets and autopath's outside names are its flights (keeper.h). A
- * ConfigMap change replaces it: the new one starts with no kept names.
- */
-static k8s_fwd_t *upstream_live(void *arg)
-{
-	k8s_fwd_holder_t *h = arg;
+	k8s_fwd_holder_t *h = holder;
 	return rcu_dereference(h->live)->fwd;
 }
 
-int k8s_forward_upstream(check_ctx_t *check, k8s_ctx_t *ctx, k8s_watcher_conf_t *wconf)
+int k8s_forward_kept(check_ctx_t *check, k8s_ctx_t *ctx, k8s_fwd_holder_t **holder)
 {
-	if (check->mod == NULL || wconf->upstream != NULL) {
-		return KNOT_EOK;
-	}
+	*holder = NULL;
 	k8s_fwd_holder_t *h = ctx->fwd;  // A reverse zone's, if it forwards.
 	if (h == NULL) {
 		k8s_fwd_conf_t conf;
@@ -702,9 +693,6 @@ int k8s_forward_upstream(check_ctx_t *check, k8s_ctx_t *ctx, k8s_watcher_conf_t 
 		}
 		ctx->fwd = h;
 	}
-	holder_hold(h);
-	wconf->upstream_servers = (k8s_wconf_servers_t){
-		.servers = upstream_live, .ctx = h, .hold = holder_hold, .drop = holder_drop
-	};
+	*holder = h;
 	return KNOT_EOK;
 }

@@ -44,7 +44,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #endif
 
 #include "answer/answer.h"
-#include "forward/coldwait.h"
+#include "answer/coldwait.h"
 #include "ops/dnsmetrics.h"
 #include "federation/fedapi.h"
 #include "federation/fedfwd.h"
@@ -77,6 +77,16 @@ typedef struct {
 /*! \brief A forwarder shared by the instances whose forward settings are equal (k8s_forward.c). */
 typedef struct k8s_fwd_holder k8s_fwd_holder_t;
 
+/*! \brief Kept names shared by the zones whose resolver settings are equal (k8s_kept.c). */
+typedef struct k8s_kept k8s_kept_t;
+
+/*! \brief A zone holding kept names: where their lines go. */
+typedef struct k8s_kept_client {
+	knotd_mod_t *mod;
+	bool log_zone;               /*!< Named rather than the newest zone (the cluster zone). */
+	struct k8s_kept_client *next;
+} k8s_kept_client_t;
+
 /*! \brief A zone's module context (or the global forwarding instance's): allocated by load, freed by unload. */
 typedef struct {
 	knotd_mod_t *mod;
@@ -98,6 +108,8 @@ typedef struct {
 	k8s_fedfwd_t *fedfwd;       /*!< K8S-DNS role (svc.federation.), or NULL. */
 	k8s_fedapi_t *fedapi;       /*!< Its programming endpoint, or NULL. */
 	k8s_fwd_holder_t *fwd;      /*!< The forwarder (global instance, reverse zones), or NULL. */
+	k8s_kept_t *kept;           /*!< The kept names (answer.upstream's), or NULL. */
+	k8s_kept_client_t kept_client;
 	k8s_metrics_source_t metrics_src; /*!< The zone's part of /ready (metrics.h). */
 	bool metrics_added;
 	bool httpd_held;            /*!< A reference to the process's endpoint (metrics-listen). */
@@ -361,11 +373,32 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global);
 void k8s_forward_release(k8s_fwd_holder_t *h, knotd_mod_t *mod);
 
 /*!
- * \brief Without `upstream`, gives the zone's kept names (\a wconf) the instance's
- * live forwarder (`forward`, `forward-stub`, kube-dns's ConfigMap), taking the
- * forwarder (shared with the global instance of equal settings) if the zone has none.
+ * \brief The forwarder of a zone's kept names without `upstream` (\a holder, NULL when
+ * the zone forwards nothing): its own (a reverse zone's), or taken here, shared with
+ * the global instance of equal settings.
  */
-int k8s_forward_upstream(check_ctx_t *check, k8s_ctx_t *ctx, k8s_watcher_conf_t *wconf);
+int k8s_forward_kept(check_ctx_t *check, k8s_ctx_t *ctx, k8s_fwd_holder_t **holder);
+
+/*! \brief Takes one more hold on the forwarder (k8s_forward_release() drops it). */
+void k8s_forward_hold(k8s_fwd_holder_t *h);
+
+/*!
+ * \brief The holder's live forwarder (inside an RCU read-side section): a ConfigMap
+ * change replaces it, and the new one starts with no kept names (keeper.h).
+ */
+k8s_fwd_t *k8s_forward_live(void *holder);
+
+/* k8s_kept.c: the kept names. */
+
+/*!
+ * \brief Gives the zone its kept names (ctx->answer.upstream), shared with the zones of
+ * equal settings: `upstream`'s, else the forwarder's (k8s_forward_kept()); none
+ * without either. Nothing in a conf check.
+ */
+int k8s_kept_acquire(check_ctx_t *check, k8s_ctx_t *ctx);
+
+/*! \brief Drops the zone's kept names (the last zone frees them); no reader may remain. */
+void k8s_kept_release(k8s_ctx_t *ctx);
 
 /* k8s_ops.c: the operations endpoint (metrics-listen). */
 

@@ -38,8 +38,8 @@
 #include "answer/outcome.h"
 #include "answer/qname.h"
 #include "table/table.h"
-#include "upstream/keeper.h"
-#include "upstream/upstream.h"
+#include "forward/keeper.h"
+#include "resolver/upstream.h"
 
 typedef enum {
 	K8S_PODS_DISABLED = 0,  /*!< No pod records. */

@@ -32,8 +32,8 @@
 #include "federation/fedfwd.h"
 #include "store/snapfile.h"
 #include "lib/sockaddr.h"
-#include "upstream/keeper.h"
-#include "upstream/upstream.h"
+#include "forward/keeper.h"
+#include "resolver/upstream.h"
 
 /*!
  * \brief What readers see: the federations and each one's resolver (the forwarder core

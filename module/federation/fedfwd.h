@@ -44,7 +44,7 @@
 #include "answer/fedname.h"
 #include "federation/fedstub.h"
 #include "lib/log.h"
-#include "upstream/upstream.h"
+#include "resolver/upstream.h"
 
 /*! \brief Per-attempt timeout of a forwarded query (three attempts, over the nameservers). */
 #define K8S_FEDFWD_TIMEOUT_MS 2000

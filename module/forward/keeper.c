@@ -19,8 +19,9 @@
  * The kept names (keeper.h) on the forwarder's thread: the workers' lock-free asks and
  * lookups; the names kept, their eviction order (probation, then the kept clock) and
  * their rest when no query looks them up; and each name's A and AAAA *jobs*, resolved
- * as the forwarder's flights (forward_names.c) when due: refreshed before expiry while
- * looked up, retried with backoff after a failure.
+ * as the forwarder's flights (k8s_fwd_flight_keep()) when due: refreshed before expiry
+ * while looked up, retried with backoff after a failure. A layer of the forwarder
+ * (k8s_keeper_layer): its thread runs it, and it reaches the core through forward.h.
  */
 
 #include <stdatomic.h>
@@ -29,9 +30,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "forward/forward_priv.h"
 #include "forward/keeper_priv.h"
-#include "upstream/keeper.h"
 #include "lib/clock.h"
 #include "lib/hash.h"
 
@@ -76,7 +75,7 @@ static job_t *job_of(k8s_timer_t *timer)
 static k8s_fwd_entry_t *entry_of(keeper_t *k, const job_t *job)
 {
 	const target_t *t = job->target;
-	return k8s_fwd_cache_find(&k->fwd->cache, t->name, job->qtype, t->source);
+	return k8s_fwd_cache_find(k->cache, t->name, job->qtype, t->source);
 }
 
 /*! \brief A job's entry, if it is the keeper's own (not a client's answer of the name). */
@@ -104,7 +103,7 @@ static void cache_drop(keeper_t *k, job_t *job)
 {
 	k8s_fwd_entry_t *e = kept_of(k, job);
 	if (e != NULL) {
-		k8s_fwd_cache_del(&k->fwd->cache, e);
+		k8s_fwd_cache_del(k->cache, e);
 	}
 }
 
@@ -136,7 +135,7 @@ static void failure_publish(keeper_t *k, job_t *job, uint16_t rcode, uint64_t no
 	k8s_fwd_entry_t *e = k8s_fwd_entry_failure(t->name, job->qtype, t->source, rcode, now,
 	                                           now + job->backoff_s * 1000);
 	if (e != NULL) {
-		k8s_fwd_cache_put(&k->fwd->cache, e, now);
+		k8s_fwd_cache_put(k->cache, e, now);
 	}
 }
 
@@ -166,7 +165,7 @@ static void job_fail(keeper_t *k, job_t *job, uint64_t now, const char *reason,
 		t->logged = true;
 		t->logged_ms = now;
 		knot_dname_txt_storage_t buf;
-		k8s_logf(&k->fwd->log, LOG_WARNING,
+		k8s_logf(k->log, LOG_WARNING,
 		         "upstream resolution of %s failed, retrying in %u s (%s)",
 		         name_text(t->name, buf), job->backoff_s, reason);
 	}
@@ -186,14 +185,15 @@ static const char *reason_text(int ret)
 }
 
 /*!
- * \brief A job's flight ended (forward_names.c, through f->kept_done): NOERROR and
+ * \brief A job's flight ended (the layer's flight_done()): NOERROR and
  * NXDOMAIN are kept (\a e, the entry the forwarder publishes, or one of the keeper's
  * own when the cache's rules would not keep the answer); another RCODE (the forwarder
  * asked its next server already) is published as a failure until the retry.
  */
-static void flight_done(keeper_t *k, void *arg, const knot_pkt_t *answer,
+static void flight_done(void *state, void *arg, const knot_pkt_t *answer,
                         k8s_fwd_entry_t *e, int err, uint64_t now)
 {
+	keeper_t *k = state;
 	job_t *job = arg;
 	job->in_flight = false;
 	k->flights--;
@@ -220,7 +220,7 @@ static void flight_done(keeper_t *k, void *arg, const knot_pkt_t *answer,
 		// No whole SOA for a negative answer, a TTL of 0: kept for the answer path alone.
 		target_t *t = job->target;
 		e = k8s_fwd_entry_new_source(answer, t->name, job->qtype, t->source,
-		                             k->fwd->conf.cache_max_ttl, now, true);
+		                             k8s_fwd_conf(k->fwd)->cache_max_ttl, now, true);
 		if (e == NULL || e->bytes > K8S_FWD_ENTRY_MAX) {
 			k8s_fwd_entry_free(e);
 			job_fail(k, job, now, reason_text(KNOT_ESPACE), 0);
@@ -230,7 +230,7 @@ static void flight_done(keeper_t *k, void *arg, const knot_pkt_t *answer,
 		e->expires_ms = now + (negative ? NEG_DEFAULT_MS : REFRESH_MIN_MS);
 		e->kept = true;
 		e->kept_only = true;
-		k8s_fwd_cache_put(&k->fwd->cache, e, now);
+		k8s_fwd_cache_put(k->cache, e, now);
 	}
 	// A refresh of a name in use is spared by the cache from the start (only this
 	// thread reads the mark, so it may be set after publication).
@@ -244,10 +244,10 @@ static void job_start(keeper_t *k, job_t *job, uint64_t now)
 	job->looked = false;
 	job->in_flight = true;
 	k->flights++;
-	if (!forward_flight_keep(k->fwd, t->name, job->qtype, t->source, job, now)) {
+	if (!k8s_fwd_flight_keep(k->fwd, t->name, job->qtype, t->source, job, now)) {
 		job->in_flight = false;
 		k->flights--;
-		job_fail(k, job, now, reason_text((forward_group_of(k->fwd, t->name) == NULL) ?
+		job_fail(k, job, now, reason_text(!k8s_fwd_routes(k->fwd, t->name) ?
 		         KNOT_ENOENT : KNOT_EBUSY), 0);
 	}
 }
@@ -256,7 +256,7 @@ static void job_start(keeper_t *k, job_t *job, uint64_t now)
 static void job_land(keeper_t *k, job_t *job)
 {
 	if (job->in_flight) {
-		forward_flight_unkeep(k->fwd, job);
+		k8s_fwd_flight_unkeep(k->fwd, job);
 		job->in_flight = false;
 		k->flights--;
 	}
@@ -473,7 +473,7 @@ static void drain(keeper_t *k, uint64_t now)
 	if ((full || evicted) &&
 	    (k->full_logged_ms == 0 || now - k->full_logged_ms >= LOG_PERIOD_MS)) {
 		k->full_logged_ms = now;
-		k8s_logf(&k->fwd->log, LOG_WARNING, "upstream, %s names asked by queries "
+		k8s_logf(k->log, LOG_WARNING, "upstream, %s names asked by queries "
 		         "(%zu names kept already)", full ? "not resolving more" : "forgetting",
 		         k->asked);
 	}
@@ -534,15 +534,17 @@ static void start_due(keeper_t *k, uint64_t now)
 	}
 }
 
-/* The forwarder's side (forward_priv.h). */
+/* The layer (resolver/forward.h): the forwarder's thread runs it. */
 
-keeper_t *keeper_new(k8s_fwd_t *f)
+static void *keeper_attach(k8s_fwd_t *f)
 {
 	keeper_t *k = calloc(1, sizeof(*k));
 	if (k == NULL) {
 		return NULL;
 	}
 	k->fwd = f;
+	k->cache = k8s_fwd_cache_of(f);
+	k->log = k8s_fwd_log(f);
 	atomic_init(&k->max_asked, MAX_ASKED);
 	CDS_INIT_LIST_HEAD(&k->probation.targets);
 	CDS_INIT_LIST_HEAD(&k->kept.targets);
@@ -551,15 +553,12 @@ keeper_t *keeper_new(k8s_fwd_t *f)
 		free(k);
 		return NULL;
 	}
-	f->kept_done = flight_done;
 	return k;
 }
 
-void keeper_free(keeper_t *k)
+static void keeper_detach(void *state)
 {
-	if (k == NULL) {
-		return;
-	}
+	keeper_t *k = state;
 	size_t pos = 0;
 	const k8s_map_slot_t *slot;
 	while ((slot = k8s_map_next(&k->names, &pos)) != NULL) {
@@ -571,21 +570,24 @@ void keeper_free(keeper_t *k)
 	free(k);
 }
 
-int keeper_wake_fd(const keeper_t *k)
+static int keeper_wake_fd(const void *state)
 {
+	const keeper_t *k = state;
 	return k->wake_fd;
 }
 
-void keeper_run(keeper_t *k, uint64_t now)
+static void keeper_run(void *state, uint64_t now)
 {
+	keeper_t *k = state;
 	uint64_t value;
 	(void)!read(k->wake_fd, &value, sizeof(value));
 	drain(k, now);
 	start_due(k, now);
 }
 
-uint64_t keeper_due_ms(const keeper_t *k, uint64_t until)
+static uint64_t keeper_due_ms(const void *state, uint64_t until)
 {
+	const keeper_t *k = state;
 	if (k->flights < MAX_FLIGHTS && k->heap.count > 0 &&
 	    k8s_timer_heap_first(&k->heap)->due_ms < until) {
 		until = k8s_timer_heap_first(&k->heap)->due_ms;
@@ -593,10 +595,16 @@ uint64_t keeper_due_ms(const keeper_t *k, uint64_t until)
 	return until;
 }
 
-void keeper_stop(keeper_t *k)
-{
-	k->fwd->kept_done = NULL;
-}
+const k8s_fwd_layer_t k8s_keeper_layer = {
+	.attach = keeper_attach,
+	.detach = keeper_detach,
+	.wake_fd = keeper_wake_fd,
+	.run = keeper_run,
+	.due_ms = keeper_due_ms,
+	.flight_done = flight_done,
+};
+
+/* The handles' side (keeper_priv.h). */
 
 void keeper_set_max_asked(keeper_t *k, size_t max)
 {
@@ -616,7 +624,7 @@ void k8s_keeper_asks_off(void)
 k8s_upstream_status_t keeper_lookup(keeper_t *k, const knot_dname_t *name, uint16_t qtype,
                                     const uint8_t *source, const k8s_fwd_entry_t **ans)
 {
-	k8s_fwd_entry_t *e = k8s_fwd_cache_find(&k->fwd->cache, name, qtype, source);
+	k8s_fwd_entry_t *e = k8s_fwd_cache_find(k->cache, name, qtype, source);
 	if (e == NULL) {
 		return K8S_UPSTREAM_PENDING;
 	}

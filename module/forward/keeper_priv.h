@@ -18,8 +18,10 @@
 /*!
  * \file
  *
- * \brief Private to keeper.c: the kept names' state (keeper.h), on the forwarder's
- * thread but for the workers' asks and lookups.
+ * \brief Private to the kept names' files: their state (keeper.h), on the forwarder's
+ * thread but for the workers' asks and lookups (keeper.c), and what the handles
+ * (keeper_ref.c) call of it. A layer of the forwarder (resolver/forward.h): it sees
+ * the core only through forward.h and forward_cache.h.
  */
 
 #pragma once
@@ -30,7 +32,9 @@
 
 #include <urcu/list.h>
 
-#include "forward/forward_priv.h"
+#include "resolver/forward.h"
+#include "resolver/forward_cache.h"
+#include "forward/keeper.h"
 #include "lib/map.h"
 #include "lib/timerheap.h"
 
@@ -85,14 +89,16 @@ typedef struct {
 	size_t count;
 } asked_list_t;
 
-struct keeper {
+typedef struct keeper {
 	/* Readers. */
 	ask_t asks[ASK_SLOTS];         /*!< Slots that queries write without a lock. */
 	int wake_fd;                   /*!< eventfd: a name asked. */
 	atomic_size_t max_asked;       /*!< MAX_ASKED, or less in tests. */
+	k8s_fwd_cache_t *cache;        /*!< The forwarder's: its entries are the answers. */
 
 	/* The forwarder's thread only. */
 	k8s_fwd_t *fwd;
+	const k8s_log_t *log;          /*!< The forwarder's. */
 	k8s_map_t names;               /*!< Key text (key_text()) -> target_t. */
 	size_t asked;                  /*!< Targets kept. */
 	asked_list_t probation;        /*!< Asked once: oldest first. */
@@ -101,4 +107,16 @@ struct keeper {
 	size_t active;                 /*!< Targets with scheduled jobs. */
 	k8s_timer_heap_t heap;         /*!< Scheduled jobs by due time. */
 	size_t flights;                /*!< Jobs in flight. */
-};
+} keeper_t;
+
+/* What the handles (keeper_ref.c) call. */
+
+/*! \brief k8s_keeper_ask() on a forwarder's kept names, for (\a name, \a source). */
+bool keeper_ask(keeper_t *k, const knot_dname_t *name, const uint8_t *source);
+
+/*! \brief k8s_keeper_lookup() on a forwarder's kept names, for (\a name, \a source). */
+k8s_upstream_status_t keeper_lookup(keeper_t *k, const knot_dname_t *name, uint16_t qtype,
+                                    const uint8_t *source, const k8s_fwd_entry_t **ans);
+
+/*! \brief k8s_keeper_set_max_asked() on a forwarder's kept names. */
+void keeper_set_max_asked(keeper_t *k, size_t max);

@@ -25,8 +25,7 @@
 
 #include <urcu/urcu-memb.h>
 
-#include "forward/forward_priv.h"
-#include "upstream/keeper.h"
+#include "forward/keeper_priv.h"
 
 /*! \brief The own forwarder's settings besides its server and deadline. */
 /* Two entries (A, AAAA) for each of the 4096 names kept, in twice the slots: a
@@ -64,7 +63,7 @@ k8s_keeper_t *k8s_keeper_new(const struct sockaddr_storage *servers, size_t coun
 		.opt_code = opt_code,
 	};
 	k8s_log_t none = { 0 };
-	k->own = k8s_fwd_new(&conf, (log != NULL) ? log : &none, NULL, NULL);
+	k->own = k8s_fwd_new(&conf, (log != NULL) ? log : &none, NULL, NULL, &k8s_keeper_layer);
 	if (k->own == NULL) {
 		free(k);
 		return NULL;
@@ -95,7 +94,7 @@ void k8s_keeper_free(k8s_keeper_t *k)
 static keeper_t *keeper_of(const k8s_keeper_t *k)
 {
 	k8s_fwd_t *f = (k->own != NULL) ? k->own : k->live(k->ctx);
-	return (f != NULL) ? f->keeper : NULL;
+	return (f != NULL) ? k8s_fwd_layer_state(f) : NULL;
 }
 
 bool k8s_keeper_ask_source(const k8s_keeper_t *k, const knot_dname_t *name,

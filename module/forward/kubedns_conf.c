@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "forward/servers.h"
 #include "lib/jsonstrict.h"
 #include "forward/kubedns_conf.h"
 

@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-#include "forward/forward.h"
+#include "resolver/forward.h"
 
 /*! \brief Largest file read (bytes): a larger one is refused whole. */
 #define K8S_KUBEDNS_FILE_MAX 65536

@@ -26,8 +26,9 @@
  * series are counted in too (dnsmetrics.c): relaxed atomic adds, no lock, no
  * allocation on the answer path. Everything else is read when a
  * scrape renders: a source is a caller-owned node with a collect function (its
- * series) and optionally a ready function (its part of /ready). A later part
- * (the forwarder, a cache) adds its series with one k8s_metrics_source_add().
+ * series) and optionally a ready function (its part of /ready). The parts above
+ * (the watchers, the forwarders, each zone's readiness) add theirs with one
+ * k8s_metrics_source_add(): nothing here knows them.
  */
 
 #pragma once
@@ -132,8 +133,8 @@ typedef struct {
 } k8s_metrics_queries_t;
 
 /*!
- * \brief Renders the page: the query counters, every watcher's state (once per watcher,
- * however many zones share it), then the sources' series.
+ * \brief Renders the page: the query counters and CoreDNS's series, then the sources'
+ * (the watchers', the forwarders', ...).
  *
  * \retval KNOT_EOK, KNOT_ENOMEM, KNOT_ESPACE (past K8S_METRICS_MAX_PAGE)
  */

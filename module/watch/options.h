@@ -82,8 +82,7 @@
 	X(IGNORE_EMPTY, "\x14""ignore-empty-service", YP_TBOOL, V_NONE, YP_FNONE, NULL, (W_NONE, 0)) \
 	X(PODS, "\x04""pods", YP_TOPT, V_OPT(pods_modes, K8S_PODS_INSECURE), YP_FNONE, NULL, \
 	  (W_NONE, 0)) \
-	X(UPSTREAM, "\x08""upstream", YP_TADDR, V_ADDR(53), YP_FNONE, check_upstream, \
-	  (W_READ, 12, K8S_WCONF_ADDR, K8S_WCONF_HOW, upstream)) \
+	X(UPSTREAM, "\x08""upstream", YP_TADDR, V_ADDR(53), YP_FNONE, check_upstream, (W_NONE, 0)) \
 	X(STALL, "\x13""watch-stall-timeout", YP_TINT, V_TIME(5, 3600, K8S_STALL_S_DEFAULT), \
 	  YP_FNONE, NULL, (W_READ, 10, K8S_WCONF_UINT, K8S_WCONF_HOW, stall_s)) \
 	X(CRD_RETRY, "\x12""crd-retry-interval", YP_TINT, \
@@ -112,9 +111,9 @@
 	X(FED_EXTERNAL, "\x13""federation-external", YP_TDNAME, V_NONE, YP_FNONE, NULL, (W_NONE, 0)) \
 	/* On: the file's path in the zone's storage, when it is writable. */ \
 	X(SNAPSHOT, "\x08""snapshot", YP_TBOOL, V_BOOL(true), YP_FNONE, NULL, \
-	  (W_LOAD, 13, K8S_WCONF_STR, K8S_WCONF_HOW, snapshot)) \
+	  (W_LOAD, 12, K8S_WCONF_STR, K8S_WCONF_HOW, snapshot)) \
 	X(SNAP_MAX_AGE, "\x10""snapshot-max-age", YP_TINT, V_TIME(0, 365 * 86400, 86400), YP_FNONE, \
-	  NULL, (W_READ, 14, K8S_WCONF_UINT, K8S_WCONF_HOW, snapshot_max_age_s)) \
+	  NULL, (W_READ, 13, K8S_WCONF_UINT, K8S_WCONF_HOW, snapshot_max_age_s)) \
 	X(FED_NS, "\x16""federation-nameservers", YP_TSTR, V_NONE, YP_FMULTI, k8s_fed_check_ns, \
 	  (W_NONE, 0)) \
 	X(FED_CLUSTER, "\x17""federation-cluster-name", YP_TSTR, V_NONE, YP_FNONE, \

@@ -23,7 +23,6 @@
 
 #include "api/kubeconfig.h"
 #include "store/snapfile.h"
-#include "lib/sockaddr.h"
 #include "watch/watchconf.h"
 
 #define OFF(field) offsetof(k8s_watcher_conf_t, field)
@@ -82,11 +81,6 @@ static bool str_equal(const char *a, const char *b)
 	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
 }
 
-static bool addr_equal(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
-{
-	return (a == NULL || b == NULL) ? a == b : k8s_sockaddr_equal(a, b);
-}
-
 static bool list_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b,
                        const k8s_wconf_field_t *f)
 {
@@ -117,9 +111,6 @@ static bool field_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b
 		return *AT_CONST(a, f->offset, bool) == *AT_CONST(b, f->offset, bool);
 	case K8S_WCONF_UINT:
 		return *AT_CONST(a, f->offset, unsigned) == *AT_CONST(b, f->offset, unsigned);
-	case K8S_WCONF_ADDR:
-		return addr_equal(*AT_CONST(a, f->offset, const struct sockaddr_storage *),
-		                  *AT_CONST(b, f->offset, const struct sockaddr_storage *));
 	default:
 		return true;
 	}
@@ -180,10 +171,6 @@ uint64_t k8s_watcher_conf_hash(const k8s_watcher_conf_t *conf, k8s_wconf_scope_t
 
 bool k8s_watcher_conf_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b)
 {
-	if (a->upstream_servers.servers != b->upstream_servers.servers ||
-	    a->upstream_servers.ctx != b->upstream_servers.ctx) {
-		return false;
-	}
 	for (const k8s_wconf_field_t *f = k8s_watcher_conf_fields; f->kind != K8S_WCONF_END; f++) {
 		if (!field_equal(a, b, f)) {
 			return false;
@@ -214,9 +201,6 @@ int k8s_watcher_conf_set_snapshot(k8s_watcher_conf_t *conf, const char *dir, siz
 
 void k8s_watcher_conf_free(k8s_watcher_conf_t *conf)
 {
-	if (conf->upstream_servers.servers != NULL) {
-		conf->upstream_servers.drop(conf->upstream_servers.ctx);
-	}
 	for (const k8s_wconf_field_t *f = k8s_watcher_conf_fields; f->kind != K8S_WCONF_END; f++) {
 		void **ptr = AT(conf, f->offset, void *);
 		if (f->kind == K8S_WCONF_STRLIST) {
@@ -225,8 +209,7 @@ void k8s_watcher_conf_free(k8s_watcher_conf_t *conf)
 				free(list[i]);
 			}
 		}
-		if (f->kind == K8S_WCONF_STR || f->kind == K8S_WCONF_STRLIST ||
-		    f->kind == K8S_WCONF_ADDR) {
+		if (f->kind == K8S_WCONF_STR || f->kind == K8S_WCONF_STRLIST) {
 			free(*ptr);
 		}
 	}
@@ -277,20 +260,6 @@ void k8s_watcher_conf_set_uint(k8s_watcher_conf_t *conf, const k8s_wconf_field_t
 	*AT(conf, f->offset, unsigned) = value;
 }
 
-int k8s_watcher_conf_set_addr(k8s_watcher_conf_t *conf, const k8s_wconf_field_t *f,
-                              const struct sockaddr_storage *addr)
-{
-	struct sockaddr_storage *copy = malloc(sizeof(*copy));
-	if (copy == NULL) {
-		return KNOT_ENOMEM;
-	}
-	*copy = *addr;
-	struct sockaddr_storage **field = AT(conf, f->offset, struct sockaddr_storage *);
-	free(*field);
-	*field = copy;
-	return KNOT_EOK;
-}
-
 static int field_copy(k8s_watcher_conf_t *dst, const k8s_watcher_conf_t *src,
                       const k8s_wconf_field_t *f)
 {
@@ -314,11 +283,6 @@ static int field_copy(k8s_watcher_conf_t *dst, const k8s_watcher_conf_t *src,
 	case K8S_WCONF_UINT:
 		k8s_watcher_conf_set_uint(dst, f, *AT_CONST(src, f->offset, unsigned));
 		return KNOT_EOK;
-	case K8S_WCONF_ADDR: {
-		const struct sockaddr_storage *addr = *AT_CONST(src, f->offset,
-		                                                const struct sockaddr_storage *);
-		return (addr != NULL) ? k8s_watcher_conf_set_addr(dst, f, addr) : KNOT_EOK;
-	}
 	default:
 		return KNOT_EOK;
 	}
@@ -334,9 +298,6 @@ int k8s_watcher_conf_copy(k8s_watcher_conf_t *dst, const k8s_watcher_conf_t *src
 	}
 	if (ret != KNOT_EOK) {
 		k8s_watcher_conf_free(dst);
-	} else if (src->upstream_servers.servers != NULL) {
-		dst->upstream_servers = src->upstream_servers;
-		dst->upstream_servers.hold(dst->upstream_servers.ctx);
 	}
 	return ret;
 }

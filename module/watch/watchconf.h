@@ -31,22 +31,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/socket.h>
 
 #include "watch/options.h"
-#include "upstream/keeper.h"
-
-/*!
- * \brief Where the kept names live without `upstream`: the instance's live forwarder
- * (k8s_keeper_new_live()). Not an option of its own, so in no table: equal when \a ctx
- * is; a copy holds \a ctx, freeing it drops it.
- */
-typedef struct {
-	k8s_keeper_live_t servers;       /*!< NULL: none. */
-	void *ctx;
-	void (*hold)(void *ctx);
-	void (*drop)(void *ctx);
-} k8s_wconf_servers_t;
 
 /*! \brief Watch settings; zones with equal settings share a watcher. */
 typedef struct {
@@ -63,8 +49,6 @@ typedef struct {
 	bool no_endpoints;             /*!< Do not watch EndpointSlices. */
 	unsigned stall_s;              /*!< Cut a transfer silent this long (0: default). */
 	unsigned absent_retry_s;       /*!< Look for a missing optional resource this often (0: default). */
-	const struct sockaddr_storage *upstream; /*!< Resolver for ExternalName targets, or NULL. */
-	k8s_wconf_servers_t upstream_servers; /*!< Without \a upstream: the forwarders', or none. */
 	const char *snapshot;          /*!< The warm restart's snapshot file, or NULL: none. */
 	unsigned snapshot_max_age_s;   /*!< An older snapshot is not served (0: no limit). */
 } k8s_watcher_conf_t;
@@ -76,7 +60,6 @@ typedef enum {
 	K8S_WCONF_STRLIST,  /*!< const char *const *, counted by the size_t at count_offset. */
 	K8S_WCONF_BOOL,     /*!< bool. */
 	K8S_WCONF_UINT,     /*!< unsigned. */
-	K8S_WCONF_ADDR,     /*!< const struct sockaddr_storage *, NULL when unset. */
 } k8s_wconf_kind_t;
 
 /*! \brief What a field means to the snapshot of the warm restart (snapshot.h). */
@@ -152,10 +135,3 @@ void k8s_watcher_conf_set_bool(k8s_watcher_conf_t *conf, const k8s_wconf_field_t
 void k8s_watcher_conf_set_uint(k8s_watcher_conf_t *conf, const k8s_wconf_field_t *f,
                                unsigned value);
 
-/*!
- * \brief Sets a K8S_WCONF_ADDR field of an owned copy to a copy of \a addr.
- *
- * \retval KNOT_EOK, KNOT_ENOMEM (the field is unchanged)
- */
-int k8s_watcher_conf_set_addr(k8s_watcher_conf_t *conf, const k8s_wconf_field_t *f,
-                              const struct sockaddr_storage *addr);

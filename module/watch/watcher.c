@@ -32,17 +32,59 @@
 #include "api/kubeconfig.h"
 #include "store/snapshot.h"
 #include "watch/watcher.h"
+#include "watch/watcher_metrics.h"
 #include "watch/watcher_priv.h"
 
 /*! \brief Retry period for unusable API settings (missing kubeconfig, token, env). */
 #define SETTINGS_RETRY_MS (10 * 1000)
 #define STATS_PERIOD_MS 1000
 #define MAX_WAIT_MS 1000
-/*! \brief Per attempt; a stub resolver never waits for it (names are resolved ahead). */
-#define UPSTREAM_TIMEOUT_MS 1000
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static k8s_watcher_t *registry;
+
+/* The watchers' series (watcher_metrics.c): one metrics source while any watcher exists. */
+
+/*! \brief The source's collect: each watcher's last counters, copied under the registry's lock. */
+static void metrics_collect(void *ctx, k8s_metrics_out_t *out)
+{
+	// Static: only the endpoint's thread renders (a scrape at a time).
+	static k8s_watcher_row_t rows[K8S_WATCHER_METRICS_MAX];
+	size_t count = 0;
+	pthread_mutex_lock(&registry_lock);
+	for (k8s_watcher_t *w = registry; w != NULL && count < K8S_WATCHER_METRICS_MAX;
+	     w = w->next) {
+		pthread_mutex_lock(&w->clients_lock);
+		rows[count].st = w->last_stats;
+		pthread_mutex_unlock(&w->clients_lock);
+		rows[count++].fingerprint = w->fingerprint;
+	}
+	pthread_mutex_unlock(&registry_lock);
+	k8s_watcher_metrics_write(out, rows, count);
+}
+
+static pthread_mutex_t metrics_lock = PTHREAD_MUTEX_INITIALIZER;
+static k8s_metrics_source_t metrics = { .collect = metrics_collect };
+static bool metrics_added;  /*!< Under metrics_lock. */
+
+/*!
+ * \brief Adds the source with the first watcher, removes it with the last. Never under
+ * the registry's lock: a scrape holds the sources' lock while it takes the registry's.
+ */
+static void metrics_update(void)
+{
+	pthread_mutex_lock(&metrics_lock);
+	pthread_mutex_lock(&registry_lock);
+	bool any = registry != NULL;
+	pthread_mutex_unlock(&registry_lock);
+	if (any && !metrics_added) {
+		k8s_metrics_source_add(&metrics);
+	} else if (!any && metrics_added) {
+		k8s_metrics_source_remove(&metrics);
+	}
+	metrics_added = any;
+	pthread_mutex_unlock(&metrics_lock);
+}
 
 /* Logging and stats go to the zones attached, through knotd. */
 
@@ -348,8 +390,6 @@ static void watcher_free(k8s_watcher_t *w)
 		curl_multi_cleanup(w->multi);
 	}
 	k8s_store_free(w->store);
-	// No zone reads the cache any more, and the thread that declared names is gone.
-	k8s_keeper_free(w->upstream);
 	if (w->predecessor != NULL) {
 		k8s_watcher_release(w->predecessor);
 	}
@@ -381,20 +421,6 @@ k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, si
 	pthread_mutex_init(&w->clients_lock, NULL);
 	w->log.fn = watcher_log;
 	w->log.ctx = w;
-	const k8s_wconf_servers_t *fwd = &conf->upstream_servers;
-	if (conf->upstream != NULL || fwd->servers != NULL) {
-		// `upstream`: a forwarder of its own; else the instance's live forwarder, whose
-		// flights, servers, health and metrics the kept names share.
-		w->upstream = (conf->upstream != NULL) ?
-		              k8s_keeper_new(conf->upstream, 1, 0, UPSTREAM_TIMEOUT_MS, &w->log) :
-		              k8s_keeper_new_live(fwd->servers, fwd->ctx);
-		if (w->upstream == NULL) {
-			watcher_free(w);
-			pthread_mutex_unlock(&registry_lock);
-			snprintf(err, errlen, "cannot start the upstream resolver");
-			return NULL;
-		}
-	}
 	k8s_store_conf_t sconf = {
 		.endpoint_pod_names = conf->endpoint_pod_names,
 		.namespaces = conf->namespaces,
@@ -416,6 +442,7 @@ k8s_watcher_t *k8s_watcher_acquire(const k8s_watcher_conf_t *conf, char *err, si
 	w->next = registry;
 	registry = w;
 	pthread_mutex_unlock(&registry_lock);
+	metrics_update();
 	return w;
 }
 
@@ -498,6 +525,7 @@ void k8s_watcher_release(k8s_watcher_t *w)
 		}
 	}
 	pthread_mutex_unlock(&registry_lock);
+	metrics_update();
 	watcher_free(w);
 }
 
@@ -525,21 +553,4 @@ bool k8s_watcher_servable(const k8s_watcher_t *w, uint32_t ready_bits)
 	bool servable = (k8s_table_ready(&serving->table) & ready_bits) == ready_bits;
 	urcu_memb_read_unlock();
 	return servable;
-}
-
-void k8s_watcher_stats_each(k8s_watcher_stats_fn fn, void *ctx)
-{
-	pthread_mutex_lock(&registry_lock);
-	for (k8s_watcher_t *w = registry; w != NULL; w = w->next) {
-		pthread_mutex_lock(&w->clients_lock);
-		k8s_watcher_stats_t st = w->last_stats;
-		pthread_mutex_unlock(&w->clients_lock);
-		fn(ctx, w->fingerprint, &st);
-	}
-	pthread_mutex_unlock(&registry_lock);
-}
-
-const k8s_keeper_t *k8s_watcher_upstream(const k8s_watcher_t *w)
-{
-	return w->upstream;
 }

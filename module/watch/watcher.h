@@ -44,7 +44,6 @@
 #include "api/reflector.h"
 #include "store/store.h"
 #include "table/table.h"
-#include "upstream/keeper.h"
 #include "watch/watchconf.h"
 
 /*! \brief Counters a watcher reports to its zones about once a second. */
@@ -126,15 +125,3 @@ const k8s_watcher_t *k8s_watcher_serving(const k8s_watcher_t *w, uint32_t ready_
  */
 bool k8s_watcher_servable(const k8s_watcher_t *w, uint32_t ready_bits);
 
-/*! \brief A watcher's latest counters and the fingerprint of its settings. */
-typedef void (*k8s_watcher_stats_fn)(void *ctx, uint64_t fingerprint, const k8s_watcher_stats_t *st);
-
-/*!
- * \brief Calls \a fn with the counters each running watcher reported last (about once a
- * second), one call per watcher, however many zones share it. The watchers' registry is
- * locked during the walk: \a fn must not take or release a watcher.
- */
-void k8s_watcher_stats_each(k8s_watcher_stats_fn fn, void *ctx);
-
-/*! \brief The cache of ExternalName targets, or NULL without an upstream. */
-const k8s_keeper_t *k8s_watcher_upstream(const k8s_watcher_t *w);

@@ -77,9 +77,6 @@ struct k8s_watcher {
 	uint64_t snap_write_errors;
 	uint64_t snap_refused;
 
-	/* Resolver of ExternalName targets (its own thread), or NULL. */
-	k8s_keeper_t *upstream;
-
 	/* The synchronized watcher this one replaces after a reload (a reference), or NULL. */
 	k8s_watcher_t *predecessor;
 

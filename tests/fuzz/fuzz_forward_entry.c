@@ -16,13 +16,13 @@
 
 /*
  * Answers from an upstream, made into the forwarder's cache entries
- * (module/forward/forward_cache.c) as the forwarder thread makes them, and put into
+ * (module/resolver/forward_cache.c) as the forwarder thread makes them, and put into
  * responses as the workers and the late answers put them.
  *
  * Input: one flags byte (bit 0: the entry is only to relay the answer once, as for an
  * answer the cache does not keep; bit 7: no cap on TTLs, else bits 1-6 plus 1 are the
  * cache's maximum TTL), then a DNS response as it came off the wire. It is taken as
- * module/forward/dnsquery.c takes it (QR, no TC, parsed by libknot, one question of
+ * module/resolver/dnsquery.c takes it (QR, no TC, parsed by libknot, one question of
  * class IN of any type), and its question, lowercase, is the key. What must hold: an
  * entry kept has a NOERROR or NXDOMAIN, at most K8S_FWD_ENTRY_MAX bytes, lives at most
  * the maximum TTL and at least a millisecond, a negative one no longer than its whole
@@ -49,9 +49,9 @@
 #include <libknot/libknot.h>
 
 #include "lib/dnsanswer.h"
-#include "forward/forward_cache.h"
+#include "resolver/forward_cache.h"
 #include "fz_check.h"
-#include "upstream/upstream.h"
+#include "resolver/upstream.h"
 
 #define NOW_MS  (1000ULL * 1000 * 1000)  /*!< Any monotonic time: the checks are relative. */
 #define AGE_MS  12500                    /*!< A later answer from the same entry. */

@@ -35,6 +35,7 @@
 #include <libknot/libknot.h>
 
 #include "forward/kubedns_conf.h"
+#include "forward/servers.h"
 #include "fz_check.h"
 
 static void check_group(const k8s_fwd_group_t *g, size_t max)

@@ -15,9 +15,11 @@
  */
 
 /*
- * The forwarder's cache (module/forward/forward_cache.c): which upstream answers are kept and
- * for how long, the TTLs served, the two-slot table; the forward options' parsers and the
- * settings' copy (module/forward/forward_conf.c); kube-dns's ConfigMap read and merged (module/forward/kubedns_conf.c).
+ * The forwarder's cache (module/resolver/forward_cache.c): which upstream answers are
+ * kept and for how long, the TTLs served, the two-slot table; the forward options'
+ * parsers (module/forward/servers.c) and the settings' copy
+ * (module/resolver/forward_conf.c); kube-dns's ConfigMap read and merged
+ * (module/forward/kubedns_conf.c).
  */
 
 #include <setjmp.h>
@@ -32,10 +34,11 @@
 #include <arpa/inet.h>
 
 #include "lib/dnsanswer.h"
-#include "forward/forward.h"
-#include "forward/forward_cache.h"
+#include "resolver/forward.h"
+#include "forward/servers.h"
+#include "resolver/forward_cache.h"
 #include "forward/kubedns_conf.h"
-#include "upstream/upstream.h"
+#include "resolver/upstream.h"
 
 #define NAME "\x03""www""\x07""example""\x03""com"
 

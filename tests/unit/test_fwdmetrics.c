@@ -30,7 +30,8 @@
 
 #include <libknot/errcode.h>
 
-#include "forward/forward_metrics.h"
+#include "resolver/forward_metrics.h"
+#include "forward/servers.h"
 #include "mod-k8s/mod-k8s.h"
 
 static char *collect(k8s_fwd_metrics_t *m)

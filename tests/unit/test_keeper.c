@@ -40,8 +40,8 @@
 #include <urcu/urcu-memb.h>
 
 #include "answer/fedname.h"
-#include "upstream/keeper.h"
-#include "upstream/upstream.h"
+#include "forward/keeper.h"
+#include "resolver/upstream.h"
 
 /* The fake server. */
 

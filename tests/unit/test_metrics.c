@@ -17,7 +17,8 @@
 /*
  * The contract of metrics.h and httpd.h's probe: a query is counted once, by transport,
  * type and rcode; requests are the responses summed; the duration histogram is
- * cumulative; a source's series and readiness come and go with it; /health's query and
+ * cumulative; a source's series and readiness come and go with it, the watchers' with
+ * the first and the last watcher; /health's query and
  * the check of its answer; the answers' clock, calibrated by its init only, once.
  */
 
@@ -39,6 +40,7 @@
 #include "ops/dnsmetrics.h"
 #include "ops/httpd.h"
 #include "ops/metrics.h"
+#include "watch/watcher.h"
 #include "mod-k8s/mod-k8s.h"
 
 static char *render(bool lameduck)
@@ -219,6 +221,49 @@ static void a_source_adds_its_series_and_its_readiness_until_removed(void **stat
 	assert_null(strstr(render(false), "test_forwarder"));
 }
 
+/*! \brief How many samples of \a family the page holds. */
+static size_t samples(const char *page, const char *family)
+{
+	char wanted[128];
+	snprintf(wanted, sizeof(wanted), "\n%s{", family);
+	size_t count = 0;
+	for (const char *p = strstr(page, wanted); p != NULL; p = strstr(p + 1, wanted)) {
+		count++;
+	}
+	return count;
+}
+
+static void the_watchers_series_come_with_the_first_watcher_and_go_with_the_last(void **state)
+{
+	assert_null(strstr(render(false), "# TYPE " MOD_K8S_METRIC_READY " gauge"));
+	char err[128] = "";
+	k8s_watcher_conf_t a = { .labels = "app=a" }, b = { .labels = "app=b" };
+	k8s_watcher_t *wa = k8s_watcher_acquire(&a, err, sizeof(err));
+	assert_non_null(wa);
+	const char *page = render(false);
+	has_line(page, "# TYPE " MOD_K8S_METRIC_READY " gauge");
+	has_line(page, "# TYPE " MOD_K8S_METRIC_COREDNS_KUBERNETES_DNS_PROGRAMMING_DURATION_SECONDS
+	         " histogram");
+	assert_int_equal(samples(page, MOD_K8S_METRIC_CONNECTED), 1);
+	// One set of families, a sample per watcher (not per zone).
+	k8s_watcher_t *wb = k8s_watcher_acquire(&b, err, sizeof(err));
+	k8s_watcher_conf_t a2;  // A's settings as its watcher holds them (defaults filled in).
+	assert_int_equal(k8s_watcher_conf_copy(&a2, &a), KNOT_EOK);
+	k8s_watcher_t *wa2 = k8s_watcher_acquire(&a2, err, sizeof(err));
+	k8s_watcher_conf_free(&a2);
+	assert_ptr_equal(wa2, wa);
+	page = render(false);
+	assert_int_equal(samples(page, MOD_K8S_METRIC_CONNECTED), 2);
+	assert_non_null(strstr(page, "# TYPE " MOD_K8S_METRIC_CONNECTED " gauge"));
+	assert_null(strstr(strstr(page, "# TYPE " MOD_K8S_METRIC_CONNECTED " gauge") + 1,
+	                   "# TYPE " MOD_K8S_METRIC_CONNECTED " gauge"));
+	k8s_watcher_release(wa2);
+	k8s_watcher_release(wa);
+	assert_int_equal(samples(render(false), MOD_K8S_METRIC_CONNECTED), 1);
+	k8s_watcher_release(wb);
+	assert_null(strstr(render(false), "# TYPE " MOD_K8S_METRIC_READY " gauge"));
+}
+
 static uint64_t monotonic_ns(void)
 {
 	struct timespec ts;
@@ -353,6 +398,7 @@ int main(void)
 		cmocka_unit_test(a_health_check_is_timed_in_coredns_slim_buckets),
 		cmocka_unit_test(a_late_answer_is_read_from_its_wire),
 		cmocka_unit_test(a_source_adds_its_series_and_its_readiness_until_removed),
+		cmocka_unit_test(the_watchers_series_come_with_the_first_watcher_and_go_with_the_last),
 		cmocka_unit_test(the_health_query_is_one_question_without_recursion),
 		cmocka_unit_test(only_a_response_of_the_same_id_answers_the_health_query),
 	};

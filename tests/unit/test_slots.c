@@ -16,7 +16,7 @@
 
 /*
  * The hand-over slots between knotd's workers and a late-answering thread
- * (module/forward/slots.c), as the forwarder and the cold waiter use them.
+ * (module/resolver/slots.c), as the forwarder and the cold waiter use them.
  */
 
 #include <setjmp.h>
@@ -39,8 +39,8 @@
 
 #include <libknot/errcode.h>
 
-#include "forward/late.h"
-#include "forward/slots.h"
+#include "resolver/late.h"
+#include "resolver/slots.h"
 
 #define COUNT 16
 

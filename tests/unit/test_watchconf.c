@@ -23,8 +23,6 @@
  * allocation fail, to check that a copy that runs out of memory leaves nothing.
  */
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -70,31 +68,26 @@ char *__wrap_strdup(const char *s)
 static const char *const NAMESPACES[] = { "shop", "kube-system" };
 
 /*! \brief Settings with every field set, none to its zero value. */
-static k8s_watcher_conf_t sample(struct sockaddr_storage *addr)
+static k8s_watcher_conf_t sample(void)
 {
-	memset(addr, 0, sizeof(*addr));
-	struct sockaddr_in *in = (struct sockaddr_in *)addr;
-	in->sin_family = AF_INET;
-	in->sin_port = htons(53);
-	inet_pton(AF_INET, "10.0.0.10", &in->sin_addr);
 	return (k8s_watcher_conf_t) {
 		.kubeconfig = "/etc/kubeconfig", .context = "prod", .sa_dir = "/sa",
 		.namespaces = NAMESPACES, .namespace_count = 2, .labels = "app=web",
 		.namespace_labels = "team=x", .cluster_id = "east", .node_name = "node-a",
 		.endpoint_pod_names = true, .no_endpoints = true, .stall_s = 90,
-		.absent_retry_s = 60, .upstream = addr,
+		.absent_retry_s = 60, .snapshot = "/var/lib/knot/mod-k8s.snapshot",
+		.snapshot_max_age_s = 3600,
 	};
 }
 
 static void a_copy_is_equal_and_owns_its_strings(void **state)
 {
-	struct sockaddr_storage addr;
-	k8s_watcher_conf_t conf = sample(&addr), copy;
+	k8s_watcher_conf_t conf = sample(), copy;
 	assert_int_equal(k8s_watcher_conf_copy(&copy, &conf), KNOT_EOK);
 	assert_true(k8s_watcher_conf_equal(&copy, &conf));
 	assert_ptr_not_equal(copy.kubeconfig, conf.kubeconfig);
 	assert_ptr_not_equal(copy.namespaces, conf.namespaces);
-	assert_ptr_not_equal(copy.upstream, conf.upstream);
+	assert_ptr_not_equal(copy.snapshot, conf.snapshot);
 	k8s_watcher_conf_free(&copy);
 	assert_null(copy.kubeconfig);
 	assert_int_equal(copy.namespace_count, 0);
@@ -102,10 +95,7 @@ static void a_copy_is_equal_and_owns_its_strings(void **state)
 
 static void every_field_takes_part_in_the_comparison(void **state)
 {
-	struct sockaddr_storage addr, other_addr;
-	k8s_watcher_conf_t conf = sample(&addr);
-	sample(&other_addr);
-	((struct sockaddr_in *)&other_addr)->sin_port = htons(5353);
+	k8s_watcher_conf_t conf = sample();
 	for (const k8s_wconf_field_t *f = k8s_watcher_conf_fields; f->kind != K8S_WCONF_END; f++) {
 		k8s_watcher_conf_t other;
 		assert_int_equal(k8s_watcher_conf_copy(&other, &conf), KNOT_EOK);
@@ -122,9 +112,6 @@ static void every_field_takes_part_in_the_comparison(void **state)
 		case K8S_WCONF_UINT:
 			k8s_watcher_conf_set_uint(&other, f, 1);
 			break;
-		case K8S_WCONF_ADDR:
-			assert_int_equal(k8s_watcher_conf_set_addr(&other, f, &other_addr), KNOT_EOK);
-			break;
 		default:
 			fail();
 		}
@@ -133,16 +120,12 @@ static void every_field_takes_part_in_the_comparison(void **state)
 	}
 }
 
-static void unset_strings_and_address_compare_equal_only_to_unset(void **state)
+static void unset_strings_compare_equal_only_to_unset(void **state)
 {
-	struct sockaddr_storage addr;
-	k8s_watcher_conf_t conf = sample(&addr), other = conf;
+	k8s_watcher_conf_t conf = sample(), other = conf;
 	other.cluster_id = NULL;
 	assert_false(k8s_watcher_conf_equal(&other, &conf));
 	assert_false(k8s_watcher_conf_equal(&conf, &other));
-	other = conf;
-	other.upstream = NULL;
-	assert_false(k8s_watcher_conf_equal(&other, &conf));
 	k8s_watcher_conf_t empty = { 0 }, empty2 = { 0 };
 	assert_true(k8s_watcher_conf_equal(&empty, &empty2));
 }
@@ -154,7 +137,6 @@ static void a_copy_of_no_service_account_dir_holds_the_default(void **state)
 	assert_string_equal(copy.sa_dir, K8S_SA_DIR_DEFAULT);
 	assert_null(copy.kubeconfig);
 	assert_null(copy.namespaces);
-	assert_null(copy.upstream);
 	k8s_watcher_conf_free(&copy);
 }
 
@@ -178,60 +160,12 @@ static void the_table_describes_every_field(void **state)
 			}
 		}
 	}
-	// The forwarders' servers are no option: compared, copied and freed by hand.
-	size_t servers = offsetof(k8s_watcher_conf_t, upstream_servers);
-	for (size_t i = servers; i < servers + sizeof(k8s_wconf_servers_t); i++) {
-		assert_false(covered[i]);
-		covered[i] = true;
-	}
 	// Padding is shorter than the alignment of what follows it (at most a pointer's).
 	size_t gap = 0;
 	for (size_t i = 0; i < sizeof(covered); i++) {
 		gap = covered[i] ? 0 : gap + 1;
 		assert_true(gap < _Alignof(void *));
 	}
-}
-
-static int holds;
-
-static void servers_hold(void *ctx)
-{
-	holds++;
-}
-
-static void servers_drop(void *ctx)
-{
-	holds--;
-}
-
-static k8s_fwd_t *servers_pick(void *ctx)
-{
-	return NULL;
-}
-
-static void a_copy_holds_the_forwarders_servers_and_freeing_it_drops_them(void **state)
-{
-	int fwd_a, fwd_b;
-	k8s_watcher_conf_t a = { .labels = "x=y", .upstream_servers = {
-		.servers = servers_pick, .ctx = &fwd_a, .hold = servers_hold, .drop = servers_drop } };
-	k8s_watcher_conf_t b = a;
-	b.upstream_servers.ctx = &fwd_b;
-	k8s_watcher_conf_t none = { .labels = "x=y" };
-	// Zones of another forwarder, or of none, do not share a watcher.
-	assert_false(k8s_watcher_conf_equal(&a, &b));
-	assert_false(k8s_watcher_conf_equal(&a, &none));
-
-	holds = 0;
-	k8s_watcher_conf_t copy;
-	assert_int_equal(k8s_watcher_conf_copy(&copy, &a), KNOT_EOK);
-	k8s_watcher_conf_t again;
-	assert_int_equal(k8s_watcher_conf_copy(&again, &a), KNOT_EOK);
-	assert_int_equal(holds, 2);
-	assert_true(k8s_watcher_conf_equal(&copy, &again));
-	k8s_watcher_conf_free(&copy);
-	k8s_watcher_conf_free(&again);
-	assert_int_equal(holds, 0);
-	assert_null(copy.upstream_servers.servers);
 }
 
 static void each_api_server_gets_its_own_snapshot_file_in_the_storage(void **state)
@@ -268,9 +202,8 @@ static void each_api_server_gets_its_own_snapshot_file_in_the_storage(void **sta
 
 static void a_copy_that_runs_out_of_memory_leaves_nothing(void **state)
 {
-	struct sockaddr_storage addr;
-	k8s_watcher_conf_t conf = sample(&addr);
-	// Each string, the list, each name in it and the address: every one may fail.
+	k8s_watcher_conf_t conf = sample();
+	// Each string, the list and each name in it: every one may fail.
 	for (fail_at = 1; ; fail_at++) {
 		allocations = 0;
 		k8s_watcher_conf_t copy;
@@ -293,10 +226,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_copy_is_equal_and_owns_its_strings),
 		cmocka_unit_test(every_field_takes_part_in_the_comparison),
-		cmocka_unit_test(unset_strings_and_address_compare_equal_only_to_unset),
+		cmocka_unit_test(unset_strings_compare_equal_only_to_unset),
 		cmocka_unit_test(a_copy_of_no_service_account_dir_holds_the_default),
 		cmocka_unit_test(the_table_describes_every_field),
-		cmocka_unit_test(a_copy_holds_the_forwarders_servers_and_freeing_it_drops_them),
 		cmocka_unit_test(a_copy_that_runs_out_of_memory_leaves_nothing),
 		cmocka_unit_test(each_api_server_gets_its_own_snapshot_file_in_the_storage),
 	};

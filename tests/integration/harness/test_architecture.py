@@ -6,13 +6,18 @@ counts written in prose went stale before. So: every source file under module/ i
 named in the table, every path the table names exists, and the files over 750
 lines are exactly those its "Files over 750 lines" section lists.
 
-Its "Layers" table says which folder of module/ may include which: every include of
-a module header names its folder, crosses only to a folder the table allows (or is
-one of the back-arrows listed under it), and the table itself has no cycle. No two
-files of a folder call each other (read from the built objects' symbols with nm),
-but for the pairs listed there.
+Its "Layers" table lists the floors of module/ from the ground up, each folder with
+the folders below it that it may use: a row names only folders of rows above it, and
+the file table's folders come in the same order from the top down. Every include of a
+module header names its folder and crosses only to a folder its row allows; every call
+between folders, read at link level from the built objects (nm: each folder's
+undefined symbols resolved against the other folders' definitions), goes only to a
+folder its row allows, so no lower floor calls a higher one (no back-arrow, listed or
+not); and a row names no folder that its folder neither includes nor calls. No two
+files of a folder call each other, but for the pairs listed there.
 """
 
+import functools
 import glob
 import os
 import re
@@ -123,33 +128,15 @@ def layers(text):
     return allowed
 
 
-def listed_back_arrows(text):
-    """The includes the Layers section lets cross against the table: (file, header)."""
-    return set(re.findall(r"^- `(module/[^`]+)` includes `([^`]+)`", text, re.M))
-
-
-def cycle(allowed):
-    """A cycle in the table as a list of folders, or None."""
-    state = {}
-
-    def visit(folder, path):
-        state[folder] = 1
-        for dep in sorted(allowed.get(folder) or ()):
-            if state.get(dep) == 1:
-                return path[path.index(dep):] + [dep] if dep in path else path + [dep]
-            if dep not in state:
-                found = visit(dep, path + [dep])
-                if found:
-                    return found
-        state[folder] = 2
-        return None
-
-    for folder in sorted(f for f in allowed if allowed[f] is not None):
-        if folder not in state:
-            found = visit(folder, [folder])
-            if found:
-                return found
-    return None
+def misplaced_rows(allowed):
+    """Rows that name a folder not on a row above them: 'row: folder' (the table lists
+    the floors from the ground up, so this also finds a cycle)."""
+    wrong, above = [], set()
+    for folder, deps in allowed.items():
+        if deps is not None:
+            wrong += [f"{folder}: {dep}" for dep in sorted(deps - above)]
+        above.add(folder)
+    return wrong
 
 
 def includes(path):
@@ -158,26 +145,32 @@ def includes(path):
 
 
 def folder_of(path):
-    """module/forward/forward.c -> forward; module/k8s.c -> (top)."""
+    """module/resolver/forward.c -> resolver; module/k8s.c -> (top)."""
     parts = path.split("/")
     return parts[1] if len(parts) > 2 else TOP
 
 
-def crossings(sources, allowed, back_arrows):
-    """Includes of a module header the table does not allow: 'file includes header'."""
-    wrong = []
+def included_folders(sources):
+    """(file, header, folder of the file, folder of the header) of each include that
+    crosses folders of module/."""
+    found = []
     for path in sorted(sources):
         folder = folder_of(path)
         for inc in includes(path):
-            if "/" not in inc:
-                continue
-            dep = inc.split("/")[0]
-            if dep == folder or not os.path.isdir(os.path.join(SRCDIR, "module", dep)):
-                continue
-            may = allowed.get(folder, set())
-            if may is None or dep in may or (path, inc) in back_arrows:
-                continue
-            wrong.append(f"{path} includes {inc} ({folder} may include "
+            dep = inc.split("/")[0] if "/" in inc else None
+            if dep is not None and dep != folder and \
+                    os.path.isdir(os.path.join(SRCDIR, "module", dep)):
+                found.append((path, inc, folder, dep))
+    return found
+
+
+def crossings(sources, allowed):
+    """Includes of a module header the table does not allow: 'file includes header'."""
+    wrong = []
+    for path, inc, folder, dep in included_folders(sources):
+        may = allowed.get(folder, set())
+        if may is not None and dep not in may:
+            wrong.append(f"{path} includes {inc} ({folder} may use "
                          f"{', '.join(sorted(may)) or 'nothing'})")
     return wrong
 
@@ -208,38 +201,57 @@ def c_files(top):
     return found
 
 
+def file_table_folders(text):
+    """The module/ folders of the file table's section rows, in their order."""
+    return re.findall(r"^\| \*\*`module/([^`/]+)/`\*\*", text, re.M)
+
+
 @tests.case
 def the_layer_checks_see_a_back_arrow():
-    allowed = layers("| folder | may include |\n|---|---|\n| lib | nothing |\n"
+    allowed = layers("| folder | may use |\n|---|---|\n| lib | nothing |\n"
                      "| kinds | lib |\n| (top) | every folder |\n")
     testing.expect_equal(allowed, {"lib": set(), "kinds": {"lib"}, TOP: None}, "table read")
-    testing.expect_equal(cycle(allowed), None, "no cycle")
-    testing.expect_equal(cycle({"lib": {"kinds"}, "kinds": {"lib"}}), ["kinds", "lib", "kinds"],
+    testing.expect_equal(list(allowed), ["lib", "kinds", TOP], "rows in their order")
+    testing.expect_equal(misplaced_rows(allowed), [], "the ground first")
+    testing.expect_equal(misplaced_rows({"kinds": {"lib"}, "lib": set()}), ["kinds: lib"],
+                         "a row naming a folder below it in the table")
+    testing.expect_equal(misplaced_rows({"lib": {"kinds"}, "kinds": {"lib"}}), ["lib: kinds"],
                          "a two-folder cycle")
     testing.expect_equal(folder_of("module/lib/log.c"), "lib", "folder")
     testing.expect_equal(folder_of("module/k8s.c"), TOP, "top level")
+    testing.expect_equal(file_table_folders("| **`module/`**: glue | |\n| `module/k8s.c` | x |\n"
+                                            "| **`module/answer/`**: a | |\n"
+                                            "| **`module/lib/`**: b | |\n"), ["answer", "lib"],
+                         "the file table's folders")
 
 
 @tests.case
-def the_layers_table_has_no_cycle():
+def the_layers_table_lists_the_floors_from_the_ground_up():
     allowed = layers(section(_read("ARCHITECTURE.md"), "## Layers"))
     folders = {d for d in os.listdir(os.path.join(SRCDIR, "module"))
                if os.path.isdir(os.path.join(SRCDIR, "module", d))}
     testing.expect_equal(set(allowed) - {TOP}, folders, "a row for every folder of module/")
-    testing.expect_equal(cycle(allowed), None, "a cycle in the Layers table")
+    wrong = misplaced_rows(allowed)
+    testing.expect(not wrong, "rows of ARCHITECTURE.md's Layers table that name a folder "
+                   "not above them (a floor above, or a cycle): " + ", ".join(wrong))
+    testing.expect_equal(list(allowed)[-1], TOP, "the glue on top")
+
+
+@tests.case
+def the_file_table_lists_the_floors_from_the_top_down():
+    allowed = layers(section(_read("ARCHITECTURE.md"), "## Layers"))
+    floors = [f for f in allowed if f != TOP]
+    listed = file_table_folders(section(_read("ARCHITECTURE.md"), "## Source files"))
+    testing.expect_equal(listed, floors[::-1], "the file table's folders against the Layers "
+                         "table's rows, reversed")
 
 
 @tests.case
 def every_folder_includes_only_the_folders_below_it():
-    text = section(_read("ARCHITECTURE.md"), "## Layers")
-    allowed, back_arrows = layers(text), listed_back_arrows(text)
-    wrong = crossings(module_sources(), allowed, back_arrows)
+    allowed = layers(section(_read("ARCHITECTURE.md"), "## Layers"))
+    wrong = crossings(module_sources(), allowed)
     testing.expect(not wrong, "includes against ARCHITECTURE.md's Layers table:\n  "
                    + "\n  ".join(wrong))
-    stale = sorted(f"{p} includes {h}" for p, h in back_arrows
-                   if not os.path.exists(os.path.join(SRCDIR, p)) or h not in includes(p))
-    testing.expect(not stale, "listed back-arrows that are gone (remove them from the list): "
-                   + ", ".join(stale))
 
 
 @tests.case
@@ -252,6 +264,7 @@ def module_headers_are_included_by_their_folder():
 
 
 
+@functools.lru_cache(maxsize=None)
 def object_symbols(builddir):
     """Each built object of module/ ('folder/file', '' for the top) -> (defined, used)."""
     found = {}
@@ -259,14 +272,51 @@ def object_symbols(builddir):
         folder = os.path.relpath(os.path.dirname(os.path.dirname(obj)), os.path.join(builddir, "module"))
         stem = os.path.basename(obj)[:-2]
         stem = stem.split("_la-", 1)[1] if "_la-" in stem else stem
+        name = ("" if folder == "." else folder + "/") + stem
+        if not os.path.exists(os.path.join(SRCDIR, "module", name + ".c")):
+            continue  # A moved or removed file's object, left in an older build.
         out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True).stdout
         defined, used = set(), set()
         for line in out.splitlines():
             parts = line.split()
             if len(parts) >= 2:
                 (used if parts[1] == "U" else defined if parts[1] in "TDBRVW" else set()).add(parts[0])
-        found[("" if folder == "." else folder + "/") + stem] = (defined, used)
+        found[name] = (defined, used)
     return found
+
+
+def calls_between_folders(symbols):
+    """{(folder, folder it calls): ['file -> file: symbol', ...]} of the objects' symbols,
+    each undefined symbol resolved against the other objects' definitions."""
+    where = {}
+    for obj, (defined, _used) in symbols.items():
+        for sym in defined:
+            where.setdefault(sym, obj)
+    calls = {}
+    for obj, (_defined, used) in sorted(symbols.items()):
+        for sym in sorted(used):
+            callee = where.get(sym)
+            if callee is None:
+                continue
+            a, b = folder_of("module/" + obj + ".c"), folder_of("module/" + callee + ".c")
+            if a != b:
+                calls.setdefault((a, b), []).append(f"{obj}.c -> {callee}.c: {sym}")
+    return calls
+
+
+def wrong_calls(calls, allowed):
+    """The calls the table does not allow, a line each: 'a -> b (back-arrow): file -> file: symbol'."""
+    floor = {folder: i for i, folder in enumerate(allowed)}
+    wrong = []
+    for (a, b), seen in sorted(calls.items()):
+        may = allowed.get(a, set())
+        if may is None or b in may:
+            continue
+        up = floor.get(b, len(floor)) >= floor.get(a, len(floor))
+        more = f" and {len(seen) - 3} more" if len(seen) > 3 else ""
+        wrong.append(f"{a} -> {b}{' (back-arrow: a lower floor calls a higher one)' if up else ''}: "
+                     + "; ".join(seen[:3]) + more)
+    return wrong
 
 
 def mutual_pairs(symbols):
@@ -308,6 +358,42 @@ def no_two_files_of_a_folder_call_each_other():
     testing.expect(not (listed - found), "listed pairs that call one way now (remove them): "
                    + ", ".join(sorted(listed - found)))
 
+
+
+@tests.case
+def the_call_check_sees_a_back_arrow():
+    symbols = {"lib/log": ({"k8s_logf"}, {"k8s_table_ns"}), "table/table": ({"k8s_table_ns"}, {"k8s_logf"}),
+               "k8s": ({"k8s_load"}, {"k8s_table_ns"})}
+    calls = calls_between_folders(symbols)
+    testing.expect_equal(sorted(calls), [(TOP, "table"), ("lib", "table"), ("table", "lib")],
+                         "folders' calls")
+    allowed = {"lib": set(), "table": {"lib"}, TOP: None}
+    testing.expect_equal(wrong_calls(calls, allowed), [
+        "lib -> table (back-arrow: a lower floor calls a higher one): "
+        "lib/log.c -> table/table.c: k8s_table_ns"], "the back-arrow, named")
+
+
+@tests.case
+def every_folder_calls_only_the_folders_below_it():
+    symbols = object_symbols(knotd.find_build().builddir)
+    testing.expect(len(symbols) > 50, f"the module's objects found ({len(symbols)})")
+    allowed = layers(section(_read("ARCHITECTURE.md"), "## Layers"))
+    calls = calls_between_folders(symbols)
+    testing.expect(len(calls) > 20, f"calls between folders found ({len(calls)})")
+    wrong = wrong_calls(calls, allowed)
+    testing.expect(not wrong, "calls between folders (at link level) against ARCHITECTURE.md's "
+                   "Layers table:\n  " + "\n  ".join(wrong))
+
+
+@tests.case
+def the_layers_table_names_only_folders_used():
+    allowed = layers(section(_read("ARCHITECTURE.md"), "## Layers"))
+    used = {(folder, dep) for _p, _h, folder, dep in included_folders(module_sources())}
+    used |= set(calls_between_folders(object_symbols(knotd.find_build().builddir)))
+    unused = sorted(f"{folder}: {dep}" for folder, deps in allowed.items() if deps is not None
+                    for dep in deps if (folder, dep) not in used)
+    testing.expect(not unused, "folders a row of ARCHITECTURE.md's Layers table names but its "
+                   "folder neither includes nor calls (take them out): " + ", ".join(unused))
 
 
 @tests.case

@@ -33,7 +33,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "lib/clock.h"
-#include "forward/forward_priv.h"
+#include "resolver/forward_priv.h"
 #include "lib/sockaddr.h"
 
 /*!
@@ -126,7 +126,9 @@ static int wait_ms(const k8s_fwd_t *f, uint64_t now)
 		until = (n->next_hedge_ms < until) ? n->next_hedge_ms : until;
 	}
 	until = (f->next_loop_ms < until) ? f->next_loop_ms : until;
-	until = keeper_due_ms(f->keeper, until);
+	if (f->layer != NULL) {
+		until = f->layer->due_ms(f->layer_state, until);
+	}
 	return (until > now) ? (int)(until - now) : 0;
 }
 
@@ -168,7 +170,10 @@ static void *forward_run(void *arg)
 		uint64_t now = k8s_now_ms();
 		forward_loops_check(f);
 		drain(f, now);
-		keeper_run(f->keeper, now);  // After the clients': their flights are joined.
+		// The layer after the clients: their flights are joined.
+		if (f->layer != NULL) {
+			f->layer->run(f->layer_state, now);
+		}
 		forward_names_expire(f, now);
 		forward_probes_expire(f, now);
 		forward_probes_start(f, now);
@@ -176,7 +181,9 @@ static void *forward_run(void *arg)
 
 		nfds_t count = 2;
 		fds[0] = (struct pollfd){ .fd = f->handoff.wake_fd, .events = POLLIN };
-		fds[1] = (struct pollfd){ .fd = keeper_wake_fd(f->keeper), .events = POLLIN };
+		// A negative descriptor is ignored by poll().
+		int layer_fd = (f->layer != NULL) ? f->layer->wake_fd(f->layer_state) : -1;
+		fds[1] = (struct pollfd){ .fd = layer_fd, .events = POLLIN };
 		for (size_t i = 0; i < f->name_count; i++) {
 			name_t *n = f->names[i];
 			for (unsigned a = 0; a < n->att_count; a++) {
@@ -233,7 +240,7 @@ static void *forward_run(void *arg)
 		urcu_memb_quiescent_state();
 	}
 out:
-	keeper_stop(f->keeper);  // Its names are not resolved again.
+	f->flight_done = NULL;  // The layer's names are not resolved again.
 	// Whoever still waits gets SERVFAIL rather than silence.
 	while (f->name_count > 0) {
 		forward_name_failed(f, 0, 23, "forwarder stopped", k8s_now_ms());
@@ -252,7 +259,7 @@ out:
 /* API. */
 
 k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
-                       k8s_fwd_stats_fn stats, void *stats_ctx)
+                       k8s_fwd_stats_fn stats, void *stats_ctx, const k8s_fwd_layer_t *layer)
 {
 	if (conf->group_count == 0 || conf->group_count > 1 + K8S_FWD_GROUPS_MAX ||
 	    conf->max_pending == 0) {
@@ -290,16 +297,25 @@ k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
 	if (f->names == NULL ||
 	    k8s_slots_init(&f->handoff, f->slots, SLOT_COUNT, sizeof(slot_t),
 	                   &f->waiting_share) != KNOT_EOK ||
-	    k8s_fwd_cache_init(&f->cache, conf->cache_size) != KNOT_EOK ||
-	    (f->keeper = keeper_new(f)) == NULL) {
+	    k8s_fwd_cache_init(&f->cache, conf->cache_size) != KNOT_EOK) {
 		goto fail;
+	}
+	if (layer != NULL) {
+		f->layer_state = layer->attach(f);
+		if (f->layer_state == NULL) {
+			goto fail;
+		}
+		f->layer = layer;
+		f->flight_done = layer->flight_done;
 	}
 	if (pthread_create(&f->thread, NULL, forward_run, f) != 0) {
 		goto fail;
 	}
 	return f;
 fail:
-	keeper_free(f->keeper);
+	if (f->layer != NULL) {
+		f->layer->detach(f->layer_state);
+	}
 	k8s_fwd_cache_deinit(&f->cache);
 	k8s_slots_deinit(&f->handoff);
 	free(f->names);
@@ -314,7 +330,9 @@ void k8s_fwd_free(k8s_fwd_t *f)
 		return;
 	}
 	k8s_slots_stop(&f->handoff, f->thread);
-	keeper_free(f->keeper);
+	if (f->layer != NULL) {
+		f->layer->detach(f->layer_state);
+	}
 	urcu_memb_barrier();
 	k8s_fwd_cache_deinit(&f->cache);
 	free(f->names);
@@ -325,6 +343,21 @@ void k8s_fwd_free(k8s_fwd_t *f)
 const k8s_fwd_conf_t *k8s_fwd_conf(const k8s_fwd_t *f)
 {
 	return &f->conf;
+}
+
+void *k8s_fwd_layer_state(const k8s_fwd_t *f)
+{
+	return f->layer_state;
+}
+
+k8s_fwd_cache_t *k8s_fwd_cache_of(k8s_fwd_t *f)
+{
+	return &f->cache;
+}
+
+const k8s_log_t *k8s_fwd_log(const k8s_fwd_t *f)
+{
+	return &f->log;
 }
 
 size_t k8s_fwd_server_count(const k8s_fwd_t *f)

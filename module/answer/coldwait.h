@@ -82,7 +82,8 @@ void k8s_cold_free(k8s_cold_t *w);
  * \brief Hands a query over (any thread; never blocks, allocates nothing; dup() for TCP).
  *
  * The client's address holds a quarter of the slots at most, and over TCP its share of
- * the process's TCP duplicates, the forwarder's counted with ours (slots.h, k8s_hold_t).
+ * the process's TCP duplicates, the forwarder's counted with ours (resolver/slots.h,
+ * k8s_hold_t).
  *
  * \param fd      knotd's socket the query came on.
  * \param remote  The client's address.

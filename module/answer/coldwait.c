@@ -25,12 +25,12 @@
 #include <urcu/urcu-memb.h>
 
 #include "lib/clock.h"
-#include "forward/coldwait.h"
+#include "answer/coldwait.h"
 #include "ops/dnsmetrics.h"
-#include "forward/late.h"
+#include "resolver/late.h"
 #include "answer/outcome.h"
-#include "forward/slots.h"
-#include "upstream/keeper.h"
+#include "resolver/slots.h"
+#include "forward/keeper.h"
 
 /*! \brief The thread's memory for one try (an answer needs a few KiB). */
 #define ARENA_SIZE (256 * 1024)

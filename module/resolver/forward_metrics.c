@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forward/forward_metrics.h"
+#include "resolver/forward_metrics.h"
 #include "mod-k8s/mod-k8s.h"
 
 static void upstream_label(const struct sockaddr_storage *ss, char *out, size_t len)

@@ -45,7 +45,7 @@
 #include <libknot/libknot.h>
 #include <urcu/urcu-memb.h>
 
-#include "upstream/upstream.h"
+#include "resolver/upstream.h"
 
 /*! \brief Largest entry kept (bytes): a larger answer is relayed, not cached. */
 #define K8S_FWD_ENTRY_MAX 8192

@@ -15,9 +15,9 @@
  */
 
 /*
- * The forwarder's settings (module/forward/forward.h): freed, copied, compared (equal
- * settings share one forwarder), and the option values read: an address with an optional
- * port, a stub domain.
+ * The upstream servers as the options write them (servers.h): a default server's
+ * address with an optional port (`forward`), a stub domain (`forward-stub`, kube-dns's
+ * stubDomains form).
  */
 
 #include <arpa/inet.h>
@@ -26,72 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forward/forward.h"
+#include "forward/servers.h"
 #include "lib/sockaddr.h"
-
-void k8s_fwd_conf_deinit(k8s_fwd_conf_t *conf)
-{
-	for (size_t i = 0; i < conf->group_count; i++) {
-		free(conf->groups[i].zone);
-		free(conf->groups[i].servers);
-	}
-	free(conf->groups);
-	conf->groups = NULL;
-	conf->group_count = 0;
-}
-
-int k8s_fwd_group_copy(k8s_fwd_group_t *dst, const k8s_fwd_group_t *src)
-{
-	dst->count = src->count;
-	dst->zone = (src->zone != NULL) ? knot_dname_copy(src->zone, NULL) : NULL;
-	dst->servers = malloc((src->count + 1) * sizeof(*src->servers));
-	if ((src->zone != NULL && dst->zone == NULL) || dst->servers == NULL) {
-		return KNOT_ENOMEM;
-	}
-	if (src->count > 0) {
-		memcpy(dst->servers, src->servers, src->count * sizeof(*src->servers));
-	}
-	return KNOT_EOK;
-}
-
-int k8s_fwd_conf_copy(k8s_fwd_conf_t *dst, const k8s_fwd_conf_t *src)
-{
-	*dst = *src;
-	dst->groups = calloc(src->group_count, sizeof(*dst->groups));
-	if (dst->groups == NULL) {
-		dst->group_count = 0;
-		return KNOT_ENOMEM;
-	}
-	for (size_t i = 0; i < src->group_count; i++) {
-		int ret = k8s_fwd_group_copy(&dst->groups[i], &src->groups[i]);
-		if (ret != KNOT_EOK) {
-			return ret;
-		}
-	}
-	return KNOT_EOK;
-}
-
-bool k8s_fwd_conf_equal(const k8s_fwd_conf_t *a, const k8s_fwd_conf_t *b)
-{
-	if (a->group_count != b->group_count || a->timeout_ms != b->timeout_ms ||
-	    a->cache_max_ttl != b->cache_max_ttl || a->cache_size != b->cache_size ||
-	    a->max_pending != b->max_pending || a->opt_code != b->opt_code) {
-		return false;
-	}
-	for (size_t i = 0; i < a->group_count; i++) {
-		const k8s_fwd_group_t *x = &a->groups[i], *y = &b->groups[i];
-		if (x->count != y->count || (x->zone == NULL) != (y->zone == NULL) ||
-		    (x->zone != NULL && !knot_dname_is_equal(x->zone, y->zone))) {
-			return false;
-		}
-		for (size_t j = 0; j < x->count; j++) {
-			if (!k8s_sockaddr_equal(&x->servers[j], &y->servers[j])) {
-				return false;
-			}
-		}
-	}
-	return true;
-}
 
 int k8s_fwd_addr_parse(const char *text, struct sockaddr_storage *addr)
 {

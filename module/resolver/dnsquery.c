@@ -26,7 +26,7 @@
 
 #include <libknot/errcode.h>
 
-#include "forward/dnsquery.h"
+#include "resolver/dnsquery.h"
 
 #define EDNS_PAYLOAD 1232
 /*! \brief Largest UDP answer read; more than we advertise, so a larger one is malformed. */

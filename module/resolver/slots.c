@@ -26,7 +26,7 @@
 #include <libknot/errcode.h>
 
 #include "ops/dnsmetrics.h"
-#include "forward/slots.h"
+#include "resolver/slots.h"
 
 enum { SLOT_FREE = 0, SLOT_FILLING, SLOT_READY };
 

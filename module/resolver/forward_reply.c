@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "ops/dnsmetrics.h"
-#include "forward/forward_priv.h"
-#include "forward/late.h"
+#include "resolver/forward_priv.h"
+#include "resolver/late.h"
 
 static void send_answer(k8s_fwd_t *f, waiter_t *w, size_t size)
 {

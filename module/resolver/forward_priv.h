@@ -19,7 +19,8 @@
  *
  * \brief Private to the forwarder's files: its state, shared by the thread and the API
  * (forward.c), the names being resolved (forward_names.c), the upstreams' health
- * (forward_health.c) and the late answers (forward_reply.c).
+ * (forward_health.c) and the late answers (forward_reply.c). A policy on top (the kept
+ * names) sees none of it: it is a layer (forward.h).
  */
 
 #pragma once
@@ -33,11 +34,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "forward/dnsquery.h"
-#include "forward/forward.h"
-#include "forward/forward_cache.h"
-#include "forward/slots.h"
-#include "upstream/upstream.h"
+#include "resolver/dnsquery.h"
+#include "resolver/forward.h"
+#include "resolver/forward_cache.h"
+#include "resolver/slots.h"
 
 /*! \brief Hand-over slots between the workers and the thread. */
 #define SLOT_COUNT 256
@@ -95,7 +95,7 @@ typedef struct {
 	uint32_t hash;
 	uint16_t qtype;
 	int last_err;        /*!< The last attempt's error (KNOT_ETIMEOUT at the deadline), or 0. */
-	void *kept;          /*!< The keeper's job this flight resolves (keeper.c), or NULL. */
+	void *kept;          /*!< The layer's job this flight resolves (k8s_fwd_flight_keep()), or NULL. */
 	uint8_t source[64];  /*!< A kept name's source label (key part, EDNS option); [0] 0: none. */
 	const group_t *group;
 	attempt_t att[ATTEMPTS_MAX];
@@ -106,21 +106,13 @@ typedef struct {
 	uint8_t qname[KNOT_DNAME_MAXLEN];
 } name_t;
 
-typedef struct keeper keeper_t;
-
-/*!
- * \brief A kept name's flight ended (keeper.c, through a pointer so that the calls go one
- * way): \a answer and \a entry, the one the forwarder publishes next (NULL when the
- * cache's rules do not keep the answer), or no answer (NULL) after the error \a err of
- * its last attempt.
- */
-typedef void (*forward_kept_done_t)(keeper_t *k, void *job, const knot_pkt_t *answer,
-                                    k8s_fwd_entry_t *entry, int err, uint64_t now);
-
 struct k8s_fwd {
 	k8s_fwd_conf_t conf;
-	keeper_t *keeper;            /*!< The kept names (keeper.c), on this thread. */
-	forward_kept_done_t kept_done;
+	const k8s_fwd_layer_t *layer; /*!< The policy on this thread (the kept names), or NULL. */
+	void *layer_state;
+	/*! The layer's flight_done() while the thread runs, then NULL (forward_names.c). */
+	void (*flight_done)(void *state, void *job, const knot_pkt_t *answer,
+	                    k8s_fwd_entry_t *entry, int err, uint64_t now);
 	server_t servers[K8S_FWD_SERVERS_MAX];
 	size_t server_count;
 	group_t groups[1 + K8S_FWD_GROUPS_MAX];
@@ -188,19 +180,6 @@ const group_t *forward_group_of(const k8s_fwd_t *f, const knot_dname_t *lower);
 void forward_name_ask(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint16_t qtype,
                       uint64_t now);
 
-/*!
- * \brief Starts a flight for a kept name's (\a lower, \a qtype, \a source) without a
- * waiting client, or joins the one in flight: its end goes to f->kept_done with \a job.
- *
- * \return False if none was started (no servers for the name, or max_pending names in
- *         flight): f->kept_done is not called.
- */
-bool forward_flight_keep(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qtype,
-                         const uint8_t *source, void *job, uint64_t now);
-
-/*! \brief Detaches \a job from its flight (the kept name is forgotten): no call at its end. */
-void forward_flight_unkeep(k8s_fwd_t *f, const void *job);
-
 /*! \brief Progress on attempt \a a of name \a i; true if the name is done (and closed). */
 bool forward_attempt_io(k8s_fwd_t *f, size_t i, attempt_t *a, uint64_t now);
 
@@ -215,39 +194,6 @@ void forward_name_failed(k8s_fwd_t *f, size_t i, int ede, const char *text, uint
  * silent servers marked down, the next one asked beside them).
  */
 void forward_names_expire(k8s_fwd_t *f, uint64_t now);
-
-/* The kept names (keeper.c, keeper.h). */
-
-/*! \brief The kept names of a forwarder, with its kept_done hook set; NULL on no memory. */
-keeper_t *keeper_new(k8s_fwd_t *f);
-
-/*! \brief Frees the kept names and their answers: no reader may remain, the thread is gone. */
-void keeper_free(keeper_t *k);
-
-/*! \brief The descriptor that wakes the thread when a query asks for a name. */
-int keeper_wake_fd(const keeper_t *k);
-
-/*!
- * \brief The thread's turn: takes the names asked, starts the due resolutions (as
- * flights), publishes what changed.
- */
-void keeper_run(keeper_t *k, uint64_t now);
-
-/*! \brief When keeper_run() has work next (at most \a until). */
-uint64_t keeper_due_ms(const keeper_t *k, uint64_t until);
-
-/*! \brief Stops every kept name's flight (the thread ends): no call back after it. */
-void keeper_stop(keeper_t *k);
-
-/*! \brief k8s_keeper_ask() on a forwarder's kept names, for (\a name, \a source). */
-bool keeper_ask(keeper_t *k, const knot_dname_t *name, const uint8_t *source);
-
-/*! \brief k8s_keeper_lookup() on a forwarder's kept names, for (\a name, \a source). */
-k8s_upstream_status_t keeper_lookup(keeper_t *k, const knot_dname_t *name, uint16_t qtype,
-                                    const uint8_t *source, const k8s_fwd_entry_t **ans);
-
-/*! \brief k8s_keeper_set_max_asked() on a forwarder's kept names. */
-void keeper_set_max_asked(keeper_t *k, size_t max);
 
 /* Late answers (forward_reply.c). */
 

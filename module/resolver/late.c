@@ -20,7 +20,7 @@
 
 #include <libknot/libknot.h>
 
-#include "forward/late.h"
+#include "resolver/late.h"
 
 size_t k8s_late_udp_limit(const knot_pkt_t *query)
 {

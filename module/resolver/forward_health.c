@@ -26,7 +26,7 @@
 #include <sys/random.h>
 
 #include "lib/clock.h"
-#include "forward/forward_priv.h"
+#include "resolver/forward_priv.h"
 
 /*! \brief A down server is probed this often. */
 #define PROBE_MS 1000

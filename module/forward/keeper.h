@@ -18,10 +18,10 @@
 /*!
  * \file
  *
- * \brief Kept names (implemented in forward/keeper.c on the forwarder's thread; declared
- * here, below the answer path and the watcher that use them): the addresses of names outside our zones that the module's own
- * answers need (ExternalName targets, autopath's outside names), resolved by the
- * forwarder (forward.h) and kept fresh while queries look them up.
+ * \brief Kept names (keeper.c on the forwarder's thread, keeper_ref.c the handles): the
+ * addresses of names outside our zones that the module's own answers need (ExternalName
+ * targets, autopath's outside names), resolved by the forwarder (resolver/forward.h)
+ * and kept fresh while queries look them up.
  *
  * A stub resolver asking for an ExternalName service should get the CNAME and the
  * target's addresses in one response, as CoreDNS gives them. knotd's workers never
@@ -32,7 +32,8 @@
  * forwarder's servers, failover, health and loop marks, and counted in its per-upstream
  * metrics. The answers (CNAME chains included) are kept where workers read them
  * lock-free under RCU, and resolved again before their TTL runs out while queries look
- * them up. A name not resolved yet is cold: the query is answered late (coldwait.h).
+ * them up. A name not resolved yet is cold: the query is answered late
+ * (answer/coldwait.h).
  *
  * A keeper belongs to one forwarder: the instance's own (`upstream ADDR`: a forwarder
  * whose default servers are ADDR), or the live forwarder of the instance's `forward`
@@ -50,13 +51,20 @@
 #include <libknot/libknot.h>
 
 #include "lib/log.h"
-#include "upstream/upstream.h"
+#include "resolver/upstream.h"
 
 /*! \brief What the module's answers hold: a forwarder's kept names. */
 typedef struct k8s_keeper k8s_keeper_t;
 
-/*! \brief A forwarder (forward/forward.h). */
+/*! \brief A forwarder (resolver/forward.h). */
 typedef struct k8s_fwd k8s_fwd_t;
+
+/*!
+ * \brief The kept names as a policy on a forwarder's thread (a layer, resolver/forward.h):
+ * a forwarder started with it keeps names (k8s_keeper_new_live() reaches them), as the
+ * instance's forwarder and k8s_keeper_new()'s own are.
+ */
+extern const struct k8s_fwd_layer k8s_keeper_layer;
 
 /*! \brief The live forwarder (called inside an RCU read-side section), or NULL. */
 typedef k8s_fwd_t *(*k8s_keeper_live_t)(void *ctx);

@@ -54,7 +54,7 @@
 #include <libknot/libknot.h>
 
 #include "ops/dnsmetrics.h"
-#include "forward/forward_cache.h"
+#include "resolver/forward_cache.h"
 #include "lib/log.h"
 
 /*! \brief Largest query handed over (bytes); a larger one is answered SERVFAIL by the worker. */
@@ -96,17 +96,6 @@ int k8s_fwd_group_copy(k8s_fwd_group_t *dst, const k8s_fwd_group_t *src);
 /*! \brief Equal settings share one forwarder. */
 bool k8s_fwd_conf_equal(const k8s_fwd_conf_t *a, const k8s_fwd_conf_t *b);
 
-/*!
- * \brief Parses a stub domain, `ZONE=ADDR[@PORT][,ADDR[@PORT]...]` (kube-dns's
- * stubDomains), into \a group.
- *
- * \retval KNOT_EOK, KNOT_EINVAL (with a reason in \a msg), KNOT_ENOMEM
- */
-int k8s_fwd_stub_parse(const char *text, k8s_fwd_group_t *group, char *msg, size_t msglen);
-
-/*! \brief An address with an optional @port (53 by default) into \a addr. */
-int k8s_fwd_addr_parse(const char *text, struct sockaddr_storage *addr);
-
 /*! \brief Counters, pushed by the forwarder thread once a second. */
 typedef struct {
 	uint64_t forwarded;     /*!< Names asked of an upstream (after the cache). */
@@ -143,12 +132,41 @@ typedef void (*k8s_fwd_stats_fn)(void *ctx, const k8s_fwd_stats_t *st);
 typedef struct k8s_fwd k8s_fwd_t;
 
 /*!
- * \brief Starts a forwarder and its thread.
+ * \brief A policy on the forwarder's thread (the kept names, keeper.h), as Knot
+ * Resolver's modules are layers on its core: the core calls it only through these, so
+ * that it sits above the core and the core knows nothing of it.
+ */
+typedef struct k8s_fwd_layer {
+	/*! \brief Its state for forwarder \a f, before the thread starts; NULL: no memory. */
+	void *(*attach)(k8s_fwd_t *f);
+	/*! \brief Frees the state, after the thread is joined: no reader may remain. */
+	void (*detach)(void *state);
+	/*! \brief A descriptor the thread polls beside the hand-over; run() takes its work. */
+	int (*wake_fd)(const void *state);
+	/*! \brief The thread's turn, after the clients' hand-overs (their flights are joined). */
+	void (*run)(void *state, uint64_t now);
+	/*! \brief When run() has work next (at most \a until). */
+	uint64_t (*due_ms)(const void *state, uint64_t until);
+	/*!
+	 * \brief A flight it started (k8s_fwd_flight_keep()) ended: \a answer and \a entry,
+	 * the one the forwarder publishes next (NULL when the cache's rules do not keep the
+	 * answer), or no answer (NULL) after the error \a err of its last attempt. Never
+	 * called once the thread stops.
+	 */
+	void (*flight_done)(void *state, void *job, const knot_pkt_t *answer,
+	                    k8s_fwd_entry_t *entry, int err, uint64_t now);
+} k8s_fwd_layer_t;
+
+/*!
+ * \brief Starts a forwarder and its thread, with the policy \a layer on it (or NULL).
  *
  * \return NULL on no memory or no thread.
  */
 k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
-                       k8s_fwd_stats_fn stats, void *stats_ctx);
+                       k8s_fwd_stats_fn stats, void *stats_ctx, const k8s_fwd_layer_t *layer);
+
+/*! \brief The state of the forwarder's layer (k8s_fwd_layer_t.attach()'s), or NULL. */
+void *k8s_fwd_layer_state(const k8s_fwd_t *f);
 
 /*! \brief Stops and joins the thread, answers nobody more, frees everything. No worker may remain. */
 void k8s_fwd_free(k8s_fwd_t *f);
@@ -192,6 +210,28 @@ const k8s_fwd_entry_t *k8s_fwd_lookup(k8s_fwd_t *f, const knot_dname_t *lower, u
 bool k8s_fwd_handoff(k8s_fwd_t *f, const uint8_t *wire, size_t len, int fd, bool tcp,
                      const struct sockaddr_storage *remote,
                      const struct sockaddr_storage *local);
+
+/* What a layer calls on the forwarder's thread. */
+
+/*!
+ * \brief Starts a flight for (\a lower, \a qtype, \a source: a wire label or NULL) without a
+ * waiting client, or joins the one in flight: its end goes to the layer's flight_done()
+ * with \a job.
+ *
+ * \return False if none was started (no servers for the name, or max_pending names in
+ *         flight): flight_done() is not called.
+ */
+bool k8s_fwd_flight_keep(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qtype,
+                         const uint8_t *source, void *job, uint64_t now);
+
+/*! \brief Detaches \a job from its flight (its name is forgotten): no flight_done() for it. */
+void k8s_fwd_flight_unkeep(k8s_fwd_t *f, const void *job);
+
+/*! \brief The forwarder's cache: the thread writes it, workers read it under RCU. */
+k8s_fwd_cache_t *k8s_fwd_cache_of(k8s_fwd_t *f);
+
+/*! \brief Where the forwarder's lines go. */
+const k8s_log_t *k8s_fwd_log(const k8s_fwd_t *f);
 
 /*!
  * \brief Whether \a lower is a loop probe's name (`*.mod-k8s-loop.`): never forwarded.

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "lib/dnsanswer.h"
-#include "forward/forward_cache.h"
+#include "resolver/forward_cache.h"
 #include "lib/hash.h"
 #include "lib/tsan_rcu.h"
 

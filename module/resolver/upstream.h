@@ -19,9 +19,8 @@
  *
  * \brief An upstream's answer as the module's own answers read it (ExternalName
  * targets, autopath's outside names, federation names): an entry of the one resolver's
- * cache (forward/forward_cache.h, implemented there), read through these accessors
- * (declared here, below the answer path and the federation role that use them), valid
- * until the end of the RCU read-side section it was looked up in.
+ * cache (forward_cache.h), read through these accessors alone (implemented in
+ * forward_cache.c), valid until the end of the RCU read-side section it was looked up in.
  */
 
 #pragma once
@@ -31,7 +30,7 @@
 
 #include <libknot/libknot.h>
 
-/*! \brief A cache entry of the forwarder (forward/forward_cache.h). */
+/*! \brief A cache entry of the forwarder (forward_cache.h). */
 typedef struct k8s_fwd_entry k8s_fwd_entry_t;
 
 typedef enum {

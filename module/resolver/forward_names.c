@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forward/forward_priv.h"
+#include "resolver/forward_priv.h"
 
 /*! \brief Without an answer by then, a server is marked down and the next one asked. */
 #define HEDGE_MS 300
@@ -152,15 +152,15 @@ static void name_close(k8s_fwd_t *f, size_t i)
 	f->names[i] = f->names[--f->name_count];
 }
 
-/*! \brief Tells the keeper how its name's flight ended, once. */
+/*! \brief Tells the layer how its name's flight ended, once. */
 static void kept_notify(k8s_fwd_t *f, name_t *n, const knot_pkt_t *answer,
                         k8s_fwd_entry_t *e, uint64_t now)
 {
 	void *job = n->kept;
 	n->kept = NULL;
-	if (job != NULL && f->kept_done != NULL) {
-		f->kept_done(f->keeper, job, answer, e,
-		             (n->last_err != 0) ? n->last_err : KNOT_ENOENT, now);
+	if (job != NULL && f->flight_done != NULL) {
+		f->flight_done(f->layer_state, job, answer, e,
+		               (n->last_err != 0) ? n->last_err : KNOT_ENOENT, now);
 	}
 }
 
@@ -175,7 +175,7 @@ static void name_answered(k8s_fwd_t *f, size_t i, const knot_pkt_t *answer, uint
 	}
 	kept_notify(f, n, answer, e, now);  // Before it is published: the old one's marks count.
 	if (n->source[0] != 0) {
-		// A source's answer is the keeper's alone: no client waits for it.
+		// A source's answer is the layer's alone: no client waits for it.
 		if (e != NULL) {
 			k8s_fwd_cache_put(&f->cache, e, now);
 		}
@@ -308,7 +308,7 @@ static bool name_new(k8s_fwd_t *f, waiter_t *w, void *kept, const knot_dname_t *
 void forward_name_ask(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint16_t qtype,
                       uint64_t now)
 {
-	// Asked already (by a client or the keeper): one more client waits for the same answer.
+	// Asked already (by a client or the layer): one more client waits for the same answer.
 	uint32_t hash = k8s_fwd_key_hash(lower, qtype);
 	name_t *n = flight_find(f, lower, qtype, NULL, hash);
 	const char *why = NULL;
@@ -321,7 +321,7 @@ void forward_name_ask(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint
 	}
 }
 
-bool forward_flight_keep(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qtype,
+bool k8s_fwd_flight_keep(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qtype,
                          const uint8_t *source, void *job, uint64_t now)
 {
 	uint32_t hash = k8s_fwd_key_hash_source(lower, qtype, source);
@@ -334,7 +334,7 @@ bool forward_flight_keep(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qtype
 	return n == NULL && name_new(f, NULL, job, lower, qtype, source, hash, now, &why);
 }
 
-void forward_flight_unkeep(k8s_fwd_t *f, const void *job)
+void k8s_fwd_flight_unkeep(k8s_fwd_t *f, const void *job)
 {
 	for (size_t i = 0; i < f->name_count; i++) {
 		if (f->names[i]->kept == job) {

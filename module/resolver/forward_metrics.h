@@ -34,7 +34,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "forward/forward.h"
+#include "resolver/forward.h"
 #include "ops/metrics.h"
 
 /*! \brief One worker's cache lookups (its own cache line: no sharing between workers). */
