@@ -77,6 +77,24 @@ k8s_answer_t answer_query(const k8s_ctx_t *ctx, const knot_dname_t *qname, uint1
 	                  mm, walked);
 }
 
+k8s_answer_t k8s_zone_answer_as(const k8s_ctx_t *ctx, const knot_dname_t *qname,
+                                const knot_dname_t *shown, uint16_t qtype,
+                                const knot_pkt_t *query, const struct sockaddr_storage *remote,
+                                knot_pkt_t *pkt, knot_mm_t *mm)
+{
+	const k8s_watcher_t *w = k8s_watcher_serving(ctx->watcher, ctx->ready_bits);
+	const k8s_answer_conf_t *conf = &ctx->answer;
+	k8s_answer_conf_t handover;
+	if (w != ctx->watcher) {
+		handover = ctx->answer;
+		handover.upstream = k8s_watcher_upstream(w);
+		conf = &handover;
+	}
+	k8s_autopath_outcome_t walked;
+	return k8s_answer_as(conf, k8s_watcher_table(w), qname, shown, qtype, query, remote, pkt,
+	                     mm, &walked);
+}
+
 /*!
  * \brief knotd's state after each outcome (outcome.h has its RCODE and EDE): MISS and
  * NODATA add the zone's SOA, ERROR sends the RCODE without records.
@@ -252,6 +270,7 @@ static bool under(const knot_dname_t *name, const char *apex)
 
 static void ctx_free(k8s_ctx_t *ctx)
 {
+	k8s_rewrite_free_ctx(ctx);
 	k8s_ops_release(ctx);
 	// Nobody answers late past here: the waiter reads the zone's settings.
 	k8s_cold_free(ctx->cold);
@@ -411,6 +430,10 @@ static int load_module(check_ctx_t *check)
 	if (check->mod != NULL && knotd_mod_zone(check->mod) == NULL) {
 		// The answers' counting first: its BEGIN hook takes the receipt time.
 		int ret = k8s_stats_hooks(check->mod, true);
+		// Before the forwarder's hook: a rewritten name may leave or enter the zones.
+		if (ret == KNOT_EOK) {
+			ret = k8s_rewrite_read(check, ctx);
+		}
 		if (ret == KNOT_EOK) {
 			ret = k8s_forward_read(check, ctx, true);
 		}
@@ -424,6 +447,10 @@ static int load_module(check_ctx_t *check)
 
 	k8s_watcher_conf_t wconf = { 0 };
 	int ret = k8s_conf_names_read(check, ctx);
+	// A check reads the rules as the global instance will (a zone ignores them).
+	if (ret == KNOT_EOK && check->mod == NULL) {
+		ret = k8s_rewrite_read(check, ctx);
+	}
 	if (ret == KNOT_EOK) {
 		ctx->answer.role = zone_role(check, ctx);
 		ctx->ready_bits = k8s_answer_ready_bits(ctx->answer.role);
@@ -486,6 +513,7 @@ static int load_module(check_ctx_t *check)
 		}
 		if (ret == KNOT_EOK) {
 			k8s_ops_zone_add(ctx);
+			k8s_rewrite_zone_add(ctx);
 		}
 	}
 	if (ret == KNOT_EOK && check->mod != NULL) {
@@ -529,6 +557,7 @@ static void k8s_unload(knotd_mod_t *mod)
 		return;
 	}
 	// No log line here: knotd has freed this zone's name already (see ARCHITECTURE.md).
+	k8s_rewrite_zone_remove(ctx);
 	k8s_ops_zone_remove(ctx);
 	// The cold waiter reads the watchers' tables: it stops before they go.
 	k8s_cold_free(ctx->cold);
