@@ -77,24 +77,6 @@ k8s_answer_t answer_query(const k8s_ctx_t *ctx, const knot_dname_t *qname, uint1
 	                  mm, walked);
 }
 
-k8s_answer_t k8s_zone_answer_as(const k8s_ctx_t *ctx, const knot_dname_t *qname,
-                                const knot_dname_t *shown, uint16_t qtype,
-                                const knot_pkt_t *query, const struct sockaddr_storage *remote,
-                                knot_pkt_t *pkt, knot_mm_t *mm)
-{
-	const k8s_watcher_t *w = k8s_watcher_serving(ctx->watcher, ctx->ready_bits);
-	const k8s_answer_conf_t *conf = &ctx->answer;
-	k8s_answer_conf_t handover;
-	if (w != ctx->watcher) {
-		handover = ctx->answer;
-		handover.upstream = k8s_watcher_upstream(w);
-		conf = &handover;
-	}
-	k8s_autopath_outcome_t walked;
-	return k8s_answer_as(conf, k8s_watcher_table(w), qname, shown, qtype, query, remote, pkt,
-	                     mm, &walked);
-}
-
 /*!
  * \brief knotd's state after each outcome (outcome.h has its RCODE and EDE): MISS and
  * NODATA add the zone's SOA, ERROR sends the RCODE without records.

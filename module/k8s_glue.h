@@ -431,14 +431,6 @@ void k8s_rewrite_zone_add(k8s_ctx_t *ctx);
 /*! \brief Takes the zone out of them, and waits until no query reads it (first in unload). */
 void k8s_rewrite_zone_remove(k8s_ctx_t *ctx);
 
-/*!
- * \brief A zone's answer of a rewritten query (k8s.c's answer_query() with \a shown), inside
- * an RCU read-side section.
- */
-k8s_answer_t k8s_zone_answer_as(const k8s_ctx_t *ctx, const knot_dname_t *qname,
-                                const knot_dname_t *shown, uint16_t qtype,
-                                const knot_pkt_t *query, const struct sockaddr_storage *remote,
-                                knot_pkt_t *pkt, knot_mm_t *mm);
 
 /* k8s_ops.c: the operations endpoint (metrics-listen). */
 

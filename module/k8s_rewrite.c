@@ -24,7 +24,7 @@
  * from no zone, out of one, or between them. knotd chose the query's zone before any
  * hook runs and gives a module no way to choose another, so a query the rules change
  * is answered here, whole: from the table of the mod-k8s zone its new name is in
- * (k8s_zone_answer_as(), the zone's own answer with the owner the rules give), from a
+ * (zone_answer(), the zone's own answer with the owner the rules give), from a
  * template, or from the forwarder's cache; knotd then adds only its OPT and RCODE
  * (DONE). A query no rule changes goes on as before; without rules the hook is not
  * installed at all.
@@ -127,6 +127,19 @@ void k8s_rewrite_zone_remove(k8s_ctx_t *ctx)
 	}
 	ctx->rw_zone = false;
 	zones_publish(next);
+}
+
+/*! \brief A zone's answer of a rewritten query: the ANSWER hook's, records of \a qname under \a shown. */
+static k8s_answer_t zone_answer(const k8s_ctx_t *ctx, const knot_dname_t *qname,
+                                const knot_dname_t *shown, uint16_t qtype,
+                                const knot_pkt_t *query, const struct sockaddr_storage *remote,
+                                knot_pkt_t *pkt, knot_mm_t *mm)
+{
+	// As the ANSWER hook: after a reload that changed the watch settings, the old watcher's table.
+	const k8s_watcher_t *w = k8s_watcher_serving(ctx->watcher, ctx->ready_bits);
+	k8s_autopath_outcome_t walked;
+	return k8s_answer_as(&ctx->answer, k8s_watcher_table(w), qname, shown, qtype, query, remote,
+	                     pkt, mm, &walked);
 }
 
 /*! \brief The zone (its context) a name is in, the longest; NULL if none (RCU section). */
@@ -449,7 +462,7 @@ static knotd_state_t answer_name(rwq_t *q, const knot_dname_t *name, const knot_
 		return KNOTD_STATE_FAIL;
 	}
 	uint16_t before = q->pkt->rrset_count;
-	k8s_answer_t res = k8s_zone_answer_as(z, name, shown, qtype, qdata->query,
+	k8s_answer_t res = zone_answer(z, name, shown, qtype, qdata->query,
 	                                      k8s_glue_remote(qdata), q->pkt, q->mm);
 	if (!top) {
 		return KNOTD_STATE_DONE;

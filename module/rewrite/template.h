@@ -41,6 +41,7 @@
 #include <libknot/libknot.h>
 
 #include "rewrite/regex.h"
+#include "rewrite/rrtext.h"
 
 /*! \brief Most templates (template option values) of an instance. */
 #define K8S_TEMPLATES_MAX 64
@@ -77,14 +78,7 @@ typedef struct {
 } k8s_template_match_t;
 
 /*! \brief A rendered record: its rdata in per-query memory. */
-typedef struct {
-	uint8_t owner[KNOT_DNAME_MAXLEN];
-	uint16_t type, rclass;
-	uint32_t ttl;
-	uint8_t *rdata;
-	uint16_t rdlen;
-	char owner_text[1024];      /*!< The owner as written (for response rules). */
-} k8s_template_rr_t;
+typedef k8s_rrtext_t k8s_template_rr_t;
 
 /*!
  * \brief Reads the templates, one per value (the words after `template` in a Corefile;
@@ -121,5 +115,4 @@ size_t k8s_template_count(const k8s_template_match_t *m, k8s_template_section_t 
  */
 int k8s_template_rr(const k8s_template_match_t *m, k8s_template_section_t section, size_t i,
                     knot_mm_t *mm,
-                    size_t (*value_map)(void *ctx, const char *in, size_t len, char *out, size_t max),
-                    void *map_ctx, k8s_template_rr_t *rr);
+                    k8s_rrtext_map_t value_map, void *map_ctx, k8s_template_rr_t *rr);
