@@ -632,11 +632,9 @@ static knotd_state_t ask(rwq_t *q, ask_t *a, bool top, unsigned depth)
 {
 	const struct k8s_rw_glue *g = q->g;
 	uint16_t qtype = a->qtype, qclass = a->qclass;
+	k8s_rewrite_req_t stack_req;  // About 1.6 KiB: CHASE_MAX levels at most.
 	if (g->rewrite != NULL) {
-		k8s_rewrite_req_t *req = q->mm->alloc(q->mm->ctx, sizeof(*req));
-		if (req == NULL) {
-			return KNOTD_STATE_FAIL;
-		}
+		k8s_rewrite_req_t *req = &stack_req;
 		if (k8s_rewrite_request(g->rewrite, q->s, q->mm, a->name, a->len, a->qtype,
 		                        a->qclass, req)) {
 			if (req->invalid) {

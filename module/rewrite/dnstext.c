@@ -18,15 +18,16 @@
 
 #include "rewrite/dnstext.h"
 
-static bool special(uint8_t b)
-{
-	switch (b) {
-	case '.': case ' ': case '\'': case '@': case ';': case '(': case ')': case '"': case '\\':
-		return true;
-	default:
-		return false;
-	}
-}
+/*! \brief How miekg writes a byte of a label: as it is, lowercased, \X or \DDD. */
+enum { AS_IS = 0, LOWER, ESCAPE, DDD };
+
+static const uint8_t byte_class[256] = {
+	[0x00 ... 0x1f] = DDD,
+	[' '] = ESCAPE, ['\''] = ESCAPE, ['@'] = ESCAPE, [';'] = ESCAPE, ['('] = ESCAPE,
+	[')'] = ESCAPE, ['"'] = ESCAPE, ['\\'] = ESCAPE, ['.'] = ESCAPE,
+	['A' ... 'Z'] = LOWER,
+	[0x7f ... 0xff] = DDD,
+};
 
 size_t k8s_name_to_text(const uint8_t *name, char *out, size_t max)
 {
@@ -41,27 +42,43 @@ size_t k8s_name_to_text(const uint8_t *name, char *out, size_t max)
 	}
 	while (*name != 0) {
 		uint8_t len = *name++;
+		const uint8_t *label_end = name + len;
+		// Room for the label at its longest (every byte \DDD), its dot and the NUL.
+		if (n + 4 * (size_t)len + 2 > max) {
+			return 0;
+		}
+		// Most labels (knotd's query names are lowercase) are copied as they are.
+		uint8_t any = 0;
+		for (uint8_t i = 0; i < len; i++) {
+			any |= byte_class[name[i]];
+		}
+		if (any == AS_IS) {
+			memcpy(out + n, name, len);
+			n += len;
+			len = 0;
+		}
 		for (uint8_t i = 0; i < len; i++) {
 			uint8_t b = name[i];
-			// Room for the longest form, the dot after the label and the NUL.
-			if (n + 6 > max) {
-				return 0;
-			}
-			if (b >= 'A' && b <= 'Z') {
+			switch (byte_class[b]) {
+			case AS_IS:
+				out[n++] = b;
+				break;
+			case LOWER:
 				out[n++] = b + ('a' - 'A');
-			} else if (special(b)) {
+				break;
+			case ESCAPE:
 				out[n++] = '\\';
 				out[n++] = b;
-			} else if (b < 0x20 || b > 0x7e) {
+				break;
+			default:
 				out[n++] = '\\';
 				out[n++] = '0' + b / 100;
 				out[n++] = '0' + (b / 10) % 10;
 				out[n++] = '0' + b % 10;
-			} else {
-				out[n++] = b;
+				break;
 			}
 		}
-		name += len;
+		name = label_end;
 		out[n++] = '.';
 	}
 	out[n] = '\0';

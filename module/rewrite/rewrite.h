@@ -48,6 +48,9 @@
 /*! \brief Most response rules one rule leaves (auto's two and its answer names). */
 #define K8S_REWRITE_RESP_PER_RULE 8
 
+/*! \brief Most response rules one query collects (more: SERVFAIL). */
+#define K8S_REWRITE_RESP_MAX 64
+
 typedef struct k8s_rewrite k8s_rewrite_t;
 
 /*! \brief A response rule a query's rewrite left (what its names and values become). */
@@ -63,9 +66,10 @@ typedef struct {
 	size_t name_len;
 	uint16_t qtype, qclass; /*!< The type and class asked after the rules. */
 	bool renamed;           /*!< The name changed. */
-	bool invalid;           /*!< A rule made a name that is none: SERVFAIL (as CoreDNS). */
+	bool invalid;           /*!< A rule made a name that is none (SERVFAIL, as CoreDNS), or
+	                             the query collected more than K8S_REWRITE_RESP_MAX response rules. */
 	size_t resp_count;
-	k8s_rewrite_resp_t resp[K8S_REWRITE_RULES_MAX * K8S_REWRITE_RESP_PER_RULE];
+	k8s_rewrite_resp_t resp[K8S_REWRITE_RESP_MAX];
 } k8s_rewrite_req_t;
 
 /*!

@@ -85,8 +85,8 @@ static size_t expand(const k8s_regex_t *re, const k8s_regex_span_t *spans, const
 }
 
 /*! \brief Whether a name rule matches \a name; the new name into \a out. */
-static int name_rule(const rule_t *r, k8s_regex_scratch_t *s, const char *name, size_t len,
-                     char *out, char *tmp, size_t max, size_t *out_len)
+static int name_rule(const rule_t *r, const k8s_regex_span_t *spans, const char *name,
+                     size_t len, char *out, char *tmp, size_t max, size_t *out_len)
 {
 	size_t tlen = strlen(r->to);
 	switch (r->match) {
@@ -121,14 +121,10 @@ static int name_rule(const rule_t *r, k8s_regex_scratch_t *s, const char *name, 
 		}
 		*out_len = replace_all(name, len, r->from, r->from_len, r->to, tlen, out, max);
 		return 1;  // Too long: SIZE_MAX, an invalid name.
-	case M_REGEX: {
-		k8s_regex_span_t spans[K8S_REGEX_GROUPS_MAX + 1];
-		if (k8s_regex_match(r->re, s, name, len, spans) != 1) {
-			return 0;
-		}
+	case M_REGEX:
+		// Matched by the caller (spans).
 		*out_len = expand(r->re, spans, name, r->to, out, tmp, max);
 		return 1;
-	}
 	}
 	return 0;
 }
@@ -173,6 +169,14 @@ bool k8s_rewrite_request(const k8s_rewrite_t *rw, k8s_regex_scratch_t *s, knot_m
 		bool done = false;
 		switch (r->field) {
 		case F_NAME: {
+			// The match first: the names' buffers only for a rule that rewrites.
+			k8s_regex_span_t spans[K8S_REGEX_GROUPS_MAX + 1];
+			bool hit = (r->match == M_REGEX)
+			           ? k8s_regex_match(r->re, s, out->name, out->name_len, spans) == 1
+			           : name_matches(r, s, out->name, out->name_len);
+			if (!hit) {
+				break;
+			}
 			if (next == NULL) {
 				next = mm_text(mm, K8S_NAME_TEXT_MAX);
 			}
@@ -184,7 +188,7 @@ bool k8s_rewrite_request(const k8s_rewrite_t *rw, k8s_regex_scratch_t *s, knot_m
 				out->invalid = true;
 				return true;
 			}
-			if (!name_rule(r, s, out->name, out->name_len, next, tmp, K8S_NAME_TEXT_MAX,
+			if (!name_rule(r, spans, out->name, out->name_len, next, tmp, K8S_NAME_TEXT_MAX,
 			               &next_len)) {
 				break;
 			}
@@ -193,13 +197,18 @@ bool k8s_rewrite_request(const k8s_rewrite_t *rw, k8s_regex_scratch_t *s, knot_m
 				out->invalid = true;
 				return true;
 			}
+			bool room = true;
 			if (r->autoback) {
 				// Maps the name asked after this rule back to the one before it.
-				add_left(out, &r->auto_name, next, out->name);
-				add_left(out, &r->auto_value, next, out->name);
+				room &= add_left(out, &r->auto_name, next, out->name);
+				room &= add_left(out, &r->auto_value, next, out->name);
 			}
 			for (size_t k = 0; k < r->resp_count; k++) {
-				add_left(out, &r->resp[k], NULL, NULL);
+				room &= add_left(out, &r->resp[k], NULL, NULL);
+			}
+			if (!room) {
+				out->invalid = true;
+				return true;
 			}
 			out->name = next;
 			out->name_len = next_len;
@@ -223,7 +232,10 @@ bool k8s_rewrite_request(const k8s_rewrite_t *rw, k8s_regex_scratch_t *s, knot_m
 		case F_TTL:
 		case F_RCODE:
 			if (name_matches(r, s, out->name, out->name_len)) {
-				add_left(out, &r->resp[0], NULL, NULL);
+				if (!add_left(out, &r->resp[0], NULL, NULL)) {
+					out->invalid = true;
+					return true;
+				}
 				done = true;
 			}
 			break;
