@@ -156,6 +156,19 @@ def a_query_no_rule_touches_answers_as_without_rules(w):
     testing.expect_equal(a.rcode, "NOERROR", "forwarded")
 
 
+@tests.case
+def a_reload_keeps_rewritten_names_answered_from_the_new_zones(w):
+    # The zones' new instances replace the old ones in the list the hook reads.
+    for _ in range(2):
+        result = w.c.knotc("reload")
+        testing.expect(result.returncode == 0, f"knotc reload: {result.stdout}")
+        testing.eventually(lambda: testing.expect_equal(
+            rrs(w.query("git.example.com.")), [("git.example.com.", 5, "A", "10.96.0.1")],
+            "git.example.com after a reload"), timeout=10)
+    a = w.query("host.k3d.internal.")
+    testing.expect_equal(rrs(a), [("host.k3d.internal.", 60, "A", "172.18.0.1")], "template")
+
+
 def refused(options, reason):
     def check(*_):
         result = knotd.check_config(module=options)
