@@ -702,10 +702,13 @@ static knotd_state_t rewrite_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 	k8s_tsan_zone_seen();
 	const k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 	const struct k8s_rw_glue *g = ctx->rw;
+	// Each worker its match data (knotd numbers its workers below knotd_mod_threads()).
 	unsigned thread = qdata->params->thread_id;
+	if (thread >= g->threads) {
+		return state;
+	}
 	rwq_t q = {
-		.g = g, .s = g->scratch[thread < g->threads ? thread : 0], .qdata = qdata,
-		.pkt = pkt, .mm = qdata->mm,
+		.g = g, .s = g->scratch[thread], .qdata = qdata, .pkt = pkt, .mm = qdata->mm,
 	};
 	char text[K8S_NAME_TEXT_MAX];
 	ask_t a = {
