@@ -115,6 +115,8 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 		k8s_answer_forget();
 	}
 	cold_query.qdata = NULL;
+	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
+	k8s_rewrite_zone_query(ctx, qdata);
 
 	// Only where the zone file has no answer.
 	if (state != KNOTD_IN_STATE_MISS) {
@@ -122,7 +124,6 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	}
 	uint64_t started = (received != 0) ? received : k8s_dnsmetrics_clock();
 
-	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 	k8s_autopath_outcome_t walked;
 	(void)k8s_answer_cold_take();
 	urcu_memb_read_lock();

@@ -116,6 +116,7 @@ typedef struct {
 	k8s_cold_t *cold;           /*!< Late answers of cold upstream names, or NULL. */
 	struct k8s_rw_glue *rw;     /*!< rewrite and template rules (global instance), or NULL. */
 	bool rw_zone;               /*!< In the zones that rewritten names are answered from. */
+	struct k8s_rw_soa *rw_soa;  /*!< The zone's SOA as a query of it first saw it (k8s_rewrite.c). */
 } k8s_ctx_t;
 
 /*!
@@ -430,6 +431,24 @@ void k8s_rewrite_zone_add(k8s_ctx_t *ctx);
 
 /*! \brief Takes the zone out of them, and waits until no query reads it (first in unload). */
 void k8s_rewrite_zone_remove(k8s_ctx_t *ctx);
+
+/*! \brief Set while a global instance has rules: the zones keep a copy of their SOA. */
+extern bool k8s_rewrite_zones_soa;
+
+/*!
+ * \brief Keeps a copy of the zone's SOA from a query of it (the first one only): a
+ * negative answer of a name rewritten into the zone from another gets it.
+ */
+void k8s_rewrite_zone_seen(k8s_ctx_t *ctx, knotd_qdata_t *qdata);
+
+/*! \brief Inline part of k8s_rewrite_zone_seen(): nothing to do without rules or once copied. */
+static inline void k8s_rewrite_zone_query(k8s_ctx_t *ctx, knotd_qdata_t *qdata)
+{
+	if (__builtin_expect(k8s_rewrite_zones_soa, 0) && ctx->rw_zone &&
+	    __atomic_load_n(&ctx->rw_soa, __ATOMIC_ACQUIRE) == NULL) {
+		k8s_rewrite_zone_seen(ctx, qdata);
+	}
+}
 
 
 /* k8s_ops.c: the operations endpoint (metrics-listen). */

@@ -56,6 +56,40 @@ struct k8s_rw_glue {
 	unsigned threads;
 };
 
+bool k8s_rewrite_zones_soa;
+
+/*! \brief A zone's SOA (rdata in one allocation), set once by a worker, freed in unload. */
+struct k8s_rw_soa {
+	knot_rrset_t rr;
+	knot_dname_t *owner;
+};
+
+void k8s_rewrite_zone_seen(k8s_ctx_t *ctx, knotd_qdata_t *qdata)
+{
+	knot_rrset_t soa = knotd_qdata_zone_apex_rrset(qdata, KNOT_RRTYPE_SOA);
+	if (knot_rrset_empty(&soa)) {
+		return;
+	}
+	// Once per zone instance: an allocation on a worker, not per query.
+	size_t osize = knot_dname_size(soa.owner);
+	size_t rsize = knot_rdata_size(soa.rrs.rdata->len);
+	struct k8s_rw_soa *copy = malloc(sizeof(*copy) + osize + rsize);
+	if (copy == NULL) {
+		return;
+	}
+	uint8_t *owner = (uint8_t *)(copy + 1);
+	knot_rdata_t *rd = (knot_rdata_t *)(owner + osize);
+	memcpy(owner, soa.owner, osize);
+	memcpy(rd, soa.rrs.rdata, rsize);
+	knot_rrset_init(&copy->rr, owner, KNOT_RRTYPE_SOA, KNOT_CLASS_IN, soa.ttl);
+	copy->rr.rrs = (knot_rdataset_t){ .count = 1, .size = rsize, .rdata = rd };
+	struct k8s_rw_soa *expected = NULL;
+	if (!__atomic_compare_exchange_n(&ctx->rw_soa, &expected, copy, false, __ATOMIC_RELEASE,
+	                                 __ATOMIC_RELAXED)) {
+		free(copy);  // Another worker's came first.
+	}
+}
+
 /* The zones answered from: an immutable array published under RCU. */
 
 typedef struct {
@@ -127,6 +161,9 @@ void k8s_rewrite_zone_remove(k8s_ctx_t *ctx)
 	}
 	ctx->rw_zone = false;
 	zones_publish(next);
+	// After the grace period: no query reads the zone's SOA any more.
+	free(ctx->rw_soa);
+	ctx->rw_soa = NULL;
 }
 
 /*! \brief A zone's answer of a rewritten query: the ANSWER hook's, records of \a qname under \a shown. */
@@ -268,6 +305,9 @@ int k8s_rewrite_read(check_ctx_t *check, k8s_ctx_t *ctx)
 	}
 	ret = knotd_mod_hook(check->mod, KNOTD_STAGE_BEGIN, rewrite_begin_hook);
 	if (ret == KNOT_EOK) {
+		// Set once, before the workers answer with these rules; never cleared (a few
+		// instructions a query of a zone after the rules go).
+		__atomic_store_n(&k8s_rewrite_zones_soa, true, __ATOMIC_RELAXED);
 		ctx->rw = g;
 		g = NULL;
 		knotd_mod_log(check->mod, LOG_INFO, "%zu rewrite rules and %zu templates, applied "
@@ -423,9 +463,19 @@ static bool put_upstream(rwq_t *q, const knot_dname_t *name, const knot_dname_t 
 }
 
 /*! \brief The SOA of the query's own zone in the authority section (negative answers). */
-static void put_soa(rwq_t *q)
+static void put_soa(rwq_t *q, const k8s_ctx_t *z, bool same_zone)
 {
-	knot_rrset_t soa = knotd_qdata_zone_apex_rrset(q->qdata, KNOT_RRTYPE_SOA);
+	knot_rrset_t soa;
+	if (same_zone) {
+		soa = knotd_qdata_zone_apex_rrset(q->qdata, KNOT_RRTYPE_SOA);
+	} else {
+		// Another zone's: the copy its queries left, if one came yet.
+		const struct k8s_rw_soa *copy = __atomic_load_n(&z->rw_soa, __ATOMIC_ACQUIRE);
+		if (copy == NULL) {
+			return;
+		}
+		soa = copy->rr;
+	}
 	if (knot_rrset_empty(&soa)) {
 		return;
 	}
@@ -493,9 +543,7 @@ static knotd_state_t answer_name(rwq_t *q, const knot_dname_t *name, const knot_
 	case K8S_ANSWER_NODATA:
 	case K8S_ANSWER_NXDOMAIN:
 		qdata->rcode = (res == K8S_ANSWER_NXDOMAIN) ? KNOT_RCODE_NXDOMAIN : KNOT_RCODE_NOERROR;
-		if (same_zone) {
-			put_soa(q);
-		}
+		put_soa(q, z, same_zone);
 		return KNOTD_STATE_DONE;
 	case K8S_ANSWER_TRUNC:
 		knot_wire_set_tc(q->pkt->wire);

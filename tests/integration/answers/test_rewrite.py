@@ -91,6 +91,9 @@ def the_block_form_of_k3s_custom_overrides_maps_its_answers_back(w):
     testing.expect_equal(rrs(a), [("web.corp.example.", 5, "A", "10.96.12.34")], "web.corp.example")
     a = w.query("nope.corp.example.")
     testing.expect_equal((a.rcode, rrs(a)), ("NXDOMAIN", []), "a rewritten name that is none")
+    # The cluster zone's SOA, as its own negative answers have it (its queries left a copy).
+    testing.expect_equal(sorted((r.owner, r.type) for r in a.authority),
+                         [("cluster.local.", "SOA")], f"authority: {a.text}")
 
 
 @tests.case

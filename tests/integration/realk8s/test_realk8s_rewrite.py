@@ -105,14 +105,6 @@ FORWARDED = [(n + ".", t) for n, t in [
 ]]
 
 
-def negative_without_soa(qname, qtype, ours, theirs):
-    """A rewritten name answered from another zone than the query's (no zone, for
-    names outside the cluster) has no SOA in a negative answer: knotd gives a module
-    the SOA of the query's own zone only."""
-    return (ours[:2] == theirs[:2] and not ours[2] and theirs[2]
-            and all(rtype == "SOA" for _, _, rtype, _ in theirs[2]))
-
-
 def owner_case(qname, qtype, ours, theirs):
     """answer auto maps the owner back to the query's name as CoreDNS lowercases it;
     mod-k8s's owner is the question's own bytes, in the client's case."""
@@ -136,7 +128,6 @@ def zone_file_soa(qname, qtype, ours, theirs):
 
 KNOWN = [
     (zone_file_soa, "the cluster zone's SOA is the zone file's"),
-    (negative_without_soa, "negative answer of a name rewritten into another zone: no SOA"),
     (owner_case, "owner in the question's case"),
     (srv_targets_below_the_name, "SRV targets below the rewritten name are not mapped"),
 ]
