@@ -444,7 +444,8 @@ void k8s_rewrite_zone_seen(k8s_ctx_t *ctx, knotd_qdata_t *qdata);
 /*! \brief Inline part of k8s_rewrite_zone_seen(): nothing to do without rules or once copied. */
 static inline void k8s_rewrite_zone_query(k8s_ctx_t *ctx, knotd_qdata_t *qdata)
 {
-	if (__builtin_expect(k8s_rewrite_zones_soa, 0) && ctx->rw_zone &&
+	if (__builtin_expect(__atomic_load_n(&k8s_rewrite_zones_soa, __ATOMIC_RELAXED), 0) &&
+	    ctx->rw_zone &&
 	    __atomic_load_n(&ctx->rw_soa, __ATOMIC_ACQUIRE) == NULL) {
 		k8s_rewrite_zone_seen(ctx, qdata);
 	}

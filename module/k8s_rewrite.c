@@ -77,8 +77,9 @@ void k8s_rewrite_zone_seen(k8s_ctx_t *ctx, knotd_qdata_t *qdata)
 	if (copy == NULL) {
 		return;
 	}
-	uint8_t *owner = (uint8_t *)(copy + 1);
-	knot_rdata_t *rd = (knot_rdata_t *)(owner + osize);
+	// The rdata first, aligned as knot_rdata_t must be (its 16-bit length), the owner after.
+	knot_rdata_t *rd = (knot_rdata_t *)(copy + 1);
+	uint8_t *owner = (uint8_t *)rd + rsize;
 	memcpy(owner, soa.owner, osize);
 	memcpy(rd, soa.rrs.rdata, rsize);
 	knot_rrset_init(&copy->rr, owner, KNOT_RRTYPE_SOA, KNOT_CLASS_IN, soa.ttl);
