@@ -20,21 +20,8 @@
 #include <string.h>
 
 #include "rewrite/gotpl.h"
+#include "rewrite/perr.h"
 
-typedef struct {
-	char *err;
-	size_t err_len;
-} perr_t;
-
-__attribute__((format(printf, 2, 3)))
-static int fail(perr_t *e, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(e->err, e->err_len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static bool is_space(char c)
 {
@@ -55,32 +42,32 @@ static bool is_ident(const char *s, size_t len)
 	return true;
 }
 
-static int add_part(k8s_gotpl_t *t, k8s_gotpl_part_t p, perr_t *e)
+static int add_part(k8s_gotpl_t *t, k8s_gotpl_part_t p, k8s_perr_t *e)
 {
 	k8s_gotpl_part_t *parts = realloc(t->parts, (t->count + 1) * sizeof(*parts));
 	if (parts == NULL) {
 		free(p.text);
-		return fail(e, "no memory");
+		return k8s_perr(e, "no memory");
 	}
 	t->parts = parts;
 	t->parts[t->count++] = p;
 	return 0;
 }
 
-static int add_text(k8s_gotpl_t *t, const char *s, size_t len, perr_t *e)
+static int add_text(k8s_gotpl_t *t, const char *s, size_t len, k8s_perr_t *e)
 {
 	if (len == 0) {
 		return 0;
 	}
 	char *text = strndup(s, len);
 	if (text == NULL) {
-		return fail(e, "no memory");
+		return k8s_perr(e, "no memory");
 	}
 	return add_part(t, (k8s_gotpl_part_t){ .kind = K8S_GOTPL_TEXT, .text = text, .len = len }, e);
 }
 
 /*! \brief One action's words (between the delimiters and trim markers). */
-static int parse_action(k8s_gotpl_t *t, const char *a, size_t len, perr_t *e)
+static int parse_action(k8s_gotpl_t *t, const char *a, size_t len, k8s_perr_t *e)
 {
 	while (len > 0 && is_space(a[len - 1])) {
 		len--;
@@ -101,7 +88,7 @@ static int parse_action(k8s_gotpl_t *t, const char *a, size_t len, perr_t *e)
 	if (len > 7 && memcmp(a, ".Group.", 7) == 0 && is_ident(a + 7, len - 7)) {
 		char *name = strndup(a + 7, len - 7);
 		return name ? add_part(t, (k8s_gotpl_part_t){ .kind = K8S_GOTPL_GROUP, .text = name, .len = len - 7 }, e)
-		            : fail(e, "no memory");
+		            : k8s_perr(e, "no memory");
 	}
 	if (len > 6 && memcmp(a, "index", 5) == 0 && is_space(a[5])) {
 		const char *r = a + 6;
@@ -139,11 +126,11 @@ static int parse_action(k8s_gotpl_t *t, const char *a, size_t len, perr_t *e)
 				char *name = strndup(n + 1, nl - 2);
 				return name ? add_part(t, (k8s_gotpl_part_t){ .kind = K8S_GOTPL_GROUP_INDEX, .text = name,
 				                                    .len = nl - 2 }, e)
-				            : fail(e, "no memory");
+				            : k8s_perr(e, "no memory");
 			}
 		}
 	}
-	return fail(e, "{{ %.*s }} is not supported (only .Name, .Zone, .Class, .Type, .Remote, "
+	return k8s_perr(e, "{{ %.*s }} is not supported (only .Name, .Zone, .Class, .Type, .Remote, "
 	            ".Group.NAME, index .Match N and index .Group \"NAME\")", (int)len, a);
 }
 
@@ -157,7 +144,7 @@ void k8s_gotpl_free(k8s_gotpl_t *t)
 	t->count = 0;
 }
 
-static int parse(k8s_gotpl_t *t, const char *src, perr_t *e)
+static int parse(k8s_gotpl_t *t, const char *src, k8s_perr_t *e)
 {
 	memset(t, 0, sizeof(*t));
 	size_t n = strlen(src);
@@ -185,7 +172,7 @@ static int parse(k8s_gotpl_t *t, const char *src, perr_t *e)
 		}
 		const char *close = strstr(src + body, "}}");
 		if (close == NULL) {
-			fail(e, "unclosed action {{");
+			k8s_perr(e, "unclosed action {{");
 			goto fail;
 		}
 		size_t end = close - src;
@@ -214,6 +201,6 @@ fail:
 
 int k8s_gotpl_parse(k8s_gotpl_t *t, const char *src, char *err, size_t err_len)
 {
-	perr_t e = { err, err_len };
+	k8s_perr_t e = { err, err_len };
 	return parse(t, src, &e);
 }

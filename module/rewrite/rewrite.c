@@ -20,32 +20,19 @@
 #include <string.h>
 #include <strings.h>
 
+#include "rewrite/perr.h"
 #include "rewrite/rcodes.h"
 #include "rewrite/rewrite_priv.h"
 #include "rewrite/tokens.h"
 
-typedef struct {
-	char *err;
-	size_t err_len;
-} perr_t;
-
-__attribute__((format(printf, 2, 3)))
-static int fail(perr_t *e, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(e->err, e->err_len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /*! \brief CoreDNS's plugin.Name(s).Normalize(): lowercase, a final dot (ASCII only here). */
-static char *normalize(const char *s, perr_t *e)
+static char *normalize(const char *s, k8s_perr_t *e)
 {
 	size_t len = strlen(s);
 	for (size_t i = 0; i < len; i++) {
 		if ((unsigned char)s[i] >= 0x80) {
-			fail(e, "'%s': names are ASCII", s);
+			k8s_perr(e, "'%s': names are ASCII", s);
 			return NULL;
 		}
 	}
@@ -57,7 +44,7 @@ static char *normalize(const char *s, perr_t *e)
 	bool fqdn = len > 0 && s[len - 1] == '.' && slashes % 2 == 0;
 	char *out = malloc(len + 2);
 	if (out == NULL) {
-		fail(e, "no memory");
+		k8s_perr(e, "no memory");
 		return NULL;
 	}
 	for (size_t i = 0; i < len; i++) {
@@ -115,16 +102,16 @@ static unsigned subexpr_usage(const char *to)
 	return used;
 }
 
-static k8s_regex_t *regex_for(const char *from, const char *to, perr_t *e)
+static k8s_regex_t *regex_for(const char *from, const char *to, k8s_perr_t *e)
 {
 	char msg[256];
 	k8s_regex_t *re = k8s_regex_new(from, msg, sizeof(msg));
 	if (re == NULL) {
-		fail(e, "regex '%s': %s", from, msg);
+		k8s_perr(e, "regex '%s': %s", from, msg);
 		return NULL;
 	}
 	if (to != NULL && subexpr_usage(to) > k8s_regex_groups(re)) {
-		fail(e, "'%s' uses more groups than regex '%s' has", to, from);
+		k8s_perr(e, "'%s' uses more groups than regex '%s' has", to, from);
 		k8s_regex_free(re);
 		return NULL;
 	}
@@ -141,43 +128,43 @@ static char *keep(rule_t *r, char *text)
 	return NULL;
 }
 
-static int add_resp(rule_t *r, resp_rule_t rr, perr_t *e)
+static int add_resp(rule_t *r, resp_rule_t rr, k8s_perr_t *e)
 {
 	if (r->resp_count == K8S_REWRITE_RESP_PER_RULE) {
 		k8s_regex_free(rr.re);
-		return fail(e, "more than %d answer rules", K8S_REWRITE_RESP_PER_RULE);
+		return k8s_perr(e, "more than %d answer rules", K8S_REWRITE_RESP_PER_RULE);
 	}
 	r->resp[r->resp_count++] = rr;
 	return 0;
 }
 
 /*! \brief The answer options after a name rule (CoreDNS's parseAnswerRules). */
-static int parse_answers(rule_t *r, const char *const *args, size_t n, perr_t *e)
+static int parse_answers(rule_t *r, const char *const *args, size_t n, k8s_perr_t *e)
 {
 	if (n < 2) {
-		return fail(e, "invalid arguments for the name rule's answer options");
+		return k8s_perr(e, "invalid arguments for the name rule's answer options");
 	}
 	size_t i = 0, names = 0;
 	bool autoback = false;
 	const char *last = NULL;
 	while (i < n) {
 		if (last == NULL && strcmp(args[i], "answer") != 0) {
-			return fail(e, "'%s': only answer options may follow a name rule's TO", args[i]);
+			return k8s_perr(e, "'%s': only answer options may follow a name rule's TO", args[i]);
 		}
 		if (strcmp(args[i], "answer") == 0) {
 			i++;
 		}
 		if (i == n) {
-			return fail(e, "answer without auto, name or value");
+			return k8s_perr(e, "answer without auto, name or value");
 		}
 		last = args[i++];
 		if (strcmp(last, "auto") == 0) {
 			autoback = true;
 		} else if (strcmp(last, "name") == 0) {
 			if (n - i < 2) {
-				return fail(e, "answer name needs FROM and TO");
+				return k8s_perr(e, "answer name needs FROM and TO");
 			}
-			perr_t sub = *e;
+			k8s_perr_t sub = *e;
 			k8s_regex_t *re = regex_for(args[i], args[i + 1], &sub);
 			if (re == NULL) {
 				return -1;
@@ -193,14 +180,14 @@ static int parse_answers(rule_t *r, const char *const *args, size_t n, perr_t *e
 			names++;
 			i += 2;
 		} else if (strcmp(last, "value") == 0) {
-			return fail(e, "answer value is not supported (record values are mapped back "
+			return k8s_perr(e, "answer value is not supported (record values are mapped back "
 			            "only by answer auto)");
 		} else {
-			return fail(e, "invalid answer option '%s'", last);
+			return k8s_perr(e, "invalid answer option '%s'", last);
 		}
 	}
 	if (autoback && names > 0) {
-		return fail(e, "answer auto cannot be combined with answer name");
+		return k8s_perr(e, "answer auto cannot be combined with answer name");
 	}
 	r->autoback |= autoback;
 	return 0;
@@ -218,10 +205,10 @@ static int parse_match(const char *s, match_t *m)
 	return -1;
 }
 
-static int parse_name(rule_t *r, const char *const *args, size_t n, perr_t *e)
+static int parse_name(rule_t *r, const char *const *args, size_t n, k8s_perr_t *e)
 {
 	if (n < 2) {
-		return fail(e, "too few arguments for a name rule");
+		return k8s_perr(e, "too few arguments for a name rule");
 	}
 	const char *from, *to;
 	size_t answers = 3;
@@ -231,14 +218,14 @@ static int parse_name(rule_t *r, const char *const *args, size_t n, perr_t *e)
 		to = args[1];
 	} else {
 		if (parse_match(args[0], &r->match) != 0) {
-			return fail(e, "name rule supports only exact, prefix, suffix, substring, and "
+			return k8s_perr(e, "name rule supports only exact, prefix, suffix, substring, and "
 			            "regex name matching, received: %s", args[0]);
 		}
 		from = args[1];
 		to = args[2];
 	}
 	if (n > 3 && strcmp(args[3], "metadata") == 0) {
-		return fail(e, "metadata in a name rule is not supported (no metadata plugin)");
+		return k8s_perr(e, "metadata in a name rule is not supported (no metadata plugin)");
 	}
 	if (r->match == M_REGEX) {
 		r->re = regex_for(from, to, e);
@@ -251,7 +238,7 @@ static int parse_name(rule_t *r, const char *const *args, size_t n, perr_t *e)
 	}
 	r->to = normalize(to, e);
 	if (r->from == NULL || r->to == NULL) {
-		return (r->from == NULL && r->match == M_REGEX) ? fail(e, "no memory") : -1;
+		return (r->from == NULL && r->match == M_REGEX) ? k8s_perr(e, "no memory") : -1;
 	}
 	r->from_len = strlen(r->from);
 	if (r->match == M_EXACT) {
@@ -264,7 +251,7 @@ static int parse_name(rule_t *r, const char *const *args, size_t n, perr_t *e)
 		// CoreDNS's suffix auto is a static suffix rule the other way round, first.
 		r->autoback = false;
 		if (r->resp_count + 2 > K8S_REWRITE_RESP_PER_RULE) {
-			return fail(e, "too many answer rules");
+			return k8s_perr(e, "too many answer rules");
 		}
 		memmove(r->resp + 2, r->resp, r->resp_count * sizeof(r->resp[0]));
 		r->resp[0] = (resp_rule_t){ .kind = RESP_NAME_SUFFIX, .from = r->to, .to = r->from };
@@ -325,11 +312,11 @@ static int parse_ttl(const char *s, uint32_t *min, uint32_t *max)
 }
 
 /*! \brief ttl and rcode rules: [MATCH] NAME, then their values. */
-static int parse_name_match(rule_t *r, const char *match, const char *name, perr_t *e)
+static int parse_name_match(rule_t *r, const char *match, const char *name, k8s_perr_t *e)
 {
 	r->match = M_EXACT;
 	if (match != NULL && parse_match(match, &r->match) != 0) {
-		return fail(e, "supports only exact, prefix, suffix, substring, and regex name "
+		return k8s_perr(e, "supports only exact, prefix, suffix, substring, and regex name "
 		            "matching");
 	}
 	if (r->match == M_REGEX) {
@@ -344,10 +331,10 @@ static int parse_name_match(rule_t *r, const char *match, const char *name, perr
 	return 0;
 }
 
-static int parse_rule(rule_t *r, const char *const *args, size_t n, perr_t *e)
+static int parse_rule(rule_t *r, const char *const *args, size_t n, k8s_perr_t *e)
 {
 	if (n == 0) {
-		return fail(e, "no rule type specified for rewrite");
+		return k8s_perr(e, "no rule type specified for rewrite");
 	}
 	size_t start = 1;
 	r->stop = true;
@@ -355,7 +342,7 @@ static int parse_rule(rule_t *r, const char *const *args, size_t n, perr_t *e)
 	if (strcasecmp(args[0], "continue") == 0 || strcasecmp(args[0], "stop") == 0) {
 		r->stop = (strcasecmp(args[0], "stop") == 0);
 		if (n < 2) {
-			return fail(e, "%s rule must begin with a rule type", args[0]);
+			return k8s_perr(e, "%s rule must begin with a rule type", args[0]);
 		}
 		type = args[1];
 		start = 2;
@@ -369,21 +356,21 @@ static int parse_rule(rule_t *r, const char *const *args, size_t n, perr_t *e)
 		bool is_type = strcasecmp(type, "type") == 0;
 		r->field = is_type ? F_TYPE : F_CLASS;
 		if (n != 2) {
-			return fail(e, "%s rules must have exactly two arguments", type);
+			return k8s_perr(e, "%s rules must have exactly two arguments", type);
 		}
 		int (*conv)(const char *, uint16_t *) = is_type ? rtype_of : rclass_of;
 		if (conv(args[0], &r->t_from) != 0 || conv(args[1], &r->t_to) != 0) {
-			return fail(e, "invalid %s in '%s %s'", type, args[0], args[1]);
+			return k8s_perr(e, "invalid %s in '%s %s'", type, args[0], args[1]);
 		}
 		return 0;
 	} else if (strcasecmp(type, "ttl") == 0) {
 		r->field = F_TTL;
 		if (n < 2 || n > 3) {
-			return fail(e, "a ttl rule is [MATCH] NAME TTL");
+			return k8s_perr(e, "a ttl rule is [MATCH] NAME TTL");
 		}
 		resp_rule_t rr = { .kind = RESP_TTL };
 		if (parse_ttl(args[n - 1], &rr.min, &rr.max) != 0) {
-			return fail(e, "invalid TTL '%s' for a ttl rule", args[n - 1]);
+			return k8s_perr(e, "invalid TTL '%s' for a ttl rule", args[n - 1]);
 		}
 		if (parse_name_match(r, n == 3 ? args[0] : NULL, args[n - 2], e) != 0) {
 			return -1;
@@ -392,26 +379,26 @@ static int parse_rule(rule_t *r, const char *const *args, size_t n, perr_t *e)
 	} else if (strcasecmp(type, "rcode") == 0) {
 		r->field = F_RCODE;
 		if (n < 3 || n > 4) {
-			return fail(e, "an rcode rule is [MATCH] NAME FROM TO");
+			return k8s_perr(e, "an rcode rule is [MATCH] NAME FROM TO");
 		}
 		resp_rule_t rr = { .kind = RESP_RCODE };
 		if (k8s_rcode_parse(args[n - 2], &rr.rc_from) != 0 ||
 		    k8s_rcode_parse(args[n - 1], &rr.rc_to) != 0) {
-			return fail(e, "invalid rcode in '%s %s'", args[n - 2], args[n - 1]);
+			return k8s_perr(e, "invalid rcode in '%s %s'", args[n - 2], args[n - 1]);
 		}
 		if (parse_name_match(r, n == 4 ? args[0] : NULL, args[n - 3], e) != 0) {
 			return -1;
 		}
 		return add_resp(r, rr, e);
 	} else if (strcasecmp(type, "answer") == 0) {
-		return fail(e, "response rewrites must begin with a name rule");
+		return k8s_perr(e, "response rewrites must begin with a name rule");
 	} else if (strcasecmp(type, "edns0") == 0) {
-		return fail(e, "edns0 rules are not supported: mod-k8s's answers read no EDNS "
+		return k8s_perr(e, "edns0 rules are not supported: mod-k8s's answers read no EDNS "
 		            "option and its forwarder does not pass one upstream");
 	} else if (strcasecmp(type, "cname") == 0) {
-		return fail(e, "cname rules are not supported");
+		return k8s_perr(e, "cname rules are not supported");
 	}
-	return fail(e, "invalid rule type \"%s\"", type);
+	return k8s_perr(e, "invalid rule type \"%s\"", type);
 }
 
 static void rule_free(rule_t *r)
@@ -428,7 +415,7 @@ static void rule_free(rule_t *r)
 }
 
 /*! \brief A value's words as CoreDNS gives them to newRule (a block's words are the rule's). */
-static int value_args(const k8s_tokens_t *t, const char **args, size_t *n, perr_t *e)
+static int value_args(const k8s_tokens_t *t, const char **args, size_t *n, k8s_perr_t *e)
 {
 	*n = 0;
 	size_t open = t->count;
@@ -441,10 +428,10 @@ static int value_args(const k8s_tokens_t *t, const char **args, size_t *n, perr_
 	if (open < t->count) {
 		// CoreDNS reads a block only after fewer than two words.
 		if (open >= 2) {
-			return fail(e, "a block after the rule's arguments");
+			return k8s_perr(e, "a block after the rule's arguments");
 		}
 		if (!k8s_token_is(t, t->count - 1, "}")) {
-			return fail(e, "the block is not closed with }");
+			return k8s_perr(e, "the block is not closed with }");
 		}
 	}
 	for (size_t i = 0; i < t->count; i++) {
@@ -452,7 +439,7 @@ static int value_args(const k8s_tokens_t *t, const char **args, size_t *n, perr_
 			continue;
 		}
 		if (k8s_token_is(t, i, "{") || k8s_token_is(t, i, "}")) {
-			return fail(e, "a nested block");
+			return k8s_perr(e, "a nested block");
 		}
 		args[(*n)++] = t->tok[i].text;
 	}
@@ -461,21 +448,21 @@ static int value_args(const k8s_tokens_t *t, const char **args, size_t *n, perr_
 
 k8s_rewrite_t *k8s_rewrite_new(const char *const *values, size_t count, char *err, size_t err_len)
 {
-	perr_t e = { err, err_len };
+	k8s_perr_t e = { err, err_len };
 	if (count > K8S_REWRITE_RULES_MAX) {
-		fail(&e, "more than %d rewrite rules", K8S_REWRITE_RULES_MAX);
+		k8s_perr(&e, "more than %d rewrite rules", K8S_REWRITE_RULES_MAX);
 		return NULL;
 	}
 	k8s_rewrite_t *rw = calloc(1, sizeof(*rw));
 	if (rw == NULL || (count > 0 && (rw->rules = calloc(count, sizeof(rule_t))) == NULL)) {
 		free(rw);
-		fail(&e, "no memory");
+		k8s_perr(&e, "no memory");
 		return NULL;
 	}
 	for (size_t i = 0; i < count; i++) {
 		k8s_tokens_t t;
 		char msg[384];
-		perr_t sub = { msg, sizeof(msg) };
+		k8s_perr_t sub = { msg, sizeof(msg) };
 		const char *args[K8S_TOKENS_MAX];
 		size_t n = 0;
 		int ret = k8s_tokens_split(values[i], &t, msg, sizeof(msg));
@@ -488,7 +475,7 @@ k8s_rewrite_t *k8s_rewrite_new(const char *const *values, size_t count, char *er
 		}
 		k8s_tokens_free(&t);
 		if (ret != 0) {
-			fail(&e, "rewrite '%s': %s", values[i], msg);
+			k8s_perr(&e, "rewrite '%s': %s", values[i], msg);
 			rw->count = i + 1;
 			k8s_rewrite_free(rw);
 			return NULL;

@@ -23,25 +23,12 @@
 
 #include "rewrite/dnstext.h"
 #include "rewrite/gotpl.h"
-#include "rewrite/rrtext.h"
+#include "rewrite/perr.h"
 #include "rewrite/rcodes.h"
+#include "rewrite/rrtext.h"
 #include "rewrite/template.h"
 #include "rewrite/tokens.h"
 
-typedef struct {
-	char *err;
-	size_t err_len;
-} perr_t;
-
-__attribute__((format(printf, 2, 3)))
-static int fail(perr_t *e, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(e->err, e->err_len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* Templates. */
 
@@ -90,18 +77,18 @@ static int type_of(const char *s, uint16_t *out)
 	return knot_rrtype_from_string(s, out) == 0 ? 0 : -1;
 }
 
-static uint8_t *zone_wire(const char *text, perr_t *e)
+static uint8_t *zone_wire(const char *text, k8s_perr_t *e)
 {
 	uint8_t wire[256];
 	size_t len = strlen(text);
 	size_t size = k8s_name_from_text(text, len, wire);
 	if (size == 0) {
-		fail(e, "'%s' is not a zone name", text);
+		k8s_perr(e, "'%s' is not a zone name", text);
 		return NULL;
 	}
 	uint8_t *out = malloc(size);
 	if (out == NULL) {
-		fail(e, "no memory");
+		k8s_perr(e, "no memory");
 		return NULL;
 	}
 	memcpy(out, wire, size);
@@ -127,25 +114,25 @@ static void template_free(k8s_template_t *t)
 	}
 }
 
-static int check_rendered(const k8s_template_t *t, const k8s_gotpl_t *g, perr_t *e);
+static int check_rendered(const k8s_template_t *t, const k8s_gotpl_t *g, k8s_perr_t *e);
 
 /*! \brief One value: CLASS TYPE [ZONE...] [{ lines }]. */
-static int template_parse(k8s_template_t *t, const k8s_tokens_t *tk, perr_t *e)
+static int template_parse(k8s_template_t *t, const k8s_tokens_t *tk, k8s_perr_t *e)
 {
 	size_t i = 0;
 	if (tk->count < 2) {
-		return fail(e, "a template is CLASS TYPE [ZONE...] { ... }");
+		return k8s_perr(e, "a template is CLASS TYPE [ZONE...] { ... }");
 	}
 	if (k8s_rrtext_class(tk->tok[0].text, &t->qclass) != 0) {
-		return fail(e, "invalid query class %s", tk->tok[0].text);
+		return k8s_perr(e, "invalid query class %s", tk->tok[0].text);
 	}
 	if (type_of(tk->tok[1].text, &t->qtype) != 0) {
-		return fail(e, "invalid RR type %s", tk->tok[1].text);
+		return k8s_perr(e, "invalid RR type %s", tk->tok[1].text);
 	}
 	i = 2;
 	while (i < tk->count && !k8s_token_is(tk, i, "{")) {
 		if (t->zone_count == ZONES_MAX) {
-			return fail(e, "more than %d zones", ZONES_MAX);
+			return k8s_perr(e, "more than %d zones", ZONES_MAX);
 		}
 		uint8_t *z = zone_wire(tk->tok[i].text, e);
 		if (z == NULL) {
@@ -163,12 +150,12 @@ static int template_parse(k8s_template_t *t, const k8s_tokens_t *tk, perr_t *e)
 		t->zone_text[0] = strdup(".");
 		t->zone_count = 1;
 		if (t->zones[0] == NULL || t->zone_text[0] == NULL) {
-			return fail(e, "no memory");
+			return k8s_perr(e, "no memory");
 		}
 	}
 	if (i < tk->count) {
 		if (!k8s_token_is(tk, tk->count - 1, "}")) {
-			return fail(e, "the block is not closed with }");
+			return k8s_perr(e, "the block is not closed with }");
 		}
 		i++;
 	}
@@ -184,20 +171,20 @@ static int template_parse(k8s_template_t *t, const k8s_tokens_t *tk, perr_t *e)
 		size_t nargs = j - i - 1;
 		const k8s_token_t *args = &tk->tok[i + 1];
 		if (kw->quoted || k8s_token_is(tk, i, "{") || k8s_token_is(tk, i, "}")) {
-			return fail(e, "'%s' where a template option belongs", k);
+			return k8s_perr(e, "'%s' where a template option belongs", k);
 		}
 		if (strcmp(k, "match") == 0) {
 			if (nargs == 0) {
-				return fail(e, "match needs a regex");
+				return k8s_perr(e, "match needs a regex");
 			}
 			for (size_t a = 0; a < nargs; a++) {
 				char msg[256];
 				if (t->re_count == REGEX_MAX) {
-					return fail(e, "more than %d match regexes", REGEX_MAX);
+					return k8s_perr(e, "more than %d match regexes", REGEX_MAX);
 				}
 				k8s_regex_t *re = k8s_regex_new(args[a].text, msg, sizeof(msg));
 				if (re == NULL) {
-					return fail(e, "could not parse regex: %s, %s", args[a].text, msg);
+					return k8s_perr(e, "could not parse regex: %s, %s", args[a].text, msg);
 				}
 				t->re[t->re_count++] = re;
 			}
@@ -207,32 +194,32 @@ static int template_parse(k8s_template_t *t, const k8s_tokens_t *tk, perr_t *e)
 			                           (k[1] == 'd') ? K8S_TEMPLATE_ADDITIONAL :
 			                                           K8S_TEMPLATE_AUTHORITY;
 			if (nargs == 0) {
-				return fail(e, "%s needs a record", k);
+				return k8s_perr(e, "%s needs a record", k);
 			}
 			for (size_t a = 0; a < nargs; a++) {
 				if (t->rr_count[s] == RRS_MAX) {
-					return fail(e, "more than %d %s records", RRS_MAX, k);
+					return k8s_perr(e, "more than %d %s records", RRS_MAX, k);
 				}
 				k8s_gotpl_t *g = &t->rrs[s][t->rr_count[s]];
 				char msg[384];
-				perr_t sub = { msg, sizeof(msg) };
+				k8s_perr_t sub = { msg, sizeof(msg) };
 				if (k8s_gotpl_parse(g, args[a].text, msg, sizeof(msg)) != 0) {
-					return fail(e, "could not compile template: %s, %s", args[a].text, msg);
+					return k8s_perr(e, "could not compile template: %s, %s", args[a].text, msg);
 				}
 				t->rr_count[s]++;
 				if (check_rendered(t, g, &sub) != 0) {
-					return fail(e, "%s \"%s\": %s", k, args[a].text, msg);
+					return k8s_perr(e, "%s \"%s\": %s", k, args[a].text, msg);
 				}
 			}
 		} else if (strcmp(k, "rcode") == 0) {
 			if (nargs < 1 || k8s_rcode_parse_as(args[0].text, &t->rcode, 0) != 0) {
-				return fail(e, "unknown rcode %s", nargs ? args[0].text : "");
+				return k8s_perr(e, "unknown rcode %s", nargs ? args[0].text : "");
 			}
 		} else if (strcmp(k, "fallthrough") == 0) {
 			t->fall = true;
 			for (size_t a = 0; a < nargs; a++) {
 				if (t->fall_count == ZONES_MAX) {
-					return fail(e, "more than %d fallthrough zones", ZONES_MAX);
+					return k8s_perr(e, "more than %d fallthrough zones", ZONES_MAX);
 				}
 				uint8_t *z = zone_wire(args[a].text, e);
 				if (z == NULL) {
@@ -243,9 +230,9 @@ static int template_parse(k8s_template_t *t, const k8s_tokens_t *tk, perr_t *e)
 		} else if (strcmp(k, "upstream") == 0) {
 			// Ignored by CoreDNS too ("remove soon").
 		} else if (strcmp(k, "var") == 0 || strcmp(k, "expr") == 0 || strcmp(k, "ederror") == 0) {
-			return fail(e, "%s is not supported", k);
+			return k8s_perr(e, "%s is not supported", k);
 		} else {
-			return fail(e, "unknown template option '%s'", k);
+			return k8s_perr(e, "unknown template option '%s'", k);
 		}
 		i = j;
 	}
@@ -255,21 +242,21 @@ static int template_parse(k8s_template_t *t, const k8s_tokens_t *tk, perr_t *e)
 k8s_templates_t *k8s_templates_new(const char *const *values, size_t count, char *err,
                                    size_t err_len)
 {
-	perr_t e = { err, err_len };
+	k8s_perr_t e = { err, err_len };
 	if (count > K8S_TEMPLATES_MAX) {
-		fail(&e, "more than %d templates", K8S_TEMPLATES_MAX);
+		k8s_perr(&e, "more than %d templates", K8S_TEMPLATES_MAX);
 		return NULL;
 	}
 	k8s_templates_t *ts = calloc(1, sizeof(*ts));
 	if (ts == NULL || (count > 0 && (ts->tpl = calloc(count, sizeof(*ts->tpl))) == NULL)) {
 		free(ts);
-		fail(&e, "no memory");
+		k8s_perr(&e, "no memory");
 		return NULL;
 	}
 	for (size_t i = 0; i < count; i++) {
 		k8s_tokens_t tk;
 		char msg[512];
-		perr_t sub = { msg, sizeof(msg) };
+		k8s_perr_t sub = { msg, sizeof(msg) };
 		int ret = k8s_tokens_split(values[i], &tk, msg, sizeof(msg));
 		ts->count = i + 1;
 		if (ret == 0) {
@@ -277,7 +264,7 @@ k8s_templates_t *k8s_templates_new(const char *const *values, size_t count, char
 			k8s_tokens_free(&tk);
 		}
 		if (ret != 0) {
-			fail(&e, "template '%s': %s", values[i], msg);
+			k8s_perr(&e, "template '%s': %s", values[i], msg);
 			k8s_templates_free(ts);
 			return NULL;
 		}
@@ -461,7 +448,7 @@ static int render(const k8s_template_match_t *m, const k8s_gotpl_t *g, char *out
 
 
 /*! \brief At load: the record's type, rendered with stand-in values, is one we read. */
-static int check_rendered(const k8s_template_t *t, const k8s_gotpl_t *g, perr_t *e)
+static int check_rendered(const k8s_template_t *t, const k8s_gotpl_t *g, k8s_perr_t *e)
 {
 	k8s_template_match_t m = {
 		.tpl = t, .name = "example.", .name_len = 8, .zone = (const uint8_t *)"",
@@ -479,7 +466,7 @@ static int check_rendered(const k8s_template_t *t, const k8s_gotpl_t *g, perr_t 
 	k8s_template_rr_t rr;
 	int ret = k8s_rrtext_parse(text, len, NULL, NULL, NULL, &rr);
 	if (ret == KNOT_ENOTSUP) {
-		return fail(e, "records of type %u are not supported (A, AAAA, CNAME, DNAME, NS, PTR, "
+		return k8s_perr(e, "records of type %u are not supported (A, AAAA, CNAME, DNAME, NS, PTR, "
 		            "MX, SRV, TXT, SOA)", rr.type);
 	}
 	return 0;

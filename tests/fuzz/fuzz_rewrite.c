@@ -34,57 +34,16 @@
 
 #include <libknot/libknot.h>
 
-#include "fz_check.h"
+#include "fz_rules.h"
 #include "rewrite/dnstext.h"
 #include "rewrite/rewrite.h"
 
-static void *arena[1024];
-static size_t arena_used;
-
-static void *arena_alloc(void *ctx, size_t len)
-{
-	if (arena_used == sizeof(arena) / sizeof(arena[0])) {
-		return NULL;
-	}
-	return arena[arena_used++] = malloc(len);
-}
-
-static size_t wire_name(const uint8_t *data, size_t size, uint8_t out[256])
-{
-	size_t pos = 0, label = 0;
-	for (size_t i = 0; i < size && pos + label + 2 < 255; i++) {
-		if (data[i] == 0 || data[i] > 63 || label == 63) {
-			if (label > 0) {
-				out[pos] = label;
-				pos += 1 + label;
-				label = 0;
-			}
-			continue;
-		}
-		out[pos + 1 + label++] = data[i];
-	}
-	if (label > 0) {
-		out[pos] = label;
-		pos += 1 + label;
-	}
-	out[pos] = 0;
-	return pos + 1;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const uint8_t *nul = memchr(data, 0, size);
-	size_t text_len = (nul != NULL) ? (size_t)(nul - data) : size;
-	char *text = malloc(text_len + 1);
-	CHECK(text != NULL);
-	memcpy(text, data, text_len);
-	text[text_len] = '\0';
+	char *text;
 	const char *values[K8S_REWRITE_RULES_MAX];
-	size_t count = 0;
-	for (char *line = strtok(text, "\n"); line != NULL && count < K8S_REWRITE_RULES_MAX;
-	     line = strtok(NULL, "\n")) {
-		values[count++] = line;
-	}
+	const uint8_t *rest;
+	size_t count = fz_values(data, size, &text, values, K8S_REWRITE_RULES_MAX, &rest);
 	char err[512] = "";
 	k8s_rewrite_t *rw = k8s_rewrite_new(values, count, err, sizeof(err));
 	if (rw == NULL) {
@@ -95,15 +54,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(k8s_rewrite_count(rw) == count);
 
 	uint8_t wire[256];
-	const uint8_t *rest = (nul != NULL) ? nul + 1 : data + size;
-	wire_name(rest, data + size - rest, wire);
+	fz_wire_name(rest, data + size - rest, wire);
 	char name[K8S_NAME_TEXT_MAX];
 	size_t len = k8s_name_to_text(wire, name, sizeof(name));
 	CHECK(len > 0 && len < sizeof(name));
 
 	k8s_regex_scratch_t *s = k8s_regex_scratch_new();
 	CHECK(s != NULL);
-	knot_mm_t mm = { .alloc = arena_alloc };
+	knot_mm_t mm = { .alloc = fz_arena_alloc };
 	static k8s_rewrite_req_t req;
 	if (k8s_rewrite_request(rw, s, &mm, name, len, KNOT_RRTYPE_A, KNOT_CLASS_IN, &req) &&
 	    !req.invalid) {
@@ -123,9 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	k8s_regex_scratch_free(s);
 	k8s_rewrite_free(rw);
-	while (arena_used > 0) {
-		free(arena[--arena_used]);
-	}
+	fz_arena_free();
 	free(text);
 	return 0;
 }

@@ -34,35 +34,16 @@
 
 #include <libknot/libknot.h>
 
-#include "fz_check.h"
+#include "fz_rules.h"
 #include "rewrite/dnstext.h"
 #include "rewrite/template.h"
 
-static void *arena[4096];
-static size_t arena_used;
-
-static void *arena_alloc(void *ctx, size_t len)
-{
-	if (arena_used == sizeof(arena) / sizeof(arena[0])) {
-		return NULL;
-	}
-	return arena[arena_used++] = malloc(len);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const uint8_t *nul = memchr(data, 0, size);
-	size_t text_len = (nul != NULL) ? (size_t)(nul - data) : size;
-	char *text = malloc(text_len + 1);
-	CHECK(text != NULL);
-	memcpy(text, data, text_len);
-	text[text_len] = '\0';
+	char *text;
 	const char *values[K8S_TEMPLATES_MAX];
-	size_t count = 0;
-	for (char *line = strtok(text, "\n"); line != NULL && count < K8S_TEMPLATES_MAX;
-	     line = strtok(NULL, "\n")) {
-		values[count++] = line;
-	}
+	const uint8_t *rest;
+	size_t count = fz_values(data, size, &text, values, K8S_TEMPLATES_MAX, &rest);
 	char err[512] = "";
 	k8s_templates_t *t = k8s_templates_new(values, count, err, sizeof(err));
 	if (t == NULL) {
@@ -74,27 +55,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		KNOT_RRTYPE_A, KNOT_RRTYPE_AAAA, KNOT_RRTYPE_TXT, KNOT_RRTYPE_PTR, KNOT_RRTYPE_MX,
 		KNOT_RRTYPE_ANY,
 	};
-	const uint8_t *rest = (nul != NULL) ? nul + 1 : data + size;
 	size_t rest_len = data + size - rest;
 	uint16_t qtype = types[(rest_len > 0 ? rest[0] : 0) % 6];
 	uint8_t wire[256];
-	size_t pos = 0, label = 0;
-	for (size_t i = 1; i < rest_len && pos + label + 2 < 255; i++) {
-		if (rest[i] == 0 || rest[i] > 63 || label == 63) {
-			if (label > 0) {
-				wire[pos] = label;
-				pos += 1 + label;
-				label = 0;
-			}
-			continue;
-		}
-		wire[pos + 1 + label++] = rest[i];
-	}
-	if (label > 0) {
-		wire[pos] = label;
-		pos += 1 + label;
-	}
-	wire[pos] = 0;
+	fz_wire_name(rest_len > 0 ? rest + 1 : rest, rest_len > 0 ? rest_len - 1 : 0, wire);
 	knot_dname_to_lower(wire);
 	char name[K8S_NAME_TEXT_MAX];
 	size_t len = k8s_name_to_text(wire, name, sizeof(name));
@@ -102,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	k8s_regex_scratch_t *s = k8s_regex_scratch_new();
 	CHECK(s != NULL);
-	knot_mm_t mm = { .alloc = arena_alloc };
+	knot_mm_t mm = { .alloc = fz_arena_alloc };
 	static k8s_template_match_t m;
 	static k8s_template_rr_t rr;
 	m.remote = "192.0.2.1";
@@ -124,9 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	k8s_regex_scratch_free(s);
 	k8s_templates_free(t);
-	while (arena_used > 0) {
-		free(arena[--arena_used]);
-	}
+	fz_arena_free();
 	free(text);
 	return 0;
 }

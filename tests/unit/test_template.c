@@ -29,27 +29,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "arena.h"
 #include "rewrite/dnstext.h"
 #include "rewrite/template.h"
 
-static void *arena[4096];
-static size_t arena_used;
-
-static void *arena_alloc(void *ctx, size_t len)
-{
-	assert_true(arena_used < sizeof(arena) / sizeof(arena[0]));
-	return arena[arena_used++] = malloc(len);
-}
-
-static int arena_free(void **state)
-{
-	while (arena_used > 0) {
-		free(arena[--arena_used]);
-	}
-	return 0;
-}
-
-static knot_mm_t mm = { .alloc = arena_alloc };
 static k8s_regex_scratch_t *scratch;
 static k8s_template_match_t m;
 static k8s_template_rr_t rr;
