@@ -432,6 +432,21 @@ void k8s_rewrite_zone_add(k8s_ctx_t *ctx);
 /*! \brief Takes the zone out of them, and waits until no query reads it (first in unload). */
 void k8s_rewrite_zone_remove(k8s_ctx_t *ctx);
 
+/* k8s_rewrite_zones.c: the zones a rewritten query is answered from. */
+
+/*! \brief The zone (its context) a name is in, the longest; NULL if none (RCU section). */
+const k8s_ctx_t *k8s_rewrite_zone_of(const knot_dname_t *name);
+
+/*! \brief A zone's answer of a rewritten query: its ANSWER hook's, records of \a qname under \a shown. */
+k8s_answer_t k8s_rewrite_zone_answer(const k8s_ctx_t *ctx, const knot_dname_t *qname,
+                                     const knot_dname_t *shown, uint16_t qtype,
+                                     const knot_pkt_t *query,
+                                     const struct sockaddr_storage *remote, knot_pkt_t *pkt,
+                                     knot_mm_t *mm);
+
+/*! \brief The zone's SOA as a query of it left it, or NULL (none came yet). */
+const knot_rrset_t *k8s_rewrite_zone_soa(const k8s_ctx_t *ctx);
+
 /*! \brief Set while a global instance has rules: the zones keep a copy of their SOA. */
 extern bool k8s_rewrite_zones_soa;
 

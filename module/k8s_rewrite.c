@@ -24,14 +24,13 @@
  * from no zone, out of one, or between them. knotd chose the query's zone before any
  * hook runs and gives a module no way to choose another, so a query the rules change
  * is answered here, whole: from the table of the mod-k8s zone its new name is in
- * (zone_answer(), the zone's own answer with the owner the rules give), from a
+ * (k8s_rewrite_zone_answer(), the zone's own answer with the owner the rules give), from a
  * template, or from the forwarder's cache; knotd then adds only its OPT and RCODE
  * (DONE). A query no rule changes goes on as before; without rules the hook is not
  * installed at all.
  */
 
 #include <arpa/inet.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,149 +54,6 @@ struct k8s_rw_glue {
 	k8s_regex_scratch_t **scratch;  /*!< One per knotd worker (qdata's thread_id). */
 	unsigned threads;
 };
-
-bool k8s_rewrite_zones_soa;
-
-/*! \brief A zone's SOA (rdata in one allocation), set once by a worker, freed in unload. */
-struct k8s_rw_soa {
-	knot_rrset_t rr;
-	knot_dname_t *owner;
-};
-
-void k8s_rewrite_zone_seen(k8s_ctx_t *ctx, knotd_qdata_t *qdata)
-{
-	knot_rrset_t soa = knotd_qdata_zone_apex_rrset(qdata, KNOT_RRTYPE_SOA);
-	if (knot_rrset_empty(&soa)) {
-		return;
-	}
-	// Once per zone instance: an allocation on a worker, not per query.
-	size_t osize = knot_dname_size(soa.owner);
-	size_t rsize = knot_rdata_size(soa.rrs.rdata->len);
-	struct k8s_rw_soa *copy = malloc(sizeof(*copy) + osize + rsize);
-	if (copy == NULL) {
-		return;
-	}
-	// The rdata first, aligned as knot_rdata_t must be (its 16-bit length), the owner after.
-	knot_rdata_t *rd = (knot_rdata_t *)(copy + 1);
-	uint8_t *owner = (uint8_t *)rd + rsize;
-	memcpy(owner, soa.owner, osize);
-	memcpy(rd, soa.rrs.rdata, rsize);
-	knot_rrset_init(&copy->rr, owner, KNOT_RRTYPE_SOA, KNOT_CLASS_IN, soa.ttl);
-	copy->rr.rrs = (knot_rdataset_t){ .count = 1, .size = rsize, .rdata = rd };
-	struct k8s_rw_soa *expected = NULL;
-	if (!__atomic_compare_exchange_n(&ctx->rw_soa, &expected, copy, false, __ATOMIC_RELEASE,
-	                                 __ATOMIC_RELAXED)) {
-		free(copy);  // Another worker's came first.
-	}
-}
-
-/* The zones answered from: an immutable array published under RCU. */
-
-typedef struct {
-	size_t count;
-	const k8s_ctx_t *ctx[];
-} zone_set_t;
-
-static pthread_mutex_t zones_lock = PTHREAD_MUTEX_INITIALIZER;
-static zone_set_t *zones;
-
-/*! \brief Publishes \a next (zones_lock held) and frees the old set after a grace period. */
-static void zones_publish(zone_set_t *next)
-{
-	zone_set_t *old = zones;
-	rcu_assign_pointer(zones, next);
-	pthread_mutex_unlock(&zones_lock);
-	// load and unload run on knotd's main thread, in no read-side section.
-	urcu_memb_synchronize_rcu();
-	free(old);
-}
-
-void k8s_rewrite_zone_add(k8s_ctx_t *ctx)
-{
-	k8s_role_t role = ctx->answer.role;
-	if (ctx->zone == NULL || (role != K8S_ROLE_CLUSTER && role != K8S_ROLE_CLUSTERSET &&
-	                          role != K8S_ROLE_REVERSE)) {
-		return;
-	}
-	pthread_mutex_lock(&zones_lock);
-	size_t count = (zones != NULL) ? zones->count : 0;
-	zone_set_t *next = malloc(sizeof(*next) + (count + 1) * sizeof(next->ctx[0]));
-	if (next == NULL) {
-		pthread_mutex_unlock(&zones_lock);
-		knotd_mod_log(ctx->mod, LOG_ERR, "rewritten names are not answered from this zone "
-		              "(no memory)");
-		return;
-	}
-	// The newest first: after a reload, the new instance of a zone answers.
-	next->ctx[0] = ctx;
-	if (count > 0) {
-		memcpy(next->ctx + 1, zones->ctx, count * sizeof(next->ctx[0]));
-	}
-	next->count = count + 1;
-	ctx->rw_zone = true;
-	zones_publish(next);
-}
-
-void k8s_rewrite_zone_remove(k8s_ctx_t *ctx)
-{
-	if (!ctx->rw_zone) {
-		return;
-	}
-	pthread_mutex_lock(&zones_lock);
-	size_t count = zones->count;
-	zone_set_t *next = NULL;
-	if (count > 1) {
-		// Without memory the zone stays listed until the next change: its context must stay.
-		next = malloc(sizeof(*next) + (count - 1) * sizeof(next->ctx[0]));
-		if (next == NULL) {
-			pthread_mutex_unlock(&zones_lock);
-			return;
-		}
-		next->count = 0;
-		for (size_t i = 0; i < count; i++) {
-			if (zones->ctx[i] != ctx) {
-				next->ctx[next->count++] = zones->ctx[i];
-			}
-		}
-	}
-	ctx->rw_zone = false;
-	zones_publish(next);
-	// After the grace period: no query reads the zone's SOA any more.
-	free(ctx->rw_soa);
-	ctx->rw_soa = NULL;
-}
-
-/*! \brief A zone's answer of a rewritten query: the ANSWER hook's, records of \a qname under \a shown. */
-static k8s_answer_t zone_answer(const k8s_ctx_t *ctx, const knot_dname_t *qname,
-                                const knot_dname_t *shown, uint16_t qtype,
-                                const knot_pkt_t *query, const struct sockaddr_storage *remote,
-                                knot_pkt_t *pkt, knot_mm_t *mm)
-{
-	// As the ANSWER hook: after a reload that changed the watch settings, the old watcher's table.
-	const k8s_watcher_t *w = k8s_watcher_serving(ctx->watcher, ctx->ready_bits);
-	k8s_autopath_outcome_t walked;
-	return k8s_answer_as(&ctx->answer, k8s_watcher_table(w), qname, shown, qtype, query, remote,
-	                     pkt, mm, &walked);
-}
-
-/*! \brief The zone (its context) a name is in, the longest; NULL if none (RCU section). */
-static const k8s_ctx_t *zone_of(const knot_dname_t *name)
-{
-	const zone_set_t *set = rcu_dereference(zones);
-	const k8s_ctx_t *best = NULL;
-	size_t best_size = 0;
-	for (size_t i = 0; set != NULL && i < set->count; i++) {
-		const k8s_ctx_t *z = set->ctx[i];
-		if (knot_dname_in_bailiwick(name, z->zone) >= 0) {
-			size_t size = knot_dname_size(z->zone);
-			if (best == NULL || size > best_size) {
-				best = z;
-				best_size = size;
-			}
-		}
-	}
-	return best;
-}
 
 /* Options. */
 
@@ -471,11 +327,11 @@ static void put_soa(rwq_t *q, const k8s_ctx_t *z, bool same_zone)
 		soa = knotd_qdata_zone_apex_rrset(q->qdata, KNOT_RRTYPE_SOA);
 	} else {
 		// Another zone's: the copy its queries left, if one came yet.
-		const struct k8s_rw_soa *copy = __atomic_load_n(&z->rw_soa, __ATOMIC_ACQUIRE);
+		const knot_rrset_t *copy = k8s_rewrite_zone_soa(z);
 		if (copy == NULL) {
 			return;
 		}
-		soa = copy->rr;
+		soa = *copy;
 	}
 	if (knot_rrset_empty(&soa)) {
 		return;
@@ -495,7 +351,7 @@ static knotd_state_t answer_name(rwq_t *q, const knot_dname_t *name, const knot_
                                  uint16_t qtype, bool top)
 {
 	knotd_qdata_t *qdata = q->qdata;
-	const k8s_ctx_t *z = zone_of(name);
+	const k8s_ctx_t *z = k8s_rewrite_zone_of(name);
 	uint16_t rcode = KNOT_RCODE_NOERROR;
 	if (z == NULL) {
 		if (put_upstream(q, name, shown, qtype, &rcode)) {
@@ -513,7 +369,7 @@ static knotd_state_t answer_name(rwq_t *q, const knot_dname_t *name, const knot_
 		return KNOTD_STATE_FAIL;
 	}
 	uint16_t before = q->pkt->rrset_count;
-	k8s_answer_t res = zone_answer(z, name, shown, qtype, qdata->query,
+	k8s_answer_t res = k8s_rewrite_zone_answer(z, name, shown, qtype, qdata->query,
 	                                      k8s_glue_remote(qdata), q->pkt, q->mm);
 	if (!top) {
 		return KNOTD_STATE_DONE;
