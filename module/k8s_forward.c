@@ -696,8 +696,3 @@ int k8s_forward_kept(check_ctx_t *check, k8s_ctx_t *ctx, k8s_fwd_holder_t **hold
 	*holder = h;
 	return KNOT_EOK;
 }
-
-struct k8s_fwd *k8s_forward_live(const k8s_ctx_t *ctx)
-{
-	return (ctx->fwd != NULL) ? rcu_dereference(ctx->fwd->live)->fwd : NULL;
-}

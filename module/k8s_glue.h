@@ -403,8 +403,6 @@ int k8s_kept_acquire(check_ctx_t *check, k8s_ctx_t *ctx);
 /*! \brief Drops the zone's kept names (the last zone frees them); no reader may remain. */
 void k8s_kept_release(k8s_ctx_t *ctx);
 
-/*! \brief The instance's live forwarder (inside an RCU read-side section), NULL without one. */
-struct k8s_fwd *k8s_forward_live(const k8s_ctx_t *ctx);
 
 /* k8s_rewrite.c: CoreDNS's rewrite and template, before the zone lookup. */
 

@@ -109,7 +109,8 @@ static knotd_state_t rewrite_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 /*! \brief The instance's live forwarder, the kept names' (caller's RCU section). */
 static k8s_fwd_t *keeper_live(void *arg)
 {
-	return k8s_forward_live(arg);
+	const k8s_ctx_t *ctx = arg;
+	return (ctx->fwd != NULL) ? k8s_forward_live(ctx->fwd) : NULL;
 }
 
 int k8s_rewrite_read(check_ctx_t *check, k8s_ctx_t *ctx)
@@ -625,7 +626,7 @@ static knotd_state_t rewrite_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 		return state;
 	}
 	urcu_memb_read_lock();
-	q.fwd = k8s_forward_live(ctx);
+	q.fwd = keeper_live((void *)ctx);
 	knotd_state_t next = ask(&q, &a, true, 0);
 	urcu_memb_read_unlock();
 	if (next == KNOTD_STATE_NOOP) {
