@@ -115,6 +115,8 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 		k8s_answer_forget();
 	}
 	cold_query.qdata = NULL;
+	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
+	k8s_rewrite_zone_query(ctx, qdata);
 
 	// Only where the zone file has no answer.
 	if (state != KNOTD_IN_STATE_MISS) {
@@ -122,7 +124,6 @@ static knotd_in_state_t k8s_answer_hook(knotd_in_state_t state, knot_pkt_t *pkt,
 	}
 	uint64_t started = (received != 0) ? received : k8s_dnsmetrics_clock();
 
-	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 	k8s_autopath_outcome_t walked;
 	(void)k8s_answer_cold_take();
 	urcu_memb_read_lock();
@@ -252,6 +253,7 @@ static bool under(const knot_dname_t *name, const char *apex)
 
 static void ctx_free(k8s_ctx_t *ctx)
 {
+	k8s_rewrite_free_ctx(ctx);
 	k8s_ops_release(ctx);
 	// Nobody answers late past here: the waiter reads the zone's settings.
 	k8s_cold_free(ctx->cold);
@@ -411,6 +413,10 @@ static int load_module(check_ctx_t *check)
 	if (check->mod != NULL && knotd_mod_zone(check->mod) == NULL) {
 		// The answers' counting first: its BEGIN hook takes the receipt time.
 		int ret = k8s_stats_hooks(check->mod, true);
+		// Before the forwarder's hook: a rewritten name may leave or enter the zones.
+		if (ret == KNOT_EOK) {
+			ret = k8s_rewrite_read(check, ctx);
+		}
 		if (ret == KNOT_EOK) {
 			ret = k8s_forward_read(check, ctx, true);
 		}
@@ -424,6 +430,10 @@ static int load_module(check_ctx_t *check)
 
 	k8s_watcher_conf_t wconf = { 0 };
 	int ret = k8s_conf_names_read(check, ctx);
+	// A check reads the rules as the global instance will (a zone ignores them).
+	if (ret == KNOT_EOK && check->mod == NULL) {
+		ret = k8s_rewrite_read(check, ctx);
+	}
 	if (ret == KNOT_EOK) {
 		ctx->answer.role = zone_role(check, ctx);
 		ctx->ready_bits = k8s_answer_ready_bits(ctx->answer.role);
@@ -486,6 +496,7 @@ static int load_module(check_ctx_t *check)
 		}
 		if (ret == KNOT_EOK) {
 			k8s_ops_zone_add(ctx);
+			k8s_rewrite_zone_add(ctx);
 		}
 	}
 	if (ret == KNOT_EOK && check->mod != NULL) {
@@ -529,6 +540,7 @@ static void k8s_unload(knotd_mod_t *mod)
 		return;
 	}
 	// No log line here: knotd has freed this zone's name already (see ARCHITECTURE.md).
+	k8s_rewrite_zone_remove(ctx);
 	k8s_ops_zone_remove(ctx);
 	// The cold waiter reads the watchers' tables: it stops before they go.
 	k8s_cold_free(ctx->cold);

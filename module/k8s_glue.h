@@ -114,6 +114,9 @@ typedef struct {
 	bool metrics_added;
 	bool httpd_held;            /*!< A reference to the process's endpoint (metrics-listen). */
 	k8s_cold_t *cold;           /*!< Late answers of cold upstream names, or NULL. */
+	struct k8s_rw_glue *rw;     /*!< rewrite and template rules (global instance), or NULL. */
+	bool rw_zone;               /*!< In the zones that rewritten names are answered from. */
+	struct k8s_rw_soa *rw_soa;  /*!< The zone's SOA as a query of it first saw it (k8s_rewrite.c). */
 } k8s_ctx_t;
 
 /*!
@@ -399,6 +402,68 @@ int k8s_kept_acquire(check_ctx_t *check, k8s_ctx_t *ctx);
 
 /*! \brief Drops the zone's kept names (the last zone frees them); no reader may remain. */
 void k8s_kept_release(k8s_ctx_t *ctx);
+
+
+/* k8s_rewrite.c: CoreDNS's rewrite and template, before the zone lookup. */
+
+/*! \brief A rewrite value is one CoreDNS rewrite rule that mod-k8s applies alike. */
+int k8s_rewrite_check_rule(knotd_conf_check_args_t *args);
+
+/*! \brief A template value is one CoreDNS template that mod-k8s answers alike. */
+int k8s_rewrite_check_template(knotd_conf_check_args_t *args);
+
+/*!
+ * \brief Reads the rules of a global instance and, in load, hooks its BEGIN stage (before
+ * the forwarder's hook) when it has any.
+ */
+int k8s_rewrite_read(check_ctx_t *check, k8s_ctx_t *ctx);
+
+/*! \brief Frees the instance's rules (unload; no worker in its hooks). */
+void k8s_rewrite_free_ctx(k8s_ctx_t *ctx);
+
+/*!
+ * \brief A zone whose names rewritten queries may be answered from (load, after its
+ * watcher); cannot fail: without memory the zone is logged and left out.
+ */
+void k8s_rewrite_zone_add(k8s_ctx_t *ctx);
+
+/*! \brief Takes the zone out of them, and waits until no query reads it (first in unload). */
+void k8s_rewrite_zone_remove(k8s_ctx_t *ctx);
+
+/* k8s_rewrite_zones.c: the zones a rewritten query is answered from. */
+
+/*! \brief The zone (its context) a name is in, the longest; NULL if none (RCU section). */
+const k8s_ctx_t *k8s_rewrite_zone_of(const knot_dname_t *name);
+
+/*! \brief A zone's answer of a rewritten query: its ANSWER hook's, records of \a qname under \a shown. */
+k8s_answer_t k8s_rewrite_zone_answer(const k8s_ctx_t *ctx, const knot_dname_t *qname,
+                                     const knot_dname_t *shown, uint16_t qtype,
+                                     const knot_pkt_t *query,
+                                     const struct sockaddr_storage *remote, knot_pkt_t *pkt,
+                                     knot_mm_t *mm);
+
+/*! \brief The zone's SOA as a query of it left it, or NULL (none came yet). */
+const knot_rrset_t *k8s_rewrite_zone_soa(const k8s_ctx_t *ctx);
+
+/*! \brief Set while a global instance has rules: the zones keep a copy of their SOA. */
+extern bool k8s_rewrite_zones_soa;
+
+/*!
+ * \brief Keeps a copy of the zone's SOA from a query of it (the first one only): a
+ * negative answer of a name rewritten into the zone from another gets it.
+ */
+void k8s_rewrite_zone_seen(k8s_ctx_t *ctx, knotd_qdata_t *qdata);
+
+/*! \brief Inline part of k8s_rewrite_zone_seen(): nothing to do without rules or once copied. */
+static inline void k8s_rewrite_zone_query(k8s_ctx_t *ctx, knotd_qdata_t *qdata)
+{
+	if (__builtin_expect(__atomic_load_n(&k8s_rewrite_zones_soa, __ATOMIC_RELAXED), 0) &&
+	    ctx->rw_zone &&
+	    __atomic_load_n(&ctx->rw_soa, __ATOMIC_ACQUIRE) == NULL) {
+		k8s_rewrite_zone_seen(ctx, qdata);
+	}
+}
+
 
 /* k8s_ops.c: the operations endpoint (metrics-listen). */
 

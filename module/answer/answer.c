@@ -441,10 +441,12 @@ k8s_answer_t k8s_answer_name(k8s_qctx_t *c, const knot_dname_t *owner, const kno
 	return answer_parsed(c, owner, qname, &q, role, zone, depth);
 }
 
-k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
-                        const knot_dname_t *qname, uint16_t qtype, const knot_pkt_t *query,
-                        const struct sockaddr_storage *remote, knot_pkt_t *pkt, knot_mm_t *mm,
-                        k8s_autopath_outcome_t *outcome)
+/*! \brief Both entry points' body, inlined in each: the plain one pays nothing for \a shown. */
+static inline __attribute__((always_inline))
+k8s_answer_t answer_query(const k8s_answer_conf_t *conf, const k8s_table_t *t,
+                          const knot_dname_t *qname, const knot_dname_t *shown, uint16_t qtype,
+                          const knot_pkt_t *query, const struct sockaddr_storage *remote,
+                          knot_pkt_t *pkt, knot_mm_t *mm, k8s_autopath_outcome_t *outcome)
 {
 	*outcome = K8S_AUTOPATH_NONE;
 	// The K8S-DNS role is the glue's to answer (k8s_fedfwd_answer(), above this folder).
@@ -457,7 +459,7 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 		return K8S_ANSWER_NOTREADY;
 	}
 
-	k8s_qctx_t c = { .conf = conf, .t = t, .pkt = pkt, .mm = mm, .qtype = qtype };
+	k8s_qctx_t c = { .conf = conf, .t = t, .pkt = pkt, .mm = mm, .qtype = qtype, .shown = shown };
 	switch (conf->role) {
 	case K8S_ROLE_CLUSTER: {
 		// One parse: the autopath check below reads its <ns>.svc too.
@@ -481,6 +483,22 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 		// K8S_ROLE_FEDERATED answers from its members' tables (fedserve.h), not one.
 		return K8S_ANSWER_PASS;
 	}
+}
+
+k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
+                        const knot_dname_t *qname, uint16_t qtype, const knot_pkt_t *query,
+                        const struct sockaddr_storage *remote, knot_pkt_t *pkt, knot_mm_t *mm,
+                        k8s_autopath_outcome_t *outcome)
+{
+	return answer_query(conf, t, qname, NULL, qtype, query, remote, pkt, mm, outcome);
+}
+
+k8s_answer_t k8s_answer_as(const k8s_answer_conf_t *conf, const k8s_table_t *t,
+                           const knot_dname_t *qname, const knot_dname_t *shown, uint16_t qtype,
+                           const knot_pkt_t *query, const struct sockaddr_storage *remote,
+                           knot_pkt_t *pkt, knot_mm_t *mm, k8s_autopath_outcome_t *outcome)
+{
+	return answer_query(conf, t, qname, shown, qtype, query, remote, pkt, mm, outcome);
 }
 
 int k8s_answer_txt(knot_rdataset_t *rrs, const char *text)

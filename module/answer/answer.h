@@ -126,6 +126,16 @@ k8s_answer_t k8s_answer(const k8s_answer_conf_t *conf, const k8s_table_t *t,
                         k8s_autopath_outcome_t *outcome);
 
 /*!
+ * \brief k8s_answer() of a name a rewrite rule made (rewrite.h): the records owned by
+ * \a qname are written under \a shown (what the rule's answer options map it to), or
+ * under the question's name when \a shown is NULL.
+ */
+k8s_answer_t k8s_answer_as(const k8s_answer_conf_t *conf, const k8s_table_t *t,
+                           const knot_dname_t *qname, const knot_dname_t *shown, uint16_t qtype,
+                           const knot_pkt_t *query, const struct sockaddr_storage *remote,
+                           knot_pkt_t *pkt, knot_mm_t *mm, k8s_autopath_outcome_t *outcome);
+
+/*!
  * \brief Forgets the previous query's SRV answer on this thread.
  *
  * knotd reuses a worker's packet for the next query; call this first in every

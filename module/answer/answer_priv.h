@@ -45,6 +45,7 @@ typedef struct {
 	knot_pkt_t *pkt;
 	knot_mm_t *mm;
 	uint16_t qtype;
+	const knot_dname_t *shown;  /*!< The query name's records' owner, NULL: the question (rewrite.h). */
 } k8s_qctx_t;
 
 static inline void *mm_get(knot_mm_t *mm, size_t size)
@@ -74,6 +75,11 @@ int k8s_answer_put_ptr(knot_pkt_t *pkt, const knot_rrset_t *rr, uint16_t flags);
 static inline int put(k8s_qctx_t *c, const knot_dname_t *owner, uint16_t hint, uint16_t type,
                       uint32_t ttl, const knot_rdataset_t *rrs, uint16_t flags)
 {
+	// A rewritten query's records owned by its name show the name the rules map it to.
+	if (__builtin_expect(c->shown != NULL, 0) && hint == KNOT_COMPR_HINT_QNAME) {
+		owner = c->shown;
+		hint = KNOT_COMPR_HINT_NONE;
+	}
 	knot_rrset_t rr;
 	knot_rrset_init(&rr, (knot_dname_t *)owner, type, KNOT_CLASS_IN, ttl);
 	rr.rrs = *rrs;

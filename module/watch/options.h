@@ -139,6 +139,11 @@
 	X(METRICS_LISTEN, "\x0e""metrics-listen", YP_TADDR, V_NONE, YP_FNONE, check_listen, \
 	  (W_NONE, 0)) \
 	X(LAMEDUCK_FILE, "\x0d""lameduck-file", YP_TSTR, V_NONE, YP_FNONE, k8s_ops_check_lameduck, \
+	  (W_NONE, 0)) \
+	/* CoreDNS's rewrite and template lines, read by the global instance (k8s_rewrite.c). */ \
+	X(REWRITE, "\x07""rewrite", YP_TSTR, V_NONE, YP_FMULTI, k8s_rewrite_check_rule, \
+	  (W_NONE, 0)) \
+	X(TEMPLATE, "\x08""template", YP_TSTR, V_NONE, YP_FMULTI, k8s_rewrite_check_template, \
 	  (W_NONE, 0))
 
 /*! \brief The options' ids, K8S_OPTION_<id>, in the table's order. */

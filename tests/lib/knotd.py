@@ -334,7 +334,8 @@ def _yaml_value(value):
         return "[" + ", ".join(_yaml_value(v) for v in value) + "]"
     text = str(value)
     if text == "" or re.search(r'[\s#:"\[\]{},]', text):
-        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        # knotd reads \" as " and every other backslash as it is.
+        return '"' + text.replace('"', '\\"') + '"'
     return text
 
 

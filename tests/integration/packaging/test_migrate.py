@@ -199,7 +199,7 @@ def the_report_names_each_line_it_cannot_translate_with_the_reason():
         startup_timeout 5s
         somethingnew
     }
-    rewrite name foo.example bar.example
+    rewrite edns0 local set 0xffee abcd
     forward . tls://9.9.9.9 10.0.0.2 {
         tls_servername dns.quad9.net
         policy random
@@ -219,9 +219,8 @@ def the_report_names_each_line_it_cannot_translate_with_the_reason():
         with open(path, "w", encoding="utf-8") as f:
             f.write(corefile)
         with translated([path], status=1) as (out, conf, report):
-            # rewrite, template and a tls:// upstream change answers: refused as losses.
-            for pattern in [r"\S+:11: what plugin rewrite answered", r"\S+:12: upstream tls://",
-                            r"\S+:20: what plugin template answered"]:
+            # A rewrite not served and a tls:// upstream change answers: refused as losses.
+            for pattern in [r"\S+:11: what this rewrite answered", r"\S+:12: upstream tls://"]:
                 loss_line(report, pattern)
         with translated([path], "--accept-loss") as (out, conf, report):
             conf_check(os.path.join(out, "knot.conf"))
@@ -229,12 +228,11 @@ def the_report_names_each_line_it_cannot_translate_with_the_reason():
                 (2, "kubernetes cluster.local 10.0.0.0/22", "octet"),
                 (7, "fallthrough", "NXDOMAIN"),
                 (9, "somethingnew", "no equivalent"),
-                (11, "rewrite name", "no query or answer rewriting"),
+                (11, "rewrite edns0", "rewrite edns0 is not served"),
                 (12, "forward . tls://9.9.9.9", "plain DNS"),
                 (13, "tls_servername", "no equivalent"),
                 (14, "policy random", "in order"),
-                (17, "prefetch 10", "no prefetch"),
-                (20, "template IN A", "no templated answers")]:
+                (17, "prefetch 10", "no prefetch")]:
                 pattern = (rf"^NOT TRANSLATED\s+\S+:{line_ref}\s+{re.escape(text)}.*\n\s+-> .*"
                            + re.escape(reason))
                 testing.expect(re.search(pattern, report, re.M),
@@ -242,7 +240,9 @@ def the_report_names_each_line_it_cannot_translate_with_the_reason():
             expect_lines(conf, r"^    pods: verified$", r"^    namespaces: \[ shop, db \]$",
                          r"^    endpoint-pod-names: on$", r"^    no-endpoints: on$",
                          r"^    autopath: on$", r"^    upstream: 10\.0\.0\.2$",
-                         r"^    forward: \[ 10\.0\.0\.2 \]$")
+                         r"^    forward: \[ 10\.0\.0\.2 \]$",
+                         r'^    template: "IN A example\.org \{ answer \\"\{\{ \.Name \}\} 60 IN A '
+                         r'127\.0\.0\.1\\" \}"$')
         strict = run_tool("translate", "--strict", "--accept-loss", "--out", os.path.join(work, "o"),
                           path)
         testing.expect_equal(strict.returncode, 2, "--strict exit status with lines not translated")
@@ -445,6 +445,78 @@ def a_reloaded_hosts_file_is_a_loss_with_its_row_exit_1():
     cm = k3s_configmap("hosts /etc/coredns/NodeHosts {\n        reload 0\n    }")
     with translated_text(cm, name="k3s.json") as (out, conf, report):
         report_row(report, "translated", 9, "reload 0")
+
+
+# -- issue 41, items 3, 4, 8: rewrite and template lines become mod-k8s's options
+
+K3S_CUSTOM = {
+    # k3s's coredns-custom ConfigMap: *.override files imported into the root block.
+    "apiVersion": "v1", "kind": "ConfigMap",
+    "metadata": {"name": "coredns-custom", "namespace": "kube-system"},
+    "data": {
+        "split.override": "rewrite name exact git.example.com. traefik.kube-system.svc.cluster.local.\n",
+        "corp.override": "rewrite stop {\n    name regex (.*)\\.corp\\.example\\. "
+                         "{1}.default.svc.cluster.local.\n    answer name "
+                         "(.*)\\.default\\.svc\\.cluster\\.local\\. {1}.corp.example.\n}\n",
+        "k3d.override": 'template IN A host.k3d.internal {\n    answer "{{ .Name }} 60 IN A '
+                        '172.18.0.1"\n}\n',
+        "noaaaa.override": "template ANY AAAA {\n    rcode NOERROR\n}\n",
+    },
+}
+
+
+def k3s_with_custom():
+    cm = {"apiVersion": "v1", "kind": "ConfigMap",
+          "metadata": {"name": "coredns", "namespace": "kube-system"},
+          "data": {"Corefile": corefile("import /etc/coredns/custom/*.override",
+                                        "forward . /etc/resolv.conf")}}
+    return {"apiVersion": "v1", "kind": "List", "items": [cm, K3S_CUSTOM]}
+
+
+@tests.case
+def rewrite_and_template_lines_become_the_options_with_the_lines_words():
+    with translated_text(k3s_with_custom(), name="k3s.json") as (out, conf, report):
+        conf_check(os.path.join(out, "knot.conf"))
+        expect_lines(conf,
+                     r'^    rewrite: "name exact git\.example\.com\. traefik\.kube-system\.svc\.cluster\.local\."$',
+                     r'^    rewrite: "stop \{ name regex \(\.\*\)\\\.corp\\\.example\\\. \{1\}\.default\.svc\.cluster\.local\. ; '
+                     r'answer name \(\.\*\)\\\.default\\\.svc\\\.cluster\\\.local\\\. \{1\}\.corp\.example\. \}"$',
+                     r'^    template: "IN A host\.k3d\.internal \{ answer \\"\{\{ \.Name \}\} 60 IN A 172\.18\.0\.1\\" \}"$',
+                     r'^    template: "ANY AAAA \{ rcode NOERROR \}"$',
+                     r"^    global-module: mod-k8s/default$")
+        expect_lines(report, r"^translated\s+.*import corp\.override:1\s+rewrite stop \{ \.\.\. \}\n\s+-> rewrite: stop \{",
+                     r"^translated\s+.*import k3d\.override:1\s+template IN A host\.k3d\.internal",
+                     what="the report")
+        testing.expect("SERVES WORSE" not in report, f"a loss reported:\n{report}")
+
+
+@tests.case
+def a_rewrite_or_template_form_not_served_is_a_loss_exit_1():
+    for line, why in [("rewrite edns0 local set 0xffee abcd", r"rewrite edns0 is not served"),
+                      ("rewrite name regex a b answer value c d", r"answer value is not served"),
+                      ("rewrite name regex (a)\\1 b", r"regex .*backreferences"),
+                      ('template IN A e {\n        answer "{{ parseInt .Name }} 5 A 1.2.3.4"\n    }',
+                       r".*only \.Name"),
+                      ("template IN A e {\n        ederror 21\n    }", r"template's ederror is not served")]:
+        text = corefile(line, "forward . /etc/resolv.conf")
+        with translated_text(text, status=1) as (out, conf, report):
+            conf_check(os.path.join(out, "knot.conf"))
+            testing.expect(not re.search(r"^    (rewrite|template):", conf, re.M),
+                           f"{line}: written:\n{conf}")
+            expect_lines(report, r"^NOT TRANSLATED\s+\S+:8\s+.*\n\s+-> (rewrite|template): " + why,
+                         what="the report")
+            loss_line(report, r"\S+:8: what this (rewrite|template) answered")
+
+
+@tests.case
+def a_rewrite_of_another_server_block_is_a_loss():
+    # AKS's documented example: a server block of its own for the rewritten domain.
+    text = corefile("forward . /etc/resolv.conf", zones=[
+        "example.com:53 {\n    rewrite stop {\n        name regex (.*)\\.example\\.com "
+        "{1}.default.svc.cluster.local\n        answer name (.*)\\.default\\.svc\\.cluster\\.local "
+        "{1}.example.com\n    }\n    forward . /etc/resolv.conf\n}\n"])
+    with translated_text(text, status=1) as (out, conf, report):
+        loss_line(report, r"\S+:11: rewrite of example\.com\. not applied")
 
 
 @tests.case
@@ -673,6 +745,10 @@ LIVE_COREFILE = """.:53 {
     }
     loop
     loadbalance
+    rewrite name exact git.example.com. kubernetes.default.svc.cluster.local.
+    template IN A host.k3d.internal {
+        answer "{{ .Name }} 60 IN A 172.18.0.1"
+    }
 }
 corp.example:53 {
     errors
@@ -787,6 +863,15 @@ def a_proxy_line_forwards_outside_names_to_its_upstream(world):
     expect_answer(world, "custom", "www.proxied.example.", "A", "192.0.2.")
     testing.expect("www.proxied.example." in [n.lower() for n, _ in world.upstream.names()],
                    f"the proxy's upstream was not asked: {world.upstream.names()}")
+
+
+@tests.case
+def a_rewrite_and_a_template_answer_in_the_translated_configuration(world):
+    expect_answer(world, "custom", "git.example.com.", "A", "10.96.0.1")
+    reply = world.answer("custom", "git.example.com.")
+    testing.expect(re.search(r"^git\.example\.com\.\s+30\s+IN\s+A\s+10\.96\.0\.1", reply.text, re.M),
+                   f"git.example.com: not the service under the question's name:\n{reply.text}")
+    expect_answer(world, "custom", "host.k3d.internal.", "A", "172.18.0.1")
 
 
 @tests.case
