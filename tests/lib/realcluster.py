@@ -149,7 +149,8 @@ def images(names=("pause", "glibc-dns-testing")):
     """{name: image archive} of tests/realcluster/images; raises Unavailable if missing."""
     v = realk8s.versions()
     versions = {"pause": v["PAUSE_VERSION"], "glibc-dns-testing": v["GLIBC_DNS_TESTING_VERSION"],
-                "agnhost": v["AGNHOST_VERSION"], "coredns": v["COREDNS_VERSION"]}
+                "agnhost": v["AGNHOST_VERSION"], "coredns": v["COREDNS_VERSION"],
+                "knot-resolver": v["KNOT_RESOLVER_VERSION"]}
     found = {}
     for name in names:
         path = os.path.join(realk8s.cache_dir(), "images", f"{name}-{versions[name]}.tar")
@@ -177,6 +178,28 @@ def project_image():
         return None, None
     archive = archives[-1]
     return archive, os.path.basename(archive)[len("mod-k8s_"):-len(".oci.tar")]
+
+
+def goresolve_image(outdir, tag="mk8s.test/goresolve:1"):
+    """The image archive of tests/realcluster/goresolve (Go's resolver and a query load),
+    built into outdir (go build, CGO_ENABLED=0; mkimage.py); its name is tag."""
+    here = os.path.join(SRCDIR, "tests", "realcluster")
+    os.makedirs(outdir, exist_ok=True)
+    root = os.path.join(outdir, "goresolve-root")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(os.path.join(root, "etc"))
+    go = shutil.which("go") or "/usr/local/go/bin/go"
+    env = dict(os.environ, CGO_ENABLED="0", GOFLAGS="-mod=mod", GOPROXY="off",
+               GOCACHE=os.environ.get("GOCACHE", os.path.join(realk8s.cache_dir(), "gocache")))
+    subprocess.run([go, "build", "-trimpath", "-o", os.path.join(root, "goresolve"), "."],
+                   cwd=os.path.join(here, "goresolve"), env=env, check=True)
+    layer = os.path.join(outdir, "goresolve-layer.tar")
+    subprocess.run(["tar", "-C", root, "--owner=0", "--group=0", "-cf", layer, "."], check=True)
+    archive = os.path.join(outdir, "goresolve.tar")
+    subprocess.run([sys.executable, os.path.join(here, "mkimage.py"), archive, tag, layer,
+                    "--entrypoint", "/goresolve", "--cmd", "sleep"], check=True,
+                   stdout=subprocess.DEVNULL)
+    return archive
 
 
 def check_available():
@@ -461,6 +484,10 @@ class Cluster:
     def innode(self, *argv, check=True, timeout=60, node=None):
         return run(innode(list(argv), (node or self.nodes[0]).netns), check=check,
                    timeout=timeout)
+
+    def kubernetes_ip(self):
+        """The kubernetes Service's address: the first of the primary Service range."""
+        return str(ipaddress.ip_network(_split(self.service_cidr)[0])[1])
 
     def node(self, name):
         """The Node named name (node-1, node-2...)."""
@@ -895,6 +922,37 @@ state = "{d}/state"
                 "kdig", f"@{dns_ip}", "+short", "+timeout=1", "+retry=0",
                 "kubernetes.default.svc.cluster.local",
                 "A" if _family(kubernetes_ip) == 4 else "AAAA", check=False).stdout)
+
+    def coredns_beside(self, name="coredns-baseline"):
+        """CoreDNS (tests/realcluster/coredns.yaml, one replica) behind a Service of its own,
+        name, in every family of the cluster, beside the cluster DNS: the baseline asked in
+        the same cluster and run. Returns the Service's addresses, the primary first."""
+        with open(os.path.join(SRCDIR, "tests", "realcluster", "coredns.yaml"),
+                  encoding="utf-8") as f:
+            manifests = f.read().replace("image: IMAGE", "image: registry.k8s.io/coredns/"
+                                         f"coredns:{realk8s.versions()['COREDNS_VERSION']}")
+        # Not behind kube-dns: its own label, Deployment and Service.
+        manifests = manifests.replace("k8s-app: kube-dns", f"k8s-app: {name}").replace(
+            "name: coredns\n  namespace: kube-system\n  labels:",
+            f"name: {name}\n  namespace: kube-system\n  labels:").replace(
+            "replicas: 2", "replicas: 1")
+        service = {"apiVersion": "v1", "kind": "Service",
+                   "metadata": {"name": name, "namespace": "kube-system"},
+                   "spec": {"selector": {"k8s-app": name},
+                            "ipFamilyPolicy": "PreferDualStack",
+                            "ports": [{"name": "dns", "port": 53, "protocol": "UDP"},
+                                      {"name": "dns-tcp", "port": 53, "protocol": "TCP"}]}}
+        self.kubectl("apply", "-f", "-", input=manifests + "\n---\n" + json.dumps(service))
+        self.kubectl("-n", "kube-system", "rollout", "status", f"deployment/{name}",
+                     f"--timeout={START_TIMEOUT}s", timeout=START_TIMEOUT + 30)
+        ips = json.loads(self.kubectl("get", "service", "-n", "kube-system", name, "-o",
+                                      "jsonpath={.spec.clusterIPs}").stdout)
+        for ip in ips:
+            wait(f"{name} answers at {ip}", lambda: self.kubernetes_ip() in self.innode(
+                "kdig", f"@{ip}", "+short", "+timeout=1", "+retry=0",
+                "kubernetes.default.svc.cluster.local",
+                "A" if _family(self.kubernetes_ip()) == 4 else "AAAA", check=False).stdout)
+        return ips
 
     def kube_dns_service(self):
         """packaging/kubernetes/service.yaml as a user of this cluster's ranges edits it:
