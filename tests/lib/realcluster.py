@@ -954,6 +954,27 @@ state = "{d}/state"
                 "A" if _family(self.kubernetes_ip()) == 4 else "AAAA", check=False).stdout)
         return ips
 
+    def deploy_node_local(self):
+        """packaging/kubernetes/node-local applied as a user applies it, with the kresd image
+        of tests/realcluster/images knot-resolver (imported here), Ready on every node."""
+        self.import_image(images(("knot-resolver",))["knot-resolver"])
+        overlay = os.path.join(self.workdir, "node-local-overlay")
+        os.makedirs(overlay, exist_ok=True)
+        base = os.path.relpath(os.path.join(PACKAGING, "kubernetes", "node-local"), overlay)
+        with open(os.path.join(overlay, "kustomization.yaml"), "w", encoding="utf-8") as f:
+            f.write("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+                    f"resources:\n  - {base}\n"
+                    "images:\n  - name: knot-resolver\n    newName: knot-resolver\n"
+                    f"    newTag: {realk8s.versions()['KNOT_RESOLVER_VERSION']}\n")
+        self.kubectl("apply", "-k", overlay)
+        r = self.kubectl("-n", "kube-system", "rollout", "status",
+                         "daemonset/knot-dns-node-cache", f"--timeout={START_TIMEOUT}s",
+                         check=False, timeout=START_TIMEOUT + 30)
+        if r.returncode != 0:
+            raise ClusterError("the node-local tier not Ready:\n" + self.kubectl(
+                "-n", "kube-system", "describe", "pods", "-l", "k8s-app=knot-dns-node-cache",
+                check=False).stdout[-4000:])
+
     def kube_dns_service(self):
         """packaging/kubernetes/service.yaml as a user of this cluster's ranges edits it:
         its clusterIP, and in a dual-stack cluster both families' (RequireDualStack)."""
