@@ -121,8 +121,9 @@ def bind_pair(rcvbuf=None, host="127.0.0.1", port=0):
 class StubDNS:
     """A stub upstream on 127.0.0.1 (or host, port: UDP and TCP on one port); a context
     manager. `python3 stubdns.py HOST [PORT]` serves on HOST (port 53) until killed,
-    printing each question asked ("NAME QTYPE"), never answering names whose first label
-    starts with "silent": a node's resolver in tests/realcluster."""
+    printing each question asked ("NAME QTYPE"), answering names under example. and
+    example.org. (NXDOMAIN for others), never those whose first label starts with
+    "silent": a node's resolver in tests/realcluster."""
 
     def __init__(self, mode="answer", delay=0.0, ttl=30, loop_to=None, answer=None,
                  host="127.0.0.1", port=0, on_query=None):
@@ -275,10 +276,15 @@ if __name__ == "__main__":
         print(f"{name} {qtype}", flush=True)
 
     def _answer(query, ttl, tcp):
+        name = _question(query)[0].lower()
         # A name whose first label starts with "silent" is never answered (an upstream
         # that loses it): tests/realcluster/dualstack's flood.
-        if _question(query)[0].lower().startswith("silent"):
+        if name.startswith("silent"):
             return None
+        # As the public DNS: names under example. and example.org. exist, others
+        # (kubernetes.default., a search list's last try) are NXDOMAIN.
+        if not (name.endswith(".example.") or name.endswith(".example.org.")):
+            return answer_for(query, ttl, tcp, {name: 3})
         return answer_for(query, ttl, tcp)
     with StubDNS(host=sys.argv[1], port=int(sys.argv[2]) if len(sys.argv) > 2 else 53,
                  on_query=_print, answer=_answer):

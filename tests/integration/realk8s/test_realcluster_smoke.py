@@ -129,7 +129,7 @@ def the_kubelet_wrote_the_pods_resolv_conf_with_the_kube_dns_address(c):
 @tests.case
 def the_kube_dns_service_is_served_by_the_knot_dns_pods_only(c):
     knot = set(jsonpath(c, "pods", "-n", "kube-system", "-l", "app.kubernetes.io/name=knot-dns",
-                        "-o", "jsonpath={.items[*].status.podIP}").split())
+                        "-o", "jsonpath={.items[*].status.podIPs[*].ip}").split())
     slices = set(jsonpath(c, "endpointslices", "-n", "kube-system", "-l",
                           "kubernetes.io/service-name=kube-dns", "-o",
                           "jsonpath={.items[*].endpoints[*].addresses[*]}").split())
@@ -194,7 +194,7 @@ def a_dual_stack_service_has_its_aaaa_over_ipv6_to_kube_dns_ipv6_address(c):
     ips = jsonpath(c, "service", "-n", NS, "dual", "-o", "jsonpath={.spec.clusterIPs}")
     v6 = next(ip for ip in json.loads(ips) if ":" in ip)
     dns6 = realcluster.DNS_IP6
-    out = in_pod(c, "dig", f"@{dns6}", "+noall", "+answer", "+comments",
+    out = in_pod(c, "dig", f"@{dns6}", "+noall", "+answer", "+comments", "+stats",
                  f"dual.{NS}.svc.cluster.local", "AAAA")
     testing.expect("status: NOERROR" in out and f"SERVER: {dns6}#53" in out
                    and v6 in out.split(), f"dig @{dns6} AAAA (want {v6}):\n{out}")
@@ -206,8 +206,8 @@ def a_dual_stack_service_has_its_aaaa_over_ipv6_to_kube_dns_ipv6_address(c):
 def an_outside_name_goes_through_mod_k8s_to_the_link_local_node_resolver(c):
     # The stub answers A 192.0.2.N for a name (N from the name): as stubdns computes it.
     want = stubdns.answer_address(OUTSIDE_NAME + ".")
-    out = in_pod(c, "getent", "hosts", OUTSIDE_NAME)
-    testing.expect_equal(out.split()[:1], [want], f"getent hosts {OUTSIDE_NAME}: {out!r}")
+    out = in_pod(c, "getent", "ahostsv4", OUTSIDE_NAME)
+    testing.expect_equal(out.split()[:1], [want], f"getent ahostsv4 {OUTSIDE_NAME}: {out!r}")
     asked = c.log_tail("node-resolver", 200)
     testing.expect(f"{OUTSIDE_NAME}. 1" in asked.splitlines(),
                    f"the node's resolver at {NODE_RESOLVER} was not asked:\n{asked}")
