@@ -180,6 +180,28 @@ def project_image():
     return archive, os.path.basename(archive)[len("mod-k8s_"):-len(".oci.tar")]
 
 
+class Tap:
+    """The developer scripts' TAP lines: check() prints `ok N - name` or `not ok N - name`
+    and the detail's last lines; n, passed and failed for their closing line."""
+
+    def __init__(self, detail_lines=40):
+        self.n = self.passed = self.failed = 0
+        self.detail_lines = detail_lines
+
+    def check(self, name, ok, detail=""):
+        self.n += 1
+        if ok:
+            self.passed += 1
+            print(f"ok {self.n} - {name}", flush=True)
+        else:
+            self.failed += 1
+            print(f"not ok {self.n} - {name}", flush=True)
+            lines = str(detail).rstrip().splitlines()
+            for line in lines[-self.detail_lines:] if self.detail_lines else lines:
+                print(f"#   {line}", flush=True)
+        return ok
+
+
 def goresolve_image(outdir, tag="mk8s.test/goresolve:1"):
     """The image archive of tests/realcluster/goresolve (Go's resolver and a query load),
     built into outdir (go build, CGO_ENABLED=0; mkimage.py); its name is tag."""
