@@ -180,6 +180,20 @@ def project_image():
     return archive, os.path.basename(archive)[len("mod-k8s_"):-len(".oci.tar")]
 
 
+def e2e_binary():
+    """The path of tests/realk8s/build e2e's e2e.test: keyed by K8S_VERSION and by the
+    source of tests/realcluster/e2e (the first 12 hex digits of its files' SHA-256)."""
+    import hashlib
+    digest = hashlib.sha256()
+    e2e = os.path.join(SRCDIR, "tests", "realcluster", "e2e")
+    for name in sorted(glob.glob(os.path.join(e2e, "*.go"))):
+        with open(name, "rb") as f:
+            digest.update(f.read())
+    return os.path.join(realk8s.cache_dir(), "bin", f"e2e-network-"
+                        f"{realk8s.versions()['K8S_VERSION']}-{digest.hexdigest()[:12]}",
+                        "e2e.test")
+
+
 class Tap:
     """The developer scripts' TAP lines: check() prints `ok N - name` or `not ok N - name`
     and the detail's last lines; n, passed and failed for their closing line."""
