@@ -417,10 +417,12 @@ k8s_fedapi_t *k8s_fedapi_start(const k8s_fedapi_conf_t *conf, k8s_fedfwd_t *fwd,
 	}
 	// Driven by a thread of ours, which also enforces the requests' deadline (its tick).
 	uint16_t port;
-	unsigned flags = k8s_mhdthread_flags(&conf->listen, &port) | MHD_USE_TLS | MHD_USE_ERROR_LOG;
+	struct sockaddr_storage listen;
+	unsigned flags = k8s_mhdthread_flags(&conf->listen, &listen, &port) | MHD_USE_TLS |
+	                 MHD_USE_ERROR_LOG;
 	struct MHD_Daemon *daemon = MHD_start_daemon(flags, port, NULL, NULL, handle, api,
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api,
-		MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&conf->listen,
+		MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&listen,
 		// A reload loads the zone's new module before the old one lets the port go.
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
 		MHD_OPTION_HTTPS_MEM_CERT, api->cert,

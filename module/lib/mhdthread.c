@@ -18,20 +18,50 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
 #include "lib/mhdthread.h"
 
-unsigned k8s_mhdthread_flags(const struct sockaddr_storage *listen, uint16_t *port)
+/*! \brief Whether the kernel has IPv6 sockets (not booted with ipv6.disable=1). */
+static bool has_ipv6(void)
 {
-	if (listen->ss_family == AF_INET6) {
-		*port = ntohs(((const struct sockaddr_in6 *)listen)->sin6_port);
-		return MHD_USE_EPOLL | MHD_USE_IPv6;
+	int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		return errno != EAFNOSUPPORT;
 	}
-	*port = ntohs(((const struct sockaddr_in *)listen)->sin_port);
+	close(fd);
+	return true;
+}
+
+unsigned k8s_mhdthread_flags(const struct sockaddr_storage *conf, struct sockaddr_storage *listen,
+                             uint16_t *port)
+{
+	*listen = *conf;
+	if (conf->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)conf;
+		*port = ntohs(in6->sin6_port);
+		if (!IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr)) {
+			return MHD_USE_EPOLL | MHD_USE_IPv6;
+		}
+		// "::" is every address of both families, as a Go server's ":PORT" (CoreDNS's
+		// :9153): the kubelet probes a pod at its first family's address, IPv6 in an
+		// IPv6-only cluster. Without IPv6 in the kernel, IPv4's 0.0.0.0.
+		if (has_ipv6()) {
+			return MHD_USE_EPOLL | MHD_USE_DUAL_STACK;
+		}
+		struct sockaddr_in *in = (struct sockaddr_in *)listen;
+		memset(listen, 0, sizeof(*listen));
+		in->sin_family = AF_INET;
+		in->sin_port = in6->sin6_port;
+		in->sin_addr.s_addr = htonl(INADDR_ANY);
+		return MHD_USE_EPOLL;
+	}
+	*port = ntohs(((const struct sockaddr_in *)conf)->sin_port);
 	return MHD_USE_EPOLL;
 }
 

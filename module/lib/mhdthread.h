@@ -61,10 +61,13 @@ typedef struct {
 } k8s_mhdthread_t;
 
 /*!
- * \brief The daemon flags (MHD_USE_EPOLL, and MHD_USE_IPv6 for an IPv6 address) and
- * the port (host order, out in \a port) to listen on \a listen: both endpoints' start.
+ * \brief The daemon flags (MHD_USE_EPOLL, and MHD_USE_IPv6 for an IPv6 address), the
+ * address (out in \a listen) and the port (host order, out in \a port) to listen on for
+ * the configured \a conf: both endpoints' start. "::" listens on both families
+ * (MHD_USE_DUAL_STACK), or on 0.0.0.0 where the kernel has no IPv6.
  */
-unsigned k8s_mhdthread_flags(const struct sockaddr_storage *listen, uint16_t *port);
+unsigned k8s_mhdthread_flags(const struct sockaddr_storage *conf, struct sockaddr_storage *listen,
+                             uint16_t *port);
 
 /*!
  * \brief Starts the thread that drives `daemon` (started with MHD_USE_EPOLL); the

@@ -281,9 +281,10 @@ static httpd_t *httpd_start(const k8s_httpd_conf_t *conf, char *err, size_t errl
 	}
 	h->conf.lameduck_file = NULL;
 	uint16_t port;
-	unsigned flags = k8s_mhdthread_flags(&conf->listen, &port);
+	struct sockaddr_storage listen;
+	unsigned flags = k8s_mhdthread_flags(&conf->listen, &listen, &port);
 	struct MHD_Daemon *daemon = MHD_start_daemon(flags, port, NULL, NULL, handle, h,
-		MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&conf->listen,
+		MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&listen,
 		// A restarted knotd binds at once while the old one's connections linger.
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
 		// Our cap is enforced at accept (k8s_mhdconns_make_room()): libmicrohttpd's own,

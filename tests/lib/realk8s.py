@@ -207,10 +207,11 @@ def _openssl(*args, cwd):
         raise ControlPlaneError(f"openssl {' '.join(args)}: {result.stderr}")
 
 
-def make_pki(directory, service_ip="10.96.0.1"):
+def make_pki(directory, service_ip="10.96.0.1", extra_ips=()):
     """A CA, the API server's serving certificate, client certificates, the SA key pair.
     service_ip: the kubernetes Service's address (the first of the Service range), which
-    pods connect to."""
+    pods connect to; extra_ips: more addresses the server is reached at (a node's, for
+    the kubelets of the other nodes)."""
     os.makedirs(directory, exist_ok=True)
     d = directory
     _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
@@ -220,7 +221,8 @@ def make_pki(directory, service_ip="10.96.0.1"):
              "-addext", "keyUsage=critical,keyCertSign,cRLSign", cwd=d)
     ext = os.path.join(d, "serving.ext")
     with open(ext, "w", encoding="utf-8") as f:
-        f.write(f"subjectAltName=IP:127.0.0.1,IP:{service_ip},DNS:localhost,DNS:kubernetes,"
+        ips = "".join(f",IP:{ip}" for ip in extra_ips)
+        f.write(f"subjectAltName=IP:127.0.0.1,IP:{service_ip}{ips},DNS:localhost,DNS:kubernetes,"
                 "DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\n")
     client_ext = os.path.join(d, "client.ext")
     with open(client_ext, "w", encoding="utf-8") as f:

@@ -54,6 +54,11 @@ def _number(name):
     return 1 + sum(name.lower().encode()) % 250
 
 
+def answer_address(name):
+    """The A record's address the stub answers for name (absolute, with its dot)."""
+    return f"192.0.2.{_number(name)}"
+
+
 def _rr(rtype, ttl, rdata):
     # Owner: a pointer to the question's name (offset 12).
     return b"\xc0\x0c" + struct.pack(">HHIH", rtype, 1, ttl, len(rdata)) + rdata
@@ -91,30 +96,37 @@ def answer_for(query, ttl, tcp=False, rcodes=None):
 
 
 
-def bind_pair(rcvbuf=None):
-    """A UDP and a TCP socket bound to one free port of 127.0.0.1: (udp, tcp, port).
-    The UDP port the kernel picks may be taken for TCP, so a few ports are tried."""
+def bind_pair(rcvbuf=None, host="127.0.0.1", port=0):
+    """A UDP and a TCP socket bound to one port of host (a free one, by default):
+    (udp, tcp, port). The UDP port the kernel picks may be taken for TCP, so a few ports
+    are tried."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
     for attempt in range(20):
-        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        udp = socket.socket(family, socket.SOCK_DGRAM)
         if rcvbuf:
             udp.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-        udp.bind(("127.0.0.1", 0))
+        udp.bind((host, port))
         port = udp.getsockname()[1]
-        tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        tcp = socket.socket(family, socket.SOCK_STREAM)
         tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            tcp.bind(("127.0.0.1", port))
+            tcp.bind((host, port))
             return udp, tcp, port
         except OSError:
             udp.close()
             tcp.close()
-            if attempt == 19:
+            if attempt == 19 or port:
                 raise
 
 class StubDNS:
-    """A stub upstream on 127.0.0.1 (UDP and TCP on one port); a context manager."""
+    """A stub upstream on 127.0.0.1 (or host, port: UDP and TCP on one port); a context
+    manager. `python3 stubdns.py HOST [PORT]` serves on HOST (port 53) until killed,
+    printing each question asked ("NAME QTYPE"), answering names under example. and
+    example.org. (NXDOMAIN for others), never those whose first label starts with
+    "silent": a node's resolver in tests/realcluster."""
 
-    def __init__(self, mode="answer", delay=0.0, ttl=30, loop_to=None, answer=None):
+    def __init__(self, mode="answer", delay=0.0, ttl=30, loop_to=None, answer=None,
+                 host="127.0.0.1", port=0, on_query=None):
         self.mode = mode
         # answer(query, ttl, tcp) -> the reply message, or None for none: a test's own answers.
         self.answer = answer or (lambda query, ttl, tcp: answer_for(query, ttl, tcp, self.rcodes))
@@ -127,14 +139,16 @@ class StubDNS:
         self._stop = threading.Event()
         self._heap = []
         self._cond = threading.Condition()
-        self.udp, self.tcp, self.port = bind_pair(rcvbuf=4 << 20)
+        self.host = host
+        self.on_query = on_query
+        self.udp, self.tcp, self.port = bind_pair(rcvbuf=4 << 20, host=host, port=port)
         self.tcp.listen(64)
         self._threads = [threading.Thread(target=f, daemon=True)
                          for f in (self._udp_loop, self._tcp_loop, self._sender)]
 
     @property
     def address(self):
-        return f"127.0.0.1@{self.port}"
+        return f"{self.host}@{self.port}"
 
     def __enter__(self):
         for t in self._threads:
@@ -165,6 +179,8 @@ class StubDNS:
             return None
         with self._lock:
             self._asked.append((name.lower(), qtype))
+        if self.on_query is not None:
+            self.on_query(name.lower(), qtype)
         return name
 
     def _later(self, when, data, address):
@@ -251,3 +267,26 @@ class StubDNS:
                 conn.sendall(struct.pack(">H", len(reply)) + reply)
             except (OSError, struct.error):
                 pass
+
+
+if __name__ == "__main__":
+    import sys
+
+    def _print(name, qtype):
+        print(f"{name} {qtype}", flush=True)
+
+    def _answer(query, ttl, tcp):
+        name = _question(query)[0].lower()
+        # A name whose first label starts with "silent" is never answered (an upstream
+        # that loses it): tests/realcluster/dualstack's flood.
+        if name.startswith("silent"):
+            return None
+        # As the public DNS: names under example. and example.org. exist, others
+        # (kubernetes.default., a search list's last try) are NXDOMAIN.
+        if not (name.endswith(".example.") or name.endswith(".example.org.")):
+            return answer_for(query, ttl, tcp, {name: 3})
+        return answer_for(query, ttl, tcp)
+    with StubDNS(host=sys.argv[1], port=int(sys.argv[2]) if len(sys.argv) > 2 else 53,
+                 on_query=_print, answer=_answer):
+        print(f"serving on {sys.argv[1]}", flush=True)
+        threading.Event().wait()

@@ -86,7 +86,7 @@ def fixture():
     with open(knot_conf, encoding="utf-8") as f:
         conf = f.read()
     # The packaging's own settings, on the test's port and directory.
-    testing.expect("lameduck-file: /run/knot/lameduck" in conf and "metrics-listen: 0.0.0.0@9153" in conf,
+    testing.expect("lameduck-file: /run/knot/lameduck" in conf and 'metrics-listen: "::@9153"' in conf,
                    "packaging/kubernetes/knot.conf sets metrics-listen and lameduck-file")
     return Cluster(module={"metrics-listen": f"127.0.0.1@{HTTP_PORT}",
                            "lameduck-file": os.path.join(RUN, "lameduck")})

@@ -43,7 +43,7 @@ def runnable_here(text, upstream, dead=None):
         (r"(?m)^(\s*file:) \"/etc/knot/%s\.zone\"$", rf'\1 "{ZONES}/%s.zone"', 1),
         (r"(?m)^(\s*forward:).*# @upstream$", rf"\1 [ {upstreams} ]", 1),
         # The metrics endpoint on a free loopback port, not the machine's 9153.
-        (r"(?m)^(\s*metrics-listen:) 0\.0\.0\.0@9153$", rf"\1 127.0.0.1@{knotd.free_port()}", 1),
+        (r"(?m)^(\s*metrics-listen:) \"::@9153\"$", rf"\1 127.0.0.1@{knotd.free_port()}", 1),
         (r"(?m)^(\s*lameduck-file:) /run/knot/lameduck$", r"\1 ${dir}/run/lameduck", 1),
     ]
     for pattern, replacement, lines in replacements:

@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -129,7 +130,11 @@ class NodeLocal(testing.Fixture):
             extra=KNOTD_EXTRA.format(upstream=at),
             template={"global-module": ["mod-dnsproxy/upstream", "mod-stats/default"]}))
         self.metrics_port = knotd.free_port()
+        # kube-dns's ConfigMap as the DaemonSet mounts it (empty: no such ConfigMap).
+        self.kube_dns = tempfile.mkdtemp(prefix="mod-k8s-kube-dns-")
+        self.callback(shutil.rmtree, self.kube_dns, True)
         self.kresd = self.enter_context(Kresd(CONF, {
+            "KRESD_KUBE_DNS_CONFIG": self.kube_dns,
             "KRESD_CLUSTER_DNS": f"{self.cluster.address}@{self.cluster.port}",
             "KRESD_UPSTREAM": at,
             "KRESD_RESOLV_CONF": "/nonexistent",
@@ -196,13 +201,14 @@ def http_get(port, path):
 @tests.case
 def the_daemonset_probes_and_scrapes_kresds_http_endpoint(node):
     annotations, container = kresd_container()
-    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
-    testing.expect_equal(ports.get("metrics"), 9253, "the metrics port")
+    # No declared ports (host ports on the host's network would keep the rollout's surge
+    # pod from the node): the probes and the scrape name the metrics port by number.
+    testing.expect("ports" not in container, f"the container declares ports: {container.get('ports')}")
     testing.expect_equal(annotations, {"prometheus.io/scrape": "true", "prometheus.io/port": "9253"},
                          "the pods' scrape annotations")
     for probe, path in (("readinessProbe", "/ready"), ("livenessProbe", "/health")):
         get = container[probe]["httpGet"]
-        testing.expect_equal((get["path"], get["port"]), (path, "metrics"), f"the {probe}")
+        testing.expect_equal((get["path"], get["port"]), (path, 9253), f"the {probe}")
         status, body = http_get(node.metrics_port, path)
         testing.expect_equal((status, body), (200, "OK\n"), f"{path} of kresd in front of knotd")
 
@@ -341,6 +347,57 @@ def other_names_go_to_the_nodes_resolvers(node):
     expect_resolved(answer, "api.example.com")
     testing.expect_equal(rdata(answer, "A"), ["192.0.2.81"], "api.example.com A")
     testing.expect_equal(node.protocols(), before, "requests to knotd")
+
+
+def reaches_knotd(node, qname):
+    """Whether a fresh name (no cache holds it) asked of kresd reaches knotd."""
+    before = node.protocols()
+    node.query(qname, "A")
+    return node.protocols() != before
+
+
+@tests.case
+def kube_dns_stub_domains_and_upstream_nameservers_go_to_the_cluster_dns(node):
+    # As NodeLocal DNSCache's node-cache applies kube-dns's ConfigMap: those names go to
+    # knotd, whose mod-k8s applies it (kube-dns-config), not to the node's resolvers.
+    counter = iter(range(1000))
+
+    def set_key(key, text):
+        path = os.path.join(node.kube_dns, key)
+        if text is None:
+            os.unlink(path)
+        else:
+            with open(path + ".tmp", "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(path + ".tmp", path)
+
+    def eventually_reaches(qname_of, want, what):
+        # kresd reads the files again every 5 s.
+        deadline = time.monotonic() + 12
+        while reaches_knotd(node, qname_of(next(counter))) != want:
+            testing.expect(time.monotonic() < deadline, what)
+            time.sleep(0.5)
+
+    testing.expect(not reaches_knotd(node, "nx-first.example.com."),
+                   "an outside name reached knotd without kube-dns's ConfigMap")
+    set_key("stubDomains", '{"example.com": ["127.0.0.2"]}')
+    eventually_reaches(lambda n: f"nx-stub{n}.example.com.", True,
+                       "a stub domain's name did not reach knotd")
+    testing.expect(not reaches_knotd(node, "nx-other.example.net."),
+                   "a name outside the stub domain reached knotd")
+    set_key("stubDomains", None)
+    eventually_reaches(lambda n: f"nx-gone{n}.example.com.", False,
+                       "the stub domain's names still reached knotd once it was removed")
+    set_key("upstreamNameservers", '["127.0.0.2"]')
+    eventually_reaches(lambda n: f"nx-up{n}.example.net.", True,
+                       "with upstreamNameservers an outside name did not reach knotd")
+    set_key("upstreamNameservers", "not json")
+    eventually_reaches(lambda n: f"nx-bad{n}.example.net.", False,
+                       "a broken upstreamNameservers still sent outside names to knotd")
+    with open(node.kresd.log_path, encoding="utf-8", errors="replace") as f:
+        testing.expect("is not a JSON object or list: ignored" in f.read(),
+                       "the broken file was not logged")
+    set_key("upstreamNameservers", None)
 
 
 @tests.case

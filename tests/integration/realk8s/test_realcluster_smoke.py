@@ -10,6 +10,12 @@ getent and with dig: kubernetes.default, a ClusterIP Service and a headless Serv
 whose endpoint is the pod itself; its second container, of the e2e agnhost image, asks
 with musl's getent (upstream's agnhost is Alpine). Then the whole node is torn down.
 
+The cluster is dual-stack (issue 39): a dual-stack Service's AAAA is asked over IPv6 of
+the kube-dns Service's IPv6 address; and the node's resolver is a link-local address,
+169.254.53.1, where a stub server of the test's own (tests/lib/stubdns.py) answers in
+the node's namespace only (which has no route out), as GKE's and AWS's resolvers are
+link-local: an outside name asked by the pod goes through mod-k8s's forwarder to it.
+
 # run alone: a whole cluster on 2 cores (about 3 minutes)
 Skips (exit 77), saying why, when not root or when the binaries or images are not built
 (tests/realk8s/build, tests/realcluster/build, packaging/build-image or packaging/ci);
@@ -21,6 +27,7 @@ import os
 import sys
 
 import realcluster
+import stubdns
 import testing
 
 if os.environ.get("MODK8S_REALCLUSTER") == "skip":
@@ -34,12 +41,19 @@ POD = "querier"
 VERSIONS = realcluster.realk8s.versions()
 IMAGE = "registry.k8s.io/e2e-test-images/glibc-dns-testing:" + VERSIONS["GLIBC_DNS_TESTING_VERSION"]
 AGNHOST = "registry.k8s.io/e2e-test-images/agnhost:" + VERSIONS["AGNHOST_VERSION"]
+# The node's resolver: link-local, as GKE's 169.254.169.254 and AWS's 169.254.169.253 are
+# (never those: they are the metadata and VPC addresses of real machines, maybe this one's).
+NODE_RESOLVER = "169.254.53.1"
+OUTSIDE_NAME = "www.example.org"
 
 
 def world(c):
     """The namespace, the querier pod and its two Services; waits for the pod Ready."""
     objects = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}},
+        {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "dual", "namespace": NS},
+         "spec": {"selector": {"app": POD}, "ipFamilyPolicy": "RequireDualStack",
+                  "ports": [{"name": "http", "port": 80}]}},
         {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": NS},
          "spec": {"selector": {"app": POD}, "ports": [{"name": "http", "port": 80}]}},
         {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "peers", "namespace": NS},
@@ -65,10 +79,21 @@ def world(c):
             "describe", "-n", NS, f"pod/{POD}", check=False).stdout[-3000:])
 
 
+def node_resolver(c):
+    """The stub server on the node's link-local resolver address, before knot-dns starts
+    (its init container reads the node's resolv.conf, which names it)."""
+    c.start("node-resolver", ["python3", stubdns.__file__, NODE_RESOLVER])
+    realcluster.wait("the node's resolver", lambda: "192.0.2." in c.innode(
+        "kdig", f"@{NODE_RESOLVER}", "+short", "+timeout=1", "+retry=0", "probe.example.",
+        check=False).stdout, timeout=30)
+
+
 class Fixture:
     def __enter__(self):
         # Its own name: it runs beside a developer's `tests/realcluster/cluster up`.
-        self.cluster = realcluster.Cluster(name="mk8s-smoke").__enter__()
+        self.cluster = realcluster.Cluster(
+            name=os.environ.get("REALCLUSTER_NAME", "mk8s-smoke"), families="dual",
+            node_resolver=NODE_RESOLVER, before_dns=node_resolver).__enter__()
         try:
             world(self.cluster)
         except BaseException:
@@ -104,7 +129,7 @@ def the_kubelet_wrote_the_pods_resolv_conf_with_the_kube_dns_address(c):
 @tests.case
 def the_kube_dns_service_is_served_by_the_knot_dns_pods_only(c):
     knot = set(jsonpath(c, "pods", "-n", "kube-system", "-l", "app.kubernetes.io/name=knot-dns",
-                        "-o", "jsonpath={.items[*].status.podIP}").split())
+                        "-o", "jsonpath={.items[*].status.podIPs[*].ip}").split())
     slices = set(jsonpath(c, "endpointslices", "-n", "kube-system", "-l",
                           "kubernetes.io/service-name=kube-dns", "-o",
                           "jsonpath={.items[*].endpoints[*].addresses[*]}").split())
@@ -162,6 +187,34 @@ def a_headless_service_resolves_to_the_pods_own_address(c):
 def a_missing_name_is_nxdomain(c):
     out = in_pod(c, "dig", "+noall", "+comments", f"nothing.{NS}.svc.cluster.local")
     testing.expect("status: NXDOMAIN" in out, out)
+
+
+@tests.case
+def a_dual_stack_service_has_its_aaaa_over_ipv6_to_kube_dns_ipv6_address(c):
+    ips = jsonpath(c, "service", "-n", NS, "dual", "-o", "jsonpath={.spec.clusterIPs}")
+    v6 = next(ip for ip in json.loads(ips) if ":" in ip)
+    dns6 = realcluster.DNS_IP6
+    out = in_pod(c, "dig", f"@{dns6}", "+noall", "+answer", "+comments", "+stats",
+                 f"dual.{NS}.svc.cluster.local", "AAAA")
+    testing.expect("status: NOERROR" in out and f"SERVER: {dns6}#53" in out
+                   and v6 in out.split(), f"dig @{dns6} AAAA (want {v6}):\n{out}")
+    out = in_pod(c, "getent", "ahostsv6", f"dual.{NS}.svc.cluster.local")
+    testing.expect(v6 in out.split(), f"getent ahostsv6 (want {v6}): {out!r}")
+
+
+@tests.case
+def an_outside_name_goes_through_mod_k8s_to_the_link_local_node_resolver(c):
+    # The stub answers A 192.0.2.N for a name (N from the name): as stubdns computes it.
+    want = stubdns.answer_address(OUTSIDE_NAME + ".")
+    out = in_pod(c, "getent", "ahostsv4", OUTSIDE_NAME)
+    testing.expect_equal(out.split()[:1], [want], f"getent ahostsv4 {OUTSIDE_NAME}: {out!r}")
+    asked = c.log_tail("node-resolver", 200)
+    testing.expect(f"{OUTSIDE_NAME}. 1" in asked.splitlines(),
+                   f"the node's resolver at {NODE_RESOLVER} was not asked:\n{asked}")
+    knot = jsonpath(c, "pods", "-n", "kube-system", "-l", "app.kubernetes.io/name=knot-dns",
+                    "-o", "jsonpath={.items[0].metadata.name}")
+    init = c.kubectl("logs", "-n", "kube-system", knot, "-c", "upstream", check=False).stdout
+    testing.expect(NODE_RESOLVER in init, f"the init container's log:\n{init}")
 
 
 tests.main(fixture=Fixture)

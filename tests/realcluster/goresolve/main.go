@@ -3,12 +3,23 @@
 //
 //	goresolve sleep                      stays up (the pod's command)
 //	goresolve host NAME                  LookupHost through /etc/resolv.conf: one address a line
-//	goresolve load NAME WANT RATE SECS   RATE A queries a second for SECS seconds to the first
-//	                                     nameserver of /etc/resolv.conf, each from a new UDP
-//	                                     socket (a new source port, as a stub resolver sends
-//	                                     them), one try, 1 s timeout; every query that gets no
+//	goresolve load NAME WANT RATE SECS [TRIES [SERVER]]
+//	                                     RATE queries a second for SECS seconds (A, or AAAA
+//	                                     when WANT is an IPv6 address) to SERVER, by default
+//	                                     the first nameserver of /etc/resolv.conf, each try
+//	                                     from a new UDP socket (a new source port, as Go's
+//	                                     resolver sends them), 1 s timeout, TRIES tries
+//	                                     (default 1); every query whose last try gets no
 //	                                     answer, or an answer other than NOERROR with WANT,
-//	                                     is printed; last line "sent N lost N"
+//	                                     is printed; last line "sent N lost N retried N"
+//	                                     (retried: answered at a later try). A %d in NAME
+//	                                     is the query's number (names no cache holds);
+//	                                     WANT "any" (or "any6": AAAA) takes any NOERROR
+//	                                     answer with records
+//	goresolve flood NAME RATE SECS       RATE A queries a second for SECS seconds to the first
+//	                                     nameserver, NAME's %d the query's number, none
+//	                                     waited for: a client flooding names; last line
+//	                                     "flooded N"
 package main
 
 import (
@@ -41,7 +52,7 @@ func nameserver() string {
 	return ""
 }
 
-func query(name string, id uint16) []byte {
+func query(name string, id uint16, qtype uint16) []byte {
 	msg := make([]byte, 12, 512)
 	binary.BigEndian.PutUint16(msg[0:], id)
 	binary.BigEndian.PutUint16(msg[2:], 0x0100) // RD
@@ -50,8 +61,11 @@ func query(name string, id uint16) []byte {
 		msg = append(msg, byte(len(label)))
 		msg = append(msg, label...)
 	}
-	return append(msg, 0, 0, 1, 0, 1) // A IN
+	return append(msg, 0, byte(qtype>>8), byte(qtype), 0, 1) // IN
 }
+
+// anyType is the query type when WANT is "any" (A) or "any6" (AAAA).
+var anyType uint16 = 1
 
 // one sends one query and returns "" when it was answered NOERROR with want, else why not.
 func one(server, name string, want net.IP) string {
@@ -62,7 +76,13 @@ func one(server, name string, want net.IP) string {
 	defer conn.Close()
 	id := uint16(rand.Intn(65536))
 	conn.SetDeadline(time.Now().Add(time.Second))
-	if _, err := conn.Write(query(name, id)); err != nil {
+	qtype, addr := uint16(1), []byte(want.To4())
+	if want == nil {
+		qtype, addr = anyType, nil
+	} else if want.To4() == nil {
+		qtype, addr = 28, []byte(want.To16())
+	}
+	if _, err := conn.Write(query(name, id, qtype)); err != nil {
 		return "send: " + err.Error()
 	}
 	buf := make([]byte, 1500)
@@ -80,18 +100,20 @@ func one(server, name string, want net.IP) string {
 		if binary.BigEndian.Uint16(buf[6:]) == 0 {
 			return "no answer records"
 		}
-		if !strings.Contains(string(buf[:n]), string(want.To4())) {
+		if addr != nil && !strings.Contains(string(buf[:n]), string(addr)) {
 			return "answer without " + want.String()
 		}
 		return ""
 	}
 }
 
-func load(name string, want net.IP, rate int, secs int) {
-	server := nameserver()
+func load(name string, want net.IP, rate, secs, tries int, server string) {
+	if server == "" {
+		server = nameserver()
+	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	sent, lost := 0, 0
+	sent, lost, retried := 0, 0, 0
 	tick := time.NewTicker(time.Second / time.Duration(rate))
 	defer tick.Stop()
 	end := time.Now().Add(time.Duration(secs) * time.Second)
@@ -101,23 +123,68 @@ func load(name string, want net.IP, rate int, secs int) {
 		}
 		sent++
 		wg.Add(1)
-		go func(at time.Time) {
+		qname := name
+		if strings.Contains(name, "%d") {
+			qname = fmt.Sprintf(name, sent)
+		}
+		go func(at time.Time, name string) {
 			defer wg.Done()
-			if why := one(server, name, want); why != "" {
-				mu.Lock()
-				lost++
-				fmt.Printf("%s lost: %s\n", at.UTC().Format("15:04:05.000"), why)
-				mu.Unlock()
+			why := ""
+			for try := 1; try <= tries; try++ {
+				if why = one(server, name, want); why == "" {
+					if try > 1 {
+						mu.Lock()
+						retried++
+						fmt.Printf("%s retried: answered at try %d\n", at.UTC().Format("15:04:05.000"), try)
+						mu.Unlock()
+					}
+					return
+				}
 			}
-		}(now)
+			mu.Lock()
+			lost++
+			fmt.Printf("%s lost: %s %s\n", at.UTC().Format("15:04:05.000"), name, why)
+			mu.Unlock()
+		}(now, qname)
 	}
 	wg.Wait()
-	fmt.Printf("sent %d lost %d\n", sent, lost)
+	fmt.Printf("sent %d lost %d retried %d\n", sent, lost, retried)
+}
+
+// flood sends rate queries a second for secs seconds, none waited for.
+func flood(name string, rate, secs int) {
+	server := nameserver()
+	tick := time.NewTicker(time.Second / time.Duration(rate))
+	defer tick.Stop()
+	end := time.Now().Add(time.Duration(secs) * time.Second)
+	n := 0
+	var conns []net.Conn
+	for now := range tick.C {
+		if now.After(end) {
+			break
+		}
+		n++
+		conn, err := net.Dial("udp", net.JoinHostPort(server, "53"))
+		if err != nil {
+			continue
+		}
+		conn.Write(query(fmt.Sprintf(name, n), uint16(rand.Intn(65536)), 1))
+		// Each from its own port, kept open a while (a stub waiting for its answer).
+		conns = append(conns, conn)
+		if len(conns) > 2*rate {
+			conns[0].Close()
+			conns = conns[1:]
+		}
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	fmt.Printf("flooded %d\n", n)
 }
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: goresolve sleep | host NAME | load NAME WANT RATE SECS")
+		fmt.Fprintln(os.Stderr, "usage: goresolve sleep | host NAME | load NAME WANT RATE SECS [TRIES [SERVER]] | flood NAME RATE SECS")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
@@ -140,7 +207,22 @@ func main() {
 	case "load":
 		rate, _ := strconv.Atoi(os.Args[4])
 		secs, _ := strconv.Atoi(os.Args[5])
-		load(os.Args[2], net.ParseIP(os.Args[3]), rate, secs)
+		tries, server := 1, ""
+		if len(os.Args) > 6 {
+			tries, _ = strconv.Atoi(os.Args[6])
+		}
+		if len(os.Args) > 7 {
+			server = os.Args[7]
+		}
+		want := net.ParseIP(os.Args[3])
+		if os.Args[3] == "any6" {
+			anyType = 28
+		}
+		load(os.Args[2], want, rate, secs, tries, server)
+	case "flood":
+		rate, _ := strconv.Atoi(os.Args[3])
+		secs, _ := strconv.Atoi(os.Args[4])
+		flood(os.Args[2], rate, secs)
 	default:
 		os.Exit(2)
 	}
