@@ -179,6 +179,9 @@ static knotd_state_t k8s_cold_end_hook(knotd_state_t state, knot_pkt_t *pkt,
 	bool handed = k8s_cold_handoff(ctx->cold, qdata->query->wire, qdata->query->size,
 	                               params->socket, params->proto == KNOTD_QUERY_PROTO_TCP,
 	                               params->remote, k8s_glue_query_local(params), &soa);
+	if (handed) {
+		k8s_beat_owe(&ctx->cold_beat);  // The waiter owes it a try (/health).
+	}
 	urcu_memb_read_unlock();
 	if (handed) {
 		k8s_stats_late(mod, qdata);
@@ -192,7 +195,8 @@ static k8s_answer_t cold_answer(void *arg, const knot_pkt_t *query, const knot_d
                                 const struct sockaddr_storage *remote, knot_pkt_t *pkt,
                                 knot_mm_t *mm, bool *cold)
 {
-	const k8s_ctx_t *ctx = arg;
+	k8s_ctx_t *ctx = arg;
+	k8s_beat_paid(&ctx->cold_beat);  // A try: the waiter is not wedged.
 	k8s_autopath_outcome_t walked;
 	(void)k8s_answer_cold_take();
 	k8s_answer_t res = answer_query(ctx, lower, knot_pkt_qtype(query), query, remote, pkt, mm,
@@ -484,8 +488,13 @@ static int load_module(check_ctx_t *check)
 		ret = watcher_start(ctx, &wconf);
 		// After the watcher, whose own failures say more; its failure lets the watcher go.
 		if (ret == KNOT_EOK && cold) {
+			char zone[KNOT_DNAME_TXT_MAXLEN + 1] = "";
+			(void)knot_dname_to_str(zone, ctx->zone, sizeof(zone));
+			// Sleeps until a query is handed to it: owes a try only from then.
+			k8s_beat_start(&ctx->cold_beat, false, "cold waiter of %s", zone);
 			ctx->cold = k8s_cold_new(cold_answer, ctx);
 			if (ctx->cold == NULL) {
+				k8s_beat_stop(&ctx->cold_beat);
 				knotd_mod_log(check->mod, LOG_ERR, "failed to start the thread that "
 				              "answers cold upstream names (no memory or thread)");
 				k8s_watcher_detach(ctx->watcher, &ctx->client);
@@ -545,6 +554,7 @@ static void k8s_unload(knotd_mod_t *mod)
 	// The cold waiter reads the watchers' tables: it stops before they go.
 	k8s_cold_free(ctx->cold);
 	ctx->cold = NULL;
+	k8s_beat_stop(&ctx->cold_beat);
 	for (size_t i = 0; i < ctx->fed.member_count; i++) {
 		k8s_watcher_detach(ctx->fed_watch[i].watcher, &ctx->fed_watch[i].client);
 	}

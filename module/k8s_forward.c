@@ -29,7 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/beat.h"
 #include "lib/clock.h"
+#include "lib/sockaddr.h"
 #include "resolver/forward.h"
 #include "resolver/forward_metrics.h"
 #include "k8s_glue.h"
@@ -49,6 +51,7 @@ typedef struct {
 	k8s_fwd_t *fwd;
 	k8s_fwd_metrics_t *metrics;
 	k8s_fwd_holder_t *holder;
+	k8s_beat_t beat;         /*!< The thread's counters pushed, once a round a second (/health). */
 } live_t;
 
 /*! \brief One forwarder and the module instances that hold it. */
@@ -70,6 +73,7 @@ struct k8s_fwd_holder {
 	pthread_mutex_t watch_lock;
 	pthread_cond_t watch_cond;
 	k8s_kubedns_stamp_t stamp;
+	k8s_beat_t watch_beat;   /*!< A look at the files, once a second (/health). */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -136,6 +140,9 @@ static void fwd_stats(void *ctx, const k8s_fwd_stats_t *st)
 {
 	live_t *live = ctx;
 	k8s_fwd_holder_t *h = live->holder;
+	// Pushed at the top of the thread's loop once a second: the forwarder and its kept names
+	// (keeper.c, on the same thread) made a round.
+	k8s_beat(&live->beat);
 	k8s_fwd_metrics_push(live->metrics, st);
 	pthread_mutex_lock(&registry_lock);
 	knotd_mod_t *mod = h->stats_mod;
@@ -271,11 +278,17 @@ static live_t *live_new(k8s_fwd_holder_t *h, const k8s_fwd_conf_t *conf)
 	live->holder = h;
 	live->metrics = k8s_fwd_metrics_new(conf);
 	k8s_log_t log = { .fn = fwd_log, .ctx = h };
+	char first[INET6_ADDRSTRLEN + 8] = "stub domains";
+	if (conf->groups[0].count > 0) {
+		k8s_sockaddr_text(&conf->groups[0].servers[0], first, sizeof(first));
+	}
+	k8s_beat_start(&live->beat, true, "forwarder of %s", first);
 	// Not under the registry's lock: the thread logs through it.
 	// The kept names ride on every forwarder of the instances (k8s_kept.c reaches them).
 	live->fwd = (live->metrics != NULL) ? k8s_fwd_new(conf, &log, fwd_stats, live,
 	                                                  &k8s_keeper_layer) : NULL;
 	if (live->fwd == NULL) {
+		k8s_beat_stop(&live->beat);
 		k8s_fwd_metrics_free(live->metrics);
 		free(live);
 		return NULL;
@@ -287,6 +300,7 @@ static live_t *live_new(k8s_fwd_holder_t *h, const k8s_fwd_conf_t *conf)
 static void live_free(live_t *live)
 {
 	k8s_fwd_free(live->fwd);  // Joins the thread: no push after it.
+	k8s_beat_stop(&live->beat);
 	k8s_fwd_metrics_free(live->metrics);
 	free(live);
 }
@@ -324,8 +338,11 @@ static void *kubedns_watch(void *arg)
 {
 	k8s_fwd_holder_t *h = arg;
 	k8s_log_t log = { .fn = fwd_log, .ctx = h };
+	// Named for top -H and the tests' fault injection (15 characters at most).
+	(void)pthread_setname_np(pthread_self(), "k8s-kubedns");
 	pthread_mutex_lock(&h->watch_lock);
 	while (!h->watch_stop) {
+		k8s_beat(&h->watch_beat);  // A round waits KUBEDNS_CHECK_MS.
 		struct timespec until;
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_sec += KUBEDNS_CHECK_MS / 1000;
@@ -388,6 +405,7 @@ static void holder_free(k8s_fwd_holder_t *h, bool source_added)
 		pthread_mutex_unlock(&h->watch_lock);
 		pthread_join(h->watch, NULL);
 	}
+	k8s_beat_stop(&h->watch_beat);
 	if (h->live != NULL) {
 		if (source_added) {
 			k8s_metrics_source_remove(&h->live->metrics->src);
@@ -436,6 +454,7 @@ static k8s_fwd_holder_t *holder_new(knotd_mod_t *mod, k8s_fwd_conf_t *base, cons
 		return NULL;
 	}
 	if (dir != NULL) {
+		k8s_beat_start(&h->watch_beat, true, "kube-dns-config watch of %s", dir);
 		h->watching = (pthread_create(&h->watch, NULL, kubedns_watch, h) == 0);
 		if (!h->watching) {
 			holder_free(h, false);

@@ -45,6 +45,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 
 #include "answer/answer.h"
 #include "answer/coldwait.h"
+#include "lib/beat.h"
 #include "ops/dnsmetrics.h"
 #include "federation/fedapi.h"
 #include "federation/fedfwd.h"
@@ -114,6 +115,7 @@ typedef struct {
 	bool metrics_added;
 	bool httpd_held;            /*!< A reference to the process's endpoint (metrics-listen). */
 	k8s_cold_t *cold;           /*!< Late answers of cold upstream names, or NULL. */
+	k8s_beat_t cold_beat;       /*!< Owed by the cold waiter from a hand-over to its try (/health). */
 	struct k8s_rw_glue *rw;     /*!< rewrite and template rules (global instance), or NULL. */
 	bool rw_zone;               /*!< In the zones that rewritten names are answered from. */
 	struct k8s_rw_soa *rw_soa;  /*!< The zone's SOA as a query of it first saw it (k8s_rewrite.c). */

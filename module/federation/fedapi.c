@@ -440,7 +440,8 @@ k8s_fedapi_t *k8s_fedapi_start(const k8s_fedapi_conf_t *conf, k8s_fedfwd_t *fwd,
 		k8s_fedapi_stop(api);
 		return NULL;
 	}
-	if (!k8s_mhdthread_start(&api->mhd, daemon, conns_expire, NULL, api, &api->log)) {
+	if (!k8s_mhdthread_start(&api->mhd, daemon, conns_expire, NULL, api, &api->log,
+	                         "federation endpoint")) {
 		snprintf(err, errlen, "cannot start the serving thread");
 		k8s_fedapi_stop(api);
 		return NULL;

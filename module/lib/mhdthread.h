@@ -34,6 +34,7 @@
 
 #include <microhttpd.h>
 
+#include "lib/beat.h"
 #include "lib/log.h"
 
 /*! The longest wait between two MHD_run() (a net under MHD_get_timeout()). */
@@ -58,6 +59,7 @@ typedef struct {
 	atomic_bool stopping;
 	pthread_t thread;
 	bool started;
+	k8s_beat_t beat;              /*!< A round of the loop (/health). */
 } k8s_mhdthread_t;
 
 /*!
@@ -71,13 +73,14 @@ unsigned k8s_mhdthread_flags(const struct sockaddr_storage *conf, struct sockadd
 
 /*!
  * \brief Starts the thread that drives `daemon` (started with MHD_USE_EPOLL); the
- * thread then owns it. On failure the daemon is stopped too.
+ * thread then owns it. On failure the daemon is stopped too. \a name: its heartbeat's
+ * (lib/beat.h), which /health names if a round of its loop never ends.
  *
  * \return True if the thread runs.
  */
 bool k8s_mhdthread_start(k8s_mhdthread_t *t, struct MHD_Daemon *daemon,
                          k8s_mhdthread_tick_t tick, k8s_mhdthread_hook_t hook, void *arg,
-                         const k8s_log_t *log);
+                         const k8s_log_t *log, const char *name);
 
 /*!
  * \brief Stops and joins the thread, then the daemon; nothing for a zeroed `t` or one

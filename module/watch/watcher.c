@@ -14,6 +14,7 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -320,11 +321,17 @@ static void handle_done(k8s_watcher_t *w, uint64_t now)
 static void *watcher_main(void *arg)
 {
 	k8s_watcher_t *w = arg;
+	// Named for top -H and the tests' fault injection (15 characters at most).
+	(void)pthread_setname_np(pthread_self(), "k8s-watch");
+	// Labelled as its metrics (the settings' fingerprint): /health names it if it is wedged.
+	k8s_beat_start(&w->beat, true, "watcher %016" PRIx64, w->fingerprint);
 	urcu_memb_register_thread();
 	watcher_snapshot_load(w, current_needs(w));
 	push_stats(w, k8s_now_ms());
 
 	while (!atomic_load(&w->stop)) {
+		// A round waits MAX_WAIT_MS at most: one a second at least while it is alive.
+		k8s_beat(&w->beat);
 		uint64_t now = k8s_now_ms();
 		unsigned needs = current_needs(w);
 		long wait = MAX_WAIT_MS;
@@ -371,6 +378,7 @@ static void *watcher_main(void *arg)
 		w->reflectors[src] = NULL;
 	}
 	urcu_memb_unregister_thread();
+	k8s_beat_stop(&w->beat);
 	return NULL;
 }
 

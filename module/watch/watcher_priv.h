@@ -33,6 +33,7 @@
 
 #include "api/apiclient.h"
 #include "api/reflector.h"
+#include "lib/beat.h"
 #include "store/resources.h"
 #include "watch/watcher.h"
 
@@ -55,6 +56,7 @@ struct k8s_watcher {
 	bool started;
 	atomic_bool stop;
 	k8s_log_t log;
+	k8s_beat_t beat;              /*!< A round of the thread's loop (/health). */
 
 	/* Owned by the thread once started. */
 	CURLM *multi;
