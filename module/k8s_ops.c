@@ -16,8 +16,8 @@
 
 /*
  * The knotd glue of the operations endpoint (httpd.h, metrics.h): options
- * metrics-listen and lameduck-file, what /health asks knotd, each zone's part
- * of /ready.
+ * metrics-listen and lameduck-file, the UDP listeners whose workers /health watches,
+ * each zone's part of /ready.
  */
 
 #include <arpa/inet.h>
@@ -55,42 +55,22 @@ static bool zone_ready(void *arg, char *why, size_t why_len)
 	return false;
 }
 
-/*!
- * \brief What /health asks knotd: its first UDP listener (an any-address as loopback),
- * for dns-version.<zone> TXT in a cluster zone (mod-k8s answers it whatever the
- * filters), the zone's SOA elsewhere.
- */
-static void health_target_read(knotd_mod_t *mod, const k8s_ctx_t *ctx, k8s_httpd_conf_t *conf)
+/*! \brief The ports of knotd's UDP listeners (server.listen), whose workers /health watches. */
+static void dns_ports_read(knotd_mod_t *mod, k8s_httpd_conf_t *conf)
 {
 	knotd_conf_t listen = knotd_conf(mod, (const yp_name_t *)"\x06""server",
 	                                 (const yp_name_t *)"\x06""listen", NULL);
-	conf->dns.ss_family = AF_UNSPEC;
-	for (size_t i = 0; i < listen.count && conf->dns.ss_family == AF_UNSPEC; i++) {
-		struct sockaddr_storage addr = listen.multi[i].addr;
-		if (addr.ss_family == AF_INET) {
-			struct sockaddr_in *in = (struct sockaddr_in *)&addr;
-			if (in->sin_addr.s_addr == htonl(INADDR_ANY)) {
-				in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-			}
-			conf->dns = addr;
-		} else if (addr.ss_family == AF_INET6) {
-			struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&addr;
-			if (IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr)) {
-				in6->sin6_addr = in6addr_loopback;
-			}
-			conf->dns = addr;
+	for (size_t i = 0; i < listen.count && conf->dns_port_count < K8S_LIVENESS_PORTS_MAX; i++) {
+		const struct sockaddr_storage *addr = &listen.multi[i].addr;
+		if (addr->ss_family == AF_INET) {
+			conf->dns_ports[conf->dns_port_count++] =
+				ntohs(((const struct sockaddr_in *)addr)->sin_port);
+		} else if (addr->ss_family == AF_INET6) {
+			conf->dns_ports[conf->dns_port_count++] =
+				ntohs(((const struct sockaddr_in6 *)addr)->sin6_port);
 		}
 	}
 	knotd_conf_free(&listen);
-	size_t zone_len = knot_dname_size(ctx->zone);
-	if (ctx->answer.role == K8S_ROLE_CLUSTER && zone_len + 12 <= KNOT_DNAME_MAXLEN) {
-		memcpy(conf->probe_name, "\x0b""dns-version", 12);
-		memcpy(conf->probe_name + 12, ctx->zone, zone_len);
-		conf->probe_type = KNOT_RRTYPE_TXT;
-	} else {
-		memcpy(conf->probe_name, ctx->zone, zone_len);
-		conf->probe_type = KNOT_RRTYPE_SOA;
-	}
 }
 
 void k8s_ops_take(k8s_ctx_t *ctx)
@@ -102,7 +82,7 @@ void k8s_ops_take(k8s_ctx_t *ctx)
 	}
 	k8s_httpd_conf_t conf = { .listen = listen.single.addr };
 	conf.lameduck_file = knotd_conf_mod(mod, K8S_OPT(LAMEDUCK_FILE)).single.string;
-	health_target_read(mod, ctx, &conf);
+	dns_ports_read(mod, &conf);
 	bool shared = false;
 	char err[128] = "";
 	if (k8s_httpd_acquire(&conf, &shared, err, sizeof(err)) != KNOT_EOK) {

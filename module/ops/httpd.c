@@ -14,19 +14,14 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#include <libknot/dname.h>
 #include <libknot/errcode.h>
 #include <microhttpd.h>
 #include <urcu/urcu-memb.h>
@@ -34,6 +29,7 @@
 #include "lib/clock.h"
 #include "ops/dnsmetrics.h"
 #include "ops/httpd.h"
+#include "ops/liveness.h"
 #include "lib/mhdconns.h"
 #include "lib/mhdthread.h"
 #include "ops/metrics.h"
@@ -46,8 +42,10 @@ typedef struct {
 	char *lameduck_file;
 	time_t started_s;             /*!< A lameduck file older than this is a previous run's. */
 	k8s_mhdthread_t mhd;
-	uint64_t health_ms;           /*!< When /health last asked knotd (0: never). */
+	k8s_liveness_t liveness;      /*!< What /health follows (the thread's alone). */
+	uint64_t health_ms;           /*!< When /health last looked (0: never). */
 	bool health_ok;
+	char health_why[192];         /*!< Why not, when not. */
 	k8s_metrics_out_t page;       /*!< Reused by every scrape (the thread's alone). */
 } httpd_t;
 
@@ -55,83 +53,18 @@ static pthread_mutex_t httpd_lock = PTHREAD_MUTEX_INITIALIZER;
 static httpd_t *running;
 static unsigned refs;
 
-/* /health: a query to knotd's own listener. */
+/* /health: the process's threads and knotd's UDP workers, asked nothing (liveness.h). */
 
-size_t k8s_httpd_probe_query(const uint8_t *name, uint16_t type, uint16_t id,
-                             uint8_t *wire, size_t size)
-{
-	size_t name_len = knot_dname_size(name);
-	if (name_len == 0 || name_len > KNOT_DNAME_MAXLEN || 12 + name_len + 4 > size) {
-		return 0;
-	}
-	memset(wire, 0, 12);
-	wire[0] = id >> 8;
-	wire[1] = id & 0xff;
-	wire[5] = 1;  // QDCOUNT
-	memcpy(wire + 12, name, name_len);
-	uint8_t *tail = wire + 12 + name_len;
-	tail[0] = type >> 8;
-	tail[1] = type & 0xff;
-	tail[2] = 0;
-	tail[3] = 1;  // IN
-	return 12 + name_len + 4;
-}
-
-bool k8s_httpd_probe_answered(const uint8_t *wire, size_t len, uint16_t id)
-{
-	return len >= 12 && wire[0] == (id >> 8) && wire[1] == (id & 0xff) && (wire[2] & 0x80);
-}
-
-static bool health_ask(const httpd_t *h)
-{
-	const struct sockaddr_storage *dns = &h->conf.dns;
-	if (dns->ss_family != AF_INET && dns->ss_family != AF_INET6) {
-		return true;  // No UDP listener to ask (documented): alive is all we know.
-	}
-	uint16_t id;
-	if (getrandom(&id, sizeof(id), GRND_NONBLOCK) != sizeof(id)) {
-		id = (uint16_t)k8s_now_ms();
-	}
-	uint8_t query[12 + KNOT_DNAME_MAXLEN + 4];
-	size_t len = k8s_httpd_probe_query(h->conf.probe_name, h->conf.probe_type, id,
-	                                   query, sizeof(query));
-	int fd = socket(dns->ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0 || len == 0) {
-		if (fd >= 0) {
-			close(fd);
-		}
-		return false;
-	}
-	socklen_t addr_len = (dns->ss_family == AF_INET6) ? sizeof(struct sockaddr_in6)
-	                                                  : sizeof(struct sockaddr_in);
-	bool answered = false;
-	if (connect(fd, (const struct sockaddr *)dns, addr_len) == 0 &&
-	    send(fd, query, len, 0) == (ssize_t)len) {
-		uint64_t deadline = k8s_now_ms() + K8S_HTTPD_HEALTH_MS;
-		uint64_t now;
-		while (!answered && (now = k8s_now_ms()) < deadline) {
-			struct pollfd pfd = { .fd = fd, .events = POLLIN };
-			if (poll(&pfd, 1, (int)(deadline - now)) <= 0) {
-				continue;
-			}
-			uint8_t reply[512];
-			ssize_t got = recv(fd, reply, sizeof(reply), 0);
-			// A truncated reply is an answer too (recv keeps the header).
-			answered = got > 0 && k8s_httpd_probe_answered(reply, (size_t)got, id);
-		}
-	}
-	close(fd);
-	return answered;
-}
-
+/*! \brief The verdict, looked for at most every K8S_HTTPD_HEALTH_CACHE_MS. */
 static bool healthy(httpd_t *h)
 {
 	uint64_t now = k8s_now_ms();
 	if (h->health_ms == 0 || now - h->health_ms >= K8S_HTTPD_HEALTH_CACHE_MS) {
 		uint64_t asked = k8s_dnsmetrics_clock();
-		h->health_ok = health_ask(h);
+		h->health_ok = k8s_liveness_check(&h->liveness, now, h->health_why,
+		                                  sizeof(h->health_why));
 		k8s_dnsmetrics_health(asked, h->health_ok);
-		h->health_ms = k8s_now_ms();
+		h->health_ms = now;
 	}
 	return h->health_ok;
 }
@@ -221,6 +154,16 @@ static enum MHD_Result ready(httpd_t *h, struct MHD_Connection *conn)
 	return reply_text(conn, MHD_HTTP_OK, "OK\n");
 }
 
+static enum MHD_Result health(httpd_t *h, struct MHD_Connection *conn)
+{
+	if (healthy(h)) {
+		return reply_text(conn, MHD_HTTP_OK, "OK\n");
+	}
+	char text[sizeof(h->health_why) + 32];
+	snprintf(text, sizeof(text), "not alive (%s)\n", h->health_why);
+	return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, text);
+}
+
 /*!
  * \brief Answers at the first call: a GET carries no body to wait for, and another
  * method is refused before its body is read (libmicrohttpd closes the connection).
@@ -236,9 +179,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	if (strcmp(url, MOD_K8S_PATH_METRICS) == 0) {
 		return metrics(h, conn);
 	} else if (strcmp(url, MOD_K8S_PATH_HEALTH) == 0) {
-		return healthy(h) ? reply_text(conn, MHD_HTTP_OK, "OK\n")
-		                  : reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-		                               "not alive (knotd did not answer)\n");
+		return health(h, conn);
 	} else if (strcmp(url, MOD_K8S_PATH_READY) == 0) {
 		return ready(h, conn);
 	}
@@ -271,6 +212,9 @@ static httpd_t *httpd_start(const k8s_httpd_conf_t *conf, char *err, size_t errl
 		return NULL;
 	}
 	h->conf = *conf;
+	for (size_t i = 0; i < conf->dns_port_count; i++) {
+		k8s_liveness_add_port(&h->liveness, conf->dns_ports[i]);
+	}
 	k8s_mhdconns_init(&h->conns, K8S_HTTPD_MAX_CONNECTIONS, K8S_MHDCONNS_OLDEST_OF_MOST,
 	                  K8S_HTTPD_REQUEST_MS);
 	h->started_s = time(NULL);
@@ -303,7 +247,8 @@ static httpd_t *httpd_start(const k8s_httpd_conf_t *conf, char *err, size_t errl
 		return NULL;
 	}
 	// Never logs (see httpd.h): no log for the thread. Its tick enforces the deadlines.
-	if (!k8s_mhdthread_start(&h->mhd, daemon, conns_expire, rcu_thread, h, NULL)) {
+	if (!k8s_mhdthread_start(&h->mhd, daemon, conns_expire, rcu_thread, h, NULL,
+	                         "metrics endpoint")) {
 		snprintf(err, errlen, "cannot start the serving thread");
 		httpd_free(h);
 		return NULL;

@@ -21,8 +21,11 @@
  * prometheus, health and ready plugins: plain HTTP, GET only, three paths.
  *
  * - /metrics: k8s_metrics_render() in Prometheus's text format.
- * - /health: 200 if knotd answered a UDP query sent to its own listener within
- *   K8S_HTTPD_HEALTH_MS (any response code: the workers are alive), else 503.
+ * - /health: 200 while the process lives and nothing in it that has work is wedged
+ *   (liveness.h: the module's threads' heartbeats, knotd's UDP workers reading their
+ *   sockets), else 503 with the reason; no DNS query is sent, so a flood that makes
+ *   knotd drop queries does not fail it. A lameduck file does not change it (CoreDNS's
+ *   health answers 200 through its lameduck too).
  * - /ready: 200 if every zone answers (k8s_metrics_ready()) and no lameduck file
  *   newer than the endpoint's start exists, else 503 with the reason.
  *
@@ -50,6 +53,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "ops/liveness.h"
+
 /*! \brief Connections served at once; past it one gives way to the new (k8s_mhdconns_victim()). */
 #define K8S_HTTPD_MAX_CONNECTIONS 32
 /*! \brief Connections closed by us that libmicrohttpd has yet to reap (beyond the cap). */
@@ -62,16 +67,16 @@
 #define K8S_HTTPD_TIMEOUT_S 5
 /*! \brief Bytes of a request's line and headers (libmicrohttpd's connection memory). */
 #define K8S_HTTPD_MAX_REQUEST 8192
-/*! \brief /health's deadline for knotd's answer. */
-#define K8S_HTTPD_HEALTH_MS 1000
-/*! \brief A /health result is reused this long: probes at any rate send a query at most this often. */
+/*!
+ * \brief A /health verdict is reused this long: probes at any rate look at knotd's
+ * descriptors at most this often.
+ */
 #define K8S_HTTPD_HEALTH_CACHE_MS 500
 
 typedef struct {
 	struct sockaddr_storage listen;  /*!< Address and port of the endpoint. */
-	struct sockaddr_storage dns;     /*!< knotd's UDP listener that /health queries (AF_UNSPEC: none). */
-	uint8_t probe_name[256];         /*!< /health's query name (wire format). */
-	uint16_t probe_type;             /*!< ...and type. */
+	uint16_t dns_ports[K8S_LIVENESS_PORTS_MAX];  /*!< knotd's UDP listening ports (/health). */
+	size_t dns_port_count;
 	const char *lameduck_file;       /*!< Its appearance turns /ready to 503; or NULL. */
 } k8s_httpd_conf_t;
 
@@ -87,14 +92,3 @@ int k8s_httpd_acquire(const k8s_httpd_conf_t *conf, bool *shared, char *err, siz
 
 /*! \brief Drops a reference; the last one stops the endpoint (waits for its thread). */
 void k8s_httpd_release(void);
-
-/*!
- * \brief Builds the DNS query /health sends (\a id, RD clear) into \a wire.
- *
- * \return Its length, or 0 if \a name does not fit.
- */
-size_t k8s_httpd_probe_query(const uint8_t *name, uint16_t type, uint16_t id,
-                             uint8_t *wire, size_t size);
-
-/*! \brief True if \a wire is a response to the query of \a id (any response code). */
-bool k8s_httpd_probe_answered(const uint8_t *wire, size_t len, uint16_t id);

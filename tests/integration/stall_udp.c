@@ -15,45 +15,58 @@
  */
 
 /*
- * Preloaded into knotd by tests/integration/ops/test_metrics.py: knotd's UDP workers
+ * Preloaded into knotd by tests/integration/ops/test_health.py: knotd's UDP workers
  * stall in their receive call while the file named by $MODK8S_STALL_UDP exists, as
  * workers stuck in a query would, and the rest of the process (the module's
- * threads) runs on. Only sockets bound to port $MODK8S_STALL_PORT (knotd's
- * listener) stall.
+ * threads) runs on; while the file named by $MODK8S_SLOW_UDP exists, each receive call
+ * takes one datagram and waits 5 ms first: a worker that answers 200 queries a second
+ * at most, so that a modest flood overflows its socket and knotd drops queries. Only
+ * sockets bound to port $MODK8S_STALL_PORT (knotd's listener) stall or slow down.
  */
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-static void stall(int fd)
+/*! \brief Stalls while the stall flag exists; returns true if the socket is to be slow. */
+static bool stall(int fd)
 {
 	const char *flag = getenv("MODK8S_STALL_UDP");
+	const char *slow = getenv("MODK8S_SLOW_UDP");
 	const char *port = getenv("MODK8S_STALL_PORT");
 	struct sockaddr_storage addr;
 	socklen_t len = sizeof(addr);
-	if (flag == NULL || port == NULL || getsockname(fd, (struct sockaddr *)&addr, &len) != 0) {
-		return;
+	if (port == NULL || getsockname(fd, (struct sockaddr *)&addr, &len) != 0) {
+		return false;
 	}
 	in_port_t bound = (addr.ss_family == AF_INET6) ? ((struct sockaddr_in6 *)&addr)->sin6_port
 	                  : (addr.ss_family == AF_INET) ? ((struct sockaddr_in *)&addr)->sin_port : 0;
 	if (ntohs(bound) != atoi(port)) {
-		return;
+		return false;
 	}
-	while (access(flag, F_OK) == 0) {
+	while (flag != NULL && access(flag, F_OK) == 0) {
 		struct timespec pause = { .tv_nsec = 50 * 1000 * 1000 };
 		nanosleep(&pause, NULL);
 	}
+	if (slow != NULL && access(slow, F_OK) == 0) {
+		struct timespec pause = { .tv_nsec = 5 * 1000 * 1000 };
+		nanosleep(&pause, NULL);
+		return true;
+	}
+	return false;
 }
 
 __attribute__((visibility("default")))
 int recvmmsg(int fd, struct mmsghdr *msgs, unsigned int len, int flags, struct timespec *timeout)
 {
-	stall(fd);
+	if (stall(fd) && len > 1) {
+		len = 1;
+	}
 	int (*real)(int, struct mmsghdr *, unsigned int, int, struct timespec *) =
 		(int (*)(int, struct mmsghdr *, unsigned int, int, struct timespec *))dlsym(RTLD_NEXT, "recvmmsg");
 	return (real != NULL) ? real(fd, msgs, len, flags, timeout) : (errno = ENOSYS, -1);
@@ -62,7 +75,7 @@ int recvmmsg(int fd, struct mmsghdr *msgs, unsigned int len, int flags, struct t
 __attribute__((visibility("default")))
 ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
-	stall(fd);
+	(void)stall(fd);
 	ssize_t (*real)(int, struct msghdr *, int) =
 		(ssize_t (*)(int, struct msghdr *, int))dlsym(RTLD_NEXT, "recvmsg");
 	return (real != NULL) ? real(fd, msg, flags) : (errno = ENOSYS, -1);

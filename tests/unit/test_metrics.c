@@ -15,11 +15,10 @@
  */
 
 /*
- * The contract of metrics.h and httpd.h's probe: a query is counted once, by transport,
- * type and rcode; requests are the responses summed; the duration histogram is
- * cumulative; a source's series and readiness come and go with it, the watchers' with
- * the first and the last watcher; /health's query and
- * the check of its answer; the answers' clock, calibrated by its init only, once.
+ * The contract of metrics.h: a query is counted once, by transport, type and rcode;
+ * requests are the responses summed; the duration histogram is cumulative; a source's
+ * series and readiness come and go with it, the watchers' with the first and the last
+ * watcher; the answers' clock, calibrated by its init only, once.
  */
 
 #include <inttypes.h>
@@ -361,30 +360,6 @@ static void after_the_init_the_answers_clock_is_the_tsc_where_invariant_and_once
 	assert_memory_equal(&calibrated, &k8s_dnsmetrics_tsc, sizeof(calibrated));
 }
 
-static void the_health_query_is_one_question_without_recursion(void **state)
-{
-	const uint8_t name[] = "\x0b""dns-version""\x07""cluster""\x05""local";
-	uint8_t wire[512];
-	size_t len = k8s_httpd_probe_query(name, KNOT_RRTYPE_TXT, 0xbeef, wire, sizeof(wire));
-	assert_int_equal(len, 12 + sizeof(name) + 4);
-	const uint8_t header[12] = { 0xbe, 0xef, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0 };
-	assert_memory_equal(wire, header, 12);
-	assert_memory_equal(wire + 12, name, sizeof(name));
-	const uint8_t tail[4] = { 0, KNOT_RRTYPE_TXT, 0, 1 };
-	assert_memory_equal(wire + 12 + sizeof(name), tail, 4);
-	assert_int_equal(k8s_httpd_probe_query(name, KNOT_RRTYPE_TXT, 1, wire, 20), 0);
-}
-
-static void only_a_response_of_the_same_id_answers_the_health_query(void **state)
-{
-	uint8_t reply[12] = { 0xbe, 0xef, 0x84, 0x02 };  // QR, AA, SERVFAIL: alive all the same.
-	assert_true(k8s_httpd_probe_answered(reply, sizeof(reply), 0xbeef));
-	assert_false(k8s_httpd_probe_answered(reply, sizeof(reply), 0xbeee));
-	assert_false(k8s_httpd_probe_answered(reply, 11, 0xbeef));
-	reply[2] = 0x04;  // A query, not a response (a reflected packet).
-	assert_false(k8s_httpd_probe_answered(reply, sizeof(reply), 0xbeef));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,8 +374,6 @@ int main(void)
 		cmocka_unit_test(a_late_answer_is_read_from_its_wire),
 		cmocka_unit_test(a_source_adds_its_series_and_its_readiness_until_removed),
 		cmocka_unit_test(the_watchers_series_come_with_the_first_watcher_and_go_with_the_last),
-		cmocka_unit_test(the_health_query_is_one_question_without_recursion),
-		cmocka_unit_test(only_a_response_of_the_same_id_answers_the_health_query),
 	};
 	return cmocka_run_group_tests_name("metrics", tests, NULL, NULL);
 }
