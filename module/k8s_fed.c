@@ -217,9 +217,10 @@ int k8s_fed_acquire(k8s_ctx_t *ctx, const k8s_watcher_conf_t *base)
 			ret = (m->context == NULL || wconf.context != NULL) ? KNOT_EOK : KNOT_ENOMEM;
 		}
 		// A snapshot of its own, named by its API server, in the zone's storage.
-		const char *slash = (base->snapshot != NULL) ? strrchr(base->snapshot, '/') : NULL;
-		if (ret == KNOT_EOK && slash != NULL) {
-			ret = k8s_watcher_conf_set_snapshot(&wconf, base->snapshot, slash - base->snapshot);
+		size_t storage = (base->snapshot != NULL)
+		                 ? k8s_watcher_conf_snapshot_storage(base->snapshot) : 0;
+		if (ret == KNOT_EOK && storage > 0) {
+			ret = k8s_watcher_conf_set_snapshot(&wconf, base->snapshot, storage);
 		}
 		char err[256] = "";
 		if (ret == KNOT_EOK) {

@@ -51,8 +51,9 @@
 
 /*! The file's first 8 bytes: these 7 and a NUL. */
 #define MOD_K8S_SNAP_MAGIC          "K8SSNAP"
-/*! The format read and written; another is refused (and rewritten after the first LIST). */
-#define MOD_K8S_SNAP_VERSION        2
+/*! The format read and written (3: keyed with HMAC-SHA-256); another is refused (and
+ *  rewritten after the first LIST). */
+#define MOD_K8S_SNAP_VERSION        3
 
 /* --- Metric series (the metrics endpoint; doc/mod-k8s.rst, "Metrics") --------------- */
 

@@ -215,7 +215,7 @@ static int state_save(k8s_fedfwd_t *f, const k8s_fedstub_set_t *set)
 		return KNOT_ERANGE;
 	}
 	int ret = KNOT_EOK;
-	int fd = k8s_snapfile_create(tmp, 0600);
+	int fd = k8s_snapfile_create(AT_FDCWD, tmp, 0600);
 	if (fd < 0) {
 		ret = fd;
 	}

@@ -38,7 +38,8 @@
 #include <string.h>
 
 /*! \brief FNV-1a 64 of \a len bytes, continuing from \a h (start with K8S_FNV64_INIT): a
- * public checksum (a file's sum, a fingerprint of settings), not for tables. */
+ * public checksum (a fingerprint of settings, of a snapshot's forms), not for tables nor
+ * against a hostile writer (the snapshot file is keyed: snapfile.h). */
 #define K8S_FNV64_INIT 0xcbf29ce484222325ULL
 uint64_t k8s_fnv64(const void *data, size_t len, uint64_t h);
 

@@ -18,14 +18,21 @@
 /*!
  * \file
  *
- * The snapshot file of the warm restart (issue 14): a versioned, checksummed
- * container written aside and renamed, so a reader sees the old file or the new
- * one, never a torn one. The payload is opaque here.
+ * The snapshot file of the warm restart (issue 14): a versioned container, keyed
+ * with a MAC, written aside and renamed, so a reader sees the old file or the new one,
+ * never a torn one. The payload is opaque here.
  *
- * Layout (integers little-endian): magic "K8SSNAP\0", u32 version (2: binary
- * objects, snapshot.h; 1 held JSON and is refused), u32 source count n, u64
- * settings hash, i64 creation time (Unix s), n x u64 object counts, u64 payload
- * length, payload, then u64 FNV-1a 64 of everything before it.
+ * Layout (integers little-endian): magic "K8SSNAP\0", u32 version (3; 2 had an FNV-1a
+ * checksum, 1 held JSON: both refused), u32 source count n, u64 settings hash, i64
+ * creation time (Unix s), n x u64 object counts, u64 payload length, payload, then the
+ * HMAC-SHA-256 of everything before it, keyed with the directory's key.
+ *
+ * The directory (k8s_snapdir_t) is the module's own, "mod-k8s" in the zone's storage:
+ * created with mode 0700, refused unless it is a directory owned by knotd's effective
+ * uid and writable by neither group nor others, and used through its descriptor, so a
+ * name swapped in the storage afterwards is never followed. Its key, "snapshot.key",
+ * 32 random bytes, is created with mode 0600 at the first use and refused unless it is
+ * a regular file of knotd's effective uid that no one else may read or write.
  */
 
 #pragma once
@@ -41,6 +48,13 @@
 
 #define K8S_SNAP_VERSION      MOD_K8S_SNAP_VERSION
 #define K8S_SNAP_SOURCES_MAX  32
+/*! \brief The snapshots' directory in the zone's storage. */
+#define K8S_SNAP_DIR          "mod-k8s"
+/*! \brief The key's file in it. */
+#define K8S_SNAP_KEY_FILE     "snapshot.key"
+/*! \brief Bytes of the key, and of the MAC that ends a file (HMAC-SHA-256). */
+#define K8S_SNAP_KEY_LEN      32
+#define K8S_SNAP_MAC_LEN      32
 
 typedef struct {
 	uint64_t settings_hash;                  /*!< Hash of the watch settings the payload depends on. */
@@ -49,6 +63,31 @@ typedef struct {
 	uint64_t counts[K8S_SNAP_SOURCES_MAX];   /*!< Objects per source. */
 } k8s_snaphdr_t;
 
+/*! \brief The snapshots' directory, checked, and its key. */
+typedef struct {
+	int fd;                                  /*!< The directory (O_DIRECTORY); -1: none. */
+	uint8_t key[K8S_SNAP_KEY_LEN];           /*!< The MAC's key. */
+} k8s_snapdir_t;
+
+/*!
+ * \brief Opens the snapshots' directory \a path (creating it, mode 0700), checks it, and
+ * reads its key (creating it, mode 0600, if there is none).
+ *
+ * \retval KNOT_EOK     \a dir is open (k8s_snapdir_close()).
+ * \retval KNOT_EMALF   refused: the directory or the key is not knotd's own (\a why).
+ * \retval KNOT_E*      another error (\a why says which step); \a dir->fd is -1 unless KNOT_EOK.
+ */
+int k8s_snapdir_open(k8s_snapdir_t *dir, const char *path, char *why, size_t why_len);
+
+/*! \brief Closes \a dir and forgets its key (one never opened, fd -1, is fine). */
+void k8s_snapdir_close(k8s_snapdir_t *dir);
+
+/*!
+ * \brief True if the open directory is still knotd's own (its owner or mode may have
+ * changed since it was opened), else \a why says why not.
+ */
+bool k8s_snapdir_owned(const k8s_snapdir_t *dir, char *why, size_t why_len);
+
 /*!
  * \brief Creates \a path for writing, as a new file of \a mode in knotd's storage.
  *
@@ -56,9 +95,11 @@ typedef struct {
  * removed, and the file is created with O_EXCL | O_NOFOLLOW: nothing that anyone put at
  * the name is ever written through. Used for the snapshot and the federations file.
  *
+ * \param dir_fd  The directory \a path is relative to, or AT_FDCWD.
+ *
  * \return The descriptor, or a negative KNOT_E*.
  */
-int k8s_snapfile_create(const char *path, mode_t mode);
+int k8s_snapfile_create(int dir_fd, const char *path, mode_t mode);
 
 /*!
  * \brief True if a file in knotd's storage is knotd's own: owned by its effective uid
@@ -70,13 +111,14 @@ int k8s_snapfile_create(const char *path, mode_t mode);
 bool k8s_snapfile_owned(const struct stat *st, char *why, size_t why_len);
 
 /*!
- * \brief Writes the snapshot to \a path: into "<path>.tmp", flushed to disk, then renamed.
+ * \brief Writes the snapshot \a name in \a dir: into "<name>.tmp", keyed, flushed to disk,
+ * then renamed.
  *
  * \retval KNOT_EOK     written.
  * \retval KNOT_EINVAL  too many sources or too large.
  * \retval KNOT_E*      the I/O error (the temporary file is removed).
  */
-int k8s_snapfile_write(const char *path, const k8s_snaphdr_t *hdr,
+int k8s_snapfile_write(const k8s_snapdir_t *dir, const char *name, const k8s_snaphdr_t *hdr,
                        const void *payload, size_t len);
 
 /*! \brief A snapshot file mapped read-only; its payload lies inside. */
@@ -91,13 +133,14 @@ typedef struct {
 void k8s_snapfile_unmap(k8s_snapmap_t *map);
 
 /*!
- * \brief Reads and checks the snapshot at \a path.
+ * \brief Reads and checks the snapshot \a name in \a dir.
  *
  * A snapshot is refused if it is missing, a symbolic link, not a regular file,
  * owned by another user than knotd's effective one or writable by group or others,
- * truncated, not a snapshot, of another version, of other settings, corrupt
- * (checksum), of a negative creation time, older than \a max_age_s (0: no limit)
- * or more than 60 s in the future; \a why then says which, for the log line.
+ * truncated, not a snapshot, of another version, not keyed with the directory's key
+ * (a MAC that does not verify: corrupt, or not written with this key), of other
+ * settings, of a negative creation time, older than \a max_age_s (0: no limit) or more
+ * than 60 s in the future; \a why then says which, for the log line.
  *
  * \param map  Out: the file, mapped, and its payload (k8s_snapfile_unmap()); empty unless
  *             KNOT_EOK.
@@ -107,6 +150,14 @@ void k8s_snapfile_unmap(k8s_snapmap_t *map);
  * \retval KNOT_EMALF   refused (see \a why).
  * \retval KNOT_E*      another error.
  */
-int k8s_snapfile_read(const char *path, uint64_t settings_hash, int64_t now_s,
-                      int64_t max_age_s, k8s_snaphdr_t *hdr, k8s_snapmap_t *map,
+int k8s_snapfile_read(const k8s_snapdir_t *dir, const char *name, uint64_t settings_hash,
+                      int64_t now_s, int64_t max_age_s, k8s_snaphdr_t *hdr, k8s_snapmap_t *map,
                       char *why, size_t why_len);
+
+/*!
+ * \brief The MAC of \a len bytes under \a key (HMAC-SHA-256), into \a mac.
+ *
+ * \retval KNOT_EOK, KNOT_ERROR (the library failed)
+ */
+int k8s_snapfile_mac(const uint8_t key[K8S_SNAP_KEY_LEN], const void *data, size_t len,
+                     uint8_t mac[K8S_SNAP_MAC_LEN]);

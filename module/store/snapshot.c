@@ -232,16 +232,16 @@ int k8s_snapshot_decode(const char *text, size_t len, const uint64_t counts[K8S_
 
 /* --- the file ----------------------------------------------------------------------- */
 
-int k8s_snapshot_write(const char *path, uint64_t fingerprint, int64_t now_s,
-                       const k8s_store_t *store, uint32_t sources, uint32_t ready,
-                       size_t *objects)
+int k8s_snapshot_write(const k8s_snapdir_t *dir, const char *name, uint64_t fingerprint,
+                       int64_t now_s, const k8s_store_t *store, uint32_t sources,
+                       uint32_t ready, size_t *objects)
 {
 	k8s_snaphdr_t hdr = { .settings_hash = fingerprint, .created_s = now_s,
 	                      .sources = K8S_SRC_COUNT };
 	k8s_buf_t payload = { 0 };
 	int ret = k8s_snapshot_encode(store, sources, ready, &payload, hdr.counts);
 	if (ret == KNOT_EOK) {
-		ret = k8s_snapfile_write(path, &hdr, payload.data, payload.len);
+		ret = k8s_snapfile_write(dir, name, &hdr, payload.data, payload.len);
 	}
 	*objects = 0;
 	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
@@ -251,13 +251,15 @@ int k8s_snapshot_write(const char *path, uint64_t fingerprint, int64_t now_s,
 	return ret;
 }
 
-int k8s_snapshot_read(const char *path, uint64_t fingerprint, int64_t now_s,
-                      int64_t max_age_s, k8s_snapshot_t *snap, char *why, size_t why_len)
+int k8s_snapshot_read(const k8s_snapdir_t *dir, const char *name, uint64_t fingerprint,
+                      int64_t now_s, int64_t max_age_s, k8s_snapshot_t *snap, char *why,
+                      size_t why_len)
 {
 	memset(snap, 0, sizeof(*snap));
 	k8s_snaphdr_t hdr;
 	k8s_snapmap_t map;
-	int ret = k8s_snapfile_read(path, fingerprint, now_s, max_age_s, &hdr, &map, why, why_len);
+	int ret = k8s_snapfile_read(dir, name, fingerprint, now_s, max_age_s, &hdr, &map, why,
+	                            why_len);
 	if (ret != KNOT_EOK) {
 		return ret;
 	}

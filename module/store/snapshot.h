@@ -45,6 +45,7 @@
 #include "kinds/form.h"
 #include "kinds/objects.h"
 #include "store/resources.h"
+#include "store/snapfile.h"
 #include "store/store.h"
 
 /*! \brief A snapshot read back: objects in file order, each with its source. */
@@ -105,22 +106,23 @@ void k8s_snapshot_load(k8s_snapshot_t *snap, k8s_store_t *store);
 void k8s_snapshot_free(k8s_snapshot_t *snap);
 
 /*!
- * \brief Writes the snapshot file (aside, then renamed).
+ * \brief Writes the snapshot file \a name in \a dir (aside, keyed, then renamed).
  *
  * \param objects  Out: objects written.
  */
-int k8s_snapshot_write(const char *path, uint64_t fingerprint, int64_t now_s,
-                       const k8s_store_t *store, uint32_t sources, uint32_t ready,
-                       size_t *objects);
+int k8s_snapshot_write(const k8s_snapdir_t *dir, const char *name, uint64_t fingerprint,
+                       int64_t now_s, const k8s_store_t *store, uint32_t sources,
+                       uint32_t ready, size_t *objects);
 
 /*!
- * \brief Reads and checks the snapshot file (snapfile.h) and its payload.
+ * \brief Reads and checks the snapshot file \a name in \a dir (snapfile.h) and its payload.
  *
  * \retval KNOT_EOK     usable: \a snap holds it.
  * \retval KNOT_ENOENT  no snapshot.
- * \retval KNOT_EMALF   refused; \a why says why (truncated, corrupt, other version,
- *                      other settings, too old, an object that does not decode).
+ * \retval KNOT_EMALF   refused; \a why says why (truncated, other version, a key check
+ *                      that fails, other settings, too old, an object that does not decode).
  * \retval KNOT_E*      another error.
  */
-int k8s_snapshot_read(const char *path, uint64_t fingerprint, int64_t now_s,
-                      int64_t max_age_s, k8s_snapshot_t *snap, char *why, size_t why_len);
+int k8s_snapshot_read(const k8s_snapdir_t *dir, const char *name, uint64_t fingerprint,
+                      int64_t now_s, int64_t max_age_s, k8s_snapshot_t *snap, char *why,
+                      size_t why_len);

@@ -185,7 +185,8 @@ int k8s_watcher_conf_set_snapshot(k8s_watcher_conf_t *conf, const char *dir, siz
 	if (dir_len >= sizeof(path)) {
 		return KNOT_ERANGE;
 	}
-	int len = snprintf(path, sizeof(path), "%.*s/mod-k8s-%016llx.snapshot", (int)dir_len, dir,
+	int len = snprintf(path, sizeof(path), "%.*s/" K8S_SNAP_DIR "/%016llx.snapshot",
+	                   (int)dir_len, dir,
 	                   (unsigned long long)k8s_watcher_conf_hash(conf, K8S_WCONF_SERVER));
 	if (len < 0 || (size_t)len >= sizeof(path)) {
 		return KNOT_ERANGE;
@@ -197,6 +198,14 @@ int k8s_watcher_conf_set_snapshot(k8s_watcher_conf_t *conf, const char *dir, siz
 	free((char *)conf->snapshot);
 	conf->snapshot = copy;
 	return KNOT_EOK;
+}
+
+size_t k8s_watcher_conf_snapshot_storage(const char *snapshot)
+{
+	// "<storage>/mod-k8s/<name>": the slash before the last one.
+	const char *name = strrchr(snapshot, '/');
+	const char *dir = (name != NULL) ? memrchr(snapshot, '/', (size_t)(name - snapshot)) : NULL;
+	return (dir != NULL) ? (size_t)(dir - snapshot) : 0;
 }
 
 void k8s_watcher_conf_free(k8s_watcher_conf_t *conf)

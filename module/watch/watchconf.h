@@ -89,15 +89,22 @@ extern const k8s_wconf_field_t k8s_watcher_conf_fields[];
 uint64_t k8s_watcher_conf_hash(const k8s_watcher_conf_t *conf, k8s_wconf_scope_t scope);
 
 /*!
- * \brief Sets the snapshot file of an owned copy: "<dir>/mod-k8s-<hash>.snapshot", the
- * hash that of the API server settings (K8S_WCONF_SERVER), so that watchers of
- * other servers (a Federated-DNS's members) keep a file each.
+ * \brief Sets the snapshot file of an owned copy: "<dir>/mod-k8s/<hash>.snapshot" (the
+ * module's own directory in the storage, snapfile.h), the hash that of the API server
+ * settings (K8S_WCONF_SERVER), so that watchers of other servers (a Federated-DNS's
+ * members) keep a file each.
  *
  * \param dir      The storage directory (\a dir_len bytes, no final slash needed).
  *
  * \retval KNOT_EOK, KNOT_ERANGE (path too long), KNOT_ENOMEM (the field is unchanged)
  */
 int k8s_watcher_conf_set_snapshot(k8s_watcher_conf_t *conf, const char *dir, size_t dir_len);
+
+/*!
+ * \brief The storage directory a snapshot file set by k8s_watcher_conf_set_snapshot() is in:
+ * the length of its path, \a snapshot's first bytes (0: none).
+ */
+size_t k8s_watcher_conf_snapshot_storage(const char *snapshot);
 
 /*! \brief True if zones with settings \a a and \a b may share a watcher. */
 bool k8s_watcher_conf_equal(const k8s_watcher_conf_t *a, const k8s_watcher_conf_t *b);

@@ -372,6 +372,7 @@ static void *watcher_main(void *arg)
 	}
 	// What changed since the last write, so that a restart starts from the latest state.
 	watcher_snapshot_save(w, current_needs(w), k8s_now_ms(), true);
+	watcher_snapshot_close(w);
 
 	for (int src = 0; src < K8S_SRC_COUNT; src++) {
 		k8s_reflector_free(w->reflectors[src]);

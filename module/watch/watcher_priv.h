@@ -35,6 +35,7 @@
 #include "api/reflector.h"
 #include "lib/beat.h"
 #include "store/resources.h"
+#include "store/snapfile.h"
 #include "watch/watcher.h"
 
 struct k8s_watcher {
@@ -68,6 +69,7 @@ struct k8s_watcher {
 	uint64_t stats_ms;
 
 	/* The warm restart's snapshot (owned by the thread). */
+	k8s_snapdir_t snapdir;        /*!< Its directory and key; fd -1: no snapshot. */
 	uint64_t fingerprint;         /*!< k8s_snapshot_fingerprint() of the settings. */
 	bool stale;                   /*!< Answering from the snapshot until every source is listed. */
 	atomic_bool superseded;       /*!< A successor of other settings writes the snapshot file now. */
@@ -123,8 +125,14 @@ static inline bool watcher_all_synced(const k8s_watcher_t *w, unsigned needs)
 	return true;
 }
 
-/*! \brief Reads the snapshot and answers from it, before the first request (watcher_snap.c). */
+/*!
+ * \brief Opens the snapshot's directory, reads the snapshot and answers from it, before
+ * the first request (watcher_snap.c).
+ */
 void watcher_snapshot_load(k8s_watcher_t *w, unsigned needs);
+
+/*! \brief Closes the snapshot's directory, after the last write. */
+void watcher_snapshot_close(k8s_watcher_t *w);
 
 /*!
  * \brief Writes the snapshot after the first sync, then at most every SNAPSHOT_PERIOD_MS

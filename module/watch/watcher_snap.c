@@ -21,6 +21,8 @@
  */
 
 #include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
 
 #include <libknot/errcode.h>
 #include <libknot/error.h>
@@ -38,6 +40,13 @@
 #define SNAPSHOT_PERIOD_FACTOR 200
 /*! \brief ...and this often without changes while every watch streams: its age is how old the state may be. */
 #define SNAPSHOT_REFRESH_MS (10 * 60 * 1000)
+
+/*! \brief The snapshot's file name in its directory (the settings' path's last part). */
+static const char *snapshot_name(const k8s_watcher_t *w)
+{
+	return strrchr(w->conf.snapshot, '/') + 1;
+}
+
 /*! \brief True if every watch streams (or its optional resource is absent). */
 static bool streaming(const k8s_watcher_t *w)
 {
@@ -77,7 +86,7 @@ static void snapshot_publish(k8s_watcher_t *w, unsigned needs)
 	uint64_t started = k8s_now_ms();
 	k8s_snapshot_t snap;
 	char why[256] = "";
-	int ret = k8s_snapshot_read(w->conf.snapshot, w->fingerprint, now_s,
+	int ret = k8s_snapshot_read(&w->snapdir, snapshot_name(w), w->fingerprint, now_s,
 	                            w->conf.snapshot_max_age_s, &snap, why, sizeof(why));
 	if (ret == KNOT_ENOENT) {
 		k8s_logf(&w->log, LOG_INFO, "no snapshot to answer from until the API is listed (%s)",
@@ -122,10 +131,32 @@ static void snapshot_publish(k8s_watcher_t *w, unsigned needs)
 	k8s_snapshot_free(&snap);
 }
 
+/*!
+ * \brief Opens the snapshot's directory and its key, once, at the thread's start: one
+ * that is not knotd's own is logged and the watcher runs without a snapshot.
+ */
+static void snapshot_dir_open(k8s_watcher_t *w)
+{
+	w->snapdir.fd = -1;
+	if (w->conf.snapshot == NULL) {
+		return;
+	}
+	const char *slash = strrchr(w->conf.snapshot, '/');
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - w->conf.snapshot), w->conf.snapshot);
+	char why[256] = "";
+	int ret = k8s_snapdir_open(&w->snapdir, dir, why, sizeof(why));
+	if (ret != KNOT_EOK) {
+		k8s_logf(&w->log, LOG_WARNING, "no snapshot for a warm restart (directory %s: %s)",
+		         dir, why);
+	}
+}
+
 void watcher_snapshot_load(k8s_watcher_t *w, unsigned needs)
 {
+	snapshot_dir_open(w);
 	// After a reload, the predecessor's live table is better than any file.
-	if (w->conf.snapshot == NULL || w->predecessor != NULL) {
+	if (w->snapdir.fd < 0 || w->predecessor != NULL) {
 		return;
 	}
 	// A fresh process: objects, blocks and the table's arrays in populated chunks (bulk.h).
@@ -137,7 +168,7 @@ void watcher_snapshot_load(k8s_watcher_t *w, unsigned needs)
 /*! \brief Writes the snapshot after the first sync, then at most every SNAPSHOT_PERIOD_MS while objects change. */
 void watcher_snapshot_save(k8s_watcher_t *w, unsigned needs, uint64_t now, bool last)
 {
-	if (w->conf.snapshot == NULL || w->stale || atomic_load(&w->superseded) ||
+	if (w->snapdir.fd < 0 || w->stale || atomic_load(&w->superseded) ||
 	    !watcher_all_synced(w, needs) ||
 	    (!last && now < w->snap_next_ms)) {
 		return;
@@ -153,16 +184,21 @@ void watcher_snapshot_save(k8s_watcher_t *w, unsigned needs, uint64_t now, bool 
 	}
 	size_t objects = 0;
 	uint64_t started = k8s_now_ms();
-	int ret = k8s_snapshot_write(w->conf.snapshot, w->fingerprint, watcher_wall_ns() / 1000000000,
-	                             w->store, sources, k8s_table_ready(&w->table), &objects);
+	// Its owner or mode may have changed since the start: then it holds nothing of ours.
+	char why[256] = "";
+	bool owned = k8s_snapdir_owned(&w->snapdir, why, sizeof(why));
+	int ret = !owned ? KNOT_EACCES :
+	          k8s_snapshot_write(&w->snapdir, snapshot_name(w), w->fingerprint,
+	                             watcher_wall_ns() / 1000000000, w->store, sources,
+	                             k8s_table_ready(&w->table), &objects);
 	uint64_t took = k8s_now_ms() - started;
 	w->snap_next_ms = now + ((took * SNAPSHOT_PERIOD_FACTOR > SNAPSHOT_PERIOD_MS)
 	                         ? took * SNAPSHOT_PERIOD_FACTOR : SNAPSHOT_PERIOD_MS);
 	if (ret != KNOT_EOK) {
 		// One line per try: the next is a period away.
 		w->snap_write_errors++;
-		k8s_logf(&w->log, LOG_WARNING, "cannot write snapshot %s (%s)", w->conf.snapshot,
-		         knot_strerror(ret));
+		k8s_logf(&w->log, LOG_WARNING, "cannot write snapshot %s (%s%s)", w->conf.snapshot,
+		         owned ? knot_strerror(ret) : "its directory is ", owned ? "" : why);
 		return;
 	}
 	// Only the first write is logged: the others would repeat it every few seconds.
@@ -174,6 +210,11 @@ void watcher_snapshot_save(k8s_watcher_t *w, unsigned needs, uint64_t now, bool 
 	}
 	w->snap_changes = k8s_store_stats(w->store)->changes;
 	w->snap_written_ms = now;
+}
+
+void watcher_snapshot_close(k8s_watcher_t *w)
+{
+	k8s_snapdir_close(&w->snapdir);
 }
 
 /*! \brief The snapshot's state is replaced once every source completed its first LIST. */

@@ -23,6 +23,8 @@
  * every page is touched for the first time (page faults counted: all, then per phase). The
  * loads run in a bulk session (bulk.h), as the watcher's warm start does.
  *
+ * The snapshot goes in a directory of its own under /tmp (its key made there, removed after).
+ *
  *   make tests/unit/bench_snapshot && tests/unit/bench_snapshot [services [endpoints]]
  */
 
@@ -59,6 +61,12 @@ static long page_faults(void)
 /*! Reads the snapshot at \a path into a new store and table as the watcher does; prints the phases. */
 static int load(const char *path)
 {
+	k8s_snapdir_t dir;
+	char why[256] = "";
+	if (k8s_snapdir_open(&dir, path, why, sizeof(why)) != KNOT_EOK) {
+		fprintf(stderr, "the snapshots' directory %s: %s\n", path, why);
+		return KNOT_ERROR;
+	}
 	k8s_table_t table;
 	k8s_store_conf_t conf = { 0 };
 	if (k8s_table_init(&table) != KNOT_EOK) {
@@ -66,12 +74,11 @@ static int load(const char *path)
 	}
 	k8s_store_t *store = k8s_store_new(&table, &conf, NULL);
 	k8s_snapshot_t snap;
-	char why[256] = "";
 	long faults = page_faults();
 	struct timespec t0;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
 	k8s_bulk_begin();  // As the watcher's warm start.
-	int ret = k8s_snapshot_read(path, 1, time(NULL), 0, &snap, why, sizeof(why));
+	int ret = k8s_snapshot_read(&dir, "snapshot", 1, time(NULL), 0, &snap, why, sizeof(why));
 	double read = ms_since(&t0);
 	long f_read = page_faults();
 	size_t svcs = 0, addrs = 0;
@@ -89,6 +96,7 @@ static int load(const char *path)
 	       why, stored, total - read - stored, total, f_end - faults, f_read - faults,
 	       f_store - f_read, f_end - f_store);
 	k8s_snapshot_free(&snap);
+	k8s_snapdir_close(&dir);
 	k8s_store_free(store);
 	urcu_memb_barrier();
 	k8s_table_deinit(&table);
@@ -180,7 +188,14 @@ int main(int argc, char **argv)
 	k8s_buf_free(&payload);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
 	size_t objects = 0;
-	int ret = k8s_snapshot_write(path, 1, time(NULL), store, sources, K8S_READY_CLUSTER, &objects);
+	k8s_snapdir_t dir;
+	char why[256] = "";
+	int ret = k8s_snapdir_open(&dir, path, why, sizeof(why));
+	if (ret == KNOT_EOK) {
+		ret = k8s_snapshot_write(&dir, "snapshot", 1, time(NULL), store, sources,
+		                         K8S_READY_CLUSTER, &objects);
+		k8s_snapdir_close(&dir);
+	}
 	printf("encode and write (flushed): %zu objects in %.1f ms (%s)\n", objects, ms_since(&t0), knot_strerror(ret));
 	k8s_store_free(store);
 	urcu_memb_barrier();
@@ -200,7 +215,8 @@ int main(int argc, char **argv)
 	if (system(cmd) != 0) {
 		fprintf(stderr, "the fresh process failed\n");
 	}
-	unlink(path);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	(void)!system(cmd);
 	urcu_memb_unregister_thread();
 	return 0;
 }

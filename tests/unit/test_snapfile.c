@@ -17,9 +17,13 @@
 
 /*
  * The warm restart's snapshot file (module/store/snapfile.c): what was written reads back,
- * and every kind of bad file is refused with its reason, never half-read.
+ * and every kind of bad file is refused with its reason, never half-read; its directory is
+ * made private and refused when anyone else may write in it; its key is made once, with
+ * mode 0600, and refused when anyone else may read or write it; a snapshot not keyed with
+ * the directory's key is refused.
  */
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,22 +41,48 @@
 
 #define SETTINGS 0x1234abcdULL
 #define NOW      1800000000LL
+#define NAME     "0123456789abcdef.snapshot"
 static const char PAYLOAD[] = "{\"services\":[]}";
 
-static char path[256];
+static char storage[64];   /* The zone's storage: a private directory of the test's. */
+static char dir_path[300];  /* The snapshots' directory in it. */
+static char path[400];      /* The snapshot file. */
+static char key_path[400];
+static k8s_snapdir_t dir = { .fd = -1 };
+
+static void write_default(void)
+{
+	k8s_snaphdr_t hdr = { .settings_hash = SETTINGS, .created_s = NOW - 10, .sources = 3,
+	                      .counts = { 5, 0, 7 } };
+	assert_int_equal(k8s_snapfile_write(&dir, NAME, &hdr, PAYLOAD, sizeof(PAYLOAD) - 1),
+	                 KNOT_EOK);
+}
 
 static int setup(void **state)
 {
-	snprintf(path, sizeof(path), "/tmp/test_snapfile.%d", (int)getpid());
-	k8s_snaphdr_t hdr = { .settings_hash = SETTINGS, .created_s = NOW - 10, .sources = 3,
-	                      .counts = { 5, 0, 7 } };
-	return k8s_snapfile_write(path, &hdr, PAYLOAD, sizeof(PAYLOAD) - 1);
+	snprintf(storage, sizeof(storage), "/tmp/test_snapfile.XXXXXX");
+	if (mkdtemp(storage) == NULL) {
+		return -1;
+	}
+	snprintf(dir_path, sizeof(dir_path), "%s/" K8S_SNAP_DIR, storage);
+	snprintf(path, sizeof(path), "%s/" NAME, dir_path);
+	snprintf(key_path, sizeof(key_path), "%s/" K8S_SNAP_KEY_FILE, dir_path);
+	char why[256] = "";
+	if (k8s_snapdir_open(&dir, dir_path, why, sizeof(why)) != KNOT_EOK) {
+		print_error("the snapshots' directory: %s\n", why);
+		return -1;
+	}
+	write_default();
+	return 0;
 }
 
 static int teardown(void **state)
 {
-	unlink(path);
-	return 0;
+	k8s_snapdir_close(&dir);
+	char command[600];
+	snprintf(command, sizeof(command), "chmod -R u+rwx %s 2>/dev/null; rm -rf %s", storage,
+	         storage);
+	return system(command) == 0 ? 0 : -1;
 }
 
 /*! Reads the test file with default expectations; returns the result and the reason. */
@@ -60,7 +90,7 @@ static int read_back(uint64_t settings, int64_t max_age, char *why, size_t why_l
 {
 	k8s_snaphdr_t hdr;
 	k8s_snapmap_t map;
-	int ret = k8s_snapfile_read(path, settings, NOW, max_age, &hdr, &map, why, why_len);
+	int ret = k8s_snapfile_read(&dir, NAME, settings, NOW, max_age, &hdr, &map, why, why_len);
 	if (ret == KNOT_EOK) {
 		assert_int_equal(map.len, sizeof(PAYLOAD) - 1);
 		assert_memory_equal(map.payload, PAYLOAD, map.len);
@@ -80,9 +110,12 @@ static void what_was_written_reads_back(void **state)
 {
 	char why[128];
 	assert_int_equal(read_back(SETTINGS, 3600, why, sizeof(why)), KNOT_EOK);
-	char tmp[300];
+	char tmp[500];
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	assert_int_not_equal(access(tmp, F_OK), 0); // Renamed, not left aside.
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
 }
 
 static void a_missing_snapshot_is_enoent(void **state)
@@ -121,7 +154,7 @@ static void cut_in_header(FILE *f, long size)
 
 static void flip_payload_byte(FILE *f, long size)
 {
-	fseek(f, size - 12, SEEK_SET);
+	fseek(f, size - K8S_SNAP_MAC_LEN - 4, SEEK_SET);
 	fputc('X', f);
 }
 
@@ -156,7 +189,7 @@ static void a_snapshot_cut_in_its_header_is_refused(void **state)
 
 static void a_corrupt_snapshot_is_refused(void **state)
 {
-	expect_refused(flip_payload_byte, SETTINGS, 0, "checksum");
+	expect_refused(flip_payload_byte, SETTINGS, 0, "key check failed");
 }
 
 static void a_foreign_version_is_refused(void **state)
@@ -186,7 +219,8 @@ static void write_created(int64_t created_s)
 {
 	k8s_snaphdr_t hdr = { .settings_hash = SETTINGS, .created_s = created_s, .sources = 3,
 	                      .counts = { 5, 0, 7 } };
-	assert_int_equal(k8s_snapfile_write(path, &hdr, PAYLOAD, sizeof(PAYLOAD) - 1), KNOT_EOK);
+	assert_int_equal(k8s_snapfile_write(&dir, NAME, &hdr, PAYLOAD, sizeof(PAYLOAD) - 1),
+	                 KNOT_EOK);
 }
 
 static void a_negative_creation_time_is_refused(void **state)
@@ -215,7 +249,7 @@ static void path_with(char *out, size_t len, const char *suffix)
 
 static void a_link_planted_at_the_temporary_name_is_not_followed(void **state)
 {
-	char tmp[300], victim[300];
+	char tmp[500], victim[500];
 	path_with(tmp, sizeof(tmp), ".tmp");
 	path_with(victim, sizeof(victim), ".victim");
 	FILE *f = fopen(victim, "w");
@@ -226,7 +260,7 @@ static void a_link_planted_at_the_temporary_name_is_not_followed(void **state)
 
 	k8s_snaphdr_t hdr = { .settings_hash = SETTINGS, .created_s = NOW - 10, .sources = 3,
 	                      .counts = { 5, 0, 7 } };
-	int ret = k8s_snapfile_write(path, &hdr, PAYLOAD, sizeof(PAYLOAD) - 1);
+	int ret = k8s_snapfile_write(&dir, NAME, &hdr, PAYLOAD, sizeof(PAYLOAD) - 1);
 	char text[32] = "";
 	f = fopen(victim, "r");
 	assert_non_null(f);
@@ -243,7 +277,7 @@ static void a_link_planted_at_the_temporary_name_is_not_followed(void **state)
 
 static void a_snapshot_that_is_a_symbolic_link_is_refused(void **state)
 {
-	char real[300];
+	char real[500];
 	path_with(real, sizeof(real), ".real");
 	assert_int_equal(rename(path, real), 0);
 	assert_int_equal(symlink(real, path), 0);
@@ -272,6 +306,230 @@ static void a_snapshot_owned_by_another_user_is_refused(void **state)
 		skip();  // Only root may give a file away.
 	}
 	expect_refused(NULL, SETTINGS, 0, "owned by uid");
+}
+
+/* The directory and its key. */
+
+static void read_key(const char *file, uint8_t key[K8S_SNAP_KEY_LEN])
+{
+	FILE *f = fopen(file, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(key, 1, K8S_SNAP_KEY_LEN + 1, f), K8S_SNAP_KEY_LEN);
+	fclose(f);
+}
+
+static void the_directory_is_made_private_with_a_key_of_mode_0600(void **state)
+{
+	struct stat st;
+	assert_int_equal(lstat(dir_path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(lstat(key_path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_size, K8S_SNAP_KEY_LEN);
+	uint8_t key[K8S_SNAP_KEY_LEN];
+	read_key(key_path, key);
+	assert_memory_equal(key, dir.key, K8S_SNAP_KEY_LEN);
+	// Opened again (a restart), the same key: the snapshot reads back.
+	k8s_snapdir_close(&dir);
+	char why[256];
+	assert_int_equal(k8s_snapdir_open(&dir, dir_path, why, sizeof(why)), KNOT_EOK);
+	assert_memory_equal(key, dir.key, K8S_SNAP_KEY_LEN);
+	assert_int_equal(read_back(SETTINGS, 0, why, sizeof(why)), KNOT_EOK);
+	// Made whatever the umask: exactly 0700 and 0600.
+	char other[400];
+	snprintf(other, sizeof(other), "%s/other", storage);
+	mode_t old = umask(0);
+	k8s_snapdir_t d;
+	assert_int_equal(k8s_snapdir_open(&d, other, why, sizeof(why)), KNOT_EOK);
+	umask(old);
+	assert_int_equal(fstat(d.fd, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_memory_not_equal(d.key, dir.key, K8S_SNAP_KEY_LEN);  // A key per directory.
+	k8s_snapdir_close(&d);
+	assert_int_equal(d.fd, -1);
+}
+
+/*! Expects the directory refused with \a reason, and its key untouched. */
+static void expect_dir_refused(const char *reason)
+{
+	k8s_snapdir_t d;
+	char why[256] = "";
+	assert_int_equal(k8s_snapdir_open(&d, dir_path, why, sizeof(why)), KNOT_EMALF);
+	assert_int_equal(d.fd, -1);
+	if (strstr(why, reason) == NULL) {
+		fail_msg("refused for '%s', not '%s'", why, reason);
+	}
+}
+
+static void a_directory_others_may_write_in_is_refused(void **state)
+{
+	static const mode_t modes[] = { 0770, 0730, 0707, 0777, 01777, 02770 };
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		assert_int_equal(chmod(dir_path, modes[i]), 0);
+		expect_dir_refused("writable by group or others");
+		// Opened before the change: the check before each read and write sees it.
+		char why[256] = "";
+		assert_false(k8s_snapdir_owned(&dir, why, sizeof(why)));
+		assert_non_null(strstr(why, "writable by group or others"));
+	}
+	// Readable by others is not what the check is for: their writes are.
+	assert_int_equal(chmod(dir_path, 0755), 0);
+	char why[256] = "";
+	assert_true(k8s_snapdir_owned(&dir, why, sizeof(why)));
+	k8s_snapdir_t d;
+	assert_int_equal(k8s_snapdir_open(&d, dir_path, why, sizeof(why)), KNOT_EOK);
+	k8s_snapdir_close(&d);
+}
+
+static void a_directory_of_another_user_is_refused(void **state)
+{
+	uid_t other = (geteuid() == 65534) ? 65533 : 65534;
+	if (chown(dir_path, other, (gid_t)-1) != 0) {
+		skip();  // Only root may give a directory away.
+	}
+	expect_dir_refused("owned by uid");
+	char why[256] = "";
+	assert_false(k8s_snapdir_owned(&dir, why, sizeof(why)));
+}
+
+static void a_directory_that_is_a_link_or_a_file_is_refused(void **state)
+{
+	char real[400];
+	snprintf(real, sizeof(real), "%s/real", storage);
+	assert_int_equal(rename(dir_path, real), 0);
+	assert_int_equal(symlink(real, dir_path), 0);
+	expect_dir_refused("a symbolic link");
+	assert_int_equal(unlink(dir_path), 0);
+	FILE *f = fopen(dir_path, "w");
+	assert_non_null(f);
+	fclose(f);
+	expect_dir_refused("not a directory");
+	assert_int_equal(unlink(dir_path), 0);
+	assert_int_equal(rename(real, dir_path), 0);
+}
+
+static void a_key_anyone_else_may_read_or_write_is_refused(void **state)
+{
+	static const mode_t modes[] = { 0640, 0604, 0620, 0602, 0660, 0644 };
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		assert_int_equal(chmod(key_path, modes[i]), 0);
+		expect_dir_refused(K8S_SNAP_KEY_FILE " is readable or writable by group or others");
+	}
+	assert_int_equal(chmod(key_path, 0400), 0);  // Narrower than 0600 is fine.
+	k8s_snapdir_t d;
+	char why[256] = "";
+	assert_int_equal(k8s_snapdir_open(&d, dir_path, why, sizeof(why)), KNOT_EOK);
+	assert_memory_equal(d.key, dir.key, K8S_SNAP_KEY_LEN);
+	k8s_snapdir_close(&d);
+}
+
+static void a_key_of_another_user_a_link_or_of_another_size_is_refused(void **state)
+{
+	uid_t other = (geteuid() == 65534) ? 65533 : 65534;
+	if (chown(key_path, other, (gid_t)-1) == 0) {
+		expect_dir_refused(K8S_SNAP_KEY_FILE " is owned by uid");
+		assert_int_equal(chown(key_path, geteuid(), (gid_t)-1), 0);
+	}
+	char real[400];
+	snprintf(real, sizeof(real), "%s/real.key", storage);
+	assert_int_equal(rename(key_path, real), 0);
+	assert_int_equal(symlink(real, key_path), 0);
+	expect_dir_refused(K8S_SNAP_KEY_FILE " is a symbolic link");
+	assert_int_equal(unlink(key_path), 0);
+	assert_int_equal(rename(real, key_path), 0);
+	assert_int_equal(truncate(key_path, 16), 0);
+	expect_dir_refused(K8S_SNAP_KEY_FILE " is not 32 bytes");
+}
+
+static void a_snapshot_keyed_with_another_key_is_refused(void **state)
+{
+	// The key replaced (another knotd's file copied here, or the key lost and made again).
+	assert_int_equal(unlink(key_path), 0);
+	k8s_snapdir_close(&dir);
+	char why[256] = "";
+	assert_int_equal(k8s_snapdir_open(&dir, dir_path, why, sizeof(why)), KNOT_EOK);
+	assert_int_equal(read_back(SETTINGS, 0, why, sizeof(why)), KNOT_EMALF);
+	assert_non_null(strstr(why, "key check failed"));
+	// Written again with it: read.
+	write_default();
+	assert_int_equal(read_back(SETTINGS, 0, why, sizeof(why)), KNOT_EOK);
+}
+
+static void a_snapshot_of_version_2_is_refused_by_its_version(void **state)
+{
+	// Version 2 ended with an FNV-1a checksum, unkeyed.
+	unsigned char file[32 + 8 + 8];
+	memcpy(file, MOD_K8S_SNAP_MAGIC, 8);
+	k8s_snap_put_le(file + 8, 2, 4);
+	k8s_snap_put_le(file + 12, 0, 4);
+	k8s_snap_put_le(file + 16, SETTINGS, 8);
+	k8s_snap_put_le(file + 24, NOW - 10, 8);
+	k8s_snap_put_le(file + 32, 0, 8);
+	k8s_snap_put_le(file + 40, k8s_fnv64(file, 40, K8S_FNV64_INIT), 8);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(file, 1, sizeof(file), f), sizeof(file));
+	fclose(f);
+	char why[128], reason[64];
+	assert_int_equal(read_back(SETTINGS, 0, why, sizeof(why)), KNOT_EMALF);
+	snprintf(reason, sizeof(reason), "version 2, expected %u", K8S_SNAP_VERSION);
+	assert_string_equal(why, reason);
+}
+
+static void *open_concurrently(void *arg)
+{
+	k8s_snapdir_t *d = arg;
+	char why[256] = "";
+	return (void *)(intptr_t)k8s_snapdir_open(d, dir_path, why, sizeof(why));
+}
+
+static void watchers_that_open_a_new_directory_at_once_share_one_key(void **state)
+{
+	k8s_snapdir_close(&dir);
+	char command[400];
+	snprintf(command, sizeof(command), "rm -rf %s", dir_path);
+	assert_int_equal(system(command), 0);
+	enum { THREADS = 8 };
+	pthread_t threads[THREADS];
+	k8s_snapdir_t dirs[THREADS];
+	for (int i = 0; i < THREADS; i++) {
+		assert_int_equal(pthread_create(&threads[i], NULL, open_concurrently, &dirs[i]), 0);
+	}
+	for (int i = 0; i < THREADS; i++) {
+		void *ret = NULL;
+		pthread_join(threads[i], &ret);
+		assert_int_equal((intptr_t)ret, KNOT_EOK);
+	}
+	uint8_t key[K8S_SNAP_KEY_LEN];
+	read_key(key_path, key);
+	for (int i = 0; i < THREADS; i++) {
+		assert_memory_equal(dirs[i].key, key, K8S_SNAP_KEY_LEN);
+		k8s_snapdir_close(&dirs[i]);
+	}
+	// No temporary key left behind.
+	snprintf(command, sizeof(command), "test $(ls -A %s | wc -l) -eq 1", dir_path);
+	assert_int_equal(system(command), 0);
+	char why[256];
+	assert_int_equal(k8s_snapdir_open(&dir, dir_path, why, sizeof(why)), KNOT_EOK);
+}
+
+static void the_mac_is_hmac_sha256(void **state)
+{
+	// Python's hmac.new(bytes(range(32)), b"The quick brown fox...", "sha256").
+	static const uint8_t expected[K8S_SNAP_MAC_LEN] = {
+		0xf8, 0x7a, 0xd2, 0x56, 0x15, 0x1f, 0xc7, 0xb4, 0xc5, 0xdf, 0xfa, 0x4a, 0xdb, 0x3e,
+		0xbe, 0x91, 0x1a, 0x8e, 0xeb, 0x8a, 0x8e, 0xbd, 0xee, 0x3c, 0x2a, 0x4a, 0x8e, 0x5f,
+		0x5e, 0xc0, 0x2c, 0x32,
+	};
+	uint8_t key[K8S_SNAP_KEY_LEN], mac[K8S_SNAP_MAC_LEN];
+	for (int i = 0; i < K8S_SNAP_KEY_LEN; i++) {
+		key[i] = (uint8_t)i;
+	}
+	static const char text[] = "The quick brown fox jumps over the lazy dog";
+	assert_int_equal(k8s_snapfile_mac(key, text, sizeof(text) - 1, mac), KNOT_EOK);
+	assert_memory_equal(mac, expected, sizeof(mac));
 }
 
 static void fnv64_matches_the_reference_values(void **state)
@@ -305,6 +563,24 @@ int main(void)
 		                                teardown),
 		cmocka_unit_test_setup_teardown(a_snapshot_owned_by_another_user_is_refused, setup,
 		                                teardown),
+		cmocka_unit_test_setup_teardown(the_directory_is_made_private_with_a_key_of_mode_0600,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(a_directory_others_may_write_in_is_refused, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(a_directory_of_another_user_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_directory_that_is_a_link_or_a_file_is_refused, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(a_key_anyone_else_may_read_or_write_is_refused, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(a_key_of_another_user_a_link_or_of_another_size_is_refused,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(a_snapshot_keyed_with_another_key_is_refused, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(a_snapshot_of_version_2_is_refused_by_its_version, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(watchers_that_open_a_new_directory_at_once_share_one_key,
+		                                setup, teardown),
+		cmocka_unit_test(the_mac_is_hmac_sha256),
 		cmocka_unit_test(fnv64_matches_the_reference_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,6 +21,7 @@
  * reason.
  */
 
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -382,28 +383,49 @@ static void objects_are_read_with_every_field_checked(void **state)
 	        "string longer than the object");
 }
 
-/*! Writes a snapshot file of version \a version (snapfile.h's layout) holding \a payload. */
-static void write_file(const char *path, uint32_t version, uint64_t settings, int64_t created,
-                       const uint64_t counts[K8S_SRC_COUNT], const char *payload, size_t len)
+/*! A snapshots' directory of the test's own (k8s_snapdir_close() and remove_dir() after). */
+static void open_dir(k8s_snapdir_t *dir, char *path, size_t len)
 {
-	unsigned char head[32 + 8 * K8S_SRC_COUNT + 8];
+	char storage[] = "/tmp/test_snapshot.XXXXXX";
+	assert_non_null(mkdtemp(storage));
+	snprintf(path, len, "%s/" K8S_SNAP_DIR, storage);
+	char why[256] = "";
+	assert_int_equal(k8s_snapdir_open(dir, path, why, sizeof(why)), KNOT_EOK);
+}
+
+static void remove_dir(k8s_snapdir_t *dir, const char *path)
+{
+	k8s_snapdir_close(dir);
+	char command[300];
+	snprintf(command, sizeof(command), "rm -rf %.*s", (int)(strrchr(path, '/') - path), path);
+	assert_int_equal(system(command), 0);
+}
+
+/*! Writes a snapshot file of version \a version (snapfile.h's layout) holding \a payload. */
+static void write_file(const k8s_snapdir_t *dir, const char *name, uint32_t version,
+                       uint64_t settings, int64_t created, const uint64_t counts[K8S_SRC_COUNT],
+                       const char *payload, size_t len)
+{
+	size_t head_len = 32 + 8 * K8S_SRC_COUNT + 8;
+	unsigned char *file = test_malloc(head_len + len + K8S_SNAP_MAC_LEN);
 	uint32_t sources = K8S_SRC_COUNT;
 	uint64_t plen = len;
-	memcpy(head, MOD_K8S_SNAP_MAGIC, 8);
-	memcpy(head + 8, &version, 4);
-	memcpy(head + 12, &sources, 4);
-	memcpy(head + 16, &settings, 8);
-	memcpy(head + 24, &created, 8);
-	memcpy(head + 32, counts, 8 * K8S_SRC_COUNT);
-	memcpy(head + 32 + 8 * K8S_SRC_COUNT, &plen, 8);
-	uint64_t sum = k8s_fnv64(head, sizeof(head), K8S_FNV64_INIT);
-	sum = k8s_fnv64(payload, len, sum);
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(head, 1, sizeof(head), f), sizeof(head));
-	assert_int_equal(fwrite(payload, 1, len, f), len);
-	assert_int_equal(fwrite(&sum, 1, sizeof(sum), f), sizeof(sum));
-	fclose(f);
+	memcpy(file, MOD_K8S_SNAP_MAGIC, 8);
+	memcpy(file + 8, &version, 4);
+	memcpy(file + 12, &sources, 4);
+	memcpy(file + 16, &settings, 8);
+	memcpy(file + 24, &created, 8);
+	memcpy(file + 32, counts, 8 * K8S_SRC_COUNT);
+	memcpy(file + 32 + 8 * K8S_SRC_COUNT, &plen, 8);
+	memcpy(file + head_len, payload, len);
+	assert_int_equal(k8s_snapfile_mac(dir->key, file, head_len + len, file + head_len + len),
+	                 KNOT_EOK);
+	int fd = openat(dir->fd, name, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, file, head_len + len + K8S_SNAP_MAC_LEN),
+	                 head_len + len + K8S_SNAP_MAC_LEN);
+	close(fd);
+	test_free(file);
 }
 
 static void a_snapshot_of_the_json_format_is_refused_not_misread(void **state)
@@ -415,23 +437,25 @@ static void a_snapshot_of_the_json_format_is_refused_not_misread(void **state)
 	};
 	memcpy(payload + HEAD_BYTES + ENTRY_BYTES, json, sizeof(json) - 1);
 	uint64_t counts[K8S_SRC_COUNT] = { [K8S_SRC_NAMESPACES] = 1 };
+	k8s_snapdir_t dir;
 	char path[64];
-	snprintf(path, sizeof(path), "/tmp/test_snapshot_v1.%d", (int)getpid());
-	write_file(path, 1, 42, 1800000000, counts, payload, sizeof(payload) - 1);
+	open_dir(&dir, path, sizeof(path));
+	write_file(&dir, "v1", 1, 42, 1800000000, counts, payload, sizeof(payload) - 1);
 	k8s_snapshot_t snap;
 	char why[256] = "";
-	assert_int_equal(k8s_snapshot_read(path, 42, 1800000010, 0, &snap, why, sizeof(why)),
+	assert_int_equal(k8s_snapshot_read(&dir, "v1", 42, 1800000010, 0, &snap, why, sizeof(why)),
 	                 KNOT_EMALF);
 	assert_int_equal(snap.count, 0);
 	if (strstr(why, "version 1, expected") == NULL) {
 		fail_msg("refused for '%s'", why);
 	}
-	// The same file as the current version: the JSON is no object of it.
-	write_file(path, K8S_SNAP_VERSION, 42, 1800000000, counts, payload, sizeof(payload) - 1);
-	assert_int_equal(k8s_snapshot_read(path, 42, 1800000010, 0, &snap, why, sizeof(why)),
+	// The same file as the current version, keyed: the JSON is no object of it.
+	write_file(&dir, "v1", K8S_SNAP_VERSION, 42, 1800000000, counts, payload,
+	           sizeof(payload) - 1);
+	assert_int_equal(k8s_snapshot_read(&dir, "v1", 42, 1800000010, 0, &snap, why, sizeof(why)),
 	                 KNOT_EMALF);
 	assert_non_null(strstr(why, "does not decode"));
-	unlink(path);
+	remove_dir(&dir, path);
 }
 
 static void the_fingerprint_follows_what_is_held_not_how(void **state)
@@ -461,26 +485,49 @@ static void the_fingerprint_follows_what_is_held_not_how(void **state)
 
 static void a_written_file_reads_back_and_another_fingerprint_is_refused(void **state)
 {
+	k8s_snapdir_t dir;
 	char path[64];
-	snprintf(path, sizeof(path), "/tmp/test_snapshot.%d", (int)getpid());
+	open_dir(&dir, path, sizeof(path));
 	size_t objects = 0;
-	assert_int_equal(k8s_snapshot_write(path, 42, 1800000000, store, ALL_SOURCES,
+	assert_int_equal(k8s_snapshot_write(&dir, "s", 42, 1800000000, store, ALL_SOURCES,
 	                                    K8S_READY_CLUSTER, &objects), KNOT_EOK);
 	assert_int_equal(objects, OBJECT_COUNT);
 	k8s_snapshot_t snap;
 	char why[256];
-	assert_int_equal(k8s_snapshot_read(path, 42, 1800000010, 60, &snap, why, sizeof(why)),
+	assert_int_equal(k8s_snapshot_read(&dir, "s", 42, 1800000010, 60, &snap, why, sizeof(why)),
 	                 KNOT_EOK);
 	assert_int_equal(snap.count, OBJECT_COUNT);
 	assert_int_equal(snap.created_s, 1800000000);
 	k8s_snapshot_free(&snap);
-	assert_int_equal(k8s_snapshot_read(path, 43, 1800000010, 60, &snap, why, sizeof(why)),
+	assert_int_equal(k8s_snapshot_read(&dir, "s", 43, 1800000010, 60, &snap, why, sizeof(why)),
 	                 KNOT_EMALF);
 	assert_non_null(strstr(why, "other watch settings"));
-	assert_int_equal(k8s_snapshot_read(path, 42, 1800000100, 60, &snap, why, sizeof(why)),
+	assert_int_equal(k8s_snapshot_read(&dir, "s", 42, 1800000100, 60, &snap, why, sizeof(why)),
 	                 KNOT_EMALF);
 	assert_non_null(strstr(why, "older than snapshot-max-age"));
-	unlink(path);
+	remove_dir(&dir, path);
+}
+
+static void a_file_keyed_with_another_directorys_key_is_refused_whole(void **state)
+{
+	// A snapshot copied from another knotd's storage: every byte as that knotd wrote it.
+	k8s_snapdir_t ours, theirs;
+	char ours_path[64], theirs_path[64];
+	open_dir(&ours, ours_path, sizeof(ours_path));
+	open_dir(&theirs, theirs_path, sizeof(theirs_path));
+	size_t objects = 0;
+	assert_int_equal(k8s_snapshot_write(&theirs, "s", 42, 1800000000, store, ALL_SOURCES,
+	                                    K8S_READY_CLUSTER, &objects), KNOT_EOK);
+	assert_int_equal(renameat(theirs.fd, "s", ours.fd, "s"), 0);
+	k8s_snapshot_t snap;
+	char why[256];
+	assert_int_equal(k8s_snapshot_read(&ours, "s", 42, 1800000010, 60, &snap, why, sizeof(why)),
+	                 KNOT_EMALF);
+	assert_int_equal(snap.count, 0);
+	assert_null(snap.objects);
+	assert_non_null(strstr(why, "key check failed"));
+	remove_dir(&ours, ours_path);
+	remove_dir(&theirs, theirs_path);
 }
 
 int main(void)
@@ -494,6 +541,7 @@ int main(void)
 		cmocka_unit_test(a_snapshot_of_the_json_format_is_refused_not_misread),
 		cmocka_unit_test(the_fingerprint_follows_what_is_held_not_how),
 		cmocka_unit_test(a_written_file_reads_back_and_another_fingerprint_is_refused),
+		cmocka_unit_test(a_file_keyed_with_another_directorys_key_is_refused_whole),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

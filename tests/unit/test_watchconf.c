@@ -180,20 +180,25 @@ static void each_api_server_gets_its_own_snapshot_file_in_the_storage(void **sta
 	assert_int_equal(k8s_watcher_conf_set_snapshot(&b, dir, 13), KNOT_EOK);
 	assert_int_equal(k8s_watcher_conf_set_snapshot(&c, dir, 13), KNOT_EOK);
 	assert_int_equal(k8s_watcher_conf_set_snapshot(&a2, dir, 13), KNOT_EOK);
-	assert_int_equal(strlen(a.snapshot), strlen("/var/lib/knot/mod-k8s-0123456789abcdef.snapshot"));
-	assert_memory_equal(a.snapshot, "/var/lib/knot/mod-k8s-", 22);
+	assert_int_equal(strlen(a.snapshot), strlen("/var/lib/knot/mod-k8s/0123456789abcdef.snapshot"));
+	assert_memory_equal(a.snapshot, "/var/lib/knot/mod-k8s/", 22);
 	assert_string_not_equal(a.snapshot, b.snapshot);
 	assert_string_not_equal(a.snapshot, c.snapshot);
 	// Settings that are no API server's (labels) do not name the file: the fingerprint tells them.
 	assert_string_equal(a.snapshot, a2.snapshot);
+	// The storage it is in, as a Federated-DNS's members are given it (k8s_fed.c).
+	assert_int_equal(k8s_watcher_conf_snapshot_storage(a.snapshot), 13);
 	// Set again (a copy of other settings): replaced, not leaked.
 	assert_int_equal(k8s_watcher_conf_set_snapshot(&a, "/srv", 4), KNOT_EOK);
-	assert_memory_equal(a.snapshot, "/srv/mod-k8s-", 13);
+	assert_memory_equal(a.snapshot, "/srv/mod-k8s/", 13);
+	assert_int_equal(k8s_watcher_conf_snapshot_storage(a.snapshot), 4);
+	assert_int_equal(k8s_watcher_conf_snapshot_storage("x.snapshot"), 0);
+	assert_int_equal(k8s_watcher_conf_snapshot_storage("/x.snapshot"), 0);
 	char longdir[5000];
 	memset(longdir, 'd', sizeof(longdir));
 	assert_int_equal(k8s_watcher_conf_set_snapshot(&b, longdir, sizeof(longdir)), KNOT_ERANGE);
 	assert_int_equal(k8s_watcher_conf_set_snapshot(&b, longdir, 4096 - 20), KNOT_ERANGE);
-	assert_memory_equal(b.snapshot, "/var/lib/knot/mod-k8s-", 22);
+	assert_memory_equal(b.snapshot, "/var/lib/knot/mod-k8s/", 22);
 	free((char *)a.snapshot);
 	free((char *)b.snapshot);
 	free((char *)c.snapshot);

@@ -248,7 +248,7 @@ def a_restart_with_every_member_api_down_answers_every_members_last_state(f):
     # Issue 22: each member's watcher writes a snapshot of its own in the zone's storage,
     # named by its API server (kubeconfig, context); before, all wrote one file in turn.
     workdir = tempfile.mkdtemp(prefix="mod-k8s-fed-warm-")
-    snapshots = os.path.join(workdir, "zones", "mod-k8s-*.snapshot")
+    snapshots = os.path.join(workdir, "zones", "mod-k8s", "*.snapshot")
     server = None
     try:
         server = knotd.Knotd(module=f.module(), zones=ZONES, workdir=workdir)

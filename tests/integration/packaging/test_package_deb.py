@@ -10,7 +10,9 @@ runs as the knot user with NET_BIND_SERVICE, as Debian's knot.service starts it,
 the packaged example as /etc/knot/knot.conf and the packaged zone files; the only
 adaptation is what a pod has and a host does not: the API server's address in the
 environment and a service account directory (the simulator's). The simulator and kdig
-run on the host, in the same private network namespace.
+run on the host, in the same private network namespace. Restarted with the API server
+down, knotd answers from the snapshot it keeps in Debian's /var/lib/knot (root:knot
+0770), in a directory of its own (0700, its key 0600).
 
 Runs when MODK8S_DEB names the .deb (packaging/test-deb sets it), as root, with
 mmdebstrap and a reachable Debian mirror; skips otherwise, saying why.
@@ -73,7 +75,10 @@ class Installed(rootfs.Knotd):
         self.sim.start()
         rootfs.service_account(self.sim, os.path.join(self.root, rootfs.SERVICEACCOUNT.lstrip("/")))
         self.log_path = os.path.join(self.workdir, "knotd.log")
-        # As knot.service: User=knot, AmbientCapabilities=CAP_NET_BIND_SERVICE.
+        self.start_knotd()
+
+    def start_knotd(self):
+        """knotd as knot.service starts it: User=knot, AmbientCapabilities=CAP_NET_BIND_SERVICE."""
         self.proc = rootfs.start(self.root, [
             "setpriv", "--reuid=knot", "--regid=knot", "--init-groups",
             "--inh-caps=+net_bind_service", "--ambient-caps=+net_bind_service",
@@ -147,5 +152,33 @@ nope.default.svc.cluster.local.              A    NXDOMAIN aa
 kubernetes.default.svc.cluster.local.        A    NOERROR aa tcp 10.96.0.1
 cluster.local.                               SOA  NOERROR aa ns.dns.cluster.local. hostmaster.cluster.local. 1 7200 1800 86400 5
 """)
+
+
+@tests.case
+def knotd_restarted_answers_from_its_snapshot_kept_in_debians_storage(root):
+    # Debian's /var/lib/knot is root:knot 0770 (knot's postinst): shared with the knot group,
+    # so knotd keeps its snapshots in a directory of its own there, 0700, keyed with a 0600
+    # key (issue 40, item 6).
+    storage = os.path.join(root.root, "var", "lib", "knot")
+    testing.eventually(lambda: testing.expect(
+        "wrote snapshot" in root.log_text(), "no snapshot written yet"), timeout=30, interval=0.5)
+    st = os.stat(storage)
+    print(f"# /var/lib/knot: uid {st.st_uid}, mode {st.st_mode & 0o7777:o}")
+    modes = {name: (st.st_uid, st.st_mode & 0o7777) for name, st in
+             (("mod-k8s", os.lstat(os.path.join(storage, "mod-k8s"))),
+              ("snapshot.key", os.lstat(os.path.join(storage, "mod-k8s", "snapshot.key"))))}
+    testing.expect_equal(modes, {"mod-k8s": (root.knot_uid, 0o700),
+                                 "snapshot.key": (root.knot_uid, 0o600)}, "owners and modes")
+    rootfs.stop(root.proc)
+    root.sim.outage(3600)
+    try:
+        mark = len(root.log_text())
+        root.start_knotd()
+        log = root.log_text()[mark:]
+        testing.expect("answering from the snapshot" in log and "no snapshot" not in log,
+                       f"the restarted knotd's log:\n{log}")
+    finally:
+        root.sim.outage(0)
+
 
 tests.main(fixture=Installed)

@@ -13,6 +13,8 @@ the ConfigMap (knot.conf and the zone files) read-only at /etc/knot, emptyDirs a
 only (drop ALL, add NET_BIND_SERVICE). The init container's script writes
 /run/knot/knot.conf, then knotd starts with the image's entrypoint and the Deployment's
 args, on port 53 of a private network namespace shared with the simulator and kdig.
+knotd stopped and started again with the API server down answers from the snapshot it
+keeps in the storage emptyDir (0777), in a directory of its own (0700, its key 0600).
 Last, the reloader container's command applies a changed ConfigMap with knotc reload.
 
 Runs when MODK8S_IMAGE names the image (OCI layout path:tag; packaging/test-image sets
@@ -314,6 +316,34 @@ kubernetes.default.svc.cluster.local.        A    NOERROR aa tcp 10.96.0.1
 clusterset.local.                            SOA  NOERROR aa ns.dns.cluster.local. hostmaster.cluster.local. 1 7200 1800 86400 5
 """)
 
+
+
+@tests.case
+def knotd_restarted_in_the_pod_answers_from_its_snapshot_with_the_api_down(pod):
+    # The storage emptyDir is 0777, as the kubelet makes it: knotd (uid 53) keeps its
+    # snapshots in a directory of its own there, 0700, keyed with a 0600 key (issue 40, item 6).
+    storage = pod.volumes["storage"]
+    testing.eventually(lambda: testing.expect(
+        "wrote snapshot" in pod.log_text(), "no snapshot written yet"), timeout=30, interval=0.5)
+    modes = {name: (st.st_uid, st.st_mode & 0o7777) for name, st in
+             (("storage", os.stat(storage)), ("mod-k8s", os.lstat(os.path.join(storage, "mod-k8s"))),
+              ("snapshot.key", os.lstat(os.path.join(storage, "mod-k8s", "snapshot.key"))))}
+    testing.expect_equal(modes, {"storage": (0, 0o777), "mod-k8s": (53, 0o700),
+                                 "snapshot.key": (53, 0o600)}, "owners and modes")
+    rootfs.stop(pod.proc)
+    pod.sim.outage(3600)
+    try:
+        mark = len(pod.log_text())
+        entrypoint = pod.process["args"][:1]
+        pod.proc = rootfs.start(pod.root, pod.as_container(entrypoint + pod.spec["args"]),
+                                pod.log_path, binds=pod.binds, env=pod.env, read_only=True)
+        rootfs.wait_answer(pod.address, pod.port, "kubernetes.default.svc.cluster.local.",
+                           proc=pod.proc, log_path=pod.log_path)
+        log = pod.log_text()[mark:]
+        testing.expect("answering from the snapshot" in log and "no snapshot" not in log,
+                       f"the restarted knotd's log:\n{log}")
+    finally:
+        pod.sim.outage(0)
 
 
 @tests.case
