@@ -31,7 +31,6 @@
 
 #include "lib/beat.h"
 #include "lib/clock.h"
-#include "lib/sockaddr.h"
 #include "resolver/forward.h"
 #include "resolver/forward_metrics.h"
 #include "k8s_glue.h"
@@ -51,7 +50,6 @@ typedef struct {
 	k8s_fwd_t *fwd;
 	k8s_fwd_metrics_t *metrics;
 	k8s_fwd_holder_t *holder;
-	k8s_beat_t beat;         /*!< The thread's counters pushed, once a round a second (/health). */
 } live_t;
 
 /*! \brief One forwarder and the module instances that hold it. */
@@ -140,9 +138,6 @@ static void fwd_stats(void *ctx, const k8s_fwd_stats_t *st)
 {
 	live_t *live = ctx;
 	k8s_fwd_holder_t *h = live->holder;
-	// Pushed at the top of the thread's loop once a second: the forwarder and its kept names
-	// (keeper.c, on the same thread) made a round.
-	k8s_beat(&live->beat);
 	k8s_fwd_metrics_push(live->metrics, st);
 	pthread_mutex_lock(&registry_lock);
 	knotd_mod_t *mod = h->stats_mod;
@@ -278,17 +273,11 @@ static live_t *live_new(k8s_fwd_holder_t *h, const k8s_fwd_conf_t *conf)
 	live->holder = h;
 	live->metrics = k8s_fwd_metrics_new(conf);
 	k8s_log_t log = { .fn = fwd_log, .ctx = h };
-	char first[INET6_ADDRSTRLEN + 8] = "stub domains";
-	if (conf->groups[0].count > 0) {
-		k8s_sockaddr_text(&conf->groups[0].servers[0], first, sizeof(first));
-	}
-	k8s_beat_start(&live->beat, true, "forwarder of %s", first);
 	// Not under the registry's lock: the thread logs through it.
 	// The kept names ride on every forwarder of the instances (k8s_kept.c reaches them).
 	live->fwd = (live->metrics != NULL) ? k8s_fwd_new(conf, &log, fwd_stats, live,
 	                                                  &k8s_keeper_layer) : NULL;
 	if (live->fwd == NULL) {
-		k8s_beat_stop(&live->beat);
 		k8s_fwd_metrics_free(live->metrics);
 		free(live);
 		return NULL;
@@ -300,7 +289,6 @@ static live_t *live_new(k8s_fwd_holder_t *h, const k8s_fwd_conf_t *conf)
 static void live_free(live_t *live)
 {
 	k8s_fwd_free(live->fwd);  // Joins the thread: no push after it.
-	k8s_beat_stop(&live->beat);
 	k8s_fwd_metrics_free(live->metrics);
 	free(live);
 }

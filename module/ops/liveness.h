@@ -24,8 +24,8 @@
  *
  * Wedged is one of:
  * - a module thread that owes progress for K8S_LIVENESS_BOUND_MS (lib/beat.h: the
- *   watchers, the forwarder with its kept names, the cold waiters, the kube-dns
- *   ConfigMap watch, the federation endpoint);
+ *   watchers, every forwarder with its kept names, the cold waiters, the kube-dns
+ *   ConfigMap watch, the endpoints);
  * - one of knotd's UDP listening sockets with a datagram waiting while none was read
  *   from it for K8S_LIVENESS_BOUND_MS: its worker is stuck. Read from the socket, not
  *   from the queries the module counts, so that datagrams knotd reads and drops

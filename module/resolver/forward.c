@@ -166,6 +166,7 @@ static void *forward_run(void *arg)
 	}
 	lower_priority(f);
 	while (!k8s_slots_stopping(&f->handoff)) {
+		k8s_beat(&f->beat);  // A round waits a second at most (wait_ms()).
 		k8s_slots_looking(&f->handoff);
 		uint64_t now = k8s_now_ms();
 		forward_loops_check(f);
@@ -308,7 +309,11 @@ k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
 		f->layer = layer;
 		f->flight_done = layer->flight_done;
 	}
+	// Every forwarder's, whoever starts it (forward, upstream ADDR, a federation's).
+	k8s_beat_start(&f->beat, true, "forwarder of %s",
+	               (f->server_count > 0) ? f->servers[0].text : "no server");
 	if (pthread_create(&f->thread, NULL, forward_run, f) != 0) {
+		k8s_beat_stop(&f->beat);
 		goto fail;
 	}
 	return f;
@@ -330,6 +335,7 @@ void k8s_fwd_free(k8s_fwd_t *f)
 		return;
 	}
 	k8s_slots_stop(&f->handoff, f->thread);
+	k8s_beat_stop(&f->beat);
 	if (f->layer != NULL) {
 		f->layer->detach(f->layer_state);
 	}

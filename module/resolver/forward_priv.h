@@ -34,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/beat.h"
 #include "resolver/dnsquery.h"
 #include "resolver/forward.h"
 #include "resolver/forward_cache.h"
@@ -130,6 +131,7 @@ struct k8s_fwd {
 	_Atomic uint64_t loop_token[K8S_FWD_SERVERS_MAX];  /*!< Each one's loop probe out, 0: none. */
 	atomic_bool loop_seen[K8S_FWD_SERVERS_MAX];
 	pthread_t thread;
+	k8s_beat_t beat;  /*!< A round of the thread's loop, its layer's turn in it (/health). */
 
 	// The thread's own.
 	name_t **names;
