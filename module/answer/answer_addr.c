@@ -121,9 +121,13 @@ k8s_answer_t k8s_answer_target(k8s_qctx_t *c, const knot_dname_t *target, const 
 	}
 	const k8s_fwd_entry_t *ext;
 	if (k8s_keeper_lookup(conf->upstream, target, c->qtype, &ext) != K8S_UPSTREAM_READY) {
-		(void)k8s_keeper_ask(conf->upstream, target);  // Busy slots: the next query asks.
+		// Refused (its tenant's part, busy slots): the next query asks.
+		(void)k8s_keeper_ask(conf->upstream, target, qctx_tenant(c));
 		k8s_answer_cold_note();
 		return K8S_ANSWER_SERVFAIL;
+	}
+	if (k8s_upstream_unreachable(ext)) {
+		return K8S_ANSWER_UNREACHABLE;  // A dead target: at once, until its retry.
 	}
 	return k8s_answer_upstream(c, ext);
 }

@@ -85,9 +85,16 @@ static int build(k8s_dnsquery_t *q)
 	return ret;
 }
 
-/*! \brief A fresh non-blocking socket connected to the server (a fresh source port for UDP). */
+/*!
+ * \brief A fresh non-blocking socket connected to the server (a fresh source port for UDP),
+ * once the name's tenant has its unit of the process's upstream sockets (kept from UDP to TCP).
+ */
 static int open_socket(k8s_dnsquery_t *q, int type)
 {
+	if (q->socket_ref.units == 0 &&
+	    !k8s_share_take(k8s_share_sockets(), q->tenant, 1, &q->socket_ref)) {
+		return KNOT_EBUSY;
+	}
 	q->fd = socket(q->server->ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (q->fd < 0) {
 		return knot_map_errno();
@@ -106,15 +113,17 @@ int k8s_dnsquery_start(k8s_dnsquery_t *q, const struct sockaddr_storage *server,
                        const knot_dname_t *qname, uint16_t qtype, unsigned timeout_ms,
                        uint64_t now_ms)
 {
-	return k8s_dnsquery_start_opt(q, server, qname, qtype, 0, NULL, 0, timeout_ms, now_ms);
+	return k8s_dnsquery_start_opt(q, server, qname, qtype, 0, NULL, 0, timeout_ms, now_ms,
+	                              K8S_DNSQUERY_TENANT_PROBE);
 }
 
 int k8s_dnsquery_start_opt(k8s_dnsquery_t *q, const struct sockaddr_storage *server,
                            const knot_dname_t *qname, uint16_t qtype, uint16_t code,
                            const uint8_t *data, size_t len, unsigned timeout_ms,
-                           uint64_t now_ms)
+                           uint64_t now_ms, k8s_tenant_t tenant)
 {
 	memset(q, 0, sizeof(*q));
+	q->tenant = tenant;
 	if (len > sizeof(q->opt_data)) {
 		q->fd = -1;
 		return KNOT_EINVAL;
@@ -327,6 +336,7 @@ void k8s_dnsquery_close(k8s_dnsquery_t *q)
 	q->tcp_buf = NULL;
 	atomic_fetch_sub(&tcp_bytes, q->tcp_held);
 	q->tcp_held = 0;
+	k8s_share_put(k8s_share_sockets(), &q->socket_ref);
 }
 
 size_t k8s_dnsquery_tcp_bytes(void)
@@ -342,6 +352,7 @@ bool k8s_dnsquery_local_error(int ret)
 	case KNOT_ENOMEM:
 	case KNOT_ENOBUFS:
 	case KNOT_ESPACE:
+	case KNOT_EBUSY:
 		return true;
 	default:
 		return false;

@@ -58,6 +58,7 @@ typedef struct waiter {
 	struct sockaddr_storage remote;
 	struct sockaddr_storage local;  /*!< The late answer's source (AF_UNSPEC: the kernel's). */
 	uint64_t received_ns;   /*!< The hand-over's (slots.h): the answer's duration. */
+	k8s_tenant_t tenant;    /*!< Who it is charged to (share.h). */
 	uint8_t wire[K8S_FWD_QUERY_MAX];
 } waiter_t;
 
@@ -94,6 +95,8 @@ typedef struct {
 typedef struct {
 	uint32_t hash;
 	uint16_t qtype;
+	k8s_tenant_t tenant;  /*!< Whose asking started it: it holds a unit of its pending. */
+	k8s_share_ref_t unit;
 	int last_err;        /*!< The last attempt's error (KNOT_ETIMEOUT at the deadline), or 0. */
 	void *kept;          /*!< The layer's job this flight resolves (k8s_fwd_flight_keep()), or NULL. */
 	uint8_t source[64];  /*!< A kept name's source label (key part, EDNS option); [0] 0: none. */
@@ -108,6 +111,7 @@ typedef struct {
 
 struct k8s_fwd {
 	k8s_fwd_conf_t conf;
+	char owner[48];               /*!< Its pools' label ("forward", "upstream"...). */
 	const k8s_fwd_layer_t *layer; /*!< The policy on this thread (the kept names), or NULL. */
 	void *layer_state;
 	/*! The layer's flight_done() while the thread runs, then NULL (forward_names.c). */
@@ -126,13 +130,14 @@ struct k8s_fwd {
 	slot_t slots[SLOT_COUNT];
 	k8s_slots_t handoff;  /*!< Over \a slots. */
 	atomic_uint_fast64_t dropped;
-	k8s_share_t waiting_share;  /*!< Queries each address has waiting (max_pending / 4). */
+	k8s_share_t waiting;  /*!< Clients waiting (4 times max_pending), by tenant (share.h). */
+	k8s_share_t pending;  /*!< Names asked upstream (max_pending), by tenant; the thread's. */
 	_Atomic uint64_t loop_token[K8S_FWD_SERVERS_MAX];  /*!< Each one's loop probe out, 0: none. */
 	atomic_bool loop_seen[K8S_FWD_SERVERS_MAX];
 	pthread_t thread;
 
 	// The thread's own.
-	name_t **names;
+	name_t **names;             /*!< The names asked upstream: pending.room at most. */
 	size_t name_count;
 	size_t waiter_count;
 	uint64_t next_loop_ms;
