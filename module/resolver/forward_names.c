@@ -48,9 +48,9 @@ static void local_fail(k8s_fwd_t *f, const server_t *s, int ret, uint64_t now)
 		         f->local_log_skipped);
 	}
 	if (ret == KNOT_ESPACE) {
-		k8s_logf(&f->log, LOG_WARNING, "forward, TCP answer from %s not read (TCP answers "
-		         "hold their cap of %zu KiB%s), upstream not marked down", s->text,
-		         K8S_DNSQUERY_TCP_BYTES_MAX >> 10, skipped);
+		k8s_logf(&f->log, LOG_WARNING, "forward, TCP answer from %s not read (the upstream "
+		         "holds its part of the TCP answers' bytes%s), upstream not marked down",
+		         s->text, skipped);
 	} else if (ret == KNOT_EBUSY) {
 		k8s_logf(&f->log, LOG_WARNING, "forward, upstream %s not asked (the name's tenant "
 		         "holds its part of the upstream sockets%s), upstream not marked down",

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """The forwarder's fair shares, its bounded TCP buffers and its late answers' source
-(issue 33, item 3; issue 40, item 1), in the shipped deployment.
+(issue 33, item 3; issue 40, items 1 and 2), in the shipped deployment.
 
 The waiting queries, the names asked upstream, the TCP duplicates (an eighth of knotd's
 descriptors) and the upstream sockets (another eighth) are pools shared by the tenants
 (a client that is no pod is its address): one client alone may fill a pool, its excess
 answered SERVFAIL at once, and the other clients still get their part. A local shortage
-(descriptors, memory, a pool's part) never marks an upstream down. Upstreams that
-announce 64 KiB over TCP and trickle hold 4 MiB of TCP buffers in all. A late answer
-over UDP leaves from the address the client asked, also on a wildcard listener (Knot
-3.3+, which gives that address to modules).
+(descriptors, memory, a pool's part) never marks an upstream down. The TCP answers'
+bytes (4 MiB, and half again for the upstreams within their part) are shared by the
+upstreams: a hostile stub-domain server that announces 64 KiB and trickles holds its
+part, and a healthy upstream's large answers still come. A late answer over UDP leaves
+from the address the client asked, also on a wildcard listener (Knot 3.3+, which gives
+that address to modules).
 """
 
 import contextlib
@@ -36,7 +38,8 @@ tests = testing.Tests()
 
 FLOOD = "127.0.0.2"   # the hostile client
 OTHER = "127.0.0.3"   # a client beside it
-TCP_BYTES_MAX = 4 << 20  # K8S_DNSQUERY_TCP_BYTES_MAX
+TCP_BYTES_CAP = 4 << 20  # the TCP answers' pool (resolver/share.c)
+TCP_BYTES_ROOM = TCP_BYTES_CAP * 3 // 2  # and its headroom
 
 
 def server_of(c):
@@ -292,7 +295,7 @@ class Trickle:
 
 
 @tests.case
-def upstreams_that_announce_64_kib_over_tcp_and_trickle_hold_4_mib_in_all():
+def upstreams_that_announce_64_kib_over_tcp_and_trickle_hold_6_mib_in_all():
     with Trickle() as a, Trickle() as b, stubdns.StubDNS() as corp, \
             shipped.deployment([a.address, b.address], extra_options=[
                 f'forward-stub: [ "corp.example={corp.address}" ]']) as c:
@@ -320,12 +323,49 @@ def upstreams_that_announce_64_kib_over_tcp_and_trickle_hold_4_mib_in_all():
         margin = 12 << 20
         # A sanitizer's quarantine keeps freed buffers resident: there only the log line
         # and the names below show the cap.
-        testing.expect(knotd.find_build().sanitized or peak - before < TCP_BYTES_MAX + margin,
+        testing.expect(knotd.find_build().sanitized or peak - before < TCP_BYTES_ROOM + margin,
                        f"knotd grew by {(peak - before) >> 10} KiB "
-                       f"(cap {TCP_BYTES_MAX >> 10} KiB + {margin >> 10} KiB)")
+                       f"(cap and headroom {TCP_BYTES_ROOM >> 10} KiB + {margin >> 10} KiB)")
         testing.expect_equal(rcodes, ["NOERROR"] * 20, "the stub domain's names meanwhile")
-        testing.expect(faults.log_lines(c.server, "TCP answers hold their cap", mark),
-                       "no log line about the TCP answers' cap")
+        testing.expect(faults.log_lines(c.server, "holds its part of the TCP answers' bytes",
+                                        mark), "no log line about the TCP answers' part")
+        testing.expect(faults.log_lines(c.server, "process, tcp_answer_bytes full", mark),
+                       "no log line about the TCP answers' pool")
+
+
+@tests.case
+def a_hostile_stub_domain_server_leaves_a_healthy_upstream_its_large_answers():
+    # The issue's attack: a stub domain's server announces 64 KiB over TCP and stalls,
+    # names of that domain asked from four addresses; the default upstream's answers,
+    # too large for UDP (60 A records), were refused 8 of 8 while it held the 4 MiB.
+    http_port = knotd.free_port()
+    with Trickle() as hostile, stubdns.StubDNS() as healthy, \
+            shipped.deployment([healthy.address], metrics_port=http_port, extra_options=[
+                f'forward-stub: [ "hostile.example={hostile.address}" ]']) as c:
+        floods = [Flood(server_of(c), f"127.0.0.{10 + k}", rate=130,
+                        suffix="hostile.example.") for k in range(4)]
+        for f in floods:
+            f.start()
+        try:
+            # Until the hostile server holds its whole part of the bytes.
+            faults.wait_for(lambda: hostile.connections >= 64, "64 TCP connections held",
+                            timeout=20)
+            tag = random.randrange(1 << 30)
+            answers = [c.query(f"big{tag}-{i}.example.net.", "A", tcp=True, timeout=5)
+                       for i in range(8)]
+        finally:
+            for f in floods:
+                f.__exit__(None, None, None)
+        families = metrics(http_port)
+        held = promtext.value(families, "mod_k8s_share_used", pool="tcp_answer_bytes")
+        testing.expect_equal([(a.rcode, len(a.answer)) for a in answers], [("NOERROR", 60)] * 8,
+                             "the healthy upstream's large answers")
+        testing.expect(hostile.connections >= 64,
+                       f"the hostile server held only {hostile.connections} connections")
+        testing.expect(promtext.value(families, "mod_k8s_share_refused_total",
+                                      pool="tcp_answer_bytes") > 0,
+                       "the hostile server's answers past its part were not refused")
+        testing.expect(held <= TCP_BYTES_ROOM, f"{held} bytes of TCP answers held")
 
 
 # -- the late answer's source
