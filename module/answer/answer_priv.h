@@ -292,8 +292,14 @@ k8s_answer_t k8s_answer_target(k8s_qctx_t *c, const knot_dname_t *target, const 
 k8s_answer_t k8s_answer_external(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                                  const k8s_block_t *svc, unsigned depth);
 
-/*! \brief Puts a cached upstream answer (a CNAME chain, then addresses) after a CNAME to it. */
-k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_fwd_entry_t *ext);
+/*!
+ * \brief Puts a cached upstream answer (a CNAME chain, then addresses) after a CNAME to it;
+ * a link of the chain into one of our zones ends the upstream's part: its target is
+ * answered from the table (k8s_answer_chase(), \a depth CNAMEs followed so far, \a qname
+ * the compression hint), never from the upstream's records.
+ */
+k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_fwd_entry_t *ext,
+                                 const knot_dname_t *qname, unsigned depth);
 
 /* answer_srv.c */
 

@@ -288,7 +288,7 @@ static cand_t try_candidate(k8s_qctx_t *c, const knot_dname_t *qname, const knot
 		return CAND_DONE;
 	}
 	if (ext != NULL) {
-		*res = k8s_answer_upstream(c, ext);
+		*res = k8s_answer_upstream(c, ext, qname, 0);
 		return CAND_DONE;
 	}
 	*res = k8s_answer_name(c, owner, qname, zone_role(z), c->conf->domains[z], 0);
@@ -400,7 +400,7 @@ static k8s_answer_t walk(k8s_qctx_t *c, const knot_dname_t *qname, const uint8_t
 		bool cold;
 		const k8s_fwd_entry_t *ext = outside(c, nodata, &cold);
 		if (ext != NULL) {
-			return k8s_answer_upstream(c, ext);
+			return k8s_answer_upstream(c, ext, qname, 0);
 		}
 	}
 	return K8S_ANSWER_HIT;
