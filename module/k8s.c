@@ -486,12 +486,15 @@ static int load_module(check_ctx_t *check)
 		ret = watcher_start(ctx, &wconf);
 		// After the watcher, whose own failures say more; its failure lets the watcher go.
 		if (ret == KNOT_EOK && cold) {
+			// A name's wait for its upstreams: forward-timeout (CoreDNS's 5 s at most, as
+			// its forward plugin's deadline, in the shipped configuration).
 			knot_dname_txt_storage_t owner;
 			if (knot_dname_to_str(owner, ctx->zone, sizeof(owner)) == NULL) {
 				owner[0] = '\0';
 			}
+			unsigned deadline = k8s_glue_option(check, K8S_OPT(FORWARD_TIMEOUT)).single.integer;
 			k8s_log_t log = { .fn = mod_log, .ctx = check->mod };
-			ctx->cold = k8s_cold_new(cold_answer, ctx, owner, 0, &log);
+			ctx->cold = k8s_cold_new(cold_answer, ctx, owner, deadline, &log);
 			if (ctx->cold == NULL) {
 				knotd_mod_log(check->mod, LOG_ERR, "failed to start the thread that "
 				              "answers cold upstream names (no memory or thread)");

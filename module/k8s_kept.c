@@ -32,9 +32,6 @@
 #include "k8s_glue.h"
 #include "lib/sockaddr.h"
 
-/*! \brief Per attempt; a stub resolver never waits for it (names are resolved ahead). */
-#define UPSTREAM_TIMEOUT_MS 1000
-
 /*! \brief Kept names and the zones that hold them. */
 struct k8s_kept {
 	struct k8s_kept *next;
@@ -114,7 +111,8 @@ int k8s_kept_acquire(check_ctx_t *check, k8s_ctx_t *ctx)
 	}
 	knotd_conf_t upstream = k8s_glue_option(check, K8S_OPT(UPSTREAM));
 	const struct sockaddr_storage *addr = (upstream.count > 0) ? &upstream.single.addr : NULL;
-	unsigned timeout_ms = UPSTREAM_TIMEOUT_MS;
+	// A name's wait for its upstream, as the forwarder's (the own one's too).
+	unsigned timeout_ms = k8s_glue_option(check, K8S_OPT(FORWARD_TIMEOUT)).single.integer;
 	k8s_fwd_holder_t *holder = NULL;
 	if (addr == NULL) {
 		int ret = k8s_forward_kept(check, ctx, &holder);

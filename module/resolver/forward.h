@@ -110,7 +110,7 @@ typedef struct {
 	uint64_t waiting;       /*!< Clients waiting for an answer now. */
 	uint64_t cache_entries;
 	uint64_t cache_bytes;
-	uint64_t broken;        /*!< Names asked while every server of their group was down. */
+	uint64_t broken;        /*!< Names asked while every server of their group was unhealthy. */
 	uint64_t kept_timeouts; /*!< A layer's flights (kept names) no upstream answered in time. */
 	size_t server_count;
 	struct {

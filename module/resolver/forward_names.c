@@ -104,6 +104,17 @@ static ssize_t next_server(const k8s_fwd_t *f, const name_t *n)
 	return fallback;
 }
 
+/*! \brief Whether every server of \a g fails its health probes (CoreDNS's all down). */
+static bool group_unhealthy(const k8s_fwd_t *f, const group_t *g)
+{
+	for (size_t i = 0; i < g->count; i++) {
+		if (!server_unhealthy(&f->servers[g->first + i])) {
+			return false;
+		}
+	}
+	return g->count > 0;
+}
+
 static bool attempts_active(const name_t *n)
 {
 	for (unsigned a = 0; a < n->att_count; a++) {
@@ -128,7 +139,8 @@ static bool attempt_start(k8s_fwd_t *f, name_t *n, uint64_t now)
 		server_t *s = &f->servers[idx];
 		f->st.server[idx].queries++;
 		f->st.failovers += (n->att_count > 1);
-		f->st.broken += (n->att_count == 1 && s->down);  // The first pick is down: all are.
+		// CoreDNS's "healthcheck broken": every server of the name's group unhealthy.
+		f->st.broken += (n->att_count == 1 && group_unhealthy(f, n->group));
 		a->sent_ns = k8s_dnsmetrics_clock();
 		uint64_t left = (n->deadline_ms > now) ? n->deadline_ms - now : 1;
 		size_t opt_len = (f->conf.opt_code != 0) ? n->source[0] : 0;

@@ -68,8 +68,9 @@ enum { FAIL_TIMEOUT = 0, FAIL_SLOW, FAIL_ERROR, FAIL_RCODE, FAIL_KINDS };
 typedef struct {
 	struct sockaddr_storage addr;
 	char text[INET6_ADDRSTRLEN + 8];
-	bool down;
+	bool down;                  /*!< Failed, slow or SERVFAIL: asked after the others, probed. */
 	bool looped;
+	unsigned probe_fails;       /*!< Health probes failed in a row since its last answer. */
 	uint64_t next_probe_ms;
 	k8s_dnsquery_t probe;       /*!< Health probe while down (fd -1 when idle). */
 	k8s_dnsquery_t loop_probe;  /*!< Its return to us marks a loop; its answer alone clears one. */
@@ -77,7 +78,21 @@ typedef struct {
 	uint64_t loop_retry_ms;     /*!< While looped: when the next loop probe goes. */
 	uint64_t log_ms[FAIL_KINDS];
 	unsigned log_skipped[FAIL_KINDS];
+	uint64_t state_log_ms;      /*!< Its last line about coming back (used again). */
+	unsigned state_skipped;     /*!< Such changes not logged since. */
 } server_t;
+
+/*!
+ * \brief Health probes failed in a row past which a server is unhealthy, as CoreDNS's
+ * forward counts a proxy down (max_fails 2: more than two health checks failed).
+ */
+#define PROBE_FAILS_MAX 2
+
+/*! \brief Unhealthy as CoreDNS's forward means it: its health probes keep failing. */
+static inline bool server_unhealthy(const server_t *s)
+{
+	return s->probe_fails > PROBE_FAILS_MAX;
+}
 
 typedef struct {
 	knot_dname_t *zone;
