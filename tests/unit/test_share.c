@@ -16,8 +16,8 @@
 
 /*
  * The resolver's pools shared by tenants (module/resolver/share.c): work-conserving, a
- * newcomer's part at once, max-min as units end, the tenants by namespace or by whole
- * address, units of bytes, and workers racing without a lock.
+ * newcomer's part at once, max-min as units end, units of bytes, workers racing without
+ * a lock, the lines about refusals (the tenants' keys: test_slots.c).
  */
 
 #include <setjmp.h>
@@ -29,7 +29,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <arpa/inet.h>
 #include <pthread.h>
 
 #include "resolver/share.h"
@@ -134,50 +133,6 @@ static void heavy_tenants_past_the_cap_wait_until_the_pool_is_below_it(void **st
 	free(s);
 }
 
-static struct sockaddr_storage addr(const char *text)
-{
-	struct sockaddr_storage ss = { 0 };
-	if (strchr(text, ':') != NULL) {
-		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
-		a6->sin6_family = AF_INET6;
-		assert_int_equal(inet_pton(AF_INET6, text, &a6->sin6_addr), 1);
-	} else {
-		struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
-		a4->sin_family = AF_INET;
-		assert_int_equal(inet_pton(AF_INET, text, &a4->sin_addr), 1);
-	}
-	return ss;
-}
-
-static void a_client_is_its_whole_address_and_a_pod_its_namespace(void **state)
-{
-	(void)state;
-	struct sockaddr_storage a1 = addr("2001:db8::1"), a2 = addr("2001:db8::2");
-	struct sockaddr_storage v4 = addr("192.0.2.1"), mapped = addr("::ffff:192.0.2.1");
-	// Two pods in one /64 are two tenants: none takes the other's slot.
-	assert_true(k8s_tenant_addr(&a1) != k8s_tenant_addr(&a2));
-	assert_true(k8s_tenant_addr(&v4) == k8s_tenant_addr(&mapped));
-	// A namespace is one tenant whatever its pods' addresses, and not an address's.
-	const uint8_t *ns = (const uint8_t *)"\x04""team", *other = (const uint8_t *)"\x05""teams";
-	assert_true(k8s_tenant_ns(ns) == k8s_tenant_ns((const uint8_t *)"\x04""team"));
-	assert_true(k8s_tenant_ns(ns) != k8s_tenant_ns(other));
-	assert_true(k8s_tenant_ns(ns) != k8s_tenant_addr(&v4));
-	// An upstream is its address and port.
-	struct sockaddr_storage up1 = v4, up2 = v4;
-	((struct sockaddr_in *)&up1)->sin_port = htons(53);
-	((struct sockaddr_in *)&up2)->sin_port = htons(5353);
-	assert_true(k8s_tenant_upstream(&up1) != k8s_tenant_upstream(&up2));
-
-	k8s_share_t *s = pool_new(2);
-	k8s_share_ref_t r[4];
-	assert_true(k8s_share_take(s, k8s_tenant_addr(&a1), 1, &r[0]));
-	assert_true(k8s_share_take(s, k8s_tenant_addr(&a1), 1, &r[1]));
-	assert_true(k8s_share_take(s, k8s_tenant_addr(&a2), 1, &r[2]));  // Its part, past the cap.
-	assert_int_equal(k8s_share_held(s, k8s_tenant_addr(&a2)), 1);
-	put_all(s, r, 3);
-	free(s);
-}
-
 static void bytes_are_units_and_an_upstream_past_its_part_leaves_another_its_own(void **state)
 {
 	(void)state;
@@ -278,7 +233,6 @@ int main(void)
 		cmocka_unit_test(a_tenant_alone_takes_the_whole_cap_and_no_more),
 		cmocka_unit_test(a_newcomer_gets_its_fair_part_at_once_however_many_heavy_tenants),
 		cmocka_unit_test(heavy_tenants_past_the_cap_wait_until_the_pool_is_below_it),
-		cmocka_unit_test(a_client_is_its_whole_address_and_a_pod_its_namespace),
 		cmocka_unit_test(bytes_are_units_and_an_upstream_past_its_part_leaves_another_its_own),
 		cmocka_unit_test(workers_racing_give_back_everything_they_take),
 		cmocka_unit_test(refusals_are_logged_at_most_every_ten_seconds_with_their_count),

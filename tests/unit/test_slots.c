@@ -243,6 +243,39 @@ static struct sockaddr_storage addr(const char *text)
 	return ss;
 }
 
+static void a_client_is_its_whole_address_and_a_pod_its_namespace(void **state)
+{
+	(void)state;
+	struct sockaddr_storage a1 = addr("2001:db8::1"), a2 = addr("2001:db8::2");
+	struct sockaddr_storage v4 = addr("192.0.2.1"), mapped = addr("::ffff:192.0.2.1");
+	// Two pods in one /64 are two tenants: none takes the other's slot.
+	assert_true(k8s_tenant_addr(&a1) != k8s_tenant_addr(&a2));
+	assert_true(k8s_tenant_addr(&v4) == k8s_tenant_addr(&mapped));
+	// A namespace is one tenant whatever its pods' addresses, and not an address's.
+	const uint8_t *ns = (const uint8_t *)"\x04""team", *other = (const uint8_t *)"\x05""teams";
+	assert_true(k8s_tenant_ns(ns) == k8s_tenant_ns((const uint8_t *)"\x04""team"));
+	assert_true(k8s_tenant_ns(ns) != k8s_tenant_ns(other));
+	assert_true(k8s_tenant_ns(ns) != k8s_tenant_addr(&v4));
+	// An upstream is its address and port.
+	struct sockaddr_storage up1 = v4, up2 = v4;
+	((struct sockaddr_in *)&up1)->sin_port = htons(53);
+	((struct sockaddr_in *)&up2)->sin_port = htons(5353);
+	assert_true(k8s_tenant_upstream(&up1) != k8s_tenant_upstream(&up2));
+
+	k8s_share_t *s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	k8s_share_init(s, 2, "test", "test");
+	k8s_share_ref_t r[4];
+	assert_true(k8s_share_take(s, k8s_tenant_addr(&a1), 1, &r[0]));
+	assert_true(k8s_share_take(s, k8s_tenant_addr(&a1), 1, &r[1]));
+	assert_true(k8s_share_take(s, k8s_tenant_addr(&a2), 1, &r[2]));  // Its part, past the cap.
+	assert_int_equal(k8s_share_held(s, k8s_tenant_addr(&a2)), 1);
+	for (int i = 0; i < 3; i++) {
+		k8s_share_put(s, &r[i]);
+	}
+	free(s);
+}
+
 /* What a handed-over query holds (k8s_hold_t). */
 
 /*! \brief knotd's descriptor limit in this process (main() sets it): 32 TCP duplicates. */
@@ -437,6 +470,7 @@ int main(void)
 		cmocka_unit_test(a_tcp_connection_is_duplicated_and_its_duplicate_closed_by_the_last_holder),
 		cmocka_unit_test(a_failed_dup_frees_the_slot),
 		cmocka_unit_test(a_batch_of_hand_overs_wakes_the_thread_once),
+		cmocka_unit_test(a_client_is_its_whole_address_and_a_pod_its_namespace),
 		cmocka_unit_test(a_slot_holds_its_tenant_share_until_released_or_stopped),
 		cmocka_unit_test(a_udp_slot_keeps_the_address_asked_and_a_tcp_or_unknown_one_none),
 		cmocka_unit_test(tcp_duplicates_are_an_eighth_of_the_descriptors_shared_by_tenants),

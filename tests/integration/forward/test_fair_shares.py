@@ -21,8 +21,6 @@ import contextlib
 import os
 import random
 import resource
-import select
-import socket
 import threading
 import time
 import urllib.request
@@ -32,7 +30,7 @@ import promtext
 import shipped
 import stubdns
 import testing
-import wire
+from udpflood import Flood
 from faults import (external_name_service, log_lines, log_mark, namespace, pod, wait_for,
                     wait_log)
 
@@ -53,51 +51,6 @@ def share(port, family, pool):
     """A pool's series (0 if the family is not served)."""
     families = metrics(port)
     return promtext.value(families, family, pool=pool) if family in families else 0.0
-
-
-class Flood(threading.Thread):
-    """`rate` queries a second from each of `sources` over UDP, name(i) the i-th of them
-    all (source k's n-th is n * len(sources) + k); the answers read, counted by RCODE."""
-
-    def __init__(self, server, sources, rate, name):
-        super().__init__(daemon=True)
-        self.server, self.rate, self.qname = server, rate, name
-        self.socks = []
-        for source in sources:
-            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            s.bind((source, 0))
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
-            self.socks.append(s)
-        self.stopping = threading.Event()
-        self.sent = 0
-        self.rcodes = {}
-
-    def run(self):
-        start = time.monotonic()
-        while not self.stopping.is_set():
-            due = int((time.monotonic() - start) * self.rate)
-            while self.sent < due:
-                for k, s in enumerate(self.socks):
-                    i = self.sent * len(self.socks) + k
-                    try:
-                        s.sendto(wire.query(self.qname(i), ident=i & 0xFFFF), self.server)
-                    except OSError:
-                        pass
-                self.sent += 1
-            for s in select.select(self.socks, [], [], 0.01)[0]:
-                rcode = wire.parse(s.recv(65535)).rcode
-                self.rcodes[rcode] = self.rcodes.get(rcode, 0) + 1
-
-    def __enter__(self):
-        self.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stopping.set()
-        self.join()
-        for s in self.socks:
-            s.close()
-        return False
 
 
 def dead_domain_upstream(up):
