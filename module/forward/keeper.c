@@ -262,7 +262,15 @@ static void flight_done(void *state, void *arg, const knot_pkt_t *answer,
 static bool job_admit(void *ctx, job_t *job)
 {
 	keeper_t *k = ctx;
-	return k8s_share_take(&k->flights, job->target->tenant, 1, &job->flight);
+	if (k8s_share_try(&k->flights, job->target->tenant, 1, &job->flight)) {
+		job->waited = false;
+		return true;
+	}
+	if (!job->waited) {
+		job->waited = true;  // A refusal per job that waits, not per turn it is tried.
+		k8s_share_refused(&k->flights);
+	}
+	return false;
 }
 
 /*! \brief Starts an admitted job's flight (turns_run()'s start). */

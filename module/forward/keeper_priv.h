@@ -72,6 +72,7 @@ typedef struct {
 	unsigned backoff_s;            /*!< Last retry delay; 0 after a success. */
 	bool looked;                   /*!< Looked up or asked for since its last resolution began. */
 	turn_class_t turn;             /*!< Why it is due next. */
+	bool waited;                   /*!< Its tenant's part kept it waiting (counted once). */
 	struct turn_queue *queue;      /*!< Due and waiting for a flight, in this queue; or NULL. */
 	struct cds_list_head turn_node; /*!< In its queue's list of its class. */
 } job_t;

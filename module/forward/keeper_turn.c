@@ -27,6 +27,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "forward/keeper_priv.h"
 
@@ -40,6 +41,7 @@ static const char *tenant_key(k8s_tenant_t tenant, tenant_key_t buf)
 
 void turns_init(turns_t *turns)
 {
+	memset(&turns->queues, 0, sizeof(turns->queues));  // An empty map.
 	CDS_INIT_LIST_HEAD(&turns->ring);
 	turns->count = 0;
 }

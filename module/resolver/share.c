@@ -163,8 +163,8 @@ static unsigned fair_part(const k8s_share_t *share, unsigned tenants)
 	return (share->cap + tenants - 1) / tenants;
 }
 
-bool k8s_share_take(k8s_share_t *share, k8s_tenant_t tenant, unsigned units,
-                    k8s_share_ref_t *ref)
+bool k8s_share_try(k8s_share_t *share, k8s_tenant_t tenant, unsigned units,
+                   k8s_share_ref_t *ref)
 {
 	ref->units = 0;
 	share_buckets(share, tenant, ref->bucket);
@@ -178,10 +178,24 @@ bool k8s_share_take(k8s_share_t *share, k8s_tenant_t tenant, unsigned units,
 	if (!ok) {
 		atomic_fetch_sub_explicit(&share->used, units, memory_order_relaxed);
 		(void)buckets_add(share, ref->bucket, units, false);
-		atomic_fetch_add_explicit(&share->refused, 1, memory_order_relaxed);
 		return false;
 	}
 	ref->units = units;
+	return true;
+}
+
+void k8s_share_refused(k8s_share_t *share)
+{
+	atomic_fetch_add_explicit(&share->refused, 1, memory_order_relaxed);
+}
+
+bool k8s_share_take(k8s_share_t *share, k8s_tenant_t tenant, unsigned units,
+                    k8s_share_ref_t *ref)
+{
+	if (!k8s_share_try(share, tenant, units, ref)) {
+		k8s_share_refused(share);
+		return false;
+	}
 	return true;
 }
 

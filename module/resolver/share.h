@@ -103,6 +103,17 @@ void k8s_share_init(k8s_share_t *share, unsigned cap, const char *pool, const ch
 bool k8s_share_take(k8s_share_t *share, k8s_tenant_t tenant, unsigned units,
                     k8s_share_ref_t *ref);
 
+/*!
+ * \brief k8s_share_take() that does not count a refusal: a thread that tries a waiting
+ * unit again at each turn (the kept names' flights) counts one refusal per unit that
+ * had to wait (k8s_share_refused()), not one per turn.
+ */
+bool k8s_share_try(k8s_share_t *share, k8s_tenant_t tenant, unsigned units,
+                   k8s_share_ref_t *ref);
+
+/*! \brief Counts a refusal (of a unit k8s_share_try() left waiting). */
+void k8s_share_refused(k8s_share_t *share);
+
 /*! \brief Gives back what \a ref holds (nothing if it holds nothing; once). */
 void k8s_share_put(k8s_share_t *share, k8s_share_ref_t *ref);
 
