@@ -23,8 +23,11 @@
  * A slot is FREE, FILLING (a worker claimed it by compare-and-swap and copies the query
  * in) or READY (published with a release store, the thread woken through an eventfd);
  * the thread takes a READY slot and sets it FREE again. A worker never waits and never
- * allocates: with no FREE slot among the few it tries, the hand-over fails. A TCP
- * connection is dup()ed into the slot; whoever holds the slot last closes that duplicate.
+ * allocates: it tries each slot once at most (a busy one by a load, not a write), and
+ * with no FREE slot the hand-over fails. Before it, the query's tenant takes its units of
+ * the owner's waiting queries and, over TCP, of the process's TCP duplicates (share.h).
+ * A TCP connection is dup()ed into the slot; whoever holds the slot last closes that
+ * duplicate.
  *
  * The slots are the owner's array: each element starts with a k8s_slot_t, and
  * k8s_slots_t knows them by their base and size (their payloads differ).
