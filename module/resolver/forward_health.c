@@ -84,6 +84,29 @@ static void loop_probe_send(k8s_fwd_t *f, server_t *s, uint64_t now)
 	}
 }
 
+/*!
+ * \brief A line about a change of \a s's state (\a what), at most one per server every
+ * LOG_EVERY_MS: an upstream that flaps (slow past 300 ms, then answering; looping, then
+ * not) is one line, with the changes not logged since.
+ */
+static void state_log(k8s_fwd_t *f, server_t *s, int kind, int priority,
+                      const char *what_before, const char *what, uint64_t now)
+{
+	if (s->state_log_ms[kind] != 0 && now < s->state_log_ms[kind] + LOG_EVERY_MS) {
+		s->state_skipped[kind]++;
+		return;
+	}
+	char skipped[64] = "";
+	if (s->state_skipped[kind] > 0) {
+		snprintf(skipped, sizeof(skipped), " (%u more changes since the last line)",
+		         s->state_skipped[kind]);
+	}
+	k8s_logf(&f->log, priority, "forward, %supstream %s %s%s", what_before, s->text, what,
+	         skipped);
+	s->state_log_ms[kind] = now;
+	s->state_skipped[kind] = 0;
+}
+
 /*! \brief \a s sent its loop probe back to us: not used until a later probe comes back clean. */
 static void loop_found(k8s_fwd_t *f, server_t *s)
 {
@@ -95,11 +118,11 @@ static void loop_found(k8s_fwd_t *f, server_t *s)
 	}
 	s->looped = true;
 	f->st.loops++;
-	k8s_logf(&f->log, LOG_ERR, "forward, loop detected: upstream %s sends our queries back "
-	         "to us, it is not used until it stops (fix: the node's resolv.conf, which the pod "
-	         "copies, must not name this DNS server or a local cache that forwards to it, "
-	         "e.g. kubelet --resolv-conf=/run/systemd/resolve/resolv.conf instead of "
-	         "127.0.0.53)", s->text);
+	state_log(f, s, STATE_LOOP, LOG_ERR, "loop detected: ", "sends our queries back to us, "
+	          "it is not used until it stops (fix: the node's resolv.conf, which the pod "
+	          "copies, must not name this DNS server or a local cache that forwards to it, "
+	          "e.g. kubelet --resolv-conf=/run/systemd/resolve/resolv.conf instead of "
+	          "127.0.0.53)", k8s_now_ms());
 }
 
 void forward_server_fail(k8s_fwd_t *f, server_t *s, int kind, const char *detail,
@@ -130,33 +153,12 @@ void forward_server_fail(k8s_fwd_t *f, server_t *s, int kind, const char *detail
 	}
 }
 
-/*!
- * \brief A line about \a s coming back (\a what), at most one per server every
- * LOG_EVERY_MS: an upstream that flaps (slow past 300 ms, then answering) is one line, with
- * the changes not logged since.
- */
-static void state_log(k8s_fwd_t *f, server_t *s, const char *what, uint64_t now)
-{
-	if (s->state_log_ms != 0 && now < s->state_log_ms + LOG_EVERY_MS) {
-		s->state_skipped++;
-		return;
-	}
-	char skipped[64] = "";
-	if (s->state_skipped > 0) {
-		snprintf(skipped, sizeof(skipped), " (%u more changes since the last line)",
-		         s->state_skipped);
-	}
-	k8s_logf(&f->log, LOG_NOTICE, "forward, upstream %s %s%s", s->text, what, skipped);
-	s->state_log_ms = now;
-	s->state_skipped = 0;
-}
-
 void forward_server_ok(k8s_fwd_t *f, server_t *s)
 {
 	s->probe_fails = 0;
 	if (s->down) {
 		s->down = false;
-		state_log(f, s, "answers again", k8s_now_ms());
+		state_log(f, s, STATE_UP, LOG_NOTICE, "", "answers again", k8s_now_ms());
 	}
 }
 
@@ -251,8 +253,8 @@ void forward_probe_io(k8s_fwd_t *f, server_t *s, k8s_dnsquery_t *p, uint64_t now
 		loop_found(f, s);
 	} else if (ret == KNOT_EOK && s->looped) {
 		s->looped = false;
-		state_log(f, s, "no longer sends our queries back to us (its loop probe was "
-		          "answered without coming back), used again", now);
+		state_log(f, s, STATE_UNLOOP, LOG_NOTICE, "", "no longer sends our queries back to "
+		          "us (its loop probe was answered without coming back), used again", now);
 		forward_server_ok(f, s);
 	}
 }

@@ -65,6 +65,9 @@ typedef struct waiter {
 /*! \brief An upstream's kinds of failure, counted and logged each on its own. */
 enum { FAIL_TIMEOUT = 0, FAIL_SLOW, FAIL_ERROR, FAIL_RCODE, FAIL_KINDS };
 
+/*! \brief An upstream's changes of state, each logged at most every 10 s on its own. */
+enum { STATE_UP = 0, STATE_LOOP, STATE_UNLOOP, STATE_KINDS };
+
 typedef struct {
 	struct sockaddr_storage addr;
 	char text[INET6_ADDRSTRLEN + 8];
@@ -78,8 +81,8 @@ typedef struct {
 	uint64_t loop_retry_ms;     /*!< While looped: when the next loop probe goes. */
 	uint64_t log_ms[FAIL_KINDS];
 	unsigned log_skipped[FAIL_KINDS];
-	uint64_t state_log_ms;      /*!< Its last line about coming back (used again). */
-	unsigned state_skipped;     /*!< Such changes not logged since. */
+	uint64_t state_log_ms[STATE_KINDS];  /*!< Its last line about a change of state. */
+	unsigned state_skipped[STATE_KINDS]; /*!< Such changes not logged since. */
 } server_t;
 
 /*!
