@@ -68,7 +68,7 @@ k8s_answer_t answer_query(const k8s_ctx_t *ctx, const knot_dname_t *qname, uint1
 	// Forwarding needs nothing from the API: it answers before the first sync.
 	if (ctx->answer.role == K8S_ROLE_FEDFORWARD) {
 		*walked = K8S_AUTOPATH_NONE;
-		return (ctx->fedfwd != NULL) ? k8s_fedfwd_answer(ctx->fedfwd, qname, qtype, pkt)
+		return (ctx->fedfwd != NULL) ? k8s_fedfwd_answer(ctx->fedfwd, qname, qtype, remote, pkt)
 		                             : K8S_ANSWER_REFUSED;
 	}
 	// After a reload that changed the watch settings, the old watcher serves until the new one is ready.
@@ -90,6 +90,7 @@ static const knotd_in_state_t outcome_states[K8S_ANSWER_COUNT] = {
 	[K8S_ANSWER_TRUNC] = KNOTD_IN_STATE_TRUNC,
 	[K8S_ANSWER_NOTREADY] = KNOTD_IN_STATE_ERROR,
 	[K8S_ANSWER_SERVFAIL] = KNOTD_IN_STATE_ERROR,
+	[K8S_ANSWER_UNREACHABLE] = KNOTD_IN_STATE_ERROR,
 	[K8S_ANSWER_REFUSED] = KNOTD_IN_STATE_ERROR,
 };
 
@@ -178,7 +179,8 @@ static knotd_state_t k8s_cold_end_hook(knotd_state_t state, knot_pkt_t *pkt,
 	urcu_memb_read_lock();
 	bool handed = k8s_cold_handoff(ctx->cold, qdata->query->wire, qdata->query->size,
 	                               params->socket, params->proto == KNOTD_QUERY_PROTO_TCP,
-	                               params->remote, k8s_glue_query_local(params), &soa);
+	                               params->remote, k8s_glue_query_local(params), &soa,
+	                               k8s_glue_tenant(ctx, k8s_glue_remote(qdata)));
 	if (handed) {
 		k8s_beat_owe(&ctx->cold_beat);  // The waiter owes it a try (/health).
 	}
@@ -488,11 +490,17 @@ static int load_module(check_ctx_t *check)
 		ret = watcher_start(ctx, &wconf);
 		// After the watcher, whose own failures say more; its failure lets the watcher go.
 		if (ret == KNOT_EOK && cold) {
-			char zone[KNOT_DNAME_TXT_MAXLEN + 1] = "";
-			(void)knot_dname_to_str(zone, ctx->zone, sizeof(zone));
+			// A name's wait for its upstreams: forward-timeout (CoreDNS's 5 s at most, as
+			// its forward plugin's deadline, in the shipped configuration).
+			knot_dname_txt_storage_t owner;
+			if (knot_dname_to_str(owner, ctx->zone, sizeof(owner)) == NULL) {
+				owner[0] = '\0';
+			}
+			unsigned deadline = k8s_glue_option(check, K8S_OPT(FORWARD_TIMEOUT)).single.integer;
+			k8s_log_t log = { .fn = mod_log, .ctx = check->mod };
 			// Sleeps until a query is handed to it: owes a try only from then.
-			k8s_beat_start(&ctx->cold_beat, false, "cold waiter of %s", zone);
-			ctx->cold = k8s_cold_new(cold_answer, ctx);
+			k8s_beat_start(&ctx->cold_beat, false, "cold waiter of %s", owner);
+			ctx->cold = k8s_cold_new(cold_answer, ctx, owner, deadline, &log);
 			if (ctx->cold == NULL) {
 				k8s_beat_stop(&ctx->cold_beat);
 				knotd_mod_log(check->mod, LOG_ERR, "failed to start the thread that "

@@ -275,7 +275,7 @@ static live_t *live_new(k8s_fwd_holder_t *h, const k8s_fwd_conf_t *conf)
 	k8s_log_t log = { .fn = fwd_log, .ctx = h };
 	// Not under the registry's lock: the thread logs through it.
 	// The kept names ride on every forwarder of the instances (k8s_kept.c reaches them).
-	live->fwd = (live->metrics != NULL) ? k8s_fwd_new(conf, &log, fwd_stats, live,
+	live->fwd = (live->metrics != NULL) ? k8s_fwd_new(conf, "forward", &log, fwd_stats, live,
 	                                                  &k8s_keeper_layer) : NULL;
 	if (live->fwd == NULL) {
 		k8s_fwd_metrics_free(live->metrics);
@@ -569,7 +569,8 @@ static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 	bool handed = k8s_fwd_handoff(f, qdata->query->wire, qdata->query->size,
 	                              late ? params->socket : -1,
 	                              params->proto == KNOTD_QUERY_PROTO_TCP, params->remote,
-	                              k8s_glue_query_local(params));
+	                              k8s_glue_query_local(params),
+	                              k8s_glue_tenant(ctx, k8s_glue_remote(qdata)));
 	urcu_memb_read_unlock();
 	if (handed && late) {
 		knotd_mod_stats_incr(mod, thread, CTR_QUERIES, Q_HANDED, 1);
@@ -601,7 +602,8 @@ static knotd_state_t forward_end_hook(knotd_state_t state, knot_pkt_t *pkt,
 	bool handed = k8s_fwd_routes(f, qdata->query->lower_qname) &&
 	              k8s_fwd_handoff(f, qdata->query->wire, qdata->query->size, params->socket,
 	                              params->proto == KNOTD_QUERY_PROTO_TCP, params->remote,
-	                              k8s_glue_query_local(params));
+	                              k8s_glue_query_local(params),
+	                              k8s_glue_tenant(ctx, params->remote));
 	urcu_memb_read_unlock();
 	return handed ? KNOTD_STATE_NOOP : state;
 }

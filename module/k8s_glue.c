@@ -17,7 +17,7 @@
 /*
  * What the glue's option readers share (k8s_conf.c's, k8s_fed.c's and k8s_forward.c's): the conf
  * check's message, an option's value from the check or the zone, a refusal
- * that goes to knotc or to the log.
+ * that goes to knotc or to the log; and whose a query is (the resolver's tenants).
  */
 
 #include <stdarg.h>
@@ -54,4 +54,22 @@ knot_dname_t *k8s_glue_dname_lower(const knot_dname_t *name)
 		knot_dname_to_lower(copy);
 	}
 	return copy;
+}
+
+/*
+ * Whose a query is: the tenant of the resolver's pools (resolver/share.h). A zone reads its
+ * own table's pods; the global instance, which has no table, reads the newest cluster
+ * zone's from the zones published under RCU for it (k8s_rewrite_zones.c).
+ */
+
+k8s_tenant_t k8s_glue_tenant(const k8s_ctx_t *ctx, const struct sockaddr_storage *remote)
+{
+	const k8s_ctx_t *zone = (ctx->watcher != NULL) ? ctx :
+	                        k8s_rewrite_zone_newest(K8S_ROLE_CLUSTER);
+	const k8s_table_t *t = NULL;
+	if (zone != NULL && zone->watcher != NULL) {
+		const k8s_watcher_t *w = k8s_watcher_serving(zone->watcher, zone->ready_bits);
+		t = (w != NULL) ? k8s_watcher_table(w) : NULL;
+	}
+	return k8s_answer_tenant(t, remote);
 }

@@ -89,7 +89,7 @@ typedef struct k8s_kept_client {
 } k8s_kept_client_t;
 
 /*! \brief A zone's module context (or the global forwarding instance's): allocated by load, freed by unload. */
-typedef struct {
+typedef struct k8s_ctx {
 	knotd_mod_t *mod;
 	k8s_watcher_t *watcher;
 	k8s_watcher_client_t client;
@@ -143,6 +143,15 @@ int k8s_glue_refuse(check_ctx_t *check, const char *fmt, ...);
 
 /*! \brief A lowercase copy of \a name (malloc), or NULL. */
 knot_dname_t *k8s_glue_dname_lower(const knot_dname_t *name);
+
+/*!
+ * \brief Who a query from \a remote is charged to in the resolver's pools: its pod's
+ * namespace from the zone's table (the global instance: the newest cluster zone's, from
+ * k8s_rewrite_zone_newest()), else its address (k8s_answer_tenant()). Inside an RCU
+ * read-side section; a hand-over's cost.
+ */
+k8s_tenant_t k8s_glue_tenant(const k8s_ctx_t *ctx, const struct sockaddr_storage *remote);
+
 
 /*!
  * \brief The address a query was sent to, the source of its late answer over UDP (the
@@ -433,6 +442,13 @@ void k8s_rewrite_zone_add(k8s_ctx_t *ctx);
 void k8s_rewrite_zone_remove(k8s_ctx_t *ctx);
 
 /* k8s_rewrite_zones.c: the zones a rewritten query is answered from. */
+
+/*!
+ * \brief The newest zone of the list in \a role (the global instance's view of a zone's
+ * table: the cluster zone's pods for the resolver's tenants), or NULL; inside an RCU
+ * read-side section.
+ */
+const k8s_ctx_t *k8s_rewrite_zone_newest(k8s_role_t role);
 
 /*! \brief The zone (its context) a name is in, the longest; NULL if none (RCU section). */
 const k8s_ctx_t *k8s_rewrite_zone_of(const knot_dname_t *name);

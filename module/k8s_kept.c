@@ -32,15 +32,13 @@
 #include "k8s_glue.h"
 #include "lib/sockaddr.h"
 
-/*! \brief Per attempt; a stub resolver never waits for it (names are resolved ahead). */
-#define UPSTREAM_TIMEOUT_MS 1000
-
 /*! \brief Kept names and the zones that hold them. */
 struct k8s_kept {
 	struct k8s_kept *next;
 	k8s_keeper_t *keeper;
 	bool own;                        /*!< `upstream`: a forwarder of their own, to \a addr. */
 	struct sockaddr_storage addr;
+	unsigned timeout_ms;             /*!< Its names' deadline (forward-timeout). */
 	k8s_fwd_holder_t *holder;        /*!< Else the instance's forwarder (a reference). */
 	k8s_kept_client_t *clients;      /*!< The zones holding it, the newest first. */
 	size_t refs;
@@ -70,15 +68,16 @@ static void kept_log(void *ctx, int priority, const char *msg)
 }
 
 static bool kept_equal(const k8s_kept_t *k, const struct sockaddr_storage *addr,
-                       const k8s_fwd_holder_t *holder)
+                       unsigned timeout_ms, const k8s_fwd_holder_t *holder)
 {
-	return (addr != NULL) ? k->own && k8s_sockaddr_equal(&k->addr, addr)
+	return (addr != NULL) ? k->own && k8s_sockaddr_equal(&k->addr, addr) &&
+	                        k->timeout_ms == timeout_ms
 	                      : !k->own && k->holder == holder;
 }
 
 /*! \brief New kept names (the registry's lock held: their forwarder's first line waits for it). */
-static k8s_kept_t *kept_new(const struct sockaddr_storage *addr, k8s_fwd_holder_t *holder,
-                            k8s_kept_client_t *client)
+static k8s_kept_t *kept_new(const struct sockaddr_storage *addr, unsigned timeout_ms,
+                            k8s_fwd_holder_t *holder, k8s_kept_client_t *client)
 {
 	k8s_kept_t *k = calloc(1, sizeof(*k));
 	if (k == NULL) {
@@ -88,8 +87,9 @@ static k8s_kept_t *kept_new(const struct sockaddr_storage *addr, k8s_fwd_holder_
 	if (addr != NULL) {
 		k->own = true;
 		k->addr = *addr;
+		k->timeout_ms = timeout_ms;
 		k8s_log_t log = { .fn = kept_log, .ctx = k };
-		k->keeper = k8s_keeper_new(addr, 1, 0, UPSTREAM_TIMEOUT_MS, &log);
+		k->keeper = k8s_keeper_new(addr, 1, 0, timeout_ms, "upstream", &log);
 	} else {
 		k->holder = holder;
 		k->keeper = k8s_keeper_new_live(k8s_forward_live, holder);
@@ -111,6 +111,8 @@ int k8s_kept_acquire(check_ctx_t *check, k8s_ctx_t *ctx)
 	}
 	knotd_conf_t upstream = k8s_glue_option(check, K8S_OPT(UPSTREAM));
 	const struct sockaddr_storage *addr = (upstream.count > 0) ? &upstream.single.addr : NULL;
+	// A name's wait for its upstream, as the forwarder's (the own one's too).
+	unsigned timeout_ms = k8s_glue_option(check, K8S_OPT(FORWARD_TIMEOUT)).single.integer;
 	k8s_fwd_holder_t *holder = NULL;
 	if (addr == NULL) {
 		int ret = k8s_forward_kept(check, ctx, &holder);
@@ -123,7 +125,7 @@ int k8s_kept_acquire(check_ctx_t *check, k8s_ctx_t *ctx)
 	client->log_zone = ctx->answer.role == K8S_ROLE_CLUSTER;
 	pthread_mutex_lock(&registry_lock);
 	k8s_kept_t *k = registry;
-	while (k != NULL && !kept_equal(k, addr, holder)) {
+	while (k != NULL && !kept_equal(k, addr, timeout_ms, holder)) {
 		k = k->next;
 	}
 	if (k != NULL) {
@@ -131,7 +133,7 @@ int k8s_kept_acquire(check_ctx_t *check, k8s_ctx_t *ctx)
 		k->clients = client;
 	} else {
 		client->next = NULL;
-		k = kept_new(addr, holder, client);
+		k = kept_new(addr, timeout_ms, holder, client);
 		if (k != NULL) {
 			k->next = registry;
 			registry = k;

@@ -186,6 +186,7 @@ out:
 /*! \brief One query on its way: the per-query memory, the forwarder. */
 typedef struct {
 	const struct k8s_rw_glue *g;
+	const k8s_ctx_t *ctx;       /*!< The global instance's. */
 	k8s_regex_scratch_t *s;
 	knotd_qdata_t *qdata;
 	knot_pkt_t *pkt;
@@ -291,7 +292,8 @@ static bool put_upstream(rwq_t *q, const knot_dname_t *name, const knot_dname_t 
 	const k8s_fwd_entry_t *e = (q->fwd != NULL) ? k8s_fwd_lookup(q->fwd, name, qtype, now) : NULL;
 	if (e == NULL && (qtype == KNOT_RRTYPE_A || qtype == KNOT_RRTYPE_AAAA) &&
 	    k8s_keeper_lookup(q->g->keeper, name, qtype, &e) != K8S_UPSTREAM_READY) {
-		(void)k8s_keeper_ask(q->g->keeper, name);
+		(void)k8s_keeper_ask(q->g->keeper, name,
+		                     k8s_glue_tenant(q->ctx, k8s_glue_remote(q->qdata)));
 		return false;
 	}
 	if (e == NULL || k8s_upstream_failed(e)) {
@@ -614,7 +616,8 @@ static knotd_state_t rewrite_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 		return state;
 	}
 	rwq_t q = {
-		.g = g, .s = g->scratch[thread], .qdata = qdata, .pkt = pkt, .mm = qdata->mm,
+		.g = g, .ctx = ctx, .s = g->scratch[thread], .qdata = qdata, .pkt = pkt,
+		.mm = qdata->mm,
 	};
 	char text[K8S_NAME_TEXT_MAX];
 	ask_t a = {

@@ -19,7 +19,8 @@
  * immutable list of their contexts published under RCU (added in load, removed first
  * in unload, a grace period before the context goes), each zone's answer of a rewritten
  * name, and the copy of its SOA that its own queries leave while rules are configured
- * (knotd gives a module the SOA of the query's zone only).
+ * (knotd gives a module the SOA of the query's zone only). The global instance's
+ * hand-overs read the newest cluster zone's pods from it too (k8s_glue_tenant()).
  */
 
 #include <pthread.h>
@@ -168,6 +169,17 @@ const k8s_ctx_t *k8s_rewrite_zone_of(const knot_dname_t *name)
 		}
 	}
 	return best;
+}
+
+const k8s_ctx_t *k8s_rewrite_zone_newest(k8s_role_t role)
+{
+	const zone_set_t *set = rcu_dereference(zones);
+	for (size_t i = 0; set != NULL && i < set->count; i++) {
+		if (set->ctx[i]->answer.role == role) {
+			return set->ctx[i];
+		}
+	}
+	return NULL;
 }
 
 const knot_rrset_t *k8s_rewrite_zone_soa(const k8s_ctx_t *ctx)

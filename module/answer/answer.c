@@ -441,6 +441,16 @@ k8s_answer_t k8s_answer_name(k8s_qctx_t *c, const knot_dname_t *owner, const kno
 	return answer_parsed(c, owner, qname, &q, role, zone, depth);
 }
 
+k8s_tenant_t k8s_answer_tenant(const k8s_table_t *t, const struct sockaddr_storage *remote)
+{
+	k8s_ip_t ip;
+	const uint8_t *ns = NULL;
+	if (t != NULL && remote != NULL && k8s_client_ip(remote, &ip)) {
+		ns = k8s_table_pod_ns(t, &ip);
+	}
+	return (ns != NULL) ? k8s_tenant_ns(ns) : k8s_tenant_addr(remote);
+}
+
 /*! \brief Both entry points' body, inlined in each: the plain one pays nothing for \a shown. */
 static inline __attribute__((always_inline))
 k8s_answer_t answer_query(const k8s_answer_conf_t *conf, const k8s_table_t *t,
@@ -459,7 +469,8 @@ k8s_answer_t answer_query(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 		return K8S_ANSWER_NOTREADY;
 	}
 
-	k8s_qctx_t c = { .conf = conf, .t = t, .pkt = pkt, .mm = mm, .qtype = qtype, .shown = shown };
+	k8s_qctx_t c = { .conf = conf, .t = t, .pkt = pkt, .mm = mm, .remote = remote,
+	                 .qtype = qtype, .shown = shown };
 	switch (conf->role) {
 	case K8S_ROLE_CLUSTER: {
 		// One parse: the autopath check below reads its <ns>.svc too.

@@ -103,6 +103,14 @@ static inline uint32_t k8s_answer_ready_bits(k8s_role_t role)
 }
 
 /*!
+ * \brief Who a query from \a remote is charged to in the resolver's pools (share.h): its
+ * pod's namespace when \a t (NULL: none) knows the address as one namespace's pods (pods
+ * are watched with `pods: verified` or client-address autopath), else its whole address.
+ * Reads the table as an answer does (inside an RCU read-side section).
+ */
+k8s_tenant_t k8s_answer_tenant(const k8s_table_t *t, const struct sockaddr_storage *remote);
+
+/*!
  * \brief Answers a query of the zone: the one dispatcher of every role answered
  * from a record table (K8S_ROLE_FEDERATED answers from its members', fedserve.h).
  *

@@ -121,20 +121,45 @@ k8s_answer_t k8s_answer_target(k8s_qctx_t *c, const knot_dname_t *target, const 
 	}
 	const k8s_fwd_entry_t *ext;
 	if (k8s_keeper_lookup(conf->upstream, target, c->qtype, &ext) != K8S_UPSTREAM_READY) {
-		(void)k8s_keeper_ask(conf->upstream, target);  // Busy slots: the next query asks.
+		// Refused (its tenant's part, busy slots): the next query asks.
+		(void)k8s_keeper_ask(conf->upstream, target, qctx_tenant(c));
 		k8s_answer_cold_note();
 		return K8S_ANSWER_SERVFAIL;
 	}
-	return k8s_answer_upstream(c, ext);
+	if (k8s_upstream_unreachable(ext)) {
+		return K8S_ANSWER_UNREACHABLE;  // A dead target: at once, until its retry.
+	}
+	return k8s_answer_upstream(c, ext, qname, depth);
 }
 
 k8s_answer_t k8s_answer_relay(knot_pkt_t *pkt, uint16_t qtype, const k8s_fwd_entry_t *ans)
 {
 	k8s_qctx_t c = { .pkt = pkt, .qtype = qtype };
-	return k8s_answer_upstream(&c, ans);
+	return k8s_answer_upstream(&c, ans, NULL, 0);
 }
 
-k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_fwd_entry_t *ext)
+/*!
+ * \brief A CNAME of an upstream's chain whose target is in one of our zones: that target,
+ * lowercase in the query's memory; NULL for any other record (or without our zones).
+ */
+static const knot_dname_t *link_into_ours(k8s_qctx_t *c, const knot_rrset_t *rr)
+{
+	if (rr->type != KNOT_RRTYPE_CNAME || c->conf == NULL || rr->rrs.count == 0) {
+		return NULL;
+	}
+	const knot_dname_t *target = knot_cname_name(rr->rrs.rdata);
+	size_t size = knot_dname_size(target);
+	knot_dname_t *lower = mm_get(c->mm, size);
+	if (lower == NULL) {
+		return NULL;
+	}
+	memcpy(lower, target, size);
+	knot_dname_to_lower(lower);
+	return (zone_of(c->conf, lower) != K8S_ZONE_COUNT) ? lower : NULL;
+}
+
+k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_fwd_entry_t *ext,
+                                 const knot_dname_t *qname, unsigned depth)
 {
 	// A failed upstream (no records) leaves the CNAME alone, NOERROR, as CoreDNS answers.
 	// The cached chain is shared: only the TTL, capped at what remains, is our own.
@@ -148,6 +173,12 @@ k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_fwd_entry_t *ext)
 		int ret = knot_pkt_put(c->pkt, KNOT_COMPR_HINT_NONE, &rr, 0);
 		if (ret != KNOT_EOK) {
 			return put_result(ret);
+		}
+		// The chain stops at our zones: the rest is the table's, as if the name were
+		// asked itself (CoreDNS resolves it again), never the upstream's records of it.
+		const knot_dname_t *ours = link_into_ours(c, &rr);
+		if (ours != NULL) {
+			return k8s_answer_chase(c, ours, qname, depth + 1);
 		}
 	}
 	return (k8s_upstream_rcode(ext) == KNOT_RCODE_NXDOMAIN) ? K8S_ANSWER_HIT_NXDOMAIN :

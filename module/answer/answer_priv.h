@@ -34,6 +34,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <netinet/in.h>
+
 #include <libknot/libknot.h>
 
 #include "answer/answer.h"
@@ -44,9 +46,41 @@ typedef struct {
 	const k8s_table_t *t;
 	knot_pkt_t *pkt;
 	knot_mm_t *mm;
+	const struct sockaddr_storage *remote;  /*!< The client: who a cold name is asked for. */
 	uint16_t qtype;
 	const knot_dname_t *shown;  /*!< The query name's records' owner, NULL: the question (rewrite.h). */
 } k8s_qctx_t;
+
+/*! \brief The client's address as a table address; false if it is neither IPv4 nor IPv6. */
+static inline bool k8s_client_ip(const struct sockaddr_storage *remote, k8s_ip_t *ip)
+{
+	memset(ip, 0, sizeof(*ip));
+	if (remote->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)remote;
+		ip->family = AF_INET;
+		memcpy(ip->bytes, &in->sin_addr, 4);
+		return true;
+	}
+	if (remote->ss_family != AF_INET6) {
+		return false;
+	}
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)remote;
+	// An IPv4 client of a dual-stack socket arrives mapped (::ffff:a.b.c.d).
+	if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+		ip->family = AF_INET;
+		memcpy(ip->bytes, in6->sin6_addr.s6_addr + 12, 4);
+	} else {
+		ip->family = AF_INET6;
+		memcpy(ip->bytes, &in6->sin6_addr, 16);
+	}
+	return true;
+}
+
+/*! \brief Who a cold name the query met is asked for: the client's tenant (answer.h). */
+static inline k8s_tenant_t qctx_tenant(const k8s_qctx_t *c)
+{
+	return k8s_answer_tenant(c->t, c->remote);
+}
 
 static inline void *mm_get(knot_mm_t *mm, size_t size)
 {
@@ -258,8 +292,14 @@ k8s_answer_t k8s_answer_target(k8s_qctx_t *c, const knot_dname_t *target, const 
 k8s_answer_t k8s_answer_external(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                                  const k8s_block_t *svc, unsigned depth);
 
-/*! \brief Puts a cached upstream answer (a CNAME chain, then addresses) after a CNAME to it. */
-k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_fwd_entry_t *ext);
+/*!
+ * \brief Puts a cached upstream answer (a CNAME chain, then addresses) after a CNAME to it;
+ * a link of the chain into one of our zones ends the upstream's part: its target is
+ * answered from the table (k8s_answer_chase(), \a depth CNAMEs followed so far, \a qname
+ * the compression hint), never from the upstream's records.
+ */
+k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_fwd_entry_t *ext,
+                                 const knot_dname_t *qname, unsigned depth);
 
 /* answer_srv.c */
 

@@ -257,6 +257,11 @@ static cand_t try_candidate(k8s_qctx_t *c, const knot_dname_t *qname, const knot
 		if (ext == NULL) {
 			return cold ? CAND_COLD : CAND_UNKNOWN;
 		}
+		// No upstream answered (a dead target): as the walk's deadline would end it.
+		if (k8s_upstream_unreachable(ext)) {
+			*res = K8S_ANSWER_UNREACHABLE;
+			return CAND_DONE;
+		}
 		// REFUSED or SERVFAIL: NXDOMAIN lets the client go on (musl stops at SERVFAIL).
 		if (k8s_upstream_failed(ext)) {
 			return CAND_FAILED;
@@ -283,7 +288,7 @@ static cand_t try_candidate(k8s_qctx_t *c, const knot_dname_t *qname, const knot
 		return CAND_DONE;
 	}
 	if (ext != NULL) {
-		*res = k8s_answer_upstream(c, ext);
+		*res = k8s_answer_upstream(c, ext, qname, 0);
 		return CAND_DONE;
 	}
 	*res = k8s_answer_name(c, owner, qname, zone_role(z), c->conf->domains[z], 0);
@@ -320,7 +325,7 @@ static void ask_rest(k8s_qctx_t *c, search_t *s, const uint8_t *name, size_t nam
 		bool cold;
 		if (candidate(cand, name, name_size, domain) > 0 && !k8s_fedfwd_name(cand) &&
 		    zone_of(c->conf, cand) == K8S_ZONE_COUNT && outside(c, cand, &cold) == NULL &&
-		    cold && !k8s_keeper_ask(c->conf->upstream, cand)) {
+		    cold && !k8s_keeper_ask(c->conf->upstream, cand, qctx_tenant(c))) {
 			return;  // No room: a later query asks again.
 		}
 	}
@@ -367,7 +372,7 @@ static k8s_answer_t walk(k8s_qctx_t *c, const knot_dname_t *qname, const uint8_t
 			*outcome = step;
 			return res;
 		case CAND_COLD:
-			(void)k8s_keeper_ask(c->conf->upstream, owner);
+			(void)k8s_keeper_ask(c->conf->upstream, owner, qctx_tenant(c));
 			ask_rest(c, s, name, name_size);
 			if (nodata == NULL) {
 				*outcome = K8S_AUTOPATH_COLD;
@@ -395,7 +400,7 @@ static k8s_answer_t walk(k8s_qctx_t *c, const knot_dname_t *qname, const uint8_t
 		bool cold;
 		const k8s_fwd_entry_t *ext = outside(c, nodata, &cold);
 		if (ext != NULL) {
-			return k8s_answer_upstream(c, ext);
+			return k8s_answer_upstream(c, ext, qname, 0);
 		}
 	}
 	return K8S_ANSWER_HIT;
@@ -472,31 +477,6 @@ k8s_answer_t k8s_autopath_answer(k8s_qctx_t *c, const knot_dname_t *qname, const
 	return walk(c, qname, qname, labels[n - suffix_labels - 2] - qname, &s, outcome);
 }
 
-/*! \brief The client's address as a table address; false if it is neither IPv4 nor IPv6. */
-static bool client_ip(const struct sockaddr_storage *remote, k8s_ip_t *ip)
-{
-	memset(ip, 0, sizeof(*ip));
-	if (remote->ss_family == AF_INET) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)remote;
-		ip->family = AF_INET;
-		memcpy(ip->bytes, &in->sin_addr, 4);
-		return true;
-	}
-	if (remote->ss_family != AF_INET6) {
-		return false;
-	}
-	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)remote;
-	// An IPv4 client of a dual-stack socket arrives mapped (::ffff:a.b.c.d).
-	if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
-		ip->family = AF_INET;
-		memcpy(ip->bytes, in6->sin6_addr.s6_addr + 12, 4);
-	} else {
-		ip->family = AF_INET6;
-		memcpy(ip->bytes, &in6->sin6_addr, 16);
-	}
-	return true;
-}
-
 /*!
  * \brief The client-address form: <name>.<ns>.svc.<zone>, which does not exist,
  * asked by a pod of <ns> is walked on from svc.<zone>, as CoreDNS's
@@ -509,7 +489,7 @@ k8s_answer_t k8s_autopath_client(k8s_qctx_t *c, const knot_dname_t *qname, const
 	const k8s_answer_conf_t *conf = c->conf;
 	// <name>.<ns>.svc.<zone>: the query name's parse found the shape (qname.h's svc_ns).
 	k8s_ip_t ip;
-	if (ns == NULL || remote == NULL || !client_ip(remote, &ip)) {
+	if (ns == NULL || remote == NULL || !k8s_client_ip(remote, &ip)) {
 		return K8S_ANSWER_NXDOMAIN;
 	}
 	// Only a pod's own namespace is first in its search list; a node's address has another list.

@@ -19,6 +19,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,17 +53,23 @@ typedef struct {
 	uint8_t soa_rdata[SOA_RDATA_MAX];
 } slot_t;
 
+/*! \brief Slots in all: the waiting queries' cap and its headroom (share.h). */
+#define SLOT_ROOM (K8S_COLD_SLOTS + K8S_COLD_SLOTS / K8S_SHARE_HEADROOM_PART)
+
 struct k8s_cold {
 	k8s_cold_answer_fn answer;
 	void *ctx;
+	k8s_log_t log;
+	unsigned deadline_ms;                    /*!< A waiting query's, then SERVFAIL. */
+	char owner[KNOT_DNAME_TXT_MAXLEN + 1];   /*!< Its pool's label: the zone's name. */
 	k8s_slots_t handoff;                     /*!< Over \a slots. */
-	k8s_share_t waiting;                     /*!< Each address's slots: a quarter. */
+	k8s_share_t waiting;                     /*!< The waiting queries, by tenant. */
 	pthread_t thread;
 	knot_mm_t mm;                            /*!< Allocates from \a arena, reset after each try. */
 	size_t arena_used;
 	max_align_t arena[ARENA_SIZE / sizeof(max_align_t)];
 	uint8_t out[2 + KNOT_WIRE_MAX_PKTSIZE];  /*!< The response, after a TCP length. */
-	slot_t slots[K8S_COLD_SLOTS];
+	slot_t slots[SLOT_ROOM];
 };
 
 static void *arena_alloc(void *ctx, size_t len)
@@ -181,7 +188,7 @@ static bool slot_try(k8s_cold_t *w, slot_t *s, uint64_t now)
 	const k8s_answer_reply_t *reply = &k8s_answer_replies[res];
 	bool negative = reply->negative;
 	int ede = reply->ede;
-	const char *ede_text = "";
+	const char *ede_text = (ede == EDE_DEADLINE) ? EDE_DEADLINE_TEXT : "";
 	uint16_t rcode = reply->rcode;
 	if (cold || rcode == KNOT_RCODE_SERVFAIL || rcode == KNOT_RCODE_REFUSED) {
 		// Only the header and the question: what the answer put goes.
@@ -240,7 +247,9 @@ static void *cold_run(void *arg)
 		k8s_slots_looking(&w->handoff);
 		uint64_t now = k8s_now_ms();
 		waiting = false;
-		for (size_t i = 0; i < K8S_COLD_SLOTS; i++) {
+		k8s_share_log(&w->waiting, &w->log, now);
+		k8s_share_log_process(&w->log, now);
+		for (size_t i = 0; i < SLOT_ROOM; i++) {
 			slot_t *s = (slot_t *)k8s_slots_ready(&w->handoff, i);
 			if (s != NULL && slot_try(w, s, now)) {
 				waiting = true;
@@ -252,7 +261,8 @@ static void *cold_run(void *arg)
 	return NULL;
 }
 
-k8s_cold_t *k8s_cold_new(k8s_cold_answer_fn answer, void *ctx)
+k8s_cold_t *k8s_cold_new(k8s_cold_answer_fn answer, void *ctx, const char *owner,
+                         unsigned deadline_ms, const k8s_log_t *log)
 {
 	k8s_cold_t *w = calloc(1, sizeof(*w));
 	if (w == NULL) {
@@ -260,9 +270,12 @@ k8s_cold_t *k8s_cold_new(k8s_cold_answer_fn answer, void *ctx)
 	}
 	w->answer = answer;
 	w->ctx = ctx;
+	w->log = *log;
+	w->deadline_ms = (deadline_ms > 0) ? deadline_ms : K8S_COLD_DEADLINE_MS;
+	snprintf(w->owner, sizeof(w->owner), "%s", owner);
 	w->mm = (knot_mm_t){ .ctx = w, .alloc = arena_alloc };
-	k8s_share_init(&w->waiting, K8S_COLD_SLOTS / K8S_SHARE_PART);
-	if (k8s_slots_init(&w->handoff, w->slots, K8S_COLD_SLOTS, sizeof(slot_t),
+	k8s_share_init(&w->waiting, K8S_COLD_SLOTS, "cold_waiting", w->owner);
+	if (k8s_slots_init(&w->handoff, w->slots, SLOT_ROOM, sizeof(slot_t),
 	                   &w->waiting) != KNOT_EOK) {
 		free(w);
 		return NULL;
@@ -272,6 +285,7 @@ k8s_cold_t *k8s_cold_new(k8s_cold_answer_fn answer, void *ctx)
 		free(w);
 		return NULL;
 	}
+	k8s_share_register(&w->waiting);
 	return w;
 }
 
@@ -280,13 +294,15 @@ void k8s_cold_free(k8s_cold_t *w)
 	if (w == NULL) {
 		return;
 	}
+	k8s_share_unregister(&w->waiting);
 	k8s_slots_stop(&w->handoff, w->thread);
 	free(w);
 }
 
 bool k8s_cold_handoff(k8s_cold_t *w, const uint8_t *wire, size_t len, int fd, bool tcp,
                       const struct sockaddr_storage *remote,
-                      const struct sockaddr_storage *local, const knot_rrset_t *soa)
+                      const struct sockaddr_storage *local, const knot_rrset_t *soa,
+                      k8s_tenant_t tenant)
 {
 	if (w == NULL || len > K8S_COLD_QUERY_MAX || fd < 0) {
 		return false;
@@ -300,7 +316,7 @@ bool k8s_cold_handoff(k8s_cold_t *w, const uint8_t *wire, size_t len, int fd, bo
 			return false;
 		}
 	}
-	slot_t *s = (slot_t *)k8s_slots_claim(&w->handoff, fd, tcp, len, remote, local);
+	slot_t *s = (slot_t *)k8s_slots_claim(&w->handoff, fd, tcp, len, remote, local, tenant);
 	if (s == NULL) {
 		return false;
 	}
@@ -312,7 +328,7 @@ bool k8s_cold_handoff(k8s_cold_t *w, const uint8_t *wire, size_t len, int fd, bo
 		s->soa_len = soa_rd->len;
 		s->soa_ttl = soa->ttl;
 	}
-	s->deadline_ms = k8s_now_ms() + K8S_COLD_DEADLINE_MS;
+	s->deadline_ms = k8s_now_ms() + w->deadline_ms;
 	k8s_slots_publish(&w->handoff, &s->h);
 	return true;
 }

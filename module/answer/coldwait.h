@@ -22,12 +22,14 @@
  *
  * A worker whose answer needs a name the upstream cache does not hold yet hands the
  * query over (a copy of its wire, the client's address, knotd's socket, dup()ed for
- * TCP, and the zone's SOA for a negative answer) into one of K8S_COLD_SLOTS slots
- * (compare-and-swap, never waiting, no allocation) and lets knotd send nothing. The
- * zone's thread re-runs the answer every K8S_COLD_TICK_MS while queries wait: once
- * the name is no longer cold, the answer is built there (under the RCU read lock,
- * registered with liburcu) and sent from knotd's socket; at K8S_COLD_DEADLINE_MS it
- * is SERVFAIL with Extended DNS Error 22 (No Reachable Authority).
+ * TCP, and the zone's SOA for a negative answer) into a slot (compare-and-swap, never
+ * waiting, no allocation) and lets knotd send nothing; the waiting queries are a pool
+ * of K8S_COLD_SLOTS shared by the tenants (resolver/share.h). The zone's thread re-runs
+ * the answer every K8S_COLD_TICK_MS while queries wait: once the name is no longer
+ * cold, the answer is built there (under the RCU read lock, registered with liburcu)
+ * and sent from knotd's socket; at the deadline (the zone's forward-timeout, else
+ * K8S_COLD_DEADLINE_MS) it is SERVFAIL with Extended DNS Error 22 (No Reachable
+ * Authority).
  */
 
 #pragma once
@@ -40,15 +42,16 @@
 #include <libknot/libknot.h>
 
 #include "answer/answer.h"
+#include "lib/log.h"
 
 /*!
- * \brief Queries waiting at once per zone, a quarter of them per client address; past
- * that, the worker answers SERVFAIL.
+ * \brief Queries waiting at once per zone: a pool's cap, shared by the tenants with its
+ * headroom (resolver/share.h); past a tenant's part, the worker answers SERVFAIL.
  */
 #define K8S_COLD_SLOTS 64
 /*! \brief Largest query handed over (bytes); a larger one is answered SERVFAIL at once. */
 #define K8S_COLD_QUERY_MAX 512
-/*! \brief A waiting query's deadline, then SERVFAIL with EDE 22. */
+/*! \brief A waiting query's deadline without forward-timeout, then SERVFAIL with EDE 22. */
 #define K8S_COLD_DEADLINE_MS 2000
 /*! \brief How often waiting queries are tried again. */
 #define K8S_COLD_TICK_MS 10
@@ -69,8 +72,13 @@ typedef k8s_answer_t (*k8s_cold_answer_fn)(void *ctx, const knot_pkt_t *query,
 
 typedef struct k8s_cold k8s_cold_t;
 
-/*! \brief Starts a waiter and its thread; NULL on no memory or no thread. */
-k8s_cold_t *k8s_cold_new(k8s_cold_answer_fn answer, void *ctx);
+/*!
+ * \brief Starts a waiter and its thread, whose queries wait \a deadline_ms (0: the
+ * default) and whose pool is labelled \a owner (copied: the zone's name); its lines go
+ * to \a log. NULL on no memory or no thread.
+ */
+k8s_cold_t *k8s_cold_new(k8s_cold_answer_fn answer, void *ctx, const char *owner,
+                         unsigned deadline_ms, const k8s_log_t *log);
 
 /*!
  * \brief Stops and joins the thread; waiting clients get nothing more (their TCP
@@ -81,9 +89,9 @@ void k8s_cold_free(k8s_cold_t *w);
 /*!
  * \brief Hands a query over (any thread; never blocks, allocates nothing; dup() for TCP).
  *
- * The client's address holds a quarter of the slots at most, and over TCP its share of
- * the process's TCP duplicates, the forwarder's counted with ours (resolver/slots.h,
- * k8s_hold_t).
+ * The query holds a unit of the waiting queries, and over TCP one of the process's TCP
+ * duplicates (the forwarders' counted with ours), both charged to \a tenant
+ * (resolver/slots.h, k8s_hold_t): refused when the tenant is past its part of a full pool.
  *
  * \param fd      knotd's socket the query came on.
  * \param remote  The client's address.
@@ -91,9 +99,11 @@ void k8s_cold_free(k8s_cold_t *w);
  *                NULL or a wildcard if unknown: the kernel chooses then.
  * \param soa     The zone's SOA (the first record is copied), for a negative answer.
  *
- * \return False when refused (the address's share or the TCP duplicates used up, no
- *         free slot, query or SOA too large, dup failed).
+ * \param tenant  Who it is charged to: the client pod's namespace, else its address.
+ *
+ * \return False when refused (a pool, no free slot, query or SOA too large, dup failed).
  */
 bool k8s_cold_handoff(k8s_cold_t *w, const uint8_t *wire, size_t len, int fd, bool tcp,
                       const struct sockaddr_storage *remote,
-                      const struct sockaddr_storage *local, const knot_rrset_t *soa);
+                      const struct sockaddr_storage *local, const knot_rrset_t *soa,
+                      k8s_tenant_t tenant);

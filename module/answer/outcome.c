@@ -30,5 +30,7 @@ const k8s_answer_reply_t k8s_answer_replies[K8S_ANSWER_COUNT] = {
 	// Until the zone's resources have completed a first LIST: a resolver tries another server.
 	[K8S_ANSWER_NOTREADY]     = { KNOT_RCODE_SERVFAIL, false, KNOT_EDNS_EDE_NOT_READY },
 	[K8S_ANSWER_SERVFAIL]     = { KNOT_RCODE_SERVFAIL, false, KNOT_EDNS_EDE_NONE },
+	// A dead target: at once, as the deadline's SERVFAIL would have been (No Reachable Authority).
+	[K8S_ANSWER_UNREACHABLE]  = { KNOT_RCODE_SERVFAIL, false, KNOT_EDNS_EDE_NREACH_AUTH },
 	[K8S_ANSWER_REFUSED]      = { KNOT_RCODE_REFUSED,  false, KNOT_EDNS_EDE_NONE },
 };

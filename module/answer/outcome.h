@@ -40,6 +40,8 @@ typedef enum {
 	K8S_ANSWER_TRUNC,        /*!< Did not fit; TC is set. */
 	K8S_ANSWER_NOTREADY,     /*!< First sync not complete. */
 	K8S_ANSWER_SERVFAIL,     /*!< The upstream for an ExternalName failed, or no memory. */
+	K8S_ANSWER_UNREACHABLE,  /*!< A name outside our zones whose upstreams did not answer
+	                              within the deadline, until its retry (EDE 22). */
 	K8S_ANSWER_REFUSED,      /*!< An autopath search list over K8S_AUTOPATH_MAX_LISTED domains,
 	                              or a federation without nameservers (K8S-DNS role). */
 	K8S_ANSWER_COUNT

@@ -120,7 +120,7 @@ static view_t *view_new(k8s_fedfwd_t *f, k8s_fedstub_set_t *set, const view_t *o
 		}
 		if (v->keepers[i] == NULL) {
 			v->keepers[i] = k8s_keeper_new(fed->ns, fed->count, K8S_EDNS_SOURCE_CLUSTER,
-			                               K8S_FEDFWD_TIMEOUT_MS, &f->log);
+			                               K8S_FEDFWD_TIMEOUT_MS, "federation", &f->log);
 		}
 		if (v->keepers[i] == NULL) {
 			k8s_logf(&f->log, LOG_ERR, "federations, no resolver for %.*s (no memory or "
@@ -360,7 +360,8 @@ const k8s_fedstub_t *k8s_fedfwd_stub(const k8s_fedfwd_t *f, const knot_dname_t *
 }
 
 k8s_upstream_status_t k8s_fedfwd_lookup(const k8s_fedfwd_t *f, const knot_dname_t *qname,
-                                        uint16_t qtype, const k8s_fwd_entry_t **ans)
+                                        uint16_t qtype, const struct sockaddr_storage *remote,
+                                        const k8s_fwd_entry_t **ans)
 {
 	const uint8_t *label = fed_label(qname);
 	const view_t *v = rcu_dereference(f->current);
@@ -378,13 +379,14 @@ k8s_upstream_status_t k8s_fedfwd_lookup(const k8s_fedfwd_t *f, const knot_dname_
 	k8s_upstream_status_t status = k8s_keeper_lookup_source(k, qname, qtype, f->source, ans);
 	if (status != K8S_UPSTREAM_READY) {
 		// Busy slots: the client's retry asks again.
-		(void)k8s_keeper_ask_source(k, qname, f->source);
+		(void)k8s_keeper_ask_source(k, qname, f->source, k8s_tenant_addr(remote));
 	}
 	return status;
 }
 
 k8s_answer_t k8s_fedfwd_answer(const k8s_fedfwd_t *f, const knot_dname_t *qname,
-                               uint16_t qtype, knot_pkt_t *pkt)
+                               uint16_t qtype, const struct sockaddr_storage *remote,
+                               knot_pkt_t *pkt)
 {
 	bool apex;
 	if (k8s_fedfwd_stub(f, qname, &apex) == NULL) {
@@ -395,9 +397,12 @@ k8s_answer_t k8s_fedfwd_answer(const k8s_fedfwd_t *f, const knot_dname_t *qname,
 		return K8S_ANSWER_NODATA;
 	}
 	const k8s_fwd_entry_t *ans;
-	if (k8s_fedfwd_lookup(f, qname, qtype, &ans) != K8S_UPSTREAM_READY) {
+	if (k8s_fedfwd_lookup(f, qname, qtype, remote, &ans) != K8S_UPSTREAM_READY) {
 		k8s_answer_cold_note();
 		return K8S_ANSWER_SERVFAIL;
+	}
+	if (k8s_upstream_unreachable(ans)) {
+		return K8S_ANSWER_UNREACHABLE;  // Silent nameservers: at once, until the retry.
 	}
 	if (k8s_upstream_failed(ans)) {
 		return K8S_ANSWER_SERVFAIL;  // The stub zone's servers failed: answered at once.

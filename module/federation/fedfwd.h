@@ -93,10 +93,12 @@ const k8s_fedstub_t *k8s_fedfwd_stub(const k8s_fedfwd_t *f, const knot_dname_t *
 /*!
  * \brief The federation's nameservers' answer for \a qname and \a qtype from the
  * forwarder's cache (K8S_UPSTREAM_READY, \a ans set), or else the name asked of the
- * forwarder's thread (busy slots: the client's retry asks again). Never waits.
+ * forwarder's thread for the client at \a remote (its tenant; busy slots: the client's
+ * retry asks again). Never waits.
  */
 k8s_upstream_status_t k8s_fedfwd_lookup(const k8s_fedfwd_t *f, const knot_dname_t *qname,
-                                        uint16_t qtype, const k8s_fwd_entry_t **ans);
+                                        uint16_t qtype, const struct sockaddr_storage *remote,
+                                        const k8s_fwd_entry_t **ans);
 
 /*! \brief The current set of stub zones (inside an RCU read-side section). */
 const k8s_fedstub_set_t *k8s_fedfwd_set(const k8s_fedfwd_t *f);
@@ -105,7 +107,9 @@ const k8s_fedstub_set_t *k8s_fedfwd_set(const k8s_fedfwd_t *f);
  * \brief Answers a query of the K8S-DNS zone (svc.federation., inside an RCU read-side
  * section; the glue calls it for K8S_ROLE_FEDFORWARD): PASS at the apex, REFUSED for a federation with no nameservers, NODATA for
  * types other than A and AAAA (the Federated-DNS answers addresses), else the cached
- * answer of the federation's nameservers, or SERVFAIL while it is cold.
+ * answer of the federation's nameservers, or SERVFAIL while it is cold (the name asked
+ * for the client at \a remote).
  */
 k8s_answer_t k8s_fedfwd_answer(const k8s_fedfwd_t *f, const knot_dname_t *qname,
-                               uint16_t qtype, knot_pkt_t *pkt);
+                               uint16_t qtype, const struct sockaddr_storage *remote,
+                               knot_pkt_t *pkt);

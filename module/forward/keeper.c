@@ -25,6 +25,7 @@
  */
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -113,6 +114,7 @@ static void cache_drop(keeper_t *k, job_t *job)
 static void job_done(keeper_t *k, job_t *job, const k8s_fwd_entry_t *e, uint64_t now)
 {
 	job->backoff_s = 0;
+	job->turn = TURN_REFRESH;
 	// Refresh at 80 % of the TTL, so that readers find a warm entry.
 	uint64_t ttl_ms = (e->expires_ms > now) ? e->expires_ms - now : 0;
 	uint64_t refresh = ttl_ms * 4 / 5;
@@ -121,54 +123,69 @@ static void job_done(keeper_t *k, job_t *job, const k8s_fwd_entry_t *e, uint64_t
 }
 
 /*!
- * \brief Publishes an upstream's definitive failure (\a rcode: REFUSED, SERVFAIL...)
- * until the retry, so that waiting queries get their answer now, not at their deadline.
- * A good answer, even stale, is served instead while it may be.
+ * \brief Publishes an upstream's definitive failure (\a rcode: REFUSED, SERVFAIL...), or
+ * that no upstream answered within the deadline (\a unreachable: a dead target, counted
+ * by the forwarder), until the retry, so that waiting and later queries get their answer
+ * now, not each at its deadline. A good answer, even stale, is served instead while it may be.
  */
-static void failure_publish(keeper_t *k, job_t *job, uint16_t rcode, uint64_t now)
+static void failure_publish(keeper_t *k, job_t *job, uint16_t rcode, bool unreachable,
+                            uint64_t now)
 {
 	const k8s_fwd_entry_t *cur = entry_of(k, job);
 	if (cur != NULL && !k8s_upstream_failed(cur) && (cur->kept || now < cur->expires_ms)) {
 		return;
 	}
 	target_t *t = job->target;
+	uint64_t until = now + job->backoff_s * 1000;
+	if (unreachable && until < now + DEAD_MIN_MS) {
+		until = now + DEAD_MIN_MS;  // Its lookups answer at once even past an early retry.
+	}
 	k8s_fwd_entry_t *e = k8s_fwd_entry_failure(t->name, job->qtype, t->source, rcode, now,
-	                                           now + job->backoff_s * 1000);
+	                                           until);
 	if (e != NULL) {
+		e->unreachable = unreachable;
 		k8s_fwd_cache_put(k->cache, e, now);
 	}
 }
 
 /*!
  * \brief Gives up on a resolution for now: retried with backoff. \a rcode, if not 0,
- * is the upstream's definitive failure, published until the retry.
+ * is the upstream's definitive failure (\a unreachable: no answer at all), published
+ * until the retry.
  */
 static void job_fail(keeper_t *k, job_t *job, uint64_t now, const char *reason,
-                     uint16_t rcode)
+                     uint16_t rcode, bool unreachable)
 {
 	job->backoff_s = (job->backoff_s == 0) ? 1 : 2 * job->backoff_s;
 	if (job->backoff_s > BACKOFF_MAX_S) {
 		job->backoff_s = BACKOFF_MAX_S;
 	}
+	job->turn = TURN_RETRY;
 	// Stale data beats SERVFAIL, but not forever.
 	const k8s_fwd_entry_t *e = kept_of(k, job);
 	if (e != NULL && now > e->expires_ms + STALE_MAX_MS) {
 		cache_drop(k, job);
 	}
 	if (rcode != 0) {
-		failure_publish(k, job, rcode, now);
+		failure_publish(k, job, rcode, unreachable, now);
 	}
 	k8s_timer_heap_push(&k->heap, &job->timer, now + job->backoff_s * 1000);
 
-	target_t *t = job->target;
-	if (!t->logged || now - t->logged_ms >= LOG_PERIOD_MS) {
-		t->logged = true;
-		t->logged_ms = now;
-		knot_dname_txt_storage_t buf;
-		k8s_logf(k->log, LOG_WARNING,
-		         "upstream resolution of %s failed, retrying in %u s (%s)",
-		         name_text(t->name, buf), job->backoff_s, reason);
+	// One line every FAIL_LOG_MS for all names: a flood of dead names is one line.
+	if (k->fail_log_ms != 0 && now < k->fail_log_ms + FAIL_LOG_MS) {
+		k->fail_skipped++;
+		return;
 	}
+	char skipped[64] = "";
+	if (k->fail_skipped > 0) {
+		snprintf(skipped, sizeof(skipped), "; %u more failed since the last line",
+		         k->fail_skipped);
+	}
+	k->fail_log_ms = now;
+	k->fail_skipped = 0;
+	knot_dname_txt_storage_t buf;
+	k8s_logf(k->log, LOG_WARNING, "upstream resolution of %s failed, retrying in %u s (%s%s)",
+	         name_text(job->target->name, buf), job->backoff_s, reason, skipped);
 }
 
 static const char *reason_text(int ret)
@@ -196,19 +213,22 @@ static void flight_done(void *state, void *arg, const knot_pkt_t *answer,
 	keeper_t *k = state;
 	job_t *job = arg;
 	job->in_flight = false;
-	k->flights--;
+	k8s_share_put(&k->flights, &job->flight);
 	job_harvest(k, job);  // Lookups of the entry it replaces count for the next round.
 	if (answer == NULL) {
 		// A refused connection (ICMP port unreachable) is the server's "no", as REFUSED
-		// is: published until the retry, not left to every query's deadline.
-		job_fail(k, job, now, reason_text(err),
-		         (err == KNOT_ECONNREFUSED) ? KNOT_RCODE_REFUSED : 0);
+		// is; a target that never answered (its upstreams silent for the whole deadline)
+		// gets SERVFAIL: both published until the retry, so that the lookups of a dead
+		// target answer at once, not each at its deadline.
+		uint16_t rcode = (err == KNOT_ECONNREFUSED) ? KNOT_RCODE_REFUSED :
+		                 (err == KNOT_ETIMEOUT) ? KNOT_RCODE_SERVFAIL : 0;
+		job_fail(k, job, now, reason_text(err), rcode, err == KNOT_ETIMEOUT);
 		return;
 	}
 	uint16_t rcode = knot_pkt_ext_rcode(answer);
 	if (rcode != KNOT_RCODE_NOERROR && rcode != KNOT_RCODE_NXDOMAIN) {
 		// A definite answer ends this round: asking again at once would not change it.
-		job_fail(k, job, now, knot_pkt_ext_rcode_name(answer), rcode);
+		job_fail(k, job, now, knot_pkt_ext_rcode_name(answer), rcode, false);
 		return;
 	}
 	if (e != NULL && (e->rcode == KNOT_RCODE_NXDOMAIN || e->count[0] == 0) &&
@@ -223,7 +243,7 @@ static void flight_done(void *state, void *arg, const knot_pkt_t *answer,
 		                             k8s_fwd_conf(k->fwd)->cache_max_ttl, now, true);
 		if (e == NULL || e->bytes > K8S_FWD_ENTRY_MAX) {
 			k8s_fwd_entry_free(e);
-			job_fail(k, job, now, reason_text(KNOT_ESPACE), 0);
+			job_fail(k, job, now, reason_text(KNOT_ESPACE), 0, false);
 			return;
 		}
 		bool negative = (e->rcode == KNOT_RCODE_NXDOMAIN || e->count[0] == 0);
@@ -238,17 +258,34 @@ static void flight_done(void *state, void *arg, const knot_pkt_t *answer,
 	job_done(k, job, e, now);
 }
 
-static void job_start(keeper_t *k, job_t *job, uint64_t now)
+/*! \brief A due job's flight from the pool, for its tenant (turns_run()'s admit). */
+static bool job_admit(void *ctx, job_t *job)
 {
+	keeper_t *k = ctx;
+	if (k8s_share_try(&k->flights, job->target->tenant, 1, &job->flight)) {
+		job->waited = false;
+		return true;
+	}
+	if (!job->waited) {
+		job->waited = true;  // A refusal per job that waits, not per turn it is tried.
+		k8s_share_refused(&k->flights);
+	}
+	return false;
+}
+
+/*! \brief Starts an admitted job's flight (turns_run()'s start). */
+static void job_start(void *ctx, job_t *job)
+{
+	keeper_t *k = ctx;
+	uint64_t now = k->now_ms;
 	target_t *t = job->target;
 	job->looked = false;
 	job->in_flight = true;
-	k->flights++;
-	if (!k8s_fwd_flight_keep(k->fwd, t->name, job->qtype, t->source, job, now)) {
+	if (!k8s_fwd_flight_keep(k->fwd, t->name, job->qtype, t->source, t->tenant, job, now)) {
 		job->in_flight = false;
-		k->flights--;
+		k8s_share_put(&k->flights, &job->flight);
 		job_fail(k, job, now, reason_text(!k8s_fwd_routes(k->fwd, t->name) ?
-		         KNOT_ENOENT : KNOT_EBUSY), 0);
+		         KNOT_ENOENT : KNOT_EBUSY), 0, false);
 	}
 }
 
@@ -258,13 +295,14 @@ static void job_land(keeper_t *k, job_t *job)
 	if (job->in_flight) {
 		k8s_fwd_flight_unkeep(k->fwd, job);
 		job->in_flight = false;
-		k->flights--;
+		k8s_share_put(&k->flights, &job->flight);
 	}
 }
 
 /* Asked names. */
 
-static target_t *target_new(const knot_dname_t *lower, const uint8_t *source)
+static target_t *target_new(const knot_dname_t *lower, const uint8_t *source,
+                            k8s_tenant_t tenant)
 {
 	target_t *t = calloc(1, sizeof(*t) + knot_dname_size(lower));
 	if (t == NULL) {
@@ -274,8 +312,10 @@ static target_t *target_new(const knot_dname_t *lower, const uint8_t *source)
 	if (source != NULL && source[0] != 0) {
 		memcpy(t->source, source, 1 + source[0]);
 	}
+	t->tenant = tenant;
 	for (int i = 0; i < 2; i++) {
 		t->jobs[i].target = t;
+		t->jobs[i].turn = TURN_FRESH;
 		t->jobs[i].qtype = (i == 0) ? KNOT_RRTYPE_A : KNOT_RRTYPE_AAAA;
 		t->jobs[i].timer.pos = K8S_TIMER_IDLE;
 	}
@@ -302,6 +342,7 @@ static void target_stop(keeper_t *k, target_t *t)
 		if (job->timer.pos != K8S_TIMER_IDLE) {
 			k8s_timer_heap_remove(&k->heap, &job->timer);
 		}
+		turns_remove(&k->turns, job);
 		job_land(k, job);
 		cache_drop(k, job);
 	}
@@ -317,7 +358,8 @@ static void target_resume(keeper_t *k, target_t *t, uint64_t now)
 	}
 	for (int i = 0; i < 2; i++) {
 		job_t *job = &t->jobs[i];
-		if (job->timer.pos == K8S_TIMER_IDLE && !job->in_flight) {
+		if (job->timer.pos == K8S_TIMER_IDLE && !job->in_flight && job->queue == NULL) {
+			job->turn = TURN_REFRESH;
 			k8s_timer_heap_push(&k->heap, &job->timer, now);
 		}
 	}
@@ -412,7 +454,8 @@ static bool asked_evict(keeper_t *k, target_t **forget)
  * \return False if MAX_ASKED names are kept already and none can go.
  */
 static bool asked_keep(keeper_t *k, const knot_dname_t *name, const uint8_t *source,
-                       target_t **start, target_t **forget, bool *evicted, uint64_t now)
+                       k8s_tenant_t tenant, target_t **start, target_t **forget, bool *evicted,
+                       uint64_t now)
 {
 	key_text_t key;
 	key_text(name, source, key);
@@ -434,7 +477,7 @@ static bool asked_keep(keeper_t *k, const knot_dname_t *name, const uint8_t *sou
 		}
 		*evicted = true;
 	}
-	t = target_new(name, source);
+	t = target_new(name, source, tenant);
 	if (t == NULL || k8s_map_set(&k->names, key, t) != KNOT_EOK) {
 		free(t);
 		return true;  // No memory: a later query asks again.
@@ -453,11 +496,11 @@ static bool asked_keep(keeper_t *k, const knot_dname_t *name, const uint8_t *sou
 static void drain(keeper_t *k, uint64_t now)
 {
 	target_t *forget = NULL, *start = NULL;
-	if (k8s_timer_heap_reserve(&k->heap, 2 * (k->active + ASK_SLOTS)) != KNOT_EOK) {
+	if (k8s_timer_heap_reserve(&k->heap, 2 * (k->active + ASK_ROOM)) != KNOT_EOK) {
 		return;  // Room for every job that may be scheduled, so that scheduling never fails.
 	}
 	bool full = false, evicted = false;
-	for (size_t i = 0; i < ASK_SLOTS; i++) {
+	for (size_t i = 0; i < ASK_ROOM; i++) {
 		ask_t *a = &k->asks[i];
 		if (atomic_load_explicit(&a->state, memory_order_acquire) != ASK_READY) {
 			continue;
@@ -466,8 +509,10 @@ static void drain(keeper_t *k, uint64_t now)
 		uint8_t source[64];
 		memcpy(source, a->source, 1 + a->source[0]);
 		memcpy(name, a->name, knot_dname_size(a->name));
+		k8s_tenant_t tenant = a->tenant;
+		k8s_share_put(&k->ask_share, &a->unit);
 		atomic_store_explicit(&a->state, ASK_FREE, memory_order_release);
-		full |= !asked_keep(k, name, source, &start, &forget, &evicted, now);
+		full |= !asked_keep(k, name, source, tenant, &start, &forget, &evicted, now);
 	}
 
 	if ((full || evicted) &&
@@ -517,21 +562,26 @@ static void job_rest(keeper_t *k, job_t *job, uint64_t now)
 	free(t);
 }
 
-/*! \brief Starts due jobs while there is room for more flights. */
+/*!
+ * \brief Queues the due jobs at their tenants' (a job no query looked up since its last
+ * resolution rests instead), then starts them in turns while there are flights.
+ */
 static void start_due(keeper_t *k, uint64_t now)
 {
-	while (k->flights < MAX_FLIGHTS && k->heap.count > 0 &&
-	       k8s_timer_heap_first(&k->heap)->due_ms <= now) {
+	while (k->heap.count > 0 && k8s_timer_heap_first(&k->heap)->due_ms <= now) {
 		job_t *job = job_of(k8s_timer_heap_first(&k->heap));
 		k8s_timer_heap_remove(&k->heap, &job->timer);
 		// A name is resolved again only for a query that looked it up since.
 		job_harvest(k, job);
 		if (!job->looked) {
 			job_rest(k, job, now);
-			continue;
+		} else if (!turns_push(&k->turns, job)) {
+			// No memory for its tenant's queue: due again in a second.
+			k8s_timer_heap_push(&k->heap, &job->timer, now + REFRESH_MIN_MS);
 		}
-		job_start(k, job, now);
 	}
+	k->now_ms = now;
+	turns_run(&k->turns, job_admit, job_start, k);
 }
 
 /* The layer (resolver/forward.h): the forwarder's thread runs it. */
@@ -546,6 +596,10 @@ static void *keeper_attach(k8s_fwd_t *f)
 	k->cache = k8s_fwd_cache_of(f);
 	k->log = k8s_fwd_log(f);
 	atomic_init(&k->max_asked, MAX_ASKED);
+	const char *owner = k8s_fwd_owner(f);
+	k8s_share_init(&k->ask_share, ASK_SLOTS, "kept_asks", owner);
+	k8s_share_init(&k->flights, MAX_FLIGHTS, "kept_flights", owner);
+	turns_init(&k->turns);
 	CDS_INIT_LIST_HEAD(&k->probation.targets);
 	CDS_INIT_LIST_HEAD(&k->kept.targets);
 	k->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -553,12 +607,17 @@ static void *keeper_attach(k8s_fwd_t *f)
 		free(k);
 		return NULL;
 	}
+	k8s_share_register(&k->ask_share);
+	k8s_share_register(&k->flights);
 	return k;
 }
 
 static void keeper_detach(void *state)
 {
 	keeper_t *k = state;
+	k8s_share_unregister(&k->ask_share);
+	k8s_share_unregister(&k->flights);
+	turns_deinit(&k->turns);
 	size_t pos = 0;
 	const k8s_map_slot_t *slot;
 	while ((slot = k8s_map_next(&k->names, &pos)) != NULL) {
@@ -583,13 +642,15 @@ static void keeper_run(void *state, uint64_t now)
 	(void)!read(k->wake_fd, &value, sizeof(value));
 	drain(k, now);
 	start_due(k, now);
+	k8s_share_log(&k->ask_share, k->log, now);
+	k8s_share_log(&k->flights, k->log, now);
 }
 
 static uint64_t keeper_due_ms(const void *state, uint64_t until)
 {
+	// Due jobs are queued at each turn: what waits for a flight runs when one ends.
 	const keeper_t *k = state;
-	if (k->flights < MAX_FLIGHTS && k->heap.count > 0 &&
-	    k8s_timer_heap_first(&k->heap)->due_ms < until) {
+	if (k->heap.count > 0 && k8s_timer_heap_first(&k->heap)->due_ms < until) {
 		until = k8s_timer_heap_first(&k->heap)->due_ms;
 	}
 	return until;
@@ -645,18 +706,25 @@ k8s_upstream_status_t keeper_lookup(keeper_t *k, const knot_dname_t *name, uint1
 	return K8S_UPSTREAM_READY;
 }
 
-bool keeper_ask(keeper_t *k, const knot_dname_t *name, const uint8_t *source)
+bool keeper_ask(keeper_t *k, const knot_dname_t *name, const uint8_t *source,
+                k8s_tenant_t tenant)
 {
 	if (asks_off) {
 		return true;
 	}
+	// The tenant's part of the asks first: a flood past it is refused here.
+	k8s_share_ref_t unit;
+	if (!k8s_share_take(&k->ask_share, tenant, 1, &unit)) {
+		return false;
+	}
 	size_t size = knot_dname_size(name);
-	// Where a name starts probing is fixed, so that its repeated asks meet the same slots.
+	// Every slot once at most, from one a name's hash fixes (never waiting).
 	size_t start = k8s_hash(name, size);
-	for (size_t i = 0; i < ASK_PROBE; i++) {
-		ask_t *a = &k->asks[(start + i) % ASK_SLOTS];
+	for (size_t i = 0; i < ASK_ROOM; i++) {
+		ask_t *a = &k->asks[(start + i) % ASK_ROOM];
 		unsigned expected = ASK_FREE;
-		if (atomic_compare_exchange_strong_explicit(&a->state, &expected, ASK_WRITING,
+		if (atomic_load_explicit(&a->state, memory_order_relaxed) == ASK_FREE &&
+		    atomic_compare_exchange_strong_explicit(&a->state, &expected, ASK_WRITING,
 		                                            memory_order_acquire,
 		                                            memory_order_relaxed)) {
 			memcpy(a->name, name, size);
@@ -664,11 +732,14 @@ bool keeper_ask(keeper_t *k, const knot_dname_t *name, const uint8_t *source)
 			if (source != NULL && source[0] != 0) {
 				memcpy(a->source, source, 1 + source[0]);
 			}
+			a->tenant = tenant;
+			a->unit = unit;
 			atomic_store_explicit(&a->state, ASK_READY, memory_order_release);
 			uint64_t one = 1;
 			(void)!write(k->wake_fd, &one, sizeof(one));
 			return true;
 		}
 	}
+	k8s_share_put(&k->ask_share, &unit);
 	return false;
 }

@@ -51,6 +51,7 @@
 #include <libknot/libknot.h>
 
 #include "lib/log.h"
+#include "resolver/share.h"
 #include "resolver/upstream.h"
 
 /*! \brief What the module's answers hold: a forwarder's kept names. */
@@ -74,12 +75,13 @@ typedef k8s_fwd_t *(*k8s_keeper_live_t)(void *ctx);
  * (\a count of them, 1 to 16): the `upstream` option's one server, or a federation's
  * nameservers. Its queries carry EDNS(0) option \a opt_code (0: none) with the asked
  * name's source label (k8s_keeper_ask_source()) as its value; \a timeout_ms is a
- * name's deadline.
+ * name's deadline; \a owner names its pools (share.h).
  *
  * \return NULL on no memory or no thread.
  */
 k8s_keeper_t *k8s_keeper_new(const struct sockaddr_storage *servers, size_t count,
-                             uint16_t opt_code, unsigned timeout_ms, const k8s_log_t *log);
+                             uint16_t opt_code, unsigned timeout_ms, const char *owner,
+                             const k8s_log_t *log);
 
 /*! \brief Kept names on the forwarder \a live returns, whichever is live at each call. */
 k8s_keeper_t *k8s_keeper_new_live(k8s_keeper_live_t live, void *ctx);
@@ -89,7 +91,7 @@ void k8s_keeper_free(k8s_keeper_t *k);
 
 /*!
  * \brief Asks for a name a query met to be resolved (any thread, lock-free, never
- * blocks, allocates nothing).
+ * blocks, allocates nothing), for \a tenant: the query's (share.h).
  *
  * The forwarder's thread takes it within a moment and resolves it; it is resolved
  * again only if a lookup found it (or a query asked again) since its last resolution
@@ -98,14 +100,19 @@ void k8s_keeper_free(k8s_keeper_t *k);
  * looked up since its answer (names looked up again go last, on a clock). Asking for a
  * name that is kept already marks it used. A failed resolution is tried again with
  * backoff (1 s doubling to 60 s); an upstream's REFUSED or SERVFAIL (after the next
- * server, if any) is kept as the answer until then, so that queries get it at once.
+ * server, if any), or no answer from any upstream within the deadline, is kept as the
+ * answer until then, so that queries get it at once.
+ *
+ * The asks waiting for the thread and the names' flights are pools shared by the
+ * tenants (share.h); due names wait for a flight in their tenant's queue, taken in
+ * turns, a name asked for the first time before a refresh, a refresh before a retry.
  *
  * \param name  Lowercase name.
  *
- * \return False if the hand-over slots it may take are all busy (dropped: ask again
- *         later).
+ * \return False if the tenant is past its part of the asks, or the slots are all
+ *         busy (dropped: ask again later).
  */
-bool k8s_keeper_ask(const k8s_keeper_t *k, const knot_dname_t *name);
+bool k8s_keeper_ask(const k8s_keeper_t *k, const knot_dname_t *name, k8s_tenant_t tenant);
 
 /*!
  * \brief Looks up a name's kept answer for A or AAAA (reader, lock-free, never blocks).
@@ -121,7 +128,7 @@ k8s_upstream_status_t k8s_keeper_lookup(const k8s_keeper_t *k, const knot_dname_
 
 /*! \brief k8s_keeper_ask() for the key (name, \a source): a wire label, or NULL. */
 bool k8s_keeper_ask_source(const k8s_keeper_t *k, const knot_dname_t *name,
-                           const uint8_t *source);
+                           const uint8_t *source, k8s_tenant_t tenant);
 
 /*! \brief k8s_keeper_lookup() of the key (name, qtype, \a source): a wire label, or NULL. */
 k8s_upstream_status_t k8s_keeper_lookup_source(const k8s_keeper_t *k, const knot_dname_t *name,

@@ -41,7 +41,8 @@ struct k8s_keeper {
 };
 
 k8s_keeper_t *k8s_keeper_new(const struct sockaddr_storage *servers, size_t count,
-                             uint16_t opt_code, unsigned timeout_ms, const k8s_log_t *log)
+                             uint16_t opt_code, unsigned timeout_ms, const char *owner,
+                             const k8s_log_t *log)
 {
 	if (count == 0 || count > K8S_FWD_SERVERS_MAX) {
 		return NULL;
@@ -63,7 +64,8 @@ k8s_keeper_t *k8s_keeper_new(const struct sockaddr_storage *servers, size_t coun
 		.opt_code = opt_code,
 	};
 	k8s_log_t none = { 0 };
-	k->own = k8s_fwd_new(&conf, (log != NULL) ? log : &none, NULL, NULL, &k8s_keeper_layer);
+	k->own = k8s_fwd_new(&conf, owner, (log != NULL) ? log : &none, NULL, NULL,
+	                     &k8s_keeper_layer);
 	if (k->own == NULL) {
 		free(k);
 		return NULL;
@@ -98,18 +100,18 @@ static keeper_t *keeper_of(const k8s_keeper_t *k)
 }
 
 bool k8s_keeper_ask_source(const k8s_keeper_t *k, const knot_dname_t *name,
-                           const uint8_t *source)
+                           const uint8_t *source, k8s_tenant_t tenant)
 {
 	urcu_memb_read_lock();
 	keeper_t *kp = keeper_of(k);
-	bool ok = (kp != NULL) && keeper_ask(kp, name, source);
+	bool ok = (kp != NULL) && keeper_ask(kp, name, source, tenant);
 	urcu_memb_read_unlock();
 	return ok;
 }
 
-bool k8s_keeper_ask(const k8s_keeper_t *k, const knot_dname_t *name)
+bool k8s_keeper_ask(const k8s_keeper_t *k, const knot_dname_t *name, k8s_tenant_t tenant)
 {
-	return k8s_keeper_ask_source(k, name, NULL);
+	return k8s_keeper_ask_source(k, name, NULL, tenant);
 }
 
 k8s_upstream_status_t k8s_keeper_lookup_source(const k8s_keeper_t *k, const knot_dname_t *name,

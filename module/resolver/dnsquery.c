@@ -32,9 +32,6 @@
 /*! \brief Largest UDP answer read; more than we advertise, so a larger one is malformed. */
 #define UDP_MAX 4096
 
-/*! \brief K8S_DNSQUERY_TCP_BYTES_MAX's count: every thread's queries (forwarder, upstream). */
-static atomic_size_t tcp_bytes;
-
 static socklen_t addr_len(const struct sockaddr_storage *addr)
 {
 	return (addr->ss_family == AF_INET6) ? sizeof(struct sockaddr_in6)
@@ -85,9 +82,16 @@ static int build(k8s_dnsquery_t *q)
 	return ret;
 }
 
-/*! \brief A fresh non-blocking socket connected to the server (a fresh source port for UDP). */
+/*!
+ * \brief A fresh non-blocking socket connected to the server (a fresh source port for UDP),
+ * once the name's tenant has its unit of the process's upstream sockets (kept from UDP to TCP).
+ */
 static int open_socket(k8s_dnsquery_t *q, int type)
 {
+	if (q->socket_ref.units == 0 &&
+	    !k8s_share_take(k8s_share_sockets(), q->tenant, 1, &q->socket_ref)) {
+		return KNOT_EBUSY;
+	}
 	q->fd = socket(q->server->ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (q->fd < 0) {
 		return knot_map_errno();
@@ -106,15 +110,17 @@ int k8s_dnsquery_start(k8s_dnsquery_t *q, const struct sockaddr_storage *server,
                        const knot_dname_t *qname, uint16_t qtype, unsigned timeout_ms,
                        uint64_t now_ms)
 {
-	return k8s_dnsquery_start_opt(q, server, qname, qtype, 0, NULL, 0, timeout_ms, now_ms);
+	return k8s_dnsquery_start_opt(q, server, qname, qtype, 0, NULL, 0, timeout_ms, now_ms,
+	                              K8S_DNSQUERY_TENANT_PROBE);
 }
 
 int k8s_dnsquery_start_opt(k8s_dnsquery_t *q, const struct sockaddr_storage *server,
                            const knot_dname_t *qname, uint16_t qtype, uint16_t code,
                            const uint8_t *data, size_t len, unsigned timeout_ms,
-                           uint64_t now_ms)
+                           uint64_t now_ms, k8s_tenant_t tenant)
 {
 	memset(q, 0, sizeof(*q));
+	q->tenant = tenant;
 	if (len > sizeof(q->opt_data)) {
 		q->fd = -1;
 		return KNOT_EINVAL;
@@ -255,20 +261,21 @@ static int tcp_send(k8s_dnsquery_t *q)
 	return KNOT_EAGAIN;
 }
 
-/*! \brief Takes \a len bytes of the total for the answer's buffer, or KNOT_ESPACE. */
+/*!
+ * \brief Takes \a len bytes of the TCP answers' pool for the answer's buffer, charged to
+ * its server (an upstream's share), or KNOT_ESPACE.
+ */
 static int tcp_buf_take(k8s_dnsquery_t *q, size_t len)
 {
-	size_t held = atomic_fetch_add(&tcp_bytes, len);
-	if (held + len > K8S_DNSQUERY_TCP_BYTES_MAX) {
-		atomic_fetch_sub(&tcp_bytes, len);
+	k8s_share_t *bytes = k8s_share_tcp_bytes();
+	if (!k8s_share_take(bytes, k8s_tenant_upstream(q->server), len, &q->bytes_ref)) {
 		return KNOT_ESPACE;
 	}
 	q->tcp_buf = malloc(len);
 	if (q->tcp_buf == NULL) {
-		atomic_fetch_sub(&tcp_bytes, len);
+		k8s_share_put(bytes, &q->bytes_ref);
 		return KNOT_ENOMEM;
 	}
-	q->tcp_held = len;
 	return KNOT_EOK;
 }
 
@@ -325,13 +332,13 @@ void k8s_dnsquery_close(k8s_dnsquery_t *q)
 	}
 	free(q->tcp_buf);
 	q->tcp_buf = NULL;
-	atomic_fetch_sub(&tcp_bytes, q->tcp_held);
-	q->tcp_held = 0;
+	k8s_share_put(k8s_share_tcp_bytes(), &q->bytes_ref);
+	k8s_share_put(k8s_share_sockets(), &q->socket_ref);
 }
 
 size_t k8s_dnsquery_tcp_bytes(void)
 {
-	return atomic_load(&tcp_bytes);
+	return k8s_share_used(k8s_share_tcp_bytes());
 }
 
 bool k8s_dnsquery_local_error(int ret)
@@ -342,6 +349,7 @@ bool k8s_dnsquery_local_error(int ret)
 	case KNOT_ENOMEM:
 	case KNOT_ENOBUFS:
 	case KNOT_ESPACE:
+	case KNOT_EBUSY:
 		return true;
 	default:
 		return false;

@@ -36,16 +36,16 @@
 
 #include <libknot/libknot.h>
 
+#include "resolver/share.h"
+
 /*! \brief Room for a query: header, name, question, OPT. */
 #define K8S_DNSQUERY_MAX 512
 
 /*!
- * \brief Bytes of TCP answers being read, all queries of the process together: an
- * answer's buffer is its announced length, taken when the length arrives. Past this,
- * the answer is not read (KNOT_ESPACE): hostile upstreams that announce 64 KiB and
- * trickle hold 4 MiB, not a buffer per connection.
+ * \brief The tenant of the resolver's own queries (health and loop probes) in the
+ * upstream sockets' pool.
  */
-#define K8S_DNSQUERY_TCP_BYTES_MAX ((size_t)4 << 20)
+#define K8S_DNSQUERY_TENANT_PROBE 0
 
 typedef enum {
 	K8S_DNSQUERY_UDP = 0,
@@ -69,29 +69,37 @@ typedef struct {
 	size_t size;                   /*!< Query bytes after the TCP length prefix. */
 	size_t done;                   /*!< TCP: bytes sent, then bytes received (prefix too). */
 	uint8_t tcp_len[2];            /*!< TCP: the answer's length prefix. */
-	size_t tcp_held;               /*!< TCP: bytes of \a tcp_buf counted in the total. */
+	k8s_tenant_t tenant;           /*!< Who the query is asked for: its socket's tenant. */
+	k8s_share_ref_t socket_ref;    /*!< Its unit of the upstream sockets (share.h). */
+	k8s_share_ref_t bytes_ref;     /*!< TCP: \a tcp_buf's bytes of the TCP answers' pool. */
 	uint8_t *tcp_buf;              /*!< TCP: the answer, its announced length. */
 	uint8_t wire[2 + K8S_DNSQUERY_MAX]; /*!< TCP length prefix, then the query. */
 } k8s_dnsquery_t;
 
 /*!
- * \brief Sends the question over UDP from a fresh socket.
+ * \brief Sends the question over UDP from a fresh socket: the resolver's own (a probe's).
  *
- * \retval KNOT_EOK, or a negative KNOT_E* (socket errors as mapped from errno);
- *         the query is closed then.
+ * Each query holds a unit of the process's upstream sockets (share.h) from its start to
+ * its close, charged to its tenant; a TCP answer's buffer is its announced length, taken
+ * from the TCP answers' bytes (4 MiB, share.h) when the length arrives, charged to the
+ * server, so that hostile upstreams that announce 64 KiB and trickle hold their part,
+ * and another upstream's answers still have theirs.
+ *
+ * \retval KNOT_EOK, or a negative KNOT_E* (socket errors as mapped from errno, KNOT_EBUSY
+ *         when the tenant's part of the sockets is used); the query is closed then.
  */
 int k8s_dnsquery_start(k8s_dnsquery_t *q, const struct sockaddr_storage *server,
                        const knot_dname_t *qname, uint16_t qtype, unsigned timeout_ms,
                        uint64_t now_ms);
 
 /*!
- * \brief Like k8s_dnsquery_start(), with an EDNS(0) option \a code of \a len bytes
- * (at most 63) in the query's OPT record (\a code 0: none).
+ * \brief Like k8s_dnsquery_start(), for \a tenant, with an EDNS(0) option \a code of
+ * \a len bytes (at most 63) in the query's OPT record (\a code 0: none).
  */
 int k8s_dnsquery_start_opt(k8s_dnsquery_t *q, const struct sockaddr_storage *server,
                            const knot_dname_t *qname, uint16_t qtype, uint16_t code,
                            const uint8_t *data, size_t len, unsigned timeout_ms,
-                           uint64_t now_ms);
+                           uint64_t now_ms, k8s_tenant_t tenant);
 
 /*! \brief The poll() events to wait for. */
 short k8s_dnsquery_events(const k8s_dnsquery_t *q);
@@ -105,8 +113,8 @@ short k8s_dnsquery_events(const k8s_dnsquery_t *q);
  * \retval KNOT_EAGAIN   Nothing yet (or something that was not our answer): poll again.
  * \retval KNOT_EMALF    An answer with our ID that is no valid DNS message, or was
  *                       truncated over TCP.
- * \retval KNOT_ESPACE   A TCP answer not read: K8S_DNSQUERY_TCP_BYTES_MAX are held
- *                       by others (a local limit, not the server's failure).
+ * \retval KNOT_ESPACE   A TCP answer not read: the server is past its part of the TCP
+ *                       answers' bytes (a local limit, not the server's failure).
  * \retval other         Socket errors (e.g. KNOT_ECONNREFUSED), KNOT_ENOMEM.
  */
 int k8s_dnsquery_io(k8s_dnsquery_t *q, uint64_t now_ms, knot_pkt_t **answer);
@@ -119,6 +127,6 @@ size_t k8s_dnsquery_tcp_bytes(void);
 
 /*!
  * \brief Whether \a ret (from k8s_dnsquery_start() or k8s_dnsquery_io()) is a local
- * shortage (descriptors, memory, the TCP bytes' cap), not the server's failure.
+ * shortage (descriptors, memory, the sockets' or TCP bytes' pool), not the server's failure.
  */
 bool k8s_dnsquery_local_error(int ret);

@@ -22,9 +22,11 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -60,6 +62,7 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 			w->remote = slot->h.remote;
 			w->local = slot->h.local;
 			w->received_ns = slot->h.received_ns;
+			w->tenant = slot->h.tenant;
 			memcpy(w->wire, slot->wire, slot->h.len);
 		}
 		// Else the waiter holds the TCP duplicate and the client's shares.
@@ -80,10 +83,6 @@ static void drain(k8s_fwd_t *f, uint64_t now)
 		uint16_t qtype = knot_pkt_qtype(q);
 		knot_pkt_free(q);
 
-		if (f->waiter_count > 4 * f->conf.max_pending) {
-			forward_reply(f, w, NULL, KNOT_RCODE_SERVFAIL, 0, "forwarder busy", now);
-			continue;
-		}
 		// Cached since the worker looked (another client's answer came first).
 		urcu_memb_read_lock();
 		const k8s_fwd_entry_t *e = k8s_fwd_cache_get(&f->cache, lower, qtype, now);
@@ -110,6 +109,10 @@ static void stats_push(k8s_fwd_t *f, uint64_t now)
 	f->st.waiting = f->waiter_count;
 	f->st.cache_entries = atomic_load(&f->cache.entries);
 	f->st.cache_bytes = atomic_load(&f->cache.bytes);
+	// The pools' refusals: a line every 10 s at most (the workers never log).
+	k8s_share_log(&f->waiting, &f->log, now);
+	k8s_share_log(&f->pending, &f->log, now);
+	k8s_share_log_process(&f->log, now);
 	f->st.server_count = f->server_count;
 	for (size_t i = 0; i < f->server_count; i++) {
 		f->st.server[i].down = f->servers[i].down || f->servers[i].looped;
@@ -156,7 +159,7 @@ static void *forward_run(void *arg)
 	(void)pthread_setname_np(pthread_self(), "k8s-forward");
 	urcu_memb_register_thread();
 
-	size_t cap = 2 + 2 * K8S_FWD_SERVERS_MAX + ATTEMPTS_MAX * f->conf.max_pending;
+	size_t cap = 2 + 2 * K8S_FWD_SERVERS_MAX + ATTEMPTS_MAX * f->pending.room;
 	struct pollfd *fds = calloc(cap, sizeof(*fds));
 	void **owner = calloc(cap, sizeof(*owner));
 	size_t *owner_idx = calloc(cap, sizeof(*owner_idx));
@@ -259,7 +262,7 @@ out:
 
 /* API. */
 
-k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
+k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const char *owner, const k8s_log_t *log,
                        k8s_fwd_stats_fn stats, void *stats_ctx, const k8s_fwd_layer_t *layer)
 {
 	if (conf->group_count == 0 || conf->group_count > 1 + K8S_FWD_GROUPS_MAX ||
@@ -271,6 +274,7 @@ k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
 		return NULL;
 	}
 	f->handoff.wake_fd = -1;
+	snprintf(f->owner, sizeof(f->owner), "%s", owner);
 	f->log = *log;
 	f->stats_fn = stats;
 	f->stats_ctx = stats_ctx;
@@ -293,11 +297,14 @@ k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
 			s->loop_probe.fd = -1;
 		}
 	}
-	k8s_share_init(&f->waiting_share, conf->max_pending / K8S_SHARE_PART);
-	f->names = calloc(conf->max_pending, sizeof(*f->names));
+	size_t waiting = 4 * conf->max_pending;
+	k8s_share_init(&f->waiting, (waiting < UINT_MAX / 2) ? waiting : UINT_MAX / 2,
+	               "forward_waiting", f->owner);
+	k8s_share_init(&f->pending, conf->max_pending, "forward_pending", f->owner);
+	f->names = calloc(f->pending.room, sizeof(*f->names));
 	if (f->names == NULL ||
 	    k8s_slots_init(&f->handoff, f->slots, SLOT_COUNT, sizeof(slot_t),
-	                   &f->waiting_share) != KNOT_EOK ||
+	                   &f->waiting) != KNOT_EOK ||
 	    k8s_fwd_cache_init(&f->cache, conf->cache_size) != KNOT_EOK) {
 		goto fail;
 	}
@@ -316,6 +323,8 @@ k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
 		k8s_beat_stop(&f->beat);
 		goto fail;
 	}
+	k8s_share_register(&f->waiting);
+	k8s_share_register(&f->pending);
 	return f;
 fail:
 	if (f->layer != NULL) {
@@ -334,6 +343,8 @@ void k8s_fwd_free(k8s_fwd_t *f)
 	if (f == NULL) {
 		return;
 	}
+	k8s_share_unregister(&f->waiting);
+	k8s_share_unregister(&f->pending);
 	k8s_slots_stop(&f->handoff, f->thread);
 	k8s_beat_stop(&f->beat);
 	if (f->layer != NULL) {
@@ -366,6 +377,11 @@ const k8s_log_t *k8s_fwd_log(const k8s_fwd_t *f)
 	return &f->log;
 }
 
+const char *k8s_fwd_owner(const k8s_fwd_t *f)
+{
+	return f->owner;
+}
+
 size_t k8s_fwd_server_count(const k8s_fwd_t *f)
 {
 	return f->server_count;
@@ -389,12 +405,13 @@ const k8s_fwd_entry_t *k8s_fwd_lookup(k8s_fwd_t *f, const knot_dname_t *lower, u
 
 bool k8s_fwd_handoff(k8s_fwd_t *f, const uint8_t *wire, size_t len, int fd, bool tcp,
                      const struct sockaddr_storage *remote,
-                     const struct sockaddr_storage *local)
+                     const struct sockaddr_storage *local, k8s_tenant_t tenant)
 {
-	// The claim takes the client's shares (slots.h). TCP answers go on the connection:
-	// the address is its shares' and the metrics' family.
+	// The claim takes the tenant's shares (slots.h). TCP answers go on the connection:
+	// the address is the metrics' family.
 	slot_t *slot = (len <= K8S_FWD_QUERY_MAX)
-	               ? (slot_t *)k8s_slots_claim(&f->handoff, fd, tcp, len, remote, local) : NULL;
+	               ? (slot_t *)k8s_slots_claim(&f->handoff, fd, tcp, len, remote, local, tenant)
+	               : NULL;
 	if (slot == NULL) {
 		atomic_fetch_add(&f->dropped, 1);
 		return false;

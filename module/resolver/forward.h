@@ -55,6 +55,7 @@
 
 #include "ops/dnsmetrics.h"
 #include "resolver/forward_cache.h"
+#include "resolver/share.h"
 #include "lib/log.h"
 
 /*! \brief Largest query handed over (bytes); a larger one is answered SERVFAIL by the worker. */
@@ -77,7 +78,8 @@ typedef struct {
 	unsigned timeout_ms;       /*!< A waiting client's deadline (then SERVFAIL, EDE 22). */
 	uint32_t cache_max_ttl;    /*!< Seconds. */
 	size_t cache_size;         /*!< Entries. */
-	size_t max_pending;        /*!< Names being resolved at once; waiting clients: 4 times that. */
+	size_t max_pending;        /*!< Names being resolved at once; waiting clients: 4 times that
+	                                (each a pool shared by tenants, share.h). */
 	uint16_t opt_code;         /*!< EDNS option carrying a kept name's source label, 0: none. */
 } k8s_fwd_conf_t;
 
@@ -108,7 +110,8 @@ typedef struct {
 	uint64_t waiting;       /*!< Clients waiting for an answer now. */
 	uint64_t cache_entries;
 	uint64_t cache_bytes;
-	uint64_t broken;        /*!< Names asked while every server of their group was down. */
+	uint64_t broken;        /*!< Names asked while every server of their group was unhealthy. */
+	uint64_t kept_timeouts; /*!< A layer's flights (kept names) no upstream answered in time. */
 	size_t server_count;
 	struct {
 		uint64_t queries;   /*!< Attempts sent to it. */
@@ -158,11 +161,12 @@ typedef struct k8s_fwd_layer {
 } k8s_fwd_layer_t;
 
 /*!
- * \brief Starts a forwarder and its thread, with the policy \a layer on it (or NULL).
+ * \brief Starts a forwarder and its thread, with the policy \a layer on it (or NULL);
+ * \a owner (copied) names its pools in their series and lines.
  *
  * \return NULL on no memory or no thread.
  */
-k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const k8s_log_t *log,
+k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const char *owner, const k8s_log_t *log,
                        k8s_fwd_stats_fn stats, void *stats_ctx, const k8s_fwd_layer_t *layer);
 
 /*! \brief The state of the forwarder's layer (k8s_fwd_layer_t.attach()'s), or NULL. */
@@ -193,36 +197,37 @@ const k8s_fwd_entry_t *k8s_fwd_lookup(k8s_fwd_t *f, const knot_dname_t *lower, u
 /*!
  * \brief Hands a query over (any thread; never blocks, allocates nothing; dup() for TCP).
  *
- * Each client address has its share: max_pending / 4 queries waiting (names in flight
- * too: a name waits for a client), and over TCP a quarter of the TCP duplicates, which
- * are a quarter of knotd's descriptors in all, the cold waiters' counted with ours
- * (slots.h, k8s_hold_t). Its queries past that are refused.
+ * The query holds a unit of the forwarder's waiting clients (4 times max_pending), and
+ * over TCP one of the process's TCP duplicates, both shared fairly by the tenants
+ * (share.h, slots.h's k8s_hold_t): refused when its tenant is past its part of a full
+ * pool. The name it asks holds a unit of the pending names, charged to the same tenant.
  *
  * \param fd      knotd's socket the query came on.
- * \param remote  The client's address (the answer's destination over UDP, its share;
- *                its family labels the metrics).
+ * \param remote  The client's address (the answer's destination over UDP; its family
+ *                labels the metrics).
  * \param local   The address the query was sent to (the late answer's source over UDP),
  *                NULL or a wildcard if unknown: the kernel chooses then.
+ * \param tenant  Who it is charged to: the client pod's namespace, else its address.
  *
- * \return False when refused (the address's share or the TCP duplicates used up, no
- *         free slot, query too large, dup failed): answer SERVFAIL.
+ * \return False when refused (a pool, no free slot, query too large, dup failed):
+ *         answer SERVFAIL.
  */
 bool k8s_fwd_handoff(k8s_fwd_t *f, const uint8_t *wire, size_t len, int fd, bool tcp,
                      const struct sockaddr_storage *remote,
-                     const struct sockaddr_storage *local);
+                     const struct sockaddr_storage *local, k8s_tenant_t tenant);
 
 /* What a layer calls on the forwarder's thread. */
 
 /*!
  * \brief Starts a flight for (\a lower, \a qtype, \a source: a wire label or NULL) without a
- * waiting client, or joins the one in flight: its end goes to the layer's flight_done()
- * with \a job.
+ * waiting client, charged to \a tenant, or joins the one in flight: its end goes to the
+ * layer's flight_done() with \a job.
  *
- * \return False if none was started (no servers for the name, or max_pending names in
- *         flight): flight_done() is not called.
+ * \return False if none was started (no servers for the name, or the tenant past its part
+ *         of the pending names): flight_done() is not called.
  */
 bool k8s_fwd_flight_keep(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qtype,
-                         const uint8_t *source, void *job, uint64_t now);
+                         const uint8_t *source, k8s_tenant_t tenant, void *job, uint64_t now);
 
 /*! \brief Detaches \a job from its flight (its name is forgotten): no flight_done() for it. */
 void k8s_fwd_flight_unkeep(k8s_fwd_t *f, const void *job);
@@ -232,6 +237,9 @@ k8s_fwd_cache_t *k8s_fwd_cache_of(k8s_fwd_t *f);
 
 /*! \brief Where the forwarder's lines go. */
 const k8s_log_t *k8s_fwd_log(const k8s_fwd_t *f);
+
+/*! \brief Who the forwarder's pools are (k8s_fwd_new()'s \a owner), for a layer's pools. */
+const char *k8s_fwd_owner(const k8s_fwd_t *f);
 
 /*!
  * \brief Whether \a lower is a loop probe's name (`*.mod-k8s-loop.`): never forwarded.

@@ -341,6 +341,11 @@ bool k8s_upstream_failed(const k8s_fwd_entry_t *e)
 	return e->rcode != KNOT_RCODE_NOERROR && e->rcode != KNOT_RCODE_NXDOMAIN;
 }
 
+bool k8s_upstream_unreachable(const k8s_fwd_entry_t *e)
+{
+	return e->unreachable;
+}
+
 uint32_t k8s_upstream_ttl_left(const k8s_fwd_entry_t *e, uint64_t now_ms)
 {
 	uint64_t left = (e->expires_ms > now_ms) ? (e->expires_ms - now_ms) / 1000 : 0;

@@ -63,6 +63,7 @@ struct k8s_fwd_entry {
 	uint16_t rcode;        /*!< NOERROR or NXDOMAIN; a kept name's failure: another (no records). */
 	bool kept;             /*!< A kept name's (the keeper may serve it past expiry, 5 min). */
 	bool kept_only;        /*!< Never a client's: a failure, a source's, or beyond the cache rules. */
+	bool unreachable;      /*!< A kept name's failure: no upstream answered within the deadline. */
 	atomic_bool used;      /*!< Looked up by the answer path since published (the keeper's mark). */
 	bool in_use;           /*!< A kept name queries look up (the forwarder's thread alone reads it). */
 	uint64_t stored_ms;    /*!< k8s_now_ms() when stored. */

@@ -84,6 +84,29 @@ static void loop_probe_send(k8s_fwd_t *f, server_t *s, uint64_t now)
 	}
 }
 
+/*!
+ * \brief A line about a change of \a s's state (\a what), at most one per server every
+ * LOG_EVERY_MS: an upstream that flaps (slow past 300 ms, then answering; looping, then
+ * not) is one line, with the changes not logged since.
+ */
+static void state_log(k8s_fwd_t *f, server_t *s, int kind, int priority,
+                      const char *what_before, const char *what, uint64_t now)
+{
+	if (s->state_log_ms[kind] != 0 && now < s->state_log_ms[kind] + LOG_EVERY_MS) {
+		s->state_skipped[kind]++;
+		return;
+	}
+	char skipped[64] = "";
+	if (s->state_skipped[kind] > 0) {
+		snprintf(skipped, sizeof(skipped), " (%u more changes since the last line)",
+		         s->state_skipped[kind]);
+	}
+	k8s_logf(&f->log, priority, "forward, %supstream %s %s%s", what_before, s->text, what,
+	         skipped);
+	s->state_log_ms[kind] = now;
+	s->state_skipped[kind] = 0;
+}
+
 /*! \brief \a s sent its loop probe back to us: not used until a later probe comes back clean. */
 static void loop_found(k8s_fwd_t *f, server_t *s)
 {
@@ -95,11 +118,11 @@ static void loop_found(k8s_fwd_t *f, server_t *s)
 	}
 	s->looped = true;
 	f->st.loops++;
-	k8s_logf(&f->log, LOG_ERR, "forward, loop detected: upstream %s sends our queries back "
-	         "to us, it is not used until it stops (fix: the node's resolv.conf, which the pod "
-	         "copies, must not name this DNS server or a local cache that forwards to it, "
-	         "e.g. kubelet --resolv-conf=/run/systemd/resolve/resolv.conf instead of "
-	         "127.0.0.53)", s->text);
+	state_log(f, s, STATE_LOOP, LOG_ERR, "loop detected: ", "sends our queries back to us, "
+	          "it is not used until it stops (fix: the node's resolv.conf, which the pod "
+	          "copies, must not name this DNS server or a local cache that forwards to it, "
+	          "e.g. kubelet --resolv-conf=/run/systemd/resolve/resolv.conf instead of "
+	          "127.0.0.53)", k8s_now_ms());
 }
 
 void forward_server_fail(k8s_fwd_t *f, server_t *s, int kind, const char *detail,
@@ -132,9 +155,10 @@ void forward_server_fail(k8s_fwd_t *f, server_t *s, int kind, const char *detail
 
 void forward_server_ok(k8s_fwd_t *f, server_t *s)
 {
+	s->probe_fails = 0;
 	if (s->down) {
 		s->down = false;
-		k8s_logf(&f->log, LOG_NOTICE, "forward, upstream %s answers again", s->text);
+		state_log(f, s, STATE_UP, LOG_NOTICE, "", "answers again", k8s_now_ms());
 	}
 }
 
@@ -212,11 +236,13 @@ void forward_probe_io(k8s_fwd_t *f, server_t *s, k8s_dnsquery_t *p, uint64_t now
 	knot_pkt_free(answer);
 	if (p == &s->probe) {
 		k8s_dnsquery_close(p);
-		// Any answer to a health probe means the server is back.
+		// Any answer to a health probe means the server is back (SERVFAIL too, as
+		// CoreDNS's health check takes it).
 		if (ret == KNOT_EOK) {
 			forward_server_ok(f, s);
 		} else {
 			f->st.server[s - f->servers].probe_failures++;
+			s->probe_fails++;
 		}
 		return;
 	}
@@ -227,9 +253,8 @@ void forward_probe_io(k8s_fwd_t *f, server_t *s, k8s_dnsquery_t *p, uint64_t now
 		loop_found(f, s);
 	} else if (ret == KNOT_EOK && s->looped) {
 		s->looped = false;
-		k8s_logf(&f->log, LOG_NOTICE, "forward, upstream %s no longer sends our queries back "
-		         "to us (its loop probe was answered without coming back), used again",
-		         s->text);
+		state_log(f, s, STATE_UNLOOP, LOG_NOTICE, "", "no longer sends our queries back to "
+		          "us (its loop probe was answered without coming back), used again", now);
 		forward_server_ok(f, s);
 	}
 }
@@ -240,6 +265,7 @@ void forward_probes_expire(k8s_fwd_t *f, uint64_t now)
 		server_t *s = &f->servers[i];
 		if (s->probe.fd >= 0 && now >= s->probe.deadline_ms) {
 			f->st.server[i].probe_failures++;
+			s->probe_fails++;
 			k8s_dnsquery_close(&s->probe);
 		}
 		if (s->loop_probe.fd >= 0 && now >= s->loop_probe.deadline_ms) {

@@ -32,8 +32,9 @@
 #define LOCAL_LOG_MS 10000
 
 /*!
- * \brief A local shortage (descriptors, memory, the TCP answers' bytes) stopped an
- * attempt at \a s: logged, and not the server's failure (it stays up).
+ * \brief A local shortage (descriptors, memory, a pool's part: the upstream sockets, the
+ * TCP answers' bytes) stopped an attempt at \a s: logged, and not the server's failure (it
+ * stays up).
  */
 static void local_fail(k8s_fwd_t *f, const server_t *s, int ret, uint64_t now)
 {
@@ -47,9 +48,13 @@ static void local_fail(k8s_fwd_t *f, const server_t *s, int ret, uint64_t now)
 		         f->local_log_skipped);
 	}
 	if (ret == KNOT_ESPACE) {
-		k8s_logf(&f->log, LOG_WARNING, "forward, TCP answer from %s not read (TCP answers "
-		         "hold their cap of %zu KiB%s), upstream not marked down", s->text,
-		         K8S_DNSQUERY_TCP_BYTES_MAX >> 10, skipped);
+		k8s_logf(&f->log, LOG_WARNING, "forward, TCP answer from %s not read (the upstream "
+		         "holds its part of the TCP answers' bytes%s), upstream not marked down",
+		         s->text, skipped);
+	} else if (ret == KNOT_EBUSY) {
+		k8s_logf(&f->log, LOG_WARNING, "forward, upstream %s not asked (the name's tenant "
+		         "holds its part of the upstream sockets%s), upstream not marked down",
+		         s->text, skipped);
 	} else {
 		k8s_logf(&f->log, LOG_WARNING, "forward, upstream %s not asked (local: %s%s), "
 		         "upstream not marked down", s->text, knot_strerror(ret), skipped);
@@ -99,6 +104,17 @@ static ssize_t next_server(const k8s_fwd_t *f, const name_t *n)
 	return fallback;
 }
 
+/*! \brief Whether every server of \a g fails its health probes (CoreDNS's all down). */
+static bool group_unhealthy(const k8s_fwd_t *f, const group_t *g)
+{
+	for (size_t i = 0; i < g->count; i++) {
+		if (!server_unhealthy(&f->servers[g->first + i])) {
+			return false;
+		}
+	}
+	return g->count > 0;
+}
+
 static bool attempts_active(const name_t *n)
 {
 	for (unsigned a = 0; a < n->att_count; a++) {
@@ -123,12 +139,14 @@ static bool attempt_start(k8s_fwd_t *f, name_t *n, uint64_t now)
 		server_t *s = &f->servers[idx];
 		f->st.server[idx].queries++;
 		f->st.failovers += (n->att_count > 1);
-		f->st.broken += (n->att_count == 1 && s->down);  // The first pick is down: all are.
+		// CoreDNS's "healthcheck broken": every server of the name's group unhealthy.
+		f->st.broken += (n->att_count == 1 && group_unhealthy(f, n->group));
 		a->sent_ns = k8s_dnsmetrics_clock();
 		uint64_t left = (n->deadline_ms > now) ? n->deadline_ms - now : 1;
 		size_t opt_len = (f->conf.opt_code != 0) ? n->source[0] : 0;
 		int ret = k8s_dnsquery_start_opt(&a->dq, &s->addr, n->qname, n->qtype,
-		                                 f->conf.opt_code, n->source + 1, opt_len, left, now);
+		                                 f->conf.opt_code, n->source + 1, opt_len, left, now,
+		                                 n->tenant);
 		if (ret == KNOT_EOK) {
 			n->next_hedge_ms = now + HEDGE_MS;
 			return true;
@@ -148,6 +166,7 @@ static void name_close(k8s_fwd_t *f, size_t i)
 	for (unsigned a = 0; a < n->att_count; a++) {
 		k8s_dnsquery_close(&n->att[a].dq);
 	}
+	k8s_share_put(&f->pending, &n->unit);
 	free(n);
 	f->names[i] = f->names[--f->name_count];
 }
@@ -268,19 +287,33 @@ static name_t *flight_find(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qty
 }
 
 /*!
- * \brief A new flight, its first attempt started (else failed and closed at once); false
- * without a group or room (\a why says which).
+ * \brief A new flight of \a tenant, its first attempt started (else failed and closed at
+ * once); false without a group or room: the tenant past its part of the pending names,
+ * or no memory (\a why says which).
  */
 static bool name_new(k8s_fwd_t *f, waiter_t *w, void *kept, const knot_dname_t *lower,
-                     uint16_t qtype, const uint8_t *source, uint32_t hash, uint64_t now,
-                     const char **why)
+                     uint16_t qtype, const uint8_t *source, uint32_t hash,
+                     k8s_tenant_t tenant, uint64_t now, const char **why)
 {
 	const group_t *g = forward_group_of(f, lower);
-	name_t *n = (g != NULL && f->name_count < f->conf.max_pending) ? calloc(1, sizeof(*n)) : NULL;
-	if (n == NULL) {
-		*why = g ? "forwarder busy" : "no upstream";
+	k8s_share_ref_t unit = { .units = 0 };
+	if (g == NULL) {
+		*why = "no upstream";
 		return false;
 	}
+	name_t *n = NULL;
+	if (k8s_share_take(&f->pending, tenant, 1, &unit)) {
+		n = calloc(1, sizeof(*n));
+		if (n == NULL) {
+			k8s_share_put(&f->pending, &unit);
+		}
+	}
+	if (n == NULL) {
+		*why = "forwarder busy";
+		return false;
+	}
+	n->tenant = tenant;
+	n->unit = unit;
 	for (unsigned a = 0; a < ATTEMPTS_MAX; a++) {
 		n->att[a].dq.fd = -1;
 	}
@@ -315,14 +348,14 @@ void forward_name_ask(k8s_fwd_t *f, waiter_t *w, const knot_dname_t *lower, uint
 	if (n != NULL) {
 		w->next = n->waiters;
 		n->waiters = w;
-	} else if (!name_new(f, w, NULL, lower, qtype, NULL, hash, now, &why)) {
+	} else if (!name_new(f, w, NULL, lower, qtype, NULL, hash, w->tenant, now, &why)) {
 		int ede = (forward_group_of(f, lower) != NULL) ? 0 : 22;
 		forward_reply(f, w, NULL, KNOT_RCODE_SERVFAIL, ede, why, now);
 	}
 }
 
 bool k8s_fwd_flight_keep(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qtype,
-                         const uint8_t *source, void *job, uint64_t now)
+                         const uint8_t *source, k8s_tenant_t tenant, void *job, uint64_t now)
 {
 	uint32_t hash = k8s_fwd_key_hash_source(lower, qtype, source);
 	name_t *n = flight_find(f, lower, qtype, source, hash);
@@ -331,7 +364,7 @@ bool k8s_fwd_flight_keep(k8s_fwd_t *f, const knot_dname_t *lower, uint16_t qtype
 		return true;
 	}
 	const char *why = NULL;
-	return n == NULL && name_new(f, NULL, job, lower, qtype, source, hash, now, &why);
+	return n == NULL && name_new(f, NULL, job, lower, qtype, source, hash, tenant, now, &why);
 }
 
 void k8s_fwd_flight_unkeep(k8s_fwd_t *f, const void *job)
@@ -356,6 +389,7 @@ void forward_names_expire(k8s_fwd_t *f, uint64_t now)
 				}
 			}
 			n->last_err = KNOT_ETIMEOUT;
+			f->st.kept_timeouts += (n->kept != NULL);  // A dead target: its failure is kept.
 			forward_name_failed(f, i, 22, "upstream timeout", now);
 			continue;  // The last name moved to i.
 		}

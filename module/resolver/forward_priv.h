@@ -59,17 +59,22 @@ typedef struct waiter {
 	struct sockaddr_storage remote;
 	struct sockaddr_storage local;  /*!< The late answer's source (AF_UNSPEC: the kernel's). */
 	uint64_t received_ns;   /*!< The hand-over's (slots.h): the answer's duration. */
+	k8s_tenant_t tenant;    /*!< Who it is charged to (share.h). */
 	uint8_t wire[K8S_FWD_QUERY_MAX];
 } waiter_t;
 
 /*! \brief An upstream's kinds of failure, counted and logged each on its own. */
 enum { FAIL_TIMEOUT = 0, FAIL_SLOW, FAIL_ERROR, FAIL_RCODE, FAIL_KINDS };
 
+/*! \brief An upstream's changes of state, each logged at most every 10 s on its own. */
+enum { STATE_UP = 0, STATE_LOOP, STATE_UNLOOP, STATE_KINDS };
+
 typedef struct {
 	struct sockaddr_storage addr;
 	char text[INET6_ADDRSTRLEN + 8];
-	bool down;
+	bool down;                  /*!< Failed, slow or SERVFAIL: asked after the others, probed. */
 	bool looped;
+	unsigned probe_fails;       /*!< Health probes failed in a row since its last answer. */
 	uint64_t next_probe_ms;
 	k8s_dnsquery_t probe;       /*!< Health probe while down (fd -1 when idle). */
 	k8s_dnsquery_t loop_probe;  /*!< Its return to us marks a loop; its answer alone clears one. */
@@ -77,7 +82,21 @@ typedef struct {
 	uint64_t loop_retry_ms;     /*!< While looped: when the next loop probe goes. */
 	uint64_t log_ms[FAIL_KINDS];
 	unsigned log_skipped[FAIL_KINDS];
+	uint64_t state_log_ms[STATE_KINDS];  /*!< Its last line about a change of state. */
+	unsigned state_skipped[STATE_KINDS]; /*!< Such changes not logged since. */
 } server_t;
+
+/*!
+ * \brief Health probes failed in a row past which a server is unhealthy, as CoreDNS's
+ * forward counts a proxy down (max_fails 2: more than two health checks failed).
+ */
+#define PROBE_FAILS_MAX 2
+
+/*! \brief Unhealthy as CoreDNS's forward means it: its health probes keep failing. */
+static inline bool server_unhealthy(const server_t *s)
+{
+	return s->probe_fails > PROBE_FAILS_MAX;
+}
 
 typedef struct {
 	knot_dname_t *zone;
@@ -95,6 +114,8 @@ typedef struct {
 typedef struct {
 	uint32_t hash;
 	uint16_t qtype;
+	k8s_tenant_t tenant;  /*!< Whose asking started it: it holds a unit of its pending. */
+	k8s_share_ref_t unit;
 	int last_err;        /*!< The last attempt's error (KNOT_ETIMEOUT at the deadline), or 0. */
 	void *kept;          /*!< The layer's job this flight resolves (k8s_fwd_flight_keep()), or NULL. */
 	uint8_t source[64];  /*!< A kept name's source label (key part, EDNS option); [0] 0: none. */
@@ -109,6 +130,7 @@ typedef struct {
 
 struct k8s_fwd {
 	k8s_fwd_conf_t conf;
+	char owner[48];               /*!< Its pools' label ("forward", "upstream"...). */
 	const k8s_fwd_layer_t *layer; /*!< The policy on this thread (the kept names), or NULL. */
 	void *layer_state;
 	/*! The layer's flight_done() while the thread runs, then NULL (forward_names.c). */
@@ -127,14 +149,15 @@ struct k8s_fwd {
 	slot_t slots[SLOT_COUNT];
 	k8s_slots_t handoff;  /*!< Over \a slots. */
 	atomic_uint_fast64_t dropped;
-	k8s_share_t waiting_share;  /*!< Queries each address has waiting (max_pending / 4). */
+	k8s_share_t waiting;  /*!< Clients waiting (4 times max_pending), by tenant (share.h). */
+	k8s_share_t pending;  /*!< Names asked upstream (max_pending), by tenant; the thread's. */
 	_Atomic uint64_t loop_token[K8S_FWD_SERVERS_MAX];  /*!< Each one's loop probe out, 0: none. */
 	atomic_bool loop_seen[K8S_FWD_SERVERS_MAX];
 	pthread_t thread;
 	k8s_beat_t beat;  /*!< A round of the thread's loop, its layer's turn in it (/health). */
 
 	// The thread's own.
-	name_t **names;
+	name_t **names;             /*!< The names asked upstream: pending.room at most. */
 	size_t name_count;
 	size_t waiter_count;
 	uint64_t next_loop_ms;

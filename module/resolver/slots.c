@@ -19,8 +19,6 @@
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/random.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <libknot/errcode.h>
@@ -29,9 +27,6 @@
 #include "resolver/slots.h"
 
 enum { SLOT_FREE = 0, SLOT_FILLING, SLOT_READY };
-
-/*! \brief Slots a worker tries before it gives up (never waiting). */
-#define CLAIM_TRIES 8
 
 static k8s_slot_t *slot_at(k8s_slots_t *slots, size_t i)
 {
@@ -53,18 +48,21 @@ int k8s_slots_init(k8s_slots_t *slots, void *base, size_t count, size_t size,
 
 k8s_slot_t *k8s_slots_claim(k8s_slots_t *slots, int fd, bool tcp, size_t len,
                             const struct sockaddr_storage *remote,
-                            const struct sockaddr_storage *local)
+                            const struct sockaddr_storage *local, k8s_tenant_t tenant)
 {
-	// The client's shares first: one address's flood is refused here, at no cost.
+	// The tenant's shares first: a flood past its part is refused here, at no cost.
 	k8s_hold_t hold;
-	if (!k8s_hold_take(slots->waiting, remote, tcp, &hold)) {
+	if (!k8s_hold_take(slots->waiting, tenant, tcp, &hold)) {
 		return NULL;
 	}
 	unsigned start = atomic_fetch_add_explicit(&slots->next, 1, memory_order_relaxed);
-	for (unsigned k = 0; k < CLAIM_TRIES; k++) {
+	// Every slot once at most (never waiting): its pool let the tenant in, so one is free
+	// but when workers race for the last; a busy one is passed by a load, not a write.
+	for (size_t k = 0; k < slots->count; k++) {
 		k8s_slot_t *slot = slot_at(slots, (start + k) % slots->count);
 		int expected = SLOT_FREE;
-		if (!atomic_compare_exchange_strong(&slot->state, &expected, SLOT_FILLING)) {
+		if (atomic_load_explicit(&slot->state, memory_order_relaxed) != SLOT_FREE ||
+		    !atomic_compare_exchange_strong(&slot->state, &expected, SLOT_FILLING)) {
 			continue;
 		}
 		slot->fd = tcp ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : fd;
@@ -76,6 +74,7 @@ k8s_slot_t *k8s_slots_claim(k8s_slots_t *slots, int fd, bool tcp, size_t len,
 		slot->tcp = tcp;
 		slot->len = len;
 		slot->received_ns = k8s_dnsmetrics_clock();
+		slot->tenant = tenant;
 		if (remote != NULL) {
 			slot->remote = *remote;
 		} else {
@@ -170,144 +169,18 @@ void k8s_slots_deinit(k8s_slots_t *slots)
 	}
 }
 
-void k8s_share_init(k8s_share_t *share, unsigned cap)
-{
-	for (size_t i = 0; i < K8S_SHARE_BUCKETS; i++) {
-		atomic_init(&share->count[i], 0);
-	}
-	share->cap = (cap > 0) ? cap : 1;
-	if (getrandom(&share->key, sizeof(share->key), GRND_NONBLOCK) != sizeof(share->key)) {
-		share->key = (uintptr_t)share ^ 0x9e3779b97f4a7c15ULL;  // Still per process.
-	}
-}
-
-/*! \brief The address as 64 bits: IPv4 (mapped too) tagged, an IPv6 address's /64. */
-static uint64_t share_addr(const struct sockaddr_storage *addr)
-{
-	uint64_t v = 0;
-	if (addr == NULL) {
-		return v;
-	} else if (addr->ss_family == AF_INET6) {
-		const struct in6_addr *a6 = &((const struct sockaddr_in6 *)addr)->sin6_addr;
-		if (!IN6_IS_ADDR_V4MAPPED(a6)) {
-			memcpy(&v, a6->s6_addr, sizeof(v));
-			return v;
-		}
-		uint32_t v4;
-		memcpy(&v4, a6->s6_addr + 12, sizeof(v4));
-		return (1ULL << 63) | v4;
-	} else if (addr->ss_family == AF_INET) {
-		return (1ULL << 63) | ((const struct sockaddr_in *)addr)->sin_addr.s_addr;
-	}
-	return v;
-}
-
-static void share_buckets(const k8s_share_t *share, const struct sockaddr_storage *addr,
-                          uint16_t bucket[2])
-{
-	// splitmix64's finalizer over the keyed address: one multiply-xorshift hash.
-	uint64_t h = share_addr(addr) ^ share->key;
-	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-	h ^= h >> 31;
-	bucket[0] = h % K8S_SHARE_BUCKETS;
-	bucket[1] = (h >> 32) % K8S_SHARE_BUCKETS;
-	if (bucket[1] == bucket[0]) {
-		bucket[1] = (bucket[0] + 1) % K8S_SHARE_BUCKETS;
-	}
-}
-
-bool k8s_share_take(k8s_share_t *share, const struct sockaddr_storage *addr,
-                    k8s_share_ref_t *ref)
-{
-	share_buckets(share, addr, ref->bucket);
-	unsigned a = atomic_fetch_add_explicit(&share->count[ref->bucket[0]], 1,
-	                                       memory_order_relaxed);
-	unsigned b = atomic_fetch_add_explicit(&share->count[ref->bucket[1]], 1,
-	                                       memory_order_relaxed);
-	// Over the cap: both given back. Workers racing on one address pass the cap by one
-	// each at most.
-	ref->held = ((a < b) ? a : b) < share->cap;
-	if (!ref->held) {
-		atomic_fetch_sub_explicit(&share->count[ref->bucket[0]], 1, memory_order_relaxed);
-		atomic_fetch_sub_explicit(&share->count[ref->bucket[1]], 1, memory_order_relaxed);
-	}
-	return ref->held;
-}
-
-void k8s_share_put(k8s_share_t *share, k8s_share_ref_t *ref)
-{
-	if (ref->held) {
-		atomic_fetch_sub_explicit(&share->count[ref->bucket[0]], 1, memory_order_relaxed);
-		atomic_fetch_sub_explicit(&share->count[ref->bucket[1]], 1, memory_order_relaxed);
-		ref->held = false;
-	}
-}
-
-unsigned k8s_share_held(k8s_share_t *share, const struct sockaddr_storage *addr)
-{
-	uint16_t bucket[2];
-	share_buckets(share, addr, bucket);
-	unsigned a = atomic_load_explicit(&share->count[bucket[0]], memory_order_relaxed);
-	unsigned b = atomic_load_explicit(&share->count[bucket[1]], memory_order_relaxed);
-	return (a < b) ? a : b;
-}
-
-/*
- * The process's TCP duplicates: every hand-over's count together, as the descriptors
- * they use are knotd's; set up once, from knotd's limit when the first owner starts.
- */
-static struct {
-	pthread_once_t once;
-	atomic_uint held;
-	unsigned max;
-	k8s_share_t per_addr;
-} tcp_dups = { .once = PTHREAD_ONCE_INIT };
-
-static void tcp_dups_init(void)
-{
-	struct rlimit lim;
-	rlim_t files = 1024;
-	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
-		files = lim.rlim_cur;
-	}
-	files /= K8S_TCP_DUPS_PART;
-	tcp_dups.max = (files < 16) ? 16 : (files > 65536) ? 65536 : files;
-	k8s_share_init(&tcp_dups.per_addr, tcp_dups.max / K8S_SHARE_PART);
-}
-
-unsigned k8s_tcp_dups_max(void)
-{
-	(void)pthread_once(&tcp_dups.once, tcp_dups_init);
-	return tcp_dups.max;
-}
-
-unsigned k8s_tcp_dups_held(void)
-{
-	return atomic_load(&tcp_dups.held);
-}
-
-bool k8s_hold_take(k8s_share_t *waiting, const struct sockaddr_storage *remote, bool tcp,
-                   k8s_hold_t *hold)
+bool k8s_hold_take(k8s_share_t *waiting, k8s_tenant_t tenant, bool tcp, k8s_hold_t *hold)
 {
 	memset(hold, 0, sizeof(*hold));
 	hold->waiting = waiting;
-	if (waiting != NULL && !k8s_share_take(waiting, remote, &hold->waiting_ref)) {
+	if (waiting != NULL && !k8s_share_take(waiting, tenant, 1, &hold->waiting_ref)) {
 		return false;
 	}
-	if (!tcp) {
-		return true;
+	if (tcp && !k8s_share_take(k8s_share_tcp_dups(), tenant, 1, &hold->tcp_ref)) {
+		k8s_hold_put(hold);
+		return false;
 	}
-	unsigned max = k8s_tcp_dups_max();
-	if (atomic_fetch_add(&tcp_dups.held, 1) >= max) {
-		atomic_fetch_sub(&tcp_dups.held, 1);
-	} else if (!k8s_share_take(&tcp_dups.per_addr, remote, &hold->tcp_ref)) {
-		atomic_fetch_sub(&tcp_dups.held, 1);
-	} else {
-		return true;
-	}
-	k8s_hold_put(hold);
-	return false;
+	return true;
 }
 
 void k8s_hold_put(k8s_hold_t *hold)
@@ -315,8 +188,5 @@ void k8s_hold_put(k8s_hold_t *hold)
 	if (hold->waiting != NULL) {
 		k8s_share_put(hold->waiting, &hold->waiting_ref);
 	}
-	if (hold->tcp_ref.held) {
-		k8s_share_put(&tcp_dups.per_addr, &hold->tcp_ref);
-		atomic_fetch_sub(&tcp_dups.held, 1);
-	}
+	k8s_share_put(k8s_share_tcp_dups(), &hold->tcp_ref);
 }

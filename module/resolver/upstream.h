@@ -48,6 +48,13 @@ uint16_t k8s_upstream_rcode(const k8s_fwd_entry_t *e);
  */
 bool k8s_upstream_failed(const k8s_fwd_entry_t *e);
 
+/*!
+ * \brief True if the failure is that no upstream answered within the deadline (a dead
+ * target): answered SERVFAIL with Extended DNS Error 22 at once until its retry, where
+ * an upstream's own failure (REFUSED, SERVFAIL) leaves an ExternalName's CNAME alone.
+ */
+bool k8s_upstream_unreachable(const k8s_fwd_entry_t *e);
+
 /*! \brief Seconds the entry has left (0 once expired: a stale answer's TTLs are 0). */
 uint32_t k8s_upstream_ttl_left(const k8s_fwd_entry_t *e, uint64_t now_ms);
 

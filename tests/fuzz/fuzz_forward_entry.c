@@ -71,6 +71,10 @@ static void check_chain(const k8s_fwd_entry_t *e, const knot_dname_t *qname, uin
 		if (!it.records) {
 			CHECK(rr->type == KNOT_RRTYPE_CNAME && records == 0 && ++cnames <= 8);
 			owner = knot_cname_name(rr->rrs.rdata);
+			// The answer path copies a link's target, lowercase, to see whether the
+			// chain leads into one of our zones (answer_addr.c): a whole name inside.
+			CHECK(knot_dname_size(owner) <= rr->rrs.rdata->len &&
+			      knot_dname_size(owner) <= KNOT_DNAME_MAXLEN);
 		} else {
 			CHECK(rr->type == qtype);
 			records++;

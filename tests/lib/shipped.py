@@ -33,6 +33,10 @@ def config(kubeconfig, upstreams, extra_options=(), forward=True, metrics_port=N
         metrics_port = knotd.free_port()
     with open(CONFIG, encoding="utf-8") as f:
         text = f.read()
+    # An extra option the shipped file sets already (forward-timeout) replaces its line.
+    for option in extra_options:
+        key = option.split(":", 1)[0].strip()
+        text = re.sub(rf"(?m)^    {re.escape(key)}:.*\n", "", text)
     replacements = [
         (r"(?m)^(\s*listen:).*$", r"\1 " + (listen or "${address}") + "@${port}", 1),
         (r"(?m)^(\s*metrics-listen:).*$", rf"\1 127.0.0.1@{metrics_port}", 1),

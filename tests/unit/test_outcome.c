@@ -70,6 +70,11 @@ static void a_failed_upstream_is_servfail_and_a_refused_search_list_refused(void
 	assert_reply(K8S_ANSWER_REFUSED, KNOT_RCODE_REFUSED, false, KNOT_EDNS_EDE_NONE);
 }
 
+static void a_dead_target_is_servfail_with_extended_error_22_no_reachable_authority(void **state)
+{
+	assert_reply(K8S_ANSWER_UNREACHABLE, KNOT_RCODE_SERVFAIL, false, KNOT_EDNS_EDE_NREACH_AUTH);
+}
+
 static void a_late_answer_that_is_not_ours_is_servfail(void **state)
 {
 	assert_reply(K8S_ANSWER_PASS, KNOT_RCODE_SERVFAIL, false, KNOT_EDNS_EDE_NONE);
@@ -80,7 +85,8 @@ static void every_outcome_has_a_reply(void **state)
 	// A row left out would read as RCODE 0 with EDE 0 (Other), which no outcome replies.
 	for (k8s_answer_t res = 0; res < K8S_ANSWER_COUNT; res++) {
 		int ede = k8s_answer_replies[res].ede;
-		assert_true(ede == KNOT_EDNS_EDE_NONE || ede == KNOT_EDNS_EDE_NOT_READY);
+		assert_true(ede == KNOT_EDNS_EDE_NONE || ede == KNOT_EDNS_EDE_NOT_READY ||
+		            ede == KNOT_EDNS_EDE_NREACH_AUTH);
 	}
 }
 
@@ -93,6 +99,7 @@ int main(void)
 		cmocka_unit_test(a_cname_to_a_missing_name_is_nxdomain_with_the_cname),
 		cmocka_unit_test(records_and_truncated_answers_are_noerror),
 		cmocka_unit_test(a_failed_upstream_is_servfail_and_a_refused_search_list_refused),
+		cmocka_unit_test(a_dead_target_is_servfail_with_extended_error_22_no_reachable_authority),
 		cmocka_unit_test(a_late_answer_that_is_not_ours_is_servfail),
 		cmocka_unit_test(every_outcome_has_a_reply),
 	};

@@ -43,6 +43,8 @@
 #include "resolver/slots.h"
 
 #define COUNT 16
+/*! \brief The tenant of a flood. */
+#define FLOOD 77
 
 typedef struct {
 	k8s_slot_t h;
@@ -74,7 +76,7 @@ static void a_claimed_slot_is_seen_by_the_thread_only_once_published(void **stat
 	(void)state;
 	owner_t *o = owner_new();
 	struct sockaddr_storage remote = { .ss_family = AF_INET };
-	test_slot_t *s = (test_slot_t *)k8s_slots_claim(&o->slots, 7, false, 5, &remote, NULL);
+	test_slot_t *s = (test_slot_t *)k8s_slots_claim(&o->slots, 7, false, 5, &remote, NULL, 1);
 	assert_non_null(s);
 	assert_int_equal(s->h.fd, 7);  // UDP: knotd's socket itself.
 	assert_false(s->h.tcp);
@@ -98,27 +100,24 @@ static void a_claimed_slot_is_seen_by_the_thread_only_once_published(void **stat
 	free(o);
 }
 
-static void a_worker_tries_eight_slots_and_never_waits(void **state)
+static void a_worker_tries_each_slot_once_and_never_waits(void **state)
 {
 	(void)state;
 	owner_t *o = owner_new();
 	k8s_slot_t *taken[COUNT];
 	for (size_t i = 0; i < COUNT; i++) {
 		// Each claim starts one further on: the i-th finds slot i free.
-		taken[i] = k8s_slots_claim(&o->slots, 3, false, 1, NULL, NULL);
+		taken[i] = k8s_slots_claim(&o->slots, 3, false, 1, NULL, NULL, 1);
 		assert_ptr_equal(taken[i], &o->array[i].h);
 		k8s_slots_publish(&o->slots, taken[i]);
 	}
-	// A free slot more than seven on from where a worker starts is not looked at: the
-	// workers starting at 0 to 4 fail (0 to 7, ..., 4 to 11), the one at 5 finds 12.
-	k8s_slots_release(taken[12], true);
-	size_t failed = 0;
-	k8s_slot_t *found;
-	while ((found = k8s_slots_claim(&o->slots, 3, false, 1, NULL, NULL)) == NULL) {
-		failed++;
-		assert_true(failed <= COUNT);
+	// All busy: refused at once, however many try.
+	for (size_t i = 0; i < COUNT; i++) {
+		assert_null(k8s_slots_claim(&o->slots, 3, false, 1, NULL, NULL, 1));
 	}
-	assert_int_equal(failed, 5);
+	// One free anywhere: the next claim finds it, wherever it starts.
+	k8s_slots_release(taken[12], true);
+	k8s_slot_t *found = k8s_slots_claim(&o->slots, 3, false, 1, NULL, NULL, 1);
 	assert_ptr_equal(found, taken[12]);
 	k8s_slots_deinit(&o->slots);
 	free(o);
@@ -150,7 +149,7 @@ static void a_tcp_connection_is_duplicated_and_its_duplicate_closed_by_the_last_
 	assert_int_equal(pthread_create(&thread, NULL, thread_idle, &o->slots), 0);
 
 	// Released with its duplicate closed: the connection itself stays knotd's.
-	k8s_slot_t *a = k8s_slots_claim(&o->slots, pair[0], true, 2, NULL, NULL);
+	k8s_slot_t *a = k8s_slots_claim(&o->slots, pair[0], true, 2, NULL, NULL, 1);
 	assert_non_null(a);
 	assert_true(a->tcp);
 	assert_int_not_equal(a->fd, pair[0]);
@@ -161,19 +160,19 @@ static void a_tcp_connection_is_duplicated_and_its_duplicate_closed_by_the_last_
 	assert_true(fd_open(pair[0]));
 
 	// Released with its duplicate taken by the caller: still open.
-	k8s_slot_t *b = k8s_slots_claim(&o->slots, pair[0], true, 2, NULL, NULL);
+	k8s_slot_t *b = k8s_slots_claim(&o->slots, pair[0], true, 2, NULL, NULL, 1);
 	assert_non_null(b);
 	int dup_b = b->fd;
 	k8s_slots_publish(&o->slots, b);
 	k8s_slots_release(b, false);
 	assert_true(fd_open(dup_b));
-	assert_int_equal(k8s_tcp_dups_held(), 1);  // Its hold went with it, too.
+	assert_int_equal(k8s_share_used(k8s_share_tcp_dups()), 1);  // Its hold went with it, too.
 	close(dup_b);
 	k8s_hold_put(&b->hold);
-	assert_int_equal(k8s_tcp_dups_held(), 0);
+	assert_int_equal(k8s_share_used(k8s_share_tcp_dups()), 0);
 
 	// Still waiting when the thread stops: closed by the stop.
-	k8s_slot_t *c = k8s_slots_claim(&o->slots, pair[0], true, 2, NULL, NULL);
+	k8s_slot_t *c = k8s_slots_claim(&o->slots, pair[0], true, 2, NULL, NULL, 1);
 	assert_non_null(c);
 	int dup_c = c->fd;
 	k8s_slots_publish(&o->slots, c);
@@ -192,9 +191,9 @@ static void a_failed_dup_frees_the_slot(void **state)
 {
 	(void)state;
 	owner_t *o = owner_new();
-	assert_null(k8s_slots_claim(&o->slots, -1, true, 1, NULL, NULL));
+	assert_null(k8s_slots_claim(&o->slots, -1, true, 1, NULL, NULL, 1));
 	for (size_t i = 0; i < COUNT; i++) {
-		assert_non_null(k8s_slots_claim(&o->slots, 3, false, 1, NULL, NULL));
+		assert_non_null(k8s_slots_claim(&o->slots, 3, false, 1, NULL, NULL, 1));
 	}
 	k8s_slots_deinit(&o->slots);
 	free(o);
@@ -213,21 +212,21 @@ static void a_batch_of_hand_overs_wakes_the_thread_once(void **state)
 	owner_t *o = owner_new();
 	struct sockaddr_storage remote = { .ss_family = AF_INET };
 	for (int n = 0; n < 3; n++) {
-		k8s_slots_publish(&o->slots, k8s_slots_claim(&o->slots, 7, false, 5, &remote, NULL));
+		k8s_slots_publish(&o->slots, k8s_slots_claim(&o->slots, 7, false, 5, &remote, NULL, 1));
 	}
 	assert_int_equal(wake_count(&o->slots), 1);  // One write for the three.
 	// Not looked yet: a fourth is seen with the others, no write.
-	k8s_slots_publish(&o->slots, k8s_slots_claim(&o->slots, 7, false, 5, &remote, NULL));
+	k8s_slots_publish(&o->slots, k8s_slots_claim(&o->slots, 7, false, 5, &remote, NULL, 1));
 	assert_false(woken(&o->slots));
 	// Once the thread looks, the next hand-over wakes it again.
 	k8s_slots_looking(&o->slots);
-	k8s_slots_publish(&o->slots, k8s_slots_claim(&o->slots, 7, false, 5, &remote, NULL));
+	k8s_slots_publish(&o->slots, k8s_slots_claim(&o->slots, 7, false, 5, &remote, NULL, 1));
 	assert_int_equal(wake_count(&o->slots), 1);
 	k8s_slots_deinit(&o->slots);
 	free(o);
 }
 
-/* A client address's share. */
+/* Addresses. */
 
 static struct sockaddr_storage addr(const char *text)
 {
@@ -244,104 +243,50 @@ static struct sockaddr_storage addr(const char *text)
 	return ss;
 }
 
-static void an_address_takes_its_cap_and_no_more_while_others_still_take(void **state)
+static void a_client_is_its_whole_address_and_a_pod_its_namespace(void **state)
 {
 	(void)state;
-	k8s_share_t *share = calloc(1, sizeof(*share));
-	assert_non_null(share);
-	k8s_share_init(share, 4);
-	struct sockaddr_storage flood = addr("127.0.0.2"), other = addr("127.0.0.3");
-	k8s_share_ref_t refs[5];
-	for (int i = 0; i < 4; i++) {
-		assert_true(k8s_share_take(share, &flood, &refs[i]));
-	}
-	assert_false(k8s_share_take(share, &flood, &refs[4]));
-	assert_int_equal(k8s_share_held(share, &flood), 4);  // The refusal took nothing.
-	// Another address is not counted against it (its two buckets are not both shared).
-	k8s_share_ref_t mine;
-	assert_true(k8s_share_take(share, &other, &mine));
-	k8s_share_put(share, &mine);
-	k8s_share_put(share, &mine);  // Given back once only.
-	assert_int_equal(k8s_share_held(share, &other), 0);
-	// One given back: one more taken.
-	k8s_share_put(share, &refs[0]);
-	assert_true(k8s_share_take(share, &flood, &refs[0]));
-	for (int i = 0; i < 4; i++) {
-		k8s_share_put(share, &refs[i]);
-	}
-	assert_int_equal(k8s_share_held(share, &flood), 0);
-	free(share);
-}
+	struct sockaddr_storage a1 = addr("2001:db8::1"), a2 = addr("2001:db8::2");
+	struct sockaddr_storage v4 = addr("192.0.2.1"), mapped = addr("::ffff:192.0.2.1");
+	// Two pods in one /64 are two tenants: none takes the other's slot.
+	assert_true(k8s_tenant_addr(&a1) != k8s_tenant_addr(&a2));
+	assert_true(k8s_tenant_addr(&v4) == k8s_tenant_addr(&mapped));
+	// A namespace is one tenant whatever its pods' addresses, and not an address's.
+	const uint8_t *ns = (const uint8_t *)"\x04""team", *other = (const uint8_t *)"\x05""teams";
+	assert_true(k8s_tenant_ns(ns) == k8s_tenant_ns((const uint8_t *)"\x04""team"));
+	assert_true(k8s_tenant_ns(ns) != k8s_tenant_ns(other));
+	assert_true(k8s_tenant_ns(ns) != k8s_tenant_addr(&v4));
+	// An upstream is its address and port.
+	struct sockaddr_storage up1 = v4, up2 = v4;
+	((struct sockaddr_in *)&up1)->sin_port = htons(53);
+	((struct sockaddr_in *)&up2)->sin_port = htons(5353);
+	assert_true(k8s_tenant_upstream(&up1) != k8s_tenant_upstream(&up2));
 
-static void addresses_at_their_cap_leave_a_thousand_others_their_share(void **state)
-{
-	(void)state;
-	k8s_share_t *share = calloc(1, sizeof(*share));
-	assert_non_null(share);
-	k8s_share_init(share, 64);
-	// 16 flooding addresses hold their 64 each (a quarter of all buckets' load at most).
-	static k8s_share_ref_t flood[16][64], others[1000];
-	for (int i = 0; i < 16; i++) {
-		char text[32];
-		snprintf(text, sizeof(text), "192.0.2.%d", i);
-		struct sockaddr_storage a = addr(text);
-		for (int k = 0; k < 64; k++) {
-			assert_true(k8s_share_take(share, &a, &flood[i][k]));
-		}
-		assert_false(k8s_share_take(share, &a, &others[0]));
-	}
-	// Another address is refused only if both its buckets are a flood's: (32/4096)^2.
-	unsigned refused = 0;
-	for (int i = 0; i < 1000; i++) {
-		char text[32];
-		snprintf(text, sizeof(text), "10.%d.%d.1", i / 250, i % 250);
-		struct sockaddr_storage a = addr(text);
-		refused += !k8s_share_take(share, &a, &others[i]);
-	}
-	assert_true(refused <= 2);
-	for (int i = 0; i < 1000; i++) {
-		k8s_share_put(share, &others[i]);
-	}
-	for (int i = 0; i < 16; i++) {
-		for (int k = 0; k < 64; k++) {
-			k8s_share_put(share, &flood[i][k]);
-		}
-	}
-	free(share);
-}
-
-static void an_ipv6_64_is_one_address_and_mapped_ipv4_its_ipv4(void **state)
-{
-	(void)state;
-	k8s_share_t *share = calloc(1, sizeof(*share));
-	assert_non_null(share);
-	k8s_share_init(share, 2);
-	struct sockaddr_storage a1 = addr("2001:db8:1:2::1"), a2 = addr("2001:db8:1:2::beef");
-	struct sockaddr_storage v4 = addr("192.0.2.7"), mapped = addr("::ffff:192.0.2.7");
+	k8s_share_t *s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	k8s_share_init(s, 2, "test", "test");
 	k8s_share_ref_t r[4];
-	assert_true(k8s_share_take(share, &a1, &r[0]));
-	assert_true(k8s_share_take(share, &a2, &r[1]));
-	assert_false(k8s_share_take(share, &a1, &r[2]));  // The /64's cap.
-	assert_true(k8s_share_take(share, &v4, &r[2]));
-	assert_true(k8s_share_take(share, &mapped, &r[3]));
-	assert_int_equal(k8s_share_held(share, &v4), 2);
-	for (int i = 0; i < 4; i++) {
-		k8s_share_put(share, &r[i]);
+	assert_true(k8s_share_take(s, k8s_tenant_addr(&a1), 1, &r[0]));
+	assert_true(k8s_share_take(s, k8s_tenant_addr(&a1), 1, &r[1]));
+	assert_true(k8s_share_take(s, k8s_tenant_addr(&a2), 1, &r[2]));  // Its part, past the cap.
+	assert_int_equal(k8s_share_held(s, k8s_tenant_addr(&a2)), 1);
+	for (int i = 0; i < 3; i++) {
+		k8s_share_put(s, &r[i]);
 	}
-	free(share);
+	free(s);
 }
 
 /* What a handed-over query holds (k8s_hold_t). */
 
-/*! \brief knotd's descriptor limit in this process (main() sets it): 64 TCP duplicates. */
+/*! \brief knotd's descriptor limit in this process (main() sets it): 32 TCP duplicates. */
 #define TEST_NOFILE 256
 
-static void a_slot_holds_its_address_share_until_released_or_stopped(void **state)
+static void a_slot_holds_its_tenant_share_until_released_or_stopped(void **state)
 {
 	(void)state;
 	k8s_share_t *waiting = calloc(1, sizeof(*waiting));
 	assert_non_null(waiting);
-	k8s_share_init(waiting, COUNT / K8S_SHARE_PART);
+	k8s_share_init(waiting, COUNT / 2, "test", "test");
 	owner_t *o = calloc(1, sizeof(*o));
 	assert_non_null(o);
 	assert_int_equal(k8s_slots_init(&o->slots, o->array, COUNT, sizeof(test_slot_t), waiting),
@@ -351,32 +296,34 @@ static void a_slot_holds_its_address_share_until_released_or_stopped(void **stat
 	int pair[2];
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
 
-	// One address takes a quarter of the slots, over UDP and TCP together.
-	struct sockaddr_storage flood = addr("192.0.2.1"), other = addr("192.0.2.2");
-	k8s_slot_t *held[COUNT / K8S_SHARE_PART];
-	for (size_t i = 0; i < COUNT / K8S_SHARE_PART; i++) {
-		held[i] = k8s_slots_claim(&o->slots, (i % 2) ? pair[0] : 3, i % 2, 1, &flood, NULL);
+	// A tenant alone takes the pool's cap, over UDP and TCP together, and no more.
+	k8s_slot_t *held[COUNT / 2];
+	for (size_t i = 0; i < COUNT / 2; i++) {
+		held[i] = k8s_slots_claim(&o->slots, (i % 2) ? pair[0] : 3, i % 2, 1, NULL, NULL,
+		                          FLOOD);
 		assert_non_null(held[i]);
+		assert_int_equal(held[i]->tenant, FLOOD);
 		k8s_slots_publish(&o->slots, held[i]);
 	}
-	assert_null(k8s_slots_claim(&o->slots, 3, false, 1, &flood, NULL));
-	assert_null(k8s_slots_claim(&o->slots, pair[0], true, 1, &flood, NULL));
-	assert_int_equal(k8s_tcp_dups_held(), COUNT / K8S_SHARE_PART / 2);
-	// The others still have theirs.
-	k8s_slot_t *mine = k8s_slots_claim(&o->slots, 3, false, 1, &other, NULL);
+	assert_null(k8s_slots_claim(&o->slots, 3, false, 1, NULL, NULL, FLOOD));
+	assert_null(k8s_slots_claim(&o->slots, pair[0], true, 1, NULL, NULL, FLOOD));
+	assert_int_equal(k8s_share_used(k8s_share_tcp_dups()), COUNT / 2 / 2);
+	// Another tenant still has its part, from the headroom.
+	k8s_slot_t *mine = k8s_slots_claim(&o->slots, 3, false, 1, NULL, NULL, 2);
 	assert_non_null(mine);
 	k8s_slots_release(mine, true);
 
-	// Answered: its share comes back.
+	// Answered: its unit comes back.
 	k8s_slots_release(held[0], true);
-	held[0] = k8s_slots_claim(&o->slots, 3, false, 1, &flood, NULL);
+	held[0] = k8s_slots_claim(&o->slots, 3, false, 1, NULL, NULL, FLOOD);
 	assert_non_null(held[0]);
 	k8s_slots_publish(&o->slots, held[0]);
 
-	// Stopped with queries waiting: their shares and TCP duplicates come back.
+	// Stopped with queries waiting: their units and TCP duplicates come back.
 	k8s_slots_stop(&o->slots, thread);
-	assert_int_equal(k8s_share_held(waiting, &flood), 0);
-	assert_int_equal(k8s_tcp_dups_held(), 0);
+	assert_int_equal(k8s_share_held(waiting, FLOOD), 0);
+	assert_int_equal(k8s_share_used(waiting), 0);
+	assert_int_equal(k8s_share_used(k8s_share_tcp_dups()), 0);
 	close(pair[0]);
 	close(pair[1]);
 	free(o);
@@ -390,19 +337,19 @@ static void a_udp_slot_keeps_the_address_asked_and_a_tcp_or_unknown_one_none(voi
 	int pair[2];
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
 	struct sockaddr_storage remote = addr("127.0.0.1"), asked = addr("127.0.0.7");
-	k8s_slot_t *udp = k8s_slots_claim(&o->slots, 3, false, 1, &remote, &asked);
+	k8s_slot_t *udp = k8s_slots_claim(&o->slots, 3, false, 1, &remote, &asked, 1);
 	assert_non_null(udp);
 	assert_int_equal(udp->local.ss_family, AF_INET);
 	assert_memory_equal(&udp->local, &asked, sizeof(struct sockaddr_in));
 	// Over TCP the answer goes on the connection: no source to choose.
-	k8s_slot_t *tcp = k8s_slots_claim(&o->slots, pair[0], true, 1, &remote, &asked);
+	k8s_slot_t *tcp = k8s_slots_claim(&o->slots, pair[0], true, 1, &remote, &asked, 1);
 	assert_non_null(tcp);
 	assert_int_equal(tcp->local.ss_family, AF_UNSPEC);
 	// A slot used before keeps no stale source.
 	k8s_slots_release(udp, true);
 	k8s_slot_t *unknown = NULL;
 	while (unknown != udp) {
-		unknown = k8s_slots_claim(&o->slots, 3, false, 1, &remote, NULL);
+		unknown = k8s_slots_claim(&o->slots, 3, false, 1, &remote, NULL, 1);
 		assert_non_null(unknown);
 	}
 	assert_int_equal(unknown->local.ss_family, AF_UNSPEC);
@@ -413,45 +360,42 @@ static void a_udp_slot_keeps_the_address_asked_and_a_tcp_or_unknown_one_none(voi
 	free(o);
 }
 
-static void tcp_duplicates_are_a_quarter_of_the_descriptors_and_an_address_a_quarter_of_those(void **state)
+static void tcp_duplicates_are_an_eighth_of_the_descriptors_shared_by_tenants(void **state)
 {
 	(void)state;
-	unsigned max = k8s_tcp_dups_max();
-	assert_int_equal(max, TEST_NOFILE / K8S_TCP_DUPS_PART);
+	k8s_share_t *dups = k8s_share_tcp_dups();
+	unsigned cap = dups->cap;
+	assert_int_equal(cap, TEST_NOFILE / K8S_SHARE_FDS_PART);
 	static k8s_hold_t holds[TEST_NOFILE];
 	size_t n = 0;
-	// One address: a quarter of them, over UDP without any.
-	struct sockaddr_storage flood = addr("198.51.100.1");
-	while (n < TEST_NOFILE && k8s_hold_take(NULL, &flood, true, &holds[n])) {
+	// One tenant alone: the whole cap, over UDP without any.
+	while (n < TEST_NOFILE && k8s_hold_take(NULL, FLOOD, true, &holds[n])) {
 		n++;
 	}
-	assert_int_equal(n, max / K8S_SHARE_PART);
+	assert_int_equal(n, cap);
 	k8s_hold_t udp;
-	assert_true(k8s_hold_take(NULL, &flood, false, &udp));
+	assert_true(k8s_hold_take(NULL, FLOOD, false, &udp));
 	k8s_hold_put(&udp);
-	assert_int_equal(k8s_tcp_dups_held(), n);
-	// Other addresses, until the process's cap: one in the forwarder or a cold waiter.
-	for (unsigned a = 2; n < TEST_NOFILE; a++) {
-		char text[32];
-		snprintf(text, sizeof(text), "198.51.100.%u", a);
-		struct sockaddr_storage other = addr(text);
-		if (!k8s_hold_take(NULL, &other, true, &holds[n])) {
+	assert_int_equal(k8s_share_used(dups), n);
+	// Others, each within its part, until the headroom is used: a forwarder's or a
+	// cold waiter's duplicates are one pool.
+	for (k8s_tenant_t t = 2; n < TEST_NOFILE; t++) {
+		if (!k8s_hold_take(NULL, t, true, &holds[n])) {
 			break;
 		}
 		n++;
 	}
-	assert_int_equal(n, max);
-	assert_int_equal(k8s_tcp_dups_held(), max);
+	assert_int_equal(n, dups->room);
+	assert_int_equal(k8s_share_used(dups), dups->room);
 	// Given back once, then another's is taken.
 	k8s_hold_put(&holds[n - 1]);
 	k8s_hold_put(&holds[n - 1]);
-	assert_int_equal(k8s_tcp_dups_held(), max - 1);
-	struct sockaddr_storage late = addr("203.0.113.9");
-	assert_true(k8s_hold_take(NULL, &late, true, &holds[n - 1]));
+	assert_int_equal(k8s_share_used(dups), dups->room - 1);
+	assert_true(k8s_hold_take(NULL, 1000, true, &holds[n - 1]));
 	for (size_t i = 0; i < n; i++) {
 		k8s_hold_put(&holds[i]);
 	}
-	assert_int_equal(k8s_tcp_dups_held(), 0);
+	assert_int_equal(k8s_share_used(dups), 0);
 }
 
 /* A late answer's source. */
@@ -522,16 +466,14 @@ int main(void)
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_claimed_slot_is_seen_by_the_thread_only_once_published),
-		cmocka_unit_test(a_worker_tries_eight_slots_and_never_waits),
+		cmocka_unit_test(a_worker_tries_each_slot_once_and_never_waits),
 		cmocka_unit_test(a_tcp_connection_is_duplicated_and_its_duplicate_closed_by_the_last_holder),
 		cmocka_unit_test(a_failed_dup_frees_the_slot),
 		cmocka_unit_test(a_batch_of_hand_overs_wakes_the_thread_once),
-		cmocka_unit_test(an_address_takes_its_cap_and_no_more_while_others_still_take),
-		cmocka_unit_test(addresses_at_their_cap_leave_a_thousand_others_their_share),
-		cmocka_unit_test(an_ipv6_64_is_one_address_and_mapped_ipv4_its_ipv4),
-		cmocka_unit_test(a_slot_holds_its_address_share_until_released_or_stopped),
+		cmocka_unit_test(a_client_is_its_whole_address_and_a_pod_its_namespace),
+		cmocka_unit_test(a_slot_holds_its_tenant_share_until_released_or_stopped),
 		cmocka_unit_test(a_udp_slot_keeps_the_address_asked_and_a_tcp_or_unknown_one_none),
-		cmocka_unit_test(tcp_duplicates_are_a_quarter_of_the_descriptors_and_an_address_a_quarter_of_those),
+		cmocka_unit_test(tcp_duplicates_are_an_eighth_of_the_descriptors_shared_by_tenants),
 		cmocka_unit_test(a_late_answer_on_a_wildcard_socket_leaves_from_the_address_asked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""The forwarder's fair share, its bounded TCP buffers and its late answers' source
-(issue 33, item 3), in the shipped deployment.
+"""The forwarder's fair shares, its bounded TCP buffers and its late answers' source
+(issue 33, item 3; issue 40, items 1 and 2), in the shipped deployment.
 
-One client address gets at most a quarter of the waiting queries (forward-max-pending
-/ 4) and of the TCP duplicates (a quarter of knotd's descriptors in all): its excess is
-answered SERVFAIL at once, and the other clients' names still resolve. A local shortage
-(descriptors, memory, the TCP answers' bytes) never marks an upstream down. Upstreams
-that announce 64 KiB over TCP and trickle hold 4 MiB of TCP buffers in all. A late
-answer over UDP leaves from the address the client asked, also on a wildcard listener
-(Knot 3.3+, which gives that address to modules).
+The waiting queries, the names asked upstream, the TCP duplicates (an eighth of knotd's
+descriptors) and the upstream sockets (another eighth) are pools shared by the tenants
+(a client that is no pod is its address): one client alone may fill a pool, its excess
+answered SERVFAIL at once, and the other clients still get their part. A local shortage
+(descriptors, memory, a pool's part) never marks an upstream down. The TCP answers'
+bytes (4 MiB, and half again for the upstreams within their part) are shared by the
+upstreams: a hostile stub-domain server that announces 64 KiB and trickles holds its
+part, and a healthy upstream's large answers still come. A late answer over UDP leaves
+from the address the client asked, also on a wildcard listener (Knot 3.3+, which gives
+that address to modules).
 """
 
 import contextlib
@@ -30,12 +33,14 @@ import shipped
 import stubdns
 import testing
 import wire
+from udpflood import Flood
 
 tests = testing.Tests()
 
 FLOOD = "127.0.0.2"   # the hostile client
 OTHER = "127.0.0.3"   # a client beside it
-TCP_BYTES_MAX = 4 << 20  # K8S_DNSQUERY_TCP_BYTES_MAX
+TCP_BYTES_CAP = 4 << 20  # the TCP answers' pool (resolver/share.c)
+TCP_BYTES_ROOM = TCP_BYTES_CAP * 3 // 2  # and its headroom
 
 
 def server_of(c):
@@ -75,44 +80,6 @@ def resolve_each(c, names, source, timeout=3):
                     got = reply.rcode
             rcodes.append(got)
     return rcodes
-
-
-class Flood(threading.Thread):
-    """`rate` names a second, each new, from `source` over UDP; answers read and dropped."""
-
-    def __init__(self, server, source, rate, suffix):
-        super().__init__(daemon=True)
-        self.server, self.rate, self.suffix = server, rate, suffix
-        self.sock = udp_client(source)
-        self.stopping = threading.Event()
-        self.sent = 0
-        self.servfail = 0
-
-    def run(self):
-        start = time.monotonic()
-        tag = random.randrange(1 << 30)
-        while not self.stopping.is_set():
-            due = int((time.monotonic() - start) * self.rate)
-            while self.sent < due:
-                name = f"f{tag}-{self.sent}.{self.suffix}"
-                try:
-                    self.sock.sendto(wire.query(name, ident=self.sent & 0xFFFF), self.server)
-                except OSError:
-                    pass
-                self.sent += 1
-            while readable(self.sock, 0):
-                self.servfail += wire.parse(self.sock.recv(65535)).rcode == "SERVFAIL"
-            time.sleep(0.01)
-
-    def __enter__(self):
-        self.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stopping.set()
-        self.join()
-        self.sock.close()
-        return False
 
 
 def metrics(port):
@@ -168,7 +135,8 @@ def one_address_flooding_names_no_upstream_answers_leaves_another_address_its_na
             shipped.deployment([silent.address], metrics_port=http_port, extra_options=[
                 f'forward-stub: [ "corp.example={corp.address}" ]',
                 "forward-max-pending: 256"]) as c:
-        with Flood(server_of(c), FLOOD, rate=800, suffix="example.com.") as flood:
+        tag = random.randrange(1 << 30)
+        with Flood(server_of(c), [FLOOD], 800, lambda i: f"f{tag}-{i}.example.com.") as flood:
             time.sleep(2.5)  # The flood's names fill what one address may hold.
             names = [f"host{i}-{random.randrange(1 << 30)}.corp.example." for i in range(200)]
             rcodes = resolve_each(c, names, OTHER)
@@ -178,7 +146,7 @@ def one_address_flooding_names_no_upstream_answers_leaves_another_address_its_na
                        f"{sorted(set(map(str, rcodes)))}")
         testing.expect(flood.sent >= 1600, f"the flood sent only {flood.sent} names")
         # Its excess was refused at once, not left to wait.
-        testing.expect(flood.servfail > 0, "no SERVFAIL for the flood's excess")
+        testing.expect(flood.rcodes.get("SERVFAIL", 0) > 0, "no SERVFAIL for the flood's excess")
         testing.expect_equal(healthy(http_port, corp), 1, "the stub domain's upstream is up")
 
 
@@ -219,16 +187,17 @@ def pipelined_tcp_queries_from_one_client_leave_knotd_its_descriptors_and_the_up
             reader.join(timeout=15)
             done.set()
             sampler.join()
-        # One address's duplicates: a sixteenth of the limit; knotd's own and the
-        # upstream sockets besides stay well within a quarter.
-        testing.expect(max(peak) < limit // 4,
+        # One client alone may hold every TCP duplicate (an eighth of the limit, and half
+        # again within its part), the upstream sockets as many: with knotd's own, well
+        # within half.
+        testing.expect(max(peak) < limit // 2,
                        f"knotd held {max(peak)} descriptors of its {limit}")
         testing.expect_equal(other, ["NOERROR"] * 20, "the other client's names")
         testing.expect_equal(len(replies), count, "every pipelined query answered")
         answered = sum(1 for r in replies if r.rcode == "NOERROR")
         testing.expect(answered >= 16, f"only {answered} of the flood's names answered")
         testing.expect_equal(healthy(http_port, up), 1, "the upstream is up")
-        testing.expect_equal(faults.log_lines(c.server, "marked down", mark), [],
+        testing.expect_equal(faults.log_lines(c.server, "), marked down", mark), [],
                              "a log line marking the upstream down")
 
 
@@ -290,7 +259,7 @@ class Trickle:
 
 
 @tests.case
-def upstreams_that_announce_64_kib_over_tcp_and_trickle_hold_4_mib_in_all():
+def upstreams_that_announce_64_kib_over_tcp_and_trickle_hold_6_mib_in_all():
     with Trickle() as a, Trickle() as b, stubdns.StubDNS() as corp, \
             shipped.deployment([a.address, b.address], extra_options=[
                 f'forward-stub: [ "corp.example={corp.address}" ]']) as c:
@@ -302,8 +271,8 @@ def upstreams_that_announce_64_kib_over_tcp_and_trickle_hold_4_mib_in_all():
         peak = before
         tag = random.randrange(1 << 30)
         # Four client addresses, 200 names each: well within their shares.
-        floods = [Flood(server_of(c), f"127.0.0.{10 + k}", rate=130, suffix=f"t{k}.example.com.")
-                  for k in range(4)]
+        floods = [Flood(server_of(c), [f"127.0.0.{10 + k}"], 130,
+                        lambda i, k=k: f"f{tag}-{i}.t{k}.example.com.") for k in range(4)]
         for f in floods:
             f.start()
         deadline = time.monotonic() + 6
@@ -318,12 +287,50 @@ def upstreams_that_announce_64_kib_over_tcp_and_trickle_hold_4_mib_in_all():
         margin = 12 << 20
         # A sanitizer's quarantine keeps freed buffers resident: there only the log line
         # and the names below show the cap.
-        testing.expect(knotd.find_build().sanitized or peak - before < TCP_BYTES_MAX + margin,
+        testing.expect(knotd.find_build().sanitized or peak - before < TCP_BYTES_ROOM + margin,
                        f"knotd grew by {(peak - before) >> 10} KiB "
-                       f"(cap {TCP_BYTES_MAX >> 10} KiB + {margin >> 10} KiB)")
+                       f"(cap and headroom {TCP_BYTES_ROOM >> 10} KiB + {margin >> 10} KiB)")
         testing.expect_equal(rcodes, ["NOERROR"] * 20, "the stub domain's names meanwhile")
-        testing.expect(faults.log_lines(c.server, "TCP answers hold their cap", mark),
-                       "no log line about the TCP answers' cap")
+        testing.expect(faults.log_lines(c.server, "holds its part of the TCP answers' bytes",
+                                        mark), "no log line about the TCP answers' part")
+        testing.expect(faults.log_lines(c.server, "process, tcp_answer_bytes full", mark),
+                       "no log line about the TCP answers' pool")
+
+
+@tests.case
+def a_hostile_stub_domain_server_leaves_a_healthy_upstream_its_large_answers():
+    # The issue's attack: a stub domain's server announces 64 KiB over TCP and stalls,
+    # names of that domain asked from four addresses; the default upstream's answers,
+    # too large for UDP (60 A records), were refused 8 of 8 while it held the 4 MiB.
+    http_port = knotd.free_port()
+    with Trickle() as hostile, stubdns.StubDNS() as healthy, \
+            shipped.deployment([healthy.address], metrics_port=http_port, extra_options=[
+                f'forward-stub: [ "hostile.example={hostile.address}" ]']) as c:
+        tag = random.randrange(1 << 30)
+        floods = [Flood(server_of(c), [f"127.0.0.{10 + k}"], 130,
+                        lambda i, k=k: f"f{tag}-{k}-{i}.hostile.example.") for k in range(4)]
+        for f in floods:
+            f.start()
+        try:
+            # Until the hostile server holds its whole part of the bytes.
+            faults.wait_for(lambda: hostile.connections >= 64, "64 TCP connections held",
+                            timeout=20)
+            tag = random.randrange(1 << 30)
+            answers = [c.query(f"big{tag}-{i}.example.net.", "A", tcp=True, timeout=5)
+                       for i in range(8)]
+        finally:
+            for f in floods:
+                f.__exit__(None, None, None)
+        families = metrics(http_port)
+        held = promtext.value(families, "mod_k8s_share_used", pool="tcp_answer_bytes")
+        testing.expect_equal([(a.rcode, len(a.answer)) for a in answers], [("NOERROR", 60)] * 8,
+                             "the healthy upstream's large answers")
+        testing.expect(hostile.connections >= 64,
+                       f"the hostile server held only {hostile.connections} connections")
+        testing.expect(promtext.value(families, "mod_k8s_share_refused_total",
+                                      pool="tcp_answer_bytes") > 0,
+                       "the hostile server's answers past its part were not refused")
+        testing.expect(held <= TCP_BYTES_ROOM, f"{held} bytes of TCP answers held")
 
 
 # -- the late answer's source

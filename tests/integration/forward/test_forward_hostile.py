@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Upstream answers are hostile input (issue 33, item 3): the forwarder's answers checked.
+"""Upstream answers are hostile input (issue 33, item 3; issue 40, item 3): the
+forwarder's answers checked.
 
 An upstream (or whoever answers in its place) chooses every byte of its answer: an SOA
 of another class whose rdata libknot leaves unchecked, an SOA of another zone, TTLs and
@@ -7,13 +8,16 @@ MINIMUMs of years, answers above the cache entry's size. Each case is a stub ups
 answering such a message; the shipped deployment forwards to it. What must hold: knotd
 lives (run these under the sanitizer build too: MODK8S_BUILDDIR=$PWD/build-asan), the
 client gets the upstream's RCODE, a negative TTL no longer than the cache's cap (30 s),
-and an answer larger than an entry whole over TCP and with TC over UDP.
+and an answer larger than an entry whole over TCP and with TC over UDP. An ExternalName
+target's CNAME chain that leads into the cluster's zone stops there: the rest is
+answered from the table, never from the upstream's records of a cluster name.
 """
 
 import struct
 
 import shipped
 import stubdns
+from faults import external_name_service
 import testing
 import wire
 
@@ -161,6 +165,54 @@ def an_answer_above_the_cache_entry_size_reaches_the_client_whole_over_tcp_and_w
             answer = c.query(name, "TXT", edns=True)
             testing.expect(answer.rcode == "NOERROR" and "tc" in answer.flags,
                            f"{name} over UDP: {answer.summary()}")
+        testing.expect(c.is_running(), "knotd died")
+
+
+CLUSTER_NAME = "kubernetes.default.svc.cluster.local."
+EVIL = bytes([6, 6, 6, 6])
+
+
+def into_cluster(query, ttl, tcp):
+    """Chains from outside into cluster.local, with the upstream's own A for its end."""
+    name, qtype, _ = stubdns._question(query)
+    label = name.split(".")[0].lower()
+    if label == "evil":  # a CNAME to the API server's service, and an A for it
+        return message(query, answers=[rr(None, 5, 300, wire.encode_name(CLUSTER_NAME)),
+                                       rr(CLUSTER_NAME, 1, 300, EVIL)])
+    if label == "evilhop":  # two hops, the second in other case, to a name that exists
+        hop = "hop.example.org."
+        end = "KUBERNETES.Default.SVC.cluster.local."
+        return message(query, answers=[rr(None, 5, 300, wire.encode_name(hop)),
+                                       rr(hop, 5, 300, wire.encode_name(end)),
+                                       rr(end, 1, 300, EVIL)])
+    if label == "evilnx":  # to a cluster name that does not exist
+        gone = "nosuch.default.svc.cluster.local."
+        return message(query, answers=[rr(None, 5, 300, wire.encode_name(gone)),
+                                       rr(gone, 1, 300, EVIL)])
+    return stubdns.answer_for(query, ttl, tcp)
+
+
+@tests.case
+def a_targets_chain_into_the_cluster_zone_is_answered_from_the_table_not_the_upstream():
+    with stubdns.StubDNS(answer=into_cluster) as up, deployment(up) as c:
+        cases = {"evil": ("evil.example.com.", "NOERROR"),
+                 "evilhop": ("evilhop.example.com.", "NOERROR"),
+                 "evilnx": ("evilnx.example.com.", "NXDOMAIN")}
+        for svc, (target, _) in cases.items():
+            c.sim.apply(external_name_service("default", svc, target))
+        for svc, (target, rcode) in cases.items():
+            name = f"{svc}.default.svc.cluster.local."
+            c.expect_answer(name, "TXT", "NOERROR", timeout=20)
+            answer = c.query(name, "A", edns=True, timeout=5)
+            got = {(r.owner.lower(), r.type, r.rdata.lower()) for r in answer.answer}
+            testing.expect(answer.rcode == rcode and "aa" in answer.flags,
+                           f"{name}: {answer.summary()}")
+            testing.expect(all(r.rdata != "6.6.6.6" for r in answer.answer),
+                           f"{name}: the upstream's record of a cluster name: {got}")
+            testing.expect((name, "CNAME", target) in got, f"{name}: its CNAME: {got}")
+            if rcode == "NOERROR":
+                testing.expect((CLUSTER_NAME, "A", "10.96.0.1") in got,
+                               f"{name}: the table's address of {CLUSTER_NAME}: {got}")
         testing.expect(c.is_running(), "knotd died")
 
 

@@ -147,9 +147,10 @@ def a_dead_upstream_counts_failed_health_checks_and_broken_names(d):
     before = d.settled()
     d.upstream.mode = "silent"
     try:
-        d.cluster.query("dead.counted.example.", timeout=3)   # Marks it down (300 ms).
-        time.sleep(2.5)                                        # Probes, 1 s each.
-        d.cluster.query("dead2.counted.example.", timeout=3)   # Asked with every server down.
+        # Marks it down at 300 ms; its probes (1 s each) fail while the name waits for its
+        # 5 s deadline: past two failed in a row it is unhealthy (CoreDNS's max_fails 2).
+        d.cluster.query("dead.counted.example.", timeout=7)
+        d.cluster.query("dead2.counted.example.", timeout=7)   # Asked with every server unhealthy.
         after = d.settled()
     finally:
         d.upstream.mode = "answer"
