@@ -120,6 +120,14 @@ static const char *IMPORT_WEB =
 	"  'sessionAffinity':'None','ipFamilies':['IPv4']},"
 	" 'status':{'clusters':[{'cluster':'cluster-a'},{'cluster':'cluster-b'}]}}";
 
+/* kube-dns's ConfigMap as kubectl writes it (its values JSON text), and k3s's NodeHosts. */
+static const char *KUBE_DNS_CM =
+	"{'kind':'ConfigMap','apiVersion':'v1','metadata':{'name':'kube-dns','namespace':'kube-system',"
+	"'resourceVersion':'812','labels':{'addonmanager.kubernetes.io/mode':'EnsureExists'}},"
+	"'data':{'stubDomains':'{\\'corp.example\\': [\\'10.150.0.1\\']}',"
+	"'upstreamNameservers':'[\\'10.0.0.2\\']','NodeHosts':'192.168.1.10 node-1\\n'},"
+	"'binaryData':{'blob':'AAEC'}}";
+
 static const char *CLUSTER_ID =
 	"{'apiVersion':'about.k8s.io/v1alpha1','kind':'ClusterProperty',"
 	" 'metadata':{'name':'cluster.clusterset.k8s.io','resourceVersion':'77','uid':'u',"
@@ -1101,6 +1109,97 @@ static void clusterproperty_keeps_name_and_value(void **state)
 	k8s_object_free(obj);
 }
 
+/* --- ConfigMap ----------------------------------------------------------------- */
+
+#define CM(o) ((k8s_configmap_t *)(o))
+
+static void configmap_keeps_its_data_keys_and_values(void **state)
+{
+	k8s_object_t *obj = decode_ok(K8S_CONFIGMAP, KUBE_DNS_CM);
+	assert_string_equal(obj->ns, "kube-system");
+	assert_string_equal(obj->name, "kube-dns");
+	assert_int_equal(CM(obj)->count, 3);  // binaryData is not read.
+	const k8s_cm_entry_t *e = k8s_configmap_get(CM(obj), "stubDomains");
+	assert_non_null(e);
+	assert_string_equal(e->value, "{\"corp.example\": [\"10.150.0.1\"]}");
+	assert_int_equal(e->len, strlen(e->value));
+	e = k8s_configmap_get(CM(obj), "NodeHosts");
+	assert_string_equal(e->value, "192.168.1.10 node-1\n");
+	assert_null(k8s_configmap_get(CM(obj), "nodehosts"));  // Keys are case-sensitive.
+	assert_null(k8s_configmap_get(CM(obj), "blob"));
+	k8s_object_free(obj);
+
+	// No data, or an empty one: no keys.
+	obj = decode_edit(K8S_CONFIGMAP, KUBE_DNS_CM, "'data':{", "'other':{");
+	assert_int_equal(CM(obj)->count, 0);
+	assert_null(CM(obj)->data);
+	k8s_object_free(obj);
+	obj = decode_ok(K8S_CONFIGMAP, "{'metadata':{'name':'e','namespace':'d'},'data':{'k':''}}");
+	assert_int_equal(CM(obj)->count, 1);
+	assert_string_equal(CM(obj)->data[0].value, "");
+	k8s_object_free(obj);
+}
+
+static void configmap_keys_are_checked_as_the_api_server_checks_them(void **state)
+{
+	assert_true(k8s_configmap_key_valid("Corefile", 8));
+	assert_true(k8s_configmap_key_valid("a-b_c.d", 7));
+	assert_true(k8s_configmap_key_valid(".hidden", 7));
+	assert_false(k8s_configmap_key_valid(".", 1));
+	assert_false(k8s_configmap_key_valid("..", 2));
+	assert_false(k8s_configmap_key_valid("", 0));
+	assert_false(k8s_configmap_key_valid("a/b", 3));
+	assert_false(k8s_configmap_key_valid("a b", 3));
+	char key[255];
+	memset(key, 'k', sizeof(key));
+	assert_true(k8s_configmap_key_valid(key, 253));
+	assert_false(k8s_configmap_key_valid(key, 254));
+
+	// An object the API could not have stored is skipped whole.
+	decode_edit_fails(K8S_CONFIGMAP, KUBE_DNS_CM, "'NodeHosts'", "'Node/Hosts'");
+	decode_edit_fails(K8S_CONFIGMAP, KUBE_DNS_CM, "'upstreamNameservers':'[\\'10.0.0.2\\']'",
+	                  "'upstreamNameservers':3");
+	decode_edit_fails(K8S_CONFIGMAP, KUBE_DNS_CM, "node-1", "node\\u0000-1");
+}
+
+static void configmap_over_its_caps_is_skipped(void **state)
+{
+	// K8S_CONFIGMAP_KEYS_MAX keys pass, one more does not.
+	size_t cap = K8S_CONFIGMAP_KEYS_MAX + 1;
+	char *text = malloc(64 + cap * 16);
+	assert_non_null(text);
+	for (size_t n = K8S_CONFIGMAP_KEYS_MAX; n <= cap; n++) {
+		char *p = text + sprintf(text, "{\"metadata\":{\"name\":\"m\",\"namespace\":\"n\"},\"data\":{");
+		for (size_t i = 0; i < n; i++) {
+			p += sprintf(p, "%s\"k%zu\":\"v\"", i > 0 ? "," : "", i);
+		}
+		strcpy(p, "}}");
+		k8s_object_t *obj = NULL;
+		int ret = decode_raw(K8S_CONFIGMAP, text, strlen(text), &obj);
+		assert_int_equal(ret, (n <= K8S_CONFIGMAP_KEYS_MAX) ? KNOT_EOK : KNOT_ELIMIT);
+		k8s_object_free(obj);
+	}
+	free(text);
+
+	// A value of 1 MiB passes, one byte more does not.
+	size_t big = K8S_CONFIGMAP_VALUE_MAX + 1;
+	text = malloc(big + 128);
+	assert_non_null(text);
+	for (size_t len = K8S_CONFIGMAP_VALUE_MAX; len <= big; len++) {
+		int head = sprintf(text, "{\"metadata\":{\"name\":\"m\",\"namespace\":\"n\"},\"data\":{\"k\":\"");
+		memset(text + head, 'x', len);
+		strcpy(text + head + len, "\"}}");
+		k8s_object_t *obj = NULL;
+		int ret = decode_raw(K8S_CONFIGMAP, text, strlen(text), &obj);
+		assert_int_equal(ret, (len <= K8S_CONFIGMAP_VALUE_MAX) ? KNOT_EOK : KNOT_ELIMIT);
+		if (obj != NULL) {
+			assert_int_equal(CM(obj)->data[0].len, len);
+		}
+		k8s_object_free(obj);
+	}
+	free(text);
+}
+
 /* --- Node ---------------------------------------------------------------------- */
 
 static void node_keeps_name_zone_and_region(void **state)
@@ -1501,6 +1600,8 @@ static void event_bookmark_zero_valued_objects_give_only_the_rv(void **state)
 		[K8S_NODE] = "{'kind':'Node','apiVersion':'v1','metadata':{'resourceVersion':'101',"
 		             "'creationTimestamp':null},'spec':{},'status':{'daemonEndpoints':"
 		             "{'kubeletEndpoint':{'Port':0}},'nodeInfo':{}}}",
+		[K8S_CONFIGMAP] = "{'kind':'ConfigMap','apiVersion':'v1','metadata':{'resourceVersion':'101',"
+		                  "'creationTimestamp':null}}",
 	};
 	for (int kind = 0; kind < K8S_KIND_COUNT; kind++) {
 		char *line = event_of("BOOKMARK", objects[kind]);
@@ -1748,6 +1849,16 @@ static void digest_ignores_what_makes_no_records(void **state)
 	assert_int_equal(digest_edit(K8S_POD, POD_DB, "'node-a'", "'node-b'"), pod);
 	assert_int_equal(digest_edit(K8S_POD, POD_DB, "'status':'True'", "'status':'False'"), pod);
 
+	// A ConfigMap's labels and binary data are not read; its keys are a set.
+	uint64_t cm = digest_of(K8S_CONFIGMAP, KUBE_DNS_CM);
+	assert_int_equal(digest_edit(K8S_CONFIGMAP, KUBE_DNS_CM, "'812'", "'813'"), cm);
+	assert_int_equal(digest_edit(K8S_CONFIGMAP, KUBE_DNS_CM, "'AAEC'", "'AAED'"), cm);
+	assert_int_equal(digest_edit(K8S_CONFIGMAP, KUBE_DNS_CM, "'EnsureExists'", "'Reconcile'"), cm);
+	assert_int_equal(digest_of(K8S_CONFIGMAP,
+	                           "{'metadata':{'name':'m','namespace':'n'},'data':{'a':'1','b':'2'}}"),
+	                 digest_of(K8S_CONFIGMAP,
+	                           "{'metadata':{'name':'m','namespace':'n'},'data':{'b':'2','a':'1'}}"));
+
 	// Node heartbeats change nothing DNS reads.
 	uint64_t node = digest_of(K8S_NODE, NODE_B);
 	assert_int_equal(digest_edit(K8S_NODE, NODE_B, "09:00:00Z", "09:00:40Z"), node);
@@ -1828,6 +1939,12 @@ static void digest_changes_with_every_dns_field(void **state)
 			fail_msg("digest unchanged by %s -> %s", changes[i].from, changes[i].to);
 		}
 	}
+	// Every key and value of a ConfigMap (what its readers get).
+	uint64_t cm = digest_of(K8S_CONFIGMAP, KUBE_DNS_CM);
+	assert_int_not_equal(digest_edit(K8S_CONFIGMAP, KUBE_DNS_CM, "node-1", "node-2"), cm);
+	assert_int_not_equal(digest_edit(K8S_CONFIGMAP, KUBE_DNS_CM, "'NodeHosts'", "'NodeHost'"), cm);
+	assert_int_not_equal(digest_edit(K8S_CONFIGMAP, KUBE_DNS_CM, "'NodeHosts':'192.168.1.10 node-1\\n'",
+	                                 "'NodeHosts':'192.168.1.10 node-1\\n','x':''"), cm);
 }
 
 static void digest_differs_between_kinds_with_the_same_name(void **state)
@@ -1850,6 +1967,7 @@ static void kind_and_proto_names(void **state)
 	assert_string_equal(k8s_kind_name(K8S_SERVICEIMPORT), "serviceimports");
 	assert_string_equal(k8s_kind_name(K8S_CLUSTERPROPERTY), "clusterproperties");
 	assert_string_equal(k8s_kind_name(K8S_NODE), "nodes");
+	assert_string_equal(k8s_kind_name(K8S_CONFIGMAP), "configmaps");
 	assert_string_equal(k8s_kind_name(K8S_KIND_COUNT), "unknown");
 	assert_string_equal(k8s_proto_name(K8S_PROTO_TCP), "tcp");
 	assert_string_equal(k8s_proto_name(K8S_PROTO_UDP), "udp");
@@ -2024,6 +2142,9 @@ int main(void)
 		cmocka_unit_test(namespace_is_cluster_scoped),
 		cmocka_unit_test(serviceimport_cluster_set_ip_and_headless),
 		cmocka_unit_test(clusterproperty_keeps_name_and_value),
+		cmocka_unit_test(configmap_keeps_its_data_keys_and_values),
+		cmocka_unit_test(configmap_keys_are_checked_as_the_api_server_checks_them),
+		cmocka_unit_test(configmap_over_its_caps_is_skipped),
 		cmocka_unit_test(node_keeps_name_zone_and_region),
 		cmocka_unit_test(node_falls_back_to_the_failure_domain_labels),
 		cmocka_unit_test(node_without_topology_labels_has_none),
