@@ -404,3 +404,14 @@ int k8s_conf_answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
 	}
 	return ret;
 }
+
+unsigned k8s_conf_configmap_needs(check_ctx_t *check)
+{
+	knotd_conf_t hosts = k8s_glue_option(check, K8S_OPT(HOSTS_CONFIGMAP));
+	knotd_conf_t kubedns = k8s_glue_option(check, K8S_OPT(KUBEDNS_CONFIG));
+	unsigned needs = ((hosts.count > 0) ? K8S_NEED_HOSTS_CM : 0) |
+	                 ((kubedns.count > 0) ? K8S_NEED_KUBEDNS_CM : 0);
+	knotd_conf_free(&hosts);
+	knotd_conf_free(&kubedns);
+	return needs;
+}

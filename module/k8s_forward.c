@@ -610,9 +610,9 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global)
 		return ret;
 	}
 	if (conf.group_count == 0) {
-		if (global) {
+		if (global && ctx->hosts == NULL) {
 			return k8s_glue_refuse(check, "a global mod-k8s forwards: it needs forward or "
-			                       "forward-stub");
+			                       "forward-stub (or serves hosts: hosts-*)");
 		}
 		return KNOT_EOK;
 	}

@@ -136,6 +136,24 @@
 	  NULL, (W_NONE, 0)) \
 	X(KUBEDNS_CONFIG, "\x0f""kube-dns-config", YP_TSTR, V_NONE, YP_FNONE, \
 	  k8s_forward_check_kubedns, (W_NONE, 0)) \
+	X(HOSTS_FILE, "\x0a""hosts-file", YP_TSTR, V_NONE, YP_FNONE, k8s_hosts_check_file, \
+	  (W_NONE, 0)) \
+	X(HOSTS_CONFIGMAP, "\x0f""hosts-configmap", YP_TSTR, V_NONE, YP_FNONE, \
+	  k8s_hosts_check_configmap, \
+	  (W_READ, 14, K8S_WCONF_STR, K8S_WCONF_HELD, hosts_configmap)) \
+	X(HOSTS_ENTRY, "\x0b""hosts-entry", YP_TSTR, V_NONE, YP_FMULTI, k8s_hosts_check_entry, \
+	  (W_NONE, 0)) \
+	X(HOSTS_ZONE, "\x0a""hosts-zone", YP_TDNAME, V_NONE, YP_FMULTI, NULL, (W_NONE, 0)) \
+	X(HOSTS_TTL, "\x09""hosts-ttl", YP_TINT, V_INT(1, 65535, 3600), YP_FNONE, NULL, \
+	  (W_NONE, 0)) \
+	X(HOSTS_RELOAD, "\x0c""hosts-reload", YP_TINT, V_TIME(0, 86400, 5), YP_FNONE, NULL, \
+	  (W_NONE, 0)) \
+	X(HOSTS_NO_REVERSE, "\x10""hosts-no-reverse", YP_TBOOL, V_NONE, YP_FNONE, NULL, \
+	  (W_NONE, 0)) \
+	X(HOSTS_FALLTHROUGH, "\x11""hosts-fallthrough", YP_TDNAME, V_NONE, YP_FMULTI, NULL, \
+	  (W_NONE, 0)) \
+	X(HOSTS_FALL_UNSUPPORTED, "\x1d""hosts-fallthrough-unsupported", YP_TBOOL, V_NONE, \
+	  YP_FNONE, NULL, (W_NONE, 0)) \
 	X(METRICS_LISTEN, "\x0e""metrics-listen", YP_TADDR, V_NONE, YP_FNONE, check_listen, \
 	  (W_NONE, 0)) \
 	X(LAMEDUCK_FILE, "\x0d""lameduck-file", YP_TSTR, V_NONE, YP_FNONE, k8s_ops_check_lameduck, \
