@@ -198,6 +198,14 @@ static int by_addr(const void *x, const void *y)
 	return (cmp != 0) ? cmp : seq_cmp(a, b);
 }
 
+/*! \brief qsort() of \a n entries, none given (a NULL array) for fewer than two. */
+static void sort(ent_t *ents, size_t n, int (*cmp)(const void *, const void *))
+{
+	if (n > 1) {
+		qsort(ents, n, sizeof(*ents), cmp);
+	}
+}
+
 static int by_seq(const void *x, const void *y)
 {
 	return seq_cmp(x, y);
@@ -215,7 +223,7 @@ static size_t unique_run(ent_t *run, size_t n, int (*same)(const ent_t *, const 
 			run[kept++] = run[i];
 		}
 	}
-	qsort(run, kept, sizeof(*run), by_seq);
+	sort(run, kept, by_seq);
 	return kept;
 }
 
@@ -283,7 +291,7 @@ void k8s_hosts_free(k8s_hosts_t *h)
 static uint8_t *layout_names(k8s_hosts_t *h, k8s_hosts_builder_t *b, uint8_t *pos)
 {
 	ent_t *ents = b->ents;
-	qsort(ents, b->count, sizeof(*ents), by_name);
+	sort(ents, b->count, by_name);
 	size_t n = 0;
 	for (size_t i = 0, end; i < b->count; i = end) {
 		for (end = i + 1; end < b->count && name_cmp(&ents[i], &ents[end]) == 0; end++);
@@ -305,7 +313,7 @@ static uint8_t *layout_names(k8s_hosts_t *h, k8s_hosts_builder_t *b, uint8_t *po
 static void layout_addrs(k8s_hosts_t *h, k8s_hosts_builder_t *b, uint8_t *pos, size_t ptr_count)
 {
 	ent_t *ents = b->ents;
-	qsort(ents, ptr_count, sizeof(*ents), by_addr);
+	sort(ents, ptr_count, by_addr);
 	size_t n = 0;
 	for (size_t i = 0, end; i < ptr_count; i = end) {
 		for (end = i + 1; end < ptr_count && addr_cmp(&ents[i], &ents[end]) == 0; end++);
@@ -344,7 +352,7 @@ k8s_hosts_t *k8s_hosts_build(k8s_hosts_builder_t *b, k8s_hosts_stats_t *stats)
 	size_t count = b->count;
 
 	// Sizes: distinct names and addresses, and bytes at most (before duplicates go).
-	qsort(ents, count, sizeof(*ents), by_name);
+	sort(ents, count, by_name);
 	size_t names = 0, data_size = 0;
 	for (size_t i = 0; i < count; i++) {
 		names += (i == 0 || name_cmp(&ents[i - 1], &ents[i]) != 0);
@@ -360,7 +368,7 @@ k8s_hosts_t *k8s_hosts_build(k8s_hosts_builder_t *b, k8s_hosts_stats_t *stats)
 			ents[i] = tmp;
 		}
 	}
-	qsort(ents, ptr_count, sizeof(*ents), by_addr);
+	sort(ents, ptr_count, by_addr);
 	size_t addrs = 0;
 	for (size_t i = 0; i < ptr_count; i++) {
 		addrs += (i == 0 || addr_cmp(&ents[i - 1], &ents[i]) != 0);
