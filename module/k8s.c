@@ -298,8 +298,16 @@ static k8s_role_t zone_role(check_ctx_t *check, const k8s_ctx_t *ctx)
 	knotd_conf_t members = k8s_glue_option(check, K8S_OPT(FED_MEMBER));
 	size_t member_count = members.count;
 	knotd_conf_free(&members);
+	knotd_conf_t external = k8s_glue_option(check, K8S_OPT(EXTERNAL_ZONE));
+	bool is_external = false;
+	for (size_t i = 0; i < external.count && !is_external; i++) {
+		is_external = knot_dname_is_equal(ctx->zone, external.multi[i].dname);
+	}
+	knotd_conf_free(&external);
 	if (member_count > 0) {
 		return K8S_ROLE_FEDERATED;
+	} else if (is_external) {
+		return K8S_ROLE_EXTERNAL;
 	} else if (under(ctx->zone, "in-addr.arpa.") || under(ctx->zone, "ip6.arpa.")) {
 		return K8S_ROLE_REVERSE;
 	} else if (knot_dname_is_equal(ctx->zone, k8s_glue_option(check, K8S_OPT(AUTOPATH_DOMAIN)).single.dname)) {

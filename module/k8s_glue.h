@@ -122,6 +122,7 @@ typedef struct {
 	bool rw_zone;               /*!< In the zones that rewritten names are answered from. */
 	struct k8s_rw_soa *rw_soa;  /*!< The zone's SOA as a query of it first saw it (k8s_rewrite.c). */
 	unsigned cm_needs;          /*!< K8S_NEED_* of the ConfigMaps the options name. */
+	uint8_t ext_apex[64];       /*!< external-apex as a wire label (answer.ext_apex). */
 } k8s_ctx_t;
 
 /*!

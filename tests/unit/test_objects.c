@@ -351,6 +351,68 @@ static void a_load_balancer_keeps_its_first_two_ingress_ips_and_they_change_the_
 	k8s_object_free(plain);
 }
 
+static void external_addresses_are_the_specs_then_the_load_balancers(void **state)
+{
+	// As CoreDNS's ExternalIPs (k8s_external): spec.externalIPs first, then ingress IPs.
+	k8s_object_t *plain = decode_ok(K8S_SERVICE, SVC_DUAL);
+	assert_int_equal(SVC(plain)->external_count, 0);
+	assert_null(SVC(plain)->externals);
+	char *text = edit(SVC_DUAL, "'loadBalancer':{}", "'loadBalancer':{'ingress':[{'hostname':'lb.example.com'},"
+	                  "{'ip':'104.32.64.128'},{'ip':'2001:db8::1'}]}");
+	k8s_object_t *obj = decode_edit(K8S_SERVICE, text, "'type':'ClusterIP'",
+	                                "'type':'LoadBalancer','externalIPs':['192.0.2.7','bad','192.0.2.8']");
+	free(text);
+	assert_int_equal(SVC(obj)->external_count, 4);
+	assert_ip(&SVC(obj)->externals[0], "192.0.2.7");
+	assert_ip(&SVC(obj)->externals[1], "192.0.2.8");
+	assert_ip(&SVC(obj)->externals[2], "104.32.64.128");
+	assert_ip(&SVC(obj)->externals[3], "2001:db8::1");
+	assert_true(obj->digest != plain->digest);
+	k8s_object_free(obj);
+	// A headless service (k8s_external's headless option) keeps them too.
+	obj = decode_edit(K8S_SERVICE, SVC_HEADLESS, "'clusterIPs':['None']",
+	                  "'clusterIPs':['None'],'externalIPs':['192.0.2.9']");
+	assert_int_equal(SVC(obj)->external_count, 1);
+	k8s_object_free(obj);
+	k8s_object_free(plain);
+
+	// At most K8S_EXTERNAL_MAX.
+	char many[8192] = "";
+	for (int i = 0; i < K8S_EXTERNAL_MAX + 3; i++) {
+		sprintf(many + strlen(many), "%s'192.0.2.%d'", i > 0 ? "," : "", i);
+	}
+	char to[8300];
+	snprintf(to, sizeof(to), "'type':'ClusterIP','externalIPs':[%s]", many);
+	obj = decode_edit(K8S_SERVICE, SVC_DUAL, "'type':'ClusterIP'", to);
+	assert_int_equal(SVC(obj)->external_count, K8S_EXTERNAL_MAX);
+	k8s_object_free(obj);
+}
+
+static uint64_t digest_of(k8s_kind_t kind, const char *sq);
+static uint64_t digest_edit(k8s_kind_t kind, const char *sq, const char *from, const char *to);
+
+static void slice_endpoint_zone_is_kept_lowercase_when_a_dns_name(void **state)
+{
+	k8s_object_t *obj = decode_ok(K8S_ENDPOINTSLICE, SLICE_DB);
+	assert_string_equal(SLICE(obj)->endpoints[0].zone, "zone-1");
+	assert_null(SLICE(obj)->endpoints[1].zone);
+	k8s_object_free(obj);
+	obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'zone-1'", "'Corp.Example.COM'");
+	assert_string_equal(SLICE(obj)->endpoints[0].zone, "corp.example.com");
+	k8s_object_free(obj);
+	// One no query can name: absent (a label of 64, an underscore, an empty label).
+	const char *bad[] = { "'zone_1'", "'a..b'", "''",
+	                      "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'zone-1'", bad[i]);
+		assert_null(SLICE(obj)->endpoints[0].zone);
+		k8s_object_free(obj);
+	}
+	// The zone is digested: zonal names answer by it.
+	assert_int_not_equal(digest_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'zone-1'", "'zone-2'"),
+	                     digest_of(K8S_ENDPOINTSLICE, SLICE_DB));
+}
+
 static void service_externalname_keeps_lowercase_target(void **state)
 {
 	k8s_object_t *obj = decode_ok(K8S_SERVICE, SVC_EXTERNAL);
@@ -1873,7 +1935,7 @@ static void digest_ignores_endpoint_and_port_order(void **state)
 		" 'ports':[{'port':5432,'name':'pg'}],"
 		" 'endpoints':["
 		"  {'targetRef':{'name':'db-1','kind':'Pod'},'hostname':'db-1','conditions':{'ready':false},'addresses':['10.244.2.9']},"
-		"  {'hostname':'db-0','addresses':['10.244.1.17'],'targetRef':{'kind':'Pod','name':'db-0'}}],"
+		"  {'hostname':'db-0','zone':'zone-1','addresses':['10.244.1.17'],'targetRef':{'kind':'Pod','name':'db-0'}}],"
 		" 'addressType':'IPv4'}";
 	assert_int_equal(digest_of(K8S_ENDPOINTSLICE, reordered), digest_of(K8S_ENDPOINTSLICE, SLICE_DB));
 
@@ -2105,6 +2167,8 @@ int main(void)
 		cmocka_unit_test(service_headless_is_cluster_ip_none),
 		cmocka_unit_test(service_nodeport_and_loadbalancer_are_cluster_ip),
 		cmocka_unit_test(a_load_balancer_keeps_its_first_two_ingress_ips_and_they_change_the_digest),
+		cmocka_unit_test(external_addresses_are_the_specs_then_the_load_balancers),
+		cmocka_unit_test(slice_endpoint_zone_is_kept_lowercase_when_a_dns_name),
 		cmocka_unit_test(service_externalname_keeps_lowercase_target),
 		cmocka_unit_test(service_externalname_invalid_target_is_null),
 		cmocka_unit_test(service_publish_not_ready_from_spec),

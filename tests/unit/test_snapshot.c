@@ -375,19 +375,25 @@ static void objects_are_read_with_every_field_checked(void **state)
 	REFUSED(K8S_SRC_PODS, "\x09\x00\x00\x00" "\x04" "web" "\x05" "shop" "\x01\x00"
 	        "\x01\x05\x0a\x00\x00\x01", "unknown address family");
 	// Services: a known type, only the fields the decoder keeps for it, known protocols.
-	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x00\x00" "\x04" "api" "\x05" "shop"
+	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x00\x00" "\x00" "\x04" "api" "\x05" "shop"
 	        "\x03\x00" "\x00" "\x00" "\x00", "unknown service type");
-	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x00\x00" "\x04" "api" "\x05" "shop"
+	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x00\x00" "\x00" "\x04" "api" "\x05" "shop"
 	        "\x01\x00" "\x01\x04\x0a\x00\x00\x01" "\x00" "\x00",
 	        "fields of another service type");
-	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x01\x00" "\x04" "api" "\x05" "shop"
+	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x01\x00" "\x00" "\x04" "api" "\x05" "shop"
 	        "\x00\x00" "\x00" "\x00" "\x00" "\x50\x00\x03\x00", "unknown protocol");
-	// Slices: counts within the bytes left, no addresses in FQDN slices.
+	// External addresses: within the cap, of family 4 or 6.
+	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x00\x00" "\x01" "\x04" "api" "\x05" "shop"
+	        "\x00\x00" "\x00" "\x00" "\x00" "\x05\x0a\x00\x00\x01", "unknown address family");
+	// Slices: counts within the bytes left, no addresses in FQDN slices, zones as names.
 	REFUSED(K8S_SRC_SLICES, "\x09\x00\x00\x00" "\xff\xff\xff\xff" "\x00\x00" "\x04" "web"
 	        "\x05" "shop" "\x00\x00\x00" "\x04", "count larger than the object");
 	REFUSED(K8S_SRC_SLICES, "\x09\x00\x00\x00" "\x01\x00\x00\x00" "\x00\x00" "\x04" "web"
-	        "\x05" "shop" "\x00\x00\x00" "\x00" "\x0a\x00\x00\x01\x01\x00\x00",
+	        "\x05" "shop" "\x00\x00\x00" "\x00" "\x0a\x00\x00\x01\x01\x00\x00\x00",
 	        "addresses in an fqdn slice");
+	REFUSED(K8S_SRC_SLICES, "\x0c\x00\x00\x00" "\x01\x00\x00\x00" "\x00\x00" "\x04" "web"
+	        "\x05" "shop" "\x00\x00\x00" "\x04" "\x0a\x00\x00\x01\x01\x00\x00\x04" "a_b",
+	        "invalid name");
 	// The one free-form string: no NUL in it, within the object.
 	REFUSED(K8S_SRC_CLUSTERPROPS, "\x06\x00\x00\x00" "\x02" "p" "\x04\x00\x00\x00" "a\x00" "b",
 	        "string with a nul");
