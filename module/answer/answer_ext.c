@@ -220,10 +220,11 @@ static k8s_answer_t ext_srv(k8s_qctx_t *c, const knot_dname_t *qname, const k8s_
                             const k8s_addr_t *eps, size_t ep_count, size_t first, size_t end)
 {
 	const knot_dname_t *zone = c->conf->zone;
-	// CoreDNS's weight: 100 over the (address, port) pairs behind the answer.
+	// CoreDNS's weight: 100 over the (address, port) pairs behind the answer, an address
+	// listed twice (in externalIPs and as ingress) counted twice.
 	size_t pairs = 0;
 	if (eps == NULL) {
-		pairs = (size_t)svc->external_count * (end - first);
+		pairs = (size_t)svc->external_listed * (end - first);
 	} else {
 		for (size_t i = 0; i < ep_count; i++) {
 			for (size_t p = k8s_addr_next_port(svc, &eps[i], first, end); p < end;

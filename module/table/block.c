@@ -378,6 +378,7 @@ k8s_block_t *k8s_block_new(const k8s_block_parts_t *p)
 	if (p->external_count > 0) {
 		svc->externals = memcpy(mem + off_externals, p->externals, externals_size);
 		svc->external_count = p->external_count;
+		svc->external_listed = p->external_listed;
 	}
 	uint8_t *strings = mem + off_strings;
 	svc->strings = strings;

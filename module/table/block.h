@@ -103,6 +103,7 @@ typedef struct {
 	uint16_t cluster_count;    /*!< Clusterset: source clusters. */
 	uint16_t topo_count;       /*!< Cluster zone: distinct topology zones of the endpoints. */
 	uint8_t external_count;    /*!< External addresses (k8s_external). */
+	uint8_t external_listed;   /*!< The Service's as listed, repeats included (CoreDNS's SRV weight counts them). */
 	uint16_t owner_len;        /*!< Bytes of owner. */
 	uint32_t size;             /*!< Bytes of the whole block. */
 	uint32_t addr_count;       /*!< Records in addrs. */
@@ -292,6 +293,7 @@ typedef struct {
 	size_t topo_bytes;
 	const k8s_ip_t *externals;     /*!< External addresses, distinct, at most K8S_EXTERNAL_MAX. */
 	size_t external_count;
+	size_t external_listed;        /*!< The Service's external addresses, repeats included. */
 } k8s_block_parts_t;
 
 /*! \brief Lays out a block in one allocation; NULL without memory or past 4 GiB. */

@@ -403,6 +403,7 @@ static k8s_block_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
 		.topo_bytes = d->topo_bytes,
 		.externals = d->externals,
 		.external_count = d->external_count,
+		.external_listed = d->external_listed,
 	};
 	k8s_block_t *svc = k8s_block_new(&parts);
 	free(answer);
@@ -428,6 +429,7 @@ static int add_externals(draft_t *d, const k8s_service_t *svc)
 			d->externals[d->external_count++] = svc->externals[i];
 		}
 	}
+	d->external_listed = svc->external_count;
 	return KNOT_EOK;
 }
 

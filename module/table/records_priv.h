@@ -80,6 +80,7 @@ typedef struct {
 	size_t topo_bytes;
 	k8s_ip_t *externals;    /*!< External addresses, each once, in the service's order. */
 	size_t external_count;
+	size_t external_listed; /*!< The service's, repeats included. */
 } draft_t;
 
 /*!

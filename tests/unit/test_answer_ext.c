@@ -81,15 +81,17 @@ static int setup(void **state)
 		{ .name = "http", .port = 80, .proto = K8S_PROTO_TCP },
 		{ .name = "dns", .port = 53, .proto = K8S_PROTO_UDP },
 	};
-	static k8s_ip_t lb_ext[3];
+	// An externalIP, then the load balancer's ingress IPs, one of them the externalIP again.
+	static k8s_ip_t lb_ext[4];
 	lb_ext[0] = fx_ip("192.0.2.10");
 	lb_ext[1] = fx_ip("198.51.100.7");
 	lb_ext[2] = fx_ip("2001:db8::7");
+	lb_ext[3] = fx_ip("192.0.2.10");
 	k8s_service_t lb = fx_service("shop", "lb", K8S_SVC_CLUSTERIP, "10.96.5.5", NULL);
 	lb.ports = lb_ports;
 	lb.port_count = 2;
 	lb.externals = lb_ext;
-	lb.external_count = 3;
+	lb.external_count = 4;
 	static k8s_endpoint_t lb_eps[1];
 	lb_eps[0] = fx_ep("10.244.3.3", true, "lb-pod", NULL);
 	k8s_slice_t lb_slice = fx_slice("shop", "lb-x", "lb", AF_INET, lb_eps, 1, lb_ports, 1);
@@ -296,18 +298,18 @@ static void one_label_below_a_service_answers_its_external_addresses(void **stat
 static void srv_names_the_service_with_each_port_and_weighs_every_address_port_pair(void **state)
 {
 	reply_t r = EXT("_http._tcp.lb.shop.example.org.", KNOT_RRTYPE_SRV);
-	// 3 addresses x 1 port: 100 / 3.
-	assert_reply(r, K8S_ANSWER_HIT, "_http._tcp.lb.shop.example.org. SRV 0 33 80 lb.shop.example.org.");
+	// 4 addresses as listed (192.0.2.10 twice, as CoreDNS counts it) x 1 port: 100 / 4.
+	assert_reply(r, K8S_ANSWER_HIT, "_http._tcp.lb.shop.example.org. SRV 0 25 80 lb.shop.example.org.");
 	assert_int_equal(r.ttl, 5);  // The kubernetes ttl, as CoreDNS's msg.Service carries it.
 	assert_string_equal(r.additional, "lb.shop.example.org. A 192.0.2.10 | lb.shop.example.org. A 198.51.100.7 | "
 	                    "lb.shop.example.org. AAAA 2001:db8::7");
-	// Every named port at the service's name: 3 x 2 pairs.
+	// Every named port at the service's name: 4 x 2 pairs.
 	assert_reply(EXT("lb.shop.example.org.", KNOT_RRTYPE_SRV), K8S_ANSWER_HIT,
-	             "lb.shop.example.org. SRV 0 16 53 lb.shop.example.org. | "
-	             "lb.shop.example.org. SRV 0 16 80 lb.shop.example.org.");
+	             "lb.shop.example.org. SRV 0 12 53 lb.shop.example.org. | "
+	             "lb.shop.example.org. SRV 0 12 80 lb.shop.example.org.");
 	// Underscores are optional, as CoreDNS strips them; a port it lacks is NXDOMAIN.
 	assert_reply(EXT("dns.udp.lb.shop.example.org.", KNOT_RRTYPE_SRV), K8S_ANSWER_HIT,
-	             "dns.udp.lb.shop.example.org. SRV 0 33 53 lb.shop.example.org.");
+	             "dns.udp.lb.shop.example.org. SRV 0 25 53 lb.shop.example.org.");
 	assert_reply(EXT("_http._udp.lb.shop.example.org.", KNOT_RRTYPE_SRV), K8S_ANSWER_NXDOMAIN, "");
 	assert_reply(EXT("_http._tcp.lb.shop.example.org.", KNOT_RRTYPE_A), K8S_ANSWER_HIT,
 	             "_http._tcp.lb.shop.example.org. A 192.0.2.10 | _http._tcp.lb.shop.example.org. A 198.51.100.7");
