@@ -19,7 +19,9 @@
  * global instance and the reverse zones' instances share one forwarder, the hooks
  * (a global BEGIN hook for names in no zone, a reverse zone's END hook for the
  * addresses outside the cluster), its counters, and kube-dns's ConfigMap (kubedns_conf.h)
- * watched by a thread of its own, which replaces the forwarder when the ConfigMap changes.
+ * watched by a thread of its own, which replaces the forwarder when the ConfigMap changes:
+ * as the API has it (the watcher's board, store/configmaps.h) when it is listed there,
+ * else its files where the pod mounts it (no RBAC for it, or not yet listed).
  */
 
 #include <arpa/inet.h>
@@ -36,6 +38,7 @@
 #include "forward/keeper.h"
 #include "forward/servers.h"
 #include "forward/kubedns_conf.h"
+#include "k8s_kubedns.h"
 #include "lib/tsan_rcu.h"
 
 /*! \brief knotd's KNOT_STATE_PRODUCE (knot/query/layer.h, not installed): the query goes on. */
@@ -70,6 +73,7 @@ struct k8s_fwd_holder {
 	pthread_mutex_t watch_lock;
 	pthread_cond_t watch_cond;
 	k8s_kubedns_stamp_t stamp;
+	uint64_t api_gen;        /*!< The board's publication applied; 0: the files are. */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -300,13 +304,27 @@ static void server_names_set(const k8s_fwd_t *fwd)
 	}
 }
 
-/*! \brief The options' settings with the ConfigMap applied; the options' alone if it is bad. */
+/*! \brief Where the settings in force came from, for the log lines. */
+static const char *kubedns_source(const k8s_fwd_holder_t *h)
+{
+	return (h->api_gen != 0) ? K8S_KUBEDNS_API_SOURCE : h->kubedns_dir;
+}
+
+/*!
+ * \brief The options' settings with the ConfigMap applied (the API's, else the mounted
+ * files'); the options' alone if it is bad.
+ */
 static int effective_conf(k8s_fwd_holder_t *h, k8s_fwd_conf_t *out)
 {
 	char msg[384];
 	k8s_kubedns_t cm;
-	k8s_kubedns_stamp(h->kubedns_dir, &h->stamp);
-	int ret = k8s_kubedns_read(h->kubedns_dir, &cm, msg, sizeof(msg));
+	uint64_t gen = 0;
+	int ret = k8s_kubedns_api(&cm, &gen, msg, sizeof(msg));
+	h->api_gen = gen;
+	if (ret == KNOT_EOK && gen == 0) {
+		k8s_kubedns_stamp(h->kubedns_dir, &h->stamp);
+		ret = k8s_kubedns_read(h->kubedns_dir, &cm, msg, sizeof(msg));
+	}
 	if (ret == KNOT_EOK) {
 		ret = k8s_kubedns_merge(&h->base, &cm, out, msg, sizeof(msg));
 		k8s_kubedns_deinit(&cm);
@@ -314,12 +332,12 @@ static int effective_conf(k8s_fwd_holder_t *h, k8s_fwd_conf_t *out)
 	if (ret != KNOT_EOK) {
 		k8s_logf(&(k8s_log_t){ .fn = fwd_log, .ctx = h }, LOG_ERR,
 		         "forward, kube-dns-config %s not applied, the forwarder keeps its settings "
-		         "(%s)", h->kubedns_dir, msg);
+		         "(%s)", kubedns_source(h), msg);
 	}
 	return ret;
 }
 
-/*! \brief The watch thread: the ConfigMap's files read again when they change. */
+/*! \brief The watch thread: the ConfigMap read again when it changes. */
 static void *kubedns_watch(void *arg)
 {
 	k8s_fwd_holder_t *h = arg;
@@ -335,10 +353,9 @@ static void *kubedns_watch(void *arg)
 		}
 		pthread_mutex_unlock(&h->watch_lock);
 
-		k8s_kubedns_stamp_t now;
-		k8s_kubedns_stamp(h->kubedns_dir, &now);
 		k8s_fwd_conf_t conf;
-		if (k8s_kubedns_stamp_equal(&now, &h->stamp) || effective_conf(h, &conf) != KNOT_EOK) {
+		if (!k8s_kubedns_changed(h->kubedns_dir, h->api_gen, &h->stamp) ||
+		    effective_conf(h, &conf) != KNOT_EOK) {
 			// Unchanged, or bad: the running forwarder stays (logged once per change).
 			pthread_mutex_lock(&h->watch_lock);
 			continue;
@@ -353,8 +370,9 @@ static void *kubedns_watch(void *arg)
 		k8s_fwd_conf_deinit(&conf);
 		if (live == NULL) {
 			k8s_logf(&log, LOG_ERR, "forward, kube-dns-config %s changed, not applied (no "
-			         "memory or thread)", h->kubedns_dir);
+			         "memory or thread)", kubedns_source(h));
 			memset(&h->stamp, 0, sizeof(h->stamp));  // Tried again in a second.
+			h->api_gen = (h->api_gen != 0) ? K8S_KUBEDNS_API_AGAIN : 0;
 			pthread_mutex_lock(&h->watch_lock);
 			continue;
 		}
@@ -370,7 +388,7 @@ static void *kubedns_watch(void *arg)
 		urcu_memb_synchronize_rcu();  // No hook uses the old forwarder any more.
 		k8s_logf(&log, LOG_NOTICE, "forward, kube-dns-config %s applied (%zu servers in "
 		         "%zu groups; the waiting clients of the previous settings get SERVFAIL)",
-		         h->kubedns_dir, k8s_fwd_server_count(live->fwd),
+		         kubedns_source(h), k8s_fwd_server_count(live->fwd),
 		         k8s_fwd_conf(live->fwd)->group_count);
 		live_free(old);
 		pthread_mutex_lock(&h->watch_lock);
