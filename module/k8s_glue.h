@@ -135,6 +135,20 @@ static inline const struct sockaddr_storage *k8s_glue_remote(knotd_qdata_t *qdat
 	return (params->xdp_msg == NULL) ? params->remote : knotd_qdata_remote_addr(qdata);
 }
 
+/*! \brief knotd's KNOT_STATE_PRODUCE (knot/query/layer.h, not installed): the query goes on. */
+#define K8S_STATE_PRODUCE 2
+
+/*!
+ * \brief Whether a global BEGIN hook answers the query (the forwarder's, the hosts
+ * table's): a normal IN query still going on, of a name in no zone knotd serves (which
+ * knotd would answer REFUSED).
+ */
+static inline bool k8s_glue_no_zone_query(knotd_state_t state, knotd_qdata_t *qdata)
+{
+	return state == K8S_STATE_PRODUCE && qdata->type == KNOTD_QUERY_TYPE_NORMAL &&
+	       knot_pkt_qclass(qdata->query) == KNOT_CLASS_IN && knotd_qdata_zone_name(qdata) == NULL;
+}
+
 /*! \brief A conf check's message: it must outlive the call; conf checks run one at a time. */
 extern char k8s_glue_check_msg[512];
 

@@ -43,11 +43,10 @@
 #include "lib/buf.h"
 #include "lib/clock.h"
 #include "lib/dnsname.h"
+#include "lib/ticker.h"
 #include "lib/tsan_rcu.h"
 #include "store/configmaps.h"
 
-/*! \brief knotd's KNOT_STATE_PRODUCE (knot/query/layer.h, not installed): the query goes on. */
-#define STATE_PRODUCE 2
 
 /*! \brief The ConfigMap's board is looked at this often. */
 #define BOARD_CHECK_MS 1000
@@ -76,11 +75,8 @@ struct k8s_hosts_holder {
 	k8s_hosts_t *table;          /*!< Read by the hooks under RCU; replaced by the thread. */
 	knotd_mod_t *log_mod;        /*!< Under registry_lock. */
 
-	pthread_t thread;
-	bool running;
-	bool stop;                   /*!< Under lock. */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	k8s_ticker_t ticker;         /*!< Its thread: the board once a second, the file every reload_s. */
+	uint64_t next_stat;          /*!< When the file is looked at next (k8s_now_ms()). */
 	stamp_t stamp;               /*!< The file's, as last read. */
 	char *text;                  /*!< The file's or the key's text in the table. */
 	size_t text_len;
@@ -198,17 +194,9 @@ static void list_free(knot_dname_t **list, size_t count)
 
 static void holder_free(k8s_hosts_holder_t *h)
 {
-	if (h->running) {
-		pthread_mutex_lock(&h->lock);
-		h->stop = true;
-		pthread_cond_signal(&h->cond);
-		pthread_mutex_unlock(&h->lock);
-		pthread_join(h->thread, NULL);
-	}
+	k8s_ticker_stop(&h->ticker);
 	// The last instance is unloaded: no hook reads the table any more.
 	k8s_hosts_free(h->table);
-	pthread_cond_destroy(&h->cond);
-	pthread_mutex_destroy(&h->lock);
 	list_free(h->zones, h->conf.zone_count);
 	list_free(h->fall, h->conf.fall_count);
 	free(h->key);
@@ -259,12 +247,6 @@ static int holder_read(check_ctx_t *check, k8s_hosts_holder_t **out)
 		ret = KNOT_ENOMEM;
 		goto out;
 	}
-	pthread_mutex_init(&h->lock, NULL);
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&h->cond, &attr);
-	pthread_condattr_destroy(&attr);
 	*out = h;
 
 	h->conf.ttl = k8s_glue_option(check, K8S_OPT(HOSTS_TTL)).single.integer;
@@ -485,32 +467,18 @@ static void board_check(k8s_hosts_holder_t *h)
 	(void)publish(h, source, value, len);
 }
 
-static void *holder_main(void *arg)
+/*! \brief The thread's tick: the board's key (once a second), the file (every reload_s). */
+static void holder_tick(void *arg)
 {
 	k8s_hosts_holder_t *h = arg;
-	uint64_t next_stat = k8s_now_ms() + (uint64_t)h->reload_s * 1000;
-	pthread_mutex_lock(&h->lock);
-	while (!h->stop) {
-		struct timespec until;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_sec += BOARD_CHECK_MS / 1000;
-		(void)pthread_cond_timedwait(&h->cond, &h->lock, &until);
-		if (h->stop) {
-			break;
-		}
-		pthread_mutex_unlock(&h->lock);
-		if (h->cm_ns != NULL) {
-			board_check(h);
-		}
-		uint64_t now = k8s_now_ms();
-		if (h->file != NULL && now >= next_stat) {
-			file_check(h, false);
-			next_stat = now + (uint64_t)h->reload_s * 1000;
-		}
-		pthread_mutex_lock(&h->lock);
+	if (h->cm_ns != NULL) {
+		board_check(h);
 	}
-	pthread_mutex_unlock(&h->lock);
-	return NULL;
+	uint64_t now = k8s_now_ms();
+	if (h->file != NULL && now >= h->next_stat) {
+		file_check(h, false);
+		h->next_stat = now + (uint64_t)h->reload_s * 1000;
+	}
 }
 
 /*! \brief The first table (a missing file: the inline entries), and the thread if it follows changes. */
@@ -529,10 +497,8 @@ static int holder_start(k8s_hosts_holder_t *h)
 	}
 	// hosts-reload 0: read once, as CoreDNS's reload 0; a ConfigMap is followed all the same.
 	if ((h->file != NULL && h->reload_s > 0) || h->cm_ns != NULL) {
-		h->running = pthread_create(&h->thread, NULL, holder_main, h) == 0;
-		if (!h->running) {
-			return KNOT_ENOMEM;
-		}
+		h->next_stat = k8s_now_ms() + (uint64_t)h->reload_s * 1000;
+		return k8s_ticker_start(&h->ticker, BOARD_CHECK_MS, holder_tick, h);
 	}
 	return KNOT_EOK;
 }
@@ -599,8 +565,7 @@ static knotd_state_t hosts_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
                                       knotd_qdata_t *qdata, knotd_mod_t *mod)
 {
 	assert(pkt && qdata && mod);
-	if (state != STATE_PRODUCE || qdata->type != KNOTD_QUERY_TYPE_NORMAL ||
-	    knot_pkt_qclass(qdata->query) != KNOT_CLASS_IN || knotd_qdata_zone_name(qdata) != NULL) {
+	if (!k8s_glue_no_zone_query(state, qdata)) {
 		return state;
 	}
 	k8s_tsan_zone_seen();

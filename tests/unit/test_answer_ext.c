@@ -34,39 +34,10 @@
 #include "answer/answer.h"
 #include "table/records.h"
 #include "fixtures.h"
+#include "answer_fixture.h"
 
-static void *arena[4096];
-static size_t arena_used;
-
-static void *arena_alloc(void *ctx, size_t len)
-{
-	assert_true(arena_used < sizeof(arena) / sizeof(arena[0]));
-	return arena[arena_used++] = malloc(len);
-}
-
-static void arena_free(void)
-{
-	while (arena_used > 0) {
-		free(arena[--arena_used]);
-	}
-}
-
-static knot_mm_t mm = { .alloc = arena_alloc };
-static k8s_table_t table;
 static k8s_answer_conf_t cluster, external;
 static knot_dname_t *zone_cluster, *zone_external;
-static const k8s_records_conf_t rconf = { .endpoint_pod_names = false };
-
-static void put_service(const k8s_service_t *svc, const k8s_slice_t *slices, size_t count)
-{
-	const k8s_slice_t *ptrs[8];
-	for (size_t i = 0; i < count; i++) {
-		ptrs[i] = &slices[i];
-	}
-	k8s_block_t *block = k8s_records_service(svc, ptrs, count, &rconf);
-	assert_non_null(block);
-	assert_int_equal(k8s_table_put_block(&table, block), KNOT_EOK);
-}
 
 static int setup(void **state)
 {
@@ -171,87 +142,8 @@ static int teardown(void **state)
 	return 0;
 }
 
-typedef struct {
-	k8s_answer_t result;
-	char answer[4096];
-	char additional[4096];
-	uint32_t ttl;
-} reply_t;
-
-static int line_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char * const *)a, *(char * const *)b);
-}
-
-static void dump_section(const knot_pkt_t *pkt, knot_section_t id, char *out, size_t size,
-                         uint32_t *ttl)
-{
-	const knot_pktsection_t *sec = knot_pkt_section(pkt, id);
-	char *lines[512];
-	size_t n = 0;
-	for (uint16_t i = 0; i < sec->count; i++) {
-		const knot_rrset_t *rr = knot_pkt_rr(sec, i);
-		char owner[KNOT_DNAME_TXT_MAXLEN], type[16];
-		knot_dname_to_str(owner, rr->owner, sizeof(owner));
-		knot_rrtype_to_string(rr->type, type, sizeof(type));
-		if (ttl != NULL) {
-			*ttl = rr->ttl;
-		}
-		for (uint16_t j = 0; j < rr->rrs.count && n < 512; j++) {
-			char data[1024];
-			assert_true(knot_rrset_txt_dump_data(rr, j, data, sizeof(data),
-			                                     &KNOT_DUMP_STYLE_DEFAULT) >= 0);
-			lines[n] = malloc(2048);
-			snprintf(lines[n++], 2048, "%s %s %s", owner, type, data);
-		}
-	}
-	qsort(lines, n, sizeof(char *), line_cmp);
-	out[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		if (i > 0) {
-			strncat(out, " | ", size - strlen(out) - 1);
-		}
-		strncat(out, lines[i], size - strlen(out) - 1);
-		free(lines[i]);
-	}
-}
-
-static reply_t ask_conf(const k8s_answer_conf_t *c, const char *name, uint16_t type)
-{
-	knot_dname_t *qname = knot_dname_from_str_alloc(name);
-	knot_dname_to_lower(qname);
-	knot_pkt_t *query = knot_pkt_new(NULL, KNOT_WIRE_MAX_PKTSIZE, NULL);
-	assert_int_equal(knot_pkt_put_question(query, qname, KNOT_CLASS_IN, type), KNOT_EOK);
-	knot_pkt_t *resp = knot_pkt_new(NULL, KNOT_WIRE_MAX_PKTSIZE, NULL);
-	assert_int_equal(knot_pkt_init_response(resp, query), KNOT_EOK);
-	reply_t r = { 0 };
-	k8s_autopath_outcome_t walked;
-	k8s_answer_forget();
-	r.result = k8s_answer(c, &table, qname, type, query, NULL, resp, &mm, &walked);
-	if (r.result == K8S_ANSWER_HIT) {
-		assert_int_equal(knot_pkt_begin(resp, KNOT_ADDITIONAL), KNOT_EOK);
-		k8s_answer_additional(c, resp, resp, &mm);
-	}
-	knot_pkt_t *parsed = knot_pkt_new(resp->wire, resp->size, NULL);
-	assert_int_equal(knot_pkt_parse(parsed, 0), KNOT_EOK);
-	dump_section(parsed, KNOT_ANSWER, r.answer, sizeof(r.answer), &r.ttl);
-	dump_section(parsed, KNOT_ADDITIONAL, r.additional, sizeof(r.additional), NULL);
-	knot_pkt_free(parsed);
-	knot_pkt_free(resp);
-	knot_pkt_free(query);
-	free(qname);
-	arena_free();
-	return r;
-}
-
-#define assert_reply(r, res, text) do { \
-	reply_t _r = (r); \
-	assert_int_equal(_r.result, (res)); \
-	assert_string_equal(_r.answer, (text)); \
-} while (0)
-
-#define EXT(name, type) ask_conf(&external, name, type)
-#define ZONAL(name, type) ask_conf(&cluster, name, type)
+#define EXT(name, type) ask_conf(&external, name, type, KNOT_WIRE_MAX_PKTSIZE)
+#define ZONAL(name, type) ask_conf(&cluster, name, type, KNOT_WIRE_MAX_PKTSIZE)
 
 /* --- k8s_external ------------------------------------------------------------------ */
 
