@@ -15,7 +15,8 @@
  */
 
 /*
- * Zonal names (CoreDNS 1.14.7's `zonal` option, plugin/kubernetes README "Zonal Names"):
+ * Zonal names (CoreDNS's `zonal` option, 1.14.7 and later, as 1.15.0 has it:
+ * plugin/kubernetes README "Zonal Names"):
  * <topology zone>.pin._zone.<svc>.<ns>.svc.<zone> answers the ready endpoints of a
  * headless service whose EndpointSlice `zone` is that zone (NODATA when none are),
  * <topology zone>.prefer._zone... the same, or every endpoint when none are. A and
