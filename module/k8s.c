@@ -268,6 +268,7 @@ static void ctx_free(k8s_ctx_t *ctx)
 	k8s_fedapi_stop(ctx->fedapi);
 	k8s_fedfwd_free(ctx->fedfwd);
 	k8s_forward_release(ctx->fwd, ctx->mod);
+	k8s_hosts_release(ctx->hosts, ctx->mod);
 	free(ctx->zone);
 	for (int z = 0; z < K8S_ZONE_COUNT; z++) {
 		free(ctx->domains[z]);
@@ -303,8 +304,16 @@ static k8s_role_t zone_role(check_ctx_t *check, const k8s_ctx_t *ctx)
 	knotd_conf_t members = k8s_glue_option(check, K8S_OPT(FED_MEMBER));
 	size_t member_count = members.count;
 	knotd_conf_free(&members);
+	knotd_conf_t external = k8s_glue_option(check, K8S_OPT(EXTERNAL_ZONE));
+	bool is_external = false;
+	for (size_t i = 0; i < external.count && !is_external; i++) {
+		is_external = knot_dname_is_equal(ctx->zone, external.multi[i].dname);
+	}
+	knotd_conf_free(&external);
 	if (member_count > 0) {
 		return K8S_ROLE_FEDERATED;
+	} else if (is_external) {
+		return K8S_ROLE_EXTERNAL;
 	} else if (under(ctx->zone, "in-addr.arpa.") || under(ctx->zone, "ip6.arpa.")) {
 		return K8S_ROLE_REVERSE;
 	} else if (knot_dname_is_equal(ctx->zone, k8s_glue_option(check, K8S_OPT(AUTOPATH_DOMAIN)).single.dname)) {
@@ -344,7 +353,7 @@ static int watcher_start(k8s_ctx_t *ctx, const k8s_watcher_conf_t *wconf)
 	ctx->client.needs = (answer->role == K8S_ROLE_CLUSTERSET ? K8S_NEED_CLUSTERSET : 0) |
 	                    (answer->pods == K8S_PODS_VERIFIED ? K8S_NEED_PODS : 0) |
 	                    (answer->autopath && answer->role == K8S_ROLE_CLUSTER ? K8S_NEED_PODS : 0) |
-	                    (needs_nodes(answer) ? K8S_NEED_NODES : 0);
+	                    (needs_nodes(answer) ? K8S_NEED_NODES : 0) | ctx->cm_needs;
 	ctx->client.zone = ctx->zone;
 	// The watcher's lines (shared by its zones) name the cluster zone, not the last one loaded.
 	ctx->client.log_zone = answer->role == K8S_ROLE_CLUSTER;
@@ -423,6 +432,10 @@ static int load_module(check_ctx_t *check)
 		if (ret == KNOT_EOK) {
 			ret = k8s_rewrite_read(check, ctx);
 		}
+		// Hosts after rewrite, before forwarding: CoreDNS's plugin order.
+		if (ret == KNOT_EOK) {
+			ret = k8s_hosts_read(check, ctx, true);
+		}
 		if (ret == KNOT_EOK) {
 			ret = k8s_forward_read(check, ctx, true);
 		}
@@ -473,6 +486,11 @@ static int load_module(check_ctx_t *check)
 	// A zone that may meet cold upstream names answers them late, from a thread of its own.
 	bool cold = !federated && ctx->answer.role != K8S_ROLE_REVERSE &&
 	            (ctx->kept != NULL || ctx->fedfwd != NULL);
+	// The hosts table's hook first: CoreDNS's hosts plugin answers before kubernetes.
+	if (ret == KNOT_EOK && !federated) {
+		ctx->cm_needs = k8s_conf_configmap_needs(check);
+		ret = k8s_hosts_read(check, ctx, false);
+	}
 	if (ret == KNOT_EOK && check->mod != NULL) {
 		ret = hooks_add(check->mod, &ctx->answer, cold);
 	}

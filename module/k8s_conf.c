@@ -138,6 +138,17 @@ static int check_federation(knotd_conf_check_args_t *args)
 	return KNOT_EOK;
 }
 
+/*! \brief The external zones' apex label: one DNS label. */
+static int check_external_apex(knotd_conf_check_args_t *args)
+{
+	const char *label = yp_str(args->data);
+	if (!k8s_dns_label_valid(label, strlen(label), true)) {
+		args->err_str = "external-apex must be one DNS label";
+		return KNOT_EINVAL;
+	}
+	return KNOT_EOK;
+}
+
 static int check_node_name(knotd_conf_check_args_t *args)
 {
 	if (!k8s_federation_node_valid(yp_str(args->data))) {
@@ -194,6 +205,18 @@ static int answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
 	answer->pods = k8s_glue_option(check, K8S_OPT(PODS)).single.option;
 	answer->ignore_empty = k8s_glue_option(check, K8S_OPT(IGNORE_EMPTY)).single.boolean;
 	answer->autopath = k8s_glue_option(check, K8S_OPT(AUTOPATH)).single.boolean;
+	answer->zonal = k8s_glue_option(check, K8S_OPT(ZONAL)).single.boolean;
+	// External zones (k8s_external): the apex label as a lowercase wire label.
+	const char *apex = k8s_glue_option(check, K8S_OPT(EXTERNAL_APEX)).single.string;
+	size_t apex_len = strlen(apex);
+	ctx->ext_apex[0] = (apex_len < sizeof(ctx->ext_apex)) ? apex_len : 0;
+	for (size_t i = 0; i < ctx->ext_apex[0]; i++) {
+		char ch = apex[i];
+		ctx->ext_apex[1 + i] = (ch >= 'A' && ch <= 'Z') ? ch - 'A' + 'a' : ch;
+	}
+	answer->ext_apex = ctx->ext_apex;
+	answer->ext_ttl = k8s_glue_option(check, K8S_OPT(EXTERNAL_TTL)).single.integer;
+	answer->ext_headless = k8s_glue_option(check, K8S_OPT(EXTERNAL_HEADLESS)).single.boolean;
 	const yp_name_t *version = (answer->role == K8S_ROLE_CLUSTERSET) ? K8S_OPT(CS_DNS_VERSION)
 	                                                                : K8S_OPT(DNS_VERSION);
 	return k8s_answer_txt(&answer->version, k8s_glue_option(check, version).single.string);
@@ -403,4 +426,15 @@ int k8s_conf_answer_read(check_ctx_t *check, k8s_ctx_t *ctx)
 		ret = host_search_read(check, ctx);
 	}
 	return ret;
+}
+
+unsigned k8s_conf_configmap_needs(check_ctx_t *check)
+{
+	knotd_conf_t hosts = k8s_glue_option(check, K8S_OPT(HOSTS_CONFIGMAP));
+	knotd_conf_t kubedns = k8s_glue_option(check, K8S_OPT(KUBEDNS_CONFIG));
+	unsigned needs = ((hosts.count > 0) ? K8S_NEED_HOSTS_CM : 0) |
+	                 ((kubedns.count > 0) ? K8S_NEED_KUBEDNS_CM : 0);
+	knotd_conf_free(&hosts);
+	knotd_conf_free(&kubedns);
+	return needs;
 }

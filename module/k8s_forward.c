@@ -19,7 +19,9 @@
  * global instance and the reverse zones' instances share one forwarder, the hooks
  * (a global BEGIN hook for names in no zone, a reverse zone's END hook for the
  * addresses outside the cluster), its counters, and kube-dns's ConfigMap (kubedns_conf.h)
- * watched by a thread of its own, which replaces the forwarder when the ConfigMap changes.
+ * watched by a thread of its own, which replaces the forwarder when the ConfigMap changes:
+ * as the API has it (the watcher's board, store/configmaps.h) when it is listed there,
+ * else its files where the pod mounts it (no RBAC for it, or not yet listed).
  */
 
 #include <arpa/inet.h>
@@ -29,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/beat.h"
 #include "lib/clock.h"
 #include "resolver/forward.h"
 #include "resolver/forward_metrics.h"
@@ -37,10 +38,10 @@
 #include "forward/keeper.h"
 #include "forward/servers.h"
 #include "forward/kubedns_conf.h"
+#include "k8s_kubedns.h"
+#include "lib/ticker.h"
 #include "lib/tsan_rcu.h"
 
-/*! \brief knotd's KNOT_STATE_PRODUCE (knot/query/layer.h, not installed): the query goes on. */
-#define STATE_PRODUCE 2
 
 /*! \brief The ConfigMap is looked at this often. */
 #define KUBEDNS_CHECK_MS 1000
@@ -64,14 +65,9 @@ struct k8s_fwd_holder {
 	bool log_global;
 	size_t stats_servers;    /*!< The upstream-* counters' size, in the global instance. */
 
-	// The ConfigMap's watch thread (with kube-dns-config).
-	pthread_t watch;
-	bool watching;
-	bool watch_stop;         /*!< Under watch_lock. */
-	pthread_mutex_t watch_lock;
-	pthread_cond_t watch_cond;
+	k8s_ticker_t watch;      /*!< The ConfigMap's watch thread (with kube-dns-config). */
 	k8s_kubedns_stamp_t stamp;
-	k8s_beat_t watch_beat;   /*!< A look at the files, once a second (/health). */
+	uint64_t api_gen;        /*!< The board's publication applied; 0: the files are. */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -302,13 +298,27 @@ static void server_names_set(const k8s_fwd_t *fwd)
 	}
 }
 
-/*! \brief The options' settings with the ConfigMap applied; the options' alone if it is bad. */
+/*! \brief Where the settings in force came from, for the log lines. */
+static const char *kubedns_source(const k8s_fwd_holder_t *h)
+{
+	return (h->api_gen != 0) ? K8S_KUBEDNS_API_SOURCE : h->kubedns_dir;
+}
+
+/*!
+ * \brief The options' settings with the ConfigMap applied (the API's, else the mounted
+ * files'); the options' alone if it is bad.
+ */
 static int effective_conf(k8s_fwd_holder_t *h, k8s_fwd_conf_t *out)
 {
 	char msg[384];
 	k8s_kubedns_t cm;
-	k8s_kubedns_stamp(h->kubedns_dir, &h->stamp);
-	int ret = k8s_kubedns_read(h->kubedns_dir, &cm, msg, sizeof(msg));
+	uint64_t gen = 0;
+	int ret = k8s_kubedns_api(&cm, &gen, msg, sizeof(msg));
+	h->api_gen = gen;
+	if (ret == KNOT_EOK && gen == 0) {
+		k8s_kubedns_stamp(h->kubedns_dir, &h->stamp);
+		ret = k8s_kubedns_read(h->kubedns_dir, &cm, msg, sizeof(msg));
+	}
 	if (ret == KNOT_EOK) {
 		ret = k8s_kubedns_merge(&h->base, &cm, out, msg, sizeof(msg));
 		k8s_kubedns_deinit(&cm);
@@ -316,92 +326,61 @@ static int effective_conf(k8s_fwd_holder_t *h, k8s_fwd_conf_t *out)
 	if (ret != KNOT_EOK) {
 		k8s_logf(&(k8s_log_t){ .fn = fwd_log, .ctx = h }, LOG_ERR,
 		         "forward, kube-dns-config %s not applied, the forwarder keeps its settings "
-		         "(%s)", h->kubedns_dir, msg);
+		         "(%s)", kubedns_source(h), msg);
 	}
 	return ret;
 }
 
-/*! \brief The watch thread: the ConfigMap's files read again when they change. */
-static void *kubedns_watch(void *arg)
+/*! \brief The watch thread's tick: the ConfigMap read again when it changes. */
+static void kubedns_tick(void *arg)
 {
 	k8s_fwd_holder_t *h = arg;
 	k8s_log_t log = { .fn = fwd_log, .ctx = h };
-	// Named for top -H and the tests' fault injection (15 characters at most).
-	(void)pthread_setname_np(pthread_self(), "k8s-kubedns");
-	pthread_mutex_lock(&h->watch_lock);
-	while (!h->watch_stop) {
-		k8s_beat(&h->watch_beat);  // A round waits KUBEDNS_CHECK_MS.
-		struct timespec until;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_sec += KUBEDNS_CHECK_MS / 1000;
-		(void)pthread_cond_timedwait(&h->watch_cond, &h->watch_lock, &until);
-		if (h->watch_stop) {
-			break;
-		}
-		pthread_mutex_unlock(&h->watch_lock);
-
-		k8s_kubedns_stamp_t now;
-		k8s_kubedns_stamp(h->kubedns_dir, &now);
-		k8s_fwd_conf_t conf;
-		if (k8s_kubedns_stamp_equal(&now, &h->stamp) || effective_conf(h, &conf) != KNOT_EOK) {
-			// Unchanged, or bad: the running forwarder stays (logged once per change).
-			pthread_mutex_lock(&h->watch_lock);
-			continue;
-		}
-		live_t *old = h->live;  // Only this thread replaces it.
-		if (k8s_fwd_conf_equal(k8s_fwd_conf(old->fwd), &conf)) {
-			k8s_fwd_conf_deinit(&conf);
-			pthread_mutex_lock(&h->watch_lock);
-			continue;
-		}
-		live_t *live = live_new(h, &conf);
-		k8s_fwd_conf_deinit(&conf);
-		if (live == NULL) {
-			k8s_logf(&log, LOG_ERR, "forward, kube-dns-config %s changed, not applied (no "
-			         "memory or thread)", h->kubedns_dir);
-			memset(&h->stamp, 0, sizeof(h->stamp));  // Tried again in a second.
-			pthread_mutex_lock(&h->watch_lock);
-			continue;
-		}
-		// One metrics source at a time: the old one leaves before the new one comes.
-		k8s_metrics_source_remove(&old->metrics->src);
-		pthread_mutex_lock(&registry_lock);
-		rcu_assign_pointer(h->live, live);
-		if (h->stats_mod != NULL) {
-			server_names_set(live->fwd);
-		}
-		pthread_mutex_unlock(&registry_lock);
-		k8s_metrics_source_add(&live->metrics->src);
-		urcu_memb_synchronize_rcu();  // No hook uses the old forwarder any more.
-		k8s_logf(&log, LOG_NOTICE, "forward, kube-dns-config %s applied (%zu servers in "
-		         "%zu groups; the waiting clients of the previous settings get SERVFAIL)",
-		         h->kubedns_dir, k8s_fwd_server_count(live->fwd),
-		         k8s_fwd_conf(live->fwd)->group_count);
-		live_free(old);
-		pthread_mutex_lock(&h->watch_lock);
+	k8s_fwd_conf_t conf;
+	if (!k8s_kubedns_changed(h->kubedns_dir, h->api_gen, &h->stamp) ||
+	    effective_conf(h, &conf) != KNOT_EOK) {
+		return;  // Unchanged, or bad: the running forwarder stays (logged once per change).
 	}
-	pthread_mutex_unlock(&h->watch_lock);
-	return NULL;
+	live_t *old = h->live;  // Only this thread replaces it.
+	if (k8s_fwd_conf_equal(k8s_fwd_conf(old->fwd), &conf)) {
+		k8s_fwd_conf_deinit(&conf);
+		return;
+	}
+	live_t *live = live_new(h, &conf);
+	k8s_fwd_conf_deinit(&conf);
+	if (live == NULL) {
+		k8s_logf(&log, LOG_ERR, "forward, kube-dns-config %s changed, not applied (no "
+		         "memory or thread)", kubedns_source(h));
+		memset(&h->stamp, 0, sizeof(h->stamp));  // Tried again in a second.
+		h->api_gen = (h->api_gen != 0) ? K8S_KUBEDNS_API_AGAIN : 0;
+		return;
+	}
+	// One metrics source at a time: the old one leaves before the new one comes.
+	k8s_metrics_source_remove(&old->metrics->src);
+	pthread_mutex_lock(&registry_lock);
+	rcu_assign_pointer(h->live, live);
+	if (h->stats_mod != NULL) {
+		server_names_set(live->fwd);
+	}
+	pthread_mutex_unlock(&registry_lock);
+	k8s_metrics_source_add(&live->metrics->src);
+	urcu_memb_synchronize_rcu();  // No hook uses the old forwarder any more.
+	k8s_logf(&log, LOG_NOTICE, "forward, kube-dns-config %s applied (%zu servers in "
+	         "%zu groups; the waiting clients of the previous settings get SERVFAIL)",
+	         kubedns_source(h), k8s_fwd_server_count(live->fwd),
+	         k8s_fwd_conf(live->fwd)->group_count);
+	live_free(old);
 }
 
 static void holder_free(k8s_fwd_holder_t *h, bool source_added)
 {
-	if (h->watching) {
-		pthread_mutex_lock(&h->watch_lock);
-		h->watch_stop = true;
-		pthread_cond_signal(&h->watch_cond);
-		pthread_mutex_unlock(&h->watch_lock);
-		pthread_join(h->watch, NULL);
-	}
-	k8s_beat_stop(&h->watch_beat);
+	k8s_ticker_stop(&h->watch);
 	if (h->live != NULL) {
 		if (source_added) {
 			k8s_metrics_source_remove(&h->live->metrics->src);
 		}
 		live_free(h->live);
 	}
-	pthread_cond_destroy(&h->watch_cond);
-	pthread_mutex_destroy(&h->watch_lock);
 	k8s_fwd_conf_deinit(&h->base);
 	free(h->kubedns_dir);
 	free(h);
@@ -415,12 +394,6 @@ static k8s_fwd_holder_t *holder_new(knotd_mod_t *mod, k8s_fwd_conf_t *base, cons
 	if (h == NULL) {
 		return NULL;
 	}
-	pthread_mutex_init(&h->watch_lock, NULL);
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&h->watch_cond, &attr);
-	pthread_condattr_destroy(&attr);
 	h->base = *base;
 	memset(base, 0, sizeof(*base));  // Taken over.
 	h->log_mod = mod;
@@ -442,9 +415,10 @@ static k8s_fwd_holder_t *holder_new(knotd_mod_t *mod, k8s_fwd_conf_t *base, cons
 		return NULL;
 	}
 	if (dir != NULL) {
-		k8s_beat_start(&h->watch_beat, true, "kube-dns-config watch of %s", dir);
-		h->watching = (pthread_create(&h->watch, NULL, kubedns_watch, h) == 0);
-		if (!h->watching) {
+		char what[K8S_BEAT_NAME_MAX];
+		(void)snprintf(what, sizeof(what), "kube-dns-config watch of %s", dir);
+		if (k8s_ticker_start(&h->watch, "k8s-kubedns", what, KUBEDNS_CHECK_MS, kubedns_tick,
+		                     h) != KNOT_EOK) {
 			holder_free(h, false);
 			return NULL;
 		}
@@ -526,8 +500,7 @@ static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
                                         knotd_qdata_t *qdata, knotd_mod_t *mod)
 {
 	assert(pkt && qdata && mod);
-	if (state != STATE_PRODUCE || qdata->type != KNOTD_QUERY_TYPE_NORMAL ||
-	    knot_pkt_qclass(qdata->query) != KNOT_CLASS_IN || knotd_qdata_zone_name(qdata) != NULL) {
+	if (!k8s_glue_no_zone_query(state, qdata)) {
 		return state;
 	}
 	k8s_tsan_zone_seen();
@@ -619,9 +592,9 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global)
 		return ret;
 	}
 	if (conf.group_count == 0) {
-		if (global) {
+		if (global && ctx->hosts == NULL) {
 			return k8s_glue_refuse(check, "a global mod-k8s forwards: it needs forward or "
-			                       "forward-stub");
+			                       "forward-stub (or serves hosts: hosts-*)");
 		}
 		return KNOT_EOK;
 	}

@@ -88,6 +88,9 @@ typedef struct k8s_kept_client {
 	struct k8s_kept_client *next;
 } k8s_kept_client_t;
 
+/*! \brief A hosts table shared by the instances whose hosts settings are equal (k8s_hosts.c). */
+typedef struct k8s_hosts_holder k8s_hosts_holder_t;
+
 /*! \brief A zone's module context (or the global forwarding instance's): allocated by load, freed by unload. */
 typedef struct k8s_ctx {
 	knotd_mod_t *mod;
@@ -111,6 +114,7 @@ typedef struct k8s_ctx {
 	k8s_fwd_holder_t *fwd;      /*!< The forwarder (global instance, reverse zones), or NULL. */
 	k8s_kept_t *kept;           /*!< The kept names (answer.upstream's), or NULL. */
 	k8s_kept_client_t kept_client;
+	k8s_hosts_holder_t *hosts;  /*!< The hosts table (hosts-*), or NULL. */
 	k8s_metrics_source_t metrics_src; /*!< The zone's part of /ready (metrics.h). */
 	bool metrics_added;
 	bool httpd_held;            /*!< A reference to the process's endpoint (metrics-listen). */
@@ -119,6 +123,8 @@ typedef struct k8s_ctx {
 	struct k8s_rw_glue *rw;     /*!< rewrite and template rules (global instance), or NULL. */
 	bool rw_zone;               /*!< In the zones that rewritten names are answered from. */
 	struct k8s_rw_soa *rw_soa;  /*!< The zone's SOA as a query of it first saw it (k8s_rewrite.c). */
+	unsigned cm_needs;          /*!< K8S_NEED_* of the ConfigMaps the options name. */
+	uint8_t ext_apex[64];       /*!< external-apex as a wire label (answer.ext_apex). */
 } k8s_ctx_t;
 
 /*!
@@ -129,6 +135,20 @@ static inline const struct sockaddr_storage *k8s_glue_remote(knotd_qdata_t *qdat
 {
 	const knotd_qdata_params_t *params = qdata->params;
 	return (params->xdp_msg == NULL) ? params->remote : knotd_qdata_remote_addr(qdata);
+}
+
+/*! \brief knotd's KNOT_STATE_PRODUCE (knot/query/layer.h, not installed): the query goes on. */
+#define K8S_STATE_PRODUCE 2
+
+/*!
+ * \brief Whether a global BEGIN hook answers the query (the forwarder's, the hosts
+ * table's): a normal IN query still going on, of a name in no zone knotd serves (which
+ * knotd would answer REFUSED).
+ */
+static inline bool k8s_glue_no_zone_query(knotd_state_t state, knotd_qdata_t *qdata)
+{
+	return state == K8S_STATE_PRODUCE && qdata->type == KNOTD_QUERY_TYPE_NORMAL &&
+	       knot_pkt_qclass(qdata->query) == KNOT_CLASS_IN && knotd_qdata_zone_name(qdata) == NULL;
 }
 
 /*! \brief A conf check's message: it must outlive the call; conf checks run one at a time. */
@@ -193,6 +213,12 @@ int k8s_conf_answer_read(check_ctx_t *check, k8s_ctx_t *ctx);
  * \retval KNOT_EOK, KNOT_EINVAL, KNOT_ENOMEM (nothing is left to free)
  */
 int k8s_conf_watch_read(check_ctx_t *check, bool reads_nodes, k8s_watcher_conf_t *conf);
+
+/*!
+ * \brief The K8S_NEED_* bits of the ConfigMaps the options name: kube-dns's with
+ * kube-dns-config, hosts-configmap's (the zone's watcher reads them for the glue).
+ */
+unsigned k8s_conf_configmap_needs(check_ctx_t *check);
 
 /* k8s_stats.c: the counters. */
 
@@ -482,6 +508,28 @@ static inline void k8s_rewrite_zone_query(k8s_ctx_t *ctx, knotd_qdata_t *qdata)
 	}
 }
 
+
+/* k8s_hosts.c: the hosts table (CoreDNS's hosts plugin). */
+
+/*! \brief hosts-file is an absolute file name. */
+int k8s_hosts_check_file(knotd_conf_check_args_t *args);
+
+/*! \brief hosts-configmap is NAMESPACE/NAME/KEY. */
+int k8s_hosts_check_configmap(knotd_conf_check_args_t *args);
+
+/*! \brief A hosts-entry value is one hosts line: an address and names. */
+int k8s_hosts_check_entry(knotd_conf_check_args_t *args);
+
+/*!
+ * \brief Reads the hosts options and, in load, takes the table of those settings: a
+ * global instance hooks the names in no zone (BEGIN, before forwarding), a zone's
+ * ANSWER stage before mod-k8s's own answer. Call before the forwarder's and the
+ * zone's own hooks.
+ */
+int k8s_hosts_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global);
+
+/*! \brief Releases the instance's hold on the table (the last one stops its thread). */
+void k8s_hosts_release(k8s_hosts_holder_t *h, knotd_mod_t *mod);
 
 /* k8s_ops.c: the operations endpoint (metrics-listen). */
 

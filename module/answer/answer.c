@@ -409,6 +409,9 @@ static k8s_answer_t answer_parsed(k8s_qctx_t *c, const knot_dname_t *owner,
 	case K8S_Q_SERVICE:
 	case K8S_Q_SUBNAME:
 		break;
+	case K8S_Q_ZONAL:
+		return (role == K8S_ROLE_CLUSTER) ? k8s_answer_zonal(c, owner, qname, q, zone)
+		                                  : K8S_ANSWER_NXDOMAIN;
 	default:
 		return K8S_ANSWER_NXDOMAIN;
 	}
@@ -490,6 +493,8 @@ k8s_answer_t answer_query(const k8s_answer_conf_t *conf, const k8s_table_t *t,
 		return k8s_answer_ptr(&c, qname);
 	case K8S_ROLE_AUTOPATH:
 		return k8s_autopath_answer(&c, qname, query, outcome);
+	case K8S_ROLE_EXTERNAL:
+		return k8s_answer_ext(&c, qname);
 	default:
 		// K8S_ROLE_FEDERATED answers from its members' tables (fedserve.h), not one.
 		return K8S_ANSWER_PASS;

@@ -66,6 +66,10 @@ typedef struct {
 	const k8s_federation_t *federations;    /*!< Configured federations (cluster zones). */
 	size_t federation_count;
 	const k8s_topology_t *topology;         /*!< Static federation topology, or NULL: the table's. */
+	bool zonal;                             /*!< Zonal names of headless services (cluster zones). */
+	const uint8_t *ext_apex;                /*!< External zone: the apex label (wire), e.g. "\x03dns". */
+	uint32_t ext_ttl;                       /*!< External zone: TTL of its A and AAAA records. */
+	bool ext_headless;                      /*!< External zone: headless services' endpoints too. */
 } k8s_answer_conf_t;
 
 /*! \brief TTL of dns-version, as in the specification's example. */

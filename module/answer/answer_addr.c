@@ -17,6 +17,7 @@
 /* A and AAAA answers (services, endpoints, pods) and ExternalName aliases. */
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "answer/answer_priv.h"
@@ -194,4 +195,49 @@ k8s_answer_t k8s_answer_external(k8s_qctx_t *c, const knot_dname_t *owner, const
 	}
 	// Asked for while queries look it up: refreshed only while clients ask.
 	return k8s_answer_target(c, svc->target, qname, depth);
+}
+
+static int ip_cmp(const void *a, const void *b)
+{
+	return k8s_ip_cmp(a, b);
+}
+
+int k8s_answer_topo_rrs(k8s_qctx_t *c, const k8s_addr_t *addrs, size_t count, uint16_t topo,
+                        uint8_t family, knot_rdataset_t *rrs)
+{
+	knot_rdataset_init(rrs);
+	size_t n = 0;
+	for (size_t i = 0; i < count; i++) {
+		n += (addrs[i].topo == topo && addrs[i].family == family);
+	}
+	if (n == 0) {
+		return KNOT_EOK;
+	}
+	// Sorted, so that an address under two names is put once (CoreDNS's dup map).
+	k8s_ip_t *ips = mm_get(c->mm, n * sizeof(*ips));
+	size_t len = (family == AF_INET) ? 4 : 16;
+	uint8_t *pos = mm_get(c->mm, n * knot_rdata_size(len));
+	if (ips == NULL || pos == NULL) {
+		return KNOT_ENOMEM;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < count; i++) {
+		if (addrs[i].topo == topo && addrs[i].family == family) {
+			ips[k].family = family;
+			memcpy(ips[k].bytes, addrs[i].bytes, len);
+			k++;
+		}
+	}
+	qsort(ips, n, sizeof(*ips), ip_cmp);
+	rrs->rdata = (knot_rdata_t *)pos;
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && k8s_ip_cmp(&ips[i - 1], &ips[i]) == 0) {
+			continue;
+		}
+		knot_rdata_init((knot_rdata_t *)pos, len, ips[i].bytes);
+		pos += knot_rdata_size(len);
+		rrs->count++;
+	}
+	rrs->size = pos - (uint8_t *)rrs->rdata;
+	return KNOT_EOK;
 }

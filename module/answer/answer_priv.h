@@ -301,6 +301,13 @@ k8s_answer_t k8s_answer_external(k8s_qctx_t *c, const knot_dname_t *owner, const
 k8s_answer_t k8s_answer_upstream(k8s_qctx_t *c, const k8s_fwd_entry_t *ext,
                                  const knot_dname_t *qname, unsigned depth);
 
+/*!
+ * \brief An rdataset of the addresses of one family of the records \a addrs[0, count)
+ * in the topology zone \a topo, each once (the packet's mempool; zonal names).
+ */
+int k8s_answer_topo_rrs(k8s_qctx_t *c, const k8s_addr_t *addrs, size_t count, uint16_t topo,
+                        uint8_t family, knot_rdataset_t *rrs);
+
 /* answer_srv.c */
 
 /*!
@@ -322,6 +329,35 @@ k8s_answer_t k8s_answer_srv_port(k8s_qctx_t *c, const knot_dname_t *owner, const
 
 /*! \brief True if "_<proto>" is an empty non-terminal above some named port's SRV. */
 bool k8s_answer_srv_has_proto(const k8s_block_t *svc, const uint8_t *proto);
+
+/*!
+ * \brief Answers SRV for every named port of a headless service's endpoints in the
+ * topology zone \a topo (0: every endpoint), the ADDITIONAL stage likewise (zonal names).
+ */
+k8s_answer_t k8s_answer_srv_topo(k8s_qctx_t *c, const knot_dname_t *owner,
+                                 const knot_dname_t *qname, const k8s_block_t *svc,
+                                 const knot_dname_t *domain, uint16_t topo);
+
+/* answer_zonal.c */
+
+/*!
+ * \brief Answers a zonal name (K8S_Q_ZONAL, with the zonal option): a headless service's
+ * endpoints in one topology zone; pin: NODATA without any, prefer: every endpoint then.
+ */
+k8s_answer_t k8s_answer_zonal(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
+                              const k8s_qname_t *q, const knot_dname_t *zone);
+
+/* answer_ext.c */
+
+/*! \brief Answers a name of an external zone (CoreDNS's k8s_external). */
+k8s_answer_t k8s_answer_ext(k8s_qctx_t *c, const knot_dname_t *qname);
+
+/*! \brief Adds the addresses of the targets of the external zone's SRV answer just put. */
+void k8s_answer_ext_additional(const k8s_answer_conf_t *conf, const knot_pkt_t *answered,
+                               knot_pkt_t *pkt, knot_mm_t *mm);
+
+/*! \brief Forgets the previous query's external SRV answer on this thread. */
+void k8s_answer_ext_forget(void);
 
 /* answer_ptr.c */
 

@@ -36,19 +36,36 @@ static __thread struct {
 	uint16_t rr;            /*!< Index of the SRV RRset in the packet. */
 	uint16_t port_first;    /*!< The answered ports: svc->ports[port_first, port_end). */
 	uint16_t port_end;
+	uint16_t topo;          /*!< The endpoints of this topology zone only (zonal names), 0: all. */
 } last_srv __attribute__((tls_model("initial-exec")));
 
-/*! \brief True if two adjacent endpoint records name the same SRV target. */
-static bool same_target(const k8s_addr_t *a, const k8s_addr_t *b)
+/*! \brief True if a target (the records eps[i, end)) has a record in the topology zone \a topo (0: any). */
+static inline bool target_in_topo(const k8s_addr_t *eps, size_t i, size_t end, uint16_t topo)
 {
-	return a->cluster == b->cluster && a->label != 0 && a->label == b->label;
+	for (; topo != 0 && i < end; i++) {
+		if (eps[i].topo == topo) {
+			return true;
+		}
+	}
+	return topo == 0;
+}
+
+/*!
+ * \brief True if two adjacent endpoint records name the same SRV target: one label (and
+ * in the clusterset zone one cluster; in the cluster zone the field is a topology zone,
+ * which two addresses of one name may not share).
+ */
+static bool same_target(const k8s_block_t *svc, const k8s_addr_t *a, const k8s_addr_t *b)
+{
+	return (svc->cluster_count == 0 || a->cluster == b->cluster) && a->label != 0 &&
+	       a->label == b->label;
 }
 
 /*! \brief The end of the target (adjacent records of one name) that starts at eps[i]. */
-static size_t target_end(const k8s_addr_t *eps, size_t count, size_t i)
+static size_t target_end(const k8s_block_t *svc, const k8s_addr_t *eps, size_t count, size_t i)
 {
 	size_t end = i + 1;
-	while (end < count && same_target(&eps[end - 1], &eps[end])) {
+	while (end < count && same_target(svc, &eps[end - 1], &eps[end])) {
 		end++;
 	}
 	return end;
@@ -93,7 +110,8 @@ static size_t port_run_end(const k8s_block_t *svc, size_t first)
  * The cap bounds the work by what the answer can hold: a target costs a
  * binary search, a record one step.
  */
-static size_t srv_count(const k8s_block_t *svc, size_t first, size_t last, size_t cap)
+static size_t srv_count(const k8s_block_t *svc, size_t first, size_t last, size_t cap,
+                        uint16_t topo)
 {
 	if (svc->type != K8S_SVC_HEADLESS) {
 		return last - first;
@@ -102,7 +120,10 @@ static size_t srv_count(const k8s_block_t *svc, size_t first, size_t last, size_
 	size_t ep_count = svc->addr_count - svc->sip_count;
 	size_t n = 0;
 	for (size_t i = 0, t_end; i < ep_count && n < cap; i = t_end) {
-		t_end = target_end(eps, ep_count, i);
+		t_end = target_end(svc, eps, ep_count, i);
+		if (!target_in_topo(eps, i, t_end, topo)) {
+			continue;
+		}
 		if (svc->ep_ports == NULL) {
 			n += last - first;
 			continue;
@@ -144,7 +165,7 @@ static inline uint8_t *put_srv(uint8_t *pos, uint16_t weight, uint16_t port, con
  */
 static k8s_answer_t answer_srv(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                                const k8s_block_t *svc, size_t first, size_t last,
-                               const knot_dname_t *domain)
+                               const knot_dname_t *domain, uint16_t topo)
 {
 	bool headless = svc->type == K8S_SVC_HEADLESS;
 	const k8s_addr_t *eps = svc->addrs + svc->sip_count;
@@ -160,7 +181,7 @@ static k8s_answer_t answer_srv(k8s_qctx_t *c, const knot_dname_t *owner, const k
 	if (rr_cap > UINT16_MAX) {
 		rr_cap = UINT16_MAX;
 	}
-	size_t total = srv_count(svc, first, last, (rr_cap > 100) ? rr_cap : 100);
+	size_t total = srv_count(svc, first, last, (rr_cap > 100) ? rr_cap : 100, topo);
 	if (total == 0) {
 		return K8S_ANSWER_NODATA;
 	}
@@ -182,7 +203,10 @@ static k8s_answer_t answer_srv(k8s_qctx_t *c, const knot_dname_t *owner, const k
 	}
 	// Headless: target by target, each with the ports it has, so work follows the answer.
 	for (size_t i = 0, t_end; headless && i < ep_count && rrs.count < rr_max; i = t_end) {
-		t_end = target_end(eps, ep_count, i);
+		t_end = target_end(svc, eps, ep_count, i);
+		if (!target_in_topo(eps, i, t_end, topo)) {
+			continue;
+		}
 		for (size_t p = target_next_port(svc, eps, i, t_end, first, last);
 		     p < last && rrs.count < rr_max;
 		     p = target_next_port(svc, eps, i, t_end, p + 1, last)) {
@@ -204,6 +228,7 @@ static k8s_answer_t answer_srv(k8s_qctx_t *c, const knot_dname_t *owner, const k
 		last_srv.rr = c->pkt->rrset_count - 1;
 		last_srv.port_first = first;
 		last_srv.port_end = last;
+		last_srv.topo = topo;
 	}
 	return put_result(ret);
 }
@@ -211,7 +236,14 @@ static k8s_answer_t answer_srv(k8s_qctx_t *c, const knot_dname_t *owner, const k
 k8s_answer_t k8s_answer_srv(k8s_qctx_t *c, const knot_dname_t *owner, const knot_dname_t *qname,
                             const k8s_block_t *svc, const knot_dname_t *domain)
 {
-	return answer_srv(c, owner, qname, svc, 0, svc->port_count, domain);
+	return answer_srv(c, owner, qname, svc, 0, svc->port_count, domain, 0);
+}
+
+k8s_answer_t k8s_answer_srv_topo(k8s_qctx_t *c, const knot_dname_t *owner,
+                                 const knot_dname_t *qname, const k8s_block_t *svc,
+                                 const knot_dname_t *domain, uint16_t topo)
+{
+	return answer_srv(c, owner, qname, svc, 0, svc->port_count, domain, topo);
 }
 
 /*! \brief The index of the first port with a name and protocol, or port_count. */
@@ -239,7 +271,7 @@ k8s_answer_t k8s_answer_srv_port(k8s_qctx_t *c, const knot_dname_t *owner, const
 	if (c->qtype != KNOT_RRTYPE_SRV && c->qtype != KNOT_RRTYPE_ANY) {
 		return K8S_ANSWER_NODATA;
 	}
-	return answer_srv(c, owner, qname, svc, first, port_run_end(svc, first), domain);
+	return answer_srv(c, owner, qname, svc, first, port_run_end(svc, first), domain, 0);
 }
 
 bool k8s_answer_srv_has_proto(const k8s_block_t *svc, const uint8_t *proto)
@@ -272,6 +304,7 @@ void k8s_answer_forget(void)
 {
 	last_srv.pkt = NULL;
 	last_srv.svc = NULL;
+	k8s_answer_ext_forget();
 }
 
 /*! \brief Adds the addresses of the last SRV answer's targets (apart: every answer checks, few add). */
@@ -315,15 +348,18 @@ static __attribute__((noinline)) void add_targets(const k8s_answer_conf_t *conf,
 	const k8s_addr_t *eps = svc->addrs + svc->sip_count;
 	size_t n = svc->addr_count - svc->sip_count;
 	for (size_t i = 0, end; i < n; i = end) {
-		end = target_end(eps, n, i);
+		end = target_end(svc, eps, n, i);
 		if (target_next_port(svc, eps, i, end, last_srv.port_first, last_srv.port_end) ==
-		    last_srv.port_end) {
-			continue;  // None of its slices has the port: not a target.
+		    last_srv.port_end || !target_in_topo(eps, i, end, last_srv.topo)) {
+			continue;  // None of its slices has the port, or not in the zone: not a target.
 		}
 		knot_dname_t *owner = name_of(&c, svc, &eps[i], last_srv.domain);
 		for (int f = 0; owner != NULL && f < 2; f++) {
 			knot_rdataset_t rrs;
-			if (addr_rrs(&c, &eps[i], end - i, (f == 0) ? AF_INET : AF_INET6, &rrs) != KNOT_EOK) {
+			uint8_t family = (f == 0) ? AF_INET : AF_INET6;
+			int ret = (last_srv.topo == 0) ? addr_rrs(&c, &eps[i], end - i, family, &rrs)
+			          : k8s_answer_topo_rrs(&c, &eps[i], end - i, last_srv.topo, family, &rrs);
+			if (ret != KNOT_EOK) {
 				return;
 			}
 			if (rrs.count > 0 &&
@@ -340,5 +376,7 @@ void k8s_answer_additional(const k8s_answer_conf_t *conf, const knot_pkt_t *answ
 {
 	if (last_srv.pkt == answered && last_srv.svc != NULL) {
 		add_targets(conf, pkt, mm);
+	} else if (conf->role == K8S_ROLE_EXTERNAL) {
+		k8s_answer_ext_additional(conf, answered, pkt, mm);
 	}
 }

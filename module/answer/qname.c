@@ -254,6 +254,47 @@ static const uint8_t *long_svc_ns(const uint8_t *qname, size_t n)
 	return k8s_label_is(qname + 1 + qname[0], "svc") ? qname : NULL;
 }
 
+/*! \brief The external role's names (k8s_external): <ns>, <svc>.<ns> and one or two labels below. */
+static void parse_external(const uint8_t **labels, size_t n, k8s_qname_t *q)
+{
+	q->kind = K8S_Q_INVALID;
+	q->ns = labels[n - 1];
+	if (n == 1) {
+		q->kind = K8S_Q_NAMESPACE;
+		return;
+	}
+	q->owner = labels[n - 2];
+	q->owner_len = q->ns + 1 + q->ns[0] - q->owner;
+	if (n == 2) {
+		q->kind = K8S_Q_SERVICE;
+		return;
+	}
+	if (n > 4) {
+		return;
+	}
+	q->kind = K8S_Q_SUBNAME;
+	q->sub_count = n - 2;
+	q->sub[0] = labels[0];
+	q->sub[1] = labels[1];
+}
+
+/*!
+ * \brief <topology zone>.<directive>._zone below a service (CoreDNS's zonal names): the
+ * zone is every label left of the directive, at least one. Only names too long for a
+ * service's subnames come here: no cost to the others.
+ */
+static void parse_zonal(const uint8_t **labels, size_t n, k8s_qname_t *q)
+{
+	// labels[n - 4] is the label next to the service: _zone; the directive before it.
+	if (n < 6 || !k8s_label_is(labels[n - 4], "_zone")) {
+		return;
+	}
+	q->kind = K8S_Q_ZONAL;
+	q->directive = labels[n - 5];
+	q->topo = labels[0];
+	q->topo_size = q->directive - q->topo;
+}
+
 void k8s_qname_parse(const uint8_t *qname, const uint8_t *zone, k8s_role_t role, k8s_qname_t *q)
 {
 	k8s_qname_parse_below(qname, k8s_dname_labels(zone), role, q);
@@ -291,6 +332,10 @@ void k8s_qname_parse_below(const uint8_t *qname, size_t zone_labels, k8s_role_t 
 
 	if (role == K8S_ROLE_REVERSE) {
 		parse_reverse(labels, total, q);
+		return;
+	}
+	if (role == K8S_ROLE_EXTERNAL) {
+		parse_external(labels, n, q);
 		return;
 	}
 
@@ -341,6 +386,9 @@ void k8s_qname_parse_below(const uint8_t *qname, size_t zone_labels, k8s_role_t 
 	size_t sub = n - 3;
 	size_t max_sub = (role == K8S_ROLE_CLUSTERSET) ? 3 : 2;
 	if (sub > max_sub) {
+		if (role == K8S_ROLE_CLUSTER) {
+			parse_zonal(labels, n, q);
+		}
 		return;
 	}
 	q->kind = K8S_Q_SUBNAME;

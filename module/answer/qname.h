@@ -41,6 +41,7 @@ typedef enum {
 	K8S_ROLE_AUTOPATH,      /*!< Server-side search path expansion (ap.k8s.io.). */
 	K8S_ROLE_FEDFORWARD,    /*!< K8S-DNS role: svc.federation., forwarded (fedfwd.h). */
 	K8S_ROLE_FEDERATED,     /*!< Federated-DNS role (federation-member): its members' tables. */
+	K8S_ROLE_EXTERNAL,      /*!< CoreDNS's k8s_external zone (external-zone): external addresses. */
 } k8s_role_t;
 
 typedef enum {
@@ -54,6 +55,7 @@ typedef enum {
 	K8S_Q_SUBNAME,        /*!< One to three labels below a service: endpoint, SRV, empty non-terminal. */
 	K8S_Q_POD,            /*!< <dashed-ip>.<ns>.pod.<zone> */
 	K8S_Q_REVERSE,        /*!< An address, or a prefix of one, under in-addr.arpa. or ip6.arpa. */
+	K8S_Q_ZONAL,          /*!< <topology zone>.<directive>._zone.<svc>.<ns>.svc.<zone> (cluster zone). */
 } k8s_qkind_t;
 
 #define K8S_QNAME_MAX_SUB 3
@@ -71,10 +73,18 @@ typedef struct {
 	unsigned ip_bits;          /*!< REVERSE: bits the name gives (32 or 128: a whole address). */
 	const uint8_t *svc_ns;     /*!< <name>.<ns>.svc.<zone> (one label or more before <ns>), of
 	                                any kind: the <ns> label, for client-address autopath. */
+	const uint8_t *topo;       /*!< ZONAL: the topology zone's labels (one or more), ... */
+	size_t topo_size;          /*!< ... their bytes, ... */
+	const uint8_t *directive;  /*!< ... and the directive label (pin, prefer, or another). */
 } k8s_qname_t;
 
 /*!
  * \brief Parses a lowercase query name below a zone.
+ *
+ * The external role's names (K8S_ROLE_EXTERNAL, CoreDNS's k8s_external) have no "svc"
+ * label: <ns> is NAMESPACE, <svc>.<ns> SERVICE, one or two labels more SUBNAME (an
+ * endpoint, or _port._proto), more INVALID; ns is the label next to the apex whatever
+ * the kind (the apex label's subtree is the answer's to tell).
  *
  * \param qname  Query name (lowercase wire format): a valid name of at most
  *               KNOT_DNAME_MAXLEN bytes, as knotd's parser checked the question's

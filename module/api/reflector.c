@@ -428,6 +428,20 @@ static void not_found(k8s_reflector_t *r, uint64_t now, const char *reason)
 	schedule(r, OP_LIST, now + (uint64_t)r->absent_retry_s * 1000);
 }
 
+/*! Not permitted (a 403) where that is a setting, not a fault: the readers fall back. */
+static void forbidden(k8s_reflector_t *r, uint64_t now, const char *reason)
+{
+	list_reset(r);
+	r->stats.errors[K8S_APIERR_FORBIDDEN]++;
+	if (!r->stats.absent) {
+		k8s_logf(r->log, LOG_NOTICE, "%s not permitted, not read, asking again every %u s "
+		         "(%s)", r->name, r->absent_retry_s, reason);
+	}
+	// Absent, not synced: what it held stays, and nothing new is known.
+	r->stats.absent = true;
+	schedule(r, OP_LIST, now + (uint64_t)r->absent_retry_s * 1000);
+}
+
 /*! Too new a resourceVersion (504 or ERROR 504): only a fresh list helps. */
 static bool rv_too_large(const k8s_status_t *st)
 {
@@ -462,6 +476,8 @@ static void api_error(k8s_reflector_t *r, uint64_t now, int code, const k8s_stat
 			return;
 		}
 		fail(r, now, K8S_APIERR_UNAUTHORIZED, false, retry_after_s, reason);
+	} else if (code == 403 && r->forbidden_absent) {
+		forbidden(r, now, reason);
 	} else if (code == 403) {
 		fail(r, now, K8S_APIERR_FORBIDDEN, true, retry_after_s, reason);
 	} else if (code == 404) {
@@ -647,6 +663,7 @@ k8s_reflector_t *k8s_reflector_new(const k8s_reflector_conf_t *conf, k8s_api_t *
 	r->kind = conf->kind;
 	r->source = conf->source;
 	r->optional = conf->optional;
+	r->forbidden_absent = conf->forbidden_absent;
 	r->page_limit = (conf->page_limit > 0) ? conf->page_limit : PAGE_LIMIT_DEFAULT;
 	r->stall_s = (conf->stall_s > 0) ? conf->stall_s : K8S_STALL_S_DEFAULT;
 	r->absent_retry_s = (conf->absent_retry_s > 0) ? conf->absent_retry_s : K8S_ABSENT_RETRY_S_DEFAULT;
@@ -661,6 +678,10 @@ k8s_reflector_t *k8s_reflector_new(const k8s_reflector_conf_t *conf, k8s_api_t *
 	if (conf->label_selector != NULL && conf->label_selector[0] != '\0') {
 		snprintf(r->name, sizeof(r->name), "%s (%s)", k8s_kind_name(conf->kind),
 		         conf->label_selector);
+	} else if (conf->forbidden_absent && conf->field_selector != NULL) {
+		// One named object (a ConfigMap): the log says which.
+		snprintf(r->name, sizeof(r->name), "%s (%s)", k8s_kind_name(conf->kind),
+		         conf->field_selector);
 	} else {
 		snprintf(r->name, sizeof(r->name), "%s", k8s_kind_name(conf->kind));
 	}

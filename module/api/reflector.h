@@ -106,6 +106,9 @@ typedef struct {
 	const char *label_selector; /*!< labelSelector, or NULL. */
 	const char *field_selector; /*!< fieldSelector, or NULL. */
 	bool optional;              /*!< A 404 means "not installed": synced as empty, retried later. */
+	/*! A 403 means "not permitted" (no RBAC rule: the readers fall back): logged once,
+	 *  the sink told nothing, not synced, listed again every absent_retry_s. */
+	bool forbidden_absent;
 	unsigned page_limit;        /*!< LIST page size; 0 means 500. */
 	unsigned stall_s;           /*!< A transfer silent this long is cut (0: default). */
 	unsigned absent_retry_s;    /*!< An absent optional resource is listed again this
@@ -122,7 +125,7 @@ typedef struct {
 	uint64_t errors[K8S_APIERR_COUNT];
 	uint64_t last_event_ms;        /*!< Monotonic ms of the last event, bookmark or list page (0 = never). */
 	bool synced;                   /*!< A full LIST completed once (or the resource is absent). */
-	bool absent;                   /*!< Last answer was 404 on every path. */
+	bool absent;                   /*!< Last answer was 404 on every path (or 403, forbidden_absent). */
 	bool connected;                /*!< A watch is streaming right now. */
 } k8s_reflector_stats_t;
 

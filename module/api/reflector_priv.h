@@ -89,6 +89,7 @@ struct k8s_reflector {
 	char *label_selector;       // Escaped.
 	char *field_selector;       // Escaped.
 	bool optional;
+	bool forbidden_absent;
 	unsigned page_limit;
 	long stall_s;
 	unsigned absent_retry_s;

@@ -37,7 +37,8 @@
 	X(K8S_POD,             pod) \
 	X(K8S_SERVICEIMPORT,   serviceimport) \
 	X(K8S_CLUSTERPROPERTY, clusterproperty) \
-	X(K8S_NODE,            node)
+	X(K8S_NODE,            node) \
+	X(K8S_CONFIGMAP,       configmap)
 
 #define K8S_KIND_ENUM(kind, file) kind,
 typedef enum {

@@ -25,8 +25,8 @@
 #include "kinds/kind_priv.h"
 #include "lib/rfc3339.h"
 
-/*! Fewest bytes an endpoint takes in the snapshot: IPv4, bool ready, str hostname, str target. */
-#define ENDPOINT_MIN 7
+/*! Fewest bytes an endpoint takes in the snapshot: IPv4, bool ready, str hostname, target, zone. */
+#define ENDPOINT_MIN 8
 
 /*! The DNS fields of one EndpointSlice endpoint, shared by its addresses. */
 typedef struct {
@@ -34,8 +34,20 @@ typedef struct {
 	bool ready;
 	k8s_str_t hostname;
 	k8s_str_t target;
+	k8s_str_t zone;
 	k8s_str_t unlabelled;  /*!< A pod name that cannot be a DNS label (k8s_slice_t). */
 } endpoint_view_t;
+
+/*! A zone a query name can spell (zonal names): labels of at most 63 bytes, as a node's. */
+static k8s_str_t zone_read(json_object *item)
+{
+	k8s_str_t s = get_str(item, "zone");
+	if (s.ptr == NULL || !k8s_dns_name_valid(s.ptr, s.len, K8S_DNS_LABEL_MAX, 0, true)) {
+		s.ptr = NULL;
+		s.len = 0;
+	}
+	return s;
+}
 
 static void endpoint_read(json_object *item, endpoint_view_t *v)
 {
@@ -45,6 +57,7 @@ static void endpoint_read(json_object *item, endpoint_view_t *v)
 	json_object *ref = get_obj(item, "targetRef");
 	k8s_str_t pod = str_is(get_str(ref, "kind"), "Pod") ? get_str(ref, "name") : (k8s_str_t){ NULL, 0 };
 	v->target = k8s_decode_label(pod, false);
+	v->zone = zone_read(item);
 	v->unlabelled = (k8s_str_t){ NULL, 0 };
 	if (v->target.ptr == NULL && pod.ptr != NULL && k8s_dns_subdomain_valid(pod.ptr, pod.len)) {
 		v->unlabelled = pod;
@@ -99,7 +112,8 @@ static int slice_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **o
 		}
 		if (valid > 0) {
 			addr_count += valid;
-			strings += k8s_str_size(v.hostname) + k8s_str_size(v.target);
+			strings += k8s_str_size(v.hostname) + k8s_str_size(v.target) +
+			           k8s_str_size(v.zone);
 			if (unlabelled.ptr == NULL) {
 				unlabelled = v.unlabelled;
 			}
@@ -140,6 +154,7 @@ static int slice_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **o
 		endpoint_read(json_object_array_get_idx(endpoints, i), &v);
 		const char *hostname = NULL;
 		const char *target = NULL;
+		const char *zone = NULL;
 		bool packed = false;
 		for (size_t j = 0; j < arr_len(v.addresses); j++) {
 			k8s_ip_t ip;
@@ -152,11 +167,13 @@ static int slice_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **o
 			if (!packed) {
 				hostname = k8s_pack_str(&p, v.hostname, false);
 				target = k8s_pack_str(&p, v.target, false);
+				zone = k8s_pack_str(&p, v.zone, true);
 				packed = true;
 			}
 			ep->ready = v.ready;
 			ep->hostname = hostname;
 			ep->target = target;
+			ep->zone = zone;
 			done++;
 		}
 	}
@@ -186,6 +203,7 @@ static uint64_t slice_digest(uint64_t h, const k8s_object_t *obj)
 		e = k8s_digest_u64(e, ep->ready);
 		e = k8s_digest_str(e, ep->hostname);
 		e = k8s_digest_str(e, ep->target);
+		e = k8s_digest_str(e, ep->zone);
 		sum += k8s_digest_mix(e);
 	}
 	h = k8s_digest_u64(k8s_digest_u64(h, slice->endpoint_count), sum);
@@ -211,6 +229,7 @@ static void slice_write(k8s_form_writer_t *w, const k8s_object_t *obj)
 		k8s_form_put_u(w, ep->ready, 1);
 		k8s_form_put_str(w, ep->hostname);
 		k8s_form_put_str(w, ep->target);
+		k8s_form_put_str(w, ep->zone);
 	}
 	k8s_form_put_ports(w, slice->ports, slice->port_count);
 }
@@ -242,6 +261,7 @@ static k8s_object_t *slice_read(k8s_form_reader_t *r, size_t strings)
 		eps[i].ready = k8s_form_get_bool(r);
 		eps[i].hostname = k8s_form_get_str(r, K8S_FORM_LABEL, false);
 		eps[i].target = k8s_form_get_str(r, K8S_FORM_LABEL, false);
+		eps[i].zone = k8s_form_get_str(r, K8S_FORM_TOPOLOGY, false);
 	}
 	slice->endpoint_count = ep_count;
 	slice->endpoints = (ep_count > 0) ? eps : NULL;
@@ -251,9 +271,10 @@ static k8s_object_t *slice_read(k8s_form_reader_t *r, size_t strings)
 	return &slice->meta;
 }
 
+/*! Form 1: an endpoint's zone. */
 const k8s_kind_def_t k8s_kind_endpointslice = {
 	.plural = "endpointslices", .field = "EndpointSlice", .namespaced = true,
-	.name_is_label = false,
+	.name_is_label = false, .form = 1,
 	.decode = slice_decode, .digest = slice_digest,
 	.write = slice_write, .read = slice_read,
 };

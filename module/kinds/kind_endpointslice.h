@@ -22,6 +22,8 @@ typedef struct {
 	bool ready;                /*!< conditions.ready; absent means ready. */
 	const char *hostname;      /*!< Valid DNS label or NULL. */
 	const char *target;        /*!< targetRef.name of a Pod, valid label below 64 chars, or NULL. */
+	const char *zone;          /*!< zone (topology), lowercase, when a DNS name (dot-separated
+	                                labels of at most 63 bytes: a query can name it), or NULL. */
 } k8s_endpoint_t;
 
 /*! \brief discovery.k8s.io/v1 EndpointSlice (cluster-local or imported). */

@@ -23,6 +23,22 @@
 
 #include "kinds/kind_priv.h"
 
+/*! \brief The valid addresses of a list (strings, or objects' \a key), after \a count of them. */
+static size_t externals_read(json_object *arr, const char *key, k8s_ip_t *out, size_t count)
+{
+	for (size_t i = 0; i < arr_len(arr) && count < K8S_EXTERNAL_MAX; i++) {
+		json_object *item = json_object_array_get_idx(arr, i);
+		k8s_ip_t ip;
+		if (k8s_decode_ip((key != NULL) ? get_str(item, key) : str_of(item), AF_UNSPEC, &ip)) {
+			if (out != NULL) {
+				out[count] = ip;
+			}
+			count++;
+		}
+	}
+	return count;
+}
+
 static int service_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out)
 {
 	json_object *spec = get_obj(root, "spec");
@@ -61,10 +77,17 @@ static int service_decode(json_object *root, const k8s_meta_t *m, k8s_object_t *
 	json_object *ports = get_arr(spec, "ports");
 	size_t strings = k8s_meta_strings(m) + k8s_str_size(external);
 	uint16_t port_count = k8s_ports_measure(ports, &strings);
+	// As CoreDNS's ExternalIPs: of every type, the spec's first, then the load balancer's.
+	json_object *external_ips = get_arr(spec, "externalIPs");
+	json_object *lb = get_arr(get_obj(get_obj(root, "status"), "loadBalancer"), "ingress");
+	size_t external_count = externals_read(lb, "ip", NULL,
+	                                       externals_read(external_ips, NULL, NULL, 0));
 
 	k8s_pack_t p;
 	void *arrays = NULL;
-	k8s_service_t *svc = k8s_decode_alloc(sizeof(*svc), port_count * sizeof(k8s_port_t),
+	size_t ports_size = port_count * sizeof(k8s_port_t);
+	k8s_service_t *svc = k8s_decode_alloc(sizeof(*svc),
+	                                      ports_size + external_count * sizeof(k8s_ip_t),
 	                                      strings, &p, &arrays);
 	if (svc == NULL) {
 		return KNOT_ENOMEM;
@@ -74,6 +97,10 @@ static int service_decode(json_object *root, const k8s_meta_t *m, k8s_object_t *
 	svc->external_name = k8s_pack_str(&p, external, true);
 	svc->port_count = port_count;
 	svc->ports = k8s_ports_pack(ports, arrays, port_count, &p);
+	k8s_ip_t *externals = (k8s_ip_t *)((char *)arrays + ports_size);
+	svc->external_count = (uint8_t)externals_read(lb, "ip", externals,
+	                                              externals_read(external_ips, NULL, externals, 0));
+	svc->externals = (svc->external_count > 0) ? externals : NULL;
 
 	*out = &svc->meta;
 	return KNOT_EOK;
@@ -87,14 +114,20 @@ static uint64_t service_digest(uint64_t h, const k8s_object_t *obj)
 	h = k8s_digest_ips(h, svc->ips, svc->ip_count);
 	h = k8s_digest_ips(h, svc->ingress, svc->ingress_count);
 	h = k8s_digest_str(h, svc->external_name);
+	// In order: CoreDNS answers them so (and the first is not special, but order is cheap).
+	h = k8s_digest_u64(h, svc->external_count);
+	for (uint8_t i = 0; i < svc->external_count; i++) {
+		h = k8s_digest_ip(h, &svc->externals[i]);
+	}
 	return k8s_digest_ports(h, svc->ports, svc->port_count);
 }
 
-/*! Counts: u16 ports. */
+/*! Counts: u16 ports, u8 external addresses. */
 static void service_write(k8s_form_writer_t *w, const k8s_object_t *obj)
 {
 	const k8s_service_t *svc = (const k8s_service_t *)obj;
 	k8s_form_put_u(w, svc->port_count, 2);
+	k8s_form_put_u(w, svc->external_count, 1);
 	k8s_form_put_meta(w, obj);
 	k8s_form_put_u(w, svc->type, 1);
 	k8s_form_put_u(w, svc->publish_not_ready, 1);
@@ -102,13 +135,23 @@ static void service_write(k8s_form_writer_t *w, const k8s_object_t *obj)
 	k8s_form_put_ips(w, svc->ingress, svc->ingress_count);
 	k8s_form_put_str(w, svc->external_name);
 	k8s_form_put_ports(w, svc->ports, svc->port_count);
+	for (uint8_t i = 0; i < svc->external_count; i++) {
+		k8s_form_put_ip(w, &svc->externals[i]);
+	}
 }
+
+/*! Fewest bytes an external address takes in the form: a tag and IPv4. */
+#define FORM_EXTERNAL_MIN 5
 
 static k8s_object_t *service_read(k8s_form_reader_t *r, size_t strings)
 {
 	void *arrays = NULL;
 	uint16_t port_count = (uint16_t)k8s_form_get_count(r, 2, K8S_FORM_PORT_MIN);
-	k8s_service_t *svc = k8s_form_alloc(r, sizeof(*svc), port_count * sizeof(k8s_port_t),
+	uint8_t external_count = (uint8_t)k8s_form_get_count(r, 1, FORM_EXTERNAL_MIN);
+	k8s_form_check(r, external_count <= K8S_EXTERNAL_MAX, "more external addresses than kept");
+	size_t ports_size = port_count * sizeof(k8s_port_t);
+	k8s_service_t *svc = k8s_form_alloc(r, sizeof(*svc),
+	                                    ports_size + external_count * sizeof(k8s_ip_t),
 	                                    strings, &arrays);
 	if (svc == NULL) {
 		return NULL;
@@ -128,12 +171,22 @@ static k8s_object_t *service_read(k8s_form_reader_t *r, size_t strings)
 	               "fields of another service type");
 	svc->port_count = port_count;
 	svc->ports = k8s_form_get_ports(r, arrays, port_count);
+	k8s_ip_t *externals = (k8s_ip_t *)((char *)arrays + ports_size);
+	for (uint8_t i = 0; i < external_count && r->bad == NULL; i++) {
+		k8s_form_get_ip(r, AF_UNSPEC, &externals[i]);
+	}
+	svc->external_count = (r->bad == NULL) ? external_count : 0;
+	svc->externals = (svc->external_count > 0) ? externals : NULL;
 	return &svc->meta;
 }
 
-/*! A DNS-1035 label, or a DNS-1123 label with RelaxedServiceNameValidation: both taken. */
+/*!
+ * A DNS-1035 label, or a DNS-1123 label with RelaxedServiceNameValidation: both taken.
+ * Form 1: the external addresses.
+ */
 const k8s_kind_def_t k8s_kind_service = {
 	.plural = "services", .field = "Service", .namespaced = true, .name_is_label = true,
+	.form = 1,
 	.decode = service_decode, .digest = service_digest,
 	.write = service_write, .read = service_read,
 };

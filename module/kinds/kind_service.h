@@ -25,6 +25,9 @@ typedef enum {
 /*! \brief Most load-balancer ingress IPs kept per Service (one per family in practice). */
 #define K8S_INGRESS_MAX 2
 
+/*! \brief Most external addresses kept per Service (k8s_external's): the rest are left out. */
+#define K8S_EXTERNAL_MAX 64
+
 /*! \brief core/v1 Service. */
 typedef struct {
 	k8s_object_t meta;
@@ -37,4 +40,8 @@ typedef struct {
 	const char *external_name; /*!< Lowercase target without trailing dot, or NULL. */
 	uint16_t port_count;
 	const k8s_port_t *ports;
+	uint8_t external_count;    /*!< spec.externalIPs, then status.loadBalancer.ingress[].ip:
+	                                CoreDNS's ExternalIPs (k8s_external), valid ones, in order,
+	                                the first K8S_EXTERNAL_MAX; hostname ingress left out. */
+	const k8s_ip_t *externals; /*!< NULL without any. */
 } k8s_service_t;

@@ -103,7 +103,9 @@ int k8s_object_decode_json(k8s_kind_t kind, json_object *root, k8s_object_t **ob
 	ret = k8s_kind_def(kind)->decode(root, &m, obj);
 	if (ret != KNOT_EOK) {
 		set_err(err, errlen, "cannot decode %s (%s)", k8s_kind_name(kind),
-		        (ret == KNOT_ENOMEM) ? "out of memory" : "too many addresses");
+		        (ret == KNOT_ENOMEM) ? "out of memory" :
+		        (ret == KNOT_ERANGE) ? "too many addresses" :
+		        (ret == KNOT_ELIMIT) ? "over its caps" : "invalid content");
 		return ret;
 	}
 	(void)k8s_object_digest_of(*obj);

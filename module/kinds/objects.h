@@ -33,6 +33,7 @@
 #include "kinds/kind_serviceimport.h"
 #include "kinds/kind_clusterproperty.h"
 #include "kinds/kind_node.h"
+#include "kinds/kind_configmap.h"
 
 /*!
  * \brief Decodes one API object.

@@ -81,6 +81,20 @@ const k8s_resource_t k8s_resources[K8S_SRC_COUNT] = {
 		// Only the configured node's topology counts: no other node is read.
 		.fields = "metadata.name=", .fields_opt = K8S_SEL_NODE_NAME,
 	},
+	// The named ConfigMaps only, each in its namespace: a Role there allows it.
+	[K8S_SRC_KUBEDNS_CM] = {
+		.name = "kube-dns-configmap", .kind = K8S_CONFIGMAP, .group = "", .versions = { "v1" },
+		.need = K8S_NEED_KUBEDNS_CM,
+		.fields = "metadata.name=" K8S_KUBEDNS_CM_NAME, .ns = K8S_KUBEDNS_CM_NAMESPACE,
+		.aside = true,
+	},
+	[K8S_SRC_HOSTS_CM] = {
+		.name = "hosts-configmap", .kind = K8S_CONFIGMAP, .group = "", .versions = { "v1" },
+		.need = K8S_NEED_HOSTS_CM,
+		.fields = "metadata.name=", .fields_opt = K8S_SEL_HOSTS_CM_NAME,
+		.ns_opt = K8S_SEL_HOSTS_CM_NS,
+		.aside = true,
+	},
 };
 
 const char *k8s_resource_name(unsigned src)
@@ -97,16 +111,27 @@ bool k8s_resource_wanted(unsigned src, unsigned needs, unsigned off)
 	return (needs & r->need) == r->need && (off & r->off) == 0;
 }
 
-int k8s_resource_path(unsigned src, unsigned version, char *out, size_t size)
+int k8s_resource_path(unsigned src, unsigned version, const char *const opts[K8S_SEL_COUNT],
+                      char *out, size_t size)
 {
 	if (src >= K8S_SRC_COUNT || version >= 2 || k8s_resources[src].versions[version] == NULL) {
 		return KNOT_ENOENT;
 	}
 	const k8s_resource_t *r = &k8s_resources[src];
+	const char *ns = (r->ns_opt != K8S_SEL_NONE) ? opts[r->ns_opt] : r->ns;
+	if (r->ns_opt != K8S_SEL_NONE && ns == NULL) {
+		return KNOT_ENOENT;
+	}
+	char group[128];
 	int len = (r->group[0] == '\0')
-	          ? snprintf(out, size, "/api/%s/%s", r->versions[version], k8s_kind_name(r->kind))
-	          : snprintf(out, size, "/apis/%s/%s/%s", r->group, r->versions[version],
-	                     k8s_kind_name(r->kind));
+	          ? snprintf(group, sizeof(group), "/api/%s", r->versions[version])
+	          : snprintf(group, sizeof(group), "/apis/%s/%s", r->group, r->versions[version]);
+	if (len < 0 || (size_t)len >= sizeof(group)) {
+		return KNOT_ESPACE;
+	}
+	len = (ns != NULL)
+	      ? snprintf(out, size, "%s/namespaces/%s/%s", group, ns, k8s_kind_name(r->kind))
+	      : snprintf(out, size, "%s/%s", group, k8s_kind_name(r->kind));
 	return (len >= 0 && (size_t)len < size) ? KNOT_EOK : KNOT_ESPACE;
 }
 

@@ -37,6 +37,8 @@ typedef enum {
 	K8S_SRC_MCS_SLICES,    /*!< Imported EndpointSlices (multicluster labels). */
 	K8S_SRC_CLUSTERPROPS,  /*!< ClusterProperties. */
 	K8S_SRC_NODES,         /*!< Nodes (the federation topology). */
+	K8S_SRC_KUBEDNS_CM,    /*!< kube-dns's ConfigMap (kube-system/kube-dns), for the forwarder. */
+	K8S_SRC_HOSTS_CM,      /*!< The ConfigMap of hosts-configmap, for the hosts table. */
 	K8S_SRC_COUNT
 } k8s_source_t;
 
@@ -45,6 +47,8 @@ enum {
 	K8S_NEED_PODS = 1 << 0,        /*!< Pod IPs (verified pod records, autopath). */
 	K8S_NEED_CLUSTERSET = 1 << 1,  /*!< ServiceImports, imported slices, cluster id. */
 	K8S_NEED_NODES = 1 << 2,       /*!< Nodes: the topology of federation names. */
+	K8S_NEED_KUBEDNS_CM = 1 << 3,  /*!< kube-dns's ConfigMap (kube-dns-config). */
+	K8S_NEED_HOSTS_CM = 1 << 4,    /*!< The hosts ConfigMap (hosts-configmap). */
 };
 
 /*! \brief Watch settings that turn a needed source off. */
@@ -59,8 +63,14 @@ typedef enum {
 	K8S_SEL_LABELS,                /*!< The labels option. */
 	K8S_SEL_NAMESPACE_LABELS,      /*!< The namespace-labels option. */
 	K8S_SEL_NODE_NAME,             /*!< The node-name option. */
+	K8S_SEL_HOSTS_CM_NS,           /*!< hosts-configmap's namespace. */
+	K8S_SEL_HOSTS_CM_NAME,         /*!< hosts-configmap's name. */
 	K8S_SEL_COUNT
 } k8s_sel_opt_t;
+
+/*! \brief kube-dns's ConfigMap, where kube-dns reads it (its --config-map defaults). */
+#define K8S_KUBEDNS_CM_NAMESPACE "kube-system"
+#define K8S_KUBEDNS_CM_NAME "kube-dns"
 
 /*! \brief The ClusterProperty holding the local cluster id (KEP-2149). */
 #define K8S_CLUSTER_ID_PROPERTY "cluster.clusterset.k8s.io"
@@ -79,6 +89,15 @@ typedef struct {
 	k8s_sel_opt_t labels_opt;        /*!< ...joined by a comma with this setting when it is set. */
 	const char *fields;          /*!< Field selector, or NULL; with fields_opt, its prefix... */
 	k8s_sel_opt_t fields_opt;        /*!< ...to this setting, and no selector without the setting. */
+	const char *ns;              /*!< One namespace's collection (a Role suffices), or NULL: all... */
+	k8s_sel_opt_t ns_opt;            /*!< ...or the namespace this setting names. */
+	/*!
+	 * Read for the glue's threads (k8s_configmaps_*()), not for records: no zone waits
+	 * for it (readiness, the snapshot's staleness and first write), and a 403 is no
+	 * error but "not permitted", its readers' fallback, asked again every
+	 * crd-retry-interval (k8s_reflector_conf_t.forbidden_absent).
+	 */
+	bool aside;
 } k8s_resource_t;
 
 /*! \brief The sources, by k8s_source_t. */
@@ -96,13 +115,17 @@ bool k8s_resource_wanted(unsigned src, unsigned needs, unsigned off);
 
 /*!
  * \brief Writes the collection path of a source's \a version-th version
- * ("/api/v1/pods", "/apis/discovery.k8s.io/v1/endpointslices").
+ * ("/api/v1/pods", "/apis/discovery.k8s.io/v1/endpointslices",
+ * "/api/v1/namespaces/kube-system/configmaps").
+ *
+ * \param opts  Values of the settings by k8s_sel_opt_t, NULL where unset.
  *
  * \retval KNOT_EOK     written.
- * \retval KNOT_ENOENT  no such version.
+ * \retval KNOT_ENOENT  no such version, or the setting naming its namespace is unset.
  * \retval KNOT_ESPACE  \a size is too small.
  */
-int k8s_resource_path(unsigned src, unsigned version, char *out, size_t size);
+int k8s_resource_path(unsigned src, unsigned version, const char *const opts[K8S_SEL_COUNT],
+                      char *out, size_t size);
 
 /*!
  * \brief Writes a source's label and field selectors ("" for none), cut to the

@@ -161,6 +161,9 @@ static void mark_all_imports(k8s_store_t *s)
 static const char *namespace_of(unsigned source, const k8s_object_t *obj)
 {
 	k8s_kind_t kind = k8s_resources[source].kind;
+	if (k8s_resources[source].aside) {
+		return NULL;  // A ConfigMap the settings name is no DNS data of its namespace.
+	}
 	if (kind == K8S_NAMESPACE) {
 		return obj->name;
 	}

@@ -254,7 +254,7 @@ static size_t strings_size(const k8s_block_parts_t *p)
 	for (size_t i = 0; i < p->port_count; i++) {
 		size += port_name_shared(p, i) ? 0 : 1 + strlen(p->ports[i].name);
 	}
-	return size + p->cluster_bytes;
+	return size + p->cluster_bytes + p->topo_bytes;
 }
 
 /*! \brief Addresses of a family in the service name's answer. */
@@ -306,7 +306,11 @@ static size_t fill_addrs(k8s_block_t *svc, uint8_t *strings, size_t str_pos,
 			continue;
 		}
 		const k8s_block_ent_t *ent = &p->eps[ep];
-		addr->cluster = ent->cluster;
+		if (p->zone == K8S_ZONE_CLUSTERSET) {
+			addr->cluster = ent->cluster;
+		} else {
+			addr->topo = ent->topo;
+		}
 		if (!ent->explicit_label) {
 			continue;
 		}
@@ -331,21 +335,24 @@ k8s_block_t *k8s_block_new(const k8s_block_parts_t *p)
 	                    aaaa_count * knot_rdata_size(k8s_ip_len(AF_INET6));
 	size_t target_size = (p->target != NULL) ? knot_dname_size(p->target) : 0;
 
-	// Layout: header and records, ports, cluster offsets, the endpoints' port sets, rdata,
-	// owner, target, ingress, strings.
+	// Layout: header and records, ports, cluster offsets, topology zone offsets, the endpoints' port
+	// sets, rdata, owner, target, ingress, externals, strings.
 	size_t addr_count = p->sip_count + p->ep_count;
 	size_t ingress_size = (p->ingress_count > 0) ? K8S_INGRESS_MAX * sizeof(k8s_ip_t) : 0;
+	size_t externals_size = p->external_count * sizeof(k8s_ip_t);
 	size_t ep_ports_count = (p->port_sets != NULL) ? p->ep_count : 0;
 	size_t off_ports = ALIGN8(sizeof(k8s_block_t) + addr_count * sizeof(k8s_addr_t));
 	size_t off_clusters = off_ports + p->port_count * sizeof(k8s_svc_port_t);
-	size_t off_ep_ports = off_clusters + p->cluster_count * sizeof(uint32_t);
+	size_t off_topo = off_clusters + p->cluster_count * sizeof(uint32_t);
+	size_t off_ep_ports = off_topo + p->topo_count * sizeof(uint32_t);
 	size_t off_port_sets = off_ep_ports + ep_ports_count * sizeof(uint32_t);
 	size_t port_sets_size = (p->port_sets != NULL) ? p->port_sets_len * sizeof(uint16_t) : 0;
 	size_t off_rdata = ALIGN8(off_port_sets + port_sets_size);
 	size_t off_owner = off_rdata + rdata_size;
 	size_t off_target = off_owner + p->owner_len;
 	size_t off_ingress = off_target + target_size;
-	size_t off_strings = off_ingress + ingress_size;
+	size_t off_externals = off_ingress + ingress_size;
+	size_t off_strings = off_externals + externals_size;
 	size_t size = off_strings + strings_size(p);
 	if (size > UINT32_MAX) {
 		return NULL;
@@ -367,6 +374,11 @@ k8s_block_t *k8s_block_new(const k8s_block_parts_t *p)
 	if (ingress_size > 0) {
 		size_t n = (p->ingress_count < K8S_INGRESS_MAX) ? p->ingress_count : K8S_INGRESS_MAX;
 		svc->ingress = memcpy(mem + off_ingress, p->ingress, n * sizeof(k8s_ip_t));
+	}
+	if (p->external_count > 0) {
+		svc->externals = memcpy(mem + off_externals, p->externals, externals_size);
+		svc->external_count = p->external_count;
+		svc->external_listed = p->external_listed;
 	}
 	uint8_t *strings = mem + off_strings;
 	svc->strings = strings;
@@ -405,6 +417,18 @@ k8s_block_t *k8s_block_new(const k8s_block_parts_t *p)
 	for (size_t i = 0; i < p->cluster_count; i++) {
 		size_t wire_size = knot_dname_size(wire);
 		clusters[i] = str_pos;
+		memcpy(strings + str_pos, wire, wire_size);
+		str_pos += wire_size;
+		wire += wire_size;
+	}
+
+	uint32_t *topo = (uint32_t *)(mem + off_topo);
+	svc->topo = topo;
+	svc->topo_count = p->topo_count;
+	wire = p->topo_wire;
+	for (size_t i = 0; i < p->topo_count; i++) {
+		size_t wire_size = knot_dname_size(wire);
+		topo[i] = str_pos;
 		memcpy(strings + str_pos, wire, wire_size);
 		str_pos += wire_size;
 		wire += wire_size;

@@ -70,10 +70,17 @@ typedef struct {
 	uint8_t bytes[16];   /*!< Address, first 4 bytes for IPv4. */
 	uint32_t label;      /*!< Offset of the endpoint label in the block's strings, 0 = dashed address. */
 	uint32_t idx;        /*!< Own index in the block's addrs (a PTR reference finds its block by it). */
-	uint16_t cluster;    /*!< Clusterset: index of the source cluster id in the block's clusters. */
+	union {
+		uint16_t cluster;  /*!< Clusterset: index of the source cluster id in the block's clusters. */
+		uint16_t topo;     /*!< Cluster zone: 1 + index of its topology zone in the block's
+		                        topo, 0: none (the same bytes: a block has one or the other). */
+	};
 	uint8_t family;      /*!< AF_INET or AF_INET6. */
 	uint8_t flags;       /*!< K8S_ADDR_*. */
 } k8s_addr_t;
+
+/*! \brief Most distinct topology zones of one block's endpoints: the rest have none. */
+#define K8S_MAX_TOPOS 255
 
 /*! \brief A named port (the source of SRV records). */
 typedef struct {
@@ -94,6 +101,9 @@ typedef struct {
 	uint8_t type;              /*!< k8s_svc_type_t (ClusterSetIP imports are CLUSTERIP). */
 	uint16_t port_count;       /*!< Named ports: distinct (name, protocol, number). */
 	uint16_t cluster_count;    /*!< Clusterset: source clusters. */
+	uint16_t topo_count;       /*!< Cluster zone: distinct topology zones of the endpoints. */
+	uint8_t external_count;    /*!< External addresses (k8s_external). */
+	uint8_t external_listed;   /*!< The Service's as listed, repeats included (CoreDNS's SRV weight counts them). */
 	uint16_t owner_len;        /*!< Bytes of owner. */
 	uint32_t size;             /*!< Bytes of the whole block. */
 	uint32_t addr_count;       /*!< Records in addrs. */
@@ -108,8 +118,10 @@ typedef struct {
 	const uint32_t *ep_ports;  /*!< Per endpoint record (addrs[sip_count + i]): the offset of its port set in port_sets; NULL: every endpoint has every port. */
 	const uint16_t *port_sets; /*!< Port sets, each a count then that many ascending indices into ports. */
 	const uint32_t *clusters;  /*!< Clusterset: offsets of the source cluster id labels (a two-label id is stored as two labels). */
+	const uint32_t *topo;      /*!< Offsets of the topology zones' labels, each ended by a zero byte. */
 	const uint8_t *strings;    /*!< Label storage (offset 0 is unused). */
 	const k8s_ip_t *ingress;   /*!< K8S_INGRESS_MAX load-balancer IPs (family 0: unused), or NULL. */
+	const k8s_ip_t *externals; /*!< external_count addresses: externalIPs, then ingress IPs, each once. */
 	k8s_addr_t addrs[];
 } k8s_block_t;
 
@@ -155,6 +167,18 @@ size_t k8s_addr_label(const k8s_block_t *svc, const k8s_addr_t *addr, uint8_t ou
 
 /*! \brief The wire labels of a record's source cluster id (clusterset), and their size. */
 const uint8_t *k8s_addr_cluster(const k8s_block_t *svc, const k8s_addr_t *addr, size_t *size);
+
+/*! \brief The wire labels (no root label) of the block's \a i-th topology zone, and their size. */
+static inline const uint8_t *k8s_block_topo(const k8s_block_t *svc, size_t i, size_t *size)
+{
+	const uint8_t *labels = svc->strings + svc->topo[i];
+	size_t len = 0;
+	while (labels[len] != 0) {
+		len += 1 + labels[len];
+	}
+	*size = len;
+	return labels;
+}
 
 /*!
  * \brief Finds the endpoint records with a label (and cluster id, in the clusterset zone).
@@ -212,6 +236,7 @@ size_t k8s_svc_owner(const char *ns, const char *name, uint8_t out[128]);
 typedef struct {
 	k8s_ip_t ip;
 	uint32_t cluster;       /*!< Index into the block's sorted cluster ids (records.c drafts with its own). */
+	uint32_t topo;          /*!< 1 + index into the block's topology zones, 0: none (cluster zone). */
 	bool explicit_label;    /*!< Hostname or pod name, as opposed to the dashed address. */
 	uint8_t label[64];      /*!< Wire label (explicit or derived). */
 	uint32_t ports;         /*!< records.c's while drafting: which ports the endpoint has. */
@@ -263,6 +288,12 @@ typedef struct {
 	size_t capped;
 	const k8s_ip_t *ingress;       /*!< Load-balancer IPs, at most K8S_INGRESS_MAX. */
 	size_t ingress_count;
+	const uint8_t *topo_wire;      /*!< Distinct topology zones, wire names one after another. */
+	size_t topo_count;             /*!< At most K8S_MAX_TOPOS. */
+	size_t topo_bytes;
+	const k8s_ip_t *externals;     /*!< External addresses, distinct, at most K8S_EXTERNAL_MAX. */
+	size_t external_count;
+	size_t external_listed;        /*!< The Service's external addresses, repeats included. */
 } k8s_block_parts_t;
 
 /*! \brief Lays out a block in one allocation; NULL without memory or past 4 GiB. */

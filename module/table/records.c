@@ -36,6 +36,9 @@ static void draft_free(draft_t *d)
 	free(d->ep_ports);
 	free(d->clusters);
 	free(d->cluster_wire);
+	free(d->topos);
+	free(d->topo_wire);
+	free(d->externals);
 }
 
 /*! \brief Orders addresses (a qsort() comparator of k8s_ip_t). */
@@ -71,6 +74,49 @@ static int cluster_add(draft_t *d, const char *id, uint32_t *index)
 	}
 	*index = d->cluster_count;
 	d->clusters[d->cluster_count++] = id;
+	return KNOT_EOK;
+}
+
+/*!
+ * \brief 1 + the index of an endpoint's topology zone among the block's (noted if new), 0
+ * for none or past K8S_MAX_TOPOS (a few zones a service: a list is enough).
+ */
+static uint32_t topo_index(draft_t *d, const char *zone)
+{
+	if (zone == NULL) {
+		return 0;
+	}
+	for (size_t i = 0; i < d->topo_count; i++) {
+		if (strcmp(d->topos[i], zone) == 0) {
+			return i + 1;
+		}
+	}
+	if (d->topo_count >= K8S_MAX_TOPOS ||
+	    !records_grow((void **)&d->topos, &d->topo_cap, d->topo_count, sizeof(char *))) {
+		return 0;  // Out of memory: the endpoint has no zone, which only zonal names see.
+	}
+	d->topos[d->topo_count++] = zone;
+	return d->topo_count;
+}
+
+/*! \brief The topology zones in wire form, for the block's strings. */
+static int topo_wire(draft_t *d)
+{
+	if (d->topo_count == 0) {
+		return KNOT_EOK;
+	}
+	d->topo_wire = malloc(d->topo_count * KNOT_DNAME_MAXLEN);
+	if (d->topo_wire == NULL) {
+		return KNOT_ENOMEM;
+	}
+	for (size_t i = 0; i < d->topo_count; i++) {
+		// The decoder keeps only zones that are DNS names: each converts.
+		uint8_t *at = d->topo_wire + d->topo_bytes;
+		if (knot_dname_from_str(at, d->topos[i], KNOT_DNAME_MAXLEN) == NULL) {
+			return KNOT_EINVAL;
+		}
+		d->topo_bytes += knot_dname_size(at);
+	}
 	return KNOT_EOK;
 }
 
@@ -113,6 +159,8 @@ static int add_slice(draft_t *d, const k8s_slice_t *slice, bool all_ready, bool 
 			label = ep->target;
 		}
 		k8s_block_ent_init(&d->eps[d->ep_count], &ep->ip, cluster_idx, label);
+		// Zonal names are not defined in the clusterset zone (CoreDNS's zonal option).
+		d->eps[d->ep_count].topo = (cluster == NULL) ? topo_index(d, ep->zone) : 0;
 		d->eps[d->ep_count++].ports = slice_idx;
 	}
 
@@ -314,7 +362,8 @@ static k8s_block_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
 	}
 
 	// The ports first: an endpoint's port set is made of their indices.
-	if (records_sort_ports(d) != KNOT_EOK || sort_endpoints(d) != KNOT_EOK) {
+	if (records_sort_ports(d) != KNOT_EOK || sort_endpoints(d) != KNOT_EOK ||
+	    topo_wire(d) != KNOT_EOK) {
 		return NULL;
 	}
 	k8s_ip_t *answer = NULL;
@@ -349,10 +398,39 @@ static k8s_block_t *assemble(draft_t *d, k8s_zone_t zone, k8s_svc_type_t type,
 		.capped = d->capped,
 		.ingress = d->ingress,
 		.ingress_count = d->ingress_count,
+		.topo_wire = d->topo_wire,
+		.topo_count = d->topo_count,
+		.topo_bytes = d->topo_bytes,
+		.externals = d->externals,
+		.external_count = d->external_count,
+		.external_listed = d->external_listed,
 	};
 	k8s_block_t *svc = k8s_block_new(&parts);
 	free(answer);
 	return svc;
+}
+
+/*! \brief The service's external addresses (k8s_external's), each once, in its order. */
+static int add_externals(draft_t *d, const k8s_service_t *svc)
+{
+	if (svc->external_count == 0) {
+		return KNOT_EOK;
+	}
+	d->externals = malloc(svc->external_count * sizeof(*d->externals));
+	if (d->externals == NULL) {
+		return KNOT_ENOMEM;
+	}
+	for (uint8_t i = 0; i < svc->external_count; i++) {
+		bool dup = false;
+		for (size_t j = 0; j < d->external_count && !dup; j++) {
+			dup = k8s_ip_cmp(&d->externals[j], &svc->externals[i]) == 0;
+		}
+		if (!dup) {
+			d->externals[d->external_count++] = svc->externals[i];
+		}
+	}
+	d->external_listed = svc->external_count;
+	return KNOT_EOK;
 }
 
 bool k8s_records_external_ip(const k8s_service_t *svc, k8s_ip_t *ip)
@@ -380,6 +458,9 @@ k8s_block_t *k8s_records_service(const k8s_service_t *svc, const k8s_slice_t *co
 	k8s_block_t *block = NULL;
 	const char *target = NULL;
 	bool headless = svc->type == K8S_SVC_HEADLESS;
+	if (add_externals(&d, svc) != KNOT_EOK) {
+		goto out;
+	}
 
 	if (svc->type == K8S_SVC_EXTERNALNAME) {
 		k8s_ip_t ip;

@@ -74,6 +74,13 @@ typedef struct {
 	size_t capped;          /*!< Records and ports left out at the caps. */
 	const k8s_ip_t *ingress; /*!< Load-balancer IPs (point into the service). */
 	size_t ingress_count;
+	const char **topos;     /*!< Distinct topology zones of the endpoints (point into the objects). */
+	size_t topo_count, topo_cap;
+	uint8_t *topo_wire;     /*!< Them in wire form, in order. */
+	size_t topo_bytes;
+	k8s_ip_t *externals;    /*!< External addresses, each once, in the service's order. */
+	size_t external_count;
+	size_t external_listed; /*!< The service's, repeats included. */
 } draft_t;
 
 /*!

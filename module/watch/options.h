@@ -80,6 +80,7 @@
 	X(NO_ENDPOINTS, "\x0c""no-endpoints", YP_TBOOL, V_NONE, YP_FNONE, NULL, \
 	  (W_READ, 9, K8S_WCONF_BOOL, K8S_WCONF_HELD, no_endpoints)) \
 	X(IGNORE_EMPTY, "\x14""ignore-empty-service", YP_TBOOL, V_NONE, YP_FNONE, NULL, (W_NONE, 0)) \
+	X(ZONAL, "\x05""zonal", YP_TBOOL, V_NONE, YP_FNONE, NULL, (W_NONE, 0)) \
 	X(PODS, "\x04""pods", YP_TOPT, V_OPT(pods_modes, K8S_PODS_INSECURE), YP_FNONE, NULL, \
 	  (W_NONE, 0)) \
 	X(UPSTREAM, "\x08""upstream", YP_TADDR, V_ADDR(53), YP_FNONE, check_upstream, (W_NONE, 0)) \
@@ -136,6 +137,31 @@
 	  NULL, (W_NONE, 0)) \
 	X(KUBEDNS_CONFIG, "\x0f""kube-dns-config", YP_TSTR, V_NONE, YP_FNONE, \
 	  k8s_forward_check_kubedns, (W_NONE, 0)) \
+	X(HOSTS_FILE, "\x0a""hosts-file", YP_TSTR, V_NONE, YP_FNONE, k8s_hosts_check_file, \
+	  (W_NONE, 0)) \
+	X(HOSTS_CONFIGMAP, "\x0f""hosts-configmap", YP_TSTR, V_NONE, YP_FNONE, \
+	  k8s_hosts_check_configmap, \
+	  (W_READ, 14, K8S_WCONF_STR, K8S_WCONF_HELD, hosts_configmap)) \
+	X(HOSTS_ENTRY, "\x0b""hosts-entry", YP_TSTR, V_NONE, YP_FMULTI, k8s_hosts_check_entry, \
+	  (W_NONE, 0)) \
+	X(HOSTS_ZONE, "\x0a""hosts-zone", YP_TDNAME, V_NONE, YP_FMULTI, NULL, (W_NONE, 0)) \
+	X(HOSTS_TTL, "\x09""hosts-ttl", YP_TINT, V_INT(1, 65535, 3600), YP_FNONE, NULL, \
+	  (W_NONE, 0)) \
+	X(HOSTS_RELOAD, "\x0c""hosts-reload", YP_TINT, V_TIME(0, 86400, 5), YP_FNONE, NULL, \
+	  (W_NONE, 0)) \
+	X(HOSTS_NO_REVERSE, "\x10""hosts-no-reverse", YP_TBOOL, V_NONE, YP_FNONE, NULL, \
+	  (W_NONE, 0)) \
+	X(HOSTS_FALLTHROUGH, "\x11""hosts-fallthrough", YP_TDNAME, V_NONE, YP_FMULTI, NULL, \
+	  (W_NONE, 0)) \
+	X(HOSTS_FALL_UNSUPPORTED, "\x1d""hosts-fallthrough-unsupported", YP_TBOOL, V_NONE, \
+	  YP_FNONE, NULL, (W_NONE, 0)) \
+	X(EXTERNAL_ZONE, "\x0d""external-zone", YP_TDNAME, V_NONE, YP_FMULTI, NULL, (W_NONE, 0)) \
+	X(EXTERNAL_APEX, "\x0d""external-apex", YP_TSTR, V_STR("dns"), YP_FNONE, check_external_apex, \
+	  (W_NONE, 0)) \
+	X(EXTERNAL_TTL, "\x0c""external-ttl", YP_TINT, V_TIME(0, 3600, 5), YP_FNONE, NULL, \
+	  (W_NONE, 0)) \
+	X(EXTERNAL_HEADLESS, "\x11""external-headless", YP_TBOOL, V_NONE, YP_FNONE, NULL, \
+	  (W_NONE, 0)) \
 	X(METRICS_LISTEN, "\x0e""metrics-listen", YP_TADDR, V_NONE, YP_FNONE, check_listen, \
 	  (W_NONE, 0)) \
 	X(LAMEDUCK_FILE, "\x0d""lameduck-file", YP_TSTR, V_NONE, YP_FNONE, k8s_ops_check_lameduck, \

@@ -51,6 +51,7 @@ typedef struct {
 	unsigned absent_retry_s;       /*!< Look for a missing optional resource this often (0: default). */
 	const char *snapshot;          /*!< The warm restart's snapshot file, or NULL: none. */
 	unsigned snapshot_max_age_s;   /*!< An older snapshot is not served (0: no limit). */
+	const char *hosts_configmap;   /*!< "<namespace>/<name>/<key>" of the hosts table, or NULL. */
 } k8s_watcher_conf_t;
 
 /*! \brief What a field holds, and so how it is read, compared, copied and freed. */

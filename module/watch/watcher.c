@@ -31,6 +31,7 @@
 #include "api/apiclient.h"
 #include "lib/bulk.h"
 #include "api/kubeconfig.h"
+#include "store/configmaps.h"
 #include "store/snapshot.h"
 #include "watch/watcher.h"
 #include "watch/watcher_metrics.h"
@@ -147,31 +148,67 @@ static void load_settings(k8s_watcher_t *w, uint64_t now)
 	w->api_ready = true;
 }
 
+/*!
+ * \brief The namespace and name of an aside source's ConfigMap (the settings checked
+ * them: k8s_hosts_check_configmap()); false if the settings name none.
+ */
+static bool configmap_of(const k8s_watcher_t *w, int src, char ns[64], char name[254])
+{
+	if (src == K8S_SRC_KUBEDNS_CM) {
+		snprintf(ns, 64, "%s", K8S_KUBEDNS_CM_NAMESPACE);
+		snprintf(name, 254, "%s", K8S_KUBEDNS_CM_NAME);
+		return true;
+	}
+	// "<namespace>/<name>/<key>"
+	const char *value = w->conf.hosts_configmap;
+	const char *slash = (value != NULL) ? strchr(value, '/') : NULL;
+	const char *key = (slash != NULL) ? strchr(slash + 1, '/') : NULL;
+	if (src != K8S_SRC_HOSTS_CM || key == NULL || slash - value >= 64 || key - slash - 1 >= 254) {
+		return false;
+	}
+	snprintf(ns, 64, "%.*s", (int)(slash - value), value);
+	snprintf(name, 254, "%.*s", (int)(key - slash - 1), slash + 1);
+	return true;
+}
+
 static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
 {
+	char cm_ns[64] = "", cm_name[254] = "";
+	bool hosts_cm = configmap_of(w, K8S_SRC_HOSTS_CM, cm_ns, cm_name);
 	// The settings the resources' selectors refer to.
 	const char *opts[K8S_SEL_COUNT] = {
 		[K8S_SEL_LABELS] = w->conf.labels,
 		[K8S_SEL_NAMESPACE_LABELS] = w->conf.namespace_labels,
 		[K8S_SEL_NODE_NAME] = w->conf.node_name,
+		[K8S_SEL_HOSTS_CM_NS] = hosts_cm ? cm_ns : NULL,
+		[K8S_SEL_HOSTS_CM_NAME] = hosts_cm ? cm_name : NULL,
 	};
 	for (int src = 0; src < K8S_SRC_COUNT; src++) {
 		if (w->reflectors[src] != NULL || !watcher_wanted(w, src, needs)) {
 			continue;
 		}
-		char selector[1024], field[300], paths[2][256];
+		const k8s_resource_t *res = &k8s_resources[src];
+		char selector[1024], field[300], paths[2][256], ns[64], name[254];
+		if (res->aside && !w->cm_held[src]) {
+			if (!configmap_of(w, src, ns, name) ||
+			    k8s_configmaps_hold(ns, name) != KNOT_EOK) {
+				continue;
+			}
+			w->cm_held[src] = true;
+		}
 		k8s_resource_selectors(src, opts, selector, sizeof(selector), field, sizeof(field));
 		k8s_reflector_conf_t rconf = {
-			.kind = k8s_resources[src].kind,
+			.kind = res->kind,
 			.source = src,
 			.label_selector = (selector[0] != '\0') ? selector : NULL,
 			.field_selector = (field[0] != '\0') ? field : NULL,
-			.optional = k8s_resources[src].optional,
+			.optional = res->optional,
+			.forbidden_absent = res->aside,
 			.stall_s = w->conf.stall_s,
 			.absent_retry_s = w->conf.absent_retry_s,
 		};
 		for (unsigned v = 0; v < 2; v++) {
-			if (k8s_resource_path(src, v, paths[v], sizeof(paths[v])) == KNOT_EOK) {
+			if (k8s_resource_path(src, v, opts, paths[v], sizeof(paths[v])) == KNOT_EOK) {
 				rconf.paths[v] = paths[v];
 			}
 		}
@@ -181,6 +218,45 @@ static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
 			k8s_logf(&w->log, LOG_ERR, "cannot watch %s (%s)", k8s_resource_name(src),
 			         knot_strerror(KNOT_ENOMEM));
 		}
+	}
+}
+
+/*!
+ * \brief Puts the ConfigMaps read aside on the board: after their LIST, then when their
+ * content changes (a digest compared per round: a handful of objects). Only this
+ * watcher's changes: two watchers of two API servers holding one name do not take
+ * turns each round.
+ */
+static void publish_configmaps(k8s_watcher_t *w)
+{
+	for (int src = 0; src < K8S_SRC_COUNT; src++) {
+		char ns[64], name[254];
+		if (!w->cm_held[src] || !watcher_synced(w, src) || !configmap_of(w, src, ns, name)) {
+			continue;
+		}
+		const k8s_configmap_t *cm =
+			(const k8s_configmap_t *)k8s_store_get(w->store, src, ns, name);
+		uint64_t digest = k8s_configmaps_digest(cm);
+		if (w->cm_published[src] && digest == w->cm_digest[src]) {
+			continue;
+		}
+		w->cm_published[src] = true;
+		w->cm_digest[src] = digest;
+		if (k8s_configmaps_publish(ns, name, cm)) {
+			k8s_logf(&w->log, LOG_INFO, "configmap %s/%s %s", ns, name,
+			         (cm != NULL) ? "read" : "absent");
+		}
+	}
+}
+
+static void release_configmaps(k8s_watcher_t *w)
+{
+	for (int src = 0; src < K8S_SRC_COUNT; src++) {
+		char ns[64], name[254];
+		if (w->cm_held[src] && configmap_of(w, src, ns, name)) {
+			k8s_configmaps_release(ns, name);
+		}
+		w->cm_held[src] = false;
 	}
 }
 
@@ -359,6 +435,7 @@ static void *watcher_main(void *arg)
 		if (k8s_store_dirty(w->store)) {
 			k8s_store_commit(w->store, watcher_wall_ns());
 		}
+		publish_configmaps(w);
 		if (w->table.ptr_deferred && k8s_table_index_ptrs(&w->table) == KNOT_EOK) {
 			k8s_logf(&w->log, LOG_NOTICE, "the PTR index is built, the reverse zones answer");
 		}
@@ -398,6 +475,7 @@ static void watcher_free(k8s_watcher_t *w)
 	if (w->multi != NULL) {
 		curl_multi_cleanup(w->multi);
 	}
+	release_configmaps(w);
 	k8s_store_free(w->store);
 	if (w->predecessor != NULL) {
 		k8s_watcher_release(w->predecessor);

@@ -66,6 +66,10 @@ struct k8s_watcher {
 	uint64_t settings_retry_ms;
 	k8s_reflector_t *reflectors[K8S_SRC_COUNT];
 	k8s_store_t *store;
+	/* The ConfigMaps read for the glue (aside sources): held on the board while read. */
+	bool cm_held[K8S_SRC_COUNT];
+	bool cm_published[K8S_SRC_COUNT];   /*!< Published since its LIST. */
+	uint64_t cm_digest[K8S_SRC_COUNT];  /*!< Of the object published, 0: none. */
 	uint64_t stats_ms;
 
 	/* The warm restart's snapshot (owned by the thread). */
@@ -114,11 +118,12 @@ static inline bool watcher_synced(const k8s_watcher_t *w, k8s_source_t src)
 	return w->reflectors[src] != NULL && k8s_reflector_stats(w->reflectors[src])->synced;
 }
 
-/*! \brief Whether every wanted source is synced. */
+/*! \brief Whether every wanted source is synced (the ConfigMaps read aside are not waited for). */
 static inline bool watcher_all_synced(const k8s_watcher_t *w, unsigned needs)
 {
 	for (int src = 0; src < K8S_SRC_COUNT; src++) {
-		if (watcher_wanted(w, src, needs) && !watcher_synced(w, src)) {
+		if (watcher_wanted(w, src, needs) && !k8s_resources[src].aside &&
+		    !watcher_synced(w, src)) {
 			return false;
 		}
 	}

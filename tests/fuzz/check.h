@@ -152,6 +152,31 @@ static inline void check_svc(const k8s_block_t *svc)
 	}
 	CHECK(svc->cluster_count == 0 || svc->zone == K8S_ZONE_CLUSTERSET);
 	CHECK(svc->type != K8S_SVC_EXTERNALNAME || svc->addr_count == 0);
+	// Topology zones (zonal names): cluster-zone blocks, names inside, each once.
+	CHECK(svc->topo_count == 0 || svc->zone == K8S_ZONE_CLUSTER);
+	CHECK(svc->topo_count <= K8S_MAX_TOPOS);
+	CHECK(check_inside(svc, svc->size, svc->topo, (size_t)svc->topo_count * sizeof(*svc->topo)));
+	for (uint16_t i = 0; i < svc->topo_count; i++) {
+		check_dname(svc, svc->strings + svc->topo[i]);
+		size_t a_size, b_size;
+		const uint8_t *a = k8s_block_topo(svc, i, &a_size);
+		for (uint16_t j = 0; j < i; j++) {
+			const uint8_t *b = k8s_block_topo(svc, j, &b_size);
+			CHECK(a_size != b_size || memcmp(a, b, a_size) != 0);
+		}
+	}
+	// External addresses (k8s_external): inside, each once.
+	CHECK(svc->external_count <= K8S_EXTERNAL_MAX);
+	CHECK((svc->external_count == 0) == (svc->externals == NULL));
+	CHECK(svc->external_count == 0 ||
+	      check_inside(svc, svc->size, svc->externals,
+	                   (size_t)svc->external_count * sizeof(*svc->externals)));
+	for (uint8_t i = 0; i < svc->external_count; i++) {
+		check_ip_len(svc->externals[i].family);
+		for (uint8_t j = 0; j < i; j++) {
+			CHECK(k8s_ip_cmp(&svc->externals[i], &svc->externals[j]) != 0);
+		}
+	}
 
 	for (uint32_t i = 0; i < svc->addr_count; i++) {
 		const k8s_addr_t *addr = &svc->addrs[i];
@@ -179,6 +204,9 @@ static inline void check_svc(const k8s_block_t *svc)
 			cluster = k8s_addr_cluster(svc, addr, &cluster_size);
 			CHECK(cluster != NULL);
 			CHECK(k8s_svc_has_cluster(svc, cluster, cluster_size));
+		}
+		if (svc->zone == K8S_ZONE_CLUSTER) {
+			CHECK(addr->topo <= svc->topo_count);
 		}
 		size_t count = 0;
 		const k8s_addr_t *run = k8s_svc_endpoints(svc, cluster, cluster_size, label, &count);

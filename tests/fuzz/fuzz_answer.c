@@ -52,8 +52,9 @@ static const struct {
 	   "\"spec\":{\"clusterIP\":\"None\"}}"),
 	EV(K8S_SRC_SLICES, "{\"metadata\":{\"name\":\"db-v4\",\"namespace\":\"shop\","
 	   "\"labels\":{\"kubernetes.io/service-name\":\"db\"}},\"addressType\":\"IPv4\","
-	   "\"endpoints\":[{\"addresses\":[\"10.244.1.7\"],\"hostname\":\"db-0\"},"
-	   "{\"addresses\":[\"10.244.1.8\"],\"hostname\":\"db-1\"},{\"addresses\":[\"10.244.1.9\"]},"
+	   "\"endpoints\":[{\"addresses\":[\"10.244.1.7\"],\"hostname\":\"db-0\",\"zone\":\"zone-a\"},"
+	   "{\"addresses\":[\"10.244.1.8\"],\"hostname\":\"db-1\",\"zone\":\"corp.example\"},"
+	   "{\"addresses\":[\"10.244.1.9\"],\"zone\":\"zone-a\"},"
 	   "{\"addresses\":[\"10.244.1.10\"],\"conditions\":{\"ready\":false},\"hostname\":\"db-2\"}],"
 	   "\"ports\":[{\"name\":\"pg\",\"port\":5432}]}"),
 	// A rollout: db-0 in a second slice with another number, db-3 there only.
@@ -66,6 +67,13 @@ static const struct {
 	   "\"labels\":{\"kubernetes.io/service-name\":\"db\"}},\"addressType\":\"IPv6\","
 	   "\"endpoints\":[{\"addresses\":[\"fd00::7\"],\"hostname\":\"db-0\"}],"
 	   "\"ports\":[{\"name\":\"pg\",\"port\":5432}]}"),
+	// External addresses (k8s_external): the spec's and the load balancer's.
+	EV(K8S_SRC_SERVICES, "{\"metadata\":{\"name\":\"lb\",\"namespace\":\"shop\"},"
+	   "\"spec\":{\"type\":\"LoadBalancer\",\"clusterIPs\":[\"10.96.2.2\"],"
+	   "\"externalIPs\":[\"192.0.2.10\"],\"ports\":[{\"name\":\"http\",\"port\":80}]},"
+	   "\"status\":{\"loadBalancer\":{\"ingress\":[{\"ip\":\"198.51.100.7\"},{\"ip\":\"2001:db8::7\"}]}}}"),
+	EV(K8S_SRC_SERVICES, "{\"metadata\":{\"name\":\"kube-dns\",\"namespace\":\"kube-system\"},"
+	   "\"spec\":{\"clusterIPs\":[\"10.96.0.10\"],\"externalIPs\":[\"203.0.113.53\"]}}"),
 	EV(K8S_SRC_SERVICES, "{\"metadata\":{\"name\":\"ext\",\"namespace\":\"shop\"},"
 	   "\"spec\":{\"type\":\"ExternalName\",\"externalName\":\"www.example.com\"}}"),
 	EV(K8S_SRC_SERVICES, "{\"metadata\":{\"name\":\"alias\",\"namespace\":\"shop\"},"
@@ -97,6 +105,7 @@ static const char *const tokens[] = {
 	"clusterset", "search", "db-0", "db-1", "db-2", "db-3", "10-244-1-7", "10-244-1-9", "fd00--7",
 	"10-96-1-1", "cluster-a", "cluster-b", "east", "prod", "myfed", "dns-version", "example",
 	"com", "ap", "k8s", "io", "*", GEN_LONG63,
+	"lb", "_zone", "pin", "prefer", "zone-a", "corp", "ns1", "org",
 };
 
 static const char *const ips[] = {
@@ -109,7 +118,8 @@ static const uint16_t qtypes[] = {
 	KNOT_RRTYPE_CNAME, KNOT_RRTYPE_ANY, KNOT_RRTYPE_NS, KNOT_RRTYPE_SOA, KNOT_RRTYPE_MX,
 };
 
-enum { ROLE_CLUSTER, ROLE_CLUSTERSET, ROLE_REVERSE4, ROLE_REVERSE6, ROLE_AUTOPATH, ROLE_COUNT };
+enum { ROLE_CLUSTER, ROLE_CLUSTERSET, ROLE_REVERSE4, ROLE_REVERSE6, ROLE_AUTOPATH, ROLE_EXTERNAL,
+       ROLE_COUNT };
 
 static knot_dname_t *zones[ROLE_COUNT];
 static k8s_federation_t federation;
@@ -130,6 +140,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *names[ROLE_COUNT] = {
 		"cluster.local.", "clusterset.local.", "in-addr.arpa.", "ip6.arpa.", "ap.k8s.io.",
+		"example.org.",
 	};
 	for (int i = 0; i < ROLE_COUNT; i++) {
 		zones[i] = knot_dname_from_str_alloc(names[i]);
@@ -202,7 +213,8 @@ static void ask(fz_t *f, const k8s_table_t *table, const k8s_answer_conf_t *base
 	conf.zone = zones[role];
 	conf.role = (role == ROLE_CLUSTER) ? K8S_ROLE_CLUSTER :
 	            (role == ROLE_CLUSTERSET) ? K8S_ROLE_CLUSTERSET :
-	            (role == ROLE_AUTOPATH) ? K8S_ROLE_AUTOPATH : K8S_ROLE_REVERSE;
+	            (role == ROLE_AUTOPATH) ? K8S_ROLE_AUTOPATH :
+	            (role == ROLE_EXTERNAL) ? K8S_ROLE_EXTERNAL : K8S_ROLE_REVERSE;
 
 	knot_pkt_clear(query);
 	CHECK(knot_pkt_put_question(query, qname, KNOT_CLASS_IN, qtype) == KNOT_EOK);
@@ -307,6 +319,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.autopath_option = (opts & 16) ? 65001 : 0,
 		.federations = &federation,
 		.federation_count = (opts & 32) ? 1 : 0,
+		.zonal = opts & 64,
+		.ext_apex = (const uint8_t *)"\x03" "dns",
+		.ext_ttl = 10,
+		.ext_headless = opts & 128,
 	};
 	for (unsigned q = 0; q < QUERIES_MAX && f.n > 0; q++) {
 		ask(&f, table, &conf);

@@ -139,6 +139,18 @@ static void records(const k8s_object_t *obj, const k8s_records_conf_t *rc)
 		}
 		break;
 	}
+	case K8S_CONFIGMAP: {
+		// Within the caps, every key valid and found, every value whole (no NUL in it).
+		const k8s_configmap_t *cm = (const k8s_configmap_t *)obj;
+		CHECK(cm->count <= K8S_CONFIGMAP_KEYS_MAX && (cm->count == 0) == (cm->data == NULL));
+		for (uint16_t i = 0; i < cm->count; i++) {
+			const k8s_cm_entry_t *e = &cm->data[i];
+			CHECK(k8s_configmap_key_valid(e->key, strlen(e->key)));
+			CHECK(e->len <= K8S_CONFIGMAP_VALUE_MAX && strlen(e->value) == e->len);
+			CHECK(k8s_configmap_get(cm, e->key) != NULL);
+		}
+		break;
+	}
 	case K8S_CLUSTERPROPERTY:
 		// No value (or an empty one) is NULL: the property says nothing.
 		CHECK(((const k8s_clusterproperty_t *)obj)->value == NULL ||

@@ -80,7 +80,9 @@ static void model_apply(unsigned source, int type, const char *key, bool filtere
 	const char *name = slash + 1;
 	CHECK(strlen(name) < sizeof(model[0].name));
 
-	bool namespaced = source != K8S_SRC_CLUSTERPROPS && source != K8S_SRC_NODES;
+	// The ConfigMaps read aside are no namespace's DNS data: the namespaces option keeps them.
+	bool namespaced = source != K8S_SRC_CLUSTERPROPS && source != K8S_SRC_NODES &&
+	                  !k8s_resources[source].aside;
 	const char *scope = (source == K8S_SRC_NAMESPACES) ? name : ns;
 	bool exposed = !filtered || strcmp(scope, filter[0]) == 0 || strcmp(scope, filter[1]) == 0;
 	model_t *m = model_find(source, ns, name);

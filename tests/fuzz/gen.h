@@ -280,6 +280,21 @@ static inline void gen_node(gen_buf_t *b, fz_t *f)
 	gen_add(b, "}}");
 }
 
+static inline void gen_configmap(gen_buf_t *b, fz_t *f)
+{
+	static const char *const keys[] = { "NodeHosts", "stubDomains", "upstreamNameservers",
+	                                    "Corefile", "a.b-c_d", "bad/key" };
+	static const char *const values[] = { "", "10.0.0.1 node-1\\n", "{\\\"a\\\": 1}",
+	                                      "[\\\"10.0.0.2\\\"]", "x\\u0000y" };
+	gen_meta(b, f, true, "");
+	unsigned count = fz_pick(f, 4);
+	gen_add(b, ",\"data\":{");
+	for (unsigned i = 0; i < count; i++) {
+		gen_add(b, "%s\"%s\":\"%s\"", i > 0 ? "," : "", FZ_PICK(f, keys), FZ_PICK(f, values));
+	}
+	gen_add(b, "}");
+}
+
 /*! \brief Kind of the objects of each store source. */
 static const k8s_kind_t gen_source_kind[K8S_SRC_COUNT] = {
 	[K8S_SRC_NAMESPACES] = K8S_NAMESPACE,
@@ -290,6 +305,8 @@ static const k8s_kind_t gen_source_kind[K8S_SRC_COUNT] = {
 	[K8S_SRC_MCS_SLICES] = K8S_ENDPOINTSLICE,
 	[K8S_SRC_CLUSTERPROPS] = K8S_CLUSTERPROPERTY,
 	[K8S_SRC_NODES] = K8S_NODE,
+	[K8S_SRC_KUBEDNS_CM] = K8S_CONFIGMAP,
+	[K8S_SRC_HOSTS_CM] = K8S_CONFIGMAP,
 };
 
 /*! \brief The JSON of an object of \a kind, its fields taken from the input. */
@@ -302,6 +319,7 @@ static inline void gen_object(gen_buf_t *b, fz_t *f, k8s_kind_t kind)
 	case K8S_POD:           gen_pod(b, f); break;
 	case K8S_SERVICEIMPORT: gen_import(b, f); break;
 	case K8S_NODE:          gen_node(b, f); break;
+	case K8S_CONFIGMAP:     gen_configmap(b, f); break;
 	case K8S_NAMESPACE:
 		gen_add(b, "\"metadata\":{\"name\":\"%s\"}", FZ_PICK(f, gen_namespaces));
 		break;

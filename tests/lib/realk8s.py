@@ -793,17 +793,19 @@ COREFILE = """\
         pods {pods}
         ttl {ttl}
         multicluster clusterset.local
-    }}
+{kubernetes_extra}    }}
 {extra}}}
 """
 
 
 class CoreDNS(dig.Server):
-    """CoreDNS (tests/realk8s/build) with its kubernetes plugin on the same control plane."""
+    """CoreDNS (tests/realk8s/build) with its kubernetes plugin on the same control plane:
+    `kubernetes_extra` are lines in its kubernetes block, `extra` lines after it."""
 
     address = "127.0.0.1"
 
-    def __init__(self, plane, kubeconfig=None, ttl=5, extra="", pods="insecure"):
+    def __init__(self, plane, kubeconfig=None, ttl=5, extra="", pods="insecure",
+                 kubernetes_extra=""):
         self.binary = binaries(("coredns",))["coredns"]
         self.plane = plane
         self.dir = tempfile.mkdtemp(prefix="coredns-", dir=plane.workdir)
@@ -812,6 +814,7 @@ class CoreDNS(dig.Server):
         self.corefile = os.path.join(self.dir, "Corefile")
         with open(self.corefile, "w", encoding="utf-8") as f:
             f.write(COREFILE.format(port=self.port, ttl=ttl, extra=extra, pods=pods,
+                                    kubernetes_extra=kubernetes_extra,
                                     kubeconfig=kubeconfig or plane.admin_kubeconfig))
         self.process = None
 

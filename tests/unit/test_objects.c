@@ -120,6 +120,14 @@ static const char *IMPORT_WEB =
 	"  'sessionAffinity':'None','ipFamilies':['IPv4']},"
 	" 'status':{'clusters':[{'cluster':'cluster-a'},{'cluster':'cluster-b'}]}}";
 
+/* kube-dns's ConfigMap as kubectl writes it (its values JSON text), and k3s's NodeHosts. */
+static const char *KUBE_DNS_CM =
+	"{'kind':'ConfigMap','apiVersion':'v1','metadata':{'name':'kube-dns','namespace':'kube-system',"
+	"'resourceVersion':'812','labels':{'addonmanager.kubernetes.io/mode':'EnsureExists'}},"
+	"'data':{'stubDomains':'{\\'corp.example\\': [\\'10.150.0.1\\']}',"
+	"'upstreamNameservers':'[\\'10.0.0.2\\']','NodeHosts':'192.168.1.10 node-1\\n'},"
+	"'binaryData':{'blob':'AAEC'}}";
+
 static const char *CLUSTER_ID =
 	"{'apiVersion':'about.k8s.io/v1alpha1','kind':'ClusterProperty',"
 	" 'metadata':{'name':'cluster.clusterset.k8s.io','resourceVersion':'77','uid':'u',"
@@ -341,6 +349,68 @@ static void a_load_balancer_keeps_its_first_two_ingress_ips_and_they_change_the_
 	assert_true(obj->digest != plain->digest);
 	k8s_object_free(obj);
 	k8s_object_free(plain);
+}
+
+static void external_addresses_are_the_specs_then_the_load_balancers(void **state)
+{
+	// As CoreDNS's ExternalIPs (k8s_external): spec.externalIPs first, then ingress IPs.
+	k8s_object_t *plain = decode_ok(K8S_SERVICE, SVC_DUAL);
+	assert_int_equal(SVC(plain)->external_count, 0);
+	assert_null(SVC(plain)->externals);
+	char *text = edit(SVC_DUAL, "'loadBalancer':{}", "'loadBalancer':{'ingress':[{'hostname':'lb.example.com'},"
+	                  "{'ip':'104.32.64.128'},{'ip':'2001:db8::1'}]}");
+	k8s_object_t *obj = decode_edit(K8S_SERVICE, text, "'type':'ClusterIP'",
+	                                "'type':'LoadBalancer','externalIPs':['192.0.2.7','bad','192.0.2.8']");
+	free(text);
+	assert_int_equal(SVC(obj)->external_count, 4);
+	assert_ip(&SVC(obj)->externals[0], "192.0.2.7");
+	assert_ip(&SVC(obj)->externals[1], "192.0.2.8");
+	assert_ip(&SVC(obj)->externals[2], "104.32.64.128");
+	assert_ip(&SVC(obj)->externals[3], "2001:db8::1");
+	assert_true(obj->digest != plain->digest);
+	k8s_object_free(obj);
+	// A headless service (k8s_external's headless option) keeps them too.
+	obj = decode_edit(K8S_SERVICE, SVC_HEADLESS, "'clusterIPs':['None']",
+	                  "'clusterIPs':['None'],'externalIPs':['192.0.2.9']");
+	assert_int_equal(SVC(obj)->external_count, 1);
+	k8s_object_free(obj);
+	k8s_object_free(plain);
+
+	// At most K8S_EXTERNAL_MAX.
+	char many[8192] = "";
+	for (int i = 0; i < K8S_EXTERNAL_MAX + 3; i++) {
+		sprintf(many + strlen(many), "%s'192.0.2.%d'", i > 0 ? "," : "", i);
+	}
+	char to[8300];
+	snprintf(to, sizeof(to), "'type':'ClusterIP','externalIPs':[%s]", many);
+	obj = decode_edit(K8S_SERVICE, SVC_DUAL, "'type':'ClusterIP'", to);
+	assert_int_equal(SVC(obj)->external_count, K8S_EXTERNAL_MAX);
+	k8s_object_free(obj);
+}
+
+static uint64_t digest_of(k8s_kind_t kind, const char *sq);
+static uint64_t digest_edit(k8s_kind_t kind, const char *sq, const char *from, const char *to);
+
+static void slice_endpoint_zone_is_kept_lowercase_when_a_dns_name(void **state)
+{
+	k8s_object_t *obj = decode_ok(K8S_ENDPOINTSLICE, SLICE_DB);
+	assert_string_equal(SLICE(obj)->endpoints[0].zone, "zone-1");
+	assert_null(SLICE(obj)->endpoints[1].zone);
+	k8s_object_free(obj);
+	obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'zone-1'", "'Corp.Example.COM'");
+	assert_string_equal(SLICE(obj)->endpoints[0].zone, "corp.example.com");
+	k8s_object_free(obj);
+	// One no query can name: absent (a label of 64, an underscore, an empty label).
+	const char *bad[] = { "'zone_1'", "'a..b'", "''",
+	                      "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		obj = decode_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'zone-1'", bad[i]);
+		assert_null(SLICE(obj)->endpoints[0].zone);
+		k8s_object_free(obj);
+	}
+	// The zone is digested: zonal names answer by it.
+	assert_int_not_equal(digest_edit(K8S_ENDPOINTSLICE, SLICE_DB, "'zone-1'", "'zone-2'"),
+	                     digest_of(K8S_ENDPOINTSLICE, SLICE_DB));
 }
 
 static void service_externalname_keeps_lowercase_target(void **state)
@@ -1101,6 +1171,97 @@ static void clusterproperty_keeps_name_and_value(void **state)
 	k8s_object_free(obj);
 }
 
+/* --- ConfigMap ----------------------------------------------------------------- */
+
+#define CM(o) ((k8s_configmap_t *)(o))
+
+static void configmap_keeps_its_data_keys_and_values(void **state)
+{
+	k8s_object_t *obj = decode_ok(K8S_CONFIGMAP, KUBE_DNS_CM);
+	assert_string_equal(obj->ns, "kube-system");
+	assert_string_equal(obj->name, "kube-dns");
+	assert_int_equal(CM(obj)->count, 3);  // binaryData is not read.
+	const k8s_cm_entry_t *e = k8s_configmap_get(CM(obj), "stubDomains");
+	assert_non_null(e);
+	assert_string_equal(e->value, "{\"corp.example\": [\"10.150.0.1\"]}");
+	assert_int_equal(e->len, strlen(e->value));
+	e = k8s_configmap_get(CM(obj), "NodeHosts");
+	assert_string_equal(e->value, "192.168.1.10 node-1\n");
+	assert_null(k8s_configmap_get(CM(obj), "nodehosts"));  // Keys are case-sensitive.
+	assert_null(k8s_configmap_get(CM(obj), "blob"));
+	k8s_object_free(obj);
+
+	// No data, or an empty one: no keys.
+	obj = decode_edit(K8S_CONFIGMAP, KUBE_DNS_CM, "'data':{", "'other':{");
+	assert_int_equal(CM(obj)->count, 0);
+	assert_null(CM(obj)->data);
+	k8s_object_free(obj);
+	obj = decode_ok(K8S_CONFIGMAP, "{'metadata':{'name':'e','namespace':'d'},'data':{'k':''}}");
+	assert_int_equal(CM(obj)->count, 1);
+	assert_string_equal(CM(obj)->data[0].value, "");
+	k8s_object_free(obj);
+}
+
+static void configmap_keys_are_checked_as_the_api_server_checks_them(void **state)
+{
+	assert_true(k8s_configmap_key_valid("Corefile", 8));
+	assert_true(k8s_configmap_key_valid("a-b_c.d", 7));
+	assert_true(k8s_configmap_key_valid(".hidden", 7));
+	assert_false(k8s_configmap_key_valid(".", 1));
+	assert_false(k8s_configmap_key_valid("..", 2));
+	assert_false(k8s_configmap_key_valid("", 0));
+	assert_false(k8s_configmap_key_valid("a/b", 3));
+	assert_false(k8s_configmap_key_valid("a b", 3));
+	char key[255];
+	memset(key, 'k', sizeof(key));
+	assert_true(k8s_configmap_key_valid(key, 253));
+	assert_false(k8s_configmap_key_valid(key, 254));
+
+	// An object the API could not have stored is skipped whole.
+	decode_edit_fails(K8S_CONFIGMAP, KUBE_DNS_CM, "'NodeHosts'", "'Node/Hosts'");
+	decode_edit_fails(K8S_CONFIGMAP, KUBE_DNS_CM, "'upstreamNameservers':'[\\'10.0.0.2\\']'",
+	                  "'upstreamNameservers':3");
+	decode_edit_fails(K8S_CONFIGMAP, KUBE_DNS_CM, "node-1", "node\\u0000-1");
+}
+
+static void configmap_over_its_caps_is_skipped(void **state)
+{
+	// K8S_CONFIGMAP_KEYS_MAX keys pass, one more does not.
+	size_t cap = K8S_CONFIGMAP_KEYS_MAX + 1;
+	char *text = malloc(64 + cap * 16);
+	assert_non_null(text);
+	for (size_t n = K8S_CONFIGMAP_KEYS_MAX; n <= cap; n++) {
+		char *p = text + sprintf(text, "{\"metadata\":{\"name\":\"m\",\"namespace\":\"n\"},\"data\":{");
+		for (size_t i = 0; i < n; i++) {
+			p += sprintf(p, "%s\"k%zu\":\"v\"", i > 0 ? "," : "", i);
+		}
+		strcpy(p, "}}");
+		k8s_object_t *obj = NULL;
+		int ret = decode_raw(K8S_CONFIGMAP, text, strlen(text), &obj);
+		assert_int_equal(ret, (n <= K8S_CONFIGMAP_KEYS_MAX) ? KNOT_EOK : KNOT_ELIMIT);
+		k8s_object_free(obj);
+	}
+	free(text);
+
+	// A value of 1 MiB passes, one byte more does not.
+	size_t big = K8S_CONFIGMAP_VALUE_MAX + 1;
+	text = malloc(big + 128);
+	assert_non_null(text);
+	for (size_t len = K8S_CONFIGMAP_VALUE_MAX; len <= big; len++) {
+		int head = sprintf(text, "{\"metadata\":{\"name\":\"m\",\"namespace\":\"n\"},\"data\":{\"k\":\"");
+		memset(text + head, 'x', len);
+		strcpy(text + head + len, "\"}}");
+		k8s_object_t *obj = NULL;
+		int ret = decode_raw(K8S_CONFIGMAP, text, strlen(text), &obj);
+		assert_int_equal(ret, (len <= K8S_CONFIGMAP_VALUE_MAX) ? KNOT_EOK : KNOT_ELIMIT);
+		if (obj != NULL) {
+			assert_int_equal(CM(obj)->data[0].len, len);
+		}
+		k8s_object_free(obj);
+	}
+	free(text);
+}
+
 /* --- Node ---------------------------------------------------------------------- */
 
 static void node_keeps_name_zone_and_region(void **state)
@@ -1501,6 +1662,8 @@ static void event_bookmark_zero_valued_objects_give_only_the_rv(void **state)
 		[K8S_NODE] = "{'kind':'Node','apiVersion':'v1','metadata':{'resourceVersion':'101',"
 		             "'creationTimestamp':null},'spec':{},'status':{'daemonEndpoints':"
 		             "{'kubeletEndpoint':{'Port':0}},'nodeInfo':{}}}",
+		[K8S_CONFIGMAP] = "{'kind':'ConfigMap','apiVersion':'v1','metadata':{'resourceVersion':'101',"
+		                  "'creationTimestamp':null}}",
 	};
 	for (int kind = 0; kind < K8S_KIND_COUNT; kind++) {
 		char *line = event_of("BOOKMARK", objects[kind]);
@@ -1748,6 +1911,16 @@ static void digest_ignores_what_makes_no_records(void **state)
 	assert_int_equal(digest_edit(K8S_POD, POD_DB, "'node-a'", "'node-b'"), pod);
 	assert_int_equal(digest_edit(K8S_POD, POD_DB, "'status':'True'", "'status':'False'"), pod);
 
+	// A ConfigMap's labels and binary data are not read; its keys are a set.
+	uint64_t cm = digest_of(K8S_CONFIGMAP, KUBE_DNS_CM);
+	assert_int_equal(digest_edit(K8S_CONFIGMAP, KUBE_DNS_CM, "'812'", "'813'"), cm);
+	assert_int_equal(digest_edit(K8S_CONFIGMAP, KUBE_DNS_CM, "'AAEC'", "'AAED'"), cm);
+	assert_int_equal(digest_edit(K8S_CONFIGMAP, KUBE_DNS_CM, "'EnsureExists'", "'Reconcile'"), cm);
+	assert_int_equal(digest_of(K8S_CONFIGMAP,
+	                           "{'metadata':{'name':'m','namespace':'n'},'data':{'a':'1','b':'2'}}"),
+	                 digest_of(K8S_CONFIGMAP,
+	                           "{'metadata':{'name':'m','namespace':'n'},'data':{'b':'2','a':'1'}}"));
+
 	// Node heartbeats change nothing DNS reads.
 	uint64_t node = digest_of(K8S_NODE, NODE_B);
 	assert_int_equal(digest_edit(K8S_NODE, NODE_B, "09:00:00Z", "09:00:40Z"), node);
@@ -1762,7 +1935,7 @@ static void digest_ignores_endpoint_and_port_order(void **state)
 		" 'ports':[{'port':5432,'name':'pg'}],"
 		" 'endpoints':["
 		"  {'targetRef':{'name':'db-1','kind':'Pod'},'hostname':'db-1','conditions':{'ready':false},'addresses':['10.244.2.9']},"
-		"  {'hostname':'db-0','addresses':['10.244.1.17'],'targetRef':{'kind':'Pod','name':'db-0'}}],"
+		"  {'hostname':'db-0','zone':'zone-1','addresses':['10.244.1.17'],'targetRef':{'kind':'Pod','name':'db-0'}}],"
 		" 'addressType':'IPv4'}";
 	assert_int_equal(digest_of(K8S_ENDPOINTSLICE, reordered), digest_of(K8S_ENDPOINTSLICE, SLICE_DB));
 
@@ -1828,6 +2001,12 @@ static void digest_changes_with_every_dns_field(void **state)
 			fail_msg("digest unchanged by %s -> %s", changes[i].from, changes[i].to);
 		}
 	}
+	// Every key and value of a ConfigMap (what its readers get).
+	uint64_t cm = digest_of(K8S_CONFIGMAP, KUBE_DNS_CM);
+	assert_int_not_equal(digest_edit(K8S_CONFIGMAP, KUBE_DNS_CM, "node-1", "node-2"), cm);
+	assert_int_not_equal(digest_edit(K8S_CONFIGMAP, KUBE_DNS_CM, "'NodeHosts'", "'NodeHost'"), cm);
+	assert_int_not_equal(digest_edit(K8S_CONFIGMAP, KUBE_DNS_CM, "'NodeHosts':'192.168.1.10 node-1\\n'",
+	                                 "'NodeHosts':'192.168.1.10 node-1\\n','x':''"), cm);
 }
 
 static void digest_differs_between_kinds_with_the_same_name(void **state)
@@ -1850,6 +2029,7 @@ static void kind_and_proto_names(void **state)
 	assert_string_equal(k8s_kind_name(K8S_SERVICEIMPORT), "serviceimports");
 	assert_string_equal(k8s_kind_name(K8S_CLUSTERPROPERTY), "clusterproperties");
 	assert_string_equal(k8s_kind_name(K8S_NODE), "nodes");
+	assert_string_equal(k8s_kind_name(K8S_CONFIGMAP), "configmaps");
 	assert_string_equal(k8s_kind_name(K8S_KIND_COUNT), "unknown");
 	assert_string_equal(k8s_proto_name(K8S_PROTO_TCP), "tcp");
 	assert_string_equal(k8s_proto_name(K8S_PROTO_UDP), "udp");
@@ -1987,6 +2167,8 @@ int main(void)
 		cmocka_unit_test(service_headless_is_cluster_ip_none),
 		cmocka_unit_test(service_nodeport_and_loadbalancer_are_cluster_ip),
 		cmocka_unit_test(a_load_balancer_keeps_its_first_two_ingress_ips_and_they_change_the_digest),
+		cmocka_unit_test(external_addresses_are_the_specs_then_the_load_balancers),
+		cmocka_unit_test(slice_endpoint_zone_is_kept_lowercase_when_a_dns_name),
 		cmocka_unit_test(service_externalname_keeps_lowercase_target),
 		cmocka_unit_test(service_externalname_invalid_target_is_null),
 		cmocka_unit_test(service_publish_not_ready_from_spec),
@@ -2024,6 +2206,9 @@ int main(void)
 		cmocka_unit_test(namespace_is_cluster_scoped),
 		cmocka_unit_test(serviceimport_cluster_set_ip_and_headless),
 		cmocka_unit_test(clusterproperty_keeps_name_and_value),
+		cmocka_unit_test(configmap_keeps_its_data_keys_and_values),
+		cmocka_unit_test(configmap_keys_are_checked_as_the_api_server_checks_them),
+		cmocka_unit_test(configmap_over_its_caps_is_skipped),
 		cmocka_unit_test(node_keeps_name_zone_and_region),
 		cmocka_unit_test(node_falls_back_to_the_failure_domain_labels),
 		cmocka_unit_test(node_without_topology_labels_has_none),

@@ -44,6 +44,10 @@ static k8s_qname_t parse(const char *name, const char *zone, k8s_role_t role)
 	for (unsigned i = 0; i < q.sub_count; i++) {
 		q.sub[i] += shift;
 	}
+	if (q.kind == K8S_Q_ZONAL) {
+		q.topo += shift;
+		q.directive += shift;
+	}
 	free(qname);
 	free(apex);
 	return q;
@@ -129,6 +133,52 @@ static void three_labels_below_a_service_exist_only_in_the_clusterset_zone(void 
 	assert_int_equal(q.sub_count, 3);
 	assert_int_equal(parse("a.b.c.d.web.shop.svc.clusterset.local.", "clusterset.local.",
 	                       K8S_ROLE_CLUSTERSET).kind, K8S_Q_INVALID);
+}
+
+static void zonal_names_are_a_zone_a_directive_and_the_zone_label_below_a_service(void **state)
+{
+	k8s_qname_t q = parse("us-west-2a.pin._zone.db.prod.svc.cluster.local.", "cluster.local.",
+	                      K8S_ROLE_CLUSTER);
+	assert_int_equal(q.kind, K8S_Q_ZONAL);
+	assert_label(q.directive, "pin");
+	assert_label(q.topo, "us-west-2a");
+	assert_int_equal(q.topo_size, 11);
+	assert_label(q.owner, "db");
+	assert_label(q.ns, "prod");
+	// The zone may hold dots: every label left of the directive.
+	q = parse("corp.example.com.prefer._zone.db.prod.svc.cluster.local.", "cluster.local.",
+	          K8S_ROLE_CLUSTER);
+	assert_int_equal(q.kind, K8S_Q_ZONAL);
+	assert_label(q.directive, "prefer");
+	assert_int_equal(q.topo_size, 17);
+	// Not below _zone, without a zone, or in another role: the old shapes.
+	assert_int_equal(parse("a.pin.zone.db.prod.svc.cluster.local.", "cluster.local.",
+	                       K8S_ROLE_CLUSTER).kind, K8S_Q_INVALID);
+	assert_int_equal(parse("pin._zone.db.prod.svc.cluster.local.", "cluster.local.",
+	                       K8S_ROLE_CLUSTER).kind, K8S_Q_SUBNAME);
+	assert_int_equal(parse("a.b.pin._zone.db.prod.svc.clusterset.local.", "clusterset.local.",
+	                       K8S_ROLE_CLUSTERSET).kind, K8S_Q_INVALID);
+}
+
+static void external_zone_names_have_no_svc_label(void **state)
+{
+	k8s_qname_t q = parse("shop.example.org.", "example.org.", K8S_ROLE_EXTERNAL);
+	assert_int_equal(q.kind, K8S_Q_NAMESPACE);
+	assert_label(q.ns, "shop");
+	q = parse("web.shop.example.org.", "example.org.", K8S_ROLE_EXTERNAL);
+	assert_int_equal(q.kind, K8S_Q_SERVICE);
+	assert_label(q.owner, "web");
+	assert_int_equal(q.owner_len, 9);
+	q = parse("_http._tcp.web.shop.example.org.", "example.org.", K8S_ROLE_EXTERNAL);
+	assert_int_equal(q.kind, K8S_Q_SUBNAME);
+	assert_int_equal(q.sub_count, 2);
+	assert_label(q.sub[0], "_http");
+	assert_label(q.sub[1], "_tcp");
+	q = parse("pod-0.web.shop.example.org.", "example.org.", K8S_ROLE_EXTERNAL);
+	assert_int_equal(q.sub_count, 1);
+	assert_int_equal(parse("a.b.c.web.shop.example.org.", "example.org.", K8S_ROLE_EXTERNAL).kind,
+	                 K8S_Q_INVALID);
+	assert_int_equal(parse("example.org.", "example.org.", K8S_ROLE_EXTERNAL).kind, K8S_Q_APEX);
 }
 
 static void pod_name_ipv4_dashed(void **state)
@@ -312,6 +362,8 @@ int main(void)
 		cmocka_unit_test(srv_name_has_port_and_protocol),
 		cmocka_unit_test(endpoint_name_has_one_label_below_the_service),
 		cmocka_unit_test(three_labels_below_a_service_exist_only_in_the_clusterset_zone),
+		cmocka_unit_test(zonal_names_are_a_zone_a_directive_and_the_zone_label_below_a_service),
+		cmocka_unit_test(external_zone_names_have_no_svc_label),
 		cmocka_unit_test(pod_name_ipv4_dashed),
 		cmocka_unit_test(pod_name_ipv4_octets_are_read_as_inet_pton_reads_them),
 		cmocka_unit_test(pod_name_ipv4_is_what_inet_pton_reads_for_every_shape),

@@ -36,7 +36,8 @@
 static const char *path_of(unsigned src, unsigned version)
 {
 	static char out[256];
-	return (k8s_resource_path(src, version, out, sizeof(out)) == KNOT_EOK) ? out : NULL;
+	const char *opts[K8S_SEL_COUNT] = { [K8S_SEL_HOSTS_CM_NS] = "kube-system" };
+	return (k8s_resource_path(src, version, opts, out, sizeof(out)) == KNOT_EOK) ? out : NULL;
 }
 
 static void paths_are_the_api_collections(void **state)
@@ -52,6 +53,9 @@ static void paths_are_the_api_collections(void **state)
 		[K8S_SRC_CLUSTERPROPS] = { "/apis/about.k8s.io/v1alpha1/clusterproperties",
 		                           "/apis/about.k8s.io/v1beta1/clusterproperties" },
 		[K8S_SRC_NODES] = { "/api/v1/nodes" },
+		// One namespace's collection: a Role there is all they need.
+		[K8S_SRC_KUBEDNS_CM] = { "/api/v1/namespaces/kube-system/configmaps" },
+		[K8S_SRC_HOSTS_CM] = { "/api/v1/namespaces/kube-system/configmaps" },
 	};
 	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
 		for (unsigned v = 0; v < 2; v++) {
@@ -67,15 +71,24 @@ static void paths_are_the_api_collections(void **state)
 		assert_int_equal(k8s_resources[src].optional, want[src][1] != NULL);
 	}
 	assert_null(path_of(K8S_SRC_COUNT, 0));
-	char small[8];
-	assert_int_equal(k8s_resource_path(K8S_SRC_SERVICES, 0, small, sizeof(small)), KNOT_ESPACE);
+	const char *none[K8S_SEL_COUNT] = { NULL };
+	char small[8], out[256];
+	assert_int_equal(k8s_resource_path(K8S_SRC_SERVICES, 0, none, small, sizeof(small)),
+	                 KNOT_ESPACE);
+	// The hosts ConfigMap's namespace is a setting's: without it, no path.
+	assert_int_equal(k8s_resource_path(K8S_SRC_HOSTS_CM, 0, none, out, sizeof(out)),
+	                 KNOT_ENOENT);
+	const char *other[K8S_SEL_COUNT] = { [K8S_SEL_HOSTS_CM_NS] = "dns" };
+	assert_int_equal(k8s_resource_path(K8S_SRC_HOSTS_CM, 0, other, out, sizeof(out)), KNOT_EOK);
+	assert_string_equal(out, "/api/v1/namespaces/dns/configmaps");
 }
 
 static void names_name_sources_and_kinds(void **state)
 {
 	static const char *const want[K8S_SRC_COUNT] = {
 		"namespaces", "services", "endpointslices", "pods", "serviceimports",
-		"imported-endpointslices", "clusterproperties", "nodes",
+		"imported-endpointslices", "clusterproperties", "nodes", "kube-dns-configmap",
+		"hosts-configmap",
 	};
 	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
 		assert_string_equal(k8s_resource_name(src), want[src]);
@@ -83,6 +96,8 @@ static void names_name_sources_and_kinds(void **state)
 	assert_string_equal(k8s_resource_name(K8S_SRC_COUNT), "unknown");
 	assert_int_equal(k8s_resources[K8S_SRC_SLICES].kind, K8S_ENDPOINTSLICE);
 	assert_int_equal(k8s_resources[K8S_SRC_MCS_SLICES].kind, K8S_ENDPOINTSLICE);
+	assert_int_equal(k8s_resources[K8S_SRC_KUBEDNS_CM].kind, K8S_CONFIGMAP);
+	assert_int_equal(k8s_resources[K8S_SRC_HOSTS_CM].kind, K8S_CONFIGMAP);
 }
 
 static void selectors(unsigned src, const char *labels, const char *namespace_labels,
@@ -92,6 +107,8 @@ static void selectors(unsigned src, const char *labels, const char *namespace_la
 		[K8S_SEL_LABELS] = labels,
 		[K8S_SEL_NAMESPACE_LABELS] = namespace_labels,
 		[K8S_SEL_NODE_NAME] = node_name,
+		[K8S_SEL_HOSTS_CM_NS] = "kube-system",
+		[K8S_SEL_HOSTS_CM_NAME] = "coredns",
 	};
 	char have_labels[1024], have_fields[300];
 	k8s_resource_selectors(src, opts, have_labels, sizeof(have_labels),
@@ -115,6 +132,9 @@ static void selectors_take_the_watch_settings(void **state)
 	selectors(K8S_SRC_CLUSTERPROPS, NULL, NULL, NULL, "",
 	          "metadata.name=cluster.clusterset.k8s.io");
 	selectors(K8S_SRC_NODES, NULL, NULL, NULL, "", "");
+	// The named ConfigMaps only, whatever the labels.
+	selectors(K8S_SRC_KUBEDNS_CM, NULL, NULL, NULL, "", "metadata.name=kube-dns");
+	selectors(K8S_SRC_HOSTS_CM, NULL, NULL, NULL, "", "metadata.name=coredns");
 
 	// labels: services, the cluster's slices and pods; namespace-labels: namespaces.
 	const char *l = "app=web", *nl = "team=a", *node = "node-1";
@@ -126,6 +146,8 @@ static void selectors_take_the_watch_settings(void **state)
 	selectors(K8S_SRC_MCS_SLICES, l, nl, node, mcs, "");
 	selectors(K8S_SRC_CLUSTERPROPS, l, nl, node, "", "metadata.name=cluster.clusterset.k8s.io");
 	selectors(K8S_SRC_NODES, l, nl, node, "", "metadata.name=node-1");
+	selectors(K8S_SRC_KUBEDNS_CM, l, nl, node, "", "metadata.name=kube-dns");
+	selectors(K8S_SRC_HOSTS_CM, l, nl, node, "", "metadata.name=coredns");
 
 	// An empty labels setting still joins the slices' selector, as before the table.
 	selectors(K8S_SRC_SLICES, "", NULL, NULL, "!multicluster.kubernetes.io/service-name,", "");
@@ -151,6 +173,11 @@ static void needs_and_settings_turn_sources_on_and_off(void **state)
 	assert_false(k8s_resource_wanted(K8S_SRC_CLUSTERPROPS, K8S_NEED_CLUSTERSET, K8S_OFF_CLUSTER_ID));
 	assert_false(k8s_resource_wanted(K8S_SRC_NODES, all & ~K8S_NEED_NODES, 0));
 	assert_true(k8s_resource_wanted(K8S_SRC_NODES, K8S_NEED_NODES, K8S_OFF_NO_ENDPOINTS));
+	// The ConfigMaps: only for the options that name them.
+	assert_false(k8s_resource_wanted(K8S_SRC_KUBEDNS_CM, all, 0));
+	assert_true(k8s_resource_wanted(K8S_SRC_KUBEDNS_CM, K8S_NEED_KUBEDNS_CM, K8S_OFF_NO_ENDPOINTS));
+	assert_false(k8s_resource_wanted(K8S_SRC_HOSTS_CM, all | K8S_NEED_KUBEDNS_CM, 0));
+	assert_true(k8s_resource_wanted(K8S_SRC_HOSTS_CM, K8S_NEED_HOSTS_CM, K8S_OFF_CLUSTER_ID));
 	assert_false(k8s_resource_wanted(K8S_SRC_COUNT, all, 0));
 }
 
@@ -165,9 +192,13 @@ static void zone_roles_wait_for_their_sources(void **state)
 		[K8S_SRC_MCS_SLICES] = K8S_READY_CLUSTERSET,
 		[K8S_SRC_CLUSTERPROPS] = K8S_READY_CLUSTERSET,
 		[K8S_SRC_NODES] = 0, // Federation names never hold the cluster zone back.
+		[K8S_SRC_KUBEDNS_CM] = 0, // Nor the ConfigMaps, read aside.
+		[K8S_SRC_HOSTS_CM] = 0,
 	};
 	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
 		assert_int_equal(k8s_resources[src].ready, want[src]);
+		// Read aside: ConfigMaps only.
+		assert_int_equal(k8s_resources[src].aside, k8s_resources[src].kind == K8S_CONFIGMAP);
 	}
 }
 

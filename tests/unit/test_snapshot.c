@@ -99,6 +99,12 @@ static const struct {
 	{ K8S_SRC_NODES, K8S_NODE, "{\"metadata\":{\"name\":\"node-1\",\"labels\":{"
 	  "\"failure-domain.beta.kubernetes.io/zone\":\"Eu-1a\",\"topology.kubernetes.io/region\":\"eu\"}}}" },
 	{ K8S_SRC_NODES, K8S_NODE, "{\"metadata\":{\"name\":\"node-2\"}}" },
+	{ K8S_SRC_KUBEDNS_CM, K8S_CONFIGMAP, "{\"metadata\":{\"name\":\"kube-dns\",\"namespace\":"
+	  "\"kube-system\"},\"data\":{\"stubDomains\":\"{\\\"a.example\\\": [\\\"10.0.0.9\\\"]}\","
+	  "\"upstreamNameservers\":\"\",\"x\":\"line 1\\nline 2\\t\\u00e9\"}}" },
+	{ K8S_SRC_HOSTS_CM, K8S_CONFIGMAP, "{\"metadata\":{\"name\":\"coredns\",\"namespace\":"
+	  "\"kube-system\"},\"data\":{\"NodeHosts\":\"192.168.1.10 node-1\\n\"}}" },
+	{ K8S_SRC_HOSTS_CM, K8S_CONFIGMAP, "{\"metadata\":{\"name\":\"empty\",\"namespace\":\"dns\"}}" },
 };
 #define OBJECT_COUNT (sizeof(OBJECTS) / sizeof(OBJECTS[0]))
 #define ALL_SOURCES ((1u << K8S_SRC_COUNT) - 1)
@@ -178,6 +184,13 @@ static void every_kind_reads_back_with_the_same_digest(void **state)
 		if (snap.objects[i]->kind == K8S_CLUSTERPROPERTY) {
 			assert_string_equal(((k8s_clusterproperty_t *)snap.objects[i])->value,
 			                    "a \"quoted\" \\ value\n\x01");
+		}
+		if (snap.objects[i]->kind == K8S_CONFIGMAP &&
+		    strcmp(snap.objects[i]->name, "kube-dns") == 0) {
+			const k8s_configmap_t *cm = (const k8s_configmap_t *)snap.objects[i];
+			assert_int_equal(cm->count, 3);
+			assert_string_equal(k8s_configmap_get(cm, "x")->value, "line 1\nline 2\t\xc3\xa9");
+			assert_int_equal(k8s_configmap_get(cm, "upstreamNameservers")->len, 0);
 		}
 	}
 	k8s_snapshot_free(&snap);
@@ -363,24 +376,41 @@ static void objects_are_read_with_every_field_checked(void **state)
 	REFUSED(K8S_SRC_PODS, "\x09\x00\x00\x00" "\x04" "web" "\x05" "shop" "\x01\x00"
 	        "\x01\x05\x0a\x00\x00\x01", "unknown address family");
 	// Services: a known type, only the fields the decoder keeps for it, known protocols.
-	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x00\x00" "\x04" "api" "\x05" "shop"
+	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x00\x00" "\x00" "\x04" "api" "\x05" "shop"
 	        "\x03\x00" "\x00" "\x00" "\x00", "unknown service type");
-	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x00\x00" "\x04" "api" "\x05" "shop"
+	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x00\x00" "\x00" "\x04" "api" "\x05" "shop"
 	        "\x01\x00" "\x01\x04\x0a\x00\x00\x01" "\x00" "\x00",
 	        "fields of another service type");
-	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x01\x00" "\x04" "api" "\x05" "shop"
+	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x01\x00" "\x00" "\x04" "api" "\x05" "shop"
 	        "\x00\x00" "\x00" "\x00" "\x00" "\x50\x00\x03\x00", "unknown protocol");
-	// Slices: counts within the bytes left, no addresses in FQDN slices.
+	// External addresses: within the cap, of family 4 or 6.
+	REFUSED(K8S_SRC_SERVICES, "\x09\x00\x00\x00" "\x00\x00" "\x01" "\x04" "api" "\x05" "shop"
+	        "\x00\x00" "\x00" "\x00" "\x00" "\x05\x0a\x00\x00\x01", "unknown address family");
+	// Slices: counts within the bytes left, no addresses in FQDN slices, zones as names.
 	REFUSED(K8S_SRC_SLICES, "\x09\x00\x00\x00" "\xff\xff\xff\xff" "\x00\x00" "\x04" "web"
 	        "\x05" "shop" "\x00\x00\x00" "\x04", "count larger than the object");
 	REFUSED(K8S_SRC_SLICES, "\x09\x00\x00\x00" "\x01\x00\x00\x00" "\x00\x00" "\x04" "web"
-	        "\x05" "shop" "\x00\x00\x00" "\x00" "\x0a\x00\x00\x01\x01\x00\x00",
+	        "\x05" "shop" "\x00\x00\x00" "\x00" "\x0a\x00\x00\x01\x01\x00\x00\x00",
 	        "addresses in an fqdn slice");
+	REFUSED(K8S_SRC_SLICES, "\x0c\x00\x00\x00" "\x01\x00\x00\x00" "\x00\x00" "\x04" "web"
+	        "\x05" "shop" "\x00\x00\x00" "\x04" "\x0a\x00\x00\x01\x01\x00\x00\x04" "a_b",
+	        "invalid name");
 	// The one free-form string: no NUL in it, within the object.
 	REFUSED(K8S_SRC_CLUSTERPROPS, "\x06\x00\x00\x00" "\x02" "p" "\x04\x00\x00\x00" "a\x00" "b",
 	        "string with a nul");
 	REFUSED(K8S_SRC_CLUSTERPROPS, "\x06\x00\x00\x00" "\x02" "p" "\xff\x00\x00\x00" "ab",
 	        "string longer than the object");
+	// ConfigMaps: keys as the API checks them, values without NUL, within the object.
+	REFUSED(K8S_SRC_HOSTS_CM, "\x0a\x00\x00\x00" "\x01\x00" "\x02" "m" "\x02" "n"
+	        "\x04" "a/b" "\x02\x00\x00\x00" "v", "invalid configmap key");
+	REFUSED(K8S_SRC_HOSTS_CM, "\x09\x00\x00\x00" "\x01\x00" "\x02" "m" "\x02" "n"
+	        "\x02" "k" "\x03\x00\x00\x00" "a\x00", "string with a nul");
+	REFUSED(K8S_SRC_HOSTS_CM, "\x09\x00\x00\x00" "\x01\x00" "\x02" "m" "\x02" "n"
+	        "\x02" "k" "\xff\x00\x00\x00" "ab", "string longer than the object");
+	REFUSED(K8S_SRC_KUBEDNS_CM, "\x09\x00\x00\x00" "\x01\x00" "\x02" "m" "\x02" "n"
+	        "\x02" "k", "count larger than the object");
+	REFUSED(K8S_SRC_KUBEDNS_CM, "\x09\x00\x00\x00" "\x01\x00" "\x02" "m" "\x02" "n"
+	        "\x02" "kk" "\x01", "truncated");
 }
 
 /*! A snapshots' directory of the test's own (k8s_snapdir_close() and remove_dir() after). */

@@ -159,13 +159,25 @@ CLUSTERROLEBINDINGS = ResourceType(
     body_keys=("subjects", "roleRef"), bookmark_body={"roleRef": {"apiGroup": "", "kind": "", "name": ""}},
     storage_version_hash="48tpQ8gZHFc=")
 
+ROLES = ResourceType(
+    plural="roles", singular="role", kind="Role",
+    group="rbac.authorization.k8s.io", version="v1", namespaced=True,
+    body_keys=("rules",), bookmark_body={"rules": None},
+    storage_version_hash="7FuwZcIIItM=")
+
+ROLEBINDINGS = ResourceType(
+    plural="rolebindings", singular="rolebinding", kind="RoleBinding",
+    group="rbac.authorization.k8s.io", version="v1", namespaced=True,
+    body_keys=("subjects", "roleRef"), bookmark_body={"roleRef": {"apiGroup": "", "kind": "", "name": ""}},
+    storage_version_hash="eGsCzGH6b1g=")
+
 # In the real server's order of /apis: apps, policy, rbac, discovery, then CRD groups.
 ALL = (NAMESPACES, NODES, SERVICES, ENDPOINTS, PODS, SERVICEACCOUNTS, CONFIGMAPS, DEPLOYMENTS,
-       PODDISRUPTIONBUDGETS, CLUSTERROLES, CLUSTERROLEBINDINGS, ENDPOINTSLICES, SERVICEIMPORTS,
-       CLUSTERPROPERTIES)
+       PODDISRUPTIONBUDGETS, CLUSTERROLES, CLUSTERROLEBINDINGS, ROLES, ROLEBINDINGS,
+       ENDPOINTSLICES, SERVICEIMPORTS, CLUSTERPROPERTIES)
 # Kinds whose schema, defaults and validation live in workloads.py.
 WORKLOADS = ("serviceaccounts", "configmaps", "deployments", "poddisruptionbudgets",
-             "clusterroles", "clusterrolebindings")
+             "clusterroles", "clusterrolebindings", "roles", "rolebindings")
 BY_PLURAL = {r.plural: r for r in ALL}
 BY_KIND = {r.kind: r for r in ALL}
 

@@ -73,6 +73,12 @@ COLUMNS = {
                              _col("Allowed Disruptions", "integer", "Calculated number of pods that "
                                   "may be disrupted at this time"), _AGE],
     "clusterroles": [_NAME, _col("Created At", "date", "Time when this ClusterRole was created")],
+    "roles": [_NAME, _col("Created At", "date", "Time when this Role was created")],
+    "rolebindings": [_NAME, _col("Role", "string", "Role to which this binding refers"), _AGE,
+                     _col("Users", "string", "Users in this binding", priority=1),
+                     _col("Groups", "string", "Groups in this binding", priority=1),
+                     _col("ServiceAccounts", "string", "ServiceAccounts in this binding",
+                          priority=1)],
     "clusterrolebindings": [_NAME, _col("Role", "string", "Role to which this binding refers"),
                             _AGE,
                             _col("Users", "string", "Users in this binding", priority=1),
@@ -251,7 +257,8 @@ def _clusterrolebinding_cells(obj):
     def names(kind):
         return ", ".join((f"{s.get('namespace')}/" if kind == "ServiceAccount" else "") + s.get("name", "")
                          for s in subjects if s.get("kind") == kind)
-    return [f"ClusterRole/{(obj.get('roleRef') or {}).get('name', '')}", _age(obj),
+    ref = obj.get('roleRef') or {}
+    return [f"{ref.get('kind', 'ClusterRole')}/{ref.get('name', '')}", _age(obj),
             names("User"), names("Group"), names("ServiceAccount")]
 
 
@@ -261,7 +268,8 @@ _CELLS = {"services": _service_cells, "endpoints": _endpoints_cells,
           "serviceimports": _import_cells, "clusterproperties": _property_cells,
           "serviceaccounts": _serviceaccount_cells, "configmaps": _configmap_cells,
           "deployments": _deployment_cells, "poddisruptionbudgets": _pdb_cells,
-          "clusterroles": _clusterrole_cells, "clusterrolebindings": _clusterrolebinding_cells}
+          "clusterroles": _clusterrole_cells, "clusterrolebindings": _clusterrolebinding_cells,
+          "roles": _clusterrole_cells, "rolebindings": _clusterrolebinding_cells}
 
 
 def partial_metadata(rtype, obj):

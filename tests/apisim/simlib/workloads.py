@@ -142,6 +142,12 @@ SCHEMAS = {
     "clusterrolebindings": {
         "subjects": L({"kind": S, "apiGroup": S, "name": S, "namespace": S}),
         "roleRef": {"apiGroup": S, "kind": S, "name": S}},
+    "roles": {
+        "rules": L({"verbs": L(S), "apiGroups": L(S), "resources": L(S), "resourceNames": L(S),
+                    "nonResourceURLs": L(S)})},
+    "rolebindings": {
+        "subjects": L({"kind": S, "apiGroup": S, "name": S, "namespace": S}),
+        "roleRef": {"apiGroup": S, "kind": S, "name": S}},
 }
 
 _QUANTITY = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
@@ -793,12 +799,25 @@ def _validate_clusterrole(obj, errs):
             _required(errs, f"{where}.apiGroups", "resource rules must supply at least one api group")
 
 
-def _validate_clusterrolebinding(obj, errs):
+def _validate_role(obj, errs):
+    # A Role's rules are a ClusterRole's, without nonResourceURLs.
+    for n, rule in enumerate(obj.get("rules") or ()):
+        if rule.get("nonResourceURLs"):
+            _invalid(errs, f"rules[{n}].nonResourceURLs", rule["nonResourceURLs"],
+                     "namespaced rules cannot apply to non-resource URLs")
+    _validate_clusterrole(obj, errs)
+
+
+def _validate_rolebinding(obj, errs):
+    _validate_clusterrolebinding(obj, errs, kinds=("Role", "ClusterRole"))
+
+
+def _validate_clusterrolebinding(obj, errs, kinds=("ClusterRole",)):
     ref = obj.get("roleRef") if isinstance(obj.get("roleRef"), dict) else {}
     if ref.get("apiGroup") != _RBAC_GROUP:
         _unsupported(errs, "roleRef.apiGroup", ref.get("apiGroup", ""), (_RBAC_GROUP,))
-    if ref.get("kind") != "ClusterRole":
-        _unsupported(errs, "roleRef.kind", ref.get("kind", ""), ("ClusterRole",))
+    if ref.get("kind") not in kinds:
+        _unsupported(errs, "roleRef.kind", ref.get("kind", ""), kinds)
     if not ref.get("name"):
         _required(errs, "roleRef.name")
     elif rbac_name_errors(ref["name"]):
@@ -826,7 +845,8 @@ def _validate_clusterrolebinding(obj, errs):
 
 VALIDATORS = {"deployments": _validate_deployment, "poddisruptionbudgets": _validate_pdb,
               "configmaps": _validate_configmap, "clusterroles": _validate_clusterrole,
-              "clusterrolebindings": _validate_clusterrolebinding}
+              "clusterrolebindings": _validate_clusterrolebinding, "roles": _validate_role,
+              "rolebindings": _validate_rolebinding}
 
 
 def validate(plural, obj, errs):
@@ -838,7 +858,7 @@ def validate(plural, obj, errs):
 
 def validate_update(plural, new, old, errs):
     """Fields the registries make immutable."""
-    if plural == "clusterrolebindings" and new.get("roleRef") != old.get("roleRef"):
+    if plural in ("clusterrolebindings", "rolebindings") and new.get("roleRef") != old.get("roleRef"):
         _invalid(errs, "roleRef", "", "cannot change roleRef")
     if plural == "deployments":
         new_sel = (new.get("spec") or {}).get("selector")

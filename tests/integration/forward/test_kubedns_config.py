@@ -7,13 +7,21 @@ As kube-dns: upstreamNameservers replaces the resolvers of resolv.conf (the forw
 option), stubDomains sends a domain to its own servers ("IP" or "IP:port"); a change of
 the files is applied without a restart (the kubelet swaps the mounted files whole), and
 a file that is not valid keeps the settings in force, with a log line saying why.
+
+The ConfigMap is read through the API too (the Role of packaging/kubernetes/rbac.yaml): a
+change is applied within about a second, where the kubelet's update of the mounted files
+takes up to a minute or more; where the API does not have it (no such ConfigMap) or
+forbids it (no RBAC for it), the mounted files are read as before.
 """
 
 import json
 import os
 import re
 import tempfile
+import time
 
+import cluster
+import knotd
 import shipped
 import stubdns
 import testing
@@ -33,6 +41,21 @@ def write(directory, name, value):
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
     os.rename(tmp, os.path.join(directory, name))
+
+
+def kube_dns(data):
+    """kube-dns's ConfigMap: each key's value a JSON text, as kubectl --from-literal writes it."""
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "kube-dns", "namespace": "kube-system"},
+            "data": {k: v if isinstance(v, str) else json.dumps(v) for k, v in data.items()}}
+
+
+def applied(c, source, count, timeout=5):
+    testing.eventually(lambda: testing.expect_equal(
+        c.log_text().count(f"kube-dns-config {source} applied"), count, "applied"), timeout=timeout)
+
+
+API = "kube-system/kube-dns (the API)"
 
 
 def answered_by(c, stub, name):
@@ -116,6 +139,92 @@ def externalname_targets_follow_the_configmaps_upstream_nameservers_and_stub_dom
             testing.expect_equal({rr.type for rr in answer.answer}, {"CNAME", "A"}, answer.summary())
             testing.expect(asked(resolv, "later.example.net.") >= 1, "resolv.conf's server not asked")
             testing.expect(asked(upstream, "later.example.net.") == 0, "the old upstream asked")
+
+
+@tests.case
+def the_configmap_through_the_api_applies_within_a_second_the_files_where_it_has_none():
+    with stubdns.StubDNS() as resolv, stubdns.StubDNS() as files, stubdns.StubDNS() as upstream, \
+            stubdns.StubDNS() as corp, tempfile.TemporaryDirectory() as cm:
+        write(cm, "upstreamNameservers", [f"127.0.0.1:{files.port}"])
+        with shipped.deployment([resolv.address], kube_dns_config=cm) as c:
+            # No such ConfigMap in the API: the mounted files.
+            answered_by(c, files, "first.example.net.")
+
+            # Created: read through the API (a watch of that one ConfigMap), applied at the
+            # next look (once a second), not at the kubelet's sync of the mount.
+            started = time.monotonic()
+            c.sim.apply(kube_dns({"upstreamNameservers": [f"127.0.0.1:{upstream.port}"],
+                                  "stubDomains": {"corp.example": [f"127.0.0.1:{corp.port}"]}}))
+            applied(c, API, 1)
+            took = time.monotonic() - started
+            print(f"# the ConfigMap's settings applied {took:.1f} s after its creation")
+            testing.expect(took < 3, f"applied after {took:.1f} s")
+            answered_by(c, upstream, "www.example.net.")
+            answered_by(c, corp, "host.corp.example.")
+            cm_requests = [r for r in c.sim.requests() if r["resource"] == "configmaps"]
+            testing.expect(cm_requests and all(
+                r["path"] == "/api/v1/namespaces/kube-system/configmaps"
+                and "metadata.name%3Dkube-dns" in r["query"] for r in cm_requests), cm_requests)
+
+            # Changed: the new domain; a key of another name changes nothing.
+            c.sim.apply(kube_dns({"upstreamNameservers": [f"127.0.0.1:{upstream.port}"],
+                                  "stubDomains": {"lab.example": [f"127.0.0.1:{corp.port}"]}}))
+            applied(c, API, 2)
+            answered_by(c, corp, "host.lab.example.")
+            answered_by(c, upstream, "other.corp.example.")
+            c.sim.apply(kube_dns({"upstreamNameservers": [f"127.0.0.1:{upstream.port}"],
+                                  "stubDomains": {"lab.example": [f"127.0.0.1:{corp.port}"]},
+                                  "other": "x"}))
+            time.sleep(2.5)
+            testing.expect_equal(c.log_text().count(f"kube-dns-config {API} applied"), 2,
+                                 "an unchanged setting applied again")
+            # A reload (new instances, a new watcher): the API's settings stay, the files
+            # (which say otherwise) are not taken in between.
+            c.server.reload()
+            time.sleep(2.5)
+            answered_by(c, corp, "reloaded.lab.example.")
+            testing.expect_equal(c.log_text().count(f"kube-dns-config {cm} applied"), 0,
+                                 "the files applied at the reload")
+
+            # Not valid: the settings in force stay, with the reason.
+            c.sim.apply(kube_dns({"stubDomains": '{"lab.example": ['}))
+            testing.eventually(lambda: testing.expect(
+                f"kube-dns-config {API} not applied, the forwarder keeps its settings "
+                "(stubDomains: bad JSON" in c.log_text(), "no log line"), timeout=5)
+            answered_by(c, corp, "again.lab.example.")
+
+            # Deleted: the mounted files again (here still there).
+            c.sim.delete("configmaps", "kube-system", "kube-dns")
+            applied(c, cm, 1)
+            answered_by(c, files, "second.example.net.")
+
+
+@tests.case
+def without_rbac_for_the_configmap_the_mounted_files_are_read_until_it_is_permitted():
+    if knotd.load_mode() == "file":
+        raise testing.Skip("the shipped config relies on auto-loading, which is not possible here")
+    with stubdns.StubDNS() as resolv, stubdns.StubDNS() as files, stubdns.StubDNS() as upstream, \
+            tempfile.TemporaryDirectory() as cm:
+        write(cm, "upstreamNameservers", [f"127.0.0.1:{files.port}"])
+        c = cluster.Cluster(zones=("cluster.local.",))
+        try:
+            c.sim.start()
+            c.sim.forbid("configmaps")
+            c.sim.apply(kube_dns({"upstreamNameservers": [f"127.0.0.1:{upstream.port}"]}))
+            text = shipped.config(c.sim.path(c.kubeconfig), [resolv.address], ("crd-retry-interval: 1",),
+                                  True, None, cm, None)
+            c.server = c.knotd(zones=c.zones, config=text).__enter__()
+            cluster.wait_ready(c.server, ("cluster.local.",))
+            answered_by(c, files, "www.example.net.")
+            testing.eventually(lambda: testing.expect(
+                "configmaps (metadata.name=kube-dns) not permitted, not read" in c.log_text(),
+                "no log line"), timeout=10)
+            # Permitted: the API's (the next try, crd-retry-interval), files no longer.
+            c.sim.forbid("configmaps", on=False)
+            applied(c, API, 1, timeout=10)
+            answered_by(c, upstream, "www2.example.net.")
+        finally:
+            c.__exit__(None, None, None)
 
 
 tests.main()

@@ -36,12 +36,16 @@ COLLECTIONS = {
     "PodDisruptionBudget": "/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets",
     "ClusterRole": "/apis/rbac.authorization.k8s.io/v1/clusterroles",
     "ClusterRoleBinding": "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+    "Role": "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles",
+    "RoleBinding": "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings",
 }
 # Every feature that makes the module read something: the clusterset zone (ServiceImports,
 # imported EndpointSlices, the ClusterProperty id), verified pods, federations without a
-# configured zone and region (nodes).
+# configured zone and region (nodes), kube-dns's ConfigMap and a hosts ConfigMap's key.
 ALL_FEATURES = {"pods": "verified", "endpoint-pod-names": True, "node-name": "node-a",
-                "federations": ["myfederation=example.com"]}
+                "federations": ["myfederation=example.com"],
+                "kube-dns-config": "/nonexistent/kube-dns-config",
+                "hosts-configmap": "kube-system/coredns/NodeHosts", "hosts-fallthrough": "."}
 
 
 def load_yaml(path):
@@ -170,7 +174,8 @@ def kubectl_kustomize_renders_the_manifests_as_this_test_does():
     rendered = [doc for doc in yaml.safe_load_all(result.stdout) if doc]
     kinds = sorted(o["kind"] for o in rendered)
     testing.expect_equal(kinds, ["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment",
-                                 "PodDisruptionBudget", "ServiceAccount"], "kinds")
+                                 "PodDisruptionBudget", "Role", "RoleBinding", "ServiceAccount"],
+                         "kinds")
     name = config_map_name(rendered)
     # No hash suffix: a changed ConfigMap is updated in place, and the pods' reloader applies
     # it with knotc reload instead of a rollout (doc/mod-k8s.rst, Configuration changes).
@@ -225,7 +230,7 @@ def kubectl_creates_the_manifests_on_the_simulator():
     need_kubectl()
     with simulator() as sim:
         out = kubectl("create", "-k", PACKAGING, sim=sim).stdout.strip().splitlines()
-        testing.expect(len(out) == 6 and all(line.endswith(" created") for line in out), out)
+        testing.expect(len(out) == 8 and all(line.endswith(" created") for line in out), out)
         out = kubectl("create", "-f", os.path.join(PACKAGING, "service.yaml"), sim=sim).stdout
         testing.expect_equal(out.strip(), "service/kube-dns created", "kubectl create -f service.yaml")
         out = kubectl("get", "deployment", "-n", "kube-system", "knot-dns", "-o", "name", sim=sim).stdout
@@ -236,11 +241,17 @@ def kubectl_creates_the_manifests_on_the_simulator():
 
 # ---------------------------------------------------------------- the ClusterRole
 
-def role_grants():
-    """{(apiGroup, resource, verb)} of the ClusterRole in rbac.yaml."""
-    role = [o for o in load_yaml(os.path.join(PACKAGING, "rbac.yaml")) if o["kind"] == "ClusterRole"][0]
+def role_grants(kind="ClusterRole"):
+    """{(apiGroup, resource, verb)} of the ClusterRole (or the Role) in rbac.yaml."""
+    role = [o for o in load_yaml(os.path.join(PACKAGING, "rbac.yaml")) if o["kind"] == kind][0]
     return {(group, resource, verb) for rule in role["rules"] for group in rule["apiGroups"]
             for resource in rule["resources"] for verb in rule["verbs"]}
+
+
+def role_names():
+    """The Role's namespace and the names its rules are limited to."""
+    role = [o for o in load_yaml(os.path.join(PACKAGING, "rbac.yaml")) if o["kind"] == "Role"][0]
+    return role["metadata"]["namespace"], {n for rule in role["rules"] for n in rule["resourceNames"]}
 
 
 def resource_requests(requests):
@@ -280,11 +291,24 @@ def the_cluster_role_grants_exactly_what_the_module_uses(cluster):
         len({(r["resource"], r["verb"]) for r in cluster.sim.requests(since)
              if r["verb"] in ("list", "watch") and r["code"] == 200}) >= 2 * 7,
         "the module did not list and watch everything again"), timeout=30)
-    used, other = resource_requests(cluster.sim.requests())
-    granted = role_grants()
-    testing.expect(used == granted, "the ClusterRole and the module's requests differ:\n"
+    requests = cluster.sim.requests()
+    used, other = resource_requests(requests)
+    granted = role_grants() | role_grants("Role")
+    testing.expect(used == granted, "the ClusterRole and Role and the module's requests differ:\n"
                    f"used, not granted: {sorted(used - granted)}\n"
                    f"granted, not used: {sorted(granted - used)}")
+    # The Role's: only in its namespace, each by one name the Role names (the API server
+    # authorizes a list or watch with fieldSelector=metadata.name=X as a request for X).
+    namespace, names = role_names()
+    role_resources = {r for _, r, _ in role_grants("Role")}
+    asked = set()
+    for r in requests:
+        if r["resource"] in role_resources:
+            testing.expect(r["path"].startswith(f"/api/v1/namespaces/{namespace}/"), r["path"])
+            match = re.search(r"fieldSelector=metadata\.name(?:%3D|=)([^&]+)", r["query"])
+            testing.expect(match is not None, f"a request for no one name: {r}")
+            asked.add(match.group(1))
+    testing.expect_equal(asked, names, "the ConfigMaps read and those the Role names")
     testing.expect(all(DISCOVERY.match(path) for path in other),
                    f"requests outside the resources and discovery: {sorted(other)}")
 

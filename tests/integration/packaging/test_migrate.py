@@ -140,19 +140,20 @@ tests.add("coredns/deployment's Corefile (a raw file) translates: pods disabled 
 tests.add("EKS's Corefile translates and passes conf-check",
           translation_case("eks-coredns.json", COMMON + [r"^    pods: insecure$", r"^    ttl: 5$"],
                            [("translated", 11, "prometheus :9153"), ("built in", 14, "loop")]))
-tests.add("AKS's Corefile with its coredns-custom imports: stub domains, hosts zones; log and a "
-          "stub inside the cluster zone named, that stub a loss to accept",
+tests.add("AKS's Corefile with its coredns-custom imports: stub domains, inline hosts entries; log "
+          "and a stub inside the cluster zone named, that stub a loss to accept",
           translation_case("aks-coredns.json",
                            COMMON + [r'^    forward-stub: \[ "puglife\.local=192\.11\.0\.1", '
                                      r'"abc\.com=1\.2\.3\.4" \]$',
-                                     r"^  - domain: example1\.org\.$", r"^  - domain: example3\.org\.$"],
+                                     r'^    hosts-entry: \[ "10\.0\.0\.1 example1\.org", '
+                                     r'"10\.0\.0\.2 example2\.org", "10\.0\.0\.3 example3\.org" \]$',
+                                     r"^    hosts-fallthrough: \[ \. \]$",
+                                     r"^    global-module: mod-k8s/default$"],
                            [("NOT TRANSLATED", "import log.override:1", "log"),
                             ("translated", "import test.override:1", "hosts"),
                             ("translated", "import puglife.server:4", "forward . 192.11.0.1"),
                             ("NOT TRANSLATED", "import test.server:9", "forward . 2.3.4.5")],
-                           [("example2.org.zone", [r"^example2\.org\.\s+3600\s+A\s+10\.0\.0\.2$"]),
-                            ("in-addr.arpa.zone", [r"^3\.0\.0\.10\.in-addr\.arpa\.\s+3600\s+PTR"
-                                                   r"\s+example3\.org\.$"])],
+                           [],
                            options=["--accept-loss"],
                            report_patterns=[r"^  - .*test\.server:9: names of my\.cluster\.local\. "
                                             r"are NXDOMAIN, not forwarded$",
@@ -426,25 +427,37 @@ def k3s_configmap(hosts_block):
 
 
 @tests.case
-def a_reloaded_hosts_file_is_a_loss_with_its_row_exit_1():
-    # k3s's Corefile: the NodeHosts key gains a line per node that joins.
+def k3s_node_hosts_become_the_hosts_table_read_through_the_api_exit_0():
+    # k3s's Corefile: the NodeHosts key gains a line per node that joins; mod-k8s reads it
+    # through the API and follows its changes (hosts-configmap).
     cm = k3s_configmap("hosts /etc/coredns/NodeHosts {\n        ttl 60\n        reload 15s\n"
                        "        fallthrough\n    }")
-    with translated_text(cm, status=1, name="k3s.json") as (out, conf, report):
+    with translated_text(cm, name="k3s.json") as (out, conf, report):
         conf_check(os.path.join(out, "knot.conf"))
-        expect_lines(report, r"^NOT TRANSLATED\s+\S+:10\s+reload 15s\n\s+-> reload 15s: CoreDNS "
-                     r"re-read /etc/coredns/NodeHosts every 15s", what="the report")
-        loss_line(report, r"\S+:10: changes of hosts file /etc/coredns/NodeHosts are not seen")
-    with translated_text(cm, "--accept-loss", name="k3s.json") as (out, conf, report):
-        with open(os.path.join(out, "node-a.zone"), encoding="utf-8") as f:
-            expect_lines(f.read(), r"^node-a\.\s+60\s+A\s+10\.1\.0\.5$", what="node-a.zone")
-    # The default is a reload every 5 s: the same loss, on the hosts line.
-    with translated_text(k3s_configmap("hosts /etc/coredns/NodeHosts"), status=1,
+        expect_lines(conf, r"^    hosts-configmap: kube-system/coredns/NodeHosts$",
+                     r"^    hosts-ttl: 60$", r"^    hosts-reload: 15$",
+                     r"^    hosts-fallthrough: \[ \. \]$", r"^    global-module: mod-k8s/default$")
+        report_row(report, "translated", 8, "hosts /etc/coredns/NodeHosts")
+        report_row(report, "translated", 10, "reload 15s")
+        report_row(report, "translated", 11, "fallthrough")
+        testing.expect("Role knot-dns" not in report, "a step for the Role that names coredns")
+    # The default: every 5 s, CoreDNS's; without fallthrough, a note that unknown names SERVFAIL.
+    with translated_text(k3s_configmap("hosts /etc/coredns/NodeHosts"),
                          name="k3s.json") as (out, conf, report):
-        report_row(report, "NOT TRANSLATED", 8, "hosts /etc/coredns/NodeHosts")
+        report_row(report, "translated", 8, "hosts /etc/coredns/NodeHosts")
+        expect_lines(report, r"without fallthrough, a name of the hosts zones it lacks is SERVFAIL",
+                     what="the report")
     cm = k3s_configmap("hosts /etc/coredns/NodeHosts {\n        reload 0\n    }")
     with translated_text(cm, name="k3s.json") as (out, conf, report):
         report_row(report, "translated", 9, "reload 0")
+        expect_lines(conf, r"^    hosts-reload: 0$")
+    # A ConfigMap of another name: the Role must name it.
+    cm = k3s_configmap("hosts /etc/coredns/NodeHosts")
+    cm["metadata"]["name"] = "dns-hosts"
+    with translated_text(cm, name="k3s.json") as (out, conf, report):
+        expect_lines(conf, r"^    hosts-configmap: kube-system/dns-hosts/NodeHosts$")
+        expect_lines(report, r"Add dns-hosts to the resourceNames of the Role knot-dns",
+                     what="the report")
 
 
 # -- issue 41, items 3, 4, 8: rewrite and template lines become mod-k8s's options
@@ -520,14 +533,43 @@ def a_rewrite_of_another_server_block_is_a_loss():
 
 
 @tests.case
-def a_hosts_file_not_given_is_a_loss_and_inline_entries_need_no_reload():
-    with translated_text(corefile("hosts /etc/hosts.extra", "forward . /etc/resolv.conf"),
-                         status=1) as (out, conf, report):
-        loss_line(report, r"\S+:8: the names of hosts file /etc/hosts\.extra are not answered")
+def a_hosts_file_is_read_where_coredns_read_it_and_a_second_hosts_plugin_is_a_loss():
+    with translated_text(corefile("hosts /etc/hosts.extra example.org {", "    no_reverse",
+                                  "    10.1.2.3 legacy.example.org", "    fallthrough",
+                                  "}", "forward . /etc/resolv.conf")) as (out, conf, report):
+        conf_check(os.path.join(out, "knot.conf"))
+        expect_lines(conf, r"^    hosts-file: /etc/hosts\.extra$", r"^    hosts-zone: \[ example\.org\. \]$",
+                     r"^    hosts-no-reverse: on$", r'^    hosts-entry: \[ "10\.1\.2\.3 legacy\.example\.org" \]$')
+        expect_lines(report, r"Mount the hosts file /etc/hosts\.extra in the knot-dns pod",
+                     what="the report")
     text = corefile("hosts {", "    10.1.2.3 legacy.cluster.local", "    reload 15s", "}",
-                    "forward . /etc/resolv.conf")
+                    "hosts /etc/hosts.other", "forward . /etc/resolv.conf")
+    with translated_text(text, status=1) as (out, conf, report):
+        expect_lines(conf, r"^    hosts-file: /etc/hosts$", r"^    hosts-reload: 15$")
+        report_row(report, "translated", 10, "reload 15s")
+        loss_line(report, r"\S+:12: the names of this hosts plugin are not answered")
+
+
+@tests.case
+def k8s_external_and_zonal_names_translate_to_their_options_and_zone():
+    text = (".:53 {\n    kubernetes cluster.local in-addr.arpa ip6.arpa {\n        zonal\n    }\n"
+            "    k8s_external example.org {\n        apex ns-apex\n        ttl 30\n        headless\n"
+            "    }\n    forward . /etc/resolv.conf\n}\n")
     with translated_text(text) as (out, conf, report):
-        report_row(report, "built in", 10, "reload 15s")
+        conf_check(os.path.join(out, "knot.conf"))
+        expect_lines(conf, r"^    zonal: on$", r"^    external-zone: \[ example\.org\. \]$",
+                     r"^    external-apex: ns-apex$", r"^    external-ttl: 30$",
+                     r"^    external-headless: on$", r"^  - domain: example\.org\.$")
+        with open(os.path.join(out, "example.org.zone"), encoding="utf-8") as f:
+            expect_lines(f.read(), r"^\$TTL 30$",
+                         r"^@\s+SOA\s+ns1\.ns-apex\.example\.org\. hostmaster\.ns-apex\.example\.org\. "
+                         r"1 7200 1800 86400 30$", r"^@\s+NS\s+ns1\.ns-apex\.example\.org\.$",
+                         what="example.org.zone")
+        report_row(report, "translated", 5, "k8s_external example.org")
+        report_row(report, "translated", 3, "zonal")
+    text = ".:53 {\n    kubernetes cluster.local\n    k8s_external example.org {\n        fallthrough\n    }\n}\n"
+    with translated_text(text, status=1) as (out, conf, report):
+        loss_line(report, r"\S+:4: names of the external zones that are not Services' are not passed on")
 
 
 @tests.case
@@ -736,6 +778,7 @@ LIVE_COREFILE = """.:53 {
         10.1.2.4 db.corp.internal
         fallthrough
     }
+    k8s_external example.org
     prometheus :9153
     proxy . UPSTREAM
     cache 30
@@ -901,14 +944,23 @@ def a_stub_domain_goes_to_its_own_server(world):
 
 
 @tests.case
-def a_hosts_entry_in_the_cluster_zone_is_answered_from_the_zone_file(world):
+def a_hosts_entry_in_the_cluster_zone_is_answered_before_the_cluster_names(world):
     expect_answer(world, "custom", "legacy.cluster.local.", "A", "10.1.2.3")
 
 
 @tests.case
-def a_hosts_entry_outside_answers_from_its_own_zone_with_its_ptr(world):
+def a_hosts_entry_outside_every_zone_answers_with_its_ptr(world):
     expect_answer(world, "custom", "db.corp.internal.", "A", "10.1.2.4")
     expect_answer(world, "custom", "4.2.1.10.in-addr.arpa.", "PTR", "db.corp.internal.")
+
+
+@tests.case
+def a_services_external_address_answers_in_the_k8s_external_zone(world):
+    svc = world.sim.get_object("services", "default", "kubernetes")
+    svc["spec"]["externalIPs"] = ["192.0.2.44"]
+    world.sim.apply(svc)
+    expect_answer(world, "custom", "kubernetes.default.example.org.", "A", "192.0.2.44")
+    expect_answer(world, "custom", "example.org.", "SOA", "ns1.dns.example.org. hostmaster.dns.example.org.")
 
 
 @tests.case

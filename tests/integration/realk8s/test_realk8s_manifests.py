@@ -5,7 +5,8 @@
 kube-apiserver; then mod-k8s reads the API with a bound token of the
 ServiceAccount that the shipped ClusterRole binds, so that the real RBAC
 authorizer decides what it may do: it must synchronize every zone with no
-refused request, and the token must be able to do nothing else. A narrower copy
+refused request, and the token must be able to do nothing else; the Role lets it
+list and watch two ConfigMaps of kube-system by name, and no other. A narrower copy
 of the role (no EndpointSlices) must leave the module forbidden and unready:
 the check can fail. The token is rotated for real: a token bound to a pod stops
 working when the pod is deleted, and the module takes the new one from its
@@ -19,6 +20,7 @@ import os
 
 import cases
 import cluster
+import dig
 import realk8s
 import testing
 from realk8s import pod, service
@@ -96,17 +98,23 @@ def the_module_synchronizes_with_the_service_account_token(cl):
         f"10-244-5-10.shop.pod.{Z} A NOERROR aa 10.244.5.10").run(cl), 5)
 
 
-def can_i(cl, verb, resource, namespace=None):
+def module_token(cl):
+    with open(os.path.join(cl.plane.workdir, "token"), encoding="utf-8") as f:
+        return f.read().strip()
+
+
+def can_i(cl, verb, resource, namespace=None, object_name=None):
     """What `kubectl auth can-i VERB RESOURCE -A` asks, with the module's token: a
     SelfSubjectAccessReview to the real authorizer ("yes" or "no")."""
-    with open(os.path.join(cl.plane.workdir, "token"), encoding="utf-8") as f:
-        token = f.read().strip()
+    token = module_token(cl)
     name, _, group = resource.partition(".")
     resource_name, _, subresource = name.partition("/")
     attributes = {"verb": verb, "resource": resource_name, "group": group,
                   "subresource": subresource}
     if namespace:
         attributes["namespace"] = namespace
+    if object_name:
+        attributes["name"] = object_name
     status, body = cl.plane.api("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
                                 {"apiVersion": "authorization.k8s.io/v1",
                                  "kind": "SelfSubjectAccessReview",
@@ -136,6 +144,48 @@ def the_token_may_do_nothing_else(cl):
                                         "-o", "json").stdout)["rules"]
     verbs = sorted({v for rule in rules for v in rule["verbs"]})
     testing.expect_equal(verbs, ["list", "watch"], "verbs of the shipped ClusterRole")
+
+
+@tests.case
+def the_token_may_list_and_watch_two_configmaps_of_kube_system_by_name_only(cl):
+    """The Role: kube-dns's and coredns's ConfigMaps, list and watch, in kube-system. The
+    API server authorizes a list or watch with the field selector metadata.name=NAME as
+    a request for NAME (k8s.io/apiserver, requestinfo.go), so resourceNames limits them:
+    the module's requests are allowed, the same without the selector are not."""
+    for verb in ("list", "watch"):
+        for name in ("kube-dns", "coredns"):
+            testing.expect_equal(can_i(cl, verb, "configmaps", "kube-system", name), "yes",
+                                 f"can-i {verb} configmaps/{name} -n kube-system")
+        for namespace, name in (("kube-system", None), ("kube-system", "knot-dns"),
+                                ("default", "kube-dns"), (None, "coredns")):
+            testing.expect_equal(can_i(cl, verb, "configmaps", namespace, name), "no",
+                                 f"can-i {verb} configmaps/{name} -n {namespace}")
+    for verb in ("get", "update", "patch", "delete", "create"):
+        testing.expect_equal(can_i(cl, verb, "configmaps", "kube-system", "coredns"), "no",
+                             f"can-i {verb} configmaps/coredns")
+    token = module_token(cl)
+    path = "/api/v1/namespaces/kube-system/configmaps"
+    for query, status in (("?fieldSelector=metadata.name%3Dcoredns", 200),
+                          ("?fieldSelector=metadata.name%3Dkube-dns&watch=1&timeoutSeconds=1", 200),
+                          ("", 403), ("?fieldSelector=metadata.name%3Dknot-dns", 403),
+                          ("?watch=1&timeoutSeconds=1", 403)):
+        got, body = cl.plane.api("GET", path + query, token=token)
+        testing.expect_equal(got, status, f"GET {path}{query}: {body}")
+
+    # The module reads k3s's NodeHosts with the shipped RBAC, nothing refused.
+    cl.plane.apply([{"apiVersion": "v1", "kind": "ConfigMap",
+                     "metadata": {"name": "coredns", "namespace": "kube-system"},
+                     "data": {"NodeHosts": "172.18.0.2 k3d-server-0\n"}}])
+    options = {"kubeconfig": cl.kubeconfig_path, "hosts-configmap": "kube-system/coredns/NodeHosts"}
+    with realk8s.knotd.Knotd(module=options, zones=("cluster.local.",),
+                             template={"global-module": "mod-k8s/default"}) as server:
+        cluster.wait_ready(server, ("cluster.local.",), timeout=60)
+        testing.eventually(lambda: testing.expect_equal(
+            [rr.rdata for rr in dig.query(server, "k3d-server-0.", "A").answer], ["172.18.0.2"],
+            "k3d-server-0. A"), timeout=15)
+        errors = {k: v for k, v in cluster.stats(server).items()
+                  if k.startswith("api-errors") and v}
+        testing.expect(not errors, f"api-errors: {errors}")
 
 
 @tests.case
