@@ -86,8 +86,8 @@ static void slot_release(k8s_cold_t *w, slot_t *s)
 static void send_answer(k8s_cold_t *w, const slot_t *s, size_t size)
 {
 	k8s_late_send_from(s->h.fd, s->h.tcp, &s->h.remote, &s->h.local, w->out, size);
-	k8s_dnsmetrics_late(s->h.tcp, &s->h.remote, s->h.len, w->out + 2, size, s->h.received_ns,
-	                    K8S_DNSMETRICS_KUBERNETES);
+	k8s_dnsmetrics_late(s->h.tcp, &s->h.remote, &s->h.local, s->wire, s->h.len, w->out + 2,
+	                    size, s->h.received_ns, K8S_DNSMETRICS_KUBERNETES);
 }
 
 /*! \brief A fresh response to \a q with room for the OPT record, at the ANSWER section. */

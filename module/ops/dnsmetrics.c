@@ -28,6 +28,7 @@
 #include <libknot/libknot.h>
 
 #include "ops/dnsmetrics.h"
+#include "ops/querylog.h"
 #include "mod-k8s/mod-k8s.h"
 
 struct k8s_dnsmetrics_tsc k8s_dnsmetrics_tsc;
@@ -219,9 +220,10 @@ void k8s_dnsmetrics_answer(unsigned slot, const k8s_dnsmetrics_answer_t *a,
 	k8s_dnsmetrics_count(slot, a, received_ns);
 }
 
-void k8s_dnsmetrics_late(bool tcp, const struct sockaddr_storage *remote, size_t query_size,
-                         const uint8_t *answer, size_t answer_size, uint64_t received_ns,
-                         k8s_dnsmetrics_plugin_t plugin)
+void k8s_dnsmetrics_late(bool tcp, const struct sockaddr_storage *remote,
+                         const struct sockaddr_storage *local, const uint8_t *query,
+                         size_t query_size, const uint8_t *answer, size_t answer_size,
+                         uint64_t received_ns, k8s_dnsmetrics_plugin_t plugin)
 {
 	k8s_dnsmetrics_answer_t a = {
 		.proto = tcp ? K8S_METRICS_TCP : K8S_METRICS_UDP,
@@ -243,6 +245,15 @@ void k8s_dnsmetrics_late(bool tcp, const struct sockaddr_storage *remote, size_t
 		}
 	}
 	k8s_dnsmetrics_answer(K8S_DNSMETRICS_LATE_SLOT, &a, received_ns);
+	if (k8s_querylog_on()) {
+		uint64_t now = k8s_dnsmetrics_clock();
+		k8s_querylog_entry_t e = {
+			.query = query, .query_size = query_size, .answer = answer,
+			.answer_size = answer_size, .remote = remote, .local = local, .tcp = tcp,
+			.duration_ns = (now > received_ns) ? now - received_ns : 0,
+		};
+		k8s_querylog_answer(&e);
+	}
 }
 
 void k8s_dnsmetrics_health(uint64_t asked_ns, bool ok)

@@ -31,8 +31,8 @@
 static void send_answer(k8s_fwd_t *f, waiter_t *w, size_t size)
 {
 	k8s_late_send_from(w->fd, w->tcp, &w->remote, &w->local, f->out, size);
-	k8s_dnsmetrics_late(w->tcp, &w->remote, w->len, f->out + 2, size, w->received_ns,
-	                    K8S_DNSMETRICS_FORWARD);
+	k8s_dnsmetrics_late(w->tcp, &w->remote, &w->local, w->wire, w->len, f->out + 2, size,
+	                    w->received_ns, K8S_DNSMETRICS_FORWARD);
 }
 
 void forward_reply(k8s_fwd_t *f, waiter_t *w, const k8s_fwd_entry_t *e, uint16_t rcode,
