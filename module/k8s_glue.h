@@ -108,6 +108,7 @@ typedef struct {
 	k8s_fedfwd_t *fedfwd;       /*!< K8S-DNS role (svc.federation.), or NULL. */
 	k8s_fedapi_t *fedapi;       /*!< Its programming endpoint, or NULL. */
 	k8s_fwd_holder_t *fwd;      /*!< The forwarder (global instance, reverse zones), or NULL. */
+	uint16_t bufsize;           /*!< The largest UDP answer (CoreDNS's bufsize), 0: knotd's. */
 	k8s_kept_t *kept;           /*!< The kept names (answer.upstream's), or NULL. */
 	k8s_kept_client_t kept_client;
 	k8s_metrics_source_t metrics_src; /*!< The zone's part of /ready (metrics.h). */
@@ -365,6 +366,12 @@ int k8s_forward_check_stub(knotd_conf_check_args_t *args);
 
 /*! \brief Checks kube-dns-config: an absolute directory name (the files may come later). */
 int k8s_forward_check_kubedns(knotd_conf_check_args_t *args);
+
+/*! \brief Checks one forward-options value (forward/groupconf.h). */
+int k8s_forward_check_options(knotd_conf_check_args_t *args);
+
+/*! \brief Checks one forward-cache value (forward/groupconf.h). */
+int k8s_forward_check_cache(knotd_conf_check_args_t *args);
 
 /*!
  * \brief Reads the forward options and, in load, takes the forwarder: a global
