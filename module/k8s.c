@@ -420,6 +420,9 @@ static int load_module(check_ctx_t *check)
 		if (ret == KNOT_EOK) {
 			ret = k8s_forward_read(check, ctx, true);
 		}
+		if (ret == KNOT_EOK) {
+			ret = k8s_ops_querylog_read(check, ctx);
+		}
 		if (ret != KNOT_EOK) {
 			ctx_free(ctx);
 		} else {
@@ -450,6 +453,9 @@ static int load_module(check_ctx_t *check)
 	}
 	if (ret == KNOT_EOK) {
 		ret = k8s_forward_read(check, ctx, false);
+	}
+	if (ret == KNOT_EOK) {
+		ret = k8s_ops_querylog_read(check, ctx);
 	}
 	// Every zone alike (the reverse zones too), so that they share them.
 	if (ret == KNOT_EOK && ctx->answer.role != K8S_ROLE_FEDERATED) {

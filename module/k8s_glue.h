@@ -50,6 +50,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #include "federation/fedfwd.h"
 #include "federation/fedserve.h"
 #include "ops/metrics.h"
+#include "ops/querylog.h"
 #include "store/topology.h"
 #include "watch/watcher.h"
 
@@ -109,6 +110,7 @@ typedef struct {
 	k8s_fedapi_t *fedapi;       /*!< Its programming endpoint, or NULL. */
 	k8s_fwd_holder_t *fwd;      /*!< The forwarder (global instance, reverse zones), or NULL. */
 	uint16_t bufsize;           /*!< The largest UDP answer (CoreDNS's bufsize), 0: knotd's. */
+	k8s_querylog_t *querylog;   /*!< The query log this instance published, or NULL. */
 	k8s_kept_t *kept;           /*!< The kept names (answer.upstream's), or NULL. */
 	k8s_kept_client_t kept_client;
 	k8s_metrics_source_t metrics_src; /*!< The zone's part of /ready (metrics.h). */
@@ -488,6 +490,15 @@ void k8s_ops_zone_remove(k8s_ctx_t *ctx);
  * cannot be bound is logged, not fatal: the zone answers without it.
  */
 void k8s_ops_take(k8s_ctx_t *ctx);
+
+/*! \brief Checks one query-log value (CoreDNS's log line, querylog.h). */
+int k8s_ops_check_querylog(knotd_conf_check_args_t *args);
+
+/*!
+ * \brief Reads query-log and query-log-rate and, at load, publishes the instance's query
+ * log (the process's one, until a later instance publishes its own).
+ */
+int k8s_ops_querylog_read(check_ctx_t *check, k8s_ctx_t *ctx);
 
 /*! \brief Drops the zone's reference to the endpoint, if it holds one. */
 void k8s_ops_release(k8s_ctx_t *ctx);

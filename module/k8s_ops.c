@@ -17,7 +17,7 @@
 /*
  * The knotd glue of the operations endpoint (httpd.h, metrics.h): options
  * metrics-listen and lameduck-file, what /health asks knotd, each zone's part
- * of /ready.
+ * of /ready; and of the query log (querylog.h): options query-log and query-log-rate.
  */
 
 #include <arpa/inet.h>
@@ -31,6 +31,7 @@
 #include "ops/httpd.h"
 #include "k8s_glue.h"
 #include "ops/metrics.h"
+#include "ops/querylog.h"
 
 int k8s_ops_check_lameduck(knotd_conf_check_args_t *args)
 {
@@ -134,8 +135,169 @@ void k8s_ops_zone_remove(k8s_ctx_t *ctx)
 
 void k8s_ops_release(k8s_ctx_t *ctx)
 {
+	if (ctx->querylog != NULL) {
+		k8s_querylog_unpublish(ctx->querylog);
+		k8s_querylog_free(ctx->querylog);
+		ctx->querylog = NULL;
+	}
 	if (ctx->httpd_held) {
 		k8s_httpd_release();
 		ctx->httpd_held = false;
 	}
+}
+
+/* The query log. */
+
+/*! \brief Words of a query-log value at most. */
+#define QUERYLOG_WORDS 64
+
+/*!
+ * \brief The words of a query-log value as a Corefile's line splits them: whitespace,
+ * "quoted" (\\" inside) or `backquoted` (knot.conf's quoted values hold no \\"), a
+ * brace standing alone, `;` between lines; false (a reason in \a msg) past QUERYLOG_WORDS or an
+ * unclosed quote. The words are written into \a buf (the value's length, plus one).
+ */
+static bool querylog_words(const char *value, char *buf, char **words, bool *quoted,
+                           size_t *count, char *msg, size_t msglen)
+{
+	size_t n = 0;
+	const char *p = value;
+	char *out = buf;
+	while (*p != '\0') {
+		if (*p == ' ' || *p == '\t') {
+			p++;
+			continue;
+		}
+		if (n == QUERYLOG_WORDS) {
+			snprintf(msg, msglen, "more than %d words", QUERYLOG_WORDS);
+			return false;
+		}
+		words[n] = out;
+		quoted[n] = (*p == '"' || *p == '`');
+		if (*p == ';') {
+			*out++ = *p++;
+		} else if (quoted[n]) {
+			char close = *p++;
+			while (*p != '\0' && *p != close) {
+				if (close == '"' && p[0] == '\\' && p[1] == '"') {
+					p++;
+				}
+				*out++ = *p++;
+			}
+			if (*p != close) {
+				snprintf(msg, msglen, "a quote not closed");
+				return false;
+			}
+			p++;
+		} else {
+			// As Caddy's lexer: a brace is a word of its own only standing alone
+			// ({name} is one word).
+			while (*p != '\0' && strchr(" \t;\"`", *p) == NULL) {
+				*out++ = *p++;
+			}
+		}
+		*out++ = '\0';
+		n++;
+	}
+	*count = n;
+	return true;
+}
+
+/*!
+ * \brief Adds the rules of one query-log value (CoreDNS's log line: NAMES..., FORMAT,
+ * `{ class CLASSES... }`) to \a ql.
+ */
+static int querylog_value(k8s_querylog_t *ql, const char *value, char *msg, size_t msglen)
+{
+	size_t len = strlen(value);
+	char *buf = malloc(2 * len + 2);
+	char *words[QUERYLOG_WORDS];
+	bool quoted[QUERYLOG_WORDS];
+	size_t n = 0;
+	if (buf == NULL) {
+		snprintf(msg, msglen, "out of memory");
+		return KNOT_ENOMEM;
+	}
+	int ret = KNOT_EINVAL;
+	if (!querylog_words(value, buf, words, quoted, &n, msg, msglen)) {
+		goto out;
+	}
+	size_t args = 0;
+	while (args < n && (quoted[args] || strcmp(words[args], "{") != 0)) {
+		args++;
+	}
+	const char *classes[QUERYLOG_WORDS];
+	size_t class_count = 0;
+	if (args < n) {
+		// A block: `class` lines, `;` between them, `}` last.
+		if (quoted[n - 1] || strcmp(words[n - 1], "}") != 0) {
+			snprintf(msg, msglen, "a block not closed with '}'");
+			goto out;
+		}
+		for (size_t i = args + 1; i < n - 1; i++) {
+			if (!quoted[i] && strcmp(words[i], ";") == 0) {
+				continue;
+			}
+			if (quoted[i] || strcmp(words[i], "class") != 0 || i + 1 >= n - 1) {
+				snprintf(msg, msglen, "unknown property '%s' (class CLASSES...)", words[i]);
+				goto out;
+			}
+			for (i++; i < n - 1 && (quoted[i] || strcmp(words[i], ";") != 0); i++) {
+				classes[class_count++] = words[i];
+			}
+		}
+	}
+	ret = k8s_querylog_line(ql, (const char *const *)words, args, classes, class_count, msg,
+	                        msglen);
+out:
+	free(buf);
+	return ret;
+}
+
+int k8s_ops_check_querylog(knotd_conf_check_args_t *args)
+{
+	k8s_querylog_t *ql = k8s_querylog_new(1, &(k8s_log_t){ 0 });
+	if (ql == NULL) {
+		return KNOT_ENOMEM;
+	}
+	int ret = querylog_value(ql, yp_str(args->data), k8s_glue_check_msg,
+	                         sizeof(k8s_glue_check_msg));
+	k8s_querylog_free(ql);
+	if (ret != KNOT_EOK) {
+		args->err_str = k8s_glue_check_msg;
+	}
+	return ret;
+}
+
+static void querylog_line(void *ctx, int priority, const char *msg)
+{
+	knotd_mod_log(ctx, priority, "%s", msg);
+}
+
+int k8s_ops_querylog_read(check_ctx_t *check, k8s_ctx_t *ctx)
+{
+	knotd_conf_t values = k8s_glue_option(check, K8S_OPT(QUERY_LOG));
+	if (values.count == 0 || check->mod == NULL) {
+		knotd_conf_free(&values);
+		return KNOT_EOK;
+	}
+	unsigned rate = k8s_glue_option(check, K8S_OPT(QUERY_LOG_RATE)).single.integer;
+	k8s_log_t log = { .fn = querylog_line, .ctx = check->mod };
+	k8s_querylog_t *ql = k8s_querylog_new(rate, &log);
+	int ret = (ql != NULL) ? KNOT_EOK : KNOT_ENOMEM;
+	for (size_t i = 0; i < values.count && ret == KNOT_EOK; i++) {
+		char msg[256];
+		ret = querylog_value(ql, values.multi[i].string, msg, sizeof(msg));
+		if (ret != KNOT_EOK) {
+			ret = k8s_glue_refuse(check, "query-log: %s", msg);
+		}
+	}
+	knotd_conf_free(&values);
+	if (ret != KNOT_EOK) {
+		k8s_querylog_free(ql);
+		return ret;
+	}
+	ctx->querylog = ql;
+	k8s_querylog_publish(ql);
+	return KNOT_EOK;
 }
