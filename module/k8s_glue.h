@@ -51,6 +51,7 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #include "federation/fedserve.h"
 #include "ops/metrics.h"
 #include "ops/querylog.h"
+#include "resolver/forward.h"
 #include "store/topology.h"
 #include "watch/watcher.h"
 
@@ -374,6 +375,15 @@ int k8s_forward_check_options(knotd_conf_check_args_t *args);
 
 /*! \brief Checks one forward-cache value (forward/groupconf.h). */
 int k8s_forward_check_cache(knotd_conf_check_args_t *args);
+
+/*! \brief Reads forward-options and forward-cache into \a conf's settings (by zone). */
+int k8s_conf_fwd_settings_read(check_ctx_t *check, k8s_fwd_conf_t *conf);
+
+/*!
+ * \brief The late answers' UDP size: knotd's udp-max-payload per family, bufsize if lower
+ * (resolver/late.h).
+ */
+void k8s_conf_udp_max_read(check_ctx_t *check);
 
 /*!
  * \brief Reads the forward options and, in load, takes the forwarder: a global

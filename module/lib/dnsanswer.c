@@ -14,6 +14,8 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
+#include <stdio.h>
+
 #include "lib/dnsanswer.h"
 
 bool k8s_soa_minimum(const knot_rdata_t *rdata, uint32_t *minimum)
@@ -149,4 +151,17 @@ k8s_response_class_t k8s_response_class(k8s_response_t type)
 	default:
 		return K8S_RESPONSE_CLASS_ERROR;
 	}
+}
+
+const char *k8s_rcode_name(unsigned rcode, char *buf, size_t len)
+{
+	static const char *names[] = {
+		"NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED", "YXDOMAIN",
+		"YXRRSET", "NXRRSET", "NOTAUTH", "NOTZONE"
+	};
+	if (rcode < sizeof(names) / sizeof(names[0])) {
+		return names[rcode];
+	}
+	snprintf(buf, len, "%u", rcode);
+	return buf;
 }

@@ -73,3 +73,6 @@ k8s_response_t k8s_response_type(const uint8_t *wire, size_t len);
 
 /*! \brief The class of a kind of response (CoreDNS's Classify). */
 k8s_response_class_t k8s_response_class(k8s_response_t type);
+
+/*! \brief An RCODE's name as CoreDNS writes it (miekg/dns's RcodeToString), or its number. */
+const char *k8s_rcode_name(unsigned rcode, char *buf, size_t len);

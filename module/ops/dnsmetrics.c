@@ -27,6 +27,7 @@
 
 #include <libknot/libknot.h>
 
+#include "lib/dnsanswer.h"
 #include "ops/dnsmetrics.h"
 #include "ops/querylog.h"
 #include "mod-k8s/mod-k8s.h"
@@ -269,20 +270,6 @@ void k8s_dnsmetrics_health(uint64_t asked_ns, bool ok)
 	k8s_dnsmetrics_add(&health.failures, !ok);
 }
 
-const char *k8s_dnsmetrics_rcode_name(unsigned rcode, char *buf, size_t len)
-{
-	// miekg/dns's RcodeToString, which CoreDNS's rcode label is.
-	static const char *names[] = {
-		"NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED", "YXDOMAIN",
-		"YXRRSET", "NXRRSET", "NOTAUTH", "NOTZONE"
-	};
-	if (rcode < sizeof(names) / sizeof(names[0])) {
-		return names[rcode];
-	}
-	snprintf(buf, len, "%u", rcode);
-	return buf;
-}
-
 /* Rendering. */
 
 /*! \brief The slots summed (the endpoint's thread only: one scrape at a time). */
@@ -359,7 +346,7 @@ static void render_answers(k8s_metrics_out_t *out)
 			}
 			char num[8];
 			snprintf(labels, sizeof(labels), SERVER_ZONE ",rcode=\"%s\",plugin=\"%s\"",
-			         k8s_dnsmetrics_rcode_name(r, num, sizeof(num)), plugin_names[p]);
+			         k8s_rcode_name(r, num, sizeof(num)), plugin_names[p]);
 			k8s_metrics_sample(out, MOD_K8S_METRIC_COREDNS_DNS_RESPONSES_TOTAL, labels,
 			                   (double)sum.responses[r][p]);
 		}

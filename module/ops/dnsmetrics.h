@@ -284,5 +284,3 @@ void k8s_dnsmetrics_queries(k8s_metrics_queries_t *total);
 /*! \brief Writes the coredns_dns_*, coredns_build_info and process_* families. */
 void k8s_dnsmetrics_render(k8s_metrics_out_t *out);
 
-/*! \brief CoreDNS's name of an RCODE (dns.RcodeToString), or its number. */
-const char *k8s_dnsmetrics_rcode_name(unsigned rcode, char *buf, size_t len);

@@ -443,7 +443,7 @@ static void put_value(out_t *o, unsigned kind, const k8s_querylog_entry_t *e,
 		if (!have_a) {
 			puts_(o, "-");
 		} else {
-			puts_(o, k8s_dnsmetrics_rcode_name(knot_wire_get_rcode(a), text, sizeof(text)));
+			puts_(o, k8s_rcode_name(knot_wire_get_rcode(a), text, sizeof(text)));
 		}
 		return;
 	case P_RSIZE:

@@ -821,6 +821,78 @@ for fixture, status, rows, patterns, *losses in CORPUS:
         fixture, status, rows, patterns, losses[0] if losses else ()))
 
 
+# -- doc/mod-k8s.rst's table of CoreDNS's plugins: each row's exit status, as translated
+
+DOC = os.path.join(SRCDIR, "doc", "mod-k8s.rst")
+
+# A plugin in its common form, in kubeadm's root block (or a block of its own).
+PLUGIN_FORMS = {
+    "kubernetes": [], "forward": ["forward . 10.0.0.2 {", "    policy random", "}"],
+    "proxy": ["proxy . 10.0.0.2"], "cache": ["forward . 10.0.0.2", "cache 30"],
+    "log": ["forward . 10.0.0.2", "log"], "errors": ["forward . 10.0.0.2"],
+    "bufsize": ["forward . 10.0.0.2", "bufsize 1232"],
+    "health": ["forward . 10.0.0.2", "health"], "ready": ["forward . 10.0.0.2"],
+    "prometheus": ["forward . 10.0.0.2", "prometheus :9153"],
+    "reload": ["forward . 10.0.0.2", "reload"], "loop": ["forward . 10.0.0.2", "loop"],
+    "loadbalance": ["forward . 10.0.0.2", "loadbalance"],
+    "autopath": ["forward . 10.0.0.2", "autopath @kubernetes"],
+    "hosts": ["forward . 10.0.0.2", "hosts /etc/hosts.extra"],
+    "rewrite": ["forward . 10.0.0.2", "rewrite name a.example b.example"],
+    "template": ["forward . 10.0.0.2", "template IN A example.org {",
+                 '    answer "{{ .Name }} 60 IN A 127.0.0.1"', "}"],
+    "k8s_external": ["forward . 10.0.0.2", "k8s_external example.com"],
+    "federation": ["forward . 10.0.0.2", "federation cluster.local {", "    fed example.com", "}"],
+    "file": ["forward . 10.0.0.2"], "chaos": ["forward . 10.0.0.2", "chaos v1"],
+    "nsid": ["forward . 10.0.0.2", "nsid"],
+}
+BLOCK_FORMS = {"file": "example.org:53 {\n    file /etc/coredns/example.org.db\n}\n"}
+SERVER_BLOCKS = {"tls": "tls://.:853", "https": "https://.:443", "https3": "https3://.:443",
+                 "quic": "quic://.:853", "grpc_server": "grpc://.:443"}
+
+
+def doc_plugin_rows():
+    """(plugins, exit status) of each row of the doc's plugin table."""
+    with open(DOC, encoding="utf-8") as f:
+        text = f.read()
+    table = text.split(".. list-table:: CoreDNS 1.15.0's plugins", 1)[1].split("\n\n", 2)[1]
+    rows = []
+    for row in re.split(r"\n   \* - ", "\n" + table)[1:]:
+        cells = re.split(r"\n     - ", row)
+        if not cells[1].strip().isdigit():
+            continue  # the header
+        plugins = re.findall(r"``([a-z0-9_]+)``", cells[0].split("(server blocks")[0])
+        rows.append((plugins, int(cells[1].strip())))
+    return rows
+
+
+@tests.case
+def each_plugin_of_the_docs_table_exits_as_its_row_says():
+    rows = doc_plugin_rows()
+    testing.expect(len(rows) >= 20, f"the table's rows: {rows}")
+    for plugins, status in rows:
+        for plugin in plugins:
+            if plugin in SERVER_BLOCKS:
+                text = corefile("forward . 10.0.0.2", zones=[f"{SERVER_BLOCKS[plugin]} {{\n    "
+                                                              "forward . 10.0.0.3\n}\n"])
+            elif plugin in BLOCK_FORMS:
+                text = corefile(*PLUGIN_FORMS[plugin], zones=[BLOCK_FORMS[plugin]])
+            elif plugin in PLUGIN_FORMS:
+                text = corefile(*PLUGIN_FORMS[plugin])
+            else:
+                text = corefile("forward . 10.0.0.2", plugin)
+            work = tempfile.mkdtemp(prefix="mod-k8s-migrate-plugin-")
+            try:
+                path = os.path.join(work, "Corefile")
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(text)
+                result = run_tool("translate", "--out", os.path.join(work, "o"), path)
+                testing.expect(result.returncode == status,
+                               f"plugin {plugin}: exit {result.returncode}, the doc says {status}:"
+                               f"\n{text}\n{result.stdout}")
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+
+
 # -- knotd runs what the tool wrote
 
 LIVE_COREFILE = """.:53 {
