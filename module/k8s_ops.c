@@ -23,6 +23,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <knot/module.h>
@@ -32,6 +33,7 @@
 #include "k8s_glue.h"
 #include "ops/metrics.h"
 #include "ops/querylog.h"
+#include "rewrite/tokens.h"
 
 int k8s_ops_check_lameduck(knotd_conf_check_args_t *args)
 {
@@ -148,109 +150,55 @@ void k8s_ops_release(k8s_ctx_t *ctx)
 
 /* The query log. */
 
-/*! \brief Words of a query-log value at most. */
-#define QUERYLOG_WORDS 64
-
-/*!
- * \brief The words of a query-log value as a Corefile's line splits them: whitespace,
- * "quoted" (\\" inside) or `backquoted` (knot.conf's quoted values hold no \\"), a
- * brace standing alone, `;` between lines; false (a reason in \a msg) past QUERYLOG_WORDS or an
- * unclosed quote. The words are written into \a buf (the value's length, plus one).
- */
-static bool querylog_words(const char *value, char *buf, char **words, bool *quoted,
-                           size_t *count, char *msg, size_t msglen)
-{
-	size_t n = 0;
-	const char *p = value;
-	char *out = buf;
-	while (*p != '\0') {
-		if (*p == ' ' || *p == '\t') {
-			p++;
-			continue;
-		}
-		if (n == QUERYLOG_WORDS) {
-			snprintf(msg, msglen, "more than %d words", QUERYLOG_WORDS);
-			return false;
-		}
-		words[n] = out;
-		quoted[n] = (*p == '"' || *p == '`');
-		if (*p == ';') {
-			*out++ = *p++;
-		} else if (quoted[n]) {
-			char close = *p++;
-			while (*p != '\0' && *p != close) {
-				if (close == '"' && p[0] == '\\' && p[1] == '"') {
-					p++;
-				}
-				*out++ = *p++;
-			}
-			if (*p != close) {
-				snprintf(msg, msglen, "a quote not closed");
-				return false;
-			}
-			p++;
-		} else {
-			// As Caddy's lexer: a brace is a word of its own only standing alone
-			// ({name} is one word).
-			while (*p != '\0' && strchr(" \t;\"`", *p) == NULL) {
-				*out++ = *p++;
-			}
-		}
-		*out++ = '\0';
-		n++;
-	}
-	*count = n;
-	return true;
-}
-
 /*!
  * \brief Adds the rules of one query-log value (CoreDNS's log line: NAMES..., FORMAT,
- * `{ class CLASSES... }`) to \a ql.
+ * `{ class CLASSES... }`, split as rewrite's and template's values are) to \a ql.
  */
 static int querylog_value(k8s_querylog_t *ql, const char *value, char *msg, size_t msglen)
 {
-	size_t len = strlen(value);
-	char *buf = malloc(2 * len + 2);
-	char *words[QUERYLOG_WORDS];
-	bool quoted[QUERYLOG_WORDS];
-	size_t n = 0;
-	if (buf == NULL) {
+	k8s_tokens_t *t = malloc(sizeof(*t));
+	if (t == NULL) {
 		snprintf(msg, msglen, "out of memory");
 		return KNOT_ENOMEM;
 	}
+	if (k8s_tokens_split(value, t, msg, msglen) != 0) {
+		free(t);
+		return KNOT_EINVAL;
+	}
 	int ret = KNOT_EINVAL;
-	if (!querylog_words(value, buf, words, quoted, &n, msg, msglen)) {
-		goto out;
+	size_t n = t->count;
+	const char *words[K8S_TOKENS_MAX];
+	for (size_t i = 0; i < n; i++) {
+		words[i] = t->tok[i].text;
 	}
 	size_t args = 0;
-	while (args < n && (quoted[args] || strcmp(words[args], "{") != 0)) {
+	while (args < n && !k8s_token_is(t, args, "{")) {
 		args++;
 	}
-	const char *classes[QUERYLOG_WORDS];
+	const char *classes[K8S_TOKENS_MAX];
 	size_t class_count = 0;
 	if (args < n) {
-		// A block: `class` lines, `;` between them, `}` last.
-		if (quoted[n - 1] || strcmp(words[n - 1], "}") != 0) {
+		// A block: `class` lines (`;` or a newline between them), `}` last.
+		if (!k8s_token_is(t, n - 1, "}")) {
 			snprintf(msg, msglen, "a block not closed with '}'");
 			goto out;
 		}
-		for (size_t i = args + 1; i < n - 1; i++) {
-			if (!quoted[i] && strcmp(words[i], ";") == 0) {
-				continue;
-			}
-			if (quoted[i] || strcmp(words[i], "class") != 0 || i + 1 >= n - 1) {
+		for (size_t i = args + 1; i < n - 1; ) {
+			if (!k8s_token_is(t, i, "class") || i + 1 >= n - 1 ||
+			    t->tok[i + 1].line != t->tok[i].line) {
 				snprintf(msg, msglen, "unknown property '%s' (class CLASSES...)", words[i]);
 				goto out;
 			}
-			for (i++; i < n - 1 && (quoted[i] || strcmp(words[i], ";") != 0); i++) {
+			unsigned line = t->tok[i].line;
+			for (i++; i < n - 1 && t->tok[i].line == line; i++) {
 				classes[class_count++] = words[i];
 			}
 		}
 	}
-	ret = k8s_querylog_line(ql, (const char *const *)words, args, classes, class_count, msg,
-	                        msglen);
+	ret = k8s_querylog_line(ql, words, args, classes, class_count, msg, msglen);
 out:
-	free(buf);
+	k8s_tokens_free(t);
+	free(t);
 	return ret;
 }
 
