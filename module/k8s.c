@@ -262,6 +262,10 @@ static void ctx_free(k8s_ctx_t *ctx)
 	k8s_fedapi_stop(ctx->fedapi);
 	k8s_fedfwd_free(ctx->fedfwd);
 	k8s_forward_release(ctx->fwd, ctx->mod);
+	for (size_t i = 0; i < ctx->fwd_inside_count; i++) {
+		free(ctx->fwd_inside[i]);
+	}
+	free(ctx->fwd_inside);
 	free(ctx->zone);
 	for (int z = 0; z < K8S_ZONE_COUNT; z++) {
 		free(ctx->domains[z]);

@@ -15,18 +15,56 @@
  */
 
 /*
- * knotd glue of the forwarder's groups' own settings (forward/groupconf.h: the options
- * forward-options and forward-cache, checked and read by zone) and of the late answers'
- * UDP size (knotd's udp-max-payload, and bufsize below it: resolver/late.h).
+ * knotd glue of the forwarder's options: forward, forward-stub and kube-dns-config
+ * checked, the groups' own settings (forward/groupconf.h: the options forward-options
+ * and forward-cache, checked and read by zone), the stub domains below a zone's apex,
+ * and the late answers' UDP size (knotd's udp-max-payload, and bufsize below it:
+ * resolver/late.h).
  */
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <knot/module.h>
 
 #include "forward/groupconf.h"
+#include "forward/servers.h"
 #include "k8s_glue.h"
 #include "resolver/late.h"
+
+int k8s_forward_check_stub(knotd_conf_check_args_t *args)
+{
+	k8s_fwd_group_t group;
+	int ret = k8s_fwd_stub_parse((const char *)args->data, &group, k8s_glue_check_msg,
+	                             sizeof(k8s_glue_check_msg));
+	if (ret != KNOT_EOK) {
+		args->err_str = k8s_glue_check_msg;
+		return ret;
+	}
+	free(group.zone);
+	free(group.servers);
+	return KNOT_EOK;
+}
+
+int k8s_forward_check_addr(knotd_conf_check_args_t *args)
+{
+	struct sockaddr_storage ss;
+	if (k8s_fwd_addr_parse((const char *)args->data, &ss) != KNOT_EOK) {
+		args->err_str = "forward must be an IPv4 or IPv6 address, optionally with @port";
+		return KNOT_EINVAL;
+	}
+	return KNOT_EOK;
+}
+
+int k8s_forward_check_kubedns(knotd_conf_check_args_t *args)
+{
+	const char *dir = (const char *)args->data;
+	if (dir[0] != '/' || strlen(dir) > 1024) {
+		args->err_str = "kube-dns-config must be an absolute directory name";
+		return KNOT_EINVAL;
+	}
+	return KNOT_EOK;
+}
 
 /*! \brief One value of forward-options or forward-cache, alone. */
 static int check_group(knotd_conf_check_args_t *args, bool cache)
@@ -101,4 +139,35 @@ void k8s_conf_udp_max_read(check_ctx_t *check)
 	v6 = (bufsize < v6) ? bufsize : v6;
 	k8s_late_udp_max_set(v4 > 0 && v4 <= UINT16_MAX ? v4 : K8S_LATE_EDNS_PAYLOAD,
 	                     v6 > 0 && v6 <= UINT16_MAX ? v6 : K8S_LATE_EDNS_PAYLOAD);
+}
+
+int k8s_conf_fwd_inside_read(k8s_ctx_t *ctx, const k8s_fwd_conf_t *conf)
+{
+	if (ctx->zone == NULL) {
+		return KNOT_EOK;
+	}
+	size_t n = 0;
+	for (size_t g = 0; g < conf->group_count; g++) {
+		const knot_dname_t *stub = conf->groups[g].zone;
+		n += (stub != NULL && knot_dname_in_bailiwick(stub, ctx->zone) > 0);
+	}
+	if (n == 0) {
+		return KNOT_EOK;
+	}
+	ctx->fwd_inside = calloc(n, sizeof(*ctx->fwd_inside));
+	if (ctx->fwd_inside == NULL) {
+		return KNOT_ENOMEM;
+	}
+	for (size_t g = 0; g < conf->group_count; g++) {
+		const knot_dname_t *stub = conf->groups[g].zone;
+		if (stub == NULL || knot_dname_in_bailiwick(stub, ctx->zone) <= 0) {
+			continue;
+		}
+		knot_dname_t *copy = knot_dname_copy(stub, NULL);
+		if (copy == NULL) {
+			return KNOT_ENOMEM;
+		}
+		ctx->fwd_inside[ctx->fwd_inside_count++] = copy;
+	}
+	return KNOT_EOK;
 }

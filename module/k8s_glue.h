@@ -110,6 +110,8 @@ typedef struct {
 	k8s_fedfwd_t *fedfwd;       /*!< K8S-DNS role (svc.federation.), or NULL. */
 	k8s_fedapi_t *fedapi;       /*!< Its programming endpoint, or NULL. */
 	k8s_fwd_holder_t *fwd;      /*!< The forwarder (global instance, reverse zones), or NULL. */
+	knot_dname_t **fwd_inside;  /*!< Stub domains below the zone's apex, forwarded first. */
+	size_t fwd_inside_count;
 	uint16_t bufsize;           /*!< The largest UDP answer (CoreDNS's bufsize), 0: knotd's. */
 	k8s_querylog_t *querylog;   /*!< The query log this instance published, or NULL. */
 	k8s_kept_t *kept;           /*!< The kept names (answer.upstream's), or NULL. */
@@ -359,7 +361,8 @@ int k8s_fed_check_cluster(knotd_conf_check_args_t *args);
  */
 int k8s_fed_fwd_read(check_ctx_t *check, k8s_ctx_t *ctx);
 
-/* k8s_forward.c: the forwarder of names outside our zones. */
+/* k8s_forward.c: the forwarder of names outside our zones; its options' checks and
+ * readers in k8s_fwdconf.c. */
 
 /*! \brief A forward value is an IP address with an optional @port. */
 int k8s_forward_check_addr(knotd_conf_check_args_t *args);
@@ -386,8 +389,15 @@ int k8s_conf_fwd_settings_read(check_ctx_t *check, k8s_fwd_conf_t *conf);
 void k8s_conf_udp_max_read(check_ctx_t *check);
 
 /*!
+ * \brief Copies the stub domains of \a conf below the zone's apex into \a ctx->fwd_inside
+ * (a cluster zone forwards their names first, as CoreDNS's more specific block does).
+ */
+int k8s_conf_fwd_inside_read(k8s_ctx_t *ctx, const k8s_fwd_conf_t *conf);
+
+/*!
  * \brief Reads the forward options and, in load, takes the forwarder: a global
- * instance hooks the names in no zone, a reverse zone's its NXDOMAIN answers.
+ * instance hooks the names in no zone, a reverse zone's its NXDOMAIN answers, a zone
+ * with stub domains below its apex their names.
  */
 int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global);
 

@@ -8,14 +8,16 @@ The Corefile has the per-block settings of item 7 as real Corefiles write them (
 DNS operator's, NodeLocal DNSCache's, kubespray's): a root block with `forward ... {
 policy round_robin }`, `cache 60 { success 9984 60 10; denial 9984 20 3 }`, `bufsize 512`,
 `log . { class denial error }` and `errors`; a stub block with `force_tcp` and its own
-`cache 300`; a stub block with `policy sequential` and no cache. No kubernetes plugin:
+`cache 300`; a stub block with `policy sequential` and no cache; a stub block inside the
+cluster zone (AKS's `my.cluster.local` example). No kubernetes plugin:
 CoreDNS needs no API for these; the translation adds the cluster zone (a loss it says,
 accepted here) and knotd watches the API simulator for it.
 
 Compared, name for name: the RCODE, the answer and authority records, their TTLs (the
 first answer's exactly; a cached one's after the same wait within a second: CoreDNS and
 mod-k8s both count whole seconds, each from its own receipt), TC over UDP, which upstream
-answered each name (round_robin's sequence), the transport to the stub (force_tcp), a
+answered each name (round_robin's sequence, the stub block inside the cluster zone), the
+transport to the stub (force_tcp), a
 SERVFAIL kept 5 s, and the query log's lines for the same names (which are written, and
 their fields). Skips (exit 77) where CoreDNS is not built.
 """
@@ -117,6 +119,9 @@ plain.example:{port} {{
         policy sequential
     }}
 }}
+inner.cluster.local:{port} {{
+    forward . {inner}
+}}
 """
 
 
@@ -165,8 +170,8 @@ class Pair:
         self.stack = contextlib.ExitStack()
 
     def stubs(self, base):
-        names = ("up1", "up2", "stub", "plain1", "plain2")
-        tags = (1, 2, 3, 4, 5)
+        names = ("up1", "up2", "stub", "plain1", "plain2", "inner")
+        tags = (1, 2, 3, 4, 5, 6)
         return {n: self.stack.enter_context(stubdns.StubDNS(answer=tagged_answer(t)))
                 for n, t in zip(names, tags)}
 
@@ -311,6 +316,18 @@ def force_tcp_asks_the_stub_over_tcp_and_sequential_keeps_to_the_first(pair):
                        f"{which}: plain1 not asked")
         testing.expect(not any(n == "t300-seq.plain.example." for n, _ in pair.up[which]["plain2"].names()),
                        f"{which}: plain2 asked")
+
+
+@tests.case
+def a_stub_block_inside_the_cluster_zone_forwards_its_names_alike(pair):
+    for name in ("db.inner.cluster.local.", "inner.cluster.local.", "nx-a.inner.cluster.local."):
+        theirs, ours = same(pair, name)
+        testing.expect(name.startswith("nx-") or
+                       [rr.rdata for rr in ours.answer] == ["192.0.2.6"],
+                       f"{name}: not the inner stub's answer:\n{ours.text}")
+    for which in ("coredns", "knotd"):
+        asked = [n for n, _ in pair.up[which]["inner"].names() if n != "."]
+        testing.expect("db.inner.cluster.local." in asked, f"{which}'s inner stub asked {asked}")
 
 
 @tests.case
