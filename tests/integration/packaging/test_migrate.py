@@ -140,23 +140,22 @@ tests.add("coredns/deployment's Corefile (a raw file) translates: pods disabled 
 tests.add("EKS's Corefile translates and passes conf-check",
           translation_case("eks-coredns.json", COMMON + [r"^    pods: insecure$", r"^    ttl: 5$"],
                            [("translated", 11, "prometheus :9153"), ("built in", 14, "loop")]))
-tests.add("AKS's Corefile with its coredns-custom imports: stub domains, hosts zones; log and a "
-          "stub inside the cluster zone named, that stub a loss to accept",
+tests.add("AKS's Corefile with its coredns-custom imports: stub domains (one inside the "
+          "cluster zone, forwarded by it), hosts zones, log: exit 0",
           translation_case("aks-coredns.json",
                            COMMON + [r'^    forward-stub: \[ "puglife\.local=192\.11\.0\.1", '
-                                     r'"abc\.com=1\.2\.3\.4" \]$',
+                                     r'"abc\.com=1\.2\.3\.4", "my\.cluster\.local=2\.3\.4\.5" \]$',
+                                     r'^    forward-cache: "my\.cluster\.local 30"$',
                                      r"^  - domain: example1\.org\.$", r"^  - domain: example3\.org\.$"],
                            [("translated", "import log.override:1", "log"),
                             ("translated", "import test.override:1", "hosts"),
                             ("translated", "import puglife.server:4", "forward . 192.11.0.1"),
-                            ("NOT TRANSLATED", "import test.server:9", "forward . 2.3.4.5")],
+                            ("translated", "import test.server:9", "forward . 2.3.4.5"),
+                            ("built in", "import test.server:6", "my.cluster.local:53 {")],
                            [("example2.org.zone", [r"^example2\.org\.\s+3600\s+A\s+10\.0\.0\.2$"]),
                             ("in-addr.arpa.zone", [r"^3\.0\.0\.10\.in-addr\.arpa\.\s+3600\s+PTR"
                                                    r"\s+example3\.org\.$"])],
-                           options=["--accept-loss"],
-                           report_patterns=[r"^  - .*test\.server:9: names of my\.cluster\.local\. "
-                                            r"are NXDOMAIN, not forwarded$",
-                                            r"^1 loss\(es\) accepted"]))
+                           report_patterns=[r"^0 line\(s\) not translated"]))
 tests.add("GKE's kube-dns ConfigMap: upstreamNameservers, stubDomains, federations, and the "
           "kube-dns-config alternative named",
           translation_case("gke-kube-dns.json",
@@ -779,6 +778,11 @@ OPENSHIFT_GROUPS = [r'^    forward-options: "foo\.com \{ policy round_robin \}"$
                     r'^    query-log: ". \{ class error \}"$',
                     r"^    listen: \[ 0\.0\.0\.0@5353, \"::@5353\" \]$"]
 
+def nodehosts(line, path="/etc/coredns/NodeHosts"):
+    """The loss of a hosts file CoreDNS re-reads, at that line."""
+    return rf"\S+:{line}: changes of hosts file {re.escape(path)} are not seen"
+
+
 CORPUS = [
     ("kubeadm-coredns.json", 0, [("built in", 21, "reload")], [r'^    forward-cache: ". 30"$']),
     ("coredns-deployment.Corefile", 0, [("translated", 12, "max_concurrent 1000")], []),
@@ -814,7 +818,19 @@ CORPUS = [
     ("kubespray-external-zones.json", 1, [("built in", 1, "example.com {")],
      [r'^    forward-cache: "example\.com 5"$'], [r"\S+:32: cache option prefetch"]),
     ("nodelocaldns.Corefile", 1, [("translated", 11, "force_tcp")], [],
-     [r"\S+:10: names of cluster\.local\. are NXDOMAIN, not forwarded"]),
+     [r"\S+:10: names of cluster\.local\. are answered from the cluster, not forwarded"]),
+    ("aks-coredns.json", 0, [("translated", "import test.server:9", "forward . 2.3.4.5")],
+     [r'^    forward-cache: "my\.cluster\.local 30"$']),
+    # k3s's NodeHosts re-read every 15 s: a frozen copy (issue 41, item 2) until hosts follow it.
+    ("k3s-coredns.json", 1, [("translated", 15, "forward . /etc/resolv.conf")], [], [nodehosts(11)]),
+    ("k3s-coredns-custom.json", 1, [("translated", "import log.override:1", "log")], [],
+     [nodehosts(11), r".*doma\.lol\.server:3: rewrite of doma\.lol\. not applied"]),
+    ("homelab-k3s-stubs.json", 1, [("translated", 14, "forward nas01.home.macro.network 10.133.0.11")],
+     [r'^    forward-cache: "home\.macro\.network 30"$'], [nodehosts(11)]),
+    ("homelab-k3s-rewrite.json", 1, [("translated", 5, "rewrite continue { ... }")], [],
+     [nodehosts(14)]),
+    ("vcluster-coredns.json", 1, [("translated", 5, "rewrite name regex")], [],
+     [nodehosts(12, "/etc/NodeHosts")]),
 ]
 for fixture, status, rows, patterns, *losses in CORPUS:
     tests.add(f"corpus {fixture}: exit {status}, a row for every line", corpus_case(
