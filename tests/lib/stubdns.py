@@ -106,15 +106,16 @@ def bind_pair(rcvbuf=None, host="127.0.0.1", port=0):
         if rcvbuf:
             udp.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         udp.bind((host, port))
-        port = udp.getsockname()[1]
+        bound = udp.getsockname()[1]
         tcp = socket.socket(family, socket.SOCK_STREAM)
         tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            tcp.bind((host, port))
-            return udp, tcp, port
+            tcp.bind((host, bound))
+            return udp, tcp, bound
         except OSError:
             udp.close()
             tcp.close()
+            # A port asked for is not tried again; a free one the kernel picks is.
             if attempt == 19 or port:
                 raise
 
