@@ -63,6 +63,47 @@ static uint8_t *entry_init(k8s_fwd_entry_t *e, const knot_dname_t *qname, uint16
 }
 
 /*!
+ * \brief The next record of \a answer kept in an entry from section \a *s, record \a *i
+ * on (both moved past it), or NULL after the last.
+ */
+static const knot_rrset_t *next_kept(const knot_pkt_t *answer, int *s, uint16_t *i)
+{
+	for (; *s <= KNOT_ADDITIONAL; (*s)++, *i = 0) {
+		const knot_pktsection_t *sec = knot_pkt_section(answer, *s);
+		while (*i < sec->count) {
+			const knot_rrset_t *rr = knot_pkt_rr(sec, (*i)++);
+			if (kept(rr)) {
+				return rr;
+			}
+		}
+	}
+	return NULL;
+}
+
+/*!
+ * \brief The bytes \a answer's kept records take in an entry; their number in \a rr_count
+ * and \a count[] (by section), \a least lowered to their least TTL.
+ */
+static size_t kept_size(const knot_pkt_t *answer, size_t *rr_count, uint16_t count[3],
+                        uint32_t *least)
+{
+	size_t bytes = 0;
+	int s = KNOT_ANSWER;
+	uint16_t i = 0;
+	const knot_rrset_t *rr;
+	while ((rr = next_kept(answer, &s, &i)) != NULL) {
+		if (rr->ttl < *least) {
+			*least = rr->ttl;
+		}
+		// One byte more: the rdata is put 2-byte aligned (knot_rdata_t's length).
+		bytes += sizeof(knot_rrset_t) + knot_dname_size(rr->owner) + 1 + rr->rrs.size;
+		count[s - KNOT_ANSWER]++;
+		(*rr_count)++;
+	}
+	return bytes;
+}
+
+/*!
  * \brief An entry of \a bytes holding the kept records of \a answer (\a rr_count,
  * \a count[] by section), without its life yet; NULL on no memory.
  */
@@ -80,29 +121,25 @@ static k8s_fwd_entry_t *entry_alloc(const knot_pkt_t *answer, const knot_dname_t
 	memcpy(e->count, count, sizeof(e->count));
 
 	size_t n = 0;
-	for (int s = KNOT_ANSWER; s <= KNOT_ADDITIONAL; s++) {
-		const knot_pktsection_t *sec = knot_pkt_section(answer, s);
-		for (uint16_t i = 0; i < sec->count; i++) {
-			const knot_rrset_t *rr = knot_pkt_rr(sec, i);
-			if (!kept(rr)) {
-				continue;
-			}
-			knot_rrset_t *dst = &e->rrs[n++];
-			memset(dst, 0, sizeof(*dst));
-			size_t owner_size = knot_dname_size(rr->owner);
-			memcpy(pos, rr->owner, owner_size);
-			dst->owner = pos;
-			pos += owner_size;
-			dst->type = rr->type;
-			dst->rclass = rr->rclass;
-			dst->ttl = rr->ttl;
-			dst->rrs.count = rr->rrs.count;
-			dst->rrs.size = rr->rrs.size;
-			pos += (uintptr_t)pos & 1;
-			dst->rrs.rdata = (knot_rdata_t *)pos;
-			memcpy(pos, rr->rrs.rdata, rr->rrs.size);
-			pos += rr->rrs.size;
-		}
+	int s = KNOT_ANSWER;
+	uint16_t i = 0;
+	const knot_rrset_t *rr;
+	while ((rr = next_kept(answer, &s, &i)) != NULL) {
+		knot_rrset_t *dst = &e->rrs[n++];
+		memset(dst, 0, sizeof(*dst));
+		size_t owner_size = knot_dname_size(rr->owner);
+		memcpy(pos, rr->owner, owner_size);
+		dst->owner = pos;
+		pos += owner_size;
+		dst->type = rr->type;
+		dst->rclass = rr->rclass;
+		dst->ttl = rr->ttl;
+		dst->rrs.count = rr->rrs.count;
+		dst->rrs.size = rr->rrs.size;
+		pos += (uintptr_t)pos & 1;
+		dst->rrs.rdata = (knot_rdata_t *)pos;
+		memcpy(pos, rr->rrs.rdata, rr->rrs.size);
+		pos += rr->rrs.size;
 	}
 	return e;
 }
@@ -140,26 +177,11 @@ k8s_fwd_entry_t *k8s_fwd_entry_new_source(const knot_pkt_t *answer, const knot_d
 	}
 
 	// Sizes and the entry's life first: nothing is allocated for what is not kept.
-	size_t bytes = sizeof(k8s_fwd_entry_t) + knot_dname_size(qname) + source_size(source);
 	size_t rr_count = 0;
 	uint16_t count[3] = { 0 };
 	uint32_t life = max_ttl;
-	for (int s = KNOT_ANSWER; s <= KNOT_ADDITIONAL; s++) {
-		const knot_pktsection_t *sec = knot_pkt_section(answer, s);
-		for (uint16_t i = 0; i < sec->count; i++) {
-			const knot_rrset_t *rr = knot_pkt_rr(sec, i);
-			if (!kept(rr)) {
-				continue;
-			}
-			if (rr->ttl < life) {
-				life = rr->ttl;
-			}
-			// One byte more: the rdata is put 2-byte aligned (knot_rdata_t's length).
-			bytes += sizeof(knot_rrset_t) + knot_dname_size(rr->owner) + 1 + rr->rrs.size;
-			count[s - KNOT_ANSWER]++;
-			rr_count++;
-		}
-	}
+	size_t bytes = sizeof(k8s_fwd_entry_t) + knot_dname_size(qname) + source_size(source) +
+	               kept_size(answer, &rr_count, count, &life);
 	// A negative answer (NODATA: no record kept in the answer section) lives its SOA's
 	// negative TTL; without a whole IN SOA it is not kept.
 	bool negative = (rcode == KNOT_RCODE_NXDOMAIN || count[0] == 0);
@@ -185,20 +207,11 @@ k8s_fwd_entry_t *k8s_fwd_entry_new_source(const knot_pkt_t *answer, const knot_d
 k8s_fwd_entry_t *k8s_fwd_entry_new_uniform(const knot_pkt_t *answer, const knot_dname_t *qname,
                                            uint16_t qtype, uint32_t ttl, uint64_t now_ms)
 {
-	size_t bytes = sizeof(k8s_fwd_entry_t) + knot_dname_size(qname);
 	size_t rr_count = 0;
 	uint16_t count[3] = { 0 };
-	for (int s = KNOT_ANSWER; s <= KNOT_ADDITIONAL; s++) {
-		const knot_pktsection_t *sec = knot_pkt_section(answer, s);
-		for (uint16_t i = 0; i < sec->count; i++) {
-			const knot_rrset_t *rr = knot_pkt_rr(sec, i);
-			if (kept(rr)) {
-				bytes += sizeof(knot_rrset_t) + knot_dname_size(rr->owner) + 1 + rr->rrs.size;
-				count[s - KNOT_ANSWER]++;
-				rr_count++;
-			}
-		}
-	}
+	uint32_t least = ttl;
+	size_t bytes = sizeof(k8s_fwd_entry_t) + knot_dname_size(qname) +
+	               kept_size(answer, &rr_count, count, &least);
 	if (bytes > K8S_FWD_ENTRY_MAX) {
 		return NULL;
 	}
