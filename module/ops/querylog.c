@@ -536,6 +536,37 @@ static const rule_t *rule_of(const k8s_querylog_t *ql, const question_t *q, bool
 	return NULL;
 }
 
+/*! \brief The rule that writes \a e's line (its question read into \a q), or NULL. */
+static const rule_t *line_rule(const k8s_querylog_t *ql, const k8s_querylog_entry_t *e,
+                               question_t *q, bool *have_q)
+{
+	*have_q = (e->query != NULL) && question_read(e->query, e->query_size, q);
+	const rule_t *r = rule_of(ql, q, *have_q);
+	if (r == NULL) {
+		return NULL;
+	}
+	k8s_response_t type = (e->answer != NULL) ? k8s_response_type(e->answer, e->answer_size)
+	                                           : K8S_RESPONSE_OTHER;
+	return (r->classes & k8s_response_class(type)) != 0 ? r : NULL;
+}
+
+/*! \brief \a e's line by rule \a r into \a buf (\a size > 0); its length. */
+static size_t line_put(const rule_t *r, const k8s_querylog_entry_t *e, const question_t *q,
+                       bool have_q, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	out_t o = { .buf = buf, .size = size };
+	for (size_t i = 0; i < r->node_count; i++) {
+		const node_t *n = &r->nodes[i];
+		if (n->kind == P_TEXT) {
+			put(&o, r->format + n->off, n->len);
+		} else {
+			put_value(&o, n->kind, e, q, have_q);
+		}
+	}
+	return o.len;
+}
+
 size_t k8s_querylog_format(const k8s_querylog_t *ql, const k8s_querylog_entry_t *e,
                            char *buf, size_t size)
 {
@@ -544,26 +575,9 @@ size_t k8s_querylog_format(const k8s_querylog_t *ql, const k8s_querylog_entry_t 
 	}
 	buf[0] = '\0';
 	question_t q;
-	bool have_q = (e->query != NULL) && question_read(e->query, e->query_size, &q);
-	const rule_t *r = rule_of(ql, &q, have_q);
-	if (r == NULL) {
-		return 0;
-	}
-	k8s_response_t type = (e->answer != NULL) ? k8s_response_type(e->answer, e->answer_size)
-	                                           : K8S_RESPONSE_OTHER;
-	if ((r->classes & k8s_response_class(type)) == 0) {
-		return 0;
-	}
-	out_t o = { .buf = buf, .size = size };
-	for (size_t i = 0; i < r->node_count; i++) {
-		const node_t *n = &r->nodes[i];
-		if (n->kind == P_TEXT) {
-			put(&o, r->format + n->off, n->len);
-		} else {
-			put_value(&o, n->kind, e, &q, have_q);
-		}
-	}
-	return o.len;
+	bool have_q;
+	const rule_t *r = line_rule(ql, e, &q, &have_q);
+	return (r != NULL) ? line_put(r, e, &q, have_q, buf, size) : 0;
 }
 
 /* The rate, and the process's log. */
@@ -602,10 +616,15 @@ void k8s_querylog_answer(const k8s_querylog_entry_t *e)
 {
 	urcu_memb_read_lock();
 	k8s_querylog_t *ql = rcu_dereference(k8s_querylog_current);
-	char line[K8S_QUERYLOG_LINE_MAX];
-	if (ql != NULL && k8s_querylog_format(ql, e, line, sizeof(line)) > 0 && rate_allows(ql) &&
-	    ql->log.fn != NULL) {
-		ql->log.fn(ql->log.ctx, LOG_INFO, line);
+	question_t q;
+	bool have_q;
+	const rule_t *r = (ql != NULL) ? line_rule(ql, e, &q, &have_q) : NULL;
+	// Past the rate a line is counted, not written: not formatted either.
+	if (r != NULL && rate_allows(ql) && ql->log.fn != NULL) {
+		char line[K8S_QUERYLOG_LINE_MAX];
+		if (line_put(r, e, &q, have_q, line, sizeof(line)) > 0) {
+			ql->log.fn(ql->log.ctx, LOG_INFO, line);
+		}
 	}
 	urcu_memb_read_unlock();
 }
