@@ -269,6 +269,10 @@ static void ctx_free(k8s_ctx_t *ctx)
 	k8s_fedfwd_free(ctx->fedfwd);
 	k8s_forward_release(ctx->fwd, ctx->mod);
 	k8s_hosts_release(ctx->hosts, ctx->mod);
+	for (size_t i = 0; i < ctx->fwd_inside_count; i++) {
+		free(ctx->fwd_inside[i]);
+	}
+	free(ctx->fwd_inside);
 	free(ctx->zone);
 	for (int z = 0; z < K8S_ZONE_COUNT; z++) {
 		free(ctx->domains[z]);
@@ -439,6 +443,9 @@ static int load_module(check_ctx_t *check)
 		if (ret == KNOT_EOK) {
 			ret = k8s_forward_read(check, ctx, true);
 		}
+		if (ret == KNOT_EOK) {
+			ret = k8s_ops_querylog_read(check, ctx);
+		}
 		if (ret != KNOT_EOK) {
 			ctx_free(ctx);
 		} else {
@@ -469,6 +476,9 @@ static int load_module(check_ctx_t *check)
 	}
 	if (ret == KNOT_EOK) {
 		ret = k8s_forward_read(check, ctx, false);
+	}
+	if (ret == KNOT_EOK) {
+		ret = k8s_ops_querylog_read(check, ctx);
 	}
 	// Every zone alike (the reverse zones too), so that they share them.
 	if (ret == KNOT_EOK && ctx->answer.role != K8S_ROLE_FEDERATED) {

@@ -20,7 +20,7 @@
  * knotd runs as it reads each, the schema made from K8S_OPTIONS (options.h),
  * and the readers of the zone's settings, which the conf check shares with
  * load (k8s.c). The federation roles' and the forwarder's own options are
- * read in k8s_fed.c and k8s_forward.c.
+ * read in k8s_fed.c, k8s_forward.c and k8s_fwdconf.c.
  */
 
 #include <stdio.h>

@@ -160,40 +160,6 @@ static void fwd_stats(void *ctx, const k8s_fwd_stats_t *st)
 
 /* Options. */
 
-int k8s_forward_check_stub(knotd_conf_check_args_t *args)
-{
-	k8s_fwd_group_t group;
-	int ret = k8s_fwd_stub_parse((const char *)args->data, &group, k8s_glue_check_msg,
-	                             sizeof(k8s_glue_check_msg));
-	if (ret != KNOT_EOK) {
-		args->err_str = k8s_glue_check_msg;
-		return ret;
-	}
-	free(group.zone);
-	free(group.servers);
-	return KNOT_EOK;
-}
-
-int k8s_forward_check_addr(knotd_conf_check_args_t *args)
-{
-	struct sockaddr_storage ss;
-	if (k8s_fwd_addr_parse((const char *)args->data, &ss) != KNOT_EOK) {
-		args->err_str = "forward must be an IPv4 or IPv6 address, optionally with @port";
-		return KNOT_EINVAL;
-	}
-	return KNOT_EOK;
-}
-
-int k8s_forward_check_kubedns(knotd_conf_check_args_t *args)
-{
-	const char *dir = (const char *)args->data;
-	if (dir[0] != '/' || strlen(dir) > 1024) {
-		args->err_str = "kube-dns-config must be an absolute directory name";
-		return KNOT_EINVAL;
-	}
-	return KNOT_EOK;
-}
-
 /*! \brief Reads the forward options; \a conf->group_count is 0 when nothing is forwarded. */
 static int conf_read(check_ctx_t *check, k8s_fwd_conf_t *conf)
 {
@@ -213,6 +179,11 @@ static int conf_read(check_ctx_t *check, k8s_fwd_conf_t *conf)
 	conf->cache_max_ttl = k8s_glue_option(check, K8S_OPT(FORWARD_CACHE_TTL)).single.integer;
 	conf->cache_size = k8s_glue_option(check, K8S_OPT(FORWARD_CACHE_SIZE)).single.integer;
 	conf->max_pending = k8s_glue_option(check, K8S_OPT(FORWARD_PENDING)).single.integer;
+	conf->log_interval_ms = 1000 * k8s_glue_option(check, K8S_OPT(FORWARD_LOG_INTERVAL)).single.integer;
+	ret = k8s_conf_fwd_settings_read(check, conf);
+	if (ret != KNOT_EOK) {
+		goto out;
+	}
 	conf->groups = calloc(1 + stubs.count, sizeof(*conf->groups));
 	if (conf->groups == NULL) {
 		ret = KNOT_ENOMEM;
@@ -495,16 +466,18 @@ void k8s_forward_release(k8s_fwd_holder_t *h, knotd_mod_t *mod)
 
 /* Hooks. */
 
-/*! \brief Names in no zone (knotd would answer REFUSED): from the cache, or answered late. */
-static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
-                                        knotd_qdata_t *qdata, knotd_mod_t *mod)
+/*! \brief Counts a forwarded query's way (only the global instance has the counters). */
+static void query_count(knotd_mod_t *mod, bool counted, unsigned thread, int way)
 {
-	assert(pkt && qdata && mod);
-	if (!k8s_glue_no_zone_query(state, qdata)) {
-		return state;
+	if (counted) {
+		knotd_mod_stats_incr(mod, thread, CTR_QUERIES, way, 1);
 	}
-	k8s_tsan_zone_seen();
-	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
+}
+
+/*! \brief A name forwarded: from the cache, or answered late. */
+static knotd_state_t forward_query(knotd_state_t state, knot_pkt_t *pkt, knotd_qdata_t *qdata,
+                                   knotd_mod_t *mod, k8s_ctx_t *ctx, bool counted)
+{
 	const knot_dname_t *lower = qdata->query->lower_qname;
 	unsigned thread = qdata->params->thread_id;
 	// The forwarder (and its cache's entries) stay while the section lasts.
@@ -513,7 +486,7 @@ static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 	k8s_fwd_t *f = live->fwd;
 	if (k8s_fwd_loop_probe(f, lower)) {
 		urcu_memb_read_unlock();
-		knotd_mod_stats_incr(mod, thread, CTR_QUERIES, Q_LOOP, 1);
+		query_count(mod, counted, thread, Q_LOOP);
 		qdata->rcode = KNOT_RCODE_REFUSED;
 		return KNOTD_STATE_FAIL;
 	}
@@ -531,7 +504,7 @@ static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 		urcu_memb_read_unlock();
 		k8s_stats_answered_by(qdata, K8S_DNSMETRICS_CACHE);
 		knot_wire_set_ra(pkt->wire);
-		knotd_mod_stats_incr(mod, thread, CTR_QUERIES, Q_CACHED, 1);
+		query_count(mod, counted, thread, Q_CACHED);
 		return KNOTD_STATE_DONE;
 	}
 	k8s_fwd_metrics_lookup(live->metrics, thread, false);
@@ -546,14 +519,56 @@ static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 	                              k8s_glue_tenant(ctx, k8s_glue_remote(qdata)));
 	urcu_memb_read_unlock();
 	if (handed && late) {
-		knotd_mod_stats_incr(mod, thread, CTR_QUERIES, Q_HANDED, 1);
+		query_count(mod, counted, thread, Q_HANDED);
 		return KNOTD_STATE_NOOP;  // The forwarder thread answers.
 	}
-	knotd_mod_stats_incr(mod, thread, CTR_QUERIES, Q_REFUSED, 1);
+	query_count(mod, counted, thread, Q_REFUSED);
 	k8s_stats_answered_by(qdata, K8S_DNSMETRICS_FORWARD);
 	qdata->rcode = KNOT_RCODE_SERVFAIL;
 	qdata->rcode_ede = late ? KNOT_EDNS_EDE_OTHER : KNOT_EDNS_EDE_NOT_READY;
 	return KNOTD_STATE_FAIL;
+}
+
+/*! \brief Names in no zone (knotd would answer REFUSED). */
+static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
+                                        knotd_qdata_t *qdata, knotd_mod_t *mod)
+{
+	assert(pkt && qdata && mod);
+	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
+	// CoreDNS's bufsize: every UDP answer of the server, knotd's size set already.
+	if (ctx->bufsize != 0 && qdata->params->proto == KNOTD_QUERY_PROTO_UDP &&
+	    pkt->max_size > ctx->bufsize) {
+		pkt->max_size = ctx->bufsize;
+	}
+	if (!k8s_glue_no_zone_query(state, qdata)) {
+		return state;
+	}
+	k8s_tsan_zone_seen();
+	return forward_query(state, pkt, qdata, mod, ctx, true);
+}
+
+/*!
+ * \brief A cluster zone's names under a stub domain inside it (CoreDNS's server block
+ * `my.cluster.local:53 { forward ... }`, more specific than the cluster's): forwarded
+ * as CoreDNS's block forwards them, before the zone answers.
+ */
+static knotd_state_t inside_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
+                                       knotd_qdata_t *qdata, knotd_mod_t *mod)
+{
+	assert(pkt && qdata && mod);
+	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
+	if (state != K8S_STATE_PRODUCE || qdata->type != KNOTD_QUERY_TYPE_NORMAL ||
+	    knot_pkt_qclass(qdata->query) != KNOT_CLASS_IN) {
+		return state;
+	}
+	const knot_dname_t *lower = qdata->query->lower_qname;
+	for (size_t i = 0; i < ctx->fwd_inside_count; i++) {
+		if (knot_dname_in_bailiwick(lower, ctx->fwd_inside[i]) >= 0) {
+			k8s_tsan_zone_seen();
+			return forward_query(state, pkt, qdata, mod, ctx, false);
+		}
+	}
+	return state;
 }
 
 /*! \brief A reverse zone's NXDOMAIN (an address outside the cluster) goes upstream. */
@@ -591,6 +606,9 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global)
 		k8s_fwd_conf_deinit(&conf);
 		return ret;
 	}
+	k8s_conf_udp_max_read(check);
+	int64_t bufsize = k8s_glue_option(check, K8S_OPT(BUFSIZE)).single.integer;
+	ctx->bufsize = (bufsize < UINT16_MAX) ? bufsize : 0;
 	if (conf.group_count == 0) {
 		if (global && ctx->hosts == NULL) {
 			return k8s_glue_refuse(check, "a global mod-k8s forwards: it needs forward or "
@@ -598,10 +616,13 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global)
 		}
 		return KNOT_EOK;
 	}
-	// A zone instance forwards only the reverse zones' names outside the cluster.
-	if (!global && ctx->answer.role != K8S_ROLE_REVERSE) {
+	ret = global ? KNOT_EOK : k8s_conf_fwd_inside_read(ctx, &conf);
+	// A zone instance forwards the reverse zones' names outside the cluster, and the
+	// names of stub domains inside its zone.
+	if (ret != KNOT_EOK || (!global && ctx->answer.role != K8S_ROLE_REVERSE &&
+	                        ctx->fwd_inside_count == 0)) {
 		k8s_fwd_conf_deinit(&conf);
-		return KNOT_EOK;
+		return ret;
 	}
 	knotd_mod_t *mod = check->mod;
 	knotd_conf_t dir = k8s_glue_option(check, K8S_OPT(KUBEDNS_CONFIG));
@@ -632,8 +653,15 @@ int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global)
 	if (ctx->fwd == NULL) {
 		return KNOT_ENOMEM;
 	}
-	ret = global ? knotd_mod_hook(mod, KNOTD_STAGE_BEGIN, forward_begin_hook)
-	             : knotd_mod_hook(mod, KNOTD_STAGE_END, forward_end_hook);
+	if (global) {
+		ret = knotd_mod_hook(mod, KNOTD_STAGE_BEGIN, forward_begin_hook);
+	} else {
+		ret = (ctx->fwd_inside_count > 0)
+		      ? knotd_mod_hook(mod, KNOTD_STAGE_BEGIN, inside_begin_hook) : KNOT_EOK;
+		if (ret == KNOT_EOK && ctx->answer.role == K8S_ROLE_REVERSE) {
+			ret = knotd_mod_hook(mod, KNOTD_STAGE_END, forward_end_hook);
+		}
+	}
 	if (ret != KNOT_EOK) {
 		k8s_forward_release(ctx->fwd, mod);
 		ctx->fwd = NULL;

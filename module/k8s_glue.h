@@ -51,6 +51,8 @@ extern __thread struct urcu_reader urcu_memb_reader __attribute__((tls_model("in
 #include "federation/fedfwd.h"
 #include "federation/fedserve.h"
 #include "ops/metrics.h"
+#include "ops/querylog.h"
+#include "resolver/forward.h"
 #include "store/topology.h"
 #include "watch/watcher.h"
 
@@ -112,6 +114,10 @@ typedef struct k8s_ctx {
 	k8s_fedfwd_t *fedfwd;       /*!< K8S-DNS role (svc.federation.), or NULL. */
 	k8s_fedapi_t *fedapi;       /*!< Its programming endpoint, or NULL. */
 	k8s_fwd_holder_t *fwd;      /*!< The forwarder (global instance, reverse zones), or NULL. */
+	knot_dname_t **fwd_inside;  /*!< Stub domains below the zone's apex, forwarded first. */
+	size_t fwd_inside_count;
+	uint16_t bufsize;           /*!< The largest UDP answer (CoreDNS's bufsize), 0: knotd's. */
+	k8s_querylog_t *querylog;   /*!< The query log this instance published, or NULL. */
 	k8s_kept_t *kept;           /*!< The kept names (answer.upstream's), or NULL. */
 	k8s_kept_client_t kept_client;
 	k8s_hosts_holder_t *hosts;  /*!< The hosts table (hosts-*), or NULL. */
@@ -392,7 +398,8 @@ int k8s_fed_check_cluster(knotd_conf_check_args_t *args);
  */
 int k8s_fed_fwd_read(check_ctx_t *check, k8s_ctx_t *ctx);
 
-/* k8s_forward.c: the forwarder of names outside our zones. */
+/* k8s_forward.c: the forwarder of names outside our zones; its options' checks and
+ * readers in k8s_fwdconf.c. */
 
 /*! \brief A forward value is an IP address with an optional @port. */
 int k8s_forward_check_addr(knotd_conf_check_args_t *args);
@@ -403,9 +410,31 @@ int k8s_forward_check_stub(knotd_conf_check_args_t *args);
 /*! \brief Checks kube-dns-config: an absolute directory name (the files may come later). */
 int k8s_forward_check_kubedns(knotd_conf_check_args_t *args);
 
+/*! \brief Checks one forward-options value (forward/groupconf.h). */
+int k8s_forward_check_options(knotd_conf_check_args_t *args);
+
+/*! \brief Checks one forward-cache value (forward/groupconf.h). */
+int k8s_forward_check_cache(knotd_conf_check_args_t *args);
+
+/*! \brief Reads forward-options and forward-cache into \a conf's settings (by zone). */
+int k8s_conf_fwd_settings_read(check_ctx_t *check, k8s_fwd_conf_t *conf);
+
+/*!
+ * \brief The late answers' UDP size: knotd's udp-max-payload per family, bufsize if lower
+ * (resolver/late.h).
+ */
+void k8s_conf_udp_max_read(check_ctx_t *check);
+
+/*!
+ * \brief Copies the stub domains of \a conf below the zone's apex into \a ctx->fwd_inside
+ * (a cluster zone forwards their names first, as CoreDNS's more specific block does).
+ */
+int k8s_conf_fwd_inside_read(k8s_ctx_t *ctx, const k8s_fwd_conf_t *conf);
+
 /*!
  * \brief Reads the forward options and, in load, takes the forwarder: a global
- * instance hooks the names in no zone, a reverse zone's its NXDOMAIN answers.
+ * instance hooks the names in no zone, a reverse zone's its NXDOMAIN answers, a zone
+ * with stub domains below its apex their names.
  */
 int k8s_forward_read(check_ctx_t *check, k8s_ctx_t *ctx, bool global);
 
@@ -547,6 +576,15 @@ void k8s_ops_zone_remove(k8s_ctx_t *ctx);
  * cannot be bound is logged, not fatal: the zone answers without it.
  */
 void k8s_ops_take(k8s_ctx_t *ctx);
+
+/*! \brief Checks one query-log value (CoreDNS's log line, querylog.h). */
+int k8s_ops_check_querylog(knotd_conf_check_args_t *args);
+
+/*!
+ * \brief Reads query-log and query-log-rate and, at load, publishes the instance's query
+ * log (the process's one, until a later instance publishes its own).
+ */
+int k8s_ops_querylog_read(check_ctx_t *check, k8s_ctx_t *ctx);
 
 /*! \brief Drops the zone's reference to the endpoint, if it holds one. */
 void k8s_ops_release(k8s_ctx_t *ctx);

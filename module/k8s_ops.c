@@ -17,12 +17,14 @@
 /*
  * The knotd glue of the operations endpoint (httpd.h, metrics.h): options
  * metrics-listen and lameduck-file, the UDP listeners whose workers /health watches,
- * each zone's part of /ready.
+ * each zone's part of /ready; and of the query log (querylog.h): options query-log and
+ * query-log-rate.
  */
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <knot/module.h>
@@ -31,6 +33,8 @@
 #include "ops/httpd.h"
 #include "k8s_glue.h"
 #include "ops/metrics.h"
+#include "ops/querylog.h"
+#include "rewrite/tokens.h"
 
 int k8s_ops_check_lameduck(knotd_conf_check_args_t *args)
 {
@@ -114,8 +118,115 @@ void k8s_ops_zone_remove(k8s_ctx_t *ctx)
 
 void k8s_ops_release(k8s_ctx_t *ctx)
 {
+	if (ctx->querylog != NULL) {
+		k8s_querylog_unpublish(ctx->querylog);
+		k8s_querylog_free(ctx->querylog);
+		ctx->querylog = NULL;
+	}
 	if (ctx->httpd_held) {
 		k8s_httpd_release();
 		ctx->httpd_held = false;
 	}
+}
+
+/* The query log. */
+
+/*!
+ * \brief Adds the rules of one query-log value (CoreDNS's log line: NAMES..., FORMAT,
+ * `{ class CLASSES... }`, split as rewrite's and template's values are) to \a ql.
+ */
+static int querylog_value(k8s_querylog_t *ql, const char *value, char *msg, size_t msglen)
+{
+	k8s_tokens_t *t = malloc(sizeof(*t));
+	if (t == NULL) {
+		snprintf(msg, msglen, "out of memory");
+		return KNOT_ENOMEM;
+	}
+	if (k8s_tokens_split(value, t, msg, msglen) != 0) {
+		free(t);
+		return KNOT_EINVAL;
+	}
+	int ret = KNOT_EINVAL;
+	size_t n = t->count;
+	const char *words[K8S_TOKENS_MAX];
+	for (size_t i = 0; i < n; i++) {
+		words[i] = t->tok[i].text;
+	}
+	size_t args = 0;
+	while (args < n && !k8s_token_is(t, args, "{")) {
+		args++;
+	}
+	const char *classes[K8S_TOKENS_MAX];
+	size_t class_count = 0;
+	if (args < n) {
+		// A block: `class` lines (`;` or a newline between them), `}` last.
+		if (!k8s_token_is(t, n - 1, "}")) {
+			snprintf(msg, msglen, "a block not closed with '}'");
+			goto out;
+		}
+		for (size_t i = args + 1; i < n - 1; ) {
+			if (!k8s_token_is(t, i, "class") || i + 1 >= n - 1 ||
+			    t->tok[i + 1].line != t->tok[i].line) {
+				snprintf(msg, msglen, "unknown property '%s' (class CLASSES...)", words[i]);
+				goto out;
+			}
+			unsigned line = t->tok[i].line;
+			for (i++; i < n - 1 && t->tok[i].line == line; i++) {
+				classes[class_count++] = words[i];
+			}
+		}
+	}
+	ret = k8s_querylog_line(ql, words, args, classes, class_count, msg, msglen);
+out:
+	k8s_tokens_free(t);
+	free(t);
+	return ret;
+}
+
+int k8s_ops_check_querylog(knotd_conf_check_args_t *args)
+{
+	k8s_querylog_t *ql = k8s_querylog_new(1, &(k8s_log_t){ 0 });
+	if (ql == NULL) {
+		return KNOT_ENOMEM;
+	}
+	int ret = querylog_value(ql, yp_str(args->data), k8s_glue_check_msg,
+	                         sizeof(k8s_glue_check_msg));
+	k8s_querylog_free(ql);
+	if (ret != KNOT_EOK) {
+		args->err_str = k8s_glue_check_msg;
+	}
+	return ret;
+}
+
+static void querylog_line(void *ctx, int priority, const char *msg)
+{
+	knotd_mod_log(ctx, priority, "%s", msg);
+}
+
+int k8s_ops_querylog_read(check_ctx_t *check, k8s_ctx_t *ctx)
+{
+	knotd_conf_t values = k8s_glue_option(check, K8S_OPT(QUERY_LOG));
+	if (values.count == 0 || check->mod == NULL) {
+		knotd_conf_free(&values);
+		return KNOT_EOK;
+	}
+	unsigned rate = k8s_glue_option(check, K8S_OPT(QUERY_LOG_RATE)).single.integer;
+	k8s_log_t log = { .fn = querylog_line, .ctx = check->mod };
+	k8s_querylog_t *ql = k8s_querylog_new(rate, &log);
+	int ret = (ql != NULL) ? KNOT_EOK : KNOT_ENOMEM;
+	for (size_t i = 0; i < values.count && ret == KNOT_EOK; i++) {
+		char msg[256];
+		ret = querylog_value(ql, values.multi[i].string, msg, sizeof(msg));
+		if (ret != KNOT_EOK) {
+			ret = k8s_glue_refuse(check, "query-log: %s", msg);
+		}
+	}
+	knotd_conf_free(&values);
+	if (ret != KNOT_EOK) {
+		k8s_querylog_free(ql);
+		return ret;
+	}
+	ctx->querylog = ql;
+	k8s_querylog_publish(ql);
+	return KNOT_EOK;
 }

@@ -44,8 +44,6 @@
 #include "rewrite/template.h"
 #include "resolver/upstream.h"
 
-/*! \brief knotd's KNOT_STATE_PRODUCE (knot/query/layer.h, not installed): the query goes on. */
-#define STATE_PRODUCE 2
 
 struct k8s_rw_glue {
 	k8s_keeper_t *keeper;           /*!< Names outside the zones, asked for (A, AAAA). */
@@ -604,7 +602,7 @@ static knotd_state_t ask(rwq_t *q, ask_t *a, bool top, unsigned depth)
 static knotd_state_t rewrite_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
                                         knotd_qdata_t *qdata, knotd_mod_t *mod)
 {
-	if (state != STATE_PRODUCE || qdata->type != KNOTD_QUERY_TYPE_NORMAL) {
+	if (state != K8S_STATE_PRODUCE || qdata->type != KNOTD_QUERY_TYPE_NORMAL) {
 		return state;
 	}
 	k8s_tsan_zone_seen();

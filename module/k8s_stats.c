@@ -27,6 +27,7 @@
 #include "ops/dnsmetrics.h"
 #include "k8s_glue.h"
 #include "ops/metrics.h"
+#include "ops/querylog.h"
 
 /* Counters, in registration order. */
 enum {
@@ -267,6 +268,23 @@ void k8s_stats_answered_by(const knotd_qdata_t *qdata, k8s_dnsmetrics_plugin_t p
 	}
 }
 
+/*! \brief Writes the answer to \a qdata to the query log (querylog.h): off the common path. */
+static __attribute__((noinline)) void querylog_write(const knot_pkt_t *pkt,
+                                                      const knotd_qdata_t *qdata,
+                                                      const struct sockaddr_storage *remote,
+                                                      uint64_t received_ns)
+{
+	uint64_t now = k8s_dnsmetrics_clock();
+	k8s_querylog_entry_t e = {
+		.query = qdata->query->wire, .query_size = qdata->query->size,
+		.answer = pkt->wire, .answer_size = pkt->size, .remote = remote,
+		.local = k8s_glue_query_local(qdata->params),
+		.tcp = (qdata->params->proto == KNOTD_QUERY_PROTO_TCP),
+		.duration_ns = (now > received_ns) ? now - received_ns : 0,
+	};
+	k8s_querylog_answer(&e);
+}
+
 /*!
  * \brief Counts the answer to \a qdata; \a seen: k8s_stats_answering_this(qdata), checked
  * by the caller.
@@ -305,6 +323,9 @@ static inline __attribute__((always_inline)) void answer_count(knotd_state_t sta
 	a.query_size = qdata->query->size;
 	a.answer_size = pkt->size;
 	k8s_dnsmetrics_count(params->thread_id, &a, received_ns);
+	if (__builtin_expect(k8s_querylog_on(), 0)) {
+		querylog_write(pkt, qdata, remote, received_ns);
+	}
 }
 
 static knotd_state_t global_begin_hook(knotd_state_t state, knot_pkt_t *pkt,

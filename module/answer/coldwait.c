@@ -93,14 +93,14 @@ static void slot_release(k8s_cold_t *w, slot_t *s)
 static void send_answer(k8s_cold_t *w, const slot_t *s, size_t size)
 {
 	k8s_late_send_from(s->h.fd, s->h.tcp, &s->h.remote, &s->h.local, w->out, size);
-	k8s_dnsmetrics_late(s->h.tcp, &s->h.remote, s->h.len, w->out + 2, size, s->h.received_ns,
-	                    K8S_DNSMETRICS_KUBERNETES);
+	k8s_dnsmetrics_late(s->h.tcp, &s->h.remote, &s->h.local, s->wire, s->h.len, w->out + 2,
+	                    size, s->h.received_ns, K8S_DNSMETRICS_KUBERNETES);
 }
 
 /*! \brief A fresh response to \a q with room for the OPT record, at the ANSWER section. */
 static knot_pkt_t *response_new(k8s_cold_t *w, const slot_t *s, const knot_pkt_t *q)
 {
-	size_t max = s->h.tcp ? KNOT_WIRE_MAX_PKTSIZE : k8s_late_udp_limit(q);
+	size_t max = s->h.tcp ? KNOT_WIRE_MAX_PKTSIZE : k8s_late_udp_limit(q, s->h.remote.ss_family);
 	knot_pkt_t *r = knot_pkt_new(w->out + 2, max, &w->mm);
 	if (r == NULL || knot_pkt_init_response(r, q) != KNOT_EOK ||
 	    (knot_pkt_has_edns(q) && knot_pkt_reserve(r, OPT_RESERVE) != KNOT_EOK) ||

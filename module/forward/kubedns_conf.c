@@ -341,10 +341,14 @@ int k8s_kubedns_merge(const k8s_fwd_conf_t *base, const k8s_kubedns_t *cm,
                       k8s_fwd_conf_t *out, char *msg, size_t msglen)
 {
 	*out = *base;
+	out->settings = NULL;  // Copied below, not shared.
+	out->settings_count = 0;
 	out->groups = calloc(1 + base->group_count + cm->stub_count, sizeof(*out->groups));
 	out->group_count = 0;
-	if (out->groups == NULL) {
+	// The groups' own settings go by zone: a stub domain of the ConfigMap takes its zone's.
+	if (out->groups == NULL || k8s_fwd_settings_copy(out, base) != KNOT_EOK) {
 		snprintf(msg, msglen, "out of memory");
+		k8s_fwd_conf_deinit(out);
 		return KNOT_ENOMEM;
 	}
 	// [0]: the default servers, replaced by upstreamNameservers.

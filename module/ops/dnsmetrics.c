@@ -27,7 +27,9 @@
 
 #include <libknot/libknot.h>
 
+#include "lib/dnsanswer.h"
 #include "ops/dnsmetrics.h"
+#include "ops/querylog.h"
 #include "mod-k8s/mod-k8s.h"
 
 struct k8s_dnsmetrics_tsc k8s_dnsmetrics_tsc;
@@ -219,9 +221,10 @@ void k8s_dnsmetrics_answer(unsigned slot, const k8s_dnsmetrics_answer_t *a,
 	k8s_dnsmetrics_count(slot, a, received_ns);
 }
 
-void k8s_dnsmetrics_late(bool tcp, const struct sockaddr_storage *remote, size_t query_size,
-                         const uint8_t *answer, size_t answer_size, uint64_t received_ns,
-                         k8s_dnsmetrics_plugin_t plugin)
+void k8s_dnsmetrics_late(bool tcp, const struct sockaddr_storage *remote,
+                         const struct sockaddr_storage *local, const uint8_t *query,
+                         size_t query_size, const uint8_t *answer, size_t answer_size,
+                         uint64_t received_ns, k8s_dnsmetrics_plugin_t plugin)
 {
 	k8s_dnsmetrics_answer_t a = {
 		.proto = tcp ? K8S_METRICS_TCP : K8S_METRICS_UDP,
@@ -243,6 +246,15 @@ void k8s_dnsmetrics_late(bool tcp, const struct sockaddr_storage *remote, size_t
 		}
 	}
 	k8s_dnsmetrics_answer(K8S_DNSMETRICS_LATE_SLOT, &a, received_ns);
+	if (k8s_querylog_on()) {
+		uint64_t now = k8s_dnsmetrics_clock();
+		k8s_querylog_entry_t e = {
+			.query = query, .query_size = query_size, .answer = answer,
+			.answer_size = answer_size, .remote = remote, .local = local, .tcp = tcp,
+			.duration_ns = (now > received_ns) ? now - received_ns : 0,
+		};
+		k8s_querylog_answer(&e);
+	}
 }
 
 void k8s_dnsmetrics_health(uint64_t asked_ns, bool ok)
@@ -256,20 +268,6 @@ void k8s_dnsmetrics_health(uint64_t asked_ns, bool ok)
 	k8s_dnsmetrics_add(&health.duration[b], 1);
 	k8s_dnsmetrics_add(&health.duration_sum_ns, took);
 	k8s_dnsmetrics_add(&health.failures, !ok);
-}
-
-const char *k8s_dnsmetrics_rcode_name(unsigned rcode, char *buf, size_t len)
-{
-	// miekg/dns's RcodeToString, which CoreDNS's rcode label is.
-	static const char *names[] = {
-		"NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED", "YXDOMAIN",
-		"YXRRSET", "NXRRSET", "NOTAUTH", "NOTZONE"
-	};
-	if (rcode < sizeof(names) / sizeof(names[0])) {
-		return names[rcode];
-	}
-	snprintf(buf, len, "%u", rcode);
-	return buf;
 }
 
 /* Rendering. */
@@ -348,7 +346,7 @@ static void render_answers(k8s_metrics_out_t *out)
 			}
 			char num[8];
 			snprintf(labels, sizeof(labels), SERVER_ZONE ",rcode=\"%s\",plugin=\"%s\"",
-			         k8s_dnsmetrics_rcode_name(r, num, sizeof(num)), plugin_names[p]);
+			         k8s_rcode_name(r, num, sizeof(num)), plugin_names[p]);
 			k8s_metrics_sample(out, MOD_K8S_METRIC_COREDNS_DNS_RESPONSES_TOTAL, labels,
 			                   (double)sum.responses[r][p]);
 		}

@@ -262,11 +262,14 @@ void k8s_dnsmetrics_answer(unsigned slot, const k8s_dnsmetrics_answer_t *a,
 
 /*!
  * \brief Counts a late answer a module thread sent: its type and RCODE read from its
- * wire (\a answer, \a answer_size bytes), its client's family from \a remote.
+ * wire (\a answer, \a answer_size bytes), its client's family from \a remote; and writes
+ * it to the query log, if one is published (querylog.h), with its \a query and the
+ * address it was sent from (\a local, or NULL).
  */
-void k8s_dnsmetrics_late(bool tcp, const struct sockaddr_storage *remote, size_t query_size,
-                         const uint8_t *answer, size_t answer_size, uint64_t received_ns,
-                         k8s_dnsmetrics_plugin_t plugin);
+void k8s_dnsmetrics_late(bool tcp, const struct sockaddr_storage *remote,
+                         const struct sockaddr_storage *local, const uint8_t *query,
+                         size_t query_size, const uint8_t *answer, size_t answer_size,
+                         uint64_t received_ns, k8s_dnsmetrics_plugin_t plugin);
 
 /*!
  * \brief Counts a /health check that started at \a asked_ns and succeeded or not
@@ -281,5 +284,3 @@ void k8s_dnsmetrics_queries(k8s_metrics_queries_t *total);
 /*! \brief Writes the coredns_dns_*, coredns_build_info and process_* families. */
 void k8s_dnsmetrics_render(k8s_metrics_out_t *out);
 
-/*! \brief CoreDNS's name of an RCODE (dns.RcodeToString), or its number. */
-const char *k8s_dnsmetrics_rcode_name(unsigned rcode, char *buf, size_t len);

@@ -110,13 +110,13 @@ int k8s_dnsquery_start(k8s_dnsquery_t *q, const struct sockaddr_storage *server,
                        const knot_dname_t *qname, uint16_t qtype, unsigned timeout_ms,
                        uint64_t now_ms)
 {
-	return k8s_dnsquery_start_opt(q, server, qname, qtype, 0, NULL, 0, timeout_ms, now_ms,
-	                              K8S_DNSQUERY_TENANT_PROBE);
+	return k8s_dnsquery_start_opt(q, server, qname, qtype, 0, NULL, 0, false, timeout_ms,
+	                              now_ms, K8S_DNSQUERY_TENANT_PROBE);
 }
 
 int k8s_dnsquery_start_opt(k8s_dnsquery_t *q, const struct sockaddr_storage *server,
                            const knot_dname_t *qname, uint16_t qtype, uint16_t code,
-                           const uint8_t *data, size_t len, unsigned timeout_ms,
+                           const uint8_t *data, size_t len, bool tcp, unsigned timeout_ms,
                            uint64_t now_ms, k8s_tenant_t tenant)
 {
 	memset(q, 0, sizeof(*q));
@@ -139,11 +139,14 @@ int k8s_dnsquery_start_opt(k8s_dnsquery_t *q, const struct sockaddr_storage *ser
 	q->deadline_ms = now_ms + timeout_ms;
 
 	int ret = build(q);
-	if (ret == KNOT_EOK) {
+	if (ret == KNOT_EOK && tcp) {
+		q->state = K8S_DNSQUERY_TCP_CONNECT;
+		ret = open_socket(q, SOCK_STREAM);
+	} else if (ret == KNOT_EOK) {
 		ret = open_socket(q, SOCK_DGRAM);
-	}
-	if (ret == KNOT_EOK && send(q->fd, q->wire + 2, q->size, 0) < 0) {
-		ret = knot_map_errno();
+		if (ret == KNOT_EOK && send(q->fd, q->wire + 2, q->size, 0) < 0) {
+			ret = knot_map_errno();
+		}
 	}
 	if (ret != KNOT_EOK) {
 		k8s_dnsquery_close(q);

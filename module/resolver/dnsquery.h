@@ -94,11 +94,12 @@ int k8s_dnsquery_start(k8s_dnsquery_t *q, const struct sockaddr_storage *server,
 
 /*!
  * \brief Like k8s_dnsquery_start(), for \a tenant, with an EDNS(0) option \a code of
- * \a len bytes (at most 63) in the query's OPT record (\a code 0: none).
+ * \a len bytes (at most 63) in the query's OPT record (\a code 0: none), over TCP from
+ * the start if \a tcp.
  */
 int k8s_dnsquery_start_opt(k8s_dnsquery_t *q, const struct sockaddr_storage *server,
                            const knot_dname_t *qname, uint16_t qtype, uint16_t code,
-                           const uint8_t *data, size_t len, unsigned timeout_ms,
+                           const uint8_t *data, size_t len, bool tcp, unsigned timeout_ms,
                            uint64_t now_ms, k8s_tenant_t tenant);
 
 /*! \brief The poll() events to wait for. */

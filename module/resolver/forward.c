@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -276,22 +277,33 @@ k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const char *owner, const k8s_
 	f->handoff.wake_fd = -1;
 	snprintf(f->owner, sizeof(f->owner), "%s", owner);
 	f->log = *log;
+	if (getrandom(&f->rng, sizeof(f->rng), 0) != sizeof(f->rng)) {
+		f->rng = (uintptr_t)f ^ k8s_now_ms();  // Orders need no secret, only variety.
+	}
 	f->stats_fn = stats;
 	f->stats_ctx = stats_ctx;
 	if (k8s_fwd_conf_copy(&f->conf, conf) != KNOT_EOK) {
 		goto fail;
 	}
+	// A group's cache capacities are room in the table too.
+	size_t cache_size = conf->cache_size;
 	for (size_t g = 0; g < conf->group_count; g++) {
 		group_t *grp = &f->groups[f->group_count++];
 		grp->zone = f->conf.groups[g].zone;
 		grp->first = f->server_count;
 		grp->count = conf->groups[g].count;
+		grp->index = g;
+		grp->set = k8s_fwd_settings_of(&f->conf, grp->zone);
+		if (grp->set != NULL && grp->set->cache == K8S_FWD_CACHE_COREDNS) {
+			cache_size += (size_t)grp->set->success_cap + grp->set->denial_cap;
+		}
 		for (size_t i = 0; i < conf->groups[g].count; i++) {
 			if (f->server_count >= K8S_FWD_SERVERS_MAX) {
 				goto fail;
 			}
 			server_t *s = &f->servers[f->server_count++];
 			s->addr = conf->groups[g].servers[i];
+			s->set = grp->set;
 			k8s_sockaddr_text(&s->addr, s->text, sizeof(s->text));
 			s->probe.fd = -1;
 			s->loop_probe.fd = -1;
@@ -305,7 +317,8 @@ k8s_fwd_t *k8s_fwd_new(const k8s_fwd_conf_t *conf, const char *owner, const k8s_
 	if (f->names == NULL ||
 	    k8s_slots_init(&f->handoff, f->slots, SLOT_COUNT, sizeof(slot_t),
 	                   &f->waiting) != KNOT_EOK ||
-	    k8s_fwd_cache_init(&f->cache, conf->cache_size) != KNOT_EOK) {
+	    k8s_fwd_cache_init(&f->cache, cache_size < K8S_FWD_CACHE_SIZE_MAX ? cache_size
+	                                                                    : K8S_FWD_CACHE_SIZE_MAX) != KNOT_EOK) {
 		goto fail;
 	}
 	if (layer != NULL) {

@@ -64,6 +64,8 @@
 #define K8S_FWD_SERVERS_MAX 16
 /*! \brief Stub domains. */
 #define K8S_FWD_GROUPS_MAX 16
+/*! \brief Cache entries at most, the groups' capacities with forward-cache-size. */
+#define K8S_FWD_CACHE_SIZE_MAX ((size_t)1 << 21)
 
 /*! \brief A set of servers: the default one (zone NULL) or a stub domain's. */
 typedef struct {
@@ -72,9 +74,79 @@ typedef struct {
 	size_t count;
 } k8s_fwd_group_t;
 
+/*! \brief How a group orders its servers for a name (CoreDNS's forward `policy`). */
+typedef enum {
+	K8S_FWD_SEQUENTIAL = 0,  /*!< In their order (the forwarder's own way). */
+	K8S_FWD_RANDOM,          /*!< A random order for each name. */
+	K8S_FWD_ROUND_ROBIN,     /*!< The next one first for each name, then the rest in order. */
+} k8s_fwd_policy_t;
+
+/*! \brief How a group's answers are kept. */
+typedef enum {
+	K8S_FWD_CACHE_SHARED = 0,  /*!< The forwarder's own rules (cache_max_ttl). */
+	K8S_FWD_CACHE_OFF,         /*!< Relayed as they came, never kept. */
+	K8S_FWD_CACHE_COREDNS,     /*!< CoreDNS's cache plugin's rules (below). */
+} k8s_fwd_cache_mode_t;
+
+/*!
+ * \brief A group's own settings, as CoreDNS's forward and cache of its server block
+ * (forward/groupconf.h reads them from forward-options and forward-cache).
+ *
+ * With \a coredns, the group forwards as CoreDNS's forward plugin does: its policy, a
+ * server down after more than \a max_fails failures in a row (0: never), an upstream's
+ * error RCODE relayed as its answer (no failover), TCP when the client asked over TCP
+ * (\a force_tcp: always; \a prefer_udp: UDP, TCP after truncation). Without it: in
+ * order, a server down at its first failure, SERVFAIL and REFUSED failed over, UDP first.
+ *
+ * With K8S_FWD_CACHE_COREDNS, an answer is kept as CoreDNS's cache keeps it: for the
+ * least TTL of its records (5 s without records) held between the success (NOERROR,
+ * delegations) or denial (NXDOMAIN, NODATA) minimum and maximum, every record served
+ * with that TTL counting down; a SERVFAIL (an upstream's, or no answer at all) for
+ * \a servfail_ttl; at most \a success_cap and \a denial_cap entries of the group.
+ */
+typedef struct {
+	bool coredns;
+	uint8_t policy;            /*!< k8s_fwd_policy_t. */
+	bool force_tcp;
+	bool prefer_udp;
+	uint32_t max_fails;
+	uint32_t expire_ms;        /*!< CoreDNS's idle connection expiry: none is kept open. */
+	uint8_t cache;             /*!< k8s_fwd_cache_mode_t. */
+	bool no_success;           /*!< disable success. */
+	bool no_denial;            /*!< disable denial. */
+	uint32_t success_max, success_min;  /*!< Seconds. */
+	uint32_t denial_max, denial_min;    /*!< Seconds. */
+	uint32_t success_cap, denial_cap;   /*!< Entries. */
+	uint32_t servfail_ttl;     /*!< Seconds. */
+} k8s_fwd_settings_t;
+
+/*! \brief The settings of the group of one zone (NULL: the default servers). */
+typedef struct {
+	knot_dname_t *zone;        /*!< Lowercase, or NULL. */
+	k8s_fwd_settings_t set;
+} k8s_fwd_zone_settings_t;
+
+/*! \brief Zones with settings at most: the default servers' and each stub domain's. */
+#define K8S_FWD_SETTINGS_MAX (1 + K8S_FWD_GROUPS_MAX)
+
+/*! \brief CoreDNS's cache defaults (plugin/cache): 3600 s and 1800 s at most, 5 s at least. */
+#define K8S_FWD_COREDNS_SUCCESS_MAX 3600
+#define K8S_FWD_COREDNS_DENIAL_MAX 1800
+#define K8S_FWD_COREDNS_MIN 5
+/*! \brief CoreDNS's cache capacity (256 shards of 39) and its SERVFAIL time. */
+#define K8S_FWD_COREDNS_CAP 9984
+#define K8S_FWD_COREDNS_SERVFAIL 5
+/*! \brief CoreDNS's forward defaults: max_fails and expire. */
+#define K8S_FWD_COREDNS_MAX_FAILS 2
+#define K8S_FWD_COREDNS_EXPIRE_MS 10000
+
 typedef struct {
 	k8s_fwd_group_t *groups;   /*!< [0] the default servers, then the stub domains. */
 	size_t group_count;
+	/*! Groups' own settings by zone, also for stub domains kube-dns's ConfigMap brings. */
+	k8s_fwd_zone_settings_t *settings;
+	size_t settings_count;
+	unsigned log_interval_ms;  /*!< One line per server and kind of failure this often. */
 	unsigned timeout_ms;       /*!< A waiting client's deadline (then SERVFAIL, EDE 22). */
 	uint32_t cache_max_ttl;    /*!< Seconds. */
 	size_t cache_size;         /*!< Entries. */
@@ -92,11 +164,21 @@ void k8s_fwd_conf_deinit(k8s_fwd_conf_t *conf);
  */
 int k8s_fwd_conf_copy(k8s_fwd_conf_t *dst, const k8s_fwd_conf_t *src);
 
+/*!
+ * \brief A deep copy of \a src's groups' settings into \a dst (whose own are not freed:
+ * on failure, what was copied is freed by k8s_fwd_conf_deinit(\a dst)).
+ */
+int k8s_fwd_settings_copy(k8s_fwd_conf_t *dst, const k8s_fwd_conf_t *src);
+
 /*! \brief A deep copy of a group (on failure, \a dst holds what was allocated, to free). */
 int k8s_fwd_group_copy(k8s_fwd_group_t *dst, const k8s_fwd_group_t *src);
 
 /*! \brief Equal settings share one forwarder. */
 bool k8s_fwd_conf_equal(const k8s_fwd_conf_t *a, const k8s_fwd_conf_t *b);
+
+/*! \brief The own settings of the group of \a zone (NULL: the default servers'), or NULL. */
+const k8s_fwd_settings_t *k8s_fwd_settings_of(const k8s_fwd_conf_t *conf,
+                                              const knot_dname_t *zone);
 
 /*! \brief Counters, pushed by the forwarder thread once a second. */
 typedef struct {

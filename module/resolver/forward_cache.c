@@ -62,6 +62,88 @@ static uint8_t *entry_init(k8s_fwd_entry_t *e, const knot_dname_t *qname, uint16
 	return pos;
 }
 
+/*!
+ * \brief The next record of \a answer kept in an entry from section \a *s, record \a *i
+ * on (both moved past it), or NULL after the last.
+ */
+static const knot_rrset_t *next_kept(const knot_pkt_t *answer, int *s, uint16_t *i)
+{
+	for (; *s <= KNOT_ADDITIONAL; (*s)++, *i = 0) {
+		const knot_pktsection_t *sec = knot_pkt_section(answer, *s);
+		while (*i < sec->count) {
+			const knot_rrset_t *rr = knot_pkt_rr(sec, (*i)++);
+			if (kept(rr)) {
+				return rr;
+			}
+		}
+	}
+	return NULL;
+}
+
+/*!
+ * \brief The bytes \a answer's kept records take in an entry; their number in \a rr_count
+ * and \a count[] (by section), \a least lowered to their least TTL.
+ */
+static size_t kept_size(const knot_pkt_t *answer, size_t *rr_count, uint16_t count[3],
+                        uint32_t *least)
+{
+	size_t bytes = 0;
+	int s = KNOT_ANSWER;
+	uint16_t i = 0;
+	const knot_rrset_t *rr;
+	while ((rr = next_kept(answer, &s, &i)) != NULL) {
+		if (rr->ttl < *least) {
+			*least = rr->ttl;
+		}
+		// One byte more: the rdata is put 2-byte aligned (knot_rdata_t's length).
+		bytes += sizeof(knot_rrset_t) + knot_dname_size(rr->owner) + 1 + rr->rrs.size;
+		count[s - KNOT_ANSWER]++;
+		(*rr_count)++;
+	}
+	return bytes;
+}
+
+/*!
+ * \brief An entry of \a bytes holding the kept records of \a answer (\a rr_count,
+ * \a count[] by section), without its life yet; NULL on no memory.
+ */
+static k8s_fwd_entry_t *entry_alloc(const knot_pkt_t *answer, const knot_dname_t *qname,
+                                    uint16_t qtype, const uint8_t *source, uint16_t rcode,
+                                    uint64_t now_ms, size_t bytes, size_t rr_count,
+                                    const uint16_t count[3])
+{
+	k8s_fwd_entry_t *e = malloc(bytes);
+	if (e == NULL) {
+		return NULL;
+	}
+	uint8_t *pos = entry_init(e, qname, qtype, source, rcode, now_ms, bytes,
+	                          (uint8_t *)&e->rrs[rr_count]);
+	memcpy(e->count, count, sizeof(e->count));
+
+	size_t n = 0;
+	int s = KNOT_ANSWER;
+	uint16_t i = 0;
+	const knot_rrset_t *rr;
+	while ((rr = next_kept(answer, &s, &i)) != NULL) {
+		knot_rrset_t *dst = &e->rrs[n++];
+		memset(dst, 0, sizeof(*dst));
+		size_t owner_size = knot_dname_size(rr->owner);
+		memcpy(pos, rr->owner, owner_size);
+		dst->owner = pos;
+		pos += owner_size;
+		dst->type = rr->type;
+		dst->rclass = rr->rclass;
+		dst->ttl = rr->ttl;
+		dst->rrs.count = rr->rrs.count;
+		dst->rrs.size = rr->rrs.size;
+		pos += (uintptr_t)pos & 1;
+		dst->rrs.rdata = (knot_rdata_t *)pos;
+		memcpy(pos, rr->rrs.rdata, rr->rrs.size);
+		pos += rr->rrs.size;
+	}
+	return e;
+}
+
 k8s_fwd_entry_t *k8s_fwd_entry_failure(const knot_dname_t *qname, uint16_t qtype,
                                        const uint8_t *source, uint16_t rcode, uint64_t now_ms,
                                        uint64_t expires_ms)
@@ -95,26 +177,11 @@ k8s_fwd_entry_t *k8s_fwd_entry_new_source(const knot_pkt_t *answer, const knot_d
 	}
 
 	// Sizes and the entry's life first: nothing is allocated for what is not kept.
-	size_t bytes = sizeof(k8s_fwd_entry_t) + knot_dname_size(qname) + source_size(source);
 	size_t rr_count = 0;
 	uint16_t count[3] = { 0 };
 	uint32_t life = max_ttl;
-	for (int s = KNOT_ANSWER; s <= KNOT_ADDITIONAL; s++) {
-		const knot_pktsection_t *sec = knot_pkt_section(answer, s);
-		for (uint16_t i = 0; i < sec->count; i++) {
-			const knot_rrset_t *rr = knot_pkt_rr(sec, i);
-			if (!kept(rr)) {
-				continue;
-			}
-			if (rr->ttl < life) {
-				life = rr->ttl;
-			}
-			// One byte more: the rdata is put 2-byte aligned (knot_rdata_t's length).
-			bytes += sizeof(knot_rrset_t) + knot_dname_size(rr->owner) + 1 + rr->rrs.size;
-			count[s - KNOT_ANSWER]++;
-			rr_count++;
-		}
-	}
+	size_t bytes = sizeof(k8s_fwd_entry_t) + knot_dname_size(qname) + source_size(source) +
+	               kept_size(answer, &rr_count, count, &life);
 	// A negative answer (NODATA: no record kept in the answer section) lives its SOA's
 	// negative TTL; without a whole IN SOA it is not kept.
 	bool negative = (rcode == KNOT_RCODE_NXDOMAIN || count[0] == 0);
@@ -128,40 +195,32 @@ k8s_fwd_entry_t *k8s_fwd_entry_new_source(const knot_pkt_t *answer, const knot_d
 		return NULL;
 	}
 
-	k8s_fwd_entry_t *e = malloc(bytes);
-	if (e == NULL) {
+	k8s_fwd_entry_t *e = entry_alloc(answer, qname, qtype, source, rcode, now_ms, bytes,
+	                                 rr_count, count);
+	if (e != NULL) {
+		e->expires_ms = now_ms + (uint64_t)life * 1000;
+		e->ttl_cap = max_ttl;
+	}
+	return e;
+}
+
+k8s_fwd_entry_t *k8s_fwd_entry_new_uniform(const knot_pkt_t *answer, const knot_dname_t *qname,
+                                           uint16_t qtype, uint32_t ttl, uint64_t now_ms)
+{
+	size_t rr_count = 0;
+	uint16_t count[3] = { 0 };
+	uint32_t least = ttl;
+	size_t bytes = sizeof(k8s_fwd_entry_t) + knot_dname_size(qname) +
+	               kept_size(answer, &rr_count, count, &least);
+	if (bytes > K8S_FWD_ENTRY_MAX) {
 		return NULL;
 	}
-	uint8_t *pos = entry_init(e, qname, qtype, source, rcode, now_ms, bytes,
-	                          (uint8_t *)&e->rrs[rr_count]);
-	e->expires_ms = now_ms + (uint64_t)life * 1000;
-	e->ttl_cap = max_ttl;
-	memcpy(e->count, count, sizeof(count));
-
-	size_t n = 0;
-	for (int s = KNOT_ANSWER; s <= KNOT_ADDITIONAL; s++) {
-		const knot_pktsection_t *sec = knot_pkt_section(answer, s);
-		for (uint16_t i = 0; i < sec->count; i++) {
-			const knot_rrset_t *rr = knot_pkt_rr(sec, i);
-			if (!kept(rr)) {
-				continue;
-			}
-			knot_rrset_t *dst = &e->rrs[n++];
-			memset(dst, 0, sizeof(*dst));
-			size_t owner_size = knot_dname_size(rr->owner);
-			memcpy(pos, rr->owner, owner_size);
-			dst->owner = pos;
-			pos += owner_size;
-			dst->type = rr->type;
-			dst->rclass = rr->rclass;
-			dst->ttl = rr->ttl;
-			dst->rrs.count = rr->rrs.count;
-			dst->rrs.size = rr->rrs.size;
-			pos += (uintptr_t)pos & 1;
-			dst->rrs.rdata = (knot_rdata_t *)pos;
-			memcpy(pos, rr->rrs.rdata, rr->rrs.size);
-			pos += rr->rrs.size;
-		}
+	k8s_fwd_entry_t *e = entry_alloc(answer, qname, qtype, NULL, knot_wire_get_rcode(answer->wire),
+	                                 now_ms, bytes, rr_count, count);
+	if (e != NULL) {
+		e->expires_ms = now_ms + (uint64_t)ttl * 1000;
+		e->ttl_cap = ttl;
+		e->uniform = true;
 	}
 	return e;
 }
@@ -183,7 +242,7 @@ int k8s_fwd_entry_put(const k8s_fwd_entry_t *e, knot_pkt_t *pkt, uint64_t now_ms
 		}
 		for (uint16_t i = 0; i < e->count[s]; i++, rr++) {
 			knot_rrset_t copy = *rr;
-			uint32_t ttl = (copy.ttl < e->ttl_cap) ? copy.ttl : e->ttl_cap;
+			uint32_t ttl = (copy.ttl < e->ttl_cap && !e->uniform) ? copy.ttl : e->ttl_cap;
 			copy.ttl = (ttl > age) ? ttl - age : 0;
 			ret = knot_pkt_put(pkt, KNOT_COMPR_HINT_NONE, &copy, 0);
 			if (ret == KNOT_ESPACE) {
@@ -282,6 +341,15 @@ static bool entry_spared(const k8s_fwd_entry_t *e)
 	return e->kept && (e->in_use || atomic_load_explicit(&e->used, memory_order_relaxed));
 }
 
+/*! \brief Counts \a e in (or out of) its group's entries of its kind. */
+static void held_count(k8s_fwd_cache_t *c, const k8s_fwd_entry_t *e, int by)
+{
+	if (e->kind != K8S_FWD_HELD_NONE && e->kind < K8S_FWD_HELD_KINDS &&
+	    e->group < K8S_FWD_CACHE_GROUPS) {
+		c->held[e->group][e->kind] += by;
+	}
+}
+
 void k8s_fwd_cache_put(k8s_fwd_cache_t *c, k8s_fwd_entry_t *e, uint64_t now_ms)
 {
 	size_t first = e->hash & c->mask & ~(size_t)1;
@@ -304,8 +372,10 @@ void k8s_fwd_cache_put(k8s_fwd_cache_t *c, k8s_fwd_entry_t *e, uint64_t now_ms)
 	}
 	k8s_fwd_entry_t *old = rcu_xchg_pointer(&c->slots[victim], e);
 	atomic_fetch_add(&c->bytes, e->bytes);
+	held_count(c, e, 1);
 	if (old != NULL) {
 		atomic_fetch_sub(&c->bytes, old->bytes);
+		held_count(c, old, -1);
 		urcu_memb_call_rcu(&old->rcu, entry_free_rcu);
 	} else {
 		atomic_fetch_add(&c->entries, 1);
@@ -319,6 +389,7 @@ void k8s_fwd_cache_del(k8s_fwd_cache_t *c, k8s_fwd_entry_t *e)
 		if (c->slots[i] == e) {
 			rcu_set_pointer(&c->slots[i], NULL);
 			atomic_fetch_sub(&c->bytes, e->bytes);
+			held_count(c, e, -1);
 			atomic_fetch_sub(&c->entries, 1);
 			urcu_memb_call_rcu(&e->rcu, entry_free_rcu);
 			return;

@@ -69,6 +69,9 @@ struct k8s_fwd_entry {
 	uint64_t stored_ms;    /*!< k8s_now_ms() when stored. */
 	uint64_t expires_ms;
 	uint32_t ttl_cap;      /*!< TTLs served are at most this, less the entry's age. */
+	bool uniform;          /*!< Every record served with ttl_cap less the age (CoreDNS's cache). */
+	uint8_t group;         /*!< The group of servers it came from (the counts by group). */
+	uint8_t kind;          /*!< What it counts as in its group: K8S_FWD_HELD_*. */
 	uint32_t bytes;        /*!< Size of the allocation. */
 	uint16_t count[3];     /*!< RRs of the answer, authority and additional sections. */
 	knot_dname_t *qname;   /*!< Lowercase, inside the allocation. */
@@ -102,6 +105,14 @@ k8s_fwd_entry_t *k8s_fwd_entry_failure(const knot_dname_t *qname, uint16_t qtype
                                        const uint8_t *source, uint16_t rcode, uint64_t now_ms,
                                        uint64_t expires_ms);
 
+/*!
+ * \brief An entry of \a answer's records as CoreDNS's cache keeps one: any RCODE, every
+ * record served with the TTL \a ttl less the entry's age, living \a ttl seconds; NULL
+ * when larger than K8S_FWD_ENTRY_MAX or no memory.
+ */
+k8s_fwd_entry_t *k8s_fwd_entry_new_uniform(const knot_pkt_t *answer, const knot_dname_t *qname,
+                                           uint16_t qtype, uint32_t ttl, uint64_t now_ms);
+
 /*! \brief Frees an entry no reader can see. */
 void k8s_fwd_entry_free(k8s_fwd_entry_t *e);
 
@@ -114,11 +125,18 @@ void k8s_fwd_entry_free(k8s_fwd_entry_t *e);
  */
 int k8s_fwd_entry_put(const k8s_fwd_entry_t *e, knot_pkt_t *pkt, uint64_t now_ms);
 
+/*! \brief What an entry counts as in its group (a group's own capacities). */
+enum { K8S_FWD_HELD_NONE = 0, K8S_FWD_HELD_SUCCESS, K8S_FWD_HELD_DENIAL, K8S_FWD_HELD_KINDS };
+/*! \brief Groups the counts are kept for: the default servers and 16 stub domains. */
+#define K8S_FWD_CACHE_GROUPS 17
+
 typedef struct {
 	k8s_fwd_entry_t **slots;      /*!< Published with rcu_xchg_pointer(), read with rcu_dereference(). */
 	size_t mask;
 	atomic_uint_fast64_t entries;
 	atomic_uint_fast64_t bytes;
+	/*! Entries published by group and kind (the writer's thread alone). */
+	uint32_t held[K8S_FWD_CACHE_GROUPS][K8S_FWD_HELD_KINDS];
 } k8s_fwd_cache_t;
 
 /*! \brief A cache of at least \a size entries (a power of two slots, 2 at least). */

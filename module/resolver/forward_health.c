@@ -16,7 +16,7 @@
 
 /*
  * The upstreams' health (forward_priv.h): a failing server marked down, logged at most
- * every LOG_EVERY_MS per kind of failure, probed until it answers again; the loop probes
+ * every forward_log_interval() per kind of failure, probed until it answers again; the loop probes
  * that find an upstream sending our queries back to us.
  */
 
@@ -34,8 +34,6 @@
 #define LOOP_PROBE_MS 60000
 /*! \brief A looping server is probed this often, to be used again once it stops looping. */
 #define LOOP_RETRY_MS 5000
-/*! \brief One log line per server and kind of failure at most this often. */
-#define LOG_EVERY_MS 10000
 #define LOOP_LABEL "\x0c""mod-k8s-loop"
 /*! \brief A probe name's first label: a 64-bit random token in hex. */
 #define TOKEN_HEX 16
@@ -131,7 +129,12 @@ void forward_server_fail(k8s_fwd_t *f, server_t *s, int kind, const char *detail
 	size_t idx = s - f->servers;
 	f->st.server[idx].failures += (kind != FAIL_TIMEOUT);
 	f->st.server[idx].timeouts += (kind == FAIL_TIMEOUT);
-	if (now >= s->log_ms[kind] + LOG_EVERY_MS || s->log_ms[kind] == 0) {
+	// CoreDNS's max_fails: down after more than that many failures in a row (0: never).
+	s->fails++;
+	bool mark = (s->set == NULL || !s->set->coredns) ||
+	            (s->set->max_fails != 0 && s->fails > s->set->max_fails);
+	bool logged = (now >= s->log_ms[kind] + forward_log_interval(f) || s->log_ms[kind] == 0);
+	if (logged) {
 		char skipped[48] = "";
 		if (s->log_skipped[kind] > 0) {
 			snprintf(skipped, sizeof(skipped), ", %u more since the last line",
@@ -139,13 +142,17 @@ void forward_server_fail(k8s_fwd_t *f, server_t *s, int kind, const char *detail
 		}
 		k8s_logf(&f->log, LOG_WARNING, "forward, upstream %s failed (%s%s%s%s)%s", s->text,
 		         fail_text[kind], detail ? ": " : "", detail ? detail : "", skipped,
-		         s->down ? "" : ", marked down");
+		         (s->down || !mark) ? "" : ", marked down");
 		s->log_ms[kind] = now;
 		s->log_skipped[kind] = 0;
 	} else {
 		s->log_skipped[kind]++;
 	}
-	if (!s->down && !s->looped) {
+	if (mark && !s->down && !s->looped) {
+		if (!logged) {
+			k8s_logf(&f->log, LOG_WARNING, "forward, upstream %s marked down (%u failures "
+			         "in a row)", s->text, s->fails);
+		}
 		s->down = true;
 		s->next_probe_ms = now + PROBE_MS;
 		// A loop that appears while running shows first as a server that stops answering.
@@ -156,6 +163,7 @@ void forward_server_fail(k8s_fwd_t *f, server_t *s, int kind, const char *detail
 void forward_server_ok(k8s_fwd_t *f, server_t *s)
 {
 	s->probe_fails = 0;
+	s->fails = 0;
 	if (s->down) {
 		s->down = false;
 		state_log(f, s, STATE_UP, LOG_NOTICE, "", "answers again", k8s_now_ms());

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/dnsanswer.h"
 #include "resolver/forward_metrics.h"
 #include "mod-k8s/mod-k8s.h"
 
@@ -233,7 +234,7 @@ static void coredns_series(const k8s_fwd_metrics_t *m, const k8s_fwd_stats_t *st
 					}
 					char num[8];
 					snprintf(labels, sizeof(labels), SERVER_ZONES ",rcode=\"%s\",to=\"%s\"",
-					         k8s_dnsmetrics_rcode_name(r, num, sizeof(num)), m->upstream[i]);
+					         k8s_rcode_name(r, num, sizeof(num)), m->upstream[i]);
 					k8s_metrics_sample(out, name, labels, (double)sum.rcodes[r]);
 				}
 			}

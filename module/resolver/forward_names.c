@@ -28,8 +28,6 @@
 
 /*! \brief Without an answer by then, a server is marked down and the next one asked. */
 #define HEDGE_MS 300
-/*! \brief A line about local shortages every 10 s at most. */
-#define LOCAL_LOG_MS 10000
 
 /*!
  * \brief A local shortage (descriptors, memory, a pool's part: the upstream sockets, the
@@ -38,7 +36,7 @@
  */
 static void local_fail(k8s_fwd_t *f, const server_t *s, int ret, uint64_t now)
 {
-	if (f->local_log_ms != 0 && now < f->local_log_ms + LOCAL_LOG_MS) {
+	if (f->local_log_ms != 0 && now < f->local_log_ms + forward_log_interval(f)) {
 		f->local_log_skipped++;
 		return;
 	}
@@ -63,12 +61,12 @@ static void local_fail(k8s_fwd_t *f, const server_t *s, int ret, uint64_t now)
 	f->local_log_skipped = 0;
 }
 
-const group_t *forward_group_of(const k8s_fwd_t *f, const knot_dname_t *lower)
+group_t *forward_group_of(const k8s_fwd_t *f, const knot_dname_t *lower)
 {
-	const group_t *best = NULL;
+	group_t *best = NULL;
 	size_t best_labels = 0;
 	for (size_t i = 1; i < f->group_count; i++) {
-		const group_t *g = &f->groups[i];
+		group_t *g = (group_t *)&f->groups[i];
 		size_t labels = knot_dname_labels(g->zone, NULL);
 		if ((best == NULL || labels > best_labels) && knot_dname_in_bailiwick(lower, g->zone) >= 0) {
 			best = g;
@@ -76,17 +74,20 @@ const group_t *forward_group_of(const k8s_fwd_t *f, const knot_dname_t *lower)
 		}
 	}
 	if (best == NULL && f->groups[0].count > 0) {
-		best = &f->groups[0];
+		best = (group_t *)&f->groups[0];
 	}
 	return best;
 }
 
-/*! \brief The next server to ask: the first up and not asked yet, else the first not asked. */
+/*!
+ * \brief The next server to ask, in the name's order (its group's policy): the first up
+ * and not asked yet, else the first not asked.
+ */
 static ssize_t next_server(const k8s_fwd_t *f, const name_t *n)
 {
 	ssize_t fallback = -1;
 	for (size_t i = 0; i < n->group->count; i++) {
-		size_t idx = n->group->first + i;
+		size_t idx = n->group->first + n->order[i];
 		const server_t *s = &f->servers[idx];
 		bool asked = false;
 		for (unsigned a = 0; a < n->att_count; a++) {
@@ -145,8 +146,8 @@ static bool attempt_start(k8s_fwd_t *f, name_t *n, uint64_t now)
 		uint64_t left = (n->deadline_ms > now) ? n->deadline_ms - now : 1;
 		size_t opt_len = (f->conf.opt_code != 0) ? n->source[0] : 0;
 		int ret = k8s_dnsquery_start_opt(&a->dq, &s->addr, n->qname, n->qtype,
-		                                 f->conf.opt_code, n->source + 1, opt_len, left, now,
-		                                 n->tenant);
+		                                 f->conf.opt_code, n->source + 1, opt_len,
+		                                 forward_group_tcp(n), left, now, n->tenant);
 		if (ret == KNOT_EOK) {
 			n->next_hedge_ms = now + HEDGE_MS;
 			return true;
@@ -187,8 +188,16 @@ static void kept_notify(k8s_fwd_t *f, name_t *n, const knot_pkt_t *answer,
 static void name_answered(k8s_fwd_t *f, size_t i, const knot_pkt_t *answer, uint64_t now)
 {
 	name_t *n = f->names[i];
-	k8s_fwd_entry_t *e = k8s_fwd_entry_new_source(answer, n->qname, n->qtype, n->source,
-	                                              f->conf.cache_max_ttl, now, false);
+	bool keep = false;
+	k8s_fwd_entry_t *e = forward_group_entry(f, n, answer, now, &keep);
+	if (e != NULL && !keep) {
+		// Relayed once, never kept (its group's cache rules).
+		kept_notify(f, n, answer, NULL, now);
+		forward_reply_all(f, n, e, 0, -1, NULL, now);
+		k8s_fwd_entry_free(e);
+		name_close(f, i);
+		return;
+	}
 	if (e != NULL) {
 		e->kept = (n->kept != NULL);  // One entry: the clients' answer and the kept name's.
 	}
@@ -207,17 +216,9 @@ static void name_answered(k8s_fwd_t *f, size_t i, const knot_pkt_t *answer, uint
 		k8s_fwd_cache_put(&f->cache, e, now);
 		forward_reply_all(f, n, e, 0, -1, NULL, now);
 	} else {
-		// Not kept (no SOA, TTL 0, too large, an error RCODE): relayed as it is.
-		k8s_fwd_entry_t *once = k8s_fwd_entry_new(answer, n->qname, n->qtype,
-		                                          f->conf.cache_max_ttl, now, true);
-		if (once != NULL) {
-			forward_reply_all(f, n, once, 0, -1, NULL, now);
-			k8s_fwd_entry_free(once);
-		} else {
-			// Never its RCODE with no records: a client would take an empty NOERROR.
-			forward_reply_all(f, n, NULL, KNOT_RCODE_SERVFAIL, 23,
-			                  "upstream answer not relayed", now);
-		}
+		// Never its RCODE with no records: a client would take an empty NOERROR.
+		forward_reply_all(f, n, NULL, KNOT_RCODE_SERVFAIL, 23,
+		                  "upstream answer not relayed", now);
 	}
 	name_close(f, i);
 }
@@ -226,6 +227,7 @@ void forward_name_failed(k8s_fwd_t *f, size_t i, int ede, const char *text, uint
 {
 	name_t *n = f->names[i];
 	kept_notify(f, n, NULL, NULL, now);
+	forward_group_failed(f, n, now);
 	forward_reply_all(f, f->names[i], NULL, KNOT_RCODE_SERVFAIL, ede, text, now);
 	name_close(f, i);
 }
@@ -249,7 +251,9 @@ bool forward_attempt_io(k8s_fwd_t *f, size_t i, attempt_t *a, uint64_t now)
 		uint16_t rcode = knot_wire_get_rcode(answer->wire);
 		f->st.server[a->server].answers++;
 		k8s_fwd_stats_answer(&f->st, a->server, rcode, a->sent_ns);
-		if (rcode == KNOT_RCODE_NOERROR || rcode == KNOT_RCODE_NXDOMAIN) {
+		// CoreDNS's forward takes any answer as the answer (no failover on its RCODE).
+		if (rcode == KNOT_RCODE_NOERROR || rcode == KNOT_RCODE_NXDOMAIN ||
+		    forward_coredns(n->group)) {
 			forward_server_ok(f, s);
 			name_answered(f, i, answer, now);
 			knot_pkt_free(answer);
@@ -295,7 +299,7 @@ static bool name_new(k8s_fwd_t *f, waiter_t *w, void *kept, const knot_dname_t *
                      uint16_t qtype, const uint8_t *source, uint32_t hash,
                      k8s_tenant_t tenant, uint64_t now, const char **why)
 {
-	const group_t *g = forward_group_of(f, lower);
+	group_t *g = forward_group_of(f, lower);
 	k8s_share_ref_t unit = { .units = 0 };
 	if (g == NULL) {
 		*why = "no upstream";
@@ -321,6 +325,8 @@ static bool name_new(k8s_fwd_t *f, waiter_t *w, void *kept, const knot_dname_t *
 	n->qtype = qtype;
 	n->group = g;
 	n->kept = kept;
+	n->tcp = (w != NULL && w->tcp);
+	forward_group_order(f, n);
 	if (source != NULL && source[0] != 0) {
 		memcpy(n->source, source, 1 + source[0]);
 	}

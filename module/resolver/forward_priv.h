@@ -84,6 +84,8 @@ typedef struct {
 	unsigned log_skipped[FAIL_KINDS];
 	uint64_t state_log_ms[STATE_KINDS];  /*!< Its last line about a change of state. */
 	unsigned state_skipped[STATE_KINDS]; /*!< Such changes not logged since. */
+	unsigned fails;             /*!< Failures in a row (its group's max_fails). */
+	const k8s_fwd_settings_t *set;  /*!< Its group's own settings, or NULL. */
 } server_t;
 
 /*!
@@ -102,6 +104,9 @@ typedef struct {
 	knot_dname_t *zone;
 	size_t first;   /*!< Into the flat server array. */
 	size_t count;
+	const k8s_fwd_settings_t *set;  /*!< Its own settings (the conf's), or NULL. */
+	uint32_t robin;                 /*!< round_robin's turn (the thread's). */
+	uint8_t index;                  /*!< Its place in the groups: the cache counts by it. */
 } group_t;
 
 typedef struct {
@@ -119,7 +124,9 @@ typedef struct {
 	int last_err;        /*!< The last attempt's error (KNOT_ETIMEOUT at the deadline), or 0. */
 	void *kept;          /*!< The layer's job this flight resolves (k8s_fwd_flight_keep()), or NULL. */
 	uint8_t source[64];  /*!< A kept name's source label (key part, EDNS option); [0] 0: none. */
-	const group_t *group;
+	group_t *group;
+	uint8_t order[K8S_FWD_SERVERS_MAX];  /*!< Its group's servers in the order to ask them. */
+	bool tcp;            /*!< Asked over TCP by its first client (CoreDNS's forward asks so). */
 	attempt_t att[ATTEMPTS_MAX];
 	unsigned att_count;
 	uint64_t next_hedge_ms;
@@ -164,6 +171,7 @@ struct k8s_fwd {
 	uint64_t next_stats_ms;
 	uint64_t local_log_ms;      /*!< The last line about a local shortage (forward_names.c). */
 	unsigned local_log_skipped;
+	uint64_t rng;               /*!< xorshift64 state: the random policy's orders. */
 	k8s_fwd_stats_t st;
 	uint8_t out[2 + KNOT_WIRE_MAX_PKTSIZE];
 };
@@ -195,7 +203,38 @@ static inline void forward_waiter_free(k8s_fwd_t *f, waiter_t *w)
  * \brief The group of servers for \a lower: the stub domain of the longest zone it is
  * in, else the default servers; NULL if there are none.
  */
-const group_t *forward_group_of(const k8s_fwd_t *f, const knot_dname_t *lower);
+group_t *forward_group_of(const k8s_fwd_t *f, const knot_dname_t *lower);
+
+/* A group's own settings (forward_group.c): CoreDNS's forward and cache of its block. */
+
+/*! \brief One line per server and kind of failure at most this often (ms). */
+unsigned forward_log_interval(const k8s_fwd_t *f);
+
+/*! \brief True if the group forwards as CoreDNS's forward plugin (forward.h). */
+static inline bool forward_coredns(const group_t *g)
+{
+	return g->set != NULL && g->set->coredns;
+}
+
+/*! \brief Fills \a n->order: its group's servers in its policy's order. */
+void forward_group_order(k8s_fwd_t *f, name_t *n);
+
+/*! \brief Whether \a n is asked over TCP (force_tcp, or its client's TCP without prefer_udp). */
+bool forward_group_tcp(const name_t *n);
+
+/*!
+ * \brief The entry of \a answer to \a n by its group's cache rules: to publish
+ * (\a *keep) and answer with, or only to answer with (relayed); NULL if it cannot be
+ * relayed either (too large, no memory).
+ */
+k8s_fwd_entry_t *forward_group_entry(k8s_fwd_t *f, const name_t *n, const knot_pkt_t *answer,
+                                     uint64_t now, bool *keep);
+
+/*!
+ * \brief Keeps a SERVFAIL for \a n where its group's cache keeps failures (CoreDNS:
+ * servfail, 5 s by default), after no upstream answered it.
+ */
+void forward_group_failed(k8s_fwd_t *f, const name_t *n, uint64_t now);
 
 /*!
  * \brief Makes \a w wait for (\a lower, \a qtype): beside the clients of the name asked

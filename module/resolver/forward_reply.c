@@ -31,8 +31,8 @@
 static void send_answer(k8s_fwd_t *f, waiter_t *w, size_t size)
 {
 	k8s_late_send_from(w->fd, w->tcp, &w->remote, &w->local, f->out, size);
-	k8s_dnsmetrics_late(w->tcp, &w->remote, w->len, f->out + 2, size, w->received_ns,
-	                    K8S_DNSMETRICS_FORWARD);
+	k8s_dnsmetrics_late(w->tcp, &w->remote, &w->local, w->wire, w->len, f->out + 2, size,
+	                    w->received_ns, K8S_DNSMETRICS_FORWARD);
 }
 
 void forward_reply(k8s_fwd_t *f, waiter_t *w, const k8s_fwd_entry_t *e, uint16_t rcode,
@@ -43,7 +43,7 @@ void forward_reply(k8s_fwd_t *f, waiter_t *w, const k8s_fwd_entry_t *e, uint16_t
 	if (q == NULL || knot_pkt_parse(q, 0) != KNOT_EOK) {
 		goto done;
 	}
-	size_t max = w->tcp ? KNOT_WIRE_MAX_PKTSIZE : k8s_late_udp_limit(q);
+	size_t max = w->tcp ? KNOT_WIRE_MAX_PKTSIZE : k8s_late_udp_limit(q, w->remote.ss_family);
 	r = knot_pkt_new(f->out + 2, max, NULL);
 	if (r == NULL || knot_pkt_init_response(r, q) != KNOT_EOK) {
 		goto done;
@@ -53,7 +53,8 @@ void forward_reply(k8s_fwd_t *f, waiter_t *w, const k8s_fwd_entry_t *e, uint16_t
 	knot_rrset_t opt;
 	bool with_opt = knot_pkt_has_edns(q);
 	if (with_opt) {
-		if (knot_edns_init(&opt, K8S_LATE_EDNS_PAYLOAD, 0, KNOT_EDNS_VERSION, &r->mm) != KNOT_EOK) {
+		if (knot_edns_init(&opt, k8s_late_payload(w->remote.ss_family), 0, KNOT_EDNS_VERSION,
+		                   &r->mm) != KNOT_EOK) {
 			goto done;
 		}
 		if (e == NULL && ede >= 0) {

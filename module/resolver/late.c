@@ -14,6 +14,7 @@
     along with this program.  If not, see <https://www.gnu.org/licenses/>.
  */
 
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -22,16 +23,31 @@
 
 #include "resolver/late.h"
 
-size_t k8s_late_udp_limit(const knot_pkt_t *query)
+/* knotd's udp-max-payload (IPv4, IPv6): written at load, read by the module's threads. */
+static _Atomic uint16_t udp_max[2] = { K8S_LATE_EDNS_PAYLOAD, K8S_LATE_EDNS_PAYLOAD };
+
+void k8s_late_udp_max_set(uint16_t ipv4, uint16_t ipv6)
+{
+	atomic_store(&udp_max[0], ipv4 < KNOT_WIRE_MIN_PKTSIZE ? KNOT_WIRE_MIN_PKTSIZE : ipv4);
+	atomic_store(&udp_max[1], ipv6 < KNOT_WIRE_MIN_PKTSIZE ? KNOT_WIRE_MIN_PKTSIZE : ipv6);
+}
+
+uint16_t k8s_late_payload(int family)
+{
+	return atomic_load_explicit(&udp_max[family == AF_INET6], memory_order_relaxed);
+}
+
+size_t k8s_late_udp_limit(const knot_pkt_t *query, int family)
 {
 	if (query->opt_rr == NULL) {
 		return KNOT_WIRE_MIN_PKTSIZE;
 	}
 	uint16_t payload = knot_edns_get_payload(query->opt_rr);
+	uint16_t max = k8s_late_payload(family);
 	if (payload < KNOT_WIRE_MIN_PKTSIZE) {
 		return KNOT_WIRE_MIN_PKTSIZE;
 	}
-	return (payload < K8S_LATE_EDNS_PAYLOAD) ? payload : K8S_LATE_EDNS_PAYLOAD;
+	return (payload < max) ? payload : max;
 }
 
 /*!

@@ -31,11 +31,24 @@
 
 #include <libknot/packet/pkt.h>
 
-/*! The EDNS payload a late answer advertises and, over UDP, fills at most. */
+/*! The EDNS payload a late answer advertises and, over UDP, fills at most: knotd's default. */
 #define K8S_LATE_EDNS_PAYLOAD 1232
 
-/*! \brief How large a late answer to \a query may be over UDP (512 without EDNS). */
-size_t k8s_late_udp_limit(const knot_pkt_t *query);
+/*!
+ * \brief knotd's udp-max-payload for IPv4 and IPv6 clients (its server section's, which
+ * its own answers keep to): late answers keep to them too. Set at load, before a late
+ * answer is sent; K8S_LATE_EDNS_PAYLOAD until then.
+ */
+void k8s_late_udp_max_set(uint16_t ipv4, uint16_t ipv6);
+
+/*! \brief The payload late answers advertise to a client of \a family. */
+uint16_t k8s_late_payload(int family);
+
+/*!
+ * \brief How large a late answer to \a query from a client of \a family may be over UDP:
+ * its EDNS payload, at most knotd's udp-max-payload (512 without EDNS).
+ */
+size_t k8s_late_udp_limit(const knot_pkt_t *query, int family);
 
 /*!
  * \brief Sends the \a size bytes at \a buf + 2 to the client: on its TCP connection

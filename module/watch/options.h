@@ -135,6 +135,17 @@
 	  YP_FNONE, NULL, (W_NONE, 0)) \
 	X(FORWARD_PENDING, "\x13""forward-max-pending", YP_TINT, V_INT(1, 65536, 1024), YP_FNONE, \
 	  NULL, (W_NONE, 0)) \
+	X(FORWARD_OPTIONS, "\x0f""forward-options", YP_TSTR, V_NONE, YP_FMULTI, \
+	  k8s_forward_check_options, (W_NONE, 0)) \
+	X(FORWARD_CACHE, "\x0d""forward-cache", YP_TSTR, V_NONE, YP_FMULTI, k8s_forward_check_cache, \
+	  (W_NONE, 0)) \
+	X(FORWARD_LOG_INTERVAL, "\x14""forward-log-interval", YP_TINT, V_TIME(1, 3600, 10), YP_FNONE, \
+	  NULL, (W_NONE, 0)) \
+	X(BUFSIZE, "\x07""bufsize", YP_TINT, V_INT(512, 65535, 65535), YP_FNONE, NULL, (W_NONE, 0)) \
+	X(QUERY_LOG, "\x09""query-log", YP_TSTR, V_NONE, YP_FMULTI, k8s_ops_check_querylog, \
+	  (W_NONE, 0)) \
+	X(QUERY_LOG_RATE, "\x0e""query-log-rate", YP_TINT, V_INT(1, 1000000, 1000), YP_FNONE, NULL, \
+	  (W_NONE, 0)) \
 	X(KUBEDNS_CONFIG, "\x0f""kube-dns-config", YP_TSTR, V_NONE, YP_FNONE, \
 	  k8s_forward_check_kubedns, (W_NONE, 0)) \
 	X(HOSTS_FILE, "\x0a""hosts-file", YP_TSTR, V_NONE, YP_FNONE, k8s_hosts_check_file, \

@@ -106,15 +106,16 @@ def bind_pair(rcvbuf=None, host="127.0.0.1", port=0):
         if rcvbuf:
             udp.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         udp.bind((host, port))
-        port = udp.getsockname()[1]
+        bound = udp.getsockname()[1]
         tcp = socket.socket(family, socket.SOCK_STREAM)
         tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            tcp.bind((host, port))
-            return udp, tcp, port
+            tcp.bind((host, bound))
+            return udp, tcp, bound
         except OSError:
             udp.close()
             tcp.close()
+            # A port asked for is not tried again; a free one the kernel picks is.
             if attempt == 19 or port:
                 raise
 
@@ -135,6 +136,7 @@ class StubDNS:
         self.loop_to = loop_to
         self.rcodes = {}
         self._asked = []
+        self._transports = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._heap = []
@@ -172,13 +174,19 @@ class StubDNS:
         with self._lock:
             return list(self._asked)
 
-    def _record(self, query):
+    def transports(self):
+        """(name, "udp" or "tcp") of every query received so far, in order."""
+        with self._lock:
+            return list(self._transports)
+
+    def _record(self, query, tcp=False):
         try:
             name, qtype, _ = _question(query)
         except (IndexError, struct.error):
             return None
         with self._lock:
             self._asked.append((name.lower(), qtype))
+            self._transports.append((name.lower(), "tcp" if tcp else "udp"))
         if self.on_query is not None:
             self.on_query(name.lower(), qtype)
         return name
@@ -255,7 +263,7 @@ class StubDNS:
                 query = b""
                 while len(query) < length:
                     query += conn.recv(length - len(query))
-                if self._record(query) is None or self.mode == "silent":
+                if self._record(query, tcp=True) is None or self.mode == "silent":
                     time.sleep(5)
                     return
                 time.sleep(self.delay)

@@ -153,10 +153,10 @@ static void a_late_answer_is_read_from_its_wire(void **state)
 		1, 'a', 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 0, 0, 33, 0, 1,
 	};
 	struct sockaddr_storage v6 = { .ss_family = AF_INET6 };
-	k8s_dnsmetrics_late(false, &v6, 30, answer, sizeof(answer),
+	k8s_dnsmetrics_late(false, &v6, NULL, NULL, 30, answer, sizeof(answer),
 	                    k8s_dnsmetrics_clock() - 15000000000ull, K8S_DNSMETRICS_FORWARD);
 	// Truncated: no type, no RCODE to read (NOERROR, "other").
-	k8s_dnsmetrics_late(true, NULL, 30, answer, 5, k8s_dnsmetrics_clock(),
+	k8s_dnsmetrics_late(true, NULL, NULL, NULL, 30, answer, 5, k8s_dnsmetrics_clock(),
 	                    K8S_DNSMETRICS_FORWARD);
 	const char *page = render(false);
 	has_line(page, MOD_K8S_METRIC_COREDNS_DNS_REQUESTS_TOTAL "{" CORE ",proto=\"udp\",family=\"2\",type=\"SRV\"} 1");

@@ -173,6 +173,27 @@ def a_stub_domain_goes_to_its_own_servers():
 
 
 @tests.case
+def a_stub_domain_inside_the_cluster_zone_goes_to_its_servers_and_the_cluster_names_do_not():
+    # AKS's documented coredns-custom example: my.cluster.local:53 { forward . ADDR },
+    # a server block more specific than the cluster's (issue 41, item 7).
+    with stubdns.StubDNS() as default, stubdns.StubDNS() as inside:
+        with deployment(default, extra_options=[
+                f'forward-stub: [ "my.cluster.local={inside.address}" ]']) as c:
+            answer = c.query("db.my.cluster.local.")
+            testing.expect(answer.rcode == "NOERROR" and answer.answer, answer.summary())
+            testing.expect(rrs(answer, "A")[0].startswith("192.0.2."), answer.summary())
+            answer = c.query("my.cluster.local.", "TXT")
+            testing.expect(answer.rcode == "NOERROR", f"the stub domain's apex: {answer.summary()}")
+            answer = c.query("kubernetes.default.svc.cluster.local.")
+            testing.expect(answer.rcode == "NOERROR" and answer.answer, answer.summary())
+            answer = c.query("nx.cluster.local.")
+            testing.expect(answer.rcode == "NXDOMAIN", f"a cluster name: {answer.summary()}")
+            testing.expect_equal(non_probes(inside), ["db.my.cluster.local.", "my.cluster.local."],
+                                 "the stub domain's servers asked")
+            testing.expect_equal(non_probes(default), [], "the default servers asked")
+
+
+@tests.case
 def a_reverse_name_outside_the_cluster_goes_upstream_and_a_cluster_one_does_not():
     with stubdns.StubDNS() as up, deployment(up) as c:
         answer = c.query("8.8.8.8.in-addr.arpa.", "PTR")
