@@ -34,6 +34,7 @@ typedef struct {
 	pthread_mutex_t lock;
 	unsigned ticks;
 	pthread_t thread;
+	char name[16];
 } counter_t;
 
 static void count(void *arg)
@@ -42,6 +43,7 @@ static void count(void *arg)
 	pthread_mutex_lock(&c->lock);
 	c->ticks++;
 	c->thread = pthread_self();
+	(void)pthread_getname_np(c->thread, c->name, sizeof(c->name));
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -64,7 +66,7 @@ static void the_function_is_called_every_period_from_the_tickers_thread(void **s
 {
 	counter_t c = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	k8s_ticker_t t;
-	assert_int_equal(k8s_ticker_start(&t, 20, count, &c), KNOT_EOK);
+	assert_int_equal(k8s_ticker_start(&t, "k8s-test-ticker-long", "a test", 20, count, &c), KNOT_EOK);
 	double deadline = seconds() + 10;
 	while (ticks(&c) < 3 && seconds() < deadline) {
 		nanosleep(&(struct timespec){ .tv_nsec = 5000000 }, NULL);
@@ -73,6 +75,7 @@ static void the_function_is_called_every_period_from_the_tickers_thread(void **s
 	unsigned after_stop = ticks(&c);
 	assert_true(after_stop >= 3);
 	assert_false(pthread_equal(c.thread, pthread_self()));
+	assert_string_equal(c.name, "k8s-test-ticker");  // Named for top -H: cut to 15 bytes.
 	// Stopped: never called again.
 	nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
 	assert_int_equal(ticks(&c), after_stop);
@@ -86,7 +89,7 @@ static void the_stop_wakes_the_thread_without_waiting_the_period(void **state)
 {
 	counter_t c = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	k8s_ticker_t t;
-	assert_int_equal(k8s_ticker_start(&t, 3600 * 1000, count, &c), KNOT_EOK);
+	assert_int_equal(k8s_ticker_start(&t, "k8s-test", "a test", 3600 * 1000, count, &c), KNOT_EOK);
 	double started = seconds();
 	k8s_ticker_stop(&t);
 	assert_true(seconds() - started < 30);  // Not an hour: woken, not timed out.
