@@ -84,13 +84,13 @@ static void loop_probe_send(k8s_fwd_t *f, server_t *s, uint64_t now)
 
 /*!
  * \brief A line about a change of \a s's state (\a what), at most one per server every
- * LOG_EVERY_MS: an upstream that flaps (slow past 300 ms, then answering; looping, then
+ * forward_log_interval(): an upstream that flaps (slow past 300 ms, then answering; looping, then
  * not) is one line, with the changes not logged since.
  */
 static void state_log(k8s_fwd_t *f, server_t *s, int kind, int priority,
                       const char *what_before, const char *what, uint64_t now)
 {
-	if (s->state_log_ms[kind] != 0 && now < s->state_log_ms[kind] + LOG_EVERY_MS) {
+	if (s->state_log_ms[kind] != 0 && now < s->state_log_ms[kind] + forward_log_interval(f)) {
 		s->state_skipped[kind]++;
 		return;
 	}

@@ -113,7 +113,7 @@ COMMON = [r"^  - domain: cluster\.local\.\n    module: mod-k8s/default$",
           r"^  - domain: ip6\.arpa\.\n    module: mod-k8s/default$",
           r"^    forward: \[ 192\.0\.2\.53 \]  # @upstream$",
           r"^    global-module: mod-k8s/default$",
-          r"^    metrics-listen: 0\.0\.0\.0@9153$",
+          r'^    metrics-listen: "::@9153"$',
           r'^    forward-cache: ". 30"$',
           r"^    answer-rotation: on$"]
 
@@ -141,20 +141,21 @@ tests.add("EKS's Corefile translates and passes conf-check",
           translation_case("eks-coredns.json", COMMON + [r"^    pods: insecure$", r"^    ttl: 5$"],
                            [("translated", 11, "prometheus :9153"), ("built in", 14, "loop")]))
 tests.add("AKS's Corefile with its coredns-custom imports: stub domains (one inside the "
-          "cluster zone, forwarded by it), hosts zones, log: exit 0",
+          "cluster zone, forwarded by it), inline hosts entries, log: exit 0",
           translation_case("aks-coredns.json",
                            COMMON + [r'^    forward-stub: \[ "puglife\.local=192\.11\.0\.1", '
                                      r'"abc\.com=1\.2\.3\.4", "my\.cluster\.local=2\.3\.4\.5" \]$',
                                      r'^    forward-cache: "my\.cluster\.local 30"$',
-                                     r"^  - domain: example1\.org\.$", r"^  - domain: example3\.org\.$"],
+                                     r'^    hosts-entry: \[ "10\.0\.0\.1 example1\.org", '
+                                     r'"10\.0\.0\.2 example2\.org", "10\.0\.0\.3 example3\.org" \]$',
+                                     r"^    hosts-fallthrough: \[ \. \]$",
+                                     r"^    global-module: mod-k8s/default$"],
                            [("translated", "import log.override:1", "log"),
                             ("translated", "import test.override:1", "hosts"),
                             ("translated", "import puglife.server:4", "forward . 192.11.0.1"),
                             ("translated", "import test.server:9", "forward . 2.3.4.5"),
                             ("built in", "import test.server:6", "my.cluster.local:53 {")],
-                           [("example2.org.zone", [r"^example2\.org\.\s+3600\s+A\s+10\.0\.0\.2$"]),
-                            ("in-addr.arpa.zone", [r"^3\.0\.0\.10\.in-addr\.arpa\.\s+3600\s+PTR"
-                                                   r"\s+example3\.org\.$"])],
+                           [],
                            report_patterns=[r"^0 line\(s\) not translated"]))
 tests.add("GKE's kube-dns ConfigMap: upstreamNameservers, stubDomains, federations, and the "
           "kube-dns-config alternative named",
@@ -346,10 +347,10 @@ def prometheus_on_loopback_keeps_the_probes_on_the_pod_address():
     with translated_text(corefile("prometheus 127.0.0.1:9153", "health {", "    lameduck 5s", "}",
                                   "forward . /etc/resolv.conf")) as (out, conf, report):
         conf_check(os.path.join(out, "knot.conf"))
-        expect_lines(conf, r"^    metrics-listen: 0\.0\.0\.0@9153$")
+        expect_lines(conf, r'^    metrics-listen: "::@9153"$')
         testing.expect("127.0.0.1" not in conf, f"loopback in knot.conf:\n{conf}")
         expect_lines(report, r"^translated\s+\S+:8\s+prometheus 127\.0\.0\.1:9153\n\s+-> "
-                     r"metrics-listen: 0\.0\.0\.0@9153 .*not 127\.0\.0\.1:9153: .*kubelet probes",
+                     r"metrics-listen: ::@9153 .*not 127\.0\.0\.1:9153: .*kubelet probes",
                      what="the report")
         testing.expect("lameduck 5s" in report and "LAMEDUCK_SECONDS=" not in report,
                        f"a lameduck step for the shipped 5 s:\n{report}")
@@ -819,9 +820,8 @@ OPENSHIFT_GROUPS = [r'^    forward-options: "foo\.com \{ policy round_robin \}"$
                     r'^    query-log: ". \{ class error \}"$',
                     r"^    listen: \[ 0\.0\.0\.0@5353, \"::@5353\" \]$"]
 
-def nodehosts(line, path="/etc/coredns/NodeHosts"):
-    """The loss of a hosts file CoreDNS re-reads, at that line."""
-    return rf"\S+:{line}: changes of hosts file {re.escape(path)} are not seen"
+# k3s's NodeHosts key, read through the API (issue 41, item 2).
+NODEHOSTS_CM = r"^    hosts-configmap: kube-system/coredns/NodeHosts$"
 
 
 CORPUS = [
@@ -862,16 +862,20 @@ CORPUS = [
      [r"\S+:10: names of cluster\.local\. are answered from the cluster, not forwarded"]),
     ("aks-coredns.json", 0, [("translated", "import test.server:9", "forward . 2.3.4.5")],
      [r'^    forward-cache: "my\.cluster\.local 30"$']),
-    # k3s's NodeHosts re-read every 15 s: a frozen copy (issue 41, item 2) until hosts follow it.
-    ("k3s-coredns.json", 1, [("translated", 15, "forward . /etc/resolv.conf")], [], [nodehosts(11)]),
-    ("k3s-coredns-custom.json", 1, [("translated", "import log.override:1", "log")], [],
-     [nodehosts(11), r".*doma\.lol\.server:3: rewrite of doma\.lol\. not applied"]),
-    ("homelab-k3s-stubs.json", 1, [("translated", 14, "forward nas01.home.macro.network 10.133.0.11")],
-     [r'^    forward-cache: "home\.macro\.network 30"$'], [nodehosts(11)]),
-    ("homelab-k3s-rewrite.json", 1, [("translated", 5, "rewrite continue { ... }")], [],
-     [nodehosts(14)]),
-    ("vcluster-coredns.json", 1, [("translated", 5, "rewrite name regex")], [],
-     [nodehosts(12, "/etc/NodeHosts")]),
+    # k3s's NodeHosts re-read every 15 s: the hosts table reads the key through the API.
+    ("k3s-coredns.json", 0, [("translated", 9, "hosts /etc/coredns/NodeHosts { ... }"),
+                             ("translated", 15, "forward . /etc/resolv.conf")],
+     [NODEHOSTS_CM, r"^    hosts-reload: 15$"]),
+    ("k3s-coredns-custom.json", 1, [("translated", "import log.override:1", "log")],
+     [NODEHOSTS_CM], [r".*doma\.lol\.server:3: rewrite of doma\.lol\. not applied"]),
+    ("homelab-k3s-stubs.json", 0, [("translated", 14, "forward nas01.home.macro.network 10.133.0.11")],
+     [r'^    forward-cache: "home\.macro\.network 30"$', NODEHOSTS_CM]),
+    ("homelab-k3s-rewrite.json", 0, [("translated", 5, "rewrite continue { ... }"),
+                                     ("translated", 12, "hosts /etc/coredns/NodeHosts { ... }")],
+     [NODEHOSTS_CM]),
+    ("vcluster-coredns.json", 0, [("translated", 5, "rewrite name regex"),
+                                  ("translated", 10, "hosts /etc/NodeHosts { ... }")],
+     [r"^    hosts-configmap: vcluster-my-vcluster/coredns/NodeHosts$"]),
 ]
 for fixture, status, rows, patterns, *losses in CORPUS:
     tests.add(f"corpus {fixture}: exit {status}, a row for every line", corpus_case(
