@@ -11,7 +11,8 @@
 //	                                     resolver sends them), 1 s timeout, TRIES tries
 //	                                     (default 1); every query whose last try gets no
 //	                                     answer, or an answer other than NOERROR with WANT,
-//	                                     is printed; last line "sent N lost N retried N"
+//	                                     is printed (each try's source port and why);
+//	                                     last line "sent N lost N retried N"
 //	                                     (retried: answered at a later try). A %d in NAME
 //	                                     is the query's number (names no cache holds);
 //	                                     WANT "any" (or "any6": AAAA) takes any NOERROR
@@ -67,13 +68,22 @@ func query(name string, id uint16, qtype uint16) []byte {
 // anyType is the query type when WANT is "any" (A) or "any6" (AAAA).
 var anyType uint16 = 1
 
-// one sends one query and returns "" when it was answered NOERROR with want, else why not.
+// one sends one query and returns "" when it was answered NOERROR with want, else why not
+// (with the try's source port: its conntrack entry and its packets can be found).
 func one(server, name string, want net.IP) string {
 	conn, err := net.Dial("udp", net.JoinHostPort(server, "53"))
 	if err != nil {
 		return "dial: " + err.Error()
 	}
 	defer conn.Close()
+	why := tryOn(conn, name, want)
+	if why != "" {
+		why = fmt.Sprintf("port %d: %s", conn.LocalAddr().(*net.UDPAddr).Port, why)
+	}
+	return why
+}
+
+func tryOn(conn net.Conn, name string, want net.IP) string {
 	id := uint16(rand.Intn(65536))
 	conn.SetDeadline(time.Now().Add(time.Second))
 	qtype, addr := uint16(1), []byte(want.To4())
@@ -129,9 +139,10 @@ func load(name string, want net.IP, rate, secs, tries int, server string) {
 		}
 		go func(at time.Time, name string) {
 			defer wg.Done()
-			why := ""
+			var whys []string
 			for try := 1; try <= tries; try++ {
-				if why = one(server, name, want); why == "" {
+				why := one(server, name, want)
+				if why == "" {
 					if try > 1 {
 						mu.Lock()
 						retried++
@@ -140,10 +151,11 @@ func load(name string, want net.IP, rate, secs, tries int, server string) {
 					}
 					return
 				}
+				whys = append(whys, why)
 			}
 			mu.Lock()
 			lost++
-			fmt.Printf("%s lost: %s %s\n", at.UTC().Format("15:04:05.000"), name, why)
+			fmt.Printf("%s lost: %s %s\n", at.UTC().Format("15:04:05.000"), name, strings.Join(whys, "; "))
 			mu.Unlock()
 		}(now, qname)
 	}
