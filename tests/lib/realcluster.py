@@ -932,6 +932,22 @@ state = "{d}/state"
         if self.lan:
             self.innode("ip", "link", "set", "eth0", "down", node=node)
 
+    def kill_runtime(self, node):
+        """The issue's literal "node taken down": node's kubelet and containerd SIGKILLed,
+        nothing else (its kube-proxy, containerd's shims and its pods' processes stay, its
+        link up). restart_runtime() brings them back."""
+        for name in ("kubelet", "containerd"):
+            self.stop(name + node.suffix, timeout=0, sig=signal.SIGKILL)
+
+    def restart_runtime(self, node):
+        """node's containerd (which finds its shims again) and kubelet started again."""
+        name = "containerd" + node.suffix
+        alive = self.start(name, ["containerd", "--config", os.path.join(
+            node.workdir, "containerd", "config.toml")], node=node)
+        wait(name, lambda: self.ctr("version", check=False, node=node).returncode == 0,
+             alive=alive)
+        self.start_kubelet(node)
+
     def _dns(self):
         if self.before_dns is not None:
             self.before_dns(self)
@@ -959,10 +975,11 @@ state = "{d}/state"
                 "kubernetes.default.svc.cluster.local",
                 "A" if _family(kubernetes_ip) == 4 else "AAAA", check=False).stdout)
 
-    def coredns_beside(self, name="coredns-baseline"):
-        """CoreDNS (tests/realcluster/coredns.yaml, one replica) behind a Service of its own,
-        name, in every family of the cluster, beside the cluster DNS: the baseline asked in
-        the same cluster and run. Returns the Service's addresses, the primary first."""
+    def coredns_beside(self, name="coredns-baseline", replicas=1, node_names=None):
+        """CoreDNS (tests/realcluster/coredns.yaml, `replicas` of it, on node_names only if
+        given) behind a Service of its own, name, in every family of the cluster, beside the
+        cluster DNS: the baseline asked in the same cluster and run. Returns the Service's
+        addresses, the primary first."""
         with open(os.path.join(SRCDIR, "tests", "realcluster", "coredns.yaml"),
                   encoding="utf-8") as f:
             manifests = f.read().replace("image: IMAGE", "image: registry.k8s.io/coredns/"
@@ -971,7 +988,16 @@ state = "{d}/state"
         manifests = manifests.replace("k8s-app: kube-dns", f"k8s-app: {name}").replace(
             "name: coredns\n  namespace: kube-system\n  labels:",
             f"name: {name}\n  namespace: kube-system\n  labels:").replace(
-            "replicas: 2", "replicas: 1")
+            'values: ["kube-dns"]', f'values: ["{name}"]').replace(
+            "replicas: 2", f"replicas: {replicas}")
+        if node_names:
+            # Placed as the test needs it (beside the cluster DNS's replicas), spread by the
+            # manifest's own anti-affinity.
+            manifests = manifests.replace(
+                "      affinity:\n",
+                "      affinity:\n        nodeAffinity: {requiredDuringSchedulingIgnoredDuring"
+                "Execution: {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname,"
+                f" operator: In, values: [{', '.join(node_names)}]}}]}}]}}}}\n", 1)
         service = {"apiVersion": "v1", "kind": "Service",
                    "metadata": {"name": name, "namespace": "kube-system"},
                    "spec": {"selector": {"k8s-app": name},
