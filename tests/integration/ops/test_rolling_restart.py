@@ -32,7 +32,8 @@ tests = testing.Tests()
 
 DEPLOYMENT = os.path.join(SRCDIR, "packaging", "kubernetes", "deployment.yaml")
 # How often the client learns which replicas are ready: kube-proxy's view of the endpoints
-# lags the readiness probe (periodSeconds 2 in the Deployment); the lameduck period covers it.
+# lags the readiness probe (every 1 s, failureThreshold 2 in the Deployment); the lameduck
+# period covers it.
 PROBE_S = 1.0
 LAMEDUCK_S = "3"   # the Deployment's 5 s, shortened to keep the test short; PROBE_S < it
 
