@@ -121,6 +121,7 @@ typedef struct {
 	uint64_t watch_restarts;       /*!< Watches started after the first. */
 	uint64_t errors[K8S_APIERR_COUNT];
 	uint64_t last_event_ms;        /*!< Monotonic ms of the last event, bookmark or list page (0 = never). */
+	uint64_t decode_ns;            /*!< Time spent decoding items and events (the watcher's phases). */
 	bool synced;                   /*!< A full LIST completed once (or the resource is absent). */
 	bool absent;                   /*!< Last answer was 404 on every path. */
 	bool connected;                /*!< A watch is streaming right now. */

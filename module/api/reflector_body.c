@@ -125,10 +125,11 @@ static void undecoded(k8s_reflector_t *r, uint64_t now, int ret, const char *tex
 static int on_item(void *ctx, const char *text, size_t len)
 {
 	k8s_reflector_t *r = ctx;
-	uint64_t now = k8s_now_ms();
+	uint64_t started = k8s_now_ns(), now = started / 1000000;
 	k8s_object_t *obj = NULL;
 	char err[128] = "";
 	int ret = k8s_object_decode(r->kind, text, len, &obj, err, sizeof(err));
+	r->stats.decode_ns += k8s_now_ns() - started;
 	if (ret != KNOT_EOK) {
 		undecoded(r, now, ret, text, len, err);
 		return KNOT_EOK;
@@ -143,11 +144,12 @@ static int on_item(void *ctx, const char *text, size_t len)
 static int on_line(void *ctx, const char *text, size_t len)
 {
 	k8s_reflector_t *r = ctx;
-	uint64_t now = k8s_now_ms();
+	uint64_t started = k8s_now_ns(), now = started / 1000000;
 	k8s_event_t ev;
 	memset(&ev, 0, sizeof(ev)); // Its rv is read even when decoding fails.
 	char err[128] = "";
 	int ret = k8s_event_decode(r->kind, text, len, &ev, err, sizeof(err));
+	r->stats.decode_ns += k8s_now_ns() - started;
 	if (ret != KNOT_EOK) {
 		undecoded(r, now, ret, text, len, err);
 		// A well-formed event with an unusable object still moved the collection on (one

@@ -22,6 +22,7 @@
 #include <libknot/error.h>
 
 #include "lib/bulk.h"
+#include "lib/clock.h"
 #include "lib/dnsname.h"
 #include "lib/map.h"
 #include "table/records.h"
@@ -528,6 +529,7 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 	const k8s_slice_t **slices = malloc((count + local_count + 1) * sizeof(*slices));
 	k8s_slice_t *copies = calloc(local_count + 1, sizeof(*copies));
 	k8s_block_t *block = NULL;
+	uint64_t started = k8s_now_ns();
 	if (slices != NULL && copies != NULL) {
 		for (size_t i = 0; i < count; i++) {
 			slices[i] = (const k8s_slice_t *)group->items[i]->obj;
@@ -544,6 +546,7 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 	}
 	free(slices);
 	free(copies);
+	s->stats.records_ns += k8s_now_ns() - started;
 	if (block != NULL) {
 		log_capped(s, zone, key, obj, block);
 	}
@@ -664,37 +667,3 @@ void k8s_store_free(k8s_store_t *s)
 	k8s_latency_deinit(&s->latency);
 	free(s);
 }
-
-static void sink_upsert(void *ctx, unsigned source, k8s_object_t *obj)
-{
-	k8s_store_upsert(ctx, source, obj);
-}
-
-static void sink_remove(void *ctx, unsigned source, k8s_object_t *obj)
-{
-	k8s_store_remove(ctx, source, obj);
-}
-
-static void sink_list_begin(void *ctx, unsigned source)
-{
-	k8s_store_list_begin(ctx, source);
-}
-
-static void sink_list_end(void *ctx, unsigned source)
-{
-	k8s_store_list_end(ctx, source);
-}
-
-static void sink_too_large(void *ctx, unsigned source, const char *ns, const char *name,
-                           bool deleted)
-{
-	k8s_store_too_large(ctx, source, ns, name, deleted);
-}
-
-const k8s_sink_t k8s_store_sink = {
-	.upsert = sink_upsert,
-	.remove = sink_remove,
-	.list_begin = sink_list_begin,
-	.list_end = sink_list_end,
-	.too_large = sink_too_large,
-};

@@ -77,6 +77,13 @@ struct k8s_watcher {
 	uint64_t snap_write_errors;
 	uint64_t snap_refused;
 
+	/* The round in progress (owned by the thread): what the timed sink adds up. */
+	uint64_t round_store_ns;
+	size_t round_objects;
+	/* The rounds' phases so far (owned by the thread; push_stats() copies them). */
+	uint64_t phases[K8S_PHASE_COUNT][K8S_ROUND_BUCKETS];
+	uint64_t phase_sum_ns[K8S_PHASE_COUNT];
+
 	/* The synchronized watcher this one replaces after a reload (a reference), or NULL. */
 	k8s_watcher_t *predecessor;
 
