@@ -651,6 +651,7 @@ k8s_reflector_t *k8s_reflector_new(const k8s_reflector_conf_t *conf, k8s_api_t *
 	r->stall_s = (conf->stall_s > 0) ? conf->stall_s : K8S_STALL_S_DEFAULT;
 	r->absent_retry_s = (conf->absent_retry_s > 0) ? conf->absent_retry_s : K8S_ABSENT_RETRY_S_DEFAULT;
 	r->max_object = (conf->max_object > 0) ? conf->max_object : K8S_OBJECT_MAX;
+	k8s_jtape_init(&r->tape);
 	r->api = api;
 	r->multi = multi;
 	r->sink = *sink;
@@ -689,6 +690,7 @@ void k8s_reflector_free(k8s_reflector_t *r)
 		curl_easy_cleanup(r->easy);
 	}
 	k8s_buf_free(&r->errbody);
+	k8s_jtape_deinit(&r->tape);
 	free(r->paths[0]);
 	free(r->paths[1]);
 	free(r->label_selector);

@@ -128,7 +128,7 @@ static int on_item(void *ctx, const char *text, size_t len)
 	uint64_t started = k8s_now_ns(), now = started / 1000000;
 	k8s_object_t *obj = NULL;
 	char err[128] = "";
-	int ret = k8s_object_decode(r->kind, text, len, &obj, err, sizeof(err));
+	int ret = k8s_object_decode_tape(&r->tape, r->kind, text, len, &obj, err, sizeof(err));
 	r->stats.decode_ns += k8s_now_ns() - started;
 	if (ret != KNOT_EOK) {
 		undecoded(r, now, ret, text, len, err);
@@ -148,7 +148,7 @@ static int on_line(void *ctx, const char *text, size_t len)
 	k8s_event_t ev;
 	memset(&ev, 0, sizeof(ev)); // Its rv is read even when decoding fails.
 	char err[128] = "";
-	int ret = k8s_event_decode(r->kind, text, len, &ev, err, sizeof(err));
+	int ret = k8s_event_decode(&r->tape, r->kind, text, len, &ev, err, sizeof(err));
 	r->stats.decode_ns += k8s_now_ns() - started;
 	if (ret != KNOT_EOK) {
 		undecoded(r, now, ret, text, len, err);

@@ -34,6 +34,7 @@
 #include "api/events.h"
 #include "api/jsonsplit.h"
 #include "api/reflector.h"
+#include "lib/jsonscan.h"
 
 #define PAGE_LIMIT_DEFAULT   500
 /*! A watch line is the object plus the {"type":...,"object":} envelope. */
@@ -126,6 +127,7 @@ struct k8s_reflector {
 	k8s_listsplit_t list;
 	k8s_linesplit_t lines;
 	k8s_buf_t errbody;
+	k8s_jtape_t tape;           // Each item's or line's tokens, reused from one to the next.
 	k8s_status_t ev_status;     // Status of an ERROR event.
 	uint64_t stream_events;     // Lines decoded in this watch (bookmarks too).
 
