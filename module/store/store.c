@@ -67,8 +67,49 @@ struct k8s_store {
 	k8s_map_t mcs_groups;              /*!< Import key -> group_t of imported slices. */
 	k8s_map_t dirty[K8S_ZONE_COUNT];   /*!< Keys whose block must be rebuilt. */
 
+	bool holding;                      /*!< k8s_store_hold(): objects let go are kept. */
+	k8s_object_t **kept;
+	size_t kept_count, kept_cap;
+
 	k8s_store_stats_t stats;
 };
+
+/*! \brief An object the store held and lets go: freed, or kept while another thread reads. */
+static void release(k8s_store_t *s, k8s_object_t *obj)
+{
+	if (!s->holding || obj == NULL) {
+		k8s_object_free(obj);
+		return;
+	}
+	if (s->kept_count == s->kept_cap) {
+		size_t cap = (s->kept_cap > 0) ? 2 * s->kept_cap : 1024;
+		k8s_object_t **kept = realloc(s->kept, cap * sizeof(*kept));
+		if (kept == NULL) {
+			// Not freed: the reader may still be at it. Lost, as little as memory allows.
+			k8s_logf(s->log, LOG_ERR, "cannot keep an object a snapshot reads (%s), left "
+			         "allocated", knot_strerror(KNOT_ENOMEM));
+			return;
+		}
+		s->kept = kept;
+		s->kept_cap = cap;
+	}
+	s->kept[s->kept_count++] = obj;
+}
+
+void k8s_store_hold(k8s_store_t *s, bool hold)
+{
+	s->holding = hold;
+	if (hold) {
+		return;
+	}
+	for (size_t i = 0; i < s->kept_count; i++) {
+		k8s_object_free(s->kept[i]);
+	}
+	free(s->kept);
+	s->kept = NULL;
+	s->kept_count = 0;
+	s->kept_cap = 0;
+}
 
 /*! \brief Writes "<ns>/<name>"; false if either is longer than the API allows. */
 static bool key_of(char out[KEY_MAX + 1], const char *ns, const char *name)
@@ -328,7 +369,7 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 		entry->obj = obj;
 		s->stats.changes++;
 		apply(s, source, entry, key, old, obj);
-		k8s_object_free(old);
+		release(s, old);
 		return;
 	}
 
@@ -351,7 +392,7 @@ static void remove_entry(k8s_store_t *s, unsigned source, const char *key, store
 {
 	apply(s, source, entry, key, entry->obj, NULL);
 	k8s_map_del(&s->objects[source], key);
-	k8s_object_free(entry->obj);
+	release(s, entry->obj);
 	k8s_bulk_free(entry->group);
 	k8s_bulk_free(entry);
 	s->stats.objects[source]--;
@@ -662,6 +703,7 @@ void k8s_store_free(k8s_store_t *s)
 		free(s->namespaces[i]);
 	}
 	free(s->namespaces);
+	k8s_store_hold(s, false);
 	k8s_clusterid_deinit(&s->cluster);
 	k8s_topology_tracker_deinit(&s->topology);
 	k8s_latency_deinit(&s->latency);

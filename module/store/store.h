@@ -96,6 +96,13 @@ bool k8s_store_dirty(const k8s_store_t *s);
 /*! \brief Counters. */
 const k8s_store_stats_t *k8s_store_stats(const k8s_store_t *s);
 
+/*!
+ * \brief From now on (\a hold true) keeps the objects the store replaces or removes instead
+ * of freeing them, so that another thread may read the objects it held until then (the
+ * snapshot's writer, snapshot.h); frees them all when \a hold is false.
+ */
+void k8s_store_hold(k8s_store_t *s, bool hold);
+
 /*! \brief The object held of a source by namespace ("" for cluster-wide kinds) and name, or NULL. */
 const k8s_object_t *k8s_store_get(const k8s_store_t *s, unsigned source, const char *ns,
                                   const char *name);
