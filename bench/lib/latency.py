@@ -26,6 +26,7 @@ import ssl
 import struct
 import time
 import urllib.parse
+import zlib
 
 from common import BenchError, percentile, progress
 import proglat
@@ -400,6 +401,7 @@ class _Dechunk:
         self.pending = b""   # an incomplete size line
         self.left = -1       # bytes of the current chunk still to come (-1: headers first)
         self.crlf = 0        # the CRLF after a chunk's data still to skip
+        self.headers = None
 
     def feed(self, data):
         out = []
@@ -411,6 +413,7 @@ class _Dechunk:
             if end < 0:
                 self.pending = data
                 return b""
+            self.headers = data[:end].lower()
             i, self.left = end + 4, 0
         while i < len(data):
             if self.crlf:
@@ -439,16 +442,20 @@ def _serve(endpoint, target, watch_list, conn):
     the initial-events-end bookmark (a watch-list); sends (seconds, bytes)."""
     started = time.monotonic()
     sock = endpoint.connect(timeout=600)
-    headers = ["Connection: close"] + ([] if watch_list else ["Accept-Encoding: gzip"])
-    sock.sendall(endpoint.request_bytes(target, headers))
-    size, tail, body = 0, b"", _Dechunk()
+    # gzip as the module accepts it (a 1.37 server compresses watch-lists too).
+    sock.sendall(endpoint.request_bytes(target, ["Connection: close", "Accept-Encoding: gzip"]))
+    size, tail, body, inflate = 0, b"", _Dechunk(), None
     while True:
         data = sock.recv(1 << 20)
         if not data:
             break
         size += len(data)
         if watch_list:
-            window = tail + body.feed(data)
+            part = body.feed(data)
+            if inflate is None and body.headers is not None:
+                gzipped = b"content-encoding: gzip" in body.headers
+                inflate = zlib.decompressobj(16 + zlib.MAX_WBITS) if gzipped else False
+            window = tail + (inflate.decompress(part) if inflate else part)
             if INITIAL_END in window:
                 break
             tail = window[-len(INITIAL_END):]
