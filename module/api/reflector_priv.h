@@ -66,6 +66,7 @@ typedef enum {
 	OP_LIST = 0,   // A LIST page: the first (cont NULL) or the next one.
 	OP_WATCH,
 	OP_PROBE,      // A GET /version while backing off: is the server reachable again?
+	OP_WLIST,      // A watch-list: a WATCH whose initial events are the full list, then a WATCH.
 } op_t;
 
 typedef enum {
@@ -80,6 +81,7 @@ typedef enum {
 	ABORT_NONE = 0,
 	ABORT_ERROR_EVENT,  // A watch ERROR event (its Status is in ev_status).
 	ABORT_BAD_LIST,     // The LIST body is not a JSON object with items.
+	ABORT_WL_IGNORED,   // A watch-list's bookmark before the initial events' end: not served as one.
 } abort_t;
 
 struct k8s_reflector {
@@ -94,6 +96,7 @@ struct k8s_reflector {
 	long stall_s;
 	unsigned absent_retry_s;
 	size_t max_object;
+	bool watch_list;            // Full lists as watch-lists, unless the server refused one.
 	char name[128];             // For log lines: kind, and the label selector if any.
 
 	k8s_api_t *api;
@@ -137,6 +140,7 @@ struct k8s_reflector {
 	bool rv_unavailable;        // A LIST at rv got 410 or "too large": list at "" (consistent).
 	bool paginated;             // A LIST at "0" came in pages: no watch cache, so keep paging.
 	size_t list_objects;
+	bool initial;               // A watch-list's initial events are arriving (the list in progress).
 	bool listed;                // A LIST completed once.
 	bool watched;               // A WATCH started once.
 
@@ -153,8 +157,15 @@ static inline const char *op_name(op_t op)
 	switch (op) {
 	case OP_WATCH: return "watch";
 	case OP_PROBE: return "probe";
+	case OP_WLIST: return "watch-list";
 	default:       return "list";
 	}
+}
+
+/*! \brief A WATCH's stream (a watch-list's too): its body is split into event lines. */
+static inline bool op_streams(op_t op)
+{
+	return op == OP_WATCH || op == OP_WLIST;
 }
 
 /*! \brief Counts a skipped item or line and logs it, at most once per DECODE_LOG_MS. */

@@ -221,6 +221,7 @@ static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
 			.optional = k8s_resources[src].optional,
 			.stall_s = w->conf.stall_s,
 			.absent_retry_s = w->conf.absent_retry_s,
+			.watch_list = w->conf.watch_list,
 		};
 		for (unsigned v = 0; v < 2; v++) {
 			if (k8s_resource_path(src, v, paths[v], sizeof(paths[v])) == KNOT_EOK) {
