@@ -41,6 +41,8 @@ typedef struct {
 	const char *s;
 	size_t len, pos;
 	unsigned depth;
+	size_t values;      /*!< As k8s_json_bounded() counts them (keys not counted). */
+	size_t objects;
 	const char *why;    /*!< Set with the first error. */
 } scan_t;
 
@@ -341,10 +343,23 @@ static int literal(scan_t *sc, const char *word, k8s_jtype_t type, bool truth, u
 
 static int value(scan_t *sc);
 
+/*! Counts a value (an object too) against k8s_json_bounded()'s limits. */
+static int counted(scan_t *sc, bool object)
+{
+	sc->values++;
+	sc->objects += object;
+	return (sc->values > K8S_JSON_VALUES_MAX || sc->objects > K8S_JSON_OBJECTS_MAX)
+	       ? KNOT_ESPACE : KNOT_EOK;
+}
+
 static int container(scan_t *sc, bool object)
 {
 	uint32_t at;
-	int ret = token(sc, object ? K8S_JOBJECT : K8S_JARRAY, &at);
+	int ret = counted(sc, object);
+	if (ret != KNOT_EOK) {
+		return ret;
+	}
+	ret = token(sc, object ? K8S_JOBJECT : K8S_JARRAY, &at);
 	if (ret != KNOT_EOK) {
 		return ret;
 	}
@@ -411,6 +426,13 @@ static int value(scan_t *sc)
 		return container(sc, true);
 	case '[':
 		return container(sc, false);
+	default:
+		if ((ret = counted(sc, false)) != KNOT_EOK) {
+			return ret;
+		}
+		break;
+	}
+	switch (sc->s[sc->pos]) {
 	case '"':
 		ret = string(sc, &at);
 		break;
@@ -448,18 +470,21 @@ int k8s_jtape_scan(k8s_jtape_t *t, const char *text, size_t len, char *err, size
 		set_err(err, errlen, "json text too large");
 		return KNOT_EMALF;
 	}
-	int ret = k8s_json_bounded(text, len, err, errlen);
-	if (ret != KNOT_EOK) {
-		return ret;
-	}
 	scan_t sc = { .t = t, .s = text, .len = len };
 	skip_ws(&sc);
-	ret = value(&sc);
+	int ret = value(&sc);
 	if (ret == KNOT_EOK) {
 		skip_ws(&sc);
 		if (sc.pos < len) {
 			ret = fail(&sc, "trailing data");
 		}
+	}
+	// Over a bound is said before anything else wrong, as json-c's tree was bounded first:
+	// the scan counts as k8s_json_bounded() does and stops past a bound (a valid text so
+	// far: the whole text is over it too); a text it refuses is counted whole.
+	if (ret == KNOT_ESPACE || ret == KNOT_EMALF) {
+		int bounded = k8s_json_bounded(text, len, err, errlen);
+		ret = (bounded != KNOT_EOK) ? bounded : (ret == KNOT_ESPACE) ? KNOT_EMALF : ret;
 	}
 	if (ret != KNOT_EOK) {
 		t->count = 0;
@@ -470,21 +495,21 @@ int k8s_jtape_scan(k8s_jtape_t *t, const char *text, size_t len, char *err, size
 	return ret;
 }
 
-k8s_jv_t jv_get(k8s_jv_t obj, const char *key, k8s_jtype_t type)
+k8s_jv_t jv_getn(k8s_jv_t obj, const char *key, size_t key_len, k8s_jtype_t type)
 {
 	k8s_jv_t found = { NULL, 0 };
 	if (!jv_is(obj, K8S_JOBJECT)) {
 		return found;
 	}
 	const k8s_jtape_t *t = obj.t;
-	size_t key_len = strlen(key);
 	uint32_t end = t->toks[obj.i].end;
 	for (uint32_t i = obj.i + 1; i < end; ) {
 		const k8s_jtok_t *k = &t->toks[i];
 		uint32_t v = i + 1;
 		const char *bytes = (k->escaped ? t->arena : t->text) + k->off;
 		// The last of equal keys wins, as json-c keeps it.
-		if (k->len == key_len && memcmp(bytes, key, key_len) == 0) {
+		if (k->len == key_len && (key_len == 0 || bytes[0] == key[0]) &&
+		    memcmp(bytes, key, key_len) == 0) {
 			found.t = (t->toks[v].type == type) ? t : NULL;
 			found.i = v;
 		}

@@ -130,8 +130,14 @@ static inline bool jv_is(k8s_jv_t v, k8s_jtype_t type)
 	return jv_type(v) == type;
 }
 
-/*! \brief The value of \a key in object \a obj if it has \a type (the last of equal keys). */
-k8s_jv_t jv_get(k8s_jv_t obj, const char *key, k8s_jtype_t type);
+/*! \brief The value of \a key (\a key_len bytes) in object \a obj if it has \a type (the last of equal keys). */
+k8s_jv_t jv_getn(k8s_jv_t obj, const char *key, size_t key_len, k8s_jtype_t type);
+
+/*! \brief jv_getn() of a C string (a literal's length is known at compile time). */
+static inline k8s_jv_t jv_get(k8s_jv_t obj, const char *key, k8s_jtype_t type)
+{
+	return jv_getn(obj, key, strlen(key), type);
+}
 
 static inline k8s_jv_t jv_obj(k8s_jv_t obj, const char *key)
 {
