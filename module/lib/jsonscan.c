@@ -99,6 +99,9 @@ static int token(scan_t *sc, k8s_jtype_t type, uint32_t *at)
 
 static int arena_put(k8s_jtape_t *t, const char *bytes, size_t n)
 {
+	if (n == 0) {  // Nothing to copy, and no arena yet perhaps (NULL + 0 is undefined).
+		return KNOT_EOK;
+	}
 	if (n > t->arena_cap - t->arena_len) {
 		size_t cap = (t->arena_cap > 0) ? t->arena_cap : 1024;
 		while (cap - t->arena_len < n) {

@@ -113,7 +113,8 @@ static bool fz_json_same(k8s_jv_t v, json_object *j)
 
 /*!
  * \brief Scans \a text with a tape and parses it with json-c; false if the tape accepted
- * what json-c refused or read another value (json-c may accept more: NaN, '1.', ...).
+ * what json-c refused (but a number or literal ending the text) or read another value
+ * (json-c may accept more: NaN, '1.', ...).
  */
 static bool fz_jsondiff(k8s_jtape_t *tape, const char *text, size_t len)
 {
@@ -123,8 +124,15 @@ static bool fz_jsondiff(k8s_jtape_t *tape, const char *text, size_t len)
 	bool ok = true;
 	if (ret == KNOT_ESPACE || ref == KNOT_ESPACE) {
 		ok = ret == ref;  // both bound the same counts first
+	} else if (ret == KNOT_EOK && ref != KNOT_EOK) {
+		// json-c waits for more after a number or literal that ends the text ("12", "true":
+		// RFC 8259 JSON the tape reads): only there may it refuse what the tape accepts.
+		k8s_jtype_t top = jv_type(k8s_jtape_root(tape));
+		char last = (len > 0) ? text[len - 1] : ' ';
+		ok = ref == KNOT_EMALF && top != K8S_JOBJECT && top != K8S_JARRAY &&
+		     top != K8S_JSTRING && last != ' ' && last != '\t' && last != '\r' && last != '\n';
 	} else if (ret == KNOT_EOK) {
-		ok = ref == KNOT_EOK && fz_json_same(k8s_jtape_root(tape), root);
+		ok = fz_json_same(k8s_jtape_root(tape), root);
 	}
 	json_object_put(root);
 	return ok;
