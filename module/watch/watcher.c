@@ -253,7 +253,7 @@ static bool role_synced(const k8s_watcher_t *w, uint32_t role, unsigned needs)
 static bool ready_for(const k8s_watcher_t *w, unsigned needs)
 {
 	uint32_t ready = k8s_table_ready(&w->table);
-	return (ready & K8S_READY_CLUSTER) &&
+	return (ready & K8S_READY_CLUSTER) && (ready & K8S_READY_PTR) &&
 	       (!(needs & K8S_NEED_CLUSTERSET) || (ready & K8S_READY_CLUSTERSET));
 }
 
@@ -296,9 +296,6 @@ static void update_ready(k8s_watcher_t *w, unsigned needs)
 	}
 	if (bits != 0) {
 		k8s_table_set_ready(&w->table, bits);
-	}
-	if (w->predecessor != NULL && ready_for(w, needs)) {
-		drop_predecessor(w);
 	}
 }
 
@@ -423,6 +420,11 @@ static void *watcher_main(void *arg)
 	k8s_watcher_t *w = arg;
 	urcu_memb_register_thread();
 	watcher_snapshot_load(w, current_needs(w));
+	// Without a snapshot, the first sync publishes the forward names first and indexes
+	// their addresses once, after it, into a table sized for them (no growth on the way).
+	if (k8s_table_ready(&w->table) == 0) {
+		k8s_table_defer_ptr(&w->table);
+	}
 	push_stats(w, k8s_now_ms());
 
 	while (!atomic_load(&w->stop)) {
@@ -465,14 +467,19 @@ static void *watcher_main(void *arg)
 			commit = k8s_now_ns() - commit;
 			ns[K8S_PHASE_PUBLISH] = commit - MIN(commit, ns[K8S_PHASE_RECORDS]);
 		}
-		if (w->table.ptr_deferred) {
+		update_ready(w, needs);
+		// The addresses of a first sync, once the cluster zone answers (update_ready()).
+		if (w->table.ptr_deferred && (k8s_table_ready(&w->table) & K8S_READY_CLUSTER)) {
 			uint64_t indexed = k8s_now_ns();
 			if (k8s_table_index_ptrs(&w->table) == KNOT_EOK) {
 				k8s_logf(&w->log, LOG_NOTICE, "the PTR index is built, the reverse zones answer");
 			}
 			ns[K8S_PHASE_PUBLISH] += k8s_now_ns() - indexed;
 		}
-		update_ready(w, needs);
+		// The previous watcher answers the reverse zones too until the index is built.
+		if (w->predecessor != NULL && ready_for(w, needs)) {
+			drop_predecessor(w);
+		}
 		watcher_update_stale(w, needs);
 		uint64_t writes = w->snap_writes + w->snap_write_errors, saved = k8s_now_ns();
 		watcher_snapshot_save(w, needs, now, false);
