@@ -442,8 +442,10 @@ def _serve(endpoint, target, watch_list, conn):
     the initial-events-end bookmark (a watch-list); sends (seconds, bytes)."""
     started = time.monotonic()
     sock = endpoint.connect(timeout=600)
-    # gzip as the module accepts it (a 1.37 server compresses watch-lists too).
-    sock.sendall(endpoint.request_bytes(target, ["Connection: close", "Accept-Encoding: gzip"]))
+    # As the module asks: LISTs with gzip, watch-lists without (kube-apiserver 1.37 gzips
+    # their events as one gzip member each, which libcurl refuses: module/api/reflector.c).
+    headers = ["Connection: close"] + ([] if watch_list else ["Accept-Encoding: gzip"])
+    sock.sendall(endpoint.request_bytes(target, headers))
     size, tail, body, inflate = 0, b"", _Dechunk(), None
     while True:
         data = sock.recv(1 << 20)

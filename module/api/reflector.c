@@ -286,6 +286,11 @@ static int transfer_start(k8s_reflector_t *r, op_t op, uint64_t now)
 	if (rc == CURLE_OK) {
 		rc = curl_easy_setopt(r->easy, CURLOPT_WRITEDATA, r);
 	}
+	if (rc == CURLE_OK && op_streams(op)) {
+		// kube-apiserver (1.37) gzips a watch-list's events as gzip members one after
+		// another, and libcurl's decoder fails the transfer at the second: streams plain.
+		rc = curl_easy_setopt(r->easy, CURLOPT_ACCEPT_ENCODING, NULL);
+	}
 	if (rc != CURLE_OK) {
 		k8s_api_headers_free(r->headers);
 		r->headers = NULL;
