@@ -71,9 +71,15 @@ static bool fz_json_same(k8s_jv_t v, json_object *j)
 		if (!json_object_is_type(j, json_type_object)) {
 			return false;
 		}
+		// json-c's keys are C strings: one with a NUL is cut there, and may take the place
+		// of another key, its value too. Such an object is not compared further.
+		for (uint32_t k = v.i + 1; k < tok->end; k = v.t->toks[k + 1].end) {
+			if (memchr(fz_jstr_bytes((k8s_jv_t){ v.t, k }), '\0', v.t->toks[k].len) != NULL) {
+				return true;
+			}
+		}
 		// Each key's last value against json-c's (json-c keeps the last), and as many keys.
 		size_t distinct = 0;
-		bool nul_key = false;
 		for (uint32_t k = v.i + 1; k < tok->end; k = v.t->toks[k + 1].end) {
 			const k8s_jtok_t *key = &v.t->toks[k];
 			const char *bytes = fz_jstr_bytes((k8s_jv_t){ v.t, k });
@@ -87,11 +93,6 @@ static bool fz_json_same(k8s_jv_t v, json_object *j)
 				continue;
 			}
 			distinct++;
-			// json-c's keys are C strings: one with a NUL cannot be looked up by its bytes.
-			if (memchr(bytes, '\0', key->len) != NULL) {
-				nul_key = true;
-				continue;
-			}
 			char name[4096];
 			if (key->len >= sizeof(name)) {
 				continue;
@@ -104,7 +105,7 @@ static bool fz_json_same(k8s_jv_t v, json_object *j)
 				return false;
 			}
 		}
-		return nul_key || (size_t)json_object_object_length(j) == distinct;
+		return (size_t)json_object_object_length(j) == distinct;
 	}
 	default:
 		return false;
@@ -113,8 +114,8 @@ static bool fz_json_same(k8s_jv_t v, json_object *j)
 
 /*!
  * \brief Scans \a text with a tape and parses it with json-c; false if the tape accepted
- * what json-c refused (but a number or literal ending the text) or read another value
- * (json-c may accept more: NaN, '1.', ...).
+ * what json-c refused (but a number or literal ending the text, or a top-level null) or
+ * read another value (json-c may accept more: NaN, '1.', ...).
  */
 static bool fz_jsondiff(k8s_jtape_t *tape, const char *text, size_t len)
 {
@@ -126,11 +127,13 @@ static bool fz_jsondiff(k8s_jtape_t *tape, const char *text, size_t len)
 		ok = ret == ref;  // both bound the same counts first
 	} else if (ret == KNOT_EOK && ref != KNOT_EOK) {
 		// json-c waits for more after a number or literal that ends the text ("12", "true":
-		// RFC 8259 JSON the tape reads): only there may it refuse what the tape accepts.
+		// RFC 8259 JSON the tape reads), and its tree of a top-level null is NULL, which
+		// k8s_json_parse() refuses: only there may it refuse what the tape accepts.
 		k8s_jtype_t top = jv_type(k8s_jtape_root(tape));
 		char last = (len > 0) ? text[len - 1] : ' ';
-		ok = ref == KNOT_EMALF && top != K8S_JOBJECT && top != K8S_JARRAY &&
-		     top != K8S_JSTRING && last != ' ' && last != '\t' && last != '\r' && last != '\n';
+		bool waits = top != K8S_JOBJECT && top != K8S_JARRAY && top != K8S_JSTRING &&
+		             last != ' ' && last != '\t' && last != '\r' && last != '\n';
+		ok = ref == KNOT_EMALF && (waits || top == K8S_JNULL);
 	} else if (ret == KNOT_EOK) {
 		ok = fz_json_same(k8s_jtape_root(tape), root);
 	}
