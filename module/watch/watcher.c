@@ -467,6 +467,7 @@ static void *watcher_main(void *arg)
 			commit = k8s_now_ns() - commit;
 			ns[K8S_PHASE_PUBLISH] = commit - MIN(commit, ns[K8S_PHASE_RECORDS]);
 		}
+		uint32_t was_ready = k8s_table_ready(&w->table);
 		update_ready(w, needs);
 		// The addresses of a first sync, once the cluster zone answers (update_ready()).
 		if (w->table.ptr_deferred && (k8s_table_ready(&w->table) & K8S_READY_CLUSTER)) {
@@ -489,7 +490,8 @@ static void *watcher_main(void *arg)
 		if (w->round_objects > 0 || blocks > 0 || wrote) {
 			round_end(w, ns, blocks);
 		}
-		if (now - w->stats_ms >= STATS_PERIOD_MS) {
+		// A zone that opens shows in the counters (ready[...]) at once, not a period later.
+		if (now - w->stats_ms >= STATS_PERIOD_MS || k8s_table_ready(&w->table) != was_ready) {
 			w->stats_ms = now;
 			push_stats(w, now);
 		}
