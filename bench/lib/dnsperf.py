@@ -29,10 +29,11 @@ _VERBOSE = re.compile(r"^> (\S+) \S+ \S+ ([0-9.]+)$")
 
 
 def command(port, query_file, seconds=None, runs=None, clients=2, outstanding=100, qps=None,
-            verbose=False, pin=True, dnssec=False, server="127.0.0.1", prefix=()):
-    """dnsperf's argv; prefix goes first (e.g. `ip netns exec NS` to send from another namespace)."""
+            verbose=False, pin=True, dnssec=False, server="127.0.0.1", prefix=(), extra=()):
+    """dnsperf's argv; prefix goes first (e.g. `ip netns exec NS` to send from another
+    namespace), extra options last (e.g. `-e`, EDNS)."""
     argv = ["dnsperf", "-s", server, "-p", str(port), "-d", query_file,
-            "-c", str(clients), "-q", str(outstanding)]
+            "-c", str(clients), "-q", str(outstanding), *extra]
     if dnssec:
         argv.append("-D")  # the DO bit: a signing server signs the answer
     if seconds is not None:

@@ -103,6 +103,7 @@
 #define MOD_K8S_METRIC_SNAPSHOT_WRITES_TOTAL                               "mod_k8s_snapshot_writes_total"
 #define MOD_K8S_METRIC_TABLE_BYTES                                         "mod_k8s_table_bytes"
 #define MOD_K8S_METRIC_WATCH_RESTARTS_TOTAL                                "mod_k8s_watch_restarts_total"
+#define MOD_K8S_METRIC_WATCHER_ROUND_SECONDS                               "mod_k8s_watcher_round_seconds"
 
 /* CoreDNS's series, under CoreDNS's names and labels, so its dashboards work unchanged. */
 #define MOD_K8S_METRIC_COREDNS_BUILD_INFO                                  "coredns_build_info"

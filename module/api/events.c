@@ -19,7 +19,6 @@
  * ERROR events).
  */
 
-#include <json-c/json.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,7 +26,7 @@
 #include <libknot/errcode.h>
 
 #include "api/events.h"
-#include "lib/jsonread.h"
+#include "lib/jsonscan.h"
 #include "lib/jsonstrict.h"
 
 /*! Copies message text: control bytes become spaces, a cut never splits a UTF-8 sequence. */
@@ -54,19 +53,21 @@ static int int_clamp(int64_t v)
 	return (v < 0) ? 0 : (v > INT_MAX) ? INT_MAX : (int)v;
 }
 
-static void status_read(json_object *obj, k8s_status_t *st)
+static void status_read(k8s_jv_t obj, k8s_status_t *st)
 {
-	st->code = int_clamp(get_int(obj, "code", 0));
-	st->retry_after = int_clamp(get_int(get_obj(obj, "details"), "retryAfterSeconds", 0));
-	k8s_str_t reason = get_str(obj, "reason");
+	st->code = int_clamp(jv_int(obj, "code", 0));
+	st->retry_after = int_clamp(jv_int(jv_obj(obj, "details"), "retryAfterSeconds", 0));
+	k8s_str_t reason = jv_str(obj, "reason");
 	if (reason.ptr != NULL) {
 		text_copy(st->reason, sizeof(st->reason), reason.ptr, reason.len);
 	}
 	// An embedded NUL only ends the message early.
-	json_object *message = get_field(obj, "message", json_type_string);
-	if (message != NULL) {
-		const char *s = json_object_get_string(message);
-		text_copy(st->message, sizeof(st->message), s, strlen(s));
+	k8s_jv_t message = jv_get(obj, "message", K8S_JSTRING);
+	if (message.t != NULL) {
+		const k8s_jtok_t *tok = &message.t->toks[message.i];
+		const char *s = (tok->escaped ? message.t->arena : message.t->text) + tok->off;
+		const char *nul = memchr(s, '\0', tok->len);
+		text_copy(st->message, sizeof(st->message), s, (nul != NULL) ? (size_t)(nul - s) : tok->len);
 	}
 }
 
@@ -77,12 +78,17 @@ int k8s_status_decode(const char *text, size_t len, k8s_status_t *st)
 		return KNOT_EOK;
 	}
 
-	json_object *root = NULL;
-	if (k8s_json_parse(text, len, &root, NULL, 0) == KNOT_EOK) {
-		if (json_object_is_type(root, json_type_object)) {
+	k8s_jtape_t tape;
+	k8s_jtape_init(&tape);
+	int ret = k8s_jtape_scan(&tape, text, len, NULL, 0);
+	if (ret == KNOT_EOK) {
+		k8s_jv_t root = k8s_jtape_root(&tape);
+		if (jv_is(root, K8S_JOBJECT)) {
 			status_read(root, st);
 		}
-		json_object_put(root);
+	}
+	k8s_jtape_deinit(&tape);
+	if (ret == KNOT_EOK) {
 		return KNOT_EOK;
 	}
 
@@ -131,9 +137,9 @@ bool k8s_rv_valid(const char *rv, size_t len)
 	return true;
 }
 
-static int rv_read(json_object *obj, char rv[K8S_RV_MAX])
+static int rv_read(k8s_jv_t obj, char rv[K8S_RV_MAX])
 {
-	k8s_str_t s = get_str(get_obj(obj, "metadata"), "resourceVersion");
+	k8s_str_t s = jv_str(jv_obj(obj, "metadata"), "resourceVersion");
 	if (s.ptr == NULL) {
 		return KNOT_EOK;
 	}
@@ -145,19 +151,19 @@ static int rv_read(json_object *obj, char rv[K8S_RV_MAX])
 	return KNOT_EOK;
 }
 
-static int event_decode_tree(k8s_kind_t kind, json_object *root, k8s_event_t *ev,
+static int event_decode_tree(k8s_kind_t kind, k8s_jv_t root, k8s_event_t *ev,
                              char *err, size_t errlen)
 {
-	if (!json_object_is_type(root, json_type_object)) {
+	if (!jv_is(root, K8S_JOBJECT)) {
 		set_err(err, errlen, "event is not a json object");
 		return KNOT_EMALF;
 	}
-	if (event_type(get_str(root, "type"), &ev->type) != KNOT_EOK) {
+	if (event_type(jv_str(root, "type"), &ev->type) != KNOT_EOK) {
 		set_err(err, errlen, "unknown event type");
 		return KNOT_EINVAL;
 	}
-	json_object *obj = get_obj(root, "object");
-	if (obj == NULL) {
+	k8s_jv_t obj = jv_obj(root, "object");
+	if (obj.t == NULL) {
 		set_err(err, errlen, "event without object");
 		return KNOT_EINVAL;
 	}
@@ -169,20 +175,20 @@ static int event_decode_tree(k8s_kind_t kind, json_object *root, k8s_event_t *ev
 	switch (ev->type) {
 	case K8S_EV_BOOKMARK: {
 		// A bookmark's other fields are zero values of the type: never read them.
-		json_object *annotations = get_obj(get_obj(obj, "metadata"), "annotations");
+		k8s_jv_t annotations = jv_obj(jv_obj(obj, "metadata"), "annotations");
 		ev->initial_events_end =
-			str_is(get_str(annotations, "k8s.io/initial-events-end"), "true");
+			str_is(jv_str(annotations, "k8s.io/initial-events-end"), "true");
 		return KNOT_EOK;
 	}
 	case K8S_EV_ERROR:
 		status_read(obj, &ev->status);
 		return KNOT_EOK;
 	default:
-		return k8s_object_decode_json(kind, obj, &ev->obj, err, errlen);
+		return k8s_object_decode_jv(kind, obj, &ev->obj, err, errlen);
 	}
 }
 
-int k8s_event_decode(k8s_kind_t kind, const char *text, size_t len,
+int k8s_event_decode(k8s_jtape_t *tape, k8s_kind_t kind, const char *text, size_t len,
                      k8s_event_t *ev, char *err, size_t errlen)
 {
 	if (ev == NULL) {
@@ -192,13 +198,11 @@ int k8s_event_decode(k8s_kind_t kind, const char *text, size_t len,
 	if ((unsigned)kind >= K8S_KIND_COUNT || text == NULL) {
 		return KNOT_EINVAL;
 	}
-	json_object *root = NULL;
-	int ret = k8s_json_parse(text, len, &root, err, errlen);
+	int ret = k8s_jtape_scan(tape, text, len, err, errlen);
 	if (ret != KNOT_EOK) {
 		return ret;
 	}
-	ret = event_decode_tree(kind, root, ev, err, errlen);
-	json_object_put(root);
+	ret = event_decode_tree(kind, k8s_jtape_root(tape), ev, err, errlen);
 	if (ret != KNOT_EOK) {
 		ev->obj = NULL;
 	}

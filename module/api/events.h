@@ -51,13 +51,14 @@ typedef struct {
 } k8s_event_t;
 
 /*!
- * \brief Decodes one watch event line ({"type":..., "object":...}).
+ * \brief Decodes one watch event line ({"type":..., "object":...}), scanned into \a tape
+ * (reused from line to line: a reflector's).
  *
  * BOOKMARK objects are read for their resourceVersion only (their other
  * fields are zero values). Unknown event types give KNOT_EINVAL.
  * Return values as k8s_object_decode().
  */
-int k8s_event_decode(k8s_kind_t kind, const char *text, size_t len,
+int k8s_event_decode(k8s_jtape_t *tape, k8s_kind_t kind, const char *text, size_t len,
                      k8s_event_t *ev, char *err, size_t errlen);
 
 /*!

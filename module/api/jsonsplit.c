@@ -21,14 +21,14 @@
  * parsed for real by the object decoder, which rejects what is not JSON.
  */
 
-#include <json-c/json.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libknot/errcode.h>
 
 #include "api/jsonsplit.h"
-#include "lib/jsonstrict.h"
+#include "lib/jsonscan.h"
 
 /*! ListMeta holds a resourceVersion and a continue token: small. */
 #define LIST_META_MAX (64 * 1024)
@@ -92,43 +92,33 @@ void k8s_listsplit_deinit(k8s_listsplit_t *s)
 /*! Reads resourceVersion and continue from the captured ListMeta. */
 static int meta_parse(k8s_listsplit_t *s, const char *text, size_t len)
 {
-	if (k8s_json_bounded(text, len, NULL, 0) != KNOT_EOK) {
-		return KNOT_EMALF;
+	k8s_jtape_t tape;
+	k8s_jtape_init(&tape);
+	int ret = k8s_jtape_scan(&tape, text, len, NULL, 0);
+	k8s_jv_t meta = k8s_jtape_root(&tape);
+	if (ret != KNOT_ENOMEM && (ret != KNOT_EOK || !jv_is(meta, K8S_JOBJECT))) {
+		ret = KNOT_EMALF;
 	}
-	struct json_tokener *tok = json_tokener_new();
-	if (tok == NULL) {
-		return KNOT_ENOMEM;
-	}
-	json_object *meta = k8s_json_tokener_parse(tok, text, (int)len);
-	json_tokener_free(tok);
-	if (!json_object_is_type(meta, json_type_object)) {
-		json_object_put(meta);
-		return KNOT_EMALF;
-	}
-
-	int ret = KNOT_EOK;
-	json_object *val = NULL;
-	if (json_object_object_get_ex(meta, "resourceVersion", &val) &&
-	    json_object_is_type(val, json_type_string)) {
-		size_t rv_len = json_object_get_string_len(val);
-		const char *rv = json_object_get_string(val);
-		if (k8s_rv_valid(rv, rv_len)) {
-			memcpy(s->rv, rv, rv_len + 1);
+	k8s_str_t rv = jv_str(meta, "resourceVersion");
+	if (ret == KNOT_EOK && rv.ptr != NULL) {
+		if (k8s_rv_valid(rv.ptr, rv.len)) {
+			memcpy(s->rv, rv.ptr, rv.len);
+			s->rv[rv.len] = '\0';
 		} else {
 			ret = KNOT_EMALF;
 		}
 	}
-	if (ret == KNOT_EOK && json_object_object_get_ex(meta, "continue", &val) &&
-	    json_object_is_type(val, json_type_string) && json_object_get_string_len(val) > 0) {
-		char *cont = strdup(json_object_get_string(val));
-		if (cont == NULL) {
+	k8s_str_t cont = jv_str(meta, "continue");
+	if (ret == KNOT_EOK && cont.len > 0) {
+		char *copy = strndup(cont.ptr, cont.len);
+		if (copy == NULL) {
 			ret = KNOT_ENOMEM;
 		} else {
 			free(s->cont);
-			s->cont = cont;
+			s->cont = copy;
 		}
 	}
-	json_object_put(meta);
+	k8s_jtape_deinit(&tape);
 	return ret;
 }
 

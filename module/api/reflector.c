@@ -157,8 +157,10 @@ static int query_make(k8s_reflector_t *r, op_t op, long watch_timeout_s, k8s_buf
 	char limit[32], timeout[32];
 	snprintf(limit, sizeof(limit), "%u", r->page_limit);
 	snprintf(timeout, sizeof(timeout), "%ld", watch_timeout_s);
-	// A continued LIST names no version (the token holds it), as client-go's pager.
-	const char *at = (op == OP_WATCH) ? r->rv : (r->cont != NULL) ? "" : list_rv(r);
+	// A continued LIST names no version (the token holds it), as client-go's pager; a
+	// watch-list names the last one seen, none at first or when the server lost it.
+	const char *at = (op == OP_WATCH) ? r->rv : (r->cont != NULL) ? "" :
+	                 (op == OP_WLIST) ? (r->rv_unavailable ? "" : r->rv) : list_rv(r);
 	char *rv = k8s_api_escape(at);
 	char *cont = (r->cont != NULL) ? k8s_api_escape(r->cont) : NULL;
 	if (rv == NULL || (r->cont != NULL && cont == NULL)) {
@@ -175,6 +177,14 @@ static int query_make(k8s_reflector_t *r, op_t op, long watch_timeout_s, k8s_buf
 		params[n++] = "resourceVersion";     params[n++] = rv;
 		params[n++] = "allowWatchBookmarks"; params[n++] = "true";
 		params[n++] = "timeoutSeconds";      params[n++] = timeout;
+	} else if (op == OP_WLIST) {
+		// client-go's watchList(): the state as ADDED events, a bookmark at its end.
+		params[n++] = "watch";                params[n++] = "1";
+		params[n++] = "sendInitialEvents";    params[n++] = "true";
+		params[n++] = "allowWatchBookmarks";  params[n++] = "true";
+		params[n++] = "resourceVersionMatch"; params[n++] = "NotOlderThan";
+		params[n++] = "resourceVersion";      params[n++] = (rv[0] != '\0') ? rv : NULL;
+		params[n++] = "timeoutSeconds";       params[n++] = timeout;
 	} else {
 		params[n++] = "resourceVersion";     params[n++] = (rv[0] != '\0') ? rv : NULL;
 		params[n++] = "limit";               params[n++] = (cont != NULL || list_paged(r)) ?
@@ -221,7 +231,8 @@ static void transfer_end(k8s_reflector_t *r)
 	k8s_api_headers_free(r->headers);
 	r->headers = NULL;
 	r->stats.connected = false;
-	if (r->op == OP_WATCH) {
+	r->initial = false;
+	if (op_streams(r->op)) {
 		k8s_linesplit_deinit(&r->lines);
 	} else if (r->op == OP_LIST) {
 		k8s_listsplit_deinit(&r->list);
@@ -232,6 +243,9 @@ static void transfer_end(k8s_reflector_t *r)
 /*! Starts the transfer \a op: the scheduled one, or a probe. */
 static int transfer_start(k8s_reflector_t *r, op_t op, uint64_t now)
 {
+	if (op == OP_LIST && r->cont == NULL && r->watch_list && !r->stats.watch_lists_refused) {
+		op = OP_WLIST;
+	}
 	long watch_timeout_s = WATCH_TIMEOUT_MIN_S + (long)(rng_unit(r) * WATCH_TIMEOUT_SPAN_S);
 	k8s_buf_t query = { 0 };
 	int ret = (op == OP_PROBE) ?
@@ -245,7 +259,7 @@ static int transfer_start(k8s_reflector_t *r, op_t op, uint64_t now)
 	k8s_api_refresh_token(r->api, false, now);
 	r->token_gen = r->api->token_gen;
 	curl_easy_reset(r->easy);
-	long timeout_s = (op == OP_WATCH) ? watch_timeout_s + WATCH_TIMEOUT_MARGIN_S : LIST_TIMEOUT_S;
+	long timeout_s = op_streams(op) ? watch_timeout_s + WATCH_TIMEOUT_MARGIN_S : LIST_TIMEOUT_S;
 	long stall_s = r->stall_s;
 	if (op == OP_PROBE) {
 		timeout_s = PROBE_TIMEOUT_S;
@@ -272,6 +286,11 @@ static int transfer_start(k8s_reflector_t *r, op_t op, uint64_t now)
 	if (rc == CURLE_OK) {
 		rc = curl_easy_setopt(r->easy, CURLOPT_WRITEDATA, r);
 	}
+	if (rc == CURLE_OK && op_streams(op)) {
+		// kube-apiserver (1.37) gzips a watch-list's events as gzip members one after
+		// another, and libcurl's decoder fails the transfer at the second: streams plain.
+		rc = curl_easy_setopt(r->easy, CURLOPT_ACCEPT_ENCODING, NULL);
+	}
 	if (rc != CURLE_OK) {
 		k8s_api_headers_free(r->headers);
 		r->headers = NULL;
@@ -286,7 +305,7 @@ static int transfer_start(k8s_reflector_t *r, op_t op, uint64_t now)
 	r->errbuf[0] = '\0';
 	r->stream_events = 0;
 	memset(&r->ev_status, 0, sizeof(r->ev_status));
-	if (op == OP_WATCH) {
+	if (op_streams(op)) {
 		k8s_linesplit_init(&r->lines, r->max_object + EVENT_ENVELOPE_MAX);
 		r->lines.on_skip = k8s_reflector_on_skip;
 		r->lines.skip_ctx = r;
@@ -309,6 +328,12 @@ static int transfer_start(k8s_reflector_t *r, op_t op, uint64_t now)
 		         r->name, r->rv);
 	} else if (op == OP_LIST && r->cont == NULL) {
 		r->stats.relists += r->listed ? 1 : 0;
+	} else if (op == OP_WLIST) {
+		// A list, and a watch started again too.
+		r->stats.relists += r->listed ? 1 : 0;
+		r->stats.watch_restarts += r->watched ? 1 : 0;
+		k8s_logf(r->log, LOG_DEBUG, "watch-list %s started from resource version %s",
+		         r->name, (r->rv_unavailable || r->rv[0] == '\0') ? "(latest)" : r->rv);
 	}
 	return KNOT_EOK;
 }
@@ -371,6 +396,12 @@ static void list_page_done(k8s_reflector_t *r, uint64_t now)
 static void watch_ended(k8s_reflector_t *r, uint64_t now, k8s_apierr_t err, const char *reason)
 {
 	size_t partial = k8s_linesplit_pending(&r->lines);
+	if (r->initial) {
+		// Its list never completed: another one, as after a LIST cut short.
+		fail(r, now, (reason != NULL) ? err : K8S_APIERR_NETWORK, true, 0,
+		     (reason != NULL) ? reason : "watch-list ended before its initial events did");
+		return;
+	}
 	if (r->stream_events == 0 && now - r->started_ms < SHORT_WATCH_MS) {
 		r->short_watch = true;
 		fail(r, now, K8S_APIERR_NETWORK, true, 0,
@@ -489,7 +520,14 @@ static void api_error(k8s_reflector_t *r, uint64_t now, int code, const k8s_stat
 		list_reset(r);
 		r->unpaged = true;
 		schedule(r, OP_LIST, now);
-	} else if (r->op == OP_LIST && !r->rv_unavailable &&
+	} else if (r->op == OP_WLIST && (code == 400 || code == 422)) {
+		// Not served here (a server before 1.27, or its WatchList gate off): LISTs from now on.
+		r->stats.watch_lists_refused = true;
+		k8s_logf(r->log, LOG_INFO, "%s: the API server refuses watch-lists, listing instead (%s)",
+		         r->name, reason);
+		list_reset(r);
+		schedule(r, OP_LIST, now);
+	} else if ((r->op == OP_LIST || r->op == OP_WLIST) && !r->rv_unavailable &&
 	           (code == 410 || (code == 504 && rv_too_large(st)))) {
 		// The version listed at is gone or not there yet: at once at "", as client-go.
 		r->stats.errors[(code == 410) ? K8S_APIERR_GONE : K8S_APIERR_SERVER]++;
@@ -564,7 +602,12 @@ void k8s_reflector_done(k8s_reflector_t *r, CURLcode result, uint64_t now_ms)
 	snprintf(reason, sizeof(reason), "%s",
 	         r->errbuf[0] != '\0' ? r->errbuf : curl_easy_strerror(result));
 
-	if (r->abort == ABORT_ERROR_EVENT) {
+	if (r->abort == ABORT_WL_IGNORED) {
+		k8s_logf(r->log, LOG_INFO, "%s: the API server does not end a watch-list's initial "
+		         "events, listing instead", r->name);
+		list_reset(r);
+		schedule(r, OP_LIST, now_ms);
+	} else if (r->abort == ABORT_ERROR_EVENT) {
 		api_error(r, now_ms, r->ev_status.code, &r->ev_status, 0);
 	} else if (r->abort == ABORT_BAD_LIST) {
 		fail(r, now_ms, K8S_APIERR_DECODE, true, 0, "malformed list body");
@@ -668,6 +711,8 @@ k8s_reflector_t *k8s_reflector_new(const k8s_reflector_conf_t *conf, k8s_api_t *
 	r->stall_s = (conf->stall_s > 0) ? conf->stall_s : K8S_STALL_S_DEFAULT;
 	r->absent_retry_s = (conf->absent_retry_s > 0) ? conf->absent_retry_s : K8S_ABSENT_RETRY_S_DEFAULT;
 	r->max_object = (conf->max_object > 0) ? conf->max_object : K8S_OBJECT_MAX;
+	r->watch_list = conf->watch_list;
+	k8s_jtape_init(&r->tape);
 	r->api = api;
 	r->multi = multi;
 	r->sink = *sink;
@@ -710,6 +755,7 @@ void k8s_reflector_free(k8s_reflector_t *r)
 		curl_easy_cleanup(r->easy);
 	}
 	k8s_buf_free(&r->errbody);
+	k8s_jtape_deinit(&r->tape);
 	free(r->paths[0]);
 	free(r->paths[1]);
 	free(r->label_selector);

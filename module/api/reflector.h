@@ -114,6 +114,8 @@ typedef struct {
 	unsigned absent_retry_s;    /*!< An absent optional resource is listed again this
 	                                 often (0: default). */
 	size_t max_object;          /*!< Larger objects are skipped; 0 means K8S_OBJECT_MAX. */
+	bool watch_list;            /*!< Full lists as watch-lists (sendInitialEvents), LISTs where
+	                                 the server refuses them. */
 } k8s_reflector_conf_t;
 
 /*! \brief Counters of one reflector, read by the watcher. */
@@ -124,7 +126,9 @@ typedef struct {
 	uint64_t watch_restarts;       /*!< Watches started after the first. */
 	uint64_t errors[K8S_APIERR_COUNT];
 	uint64_t last_event_ms;        /*!< Monotonic ms of the last event, bookmark or list page (0 = never). */
+	uint64_t decode_ns;            /*!< Time spent decoding items and events (the watcher's phases). */
 	bool synced;                   /*!< A full LIST completed once (or the resource is absent). */
+	bool watch_lists_refused;      /*!< The server refused a watch-list: full lists are LISTs. */
 	bool absent;                   /*!< Last answer was 404 on every path (or 403, forbidden_absent). */
 	bool connected;                /*!< A watch is streaming right now. */
 } k8s_reflector_stats_t;

@@ -72,7 +72,7 @@ static void rv_advance(k8s_reflector_t *r, const char *rv)
  */
 static void too_large(k8s_reflector_t *r, const char *head, size_t len, const char *why)
 {
-	bool event = (r->op == OP_WATCH);
+	bool event = op_streams(r->op);
 	k8s_json_ident_t id;
 	bool named = k8s_json_ident(head, len, event, &id) == KNOT_EOK;
 	if (!k8s_kind_namespaced(r->kind)) {
@@ -117,7 +117,7 @@ static void undecoded(k8s_reflector_t *r, uint64_t now, int ret, const char *tex
 		return;
 	}
 	k8s_reflector_skip_error(r, now, K8S_APIERR_DECODE, "%s %s %s skipped (%s)",
-	                         op_name(r->op), r->name, (r->op == OP_WATCH) ? "event" : "item",
+	                         op_name(r->op), r->name, op_streams(r->op) ? "event" : "item",
 	                         err[0] != '\0' ? err : knot_strerror(ret));
 }
 
@@ -125,10 +125,11 @@ static void undecoded(k8s_reflector_t *r, uint64_t now, int ret, const char *tex
 static int on_item(void *ctx, const char *text, size_t len)
 {
 	k8s_reflector_t *r = ctx;
-	uint64_t now = k8s_now_ms();
+	uint64_t started = k8s_now_ns(), now = started / 1000000;
 	k8s_object_t *obj = NULL;
 	char err[128] = "";
-	int ret = k8s_object_decode(r->kind, text, len, &obj, err, sizeof(err));
+	int ret = k8s_object_decode_tape(&r->tape, r->kind, text, len, &obj, err, sizeof(err));
+	r->stats.decode_ns += k8s_now_ns() - started;
 	if (ret != KNOT_EOK) {
 		undecoded(r, now, ret, text, len, err);
 		return KNOT_EOK;
@@ -139,15 +140,36 @@ static int on_item(void *ctx, const char *text, size_t len)
 	return KNOT_EOK;
 }
 
+/*! A watch-list's initial events ended (its bookmark at \a now): the full list is in. */
+static void initial_end(k8s_reflector_t *r, uint64_t now)
+{
+	// The stream goes on as the watch from the bookmark's version (on_line() moves to it).
+	r->initial = false;
+	r->op = OP_WATCH;
+	r->watched = true;
+	r->rv_unavailable = false;
+	r->sink.list_end(r->sink_ctx, r->source);
+	r->listed = true;
+	r->stats.synced = true;
+	r->stats.absent = false;
+	r->stats.last_event_ms = now;
+	if (!r->short_watch) {
+		k8s_backoff_reset(&r->backoff);
+	}
+	k8s_logf(r->log, LOG_INFO, "list %s completed, %zu objects, resource version %s "
+	         "(watch-list)", r->name, r->list_objects, r->rv);
+}
+
 /*! Takes a watch line: applies the event, records its resourceVersion, or stops on ERROR. */
 static int on_line(void *ctx, const char *text, size_t len)
 {
 	k8s_reflector_t *r = ctx;
-	uint64_t now = k8s_now_ms();
+	uint64_t started = k8s_now_ns(), now = started / 1000000;
 	k8s_event_t ev;
 	memset(&ev, 0, sizeof(ev)); // Its rv is read even when decoding fails.
 	char err[128] = "";
-	int ret = k8s_event_decode(r->kind, text, len, &ev, err, sizeof(err));
+	int ret = k8s_event_decode(&r->tape, r->kind, text, len, &ev, err, sizeof(err));
+	r->stats.decode_ns += k8s_now_ns() - started;
 	if (ret != KNOT_EOK) {
 		undecoded(r, now, ret, text, len, err);
 		// A well-formed event with an unusable object still moved the collection on (one
@@ -168,6 +190,7 @@ static int on_line(void *ctx, const char *text, size_t len)
 	case K8S_EV_MODIFIED:
 		r->sink.upsert(r->sink_ctx, r->source, ev.obj);
 		r->stats.events++;
+		r->list_objects += r->initial;
 		break;
 	case K8S_EV_DELETED:
 		r->sink.remove(r->sink_ctx, r->source, ev.obj);
@@ -175,6 +198,17 @@ static int on_line(void *ctx, const char *text, size_t len)
 		break;
 	case K8S_EV_BOOKMARK:
 		r->stats.bookmarks++;
+		if (r->initial && !ev.initial_events_end) {
+			// A server that ignored sendInitialEvents (before 1.27) bookmarks without the
+			// end: what it sent is no list, so a LIST makes one.
+			r->stats.watch_lists_refused = true;
+			r->abort = ABORT_WL_IGNORED;
+			return KNOT_ECONNABORTED;
+		}
+		if (r->initial) {
+			rv_advance(r, ev.rv);
+			initial_end(r, now);
+		}
 		break;
 	case K8S_EV_ERROR:
 		r->ev_status = ev.status;
@@ -207,9 +241,15 @@ void k8s_reflector_body_decide(k8s_reflector_t *r)
 		return;
 	}
 
-	if (r->op == OP_WATCH) {
+	if (op_streams(r->op)) {
 		r->body = BODY_WATCH;
 		r->stats.connected = true;
+		if (r->op == OP_WLIST) {
+			// Its initial events are a full list: what the sink holds and they do not name goes at their end.
+			r->initial = true;
+			r->list_objects = 0;
+			r->sink.list_begin(r->sink_ctx, r->source);
+		}
 		return;
 	}
 	r->body = BODY_LIST;

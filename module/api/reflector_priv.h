@@ -34,6 +34,7 @@
 #include "api/events.h"
 #include "api/jsonsplit.h"
 #include "api/reflector.h"
+#include "lib/jsonscan.h"
 
 #define PAGE_LIMIT_DEFAULT   500
 /*! A watch line is the object plus the {"type":...,"object":} envelope. */
@@ -65,6 +66,7 @@ typedef enum {
 	OP_LIST = 0,   // A LIST page: the first (cont NULL) or the next one.
 	OP_WATCH,
 	OP_PROBE,      // A GET /version while backing off: is the server reachable again?
+	OP_WLIST,      // A watch-list: a WATCH whose initial events are the full list, then a WATCH.
 } op_t;
 
 typedef enum {
@@ -79,6 +81,7 @@ typedef enum {
 	ABORT_NONE = 0,
 	ABORT_ERROR_EVENT,  // A watch ERROR event (its Status is in ev_status).
 	ABORT_BAD_LIST,     // The LIST body is not a JSON object with items.
+	ABORT_WL_IGNORED,   // A watch-list's bookmark before the initial events' end: not served as one.
 } abort_t;
 
 struct k8s_reflector {
@@ -94,6 +97,7 @@ struct k8s_reflector {
 	long stall_s;
 	unsigned absent_retry_s;
 	size_t max_object;
+	bool watch_list;            // Full lists as watch-lists, unless the server refused one.
 	char name[128];             // For log lines: kind, and the label selector if any.
 
 	k8s_api_t *api;
@@ -127,6 +131,7 @@ struct k8s_reflector {
 	k8s_listsplit_t list;
 	k8s_linesplit_t lines;
 	k8s_buf_t errbody;
+	k8s_jtape_t tape;           // Each item's or line's tokens, reused from one to the next.
 	k8s_status_t ev_status;     // Status of an ERROR event.
 	uint64_t stream_events;     // Lines decoded in this watch (bookmarks too).
 
@@ -136,6 +141,7 @@ struct k8s_reflector {
 	bool rv_unavailable;        // A LIST at rv got 410 or "too large": list at "" (consistent).
 	bool paginated;             // A LIST at "0" came in pages: no watch cache, so keep paging.
 	size_t list_objects;
+	bool initial;               // A watch-list's initial events are arriving (the list in progress).
 	bool listed;                // A LIST completed once.
 	bool watched;               // A WATCH started once.
 
@@ -152,8 +158,15 @@ static inline const char *op_name(op_t op)
 	switch (op) {
 	case OP_WATCH: return "watch";
 	case OP_PROBE: return "probe";
+	case OP_WLIST: return "watch-list";
 	default:       return "list";
 	}
+}
+
+/*! \brief A WATCH's stream (a watch-list's too): its body is split into event lines. */
+static inline bool op_streams(op_t op)
+{
+	return op == OP_WATCH || op == OP_WLIST;
 }
 
 /*! \brief Counts a skipped item or line and logs it, at most once per DECODE_LOG_MS. */

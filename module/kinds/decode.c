@@ -21,7 +21,6 @@
  */
 
 #include <arpa/inet.h>
-#include <json-c/json.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,13 +85,14 @@ bool k8s_decode_ip(k8s_str_t s, int family, k8s_ip_t *ip)
 	return false;
 }
 
-uint8_t k8s_decode_ips(json_object *arr, const char *key, k8s_ip_t ips[2])
+uint8_t k8s_decode_ips(k8s_jv_t arr, const char *key, k8s_ip_t ips[2])
 {
 	uint8_t count = 0;
-	size_t len = arr_len(arr);
-	for (size_t i = 0; i < len && count < 2; i++) {
-		json_object *item = json_object_array_get_idx(arr, i);
-		k8s_str_t s = (key != NULL) ? get_str(item, key) : str_of(item);
+	JV_EACH(item, arr) {
+		if (count == 2) {
+			break;
+		}
+		k8s_str_t s = (key != NULL) ? jv_str(item, key) : jv_str_of(item);
 		if (k8s_decode_ip(s, AF_UNSPEC, &ips[count])) {
 			count++;
 		}
@@ -134,12 +134,12 @@ void *k8s_decode_alloc(size_t head, size_t arrays, size_t strings, k8s_pack_t *p
 /* --- ports --------------------------------------------------------------------- */
 
 /*! Reads one port; false when it is to be skipped (not an object, unknown protocol). */
-static bool port_read(json_object *item, k8s_port_t *port, k8s_str_t *name)
+static bool port_read(k8s_jv_t item, k8s_port_t *port, k8s_str_t *name)
 {
-	if (!json_object_is_type(item, json_type_object)) {
+	if (!jv_is(item, K8S_JOBJECT)) {
 		return false;
 	}
-	k8s_str_t proto = get_str(item, "protocol");
+	k8s_str_t proto = jv_str(item, "protocol");
 	if (proto.ptr == NULL || str_is(proto, "TCP")) {
 		port->proto = K8S_PROTO_TCP;
 	} else if (str_is(proto, "UDP")) {
@@ -149,21 +149,23 @@ static bool port_read(json_object *item, k8s_port_t *port, k8s_str_t *name)
 	} else {
 		return false;
 	}
-	int64_t number = get_int(item, "port", 0);
+	int64_t number = jv_int(item, "port", 0);
 	port->port = (number >= 1 && number <= UINT16_MAX) ? (uint16_t)number : 0;
-	*name = k8s_decode_label(get_str(item, "name"), false);
+	*name = k8s_decode_label(jv_str(item, "name"), false);
 	port->name = NULL;
 	return true;
 }
 
-uint16_t k8s_ports_measure(json_object *arr, size_t *strings)
+uint16_t k8s_ports_measure(k8s_jv_t arr, size_t *strings)
 {
 	size_t count = 0;
-	size_t len = arr_len(arr);
-	for (size_t i = 0; i < len && count < PORTS_MAX; i++) {
+	JV_EACH(item, arr) {
 		k8s_port_t port;
 		k8s_str_t name;
-		if (port_read(json_object_array_get_idx(arr, i), &port, &name)) {
+		if (count == PORTS_MAX) {
+			break;
+		}
+		if (port_read(item, &port, &name)) {
 			*strings += k8s_str_size(name);
 			count++;
 		}
@@ -171,14 +173,16 @@ uint16_t k8s_ports_measure(json_object *arr, size_t *strings)
 	return (uint16_t)count;
 }
 
-const k8s_port_t *k8s_ports_pack(json_object *arr, k8s_port_t *out, uint16_t count,
+const k8s_port_t *k8s_ports_pack(k8s_jv_t arr, k8s_port_t *out, uint16_t count,
                                  k8s_pack_t *p)
 {
-	size_t len = arr_len(arr);
 	uint16_t done = 0;
-	for (size_t i = 0; i < len && done < count; i++) {
+	JV_EACH(item, arr) {
 		k8s_str_t name;
-		if (port_read(json_object_array_get_idx(arr, i), &out[done], &name)) {
+		if (done == count) {
+			break;
+		}
+		if (port_read(item, &out[done], &name)) {
 			out[done].name = k8s_pack_str(p, name, false);
 			done++;
 		}

@@ -21,9 +21,9 @@
 
 #include "kinds/kind_priv.h"
 
-static int clusterproperty_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out)
+static int clusterproperty_decode(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **out)
 {
-	k8s_str_t value = get_str(get_obj(root, "spec"), "value");
+	k8s_str_t value = jv_str(jv_obj(root, "spec"), "value");
 	if (value.len == 0) {
 		value.ptr = NULL; // the schema requires at least one character
 	}

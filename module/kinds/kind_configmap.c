@@ -49,29 +49,64 @@ const k8s_cm_entry_t *k8s_configmap_get(const k8s_configmap_t *cm, const char *k
 	return NULL;
 }
 
-/*! One key and its value; false when the API could not have stored it. */
-static bool entry_read(const char *key, json_object *val, k8s_str_t *value)
+/*! The member after \a key (a key token of an object); 0 after the last. */
+static uint32_t member_next(k8s_jv_t obj, uint32_t key)
 {
-	*value = str_of(val);  // NULL for another type, or a string holding a NUL.
-	return k8s_configmap_key_valid(key, strlen(key)) && value->ptr != NULL;
+	uint32_t next = obj.t->toks[key + 1].end;  // After the key's value.
+	return (next < obj.t->toks[obj.i].end) ? next : 0;
 }
 
-static int configmap_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out)
+/*!
+ * One key and its value; false when the API could not have stored it. A key seen
+ * earlier in the object is skipped (\a dup): as json-c kept it, at its first place with
+ * the last value.
+ */
+static bool entry_read(k8s_jv_t obj, uint32_t key_at, k8s_str_t *key, k8s_str_t *value,
+                       bool *dup)
 {
-	json_object *data = get_obj(root, "data");
+	*key = jv_str_of((k8s_jv_t){ obj.t, key_at });
+	*dup = false;
+	if (key->ptr == NULL || memchr(key->ptr, '\0', key->len) != NULL) {
+		return false;
+	}
+	for (uint32_t k = obj.i + 1; k != 0 && k < key_at; k = member_next(obj, k)) {
+		k8s_str_t earlier = jv_str_of((k8s_jv_t){ obj.t, k });
+		if (earlier.len == key->len && memcmp(earlier.ptr, key->ptr, key->len) == 0) {
+			*dup = true;
+			return true;
+		}
+	}
+	// NULL for another type, or a string holding a NUL.
+	*value = jv_str_of(jv_getn(obj, key->ptr, key->len, K8S_JSTRING));
+	return k8s_configmap_key_valid(key->ptr, key->len) && value->ptr != NULL;
+}
+
+/*! Every member's key token \a key of object \a obj, in order. */
+#define MEMBERS_EACH(key, obj) \
+	for (uint32_t key = jv_len(obj) > 0 ? (obj).i + 1 : 0; key != 0; key = member_next((obj), key))
+
+static int configmap_decode(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **out)
+{
+	k8s_jv_t data = jv_obj(root, "data");
 	size_t count = 0;
 	size_t strings = k8s_meta_strings(m);
-	if (data != NULL) {
-		json_object_object_foreach(data, key, val) {
-			k8s_str_t value;
-			if (!entry_read(key, val, &value)) {
-				return KNOT_EINVAL;
-			}
-			if (++count > K8S_CONFIGMAP_KEYS_MAX || value.len > K8S_CONFIGMAP_VALUE_MAX) {
-				return KNOT_ELIMIT;
-			}
-			strings += strlen(key) + 1 + value.len + 1;
+	// Members, duplicates too: the quadratic test of duplicates stays within the cap.
+	if (data.t != NULL && data.t->toks[data.i].len > K8S_CONFIGMAP_KEYS_MAX) {
+		return KNOT_ELIMIT;
+	}
+	MEMBERS_EACH(at, data) {
+		k8s_str_t key, value;
+		bool dup;
+		if (!entry_read(data, at, &key, &value, &dup)) {
+			return KNOT_EINVAL;
 		}
+		if (dup) {
+			continue;
+		}
+		if (++count > K8S_CONFIGMAP_KEYS_MAX || value.len > K8S_CONFIGMAP_VALUE_MAX) {
+			return KNOT_ELIMIT;
+		}
+		strings += key.len + 1 + value.len + 1;
 	}
 
 	k8s_pack_t p;
@@ -83,15 +118,17 @@ static int configmap_decode(json_object *root, const k8s_meta_t *m, k8s_object_t
 	}
 	k8s_meta_pack(&cm->meta, K8S_CONFIGMAP, m, &p);
 	k8s_cm_entry_t *entries = arrays;
-	if (data != NULL) {
-		json_object_object_foreach(data, key, val) {
-			k8s_str_t value;
-			(void)entry_read(key, val, &value);
-			k8s_cm_entry_t *e = &entries[cm->count++];
-			e->key = k8s_pack_str(&p, (k8s_str_t){ key, strlen(key) }, false);
-			e->value = k8s_pack_str(&p, value, false);
-			e->len = (uint32_t)value.len;
+	MEMBERS_EACH(at, data) {
+		k8s_str_t key, value;
+		bool dup;
+		(void)entry_read(data, at, &key, &value, &dup);
+		if (dup) {
+			continue;
 		}
+		k8s_cm_entry_t *e = &entries[cm->count++];
+		e->key = k8s_pack_str(&p, key, false);
+		e->value = k8s_pack_str(&p, value, false);
+		e->len = (uint32_t)value.len;
 	}
 	cm->data = (count > 0) ? entries : NULL;
 

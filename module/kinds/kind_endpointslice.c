@@ -30,7 +30,7 @@
 
 /*! The DNS fields of one EndpointSlice endpoint, shared by its addresses. */
 typedef struct {
-	json_object *addresses;
+	k8s_jv_t addresses;
 	bool ready;
 	k8s_str_t hostname;
 	k8s_str_t target;
@@ -39,9 +39,9 @@ typedef struct {
 } endpoint_view_t;
 
 /*! A zone a query name can spell (zonal names): labels of at most 63 bytes, as a node's. */
-static k8s_str_t zone_read(json_object *item)
+static k8s_str_t zone_read(k8s_jv_t item)
 {
-	k8s_str_t s = get_str(item, "zone");
+	k8s_str_t s = jv_str(item, "zone");
 	if (s.ptr == NULL || !k8s_dns_name_valid(s.ptr, s.len, K8S_DNS_LABEL_MAX, 0, true)) {
 		s.ptr = NULL;
 		s.len = 0;
@@ -49,13 +49,13 @@ static k8s_str_t zone_read(json_object *item)
 	return s;
 }
 
-static void endpoint_read(json_object *item, endpoint_view_t *v)
+static void endpoint_read(k8s_jv_t item, endpoint_view_t *v)
 {
-	v->addresses = get_arr(item, "addresses");
-	v->ready = get_bool(get_obj(item, "conditions"), "ready", true);
-	v->hostname = k8s_decode_label(get_str(item, "hostname"), false);
-	json_object *ref = get_obj(item, "targetRef");
-	k8s_str_t pod = str_is(get_str(ref, "kind"), "Pod") ? get_str(ref, "name") : (k8s_str_t){ NULL, 0 };
+	v->addresses = jv_arr(item, "addresses");
+	v->ready = jv_bool(jv_obj(item, "conditions"), "ready", true);
+	v->hostname = k8s_decode_label(jv_str(item, "hostname"), false);
+	k8s_jv_t ref = jv_obj(item, "targetRef");
+	k8s_str_t pod = str_is(jv_str(ref, "kind"), "Pod") ? jv_str(ref, "name") : (k8s_str_t){ NULL, 0 };
 	v->target = k8s_decode_label(pod, false);
 	v->zone = zone_read(item);
 	v->unlabelled = (k8s_str_t){ NULL, 0 };
@@ -64,21 +64,21 @@ static void endpoint_read(json_object *item, endpoint_view_t *v)
 	}
 }
 
-/*! The j-th address of an endpoint, if it is a valid IP of the slice's family. */
-static bool address_read(json_object *addresses, size_t j, int family, k8s_ip_t *ip)
+/*! An address of an endpoint, if it is a valid IP of the slice's family. */
+static bool address_read(k8s_jv_t address, int family, k8s_ip_t *ip)
 {
-	return k8s_decode_ip(str_of(json_object_array_get_idx(addresses, j)), family, ip);
+	return k8s_decode_ip(jv_str_of(address), family, ip);
 }
 
 /*! Label values may be mixed case; a slice's service is found by its lowercase name. */
 static k8s_str_t slice_label(const k8s_meta_t *m, const char *key)
 {
-	return k8s_decode_label(get_str(m->labels, key), true);
+	return k8s_decode_label(jv_str(m->labels, key), true);
 }
 
 static k8s_str_t cluster_label(const k8s_meta_t *m)
 {
-	k8s_str_t s = get_str(m->labels, "multicluster.kubernetes.io/source-cluster");
+	k8s_str_t s = jv_str(m->labels, "multicluster.kubernetes.io/source-cluster");
 	if (!k8s_cluster_id_valid(s.ptr, s.len, true)) {
 		s.ptr = NULL;
 		s.len = 0;
@@ -86,29 +86,29 @@ static k8s_str_t cluster_label(const k8s_meta_t *m)
 	return s;
 }
 
-static int slice_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out)
+static int slice_decode(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **out)
 {
 	k8s_str_t service = slice_label(m, "kubernetes.io/service-name");
 	k8s_str_t mcs_service = slice_label(m, "multicluster.kubernetes.io/service-name");
 	k8s_str_t source_cluster = cluster_label(m);
 
-	k8s_str_t type = get_str(root, "addressType");
+	k8s_str_t type = jv_str(root, "addressType");
 	uint8_t family = str_is(type, "IPv4") ? AF_INET : str_is(type, "IPv6") ? AF_INET6 : 0;
 
 	size_t strings = k8s_meta_strings(m) + k8s_str_size(service) + k8s_str_size(mcs_service) +
 	                 k8s_str_size(source_cluster);
 
-	json_object *endpoints = get_arr(root, "endpoints");
-	size_t ep_len = arr_len(endpoints);
+	// FQDN slices keep no addresses: their endpoints are not read.
+	k8s_jv_t endpoints = (family != 0) ? jv_arr(root, "endpoints") : (k8s_jv_t){ NULL, 0 };
 	size_t addr_count = 0;
 	k8s_str_t unlabelled = { NULL, 0 };
-	for (size_t i = 0; i < ep_len && family != 0; i++) {
+	JV_EACH(item, endpoints) {
 		endpoint_view_t v;
-		endpoint_read(json_object_array_get_idx(endpoints, i), &v);
+		endpoint_read(item, &v);
 		size_t valid = 0;
-		for (size_t j = 0; j < arr_len(v.addresses); j++) {
+		JV_EACH(address, v.addresses) {
 			k8s_ip_t ip;
-			valid += address_read(v.addresses, j, family, &ip);
+			valid += address_read(address, family, &ip);
 		}
 		if (valid > 0) {
 			addr_count += valid;
@@ -124,7 +124,7 @@ static int slice_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **o
 		return KNOT_ERANGE;
 	}
 
-	json_object *ports = get_arr(root, "ports");
+	k8s_jv_t ports = jv_arr(root, "ports");
 	uint16_t port_count = k8s_ports_measure(ports, &strings);
 
 	size_t ep_bytes = addr_count * sizeof(k8s_endpoint_t);
@@ -142,23 +142,29 @@ static int slice_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **o
 	slice->source_cluster = k8s_pack_str(&p, source_cluster, true);
 	slice->unlabelled_pod = k8s_pack_str(&p, unlabelled, false);
 	slice->family = family;
-	k8s_str_t trigger = get_str(m->annotations, "endpoints.kubernetes.io/last-change-trigger-time");
-	if (trigger.ptr != NULL) {
-		slice->trigger_time_ns = k8s_rfc3339_parse(trigger.ptr);
+	k8s_str_t trigger = jv_str(m->annotations, "endpoints.kubernetes.io/last-change-trigger-time");
+	char stamp[64];  // the tape's strings are not terminated; a longer one is no timestamp
+	if (trigger.ptr != NULL && trigger.len < sizeof(stamp)) {
+		memcpy(stamp, trigger.ptr, trigger.len);
+		stamp[trigger.len] = '\0';
+		slice->trigger_time_ns = k8s_rfc3339_parse(stamp);
 	}
 
 	k8s_endpoint_t *eps = arrays;
 	size_t done = 0;
-	for (size_t i = 0; i < ep_len && done < addr_count; i++) {
+	JV_EACH(item, endpoints) {
+		if (done == addr_count) {
+			break;
+		}
 		endpoint_view_t v;
-		endpoint_read(json_object_array_get_idx(endpoints, i), &v);
+		endpoint_read(item, &v);
 		const char *hostname = NULL;
 		const char *target = NULL;
 		const char *zone = NULL;
 		bool packed = false;
-		for (size_t j = 0; j < arr_len(v.addresses); j++) {
+		JV_EACH(address, v.addresses) {
 			k8s_ip_t ip;
-			if (!address_read(v.addresses, j, family, &ip)) {
+			if (!address_read(address, family, &ip)) {
 				continue;
 			}
 			k8s_endpoint_t *ep = &eps[done];

@@ -20,7 +20,7 @@
 
 #include "kinds/kind_priv.h"
 
-static int namespace_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out)
+static int namespace_decode(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **out)
 {
 	(void)root;
 	k8s_pack_t p;

@@ -24,9 +24,9 @@
 /*! A topology label: the current key, else the deprecated one; absent unless a DNS name. */
 static k8s_str_t topology_label(const k8s_meta_t *m, const char *key, const char *deprecated)
 {
-	k8s_str_t s = get_str(m->labels, key);
+	k8s_str_t s = jv_str(m->labels, key);
 	if (s.ptr == NULL) {
-		s = get_str(m->labels, deprecated);
+		s = jv_str(m->labels, deprecated);
 	}
 	if (s.ptr == NULL || !k8s_dns_name_valid(s.ptr, s.len, K8S_DNS_LABEL_MAX, 0, true)) {
 		s.ptr = NULL;
@@ -35,7 +35,7 @@ static k8s_str_t topology_label(const k8s_meta_t *m, const char *key, const char
 	return s;
 }
 
-static int node_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out)
+static int node_decode(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **out)
 {
 	(void)root;
 	k8s_str_t zone = topology_label(m, "topology.kubernetes.io/zone",

@@ -23,10 +23,10 @@
 
 #include "kinds/kind_priv.h"
 
-static int pod_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out)
+static int pod_decode(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **out)
 {
-	json_object *spec = get_obj(root, "spec");
-	json_object *status = get_obj(root, "status");
+	k8s_jv_t spec = jv_obj(root, "spec");
+	k8s_jv_t status = jv_obj(root, "status");
 
 	k8s_pack_t p;
 	k8s_pod_t *pod = k8s_decode_alloc(sizeof(*pod), 0, k8s_meta_strings(m), &p, NULL);
@@ -35,15 +35,15 @@ static int pod_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out
 	}
 	k8s_meta_pack(&pod->meta, K8S_POD, m, &p);
 
-	k8s_str_t phase = get_str(status, "phase");
+	k8s_str_t phase = jv_str(status, "phase");
 	bool finished = str_is(phase, "Succeeded") || str_is(phase, "Failed") ||
 	                str_is(phase, "Unknown");
-	bool deleting = get_str(m->metadata, "deletionTimestamp").ptr != NULL;
+	bool deleting = jv_str(m->metadata, "deletionTimestamp").ptr != NULL;
 	pod->live = !finished && !deleting;
-	pod->host_network = get_bool(spec, "hostNetwork", false);
-	pod->ip_count = k8s_decode_ips(get_arr(status, "podIPs"), "ip", pod->ips);
+	pod->host_network = jv_bool(spec, "hostNetwork", false);
+	pod->ip_count = k8s_decode_ips(jv_arr(status, "podIPs"), "ip", pod->ips);
 	if (pod->ip_count == 0 &&
-	    k8s_decode_ip(get_str(status, "podIP"), AF_UNSPEC, &pod->ips[0])) {
+	    k8s_decode_ip(jv_str(status, "podIP"), AF_UNSPEC, &pod->ips[0])) {
 		pod->ip_count = 1;
 	}
 

@@ -15,7 +15,7 @@
  * A kind is one file, kind_<kind>.c with its structure in kind_<kind>.h: the decoder
  * of its API JSON, its digest (digest.h's helpers), its snapshot form (form.h's
  * helpers) and the rule for its names, in one k8s_kind_def_t that the kind table
- * (kind.c) lists. Decoding works in two passes over the json-c tree: the first
+ * (kind.c) lists. Decoding works in two passes over the object's tape (jsonscan.h): the first
  * validates and measures (counts of ports and addresses, bytes of strings), the
  * second packs the structure, its arrays and its strings into one allocation.
  * Both passes call the same validating readers, so they agree on what is kept.
@@ -23,20 +23,19 @@
 
 #pragma once
 
-#include <json-c/json.h>
-
 #include "kinds/digest.h"
 #include "kinds/form.h"
-#include "lib/jsonread.h"
+#include "lib/jsonscan.h"
+#include "lib/jsonstrict.h"
 #include "kinds/objects.h"
 
 #define K8S_ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((size_t)(a) - 1))
 
 /*! \brief Name and namespace as read and validated from metadata. */
 typedef struct {
-	json_object *metadata;
-	json_object *annotations;
-	json_object *labels;
+	k8s_jv_t metadata;
+	k8s_jv_t annotations;
+	k8s_jv_t labels;
 	k8s_str_t ns;
 	k8s_str_t name;
 } k8s_meta_t;
@@ -56,7 +55,7 @@ typedef struct {
 	 *  hashed into the snapshot's fingerprint, so a file of the old form is refused. */
 	uint32_t form;
 	/*! The kind's fields from the API JSON (metadata read and checked already). */
-	int (*decode)(json_object *root, const k8s_meta_t *m, k8s_object_t **out);
+	int (*decode)(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **out);
 	/*! Continues \a h (kind, namespace, name) with the fields that make records. */
 	uint64_t (*digest)(uint64_t h, const k8s_object_t *obj);
 	/*! Writes the snapshot form: counts, k8s_form_put_meta(), fields. */
@@ -86,7 +85,7 @@ k8s_str_t k8s_decode_hostname(k8s_str_t s);
 bool k8s_decode_ip(k8s_str_t s, int family, k8s_ip_t *ip);
 
 /*! \brief Up to two valid IPs from an array of strings (or of {"ip": ...} objects with \a key). */
-uint8_t k8s_decode_ips(json_object *arr, const char *key, k8s_ip_t ips[2]);
+uint8_t k8s_decode_ips(k8s_jv_t arr, const char *key, k8s_ip_t ips[2]);
 
 /*! \brief Bytes a string takes behind the structure (with its NUL; none: 0). */
 static inline size_t k8s_str_size(k8s_str_t s)
@@ -101,14 +100,14 @@ const char *k8s_pack_str(k8s_pack_t *p, k8s_str_t s, bool fold);
 void *k8s_decode_alloc(size_t head, size_t arrays, size_t strings, k8s_pack_t *p, void **arr_at);
 
 /*! \brief First pass over a ports array: kept ports and their string bytes. */
-uint16_t k8s_ports_measure(json_object *arr, size_t *strings);
+uint16_t k8s_ports_measure(k8s_jv_t arr, size_t *strings);
 
 /*!
  * \brief Second pass: the \a count ports measured into \a out, their names packed.
  *
  * \return \a out, or NULL when \a count is 0 (an object's ports field).
  */
-const k8s_port_t *k8s_ports_pack(json_object *arr, k8s_port_t *out, uint16_t count,
+const k8s_port_t *k8s_ports_pack(k8s_jv_t arr, k8s_port_t *out, uint16_t count,
                                  k8s_pack_t *p);
 
 /*! \brief Bytes of the name and namespace. */

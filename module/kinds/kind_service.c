@@ -24,12 +24,12 @@
 #include "kinds/kind_priv.h"
 
 /*! \brief The valid addresses of a list (strings, or objects' \a key), after \a count of them. */
-static size_t externals_read(json_object *arr, const char *key, k8s_ip_t *out, size_t count)
+static size_t externals_read(k8s_jv_t arr, const char *key, k8s_ip_t *out, size_t count)
 {
-	for (size_t i = 0; i < arr_len(arr) && count < K8S_EXTERNAL_MAX; i++) {
-		json_object *item = json_object_array_get_idx(arr, i);
+	for (k8s_jv_t item = jv_first(arr); item.t != NULL && count < K8S_EXTERNAL_MAX;
+	     item = jv_next(arr, item)) {
 		k8s_ip_t ip;
-		if (k8s_decode_ip((key != NULL) ? get_str(item, key) : str_of(item), AF_UNSPEC, &ip)) {
+		if (k8s_decode_ip((key != NULL) ? jv_str(item, key) : jv_str_of(item), AF_UNSPEC, &ip)) {
 			if (out != NULL) {
 				out[count] = ip;
 			}
@@ -39,47 +39,46 @@ static size_t externals_read(json_object *arr, const char *key, k8s_ip_t *out, s
 	return count;
 }
 
-static int service_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out)
+static int service_decode(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **out)
 {
-	json_object *spec = get_obj(root, "spec");
-	k8s_str_t type = get_str(spec, "type");
+	k8s_jv_t spec = jv_obj(root, "spec");
+	k8s_str_t type = jv_str(spec, "type");
 
 	// clusterIPs[0] equals clusterIP; servers older than dual-stack send clusterIP only.
-	json_object *ip_list = get_arr(spec, "clusterIPs");
-	json_object *ip_one = get_field(spec, "clusterIP", json_type_string);
-	k8s_str_t first = (arr_len(ip_list) > 0) ? str_of(json_object_array_get_idx(ip_list, 0))
-	                                     : str_of(ip_one);
+	k8s_jv_t ip_list = jv_arr(spec, "clusterIPs");
+	k8s_jv_t ip_one = jv_get(spec, "clusterIP", K8S_JSTRING);
+	k8s_str_t first = (jv_len(ip_list) > 0) ? jv_str_of(jv_first(ip_list)) : jv_str_of(ip_one);
 
 	k8s_service_t head = { 0 };
 	k8s_str_t external = { NULL, 0 };
 	if (str_is(type, "ExternalName")) {
 		head.type = K8S_SVC_EXTERNALNAME;
-		external = k8s_decode_hostname(get_str(spec, "externalName"));
+		external = k8s_decode_hostname(jv_str(spec, "externalName"));
 	} else if ((type.ptr == NULL || str_is(type, "ClusterIP")) && str_is(first, "None")) {
 		head.type = K8S_SVC_HEADLESS;
 	} else {
 		head.type = K8S_SVC_CLUSTERIP;
-		if (arr_len(ip_list) > 0) {
+		if (jv_len(ip_list) > 0) {
 			head.ip_count = k8s_decode_ips(ip_list, NULL, head.ips);
-		} else if (k8s_decode_ip(str_of(ip_one), AF_UNSPEC, &head.ips[0])) {
+		} else if (k8s_decode_ip(jv_str_of(ip_one), AF_UNSPEC, &head.ips[0])) {
 			head.ip_count = 1;
 		}
 	}
 	if (head.type != K8S_SVC_EXTERNALNAME) {
-		json_object *ingress = get_arr(get_obj(get_obj(root, "status"), "loadBalancer"), "ingress");
+		k8s_jv_t ingress = jv_arr(jv_obj(jv_obj(root, "status"), "loadBalancer"), "ingress");
 		head.ingress_count = k8s_decode_ips(ingress, "ip", head.ingress);
 	}
-	k8s_str_t tolerate = get_str(m->annotations,
+	k8s_str_t tolerate = jv_str(m->annotations,
 	                         "service.alpha.kubernetes.io/tolerate-unready-endpoints");
-	head.publish_not_ready = get_bool(spec, "publishNotReadyAddresses", false) ||
+	head.publish_not_ready = jv_bool(spec, "publishNotReadyAddresses", false) ||
 	                         str_is(tolerate, "true");
 
-	json_object *ports = get_arr(spec, "ports");
+	k8s_jv_t ports = jv_arr(spec, "ports");
 	size_t strings = k8s_meta_strings(m) + k8s_str_size(external);
 	uint16_t port_count = k8s_ports_measure(ports, &strings);
 	// As CoreDNS's ExternalIPs: of every type, the spec's first, then the load balancer's.
-	json_object *external_ips = get_arr(spec, "externalIPs");
-	json_object *lb = get_arr(get_obj(get_obj(root, "status"), "loadBalancer"), "ingress");
+	k8s_jv_t external_ips = jv_arr(spec, "externalIPs");
+	k8s_jv_t lb = jv_arr(jv_obj(jv_obj(root, "status"), "loadBalancer"), "ingress");
 	size_t external_count = externals_read(lb, "ip", NULL,
 	                                       externals_read(external_ips, NULL, NULL, 0));
 

@@ -23,19 +23,21 @@
 
 #include "kinds/kind_priv.h"
 
-static int serviceimport_decode(json_object *root, const k8s_meta_t *m, k8s_object_t **out)
+static int serviceimport_decode(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **out)
 {
-	json_object *spec = get_obj(root, "spec");
-	json_object *ports = get_arr(spec, "ports");
+	k8s_jv_t spec = jv_obj(root, "spec");
+	k8s_jv_t ports = jv_arr(spec, "ports");
 	size_t strings = k8s_meta_strings(m);
 	uint16_t port_count = k8s_ports_measure(ports, &strings);
 
 	// status.clusters[].cluster: who exports it (lets the local cluster's endpoints join).
-	json_object *clusters = get_arr(get_obj(root, "status"), "clusters");
-	size_t cluster_len = arr_len(clusters);
+	k8s_jv_t clusters = jv_arr(jv_obj(root, "status"), "clusters");
 	uint16_t cluster_count = 0;
-	for (size_t i = 0; i < cluster_len && cluster_count < UINT16_MAX; i++) {
-		k8s_str_t id = get_str(json_object_array_get_idx(clusters, i), "cluster");
+	JV_EACH(item, clusters) {
+		if (cluster_count == UINT16_MAX) {
+			break;
+		}
+		k8s_str_t id = jv_str(item, "cluster");
 		if (k8s_cluster_id_valid(id.ptr, id.len, true)) {
 			strings += k8s_str_size(id);
 			cluster_count++;
@@ -52,14 +54,17 @@ static int serviceimport_decode(json_object *root, const k8s_meta_t *m, k8s_obje
 		return KNOT_ENOMEM;
 	}
 	k8s_meta_pack(&imp->meta, K8S_SERVICEIMPORT, m, &p);
-	imp->headless = str_is(get_str(spec, "type"), "Headless");
-	imp->ip_count = k8s_decode_ips(get_arr(spec, "ips"), NULL, imp->ips);
+	imp->headless = str_is(jv_str(spec, "type"), "Headless");
+	imp->ip_count = k8s_decode_ips(jv_arr(spec, "ips"), NULL, imp->ips);
 	imp->port_count = port_count;
 	imp->ports = k8s_ports_pack(ports, arrays, port_count, &p);
 
 	const char **ids = (const char **)((char *)arrays + ids_off);
-	for (size_t i = 0; i < cluster_len && imp->cluster_count < cluster_count; i++) {
-		k8s_str_t id = get_str(json_object_array_get_idx(clusters, i), "cluster");
+	JV_EACH(item, clusters) {
+		if (imp->cluster_count == cluster_count) {
+			break;
+		}
+		k8s_str_t id = jv_str(item, "cluster");
 		if (k8s_cluster_id_valid(id.ptr, id.len, true)) {
 			ids[imp->cluster_count++] = k8s_pack_str(&p, id, true);
 		}

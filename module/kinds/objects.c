@@ -19,7 +19,6 @@
  * kind's rule (the kind table, kind.c), then the kind's decoder.
  */
 
-#include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,24 +40,24 @@ static bool kind_name_valid(k8s_kind_t kind, k8s_str_t name)
 	return k8s_dns_subdomain_valid(name.ptr, name.len);
 }
 
-static int meta_read(k8s_kind_t kind, json_object *root, k8s_meta_t *m, char *err, size_t errlen)
+static int meta_read(k8s_kind_t kind, k8s_jv_t root, k8s_meta_t *m, char *err, size_t errlen)
 {
 	memset(m, 0, sizeof(*m));
-	k8s_str_t kind_field = get_str(root, "kind");
+	k8s_str_t kind_field = jv_str(root, "kind");
 	if (kind_field.ptr != NULL && !str_is(kind_field, k8s_kind_def(kind)->field)) {
 		set_err(err, errlen, "unexpected kind (expected %s)", k8s_kind_def(kind)->field);
 		return KNOT_EINVAL;
 	}
 
-	m->metadata = get_obj(root, "metadata");
-	if (m->metadata == NULL) {
+	m->metadata = jv_obj(root, "metadata");
+	if (m->metadata.t == NULL) {
 		set_err(err, errlen, "missing metadata");
 		return KNOT_EINVAL;
 	}
-	m->annotations = get_obj(m->metadata, "annotations");
-	m->labels = get_obj(m->metadata, "labels");
+	m->annotations = jv_obj(m->metadata, "annotations");
+	m->labels = jv_obj(m->metadata, "labels");
 
-	m->name = get_str(m->metadata, "name");
+	m->name = jv_str(m->metadata, "name");
 	if (m->name.ptr == NULL) {
 		set_err(err, errlen, "missing metadata.name");
 		return KNOT_EINVAL;
@@ -73,7 +72,7 @@ static int meta_read(k8s_kind_t kind, json_object *root, k8s_meta_t *m, char *er
 		m->ns.ptr = "";
 		return KNOT_EOK;
 	}
-	m->ns = get_str(m->metadata, "namespace");
+	m->ns = jv_str(m->metadata, "namespace");
 	if (m->ns.ptr == NULL) {
 		set_err(err, errlen, "missing metadata.namespace");
 		return KNOT_EINVAL;
@@ -87,10 +86,10 @@ static int meta_read(k8s_kind_t kind, json_object *root, k8s_meta_t *m, char *er
 
 /* --- entry points -------------------------------------------------------------- */
 
-int k8s_object_decode_json(k8s_kind_t kind, json_object *root, k8s_object_t **obj,
-                           char *err, size_t errlen)
+int k8s_object_decode_jv(k8s_kind_t kind, k8s_jv_t root, k8s_object_t **obj,
+                         char *err, size_t errlen)
 {
-	if (!json_object_is_type(root, json_type_object)) {
+	if (!jv_is(root, K8S_JOBJECT)) {
 		set_err(err, errlen, "not a json object");
 		return KNOT_EMALF;
 	}
@@ -112,20 +111,27 @@ int k8s_object_decode_json(k8s_kind_t kind, json_object *root, k8s_object_t **ob
 	return KNOT_EOK;
 }
 
-int k8s_object_decode(k8s_kind_t kind, const char *text, size_t len,
-                      k8s_object_t **obj, char *err, size_t errlen)
+int k8s_object_decode_tape(k8s_jtape_t *tape, k8s_kind_t kind, const char *text, size_t len,
+                           k8s_object_t **obj, char *err, size_t errlen)
 {
 	if ((unsigned)kind >= K8S_KIND_COUNT || text == NULL || obj == NULL) {
 		return KNOT_EINVAL;
 	}
 	*obj = NULL;
-	json_object *root = NULL;
-	int ret = k8s_json_parse(text, len, &root, err, errlen);
+	int ret = k8s_jtape_scan(tape, text, len, err, errlen);
 	if (ret != KNOT_EOK) {
 		return ret;
 	}
-	ret = k8s_object_decode_json(kind, root, obj, err, errlen);
-	json_object_put(root);
+	return k8s_object_decode_jv(kind, k8s_jtape_root(tape), obj, err, errlen);
+}
+
+int k8s_object_decode(k8s_kind_t kind, const char *text, size_t len,
+                      k8s_object_t **obj, char *err, size_t errlen)
+{
+	k8s_jtape_t tape;
+	k8s_jtape_init(&tape);
+	int ret = k8s_object_decode_tape(&tape, kind, text, len, obj, err, errlen);
+	k8s_jtape_deinit(&tape);
 	return ret;
 }
 

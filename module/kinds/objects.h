@@ -34,6 +34,7 @@
 #include "kinds/kind_clusterproperty.h"
 #include "kinds/kind_node.h"
 #include "kinds/kind_configmap.h"
+#include "lib/jsonscan.h"
 
 /*!
  * \brief Decodes one API object.
@@ -54,10 +55,13 @@
 int k8s_object_decode(k8s_kind_t kind, const char *text, size_t len,
                       k8s_object_t **obj, char *err, size_t errlen);
 
-struct json_object;
-/*! Decodes an object from its parsed tree, as k8s_object_decode() (events.c's watch events). */
-int k8s_object_decode_json(k8s_kind_t kind, struct json_object *root, k8s_object_t **obj,
-                           char *err, size_t errlen);
+/*! As k8s_object_decode(), scanning into \a tape (reused from object to object: a reflector's). */
+int k8s_object_decode_tape(k8s_jtape_t *tape, k8s_kind_t kind, const char *text, size_t len,
+                           k8s_object_t **obj, char *err, size_t errlen);
+
+/*! Decodes an object from a scanned value, as k8s_object_decode() (events.c's watch events). */
+int k8s_object_decode_jv(k8s_kind_t kind, k8s_jv_t root, k8s_object_t **obj,
+                         char *err, size_t errlen);
 
 /*!
  * \brief The digest of a decoded object: FNV-1a (64-bit) over the fields that make records.

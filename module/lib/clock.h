@@ -17,7 +17,8 @@
 /*!
  * \file
  *
- * \brief The module's clock: monotonic milliseconds, for timers and cache expiry.
+ * \brief The module's clock: monotonic milliseconds, for timers and cache expiry, and
+ * nanoseconds, for the watcher's phases.
  */
 
 #pragma once
@@ -31,4 +32,12 @@ static inline uint64_t k8s_now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*! \brief Monotonic clock in nanoseconds. */
+static inline uint64_t k8s_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
 }

@@ -71,8 +71,6 @@ json_object *k8s_json_tokener_parse(struct json_tokener *tok, const char *text, 
 	return val;
 }
 
-/*! Pod managedFields nest deeply and a watch event adds two levels. */
-#define JSON_DEPTH 128
 
 /*! Skips a string whose opening quote is text[i - 1]; returns the index past its closing quote. */
 static size_t string_skip(const char *text, size_t len, size_t i)
@@ -98,7 +96,7 @@ static size_t string_skip(const char *text, size_t len, size_t i)
 int k8s_json_bounded(const char *text, size_t len, char *err, size_t errlen)
 {
 	// Whether the container at each depth is an object (a key comes after '{' and ',').
-	bool in_object[JSON_DEPTH + 1] = { false };
+	bool in_object[K8S_JSON_DEPTH + 1] = { false };
 	size_t depth = 0, values = 0, objects = 0;
 	bool key_next = false;
 	for (size_t i = 0; i < len; i++) {
@@ -119,7 +117,7 @@ int k8s_json_bounded(const char *text, size_t len, char *err, size_t errlen)
 			key_next = false;
 			break;
 		case '{': case '[':
-			if (depth == JSON_DEPTH) {
+			if (depth == K8S_JSON_DEPTH) {
 				return KNOT_EOK; // json-c refuses it there, before it allocates more.
 			}
 			in_object[++depth] = (c == '{');
@@ -159,7 +157,7 @@ int k8s_json_parse(const char *text, size_t len, json_object **root, char *err, 
 	if (ret != KNOT_EOK) {
 		return ret;
 	}
-	struct json_tokener *tok = json_tokener_new_ex(JSON_DEPTH);
+	struct json_tokener *tok = json_tokener_new_ex(K8S_JSON_DEPTH);
 	if (tok == NULL) {
 		return KNOT_ENOMEM;
 	}

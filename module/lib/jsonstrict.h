@@ -18,9 +18,10 @@
  * \file
  *
  * \brief JSON parsed strictly, with every json-c that Debian ships, and only within
- * bounds: its values and objects counted before json-c builds a tree (k8s_json_bounded()).
- * Shared by the API's texts (events.c, jsonsplit.c), the objects' decoders (objects.c),
- * the stub zones (fedstub.c) and kube-dns's ConfigMap (kubedns_conf.c).
+ * bounds: its values and objects counted before json-c builds a tree or the API's texts
+ * are scanned (k8s_json_bounded(), which jsonscan.c calls first). json-c parses the
+ * stub zones (fedstub.c) and kube-dns's ConfigMap (kubedns_conf.c); the API's texts are
+ * scanned into tapes (jsonscan.h), which the tests compare with k8s_json_parse().
  *
  * json-c 0.18 (Debian 13) refuses, in strict mode, every string holding a byte above
  * 0x7f (it compares a signed char with the control characters' 0x1f; json-c issues
@@ -61,6 +62,9 @@ static inline void set_err(char *err, size_t errlen, const char *fmt, ...)
  * on each, so 3 MiB of "{}," would take 800 MiB.
  */
 #define K8S_JSON_OBJECTS_MAX (64u * 1024)
+
+/*! \brief Deepest nesting of objects and arrays (pod managedFields nest deeply, a watch event adds two levels). */
+#define K8S_JSON_DEPTH 128
 
 /*!
  * \brief Whether json-c may build a tree of \a text: within K8S_JSON_VALUES_MAX and

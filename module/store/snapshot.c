@@ -48,9 +48,42 @@ uint64_t k8s_snapshot_fingerprint(uint64_t held)
 	return k8s_object_forms_hash(h);
 }
 
-int k8s_snapshot_encode(const k8s_store_t *store, uint32_t sources, uint32_t ready,
+int k8s_snapshot_take(const k8s_store_t *store, uint32_t sources, k8s_snapshot_objects_t *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->sources = sources;
+	const k8s_store_stats_t *stats = k8s_store_stats(store);
+	size_t count = 0;
+	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
+		count += (sources & (1u << src)) ? stats->objects[src] : 0;
+	}
+	out->objects = malloc((count > 0 ? count : 1) * sizeof(*out->objects));
+	if (out->objects == NULL) {
+		return KNOT_ENOMEM;
+	}
+	size_t n = 0;
+	for (unsigned src = 0; src < K8S_SRC_COUNT; src++) {
+		size_t pos = 0;
+		const k8s_object_t *obj;
+		while ((sources & (1u << src)) && n < count &&
+		       (obj = k8s_store_next(store, src, &pos)) != NULL) {
+			out->objects[n++] = obj;
+		}
+		out->end[src] = n;
+	}
+	return KNOT_EOK;
+}
+
+void k8s_snapshot_objects_free(k8s_snapshot_objects_t *objs)
+{
+	free(objs->objects);
+	memset(objs, 0, sizeof(*objs));
+}
+
+int k8s_snapshot_encode(const k8s_snapshot_objects_t *objs, uint32_t ready,
                         k8s_buf_t *out, uint64_t counts[K8S_SRC_COUNT])
 {
+	uint32_t sources = objs->sources;
 	unsigned char head[HEAD_LEN];
 	k8s_snap_put_le(head, sources, 4);
 	k8s_snap_put_le(head + 4, ready, 4);
@@ -60,9 +93,9 @@ int k8s_snapshot_encode(const k8s_store_t *store, uint32_t sources, uint32_t rea
 		if (!(sources & (1u << src))) {
 			continue;
 		}
-		size_t pos = 0;
-		const k8s_object_t *obj;
-		while (w.ret == KNOT_EOK && (obj = k8s_store_next(store, src, &pos)) != NULL) {
+		for (size_t i = (src > 0) ? objs->end[src - 1] : 0; w.ret == KNOT_EOK && i < objs->end[src];
+		     i++) {
+			const k8s_object_t *obj = objs->objects[i];
 			// Source and length, then the object's string bytes: both filled in after it.
 			unsigned char entry[ENTRY_HEAD_LEN + 4] = { (unsigned char)src };
 			size_t at = out->len;
@@ -233,13 +266,13 @@ int k8s_snapshot_decode(const char *text, size_t len, const uint64_t counts[K8S_
 /* --- the file ----------------------------------------------------------------------- */
 
 int k8s_snapshot_write(const k8s_snapdir_t *dir, const char *name, uint64_t fingerprint,
-                       int64_t now_s, const k8s_store_t *store, uint32_t sources,
-                       uint32_t ready, size_t *objects)
+                       int64_t now_s, const k8s_snapshot_objects_t *objs, uint32_t ready,
+                       size_t *objects)
 {
 	k8s_snaphdr_t hdr = { .settings_hash = fingerprint, .created_s = now_s,
 	                      .sources = K8S_SRC_COUNT };
 	k8s_buf_t payload = { 0 };
-	int ret = k8s_snapshot_encode(store, sources, ready, &payload, hdr.counts);
+	int ret = k8s_snapshot_encode(objs, ready, &payload, hdr.counts);
 	if (ret == KNOT_EOK) {
 		ret = k8s_snapfile_write(dir, name, &hdr, payload.data, payload.len);
 	}

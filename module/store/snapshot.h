@@ -67,13 +67,34 @@ typedef struct {
 uint64_t k8s_snapshot_fingerprint(uint64_t held);
 
 /*!
- * \brief Writes the objects of the \a sources held in \a store as the payload.
+ * \brief The objects a snapshot writes, taken from the store at once: pointers to its
+ * immutable objects, source by source, so that another thread may write them while the
+ * store goes on (k8s_store_hold() keeps what it lets go of meanwhile).
+ */
+typedef struct {
+	uint32_t sources;                  /*!< The sources taken (bit per k8s_source_t). */
+	const k8s_object_t **objects;
+	size_t end[K8S_SRC_COUNT];         /*!< Source s's objects end here (and start at s - 1's end). */
+} k8s_snapshot_objects_t;
+
+/*!
+ * \brief Takes the objects of the \a sources held in \a store (free with
+ * k8s_snapshot_objects_free()).
+ *
+ * \retval KNOT_EOK, KNOT_ENOMEM
+ */
+int k8s_snapshot_take(const k8s_store_t *store, uint32_t sources, k8s_snapshot_objects_t *out);
+
+void k8s_snapshot_objects_free(k8s_snapshot_objects_t *objs);
+
+/*!
+ * \brief Writes the objects taken as the payload.
  *
  * \param counts  Out: objects written per source.
  *
  * \retval KNOT_EOK, KNOT_ESPACE (larger than K8S_SNAP_MAX), KNOT_ENOMEM
  */
-int k8s_snapshot_encode(const k8s_store_t *store, uint32_t sources, uint32_t ready,
+int k8s_snapshot_encode(const k8s_snapshot_objects_t *objs, uint32_t ready,
                         k8s_buf_t *out, uint64_t counts[K8S_SRC_COUNT]);
 
 /*!
@@ -111,8 +132,8 @@ void k8s_snapshot_free(k8s_snapshot_t *snap);
  * \param objects  Out: objects written.
  */
 int k8s_snapshot_write(const k8s_snapdir_t *dir, const char *name, uint64_t fingerprint,
-                       int64_t now_s, const k8s_store_t *store, uint32_t sources,
-                       uint32_t ready, size_t *objects);
+                       int64_t now_s, const k8s_snapshot_objects_t *objs, uint32_t ready,
+                       size_t *objects);
 
 /*!
  * \brief Reads and checks the snapshot file \a name in \a dir (snapfile.h) and its payload.

@@ -22,6 +22,7 @@
 #include <libknot/error.h>
 
 #include "lib/bulk.h"
+#include "lib/clock.h"
 #include "lib/dnsname.h"
 #include "lib/map.h"
 #include "table/records.h"
@@ -66,8 +67,49 @@ struct k8s_store {
 	k8s_map_t mcs_groups;              /*!< Import key -> group_t of imported slices. */
 	k8s_map_t dirty[K8S_ZONE_COUNT];   /*!< Keys whose block must be rebuilt. */
 
+	bool holding;                      /*!< k8s_store_hold(): objects let go are kept. */
+	k8s_object_t **kept;
+	size_t kept_count, kept_cap;
+
 	k8s_store_stats_t stats;
 };
+
+/*! \brief An object the store held and lets go: freed, or kept while another thread reads. */
+static void release(k8s_store_t *s, k8s_object_t *obj)
+{
+	if (!s->holding || obj == NULL) {
+		k8s_object_free(obj);
+		return;
+	}
+	if (s->kept_count == s->kept_cap) {
+		size_t cap = (s->kept_cap > 0) ? 2 * s->kept_cap : 1024;
+		k8s_object_t **kept = realloc(s->kept, cap * sizeof(*kept));
+		if (kept == NULL) {
+			// Not freed: the reader may still be at it. Lost, as little as memory allows.
+			k8s_logf(s->log, LOG_ERR, "cannot keep an object a snapshot reads (%s), left "
+			         "allocated", knot_strerror(KNOT_ENOMEM));
+			return;
+		}
+		s->kept = kept;
+		s->kept_cap = cap;
+	}
+	s->kept[s->kept_count++] = obj;
+}
+
+void k8s_store_hold(k8s_store_t *s, bool hold)
+{
+	s->holding = hold;
+	if (hold) {
+		return;
+	}
+	for (size_t i = 0; i < s->kept_count; i++) {
+		k8s_object_free(s->kept[i]);
+	}
+	free(s->kept);
+	s->kept = NULL;
+	s->kept_count = 0;
+	s->kept_cap = 0;
+}
 
 /*! \brief Writes "<ns>/<name>"; false if either is longer than the API allows. */
 static bool key_of(char out[KEY_MAX + 1], const char *ns, const char *name)
@@ -330,7 +372,7 @@ void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj)
 		entry->obj = obj;
 		s->stats.changes++;
 		apply(s, source, entry, key, old, obj);
-		k8s_object_free(old);
+		release(s, old);
 		return;
 	}
 
@@ -353,7 +395,7 @@ static void remove_entry(k8s_store_t *s, unsigned source, const char *key, store
 {
 	apply(s, source, entry, key, entry->obj, NULL);
 	k8s_map_del(&s->objects[source], key);
-	k8s_object_free(entry->obj);
+	release(s, entry->obj);
 	k8s_bulk_free(entry->group);
 	k8s_bulk_free(entry);
 	s->stats.objects[source]--;
@@ -531,6 +573,7 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 	const k8s_slice_t **slices = malloc((count + local_count + 1) * sizeof(*slices));
 	k8s_slice_t *copies = calloc(local_count + 1, sizeof(*copies));
 	k8s_block_t *block = NULL;
+	uint64_t started = k8s_now_ns();
 	if (slices != NULL && copies != NULL) {
 		for (size_t i = 0; i < count; i++) {
 			slices[i] = (const k8s_slice_t *)group->items[i]->obj;
@@ -547,6 +590,7 @@ static void publish(k8s_store_t *s, k8s_zone_t zone, const char *key)
 	}
 	free(slices);
 	free(copies);
+	s->stats.records_ns += k8s_now_ns() - started;
 	if (block != NULL) {
 		log_capped(s, zone, key, obj, block);
 	}
@@ -662,42 +706,9 @@ void k8s_store_free(k8s_store_t *s)
 		free(s->namespaces[i]);
 	}
 	free(s->namespaces);
+	k8s_store_hold(s, false);
 	k8s_clusterid_deinit(&s->cluster);
 	k8s_topology_tracker_deinit(&s->topology);
 	k8s_latency_deinit(&s->latency);
 	free(s);
 }
-
-static void sink_upsert(void *ctx, unsigned source, k8s_object_t *obj)
-{
-	k8s_store_upsert(ctx, source, obj);
-}
-
-static void sink_remove(void *ctx, unsigned source, k8s_object_t *obj)
-{
-	k8s_store_remove(ctx, source, obj);
-}
-
-static void sink_list_begin(void *ctx, unsigned source)
-{
-	k8s_store_list_begin(ctx, source);
-}
-
-static void sink_list_end(void *ctx, unsigned source)
-{
-	k8s_store_list_end(ctx, source);
-}
-
-static void sink_too_large(void *ctx, unsigned source, const char *ns, const char *name,
-                           bool deleted)
-{
-	k8s_store_too_large(ctx, source, ns, name, deleted);
-}
-
-const k8s_sink_t k8s_store_sink = {
-	.upsert = sink_upsert,
-	.remove = sink_remove,
-	.list_begin = sink_list_begin,
-	.list_end = sink_list_end,
-	.too_large = sink_too_large,
-};

@@ -19,7 +19,7 @@
  *
  * \brief The watcher's copy of the API objects, and what turns their changes into records.
  *
- * Reflectors hand decoded objects to the store (as a k8s_sink_t). The store
+ * Reflectors hand decoded objects to the store (through the watcher's sink). The store
  * keeps the latest slim object per (source, namespace, name), indexes
  * EndpointSlices by their service, and marks the services whose records an
  * event changes. A commit rebuilds only those services' blocks and publishes
@@ -61,6 +61,7 @@ typedef struct {
 	uint64_t unchanged;                     /*!< Updates without DNS-relevant change. */
 	uint64_t filtered;                      /*!< Objects of namespaces not exposed. */
 	uint64_t changes;                       /*!< Objects added, changed or removed (the snapshot is rewritten after one). */
+	uint64_t records_ns;                    /*!< Time spent building blocks (the watcher's phases). */
 } k8s_store_stats_t;
 
 typedef struct k8s_store k8s_store_t;
@@ -71,9 +72,6 @@ k8s_store_t *k8s_store_new(k8s_table_t *table, const k8s_store_conf_t *conf,
 
 /*! \brief Frees the store and its objects (not the table). */
 void k8s_store_free(k8s_store_t *s);
-
-/*! \brief The store as a reflector sink (ctx is the store). */
-extern const k8s_sink_t k8s_store_sink;
 
 void k8s_store_upsert(k8s_store_t *s, unsigned source, k8s_object_t *obj);
 void k8s_store_remove(k8s_store_t *s, unsigned source, k8s_object_t *obj);
@@ -97,6 +95,13 @@ bool k8s_store_dirty(const k8s_store_t *s);
 
 /*! \brief Counters. */
 const k8s_store_stats_t *k8s_store_stats(const k8s_store_t *s);
+
+/*!
+ * \brief From now on (\a hold true) keeps the objects the store replaces or removes instead
+ * of freeing them, so that another thread may read the objects it held until then (the
+ * snapshot's writer, snapshot.h); frees them all when \a hold is false.
+ */
+void k8s_store_hold(k8s_store_t *s, bool hold);
 
 /*! \brief The object held of a source by namespace ("" for cluster-wide kinds) and name, or NULL. */
 const k8s_object_t *k8s_store_get(const k8s_store_t *s, unsigned source, const char *ns,

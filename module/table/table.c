@@ -454,6 +454,10 @@ int k8s_table_index_ptrs(k8s_table_t *t)
 	if (!t->ptr_deferred) {
 		return KNOT_EOK;
 	}
+	// Sized for every address at once: a table grown as it fills rehashes it all each time.
+	if (k8s_rcuhash_reserve(&t->ptrs, t->stats.record_count, &t->retire) != KNOT_EOK) {
+		return KNOT_ENOMEM;
+	}
 	size_t pos = 0;
 	const k8s_block_t *svc;
 	while ((svc = k8s_rcuhash_walk(&t->svcs, &pos)) != NULL) {

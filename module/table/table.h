@@ -212,8 +212,9 @@ int k8s_table_reserve(k8s_table_t *t, size_t svcs, size_t addrs);
 /*!
  * \brief Publishes blocks without indexing them for PTR until k8s_table_index_ptrs().
  *
- * For the warm restart: forward names answer a third sooner, reverse zones wait
- * (K8S_READY_PTR). Only on an empty table.
+ * For the warm restart and the first sync: forward names answer sooner, reverse zones
+ * wait (K8S_READY_PTR), the index is built once into a table sized for it. Only on an
+ * empty table.
  */
 void k8s_table_defer_ptr(k8s_table_t *t);
 

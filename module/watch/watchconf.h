@@ -49,6 +49,7 @@ typedef struct {
 	bool no_endpoints;             /*!< Do not watch EndpointSlices. */
 	unsigned stall_s;              /*!< Cut a transfer silent this long (0: default). */
 	unsigned absent_retry_s;       /*!< Look for a missing optional resource this often (0: default). */
+	bool watch_list;               /*!< Full lists as watch-lists where the server serves them. */
 	const char *snapshot;          /*!< The warm restart's snapshot file, or NULL: none. */
 	unsigned snapshot_max_age_s;   /*!< An older snapshot is not served (0: no limit). */
 	const char *hosts_configmap;   /*!< "<namespace>/<name>/<key>" of the hosts table, or NULL. */

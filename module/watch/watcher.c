@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/param.h>
 
 #include <curl/curl.h>
 #include <libknot/dname.h>
@@ -41,6 +42,8 @@
 #define SETTINGS_RETRY_MS (10 * 1000)
 #define STATS_PERIOD_MS 1000
 #define MAX_WAIT_MS 1000
+/*! \brief A round this long is logged (debug) with its phases: the programming latency's goal. */
+#define SLOW_ROUND_NS (50 * 1000000ULL)
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static k8s_watcher_t *registry;
@@ -171,6 +174,56 @@ static bool configmap_of(const k8s_watcher_t *w, int src, char ns[64], char name
 	return true;
 }
 
+/* The reflectors' sink: the store's, timed for the round's store phase. */
+
+static void timed_upsert(void *ctx, unsigned source, k8s_object_t *obj)
+{
+	k8s_watcher_t *w = ctx;
+	uint64_t started = k8s_now_ns();
+	k8s_store_upsert(w->store, source, obj);
+	w->round_store_ns += k8s_now_ns() - started;
+	w->round_objects++;
+}
+
+static void timed_remove(void *ctx, unsigned source, k8s_object_t *obj)
+{
+	k8s_watcher_t *w = ctx;
+	uint64_t started = k8s_now_ns();
+	k8s_store_remove(w->store, source, obj);
+	w->round_store_ns += k8s_now_ns() - started;
+	w->round_objects++;
+}
+
+static void timed_list_begin(void *ctx, unsigned source)
+{
+	k8s_watcher_t *w = ctx;
+	k8s_store_list_begin(w->store, source);
+}
+
+static void timed_list_end(void *ctx, unsigned source)
+{
+	k8s_watcher_t *w = ctx;
+	uint64_t started = k8s_now_ns();
+	k8s_store_list_end(w->store, source);
+	w->round_store_ns += k8s_now_ns() - started;
+}
+
+static void timed_too_large(void *ctx, unsigned source, const char *ns, const char *name,
+                            bool deleted)
+{
+	k8s_watcher_t *w = ctx;
+	k8s_store_too_large(w->store, source, ns, name, deleted);
+	w->round_objects++;
+}
+
+static const k8s_sink_t timed_sink = {
+	.upsert = timed_upsert,
+	.remove = timed_remove,
+	.list_begin = timed_list_begin,
+	.list_end = timed_list_end,
+	.too_large = timed_too_large,
+};
+
 static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
 {
 	char cm_ns[64] = "", cm_name[254] = "";
@@ -206,14 +259,15 @@ static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
 			.forbidden_absent = res->aside,
 			.stall_s = w->conf.stall_s,
 			.absent_retry_s = w->conf.absent_retry_s,
+			.watch_list = w->conf.watch_list,
 		};
 		for (unsigned v = 0; v < 2; v++) {
 			if (k8s_resource_path(src, v, opts, paths[v], sizeof(paths[v])) == KNOT_EOK) {
 				rconf.paths[v] = paths[v];
 			}
 		}
-		w->reflectors[src] = k8s_reflector_new(&rconf, &w->api, w->multi, &k8s_store_sink,
-		                                       w->store, &w->log);
+		w->reflectors[src] = k8s_reflector_new(&rconf, &w->api, w->multi, &timed_sink,
+		                                       w, &w->log);
 		if (w->reflectors[src] == NULL) {
 			k8s_logf(&w->log, LOG_ERR, "cannot watch %s (%s)", k8s_resource_name(src),
 			         knot_strerror(KNOT_ENOMEM));
@@ -276,7 +330,7 @@ static bool role_synced(const k8s_watcher_t *w, uint32_t role, unsigned needs)
 static bool ready_for(const k8s_watcher_t *w, unsigned needs)
 {
 	uint32_t ready = k8s_table_ready(&w->table);
-	return (ready & K8S_READY_CLUSTER) &&
+	return (ready & K8S_READY_CLUSTER) && (ready & K8S_READY_PTR) &&
 	       (!(needs & K8S_NEED_CLUSTERSET) || (ready & K8S_READY_CLUSTERSET));
 }
 
@@ -320,9 +374,6 @@ static void update_ready(k8s_watcher_t *w, unsigned needs)
 	if (bits != 0) {
 		k8s_table_set_ready(&w->table, bits);
 	}
-	if (w->predecessor != NULL && ready_for(w, needs)) {
-		drop_predecessor(w);
-	}
 }
 
 static void push_stats(k8s_watcher_t *w, uint64_t now)
@@ -365,6 +416,8 @@ static void push_stats(k8s_watcher_t *w, uint64_t now)
 	st.snapshot_writes = w->snap_writes;
 	st.snapshot_write_errors = w->snap_write_errors;
 	st.snapshot_refused = w->snap_refused;
+	memcpy(st.phases, w->phases, sizeof(st.phases));
+	memcpy(st.phase_sum_ns, w->phase_sum_ns, sizeof(st.phase_sum_ns));
 
 	pthread_mutex_lock(&w->clients_lock);
 	w->last_stats = st;
@@ -394,6 +447,51 @@ static void handle_done(k8s_watcher_t *w, uint64_t now)
 	}
 }
 
+/* The rounds' phases. */
+
+/*! \brief The reflectors' decoding time so far. */
+static uint64_t decode_ns(const k8s_watcher_t *w)
+{
+	uint64_t sum = 0;
+	for (int src = 0; src < K8S_SRC_COUNT; src++) {
+		sum += (w->reflectors[src] != NULL) ? k8s_reflector_stats(w->reflectors[src])->decode_ns : 0;
+	}
+	return sum;
+}
+
+static void phase_note(k8s_watcher_t *w, k8s_phase_t phase, uint64_t ns)
+{
+	size_t b = 0;
+	for (uint64_t bound = K8S_ROUND_BUCKET0_NS; ns > bound && b < K8S_ROUND_BUCKETS - 1; bound *= 2) {
+		b++;
+	}
+	w->phases[phase][b]++;
+	w->phase_sum_ns[phase] += ns;
+}
+
+/*! \brief Counts a round that did something in each phase's histogram; logs it when slow. */
+static void round_end(k8s_watcher_t *w, uint64_t ns[K8S_PHASE_COUNT], size_t blocks)
+{
+	uint64_t known = 0;
+	for (k8s_phase_t p = 0; p < K8S_PHASE_OTHER; p++) {
+		known += ns[p];
+	}
+	// Phases are measured inside the round: what is left of it is the rest's.
+	ns[K8S_PHASE_OTHER] = (ns[K8S_PHASE_TOTAL] > known) ? ns[K8S_PHASE_TOTAL] - known : 0;
+	for (k8s_phase_t p = 0; p < K8S_PHASE_COUNT; p++) {
+		phase_note(w, p, ns[p]);
+	}
+	if (ns[K8S_PHASE_TOTAL] >= SLOW_ROUND_NS) {
+		k8s_logf(&w->log, LOG_DEBUG, "slow round of %.1f ms: receive %.1f, decode %.1f, "
+		         "store %.1f, records %.1f, publish %.1f, snapshot %.1f, other %.1f ms "
+		         "(%zu objects, %zu blocks)", ns[K8S_PHASE_TOTAL] / 1e6,
+		         ns[K8S_PHASE_RECEIVE] / 1e6, ns[K8S_PHASE_DECODE] / 1e6,
+		         ns[K8S_PHASE_STORE] / 1e6, ns[K8S_PHASE_RECORDS] / 1e6,
+		         ns[K8S_PHASE_PUBLISH] / 1e6, ns[K8S_PHASE_SNAPSHOT] / 1e6,
+		         ns[K8S_PHASE_OTHER] / 1e6, w->round_objects, blocks);
+	}
+}
+
 static void *watcher_main(void *arg)
 {
 	k8s_watcher_t *w = arg;
@@ -403,6 +501,11 @@ static void *watcher_main(void *arg)
 	k8s_beat_start(&w->beat, true, "watcher %016" PRIx64, w->fingerprint);
 	urcu_memb_register_thread();
 	watcher_snapshot_load(w, current_needs(w));
+	// Without a snapshot, the first sync publishes the forward names first and indexes
+	// their addresses once, after it, into a table sized for them (no growth on the way).
+	if (k8s_table_ready(&w->table) == 0) {
+		k8s_table_defer_ptr(&w->table);
+	}
 	push_stats(w, k8s_now_ms());
 
 	while (!atomic_load(&w->stop)) {
@@ -426,23 +529,53 @@ static void *watcher_main(void *arg)
 		}
 
 		curl_multi_poll(w->multi, NULL, 0, (int)wait, NULL);
+		uint64_t ns[K8S_PHASE_COUNT] = { 0 }, started = k8s_now_ns(), decoded = decode_ns(w);
+		w->round_store_ns = 0;
+		w->round_objects = 0;
 		int running = 0;
 		curl_multi_perform(w->multi, &running);
 		now = k8s_now_ms();
 		handle_done(w, now);
+		ns[K8S_PHASE_DECODE] = decode_ns(w) - decoded;
+		ns[K8S_PHASE_STORE] = w->round_store_ns;
+		uint64_t received = k8s_now_ns() - started;
+		ns[K8S_PHASE_RECEIVE] = received - MIN(received, ns[K8S_PHASE_DECODE] + ns[K8S_PHASE_STORE]);
 
 		// Publish what arrived, then open the zones whose data is complete.
+		size_t blocks = 0;
 		if (k8s_store_dirty(w->store)) {
-			k8s_store_commit(w->store, watcher_wall_ns());
+			uint64_t built = k8s_store_stats(w->store)->records_ns, commit = k8s_now_ns();
+			blocks = k8s_store_commit(w->store, watcher_wall_ns());
+			ns[K8S_PHASE_RECORDS] = k8s_store_stats(w->store)->records_ns - built;
+			commit = k8s_now_ns() - commit;
+			ns[K8S_PHASE_PUBLISH] = commit - MIN(commit, ns[K8S_PHASE_RECORDS]);
 		}
 		publish_configmaps(w);
-		if (w->table.ptr_deferred && k8s_table_index_ptrs(&w->table) == KNOT_EOK) {
-			k8s_logf(&w->log, LOG_NOTICE, "the PTR index is built, the reverse zones answer");
-		}
+		uint32_t was_ready = k8s_table_ready(&w->table);
 		update_ready(w, needs);
+		// The addresses of a first sync, once the cluster zone answers (update_ready()).
+		if (w->table.ptr_deferred && (k8s_table_ready(&w->table) & K8S_READY_CLUSTER)) {
+			uint64_t indexed = k8s_now_ns();
+			if (k8s_table_index_ptrs(&w->table) == KNOT_EOK) {
+				k8s_logf(&w->log, LOG_NOTICE, "the PTR index is built, the reverse zones answer");
+			}
+			ns[K8S_PHASE_PUBLISH] += k8s_now_ns() - indexed;
+		}
+		// The previous watcher answers the reverse zones too until the index is built.
+		if (w->predecessor != NULL && ready_for(w, needs)) {
+			drop_predecessor(w);
+		}
 		watcher_update_stale(w, needs);
+		uint64_t writes = w->snap_writes + w->snap_write_errors, saved = k8s_now_ns();
 		watcher_snapshot_save(w, needs, now, false);
-		if (now - w->stats_ms >= STATS_PERIOD_MS) {
+		ns[K8S_PHASE_SNAPSHOT] = k8s_now_ns() - saved;
+		bool wrote = w->snap_writes + w->snap_write_errors != writes;
+		ns[K8S_PHASE_TOTAL] = k8s_now_ns() - started;
+		if (w->round_objects > 0 || blocks > 0 || wrote) {
+			round_end(w, ns, blocks);
+		}
+		// A zone that opens shows in the counters (ready[...]) at once, not a period later.
+		if (now - w->stats_ms >= STATS_PERIOD_MS || k8s_table_ready(&w->table) != was_ready) {
 			w->stats_ms = now;
 			push_stats(w, now);
 		}

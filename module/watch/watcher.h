@@ -46,6 +46,26 @@
 #include "table/table.h"
 #include "watch/watchconf.h"
 
+/*!
+ * \brief The phases of a round of the watcher's loop (one pass from a wake-up to the next
+ * wait), each timed in every round that received, published or wrote something.
+ */
+typedef enum {
+	K8S_PHASE_RECEIVE = 0, /*!< Transfers: TLS, HTTP, bodies split into items and lines. */
+	K8S_PHASE_DECODE,      /*!< Items and events decoded into slim objects. */
+	K8S_PHASE_STORE,       /*!< The store: objects kept and compared; pods, namespaces into the table. */
+	K8S_PHASE_RECORDS,     /*!< The changed services' blocks built. */
+	K8S_PHASE_PUBLISH,     /*!< Blocks into the table and the PTR index, what they replace retired. */
+	K8S_PHASE_SNAPSHOT,    /*!< The snapshot written. */
+	K8S_PHASE_OTHER,       /*!< The rest: the reflectors' timers, readiness, counters. */
+	K8S_PHASE_TOTAL,       /*!< The whole round. */
+	K8S_PHASE_COUNT
+} k8s_phase_t;
+
+/*! \brief Round phase buckets: <= 8 us, 16 us, 32 us, ... doubling to 8.389 s, the last unbounded. */
+#define K8S_ROUND_BUCKETS 22
+#define K8S_ROUND_BUCKET0_NS 8000
+
 /*! \brief Counters a watcher reports to its zones about once a second. */
 typedef struct {
 	uint64_t objects[K8S_SRC_COUNT];       /*!< Objects held per source. */
@@ -66,6 +86,8 @@ typedef struct {
 	uint64_t snapshot_writes;              /*!< Snapshots written. */
 	uint64_t snapshot_write_errors;        /*!< Snapshots that could not be written. */
 	uint64_t snapshot_refused;             /*!< Snapshot files found at start and not used (logged why). */
+	uint64_t phases[K8S_PHASE_COUNT][K8S_ROUND_BUCKETS]; /*!< Rounds by each phase's duration. */
+	uint64_t phase_sum_ns[K8S_PHASE_COUNT];              /*!< Each phase's time over those rounds. */
 } k8s_watcher_stats_t;
 
 /*! \brief A zone attached to a watcher: where its logs and counters go. */

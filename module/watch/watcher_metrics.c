@@ -17,7 +17,8 @@
 /*
  * The watchers' series (watcher_metrics.h): a family per counter of k8s_watcher_stats_t,
  * one sample per watcher (labelled by its settings' fingerprint), the DNS programming
- * latency per watcher and, under CoreDNS's name, every watcher's together.
+ * latency per watcher and, under CoreDNS's name, every watcher's together, and the
+ * phases of the watcher's rounds.
  */
 
 #include <inttypes.h>
@@ -131,6 +132,30 @@ void k8s_watcher_metrics_write(k8s_metrics_out_t *out, const k8s_watcher_row_t *
 		k8s_metrics_histogram(out, MOD_K8S_METRIC_DNS_PROGRAMMING_DURATION_SECONDS, base,
 		                      rows[i].st.latency, bounds, K8S_LATENCY_BUCKETS - 1,
 		                      rows[i].st.latency_sum_us / 1e6);
+	}
+	// The rounds' phases: where a change's time goes in the watcher's thread.
+	static const char *phases[K8S_PHASE_COUNT] = {
+		[K8S_PHASE_RECEIVE] = "receive", [K8S_PHASE_DECODE] = "decode",
+		[K8S_PHASE_STORE] = "store", [K8S_PHASE_RECORDS] = "records",
+		[K8S_PHASE_PUBLISH] = "publish", [K8S_PHASE_SNAPSHOT] = "snapshot",
+		[K8S_PHASE_OTHER] = "other", [K8S_PHASE_TOTAL] = "total",
+	};
+	double round_bounds[K8S_ROUND_BUCKETS - 1];
+	for (size_t b = 0; b < K8S_ROUND_BUCKETS - 1; b++) {
+		round_bounds[b] = (double)((uint64_t)K8S_ROUND_BUCKET0_NS << b) / 1e9;
+	}
+	k8s_metrics_family(out, MOD_K8S_METRIC_WATCHER_ROUND_SECONDS, "histogram",
+	                   "Rounds of the watcher's loop that received, published or wrote "
+	                   "something, by the time each phase took.");
+	for (size_t i = 0; i < count; i++) {
+		for (k8s_phase_t p = 0; p < K8S_PHASE_COUNT; p++) {
+			char labels[80];
+			snprintf(labels, sizeof(labels), "watcher=\"%016" PRIx64 "\",phase=\"%s\"",
+			         rows[i].fingerprint, phases[p]);
+			k8s_metrics_histogram(out, MOD_K8S_METRIC_WATCHER_ROUND_SECONDS, labels,
+			                      rows[i].st.phases[p], round_bounds, K8S_ROUND_BUCKETS - 1,
+			                      rows[i].st.phase_sum_ns[p] / 1e9);
+		}
 	}
 	// CoreDNS's name: every watcher's together (the same buckets, CoreDNS's 1 ms doubling).
 	uint64_t latency[K8S_LATENCY_BUCKETS] = { 0 }, latency_sum_us = 0;

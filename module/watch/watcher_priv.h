@@ -84,6 +84,14 @@ struct k8s_watcher {
 	uint64_t snap_writes;
 	uint64_t snap_write_errors;
 	uint64_t snap_refused;
+	struct watcher_snap_job *snap_job; /*!< A write in progress on a thread of its own, or NULL. */
+
+	/* The round in progress (owned by the thread): what the timed sink adds up. */
+	uint64_t round_store_ns;
+	size_t round_objects;
+	/* The rounds' phases so far (owned by the thread; push_stats() copies them). */
+	uint64_t phases[K8S_PHASE_COUNT][K8S_ROUND_BUCKETS];
+	uint64_t phase_sum_ns[K8S_PHASE_COUNT];
 
 	/* The synchronized watcher this one replaces after a reload (a reference), or NULL. */
 	k8s_watcher_t *predecessor;
@@ -141,7 +149,9 @@ void watcher_snapshot_close(k8s_watcher_t *w);
 
 /*!
  * \brief Writes the snapshot after the first sync, then at most every SNAPSHOT_PERIOD_MS
- * while objects change; \a last: the thread stops.
+ * while objects change, on a thread of its own (the store keeps what it lets go of
+ * meanwhile); \a last: the thread stops, the write in progress is waited for and the
+ * last one written here.
  */
 void watcher_snapshot_save(k8s_watcher_t *w, unsigned needs, uint64_t now, bool last);
 

@@ -196,7 +196,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (form == 1) {
 		k8s_event_t ev;
 		memset(err, 'x', sizeof(err));
-		if (k8s_event_decode(kind, text, len, &ev, err, sizeof(err)) == KNOT_EOK) {
+		int ret;
+		k8s_jtape_t tape;
+		k8s_jtape_init(&tape);
+		ret = k8s_event_decode(&tape, kind, text, len, &ev, err, sizeof(err));
+		k8s_jtape_deinit(&tape);
+		if (ret == KNOT_EOK) {
 			CHECK(ev.type <= K8S_EV_ERROR);
 			CHECK(memchr(ev.rv, '\0', sizeof(ev.rv)) != NULL);
 			CHECK(ev.rv[0] == '\0' || k8s_rv_valid(ev.rv, strlen(ev.rv)));

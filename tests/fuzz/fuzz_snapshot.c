@@ -72,7 +72,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	k8s_buf_t again = { 0 };
 	uint64_t written[K8S_SRC_COUNT];
 	uint32_t all = (1u << K8S_SRC_COUNT) - 1;
-	CHECK(k8s_snapshot_encode(store, all, 0, &again, written) == KNOT_EOK);
+	k8s_snapshot_objects_t objs;
+	CHECK(k8s_snapshot_take(store, all, &objs) == KNOT_EOK);
+	CHECK(k8s_snapshot_encode(&objs, 0, &again, written) == KNOT_EOK);
+	k8s_snapshot_objects_free(&objs);
 	int ret = k8s_snapshot_decode(again.data, again.len, written, &snap, why, sizeof(why));
 	if (ret != KNOT_EOK) {
 		fprintf(stderr, "a written snapshot does not read back: %s\n", why);

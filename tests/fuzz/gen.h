@@ -371,7 +371,10 @@ static inline int gen_apply(k8s_store_t *store, unsigned source, const char *tex
 	k8s_event_t ev;
 	char err[256];
 	key[0] = '\0';
-	int ret = k8s_event_decode(gen_source_kind[source], text, len, &ev, err, sizeof(err));
+	k8s_jtape_t tape;
+	k8s_jtape_init(&tape);
+	int ret = k8s_event_decode(&tape, gen_source_kind[source], text, len, &ev, err, sizeof(err));
+	k8s_jtape_deinit(&tape);
 	if (ret != KNOT_EOK) {
 		return -1;
 	}

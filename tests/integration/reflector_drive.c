@@ -22,7 +22,7 @@
  *   reflector_drive KUBECONFIG SPEC...
  *
  * Each SPEC is one reflector, its source number being its position (0, 1, ...):
- *   kind=services,path=/api/v1/services[,path=/second/path][,optional]
+ *   kind=services,path=/api/v1/services[,path=/second/path][,optional][,watchlist]
  *   [,limit=N][,stall=SECONDS][,absent=SECONDS][,max=BYTES][,labels=SELECTOR][,fields=SELECTOR]
  *
  * Every sink call and log line goes to stdout as one line, in order:
@@ -112,6 +112,8 @@ static int spec_parse(char *spec, unsigned source, k8s_reflector_conf_t *conf)
 		}
 		if (strcmp(tok, "optional") == 0) {
 			conf->optional = true;
+		} else if (strcmp(tok, "watchlist") == 0) {
+			conf->watch_list = true;
 		} else if (value == NULL) {
 			return KNOT_EINVAL;
 		} else if (strcmp(tok, "kind") == 0) {
@@ -146,9 +148,11 @@ static void stats_print(k8s_reflector_t **refl, size_t count)
 	for (size_t i = 0; i < count; i++) {
 		const k8s_reflector_stats_t *st = k8s_reflector_stats(refl[i]);
 		printf("stats %zu events=%" PRIu64 " bookmarks=%" PRIu64 " relists=%" PRIu64
-		       " watch_restarts=%" PRIu64 " synced=%d absent=%d connected=%d",
+		       " watch_restarts=%" PRIu64 " synced=%d absent=%d connected=%d"
+		       " watch_lists_refused=%d",
 		       i, st->events, st->bookmarks, st->relists,
-		       st->watch_restarts, st->synced, st->absent, st->connected);
+		       st->watch_restarts, st->synced, st->absent, st->connected,
+		       st->watch_lists_refused);
 		for (int e = 0; e < K8S_APIERR_COUNT; e++) {
 			printf(" %s=%" PRIu64, k8s_apierr_name(e), st->errors[e]);
 		}

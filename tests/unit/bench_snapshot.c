@@ -183,7 +183,11 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
 	k8s_buf_t payload = { 0 };
 	uint64_t counts[K8S_SRC_COUNT];
-	k8s_snapshot_encode(store, sources, K8S_READY_CLUSTER, &payload, counts);
+	k8s_snapshot_objects_t objs;
+	k8s_snapshot_take(store, sources, &objs);
+	printf("take: %zu objects in %.1f ms\n", objs.end[K8S_SRC_COUNT - 1], ms_since(&t0));
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+	k8s_snapshot_encode(&objs, K8S_READY_CLUSTER, &payload, counts);
 	printf("encode: %zu bytes in %.1f ms\n", payload.len, ms_since(&t0));
 	k8s_buf_free(&payload);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
@@ -192,10 +196,11 @@ int main(int argc, char **argv)
 	char why[256] = "";
 	int ret = k8s_snapdir_open(&dir, path, why, sizeof(why));
 	if (ret == KNOT_EOK) {
-		ret = k8s_snapshot_write(&dir, "snapshot", 1, time(NULL), store, sources,
-		                         K8S_READY_CLUSTER, &objects);
+		ret = k8s_snapshot_write(&dir, "snapshot", 1, time(NULL), &objs, K8S_READY_CLUSTER,
+		                         &objects);
 		k8s_snapdir_close(&dir);
 	}
+	k8s_snapshot_objects_free(&objs);
 	printf("encode and write (flushed): %zu objects in %.1f ms (%s)\n", objects, ms_since(&t0), knot_strerror(ret));
 	k8s_store_free(store);
 	urcu_memb_barrier();

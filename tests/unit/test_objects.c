@@ -1610,7 +1610,10 @@ static int event_raw(k8s_kind_t kind, const char *sq, k8s_event_t *ev)
 {
 	char *json = q(sq);
 	char err[128] = "";
-	int ret = k8s_event_decode(kind, json, strlen(json), ev, err, sizeof(err));
+	k8s_jtape_t tape;
+	k8s_jtape_init(&tape);
+	int ret = k8s_event_decode(&tape, kind, json, strlen(json), ev, err, sizeof(err));
+	k8s_jtape_deinit(&tape);
 	free(json);
 	if (ret != KNOT_EOK) {
 		assert_null(ev->obj);
@@ -2097,8 +2100,11 @@ static void objects_over_the_json_value_limit_are_refused_before_parsing(void **
 	char *line = NULL;
 	text = service_padded("\"x\"", K8S_JSON_VALUES_MAX);
 	assert_true(asprintf(&line, "{\"type\":\"ADDED\",\"object\":%s}", text) > 0);
-	assert_int_equal(k8s_event_decode(K8S_SERVICE, line, strlen(line), &ev, err, sizeof(err)),
+	k8s_jtape_t tape;
+	k8s_jtape_init(&tape);
+	assert_int_equal(k8s_event_decode(&tape, K8S_SERVICE, line, strlen(line), &ev, err, sizeof(err)),
 	                 KNOT_ESPACE);
+	k8s_jtape_deinit(&tape);
 	assert_null(ev.obj);
 	free(line);
 	free(text);

@@ -75,7 +75,7 @@ static k8s_watcher_conf_t sample(void)
 		.namespaces = NAMESPACES, .namespace_count = 2, .labels = "app=web",
 		.namespace_labels = "team=x", .cluster_id = "east", .node_name = "node-a",
 		.endpoint_pod_names = true, .no_endpoints = true, .stall_s = 90,
-		.absent_retry_s = 60, .snapshot = "/var/lib/knot/mod-k8s.snapshot",
+		.absent_retry_s = 60, .watch_list = true, .snapshot = "/var/lib/knot/mod-k8s.snapshot",
 		.snapshot_max_age_s = 3600,
 	};
 }

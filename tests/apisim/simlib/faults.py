@@ -15,6 +15,8 @@ CONFIG_DEFAULTS = {
     "watch_queue_limit": 100000,      # events queued for a slow watcher before it is closed
     "gzip_threshold": 128 * 1024,     # gzip non-watch bodies larger than this when accepted
     "watch_cache": True,              # False: LISTs go to etcd, as with --watch-cache=false
+    "watch_list": "served",           # sendInitialEvents: "served" (1.34+), "refused" (422, the
+                                      # WatchList gate off: 1.27-1.31, 1.33), "ignored" (as unknown)
 }
 
 APF_TEXT = "Too many requests, please try again later.\n"

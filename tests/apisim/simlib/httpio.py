@@ -124,6 +124,17 @@ class StreamWriter:
         else:
             self._chunk(data)
 
+    def send_throttled(self, data, rate, stop):
+        """Writes data at `rate` bytes a second (a slow-list fault on a watch-list's initial
+        events), a tenth of a second's worth a chunk; stops early when stop() is true."""
+        piece = max(1, int(rate) // 10)
+        for start in range(0, len(data), piece):
+            if stop():
+                return
+            part = data[start:start + piece]
+            self._chunk(part)
+            time.sleep(len(part) / rate)
+
     def end(self):
         self.handler.wfile.write(b"0\r\n\r\n")
 

@@ -20,6 +20,12 @@ class WatchesMixin:
         q = self.query
         match = q.get("resourceVersionMatch", "")
         initial = qbool(q, "sendInitialEvents")
+        mode = self.ctx.state.get("watch_list")
+        if mode == "ignored":
+            return None
+        if initial is not None and mode == "refused":
+            raise self.list_options_invalid("sendInitialEvents", "sendInitialEvents is forbidden "
+                                            "for watch unless the WatchList feature gate is enabled")
         if initial is None:
             if match:
                 raise self.list_options_invalid("resourceVersionMatch", "resourceVersionMatch is "
@@ -124,10 +130,15 @@ class WatchesMixin:
             time.sleep(0.1)
         return watcher.closed
 
-    def write_batch(self, watcher, stream, lines):
+    def write_batch(self, watcher, stream, lines, initial=False):
         if watcher.cut and watcher.cut != "clean":
             stream.cut(lines[0], watcher.cut)
-        stream.send(b"".join(lines))
+        rate = self.ctx.state.list_rate(watcher.rtype.plural) if initial else 0
+        if rate:
+            # A slow-list fault slows a watch-list's initial events as it slows a LIST.
+            stream.send_throttled(b"".join(lines), rate, lambda: watcher.closed)
+        else:
+            stream.send(b"".join(lines))
 
     def run_watch(self, watcher, snap, stream, fmt, bookmarks, timeout, send_initial_end):
         state, store = self.ctx.state, self.ctx.store
@@ -145,14 +156,14 @@ class WatchesMixin:
                 if size >= 64 * 1024:
                     if self.stream_blocked(watcher):
                         return self.end_watch(watcher, stream)
-                    self.write_batch(watcher, stream, lines)
+                    self.write_batch(watcher, stream, lines, initial=True)
                     lines, size = [], 0
             if send_initial_end:
                 lines.append(self.event_line(BOOKMARK, self.bookmark_json(watcher.rtype, snap.rv, True)))
             if lines:
                 if self.stream_blocked(watcher):
                     return self.end_watch(watcher, stream)
-                self.write_batch(watcher, stream, lines)
+                self.write_batch(watcher, stream, lines, initial=True)
         while True:
             if self.stream_blocked(watcher) or watcher.cut == "clean" or watcher.overflow:
                 return self.end_watch(watcher, stream)

@@ -679,5 +679,112 @@ class Limits(ReflectorCase):
         self.assertEqual(d.count(r"^list_begin 0$"), 2)
 
 
+class WatchList(ReflectorCase):
+    """Full lists as watch-lists (client-go's watchList(): sendInitialEvents), LISTs where
+    the server refuses or ignores them."""
+
+    WATCH_LIST = {"watch": "1", "sendInitialEvents": "true", "allowWatchBookmarks": "true",
+                  "resourceVersionMatch": "NotOlderThan"}
+
+    def watch_list_query(self, request):
+        q = query(request)
+        self.assertTrue(300 <= int(q.pop("timeoutSeconds")) < 600)
+        return q
+
+    def test_first_sync_is_a_watch_list_whose_bookmark_ends_the_list_and_the_stream_goes_on(self):
+        d = self.drive(SERVICES + ",watchlist")
+        end = d.synced()
+        begin = d.wait_line(r"^list_begin 0$")
+        self.assertLess(begin, end)
+        want = self.sim_keys("/api/v1/services")
+        self.assertEqual(set(d.model()), want)
+        rv = self.sim.resource_version()
+        d.wait_line(rf"list services completed, {len(want)} objects, resource version {rv} "
+                    r"\(watch-list\)")
+        # One request: no LIST, and the watch is the watch-list's stream itself.
+        self.assertEqual(self.requests("list", "services"), [])
+        watches = self.requests("watch", "services")
+        self.assertEqual([self.watch_list_query(r) for r in watches], [self.WATCH_LIST])
+        self.sim.apply(service("after-sync", "10.96.9.10"))
+        d.wait_line(r"^upsert 0 default/after-sync ", end)
+        self.assertEqual(len(self.requests("watch", "services")), 1)
+        self.assertEqual(d.count(r"^list_begin 0$"), 1)
+        stats = d.stats()[0]
+        self.assertEqual((stats["synced"], stats["relists"], stats["watch_restarts"],
+                          stats["watch_lists_refused"]), (1, 0, 0, 0))
+
+    def test_expired_watch_relists_by_watch_list_at_its_last_version(self):
+        d = self.drive(SERVICES + ",watchlist")
+        d.synced()
+        self.sim.wait_for_watches("services")
+        self.sim.apply(service("moves-the-version", "10.96.9.11"))
+        d.wait_line(r"^upsert 0 default/moves-the-version ")
+        time.sleep(1.2)
+        self.sim.outage(2)
+        self.sim.delete("services", "shop", "web")
+        self.sim.apply(service("after-outage", "10.96.9.12"))
+        self.sim.compact()
+        line = d.wait_line(r"watch services failed, relisting in \d+\.\d s \(HTTP 410 Expired\)",
+                           timeout=30)
+        d.synced(start=line, timeout=30)
+        self.wait_model(d, "/api/v1/services")
+        self.assertNotIn("shop/web", d.model())
+        self.assertEqual(d.count(r"^remove 0 shop/web$"), 0, "removed at the list's end")
+        watches = self.requests("watch", "services")
+        self.assertEqual(self.requests("list", "services"), [])
+        # client-go's relist: a watch-list not older than the last version seen.
+        resumed = [q for q in map(query, watches) if "sendInitialEvents" not in q]
+        relist = self.watch_list_query(watches[-1])
+        self.assertEqual(relist, dict(self.WATCH_LIST,
+                                      resourceVersion=resumed[-1]["resourceVersion"]))
+        self.assertEqual(d.stats()[0]["relists"], 1)
+
+    def test_a_server_that_refuses_watch_lists_is_listed_from_then_on(self):
+        self.sim.set_config(watch_list="refused")
+        d = self.drive(SERVICES + ",watchlist")
+        d.wait_line(r"services: the API server refuses watch-lists, listing instead \(HTTP 422 "
+                    r"Invalid\)")
+        d.synced()
+        self.wait_model(d, "/api/v1/services")
+        self.assertEqual([r["code"] for r in self.requests("watch", "services")][:1], [422])
+        self.assertEqual([query(r) for r in self.requests("list", "services")],
+                         [{"resourceVersion": "0", "limit": "500"}])
+        self.assertEqual(d.stats()[0]["watch_lists_refused"], 1)
+        # At once, not after a backoff; and a relist is a LIST too.
+        self.assertEqual(d.count(r"failed"), 0)
+        self.assertEqual(d.stats()[0]["watch_restarts"], 0)
+        time.sleep(1.2)
+        self.sim.outage(1)
+        self.sim.apply(service("after-outage", "10.96.9.13"))
+        self.sim.compact()
+        d.wait_line(r"watch services failed, relisting", timeout=30)
+        d.wait(lambda _: len(self.requests("list", "services")) == 2, 30, "the relist")
+        self.assertEqual(len([r for r in self.requests("watch", "services")
+                              if "sendInitialEvents" in query(r)]), 1)
+
+    def test_a_server_that_ignores_watch_lists_is_listed_at_its_first_bookmark(self):
+        self.sim.set_config(watch_list="ignored", bookmark_interval=1)
+        d = self.drive(SERVICES + ",watchlist")
+        d.wait_line(r"services: the API server does not end a watch-list's initial events, "
+                    r"listing instead", timeout=20)
+        d.synced()
+        self.wait_model(d, "/api/v1/services")
+        self.assertEqual(len(self.requests("list", "services")), 1)
+        self.assertEqual(d.stats()[0]["watch_lists_refused"], 1)
+
+    def test_a_watch_list_cut_before_its_end_is_made_again(self):
+        self.sim.hang(True, "services")
+        d = self.drive(SERVICES + ",watchlist,stall=2")
+        d.wait_line(r"^list_begin 0$")
+        d.wait_line(r"watch-list services failed, relisting in \d+\.\d s \(Operation too slow",
+                    timeout=15)
+        self.assertEqual(d.count(r"^list_end 0$"), 0)
+        self.sim.hang(False, "services")
+        d.synced(timeout=30)
+        self.wait_model(d, "/api/v1/services")
+        self.assertEqual(d.count(r"^list_begin 0$"), 2)
+        self.assertEqual(d.stats()[0]["timeout"], 1)
+
+
 if __name__ == "__main__":
     testing.unittest_main()

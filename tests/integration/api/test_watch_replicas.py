@@ -1,16 +1,24 @@
 #!/usr/bin/env python3
 """What N replicas of the cluster DNS ask of the API server, from the simulator's request log.
 
-Three knotds with mod-k8s start back to back against one simulator (a rollout, or every
-replica restarting after an API server upgrade). The request log shows, per resource
-(and label or field selector): each replica LISTs it once, at resourceVersion=0 with
-client-go's page size 500 (which the watch cache ignores: one answer from the cache, none
-from etcd), then WATCHes it from the list's resourceVersion with allowWatchBookmarks and a
-timeout in client-go's [300, 600) s; bookmarks move the resume point on; a watch that ends
-resumes without a LIST; a change reaches every replica over its open watch without any new
-request; and when the API server restarts and every watch gets 410, each replica relists
-each collection once more, at its last resourceVersion without a limit (from the cache
-again). BENCHMARKS.md ("Capacity model") uses these request counts.
+Knotds with mod-k8s start back to back against one simulator (a rollout, or every replica
+restarting after an API server upgrade): three with the default watch-lists and three with
+`watch-list: off`, whose requests the log tells apart (a watch-list's watch carries
+sendInitialEvents; only the others LIST). Per resource (and label or field selector):
+
+- a watch-list replica makes one request per collection, a watch-list from the watch cache
+  (sendInitialEvents=true, resourceVersionMatch=NotOlderThan, bookmarks, a timeout in
+  client-go's [300, 600) s), whose stream goes on as the watch;
+- a LIST replica LISTs it once, at resourceVersion=0 with client-go's page size 500 (which
+  the watch cache ignores: one answer from the cache, none from etcd), then WATCHes it from
+  the list's resourceVersion;
+- bookmarks move the resume point on, a watch that ends resumes without a list; a change
+  reaches every replica over its open watch without any new request;
+- when the API server restarts and every watch gets 410, each replica lists each
+  collection once more at its last resourceVersion: a watch-list not older than it, or a
+  LIST without a limit (from the cache again).
+
+BENCHMARKS.md ("Capacity model") uses these request counts.
 """
 
 import collections
@@ -54,10 +62,10 @@ class Replicas(testing.Fixture):
         self.seq = self.sim.counters()["last_seq"]
         self.rv = self.sim.resource_version()
         self.servers = []
-        for _ in range(REPLICAS):
+        for mode in ("on", "off") * REPLICAS:
             # start() returns once knotd answers; the modules synchronize side by side.
             self.servers.append(self.enter_context(
-                knotd.Knotd(module={"kubeconfig": self.sim.kubeconfig})))
+                knotd.Knotd(module={"kubeconfig": self.sim.kubeconfig, "watch-list": mode})))
         for server in self.servers:
             wait_ready(server, ("cluster.local.", "clusterset.local."), timeout=60)
         return self
@@ -68,8 +76,9 @@ class Replicas(testing.Fixture):
         finally:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def requests(self, verb=None):
-        return [r for r in self.sim.requests(self.seq) if verb is None or r["verb"].startswith(verb)]
+    def requests(self, verb=None, since=None):
+        return [r for r in self.sim.requests(self.seq if since is None else since)
+                if verb is None or r["verb"].startswith(verb)]
 
     def is_running(self):
         return self.sim.alive() and all(s.is_running() for s in self.servers)
@@ -78,15 +87,45 @@ class Replicas(testing.Fixture):
         return self.servers[0].log_text()
 
 
-def lists_by_collection(replicas):
+def is_watch_list(request):
+    return "sendInitialEvents" in params(request)
+
+
+def lists_by_collection(replicas, since=None):
     firsts, pages = collections.Counter(), collections.Counter()
-    for r in replicas.requests("list"):
+    for r in replicas.requests("list", since):
         (pages if "continue" in params(r) else firsts)[collection(r)] += 1
     return firsts, pages
 
 
+def watch_lists_by_collection(replicas, since=None):
+    return collections.Counter(collection(r) for r in replicas.requests("watch", since)
+                               if is_watch_list(r))
+
+
 @tests.case
-def each_replica_lists_each_collection_once_at_version_0_from_the_watch_cache(replicas):
+def each_watch_list_replica_makes_one_request_per_collection_from_the_watch_cache(replicas):
+    lists = watch_lists_by_collection(replicas)
+    testing.expect(len(lists) >= 5, f"collections watch-listed: {sorted(lists)}")
+    for what, count in lists.items():
+        testing.expect_equal(count, REPLICAS, f"watch-lists of {what}")
+    for r in replicas.requests("watch"):
+        if not is_watch_list(r):
+            continue
+        p = params(r)
+        timeout = int(p.pop("timeoutSeconds", 0))
+        testing.expect(300 <= timeout < 600, f"timeoutSeconds outside client-go's [300, 600): "
+                       f"{r['query']}")
+        testing.expect_equal(p, {**{k: v for k, v in p.items() if k.endswith("Selector")},
+                                 "watch": "1", "sendInitialEvents": "true",
+                                 "allowWatchBookmarks": "true",
+                                 "resourceVersionMatch": "NotOlderThan"}, "watch-list query")
+    # The LIST replicas list exactly the same collections.
+    testing.expect_equal(dict(lists_by_collection(replicas)[0]), dict(lists), "LISTs per collection")
+
+
+@tests.case
+def each_list_replica_lists_each_collection_once_at_version_0_from_the_watch_cache(replicas):
     firsts, pages = lists_by_collection(replicas)
     testing.expect(len(firsts) >= 5, f"collections listed: {sorted(firsts)}")
     for what, count in firsts.items():
@@ -106,10 +145,12 @@ def each_replica_lists_each_collection_once_at_version_0_from_the_watch_cache(re
 
 
 @tests.case
-def each_replica_watches_each_collection_once_with_bookmarks(replicas):
+def each_list_replica_watches_each_collection_once_with_bookmarks(replicas):
     firsts, _ = lists_by_collection(replicas)
     watches = collections.Counter()
     for r in replicas.requests("watch"):
+        if is_watch_list(r):
+            continue
         p = params(r)
         watches[collection(r)] += 1
         testing.expect_equal(p.get("allowWatchBookmarks"), "true", f"bookmarks in {r['query']}")
@@ -135,7 +176,7 @@ def a_change_reaches_every_replica_without_a_request(replicas):
 def bookmarks_move_the_resume_point_and_ended_watches_resume_without_a_list(replicas):
     lists = len(replicas.requests("list"))
     watches = len(replicas.requests("watch"))
-    streams = len(lists_by_collection(replicas)[0]) * REPLICAS
+    streams = len(lists_by_collection(replicas)[0]) * 2 * REPLICAS
     # A write to a resource nobody watches moves the API's RV; only bookmarks carry it.
     replicas.sim.apply(pod("shop", "unwatched"))
     rv = replicas.sim.resource_version()
@@ -150,10 +191,9 @@ def bookmarks_move_the_resume_point_and_ended_watches_resume_without_a_list(repl
         return again
     again = testing.eventually(resumed, timeout=15)
     for r in again:
-        testing.expect(int(params(r)["resourceVersion"]) >= rv,
-                       f"resumed before the last bookmark ({rv}): {r['query']}")
+        testing.expect(int(params(r)["resourceVersion"]) >= rv and not is_watch_list(r),
+                       f"resumed before the last bookmark ({rv}), or listed: {r['query']}")
     testing.expect_equal(len(replicas.requests("list")), lists, "LISTs after the watches ended")
-
 
 
 @tests.case
@@ -181,6 +221,14 @@ def an_api_server_restart_costs_each_replica_one_relist_per_collection_from_the_
                        f"relist not at the last version, unlimited: {r['query']}")
         testing.expect_equal((r["code"], r["served_from"]), (200, "cache"), f"relist {r['query']}")
     print(f"# relist after a restart: ?{lists[0]['query']}, from the {lists[0]['served_from']}")
+    relists = [r for r in replicas.requests("watch", before) if is_watch_list(r)]
+    testing.expect_equal(dict(collections.Counter(collection(r) for r in relists)), streams,
+                         "watch-lists per collection after the restart")
+    for r in relists:
+        testing.expect(params(r).get("resourceVersion") not in (None, "", "0"),
+                       f"watch-list not at the last version: {r['query']}")
+    print(f"# watch-list after a restart: ?{relists[0]['query']}")
+
 
 if __name__ == "__main__":
     tests.main(fixture=Replicas)

@@ -88,18 +88,16 @@ def once_the_api_server_is_up_names_resolve_without_restarting_knotd(c):
 SLOW_LIST_RATE = 3000
 
 
-@tests.case
-def a_slow_list_keeps_the_zone_not_ready_until_it_is_complete(c):
+def slow_list_keeps_the_zone_not_ready(c, watch_list):
     seq = c.sim.counters()["last_seq"]
     c.sim.slow_list(SLOW_LIST_RATE, resource="endpointslices")
-    server = start_knotd(c, ready=False)
+    server = start_knotd(c, module={"watch-list": watch_list}, ready=False)
     try:
         started = time.monotonic()
         answered_before_list_end = 0
 
         def list_done():
-            return any(r["verb"] == "list" and r["resource"] == "endpointslices"
-                       for r in c.sim.requests(seq))
+            return any(" completed, " in line for line in log_lines(server, "list endpointslices"))
         while True:
             answer = dig.query(server, "cache.shop.svc.cluster.local.", "A", edns=True)
             if list_done():
@@ -118,12 +116,25 @@ def a_slow_list_keeps_the_zone_not_ready_until_it_is_complete(c):
         # Headless answers come from the EndpointSlices: the list must be complete.
         expect_addresses(server, "cache.shop.svc.cluster.local.", ["10.244.0.30", "10.244.1.30"])
         expect_addresses(server, "postgres.db.svc.cluster.local.", ["10.244.0.20", "10.244.1.20"])
-        lists = [r for r in c.sim.requests(seq)
-                 if r["verb"] == "list" and r["resource"] == "endpointslices"]
-        testing.expect_equal([r["code"] for r in lists], [200], "EndpointSlice lists (one, not cut)")
+        requests = [r for r in c.sim.requests(seq) if r["resource"] == "endpointslices"]
+        if watch_list == "off":
+            lists = [r["code"] for r in requests if r["verb"] == "list"]
+        else:
+            lists = [r["code"] for r in requests if "sendInitialEvents" in r["query"]]
+        testing.expect_equal(lists, [200], "EndpointSlice lists (one, not cut)")
     finally:
         c.sim.slow_list(0, resource="endpointslices")
         server.stop()
+
+
+@tests.case
+def a_slow_watch_list_keeps_the_zone_not_ready_until_it_is_complete(c):
+    slow_list_keeps_the_zone_not_ready(c, "on")
+
+
+@tests.case
+def a_slow_list_keeps_the_zone_not_ready_until_it_is_complete(c):
+    slow_list_keeps_the_zone_not_ready(c, "off")
 
 
 tests.main(fixture=lambda: ClusterNotUpYet())

@@ -57,19 +57,29 @@ def expect_waited(requests, what):
     return waited
 
 
-def list_throttled(c, body):
+def list_throttled(c, body, watch_list="off"):
+    """A first list refused twice: a LIST, or a watch-list (a WATCH) with watch-list on."""
+    verb = "list" if watch_list == "off" else "watch"
     seq = c.sim.counters()["last_seq"]
-    c.sim.too_many_requests(count=2, body=body, retry_after=RETRY_AFTER, match=SERVICES, verbs=["list"])
-    server = start_knotd(c, ready=False)
+    c.sim.too_many_requests(count=2, body=body, retry_after=RETRY_AFTER, match=SERVICES, verbs=[verb])
+    server = start_knotd(c, module={"watch-list": watch_list}, ready=False)
     try:
-        requests = refused_then_served(c.sim, seq, "list")
-        expect_waited(requests, "list")
-        testing.expect_equal(requests[2]["code"], 200, "the list after two 429 answers")
-        testing.expect(requests[2]["time"] - requests[1]["time"] >= RETRY_AFTER - SLACK,
-                       "the second retry waited Retry-After too")
+        requests = refused_then_served(c.sim, seq, verb)
+        expect_waited(requests, verb)
+        if verb == "list":
+            testing.expect_equal(requests[2]["code"], 200, "the list after two 429 answers")
+            testing.expect(requests[2]["time"] - requests[1]["time"] >= RETRY_AFTER - SLACK,
+                           "the second retry waited Retry-After too")
+        else:
+            # Refused with 429 is no refusal of watch-lists: no LIST follows.
+            testing.expect(all("sendInitialEvents" in r["query"] for r in requests[:2]),
+                           f"watch-lists refused: {[r['query'] for r in requests[:2]]}")
         wait_counter(server, "ready[cluster]", lambda v: v == 1, "the zone is ready", timeout=10)
         testing.expect_equal(counter(server, "api-errors[throttled]"), 2, "api-errors[throttled]")
         expect_addresses(server, "kubernetes.default.svc.cluster.local.", ["10.96.0.1"])
+        if verb == "watch":
+            testing.expect_equal([r for r in c.sim.requests(seq) if r["verb"] == "list" and
+                                  r["resource"] == "services"], [], "LISTs of services")
     finally:
         server.stop()
 
@@ -82,6 +92,11 @@ def a_list_refused_with_429_and_a_text_body_is_retried_after_retry_after(c):
 @tests.case
 def a_list_refused_with_429_and_a_status_body_is_retried_after_retry_after(c):
     list_throttled(c, "status")
+
+
+@tests.case
+def a_watch_list_refused_with_429_is_retried_after_retry_after(c):
+    list_throttled(c, "status", watch_list="on")
 
 
 STEADY = [("kubernetes.default.svc.cluster.local.", "A"), ("web.shop.svc.cluster.local.", "A"),

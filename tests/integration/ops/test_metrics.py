@@ -120,6 +120,27 @@ def the_programming_latency_is_a_histogram_of_the_watchers_buckets(c):
 
 
 @tests.case
+def a_change_is_counted_in_every_phase_of_the_watchers_round(c):
+    phases = ("receive", "decode", "store", "records", "publish", "snapshot", "other", "total")
+    name = "mod_k8s_watcher_round_seconds"
+
+    def counts():
+        families = scrape()
+        return {p: value(families, name, name + "_count", phase=p) for p in phases}
+    before = counts()
+    c.sim.apply(endpoint_slice("default", "kubernetes", ["10.0.0.78"], name="kubernetes-rounds"))
+    c.expect_answer("78.0.0.10.in-addr.arpa.", "PTR", "NOERROR")
+    wait_for(lambda: counts()["total"] > before["total"], "the round counted", timeout=10)
+    after = counts()
+    # Every phase is counted in every round that did something, a phase that took no time too.
+    for p in phases:
+        testing.expect_equal(after[p] - before[p], after["total"] - before["total"], f"{p} rounds")
+    families = scrape()
+    for p in ("decode", "records", "publish", "total"):
+        testing.expect(value(families, name, name + "_sum", phase=p) > 0, f"time spent in {p}")
+
+
+@tests.case
 def promtool_checks_the_page(c):
     promtool = shutil.which("promtool")
     if promtool is None:
