@@ -81,9 +81,15 @@ static bool entry_read(k8s_jv_t obj, uint32_t key_at, k8s_str_t *key, k8s_str_t 
 	return k8s_configmap_key_valid(key->ptr, key->len) && value->ptr != NULL;
 }
 
+/*! \brief Keys of an object (jv_len() counts an array's elements only). */
+static uint32_t members(k8s_jv_t obj)
+{
+	return jv_is(obj, K8S_JOBJECT) ? obj.t->toks[obj.i].len : 0;
+}
+
 /*! Every member's key token \a key of object \a obj, in order. */
 #define MEMBERS_EACH(key, obj) \
-	for (uint32_t key = jv_len(obj) > 0 ? (obj).i + 1 : 0; key != 0; key = member_next((obj), key))
+	for (uint32_t key = members(obj) > 0 ? (obj).i + 1 : 0; key != 0; key = member_next((obj), key))
 
 static int configmap_decode(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **out)
 {
@@ -91,7 +97,7 @@ static int configmap_decode(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **o
 	size_t count = 0;
 	size_t strings = k8s_meta_strings(m);
 	// Members, duplicates too: the quadratic test of duplicates stays within the cap.
-	if (data.t != NULL && data.t->toks[data.i].len > K8S_CONFIGMAP_KEYS_MAX) {
+	if (members(data) > K8S_CONFIGMAP_KEYS_MAX) {
 		return KNOT_ELIMIT;
 	}
 	MEMBERS_EACH(at, data) {

@@ -90,7 +90,7 @@
 	  V_TIME(1, 86400, K8S_ABSENT_RETRY_S_DEFAULT), YP_FNONE, NULL, \
 	  (W_READ, 11, K8S_WCONF_UINT, K8S_WCONF_HOW, absent_retry_s)) \
 	X(WATCH_LIST, "\x0a""watch-list", YP_TBOOL, V_BOOL(true), YP_FNONE, NULL, \
-	  (W_READ, 14, K8S_WCONF_BOOL, K8S_WCONF_HOW, watch_list)) \
+	  (W_READ, 15, K8S_WCONF_BOOL, K8S_WCONF_HOW, watch_list)) \
 	X(AUTOPATH_DOMAIN, "\x0f""autopath-domain", YP_TDNAME, \
 	  V_DNAME(11, "\x02""ap""\x03""k8s""\x02""io"), YP_FNONE, NULL, (W_NONE, 0)) \
 	X(AUTOPATH_OPTION, "\x14""autopath-edns-option", YP_TINT, V_INT(0, 65535, 65001), YP_FNONE, \
