@@ -33,26 +33,6 @@
 #include "api/reflector.h"
 #include "api/reflector_priv.h"
 
-static const char *apierr_names[K8S_APIERR_COUNT] = {
-	[K8S_APIERR_NETWORK]      = "network",
-	[K8S_APIERR_TLS]          = "tls",
-	[K8S_APIERR_TIMEOUT]      = "timeout",
-	[K8S_APIERR_UNAUTHORIZED] = "unauthorized",
-	[K8S_APIERR_FORBIDDEN]    = "forbidden",
-	[K8S_APIERR_NOTFOUND]     = "not-found",
-	[K8S_APIERR_GONE]         = "gone",
-	[K8S_APIERR_THROTTLED]    = "throttled",
-	[K8S_APIERR_SERVER]       = "server",
-	[K8S_APIERR_HTTP]         = "http",
-	[K8S_APIERR_DECODE]       = "decode",
-	[K8S_APIERR_TOO_LARGE]    = "too-large",
-};
-
-const char *k8s_apierr_name(k8s_apierr_t err)
-{
-	return (err >= 0 && err < K8S_APIERR_COUNT) ? apierr_names[err] : "unknown";
-}
-
 /*! A uniformly random number in [0, 1) (xorshift64*; jitter needs no better). */
 static double rng_unit(k8s_reflector_t *r)
 {
@@ -549,32 +529,6 @@ static void api_error(k8s_reflector_t *r, uint64_t now, int code, const k8s_stat
 	}
 }
 
-/*! Error class of a transfer that got no (complete) answer. */
-static k8s_apierr_t curl_class(CURLcode result)
-{
-	switch (result) {
-	case CURLE_OPERATION_TIMEDOUT:
-		return K8S_APIERR_TIMEOUT;
-	case CURLE_SSL_CONNECT_ERROR:
-	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_CERTPROBLEM:
-	case CURLE_SSL_CIPHER:
-	case CURLE_SSL_CACERT_BADFILE:
-	case CURLE_SSL_ISSUER_ERROR:
-	case CURLE_SSL_CRL_BADFILE:
-	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-	case CURLE_SSL_INVALIDCERTSTATUS:
-	case CURLE_SSL_ENGINE_INITFAILED:
-	case CURLE_SSL_ENGINE_NOTFOUND:
-	case CURLE_SSL_ENGINE_SETFAILED:
-	case CURLE_SSL_SHUTDOWN_FAILED:
-	case CURLE_SSL_CLIENTCERT:
-		return K8S_APIERR_TLS;
-	default:
-		return K8S_APIERR_NETWORK;
-	}
-}
-
 void k8s_reflector_done(k8s_reflector_t *r, CURLcode result, uint64_t now_ms)
 {
 	if (r == NULL || !r->active) {
@@ -619,11 +573,11 @@ void k8s_reflector_done(k8s_reflector_t *r, CURLcode result, uint64_t now_ms)
 		}
 		api_error(r, now_ms, (int)code, &st, r->retry_after_s);
 	} else if (r->body == BODY_WATCH) {
-		watch_ended(r, now_ms, curl_class(result),
+		watch_ended(r, now_ms, k8s_apierr_of_curl(result),
 		            (result == CURLE_OK) ? NULL : reason);
 	} else if (result != CURLE_OK) {
 		// No answer, or a LIST body cut: the same page (or watch) again after a while.
-		fail(r, now_ms, curl_class(result), false, 0, reason);
+		fail(r, now_ms, k8s_apierr_of_curl(result), false, 0, reason);
 	} else {
 		list_page_done(r, now_ms);
 	}

@@ -91,6 +91,9 @@ typedef enum {
 /*! \brief Lowercase name of an error class ("network", "gone", ...). */
 const char *k8s_apierr_name(k8s_apierr_t err);
 
+/*! \brief The class of a transfer libcurl ended without a (complete) answer (apierr.c). */
+k8s_apierr_t k8s_apierr_of_curl(CURLcode result);
+
 /*!
  * \brief The defaults of options watch-stall-timeout and crd-retry-interval (seconds):
  * the option schema (k8s_conf.c) and a reflector given 0 both take them from here.

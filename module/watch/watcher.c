@@ -151,29 +151,6 @@ static void load_settings(k8s_watcher_t *w, uint64_t now)
 	w->api_ready = true;
 }
 
-/*!
- * \brief The namespace and name of an aside source's ConfigMap (the settings checked
- * them: k8s_hosts_check_configmap()); false if the settings name none.
- */
-static bool configmap_of(const k8s_watcher_t *w, int src, char ns[64], char name[254])
-{
-	if (src == K8S_SRC_KUBEDNS_CM) {
-		snprintf(ns, 64, "%s", K8S_KUBEDNS_CM_NAMESPACE);
-		snprintf(name, 254, "%s", K8S_KUBEDNS_CM_NAME);
-		return true;
-	}
-	// "<namespace>/<name>/<key>"
-	const char *value = w->conf.hosts_configmap;
-	const char *slash = (value != NULL) ? strchr(value, '/') : NULL;
-	const char *key = (slash != NULL) ? strchr(slash + 1, '/') : NULL;
-	if (src != K8S_SRC_HOSTS_CM || key == NULL || slash - value >= 64 || key - slash - 1 >= 254) {
-		return false;
-	}
-	snprintf(ns, 64, "%.*s", (int)(slash - value), value);
-	snprintf(name, 254, "%.*s", (int)(key - slash - 1), slash + 1);
-	return true;
-}
-
 /* The reflectors' sink: the store's, timed for the round's store phase. */
 
 static void timed_upsert(void *ctx, unsigned source, k8s_object_t *obj)
@@ -227,7 +204,7 @@ static const k8s_sink_t timed_sink = {
 static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
 {
 	char cm_ns[64] = "", cm_name[254] = "";
-	bool hosts_cm = configmap_of(w, K8S_SRC_HOSTS_CM, cm_ns, cm_name);
+	bool hosts_cm = watcher_configmap_of(w, K8S_SRC_HOSTS_CM, cm_ns, cm_name);
 	// The settings the resources' selectors refer to.
 	const char *opts[K8S_SEL_COUNT] = {
 		[K8S_SEL_LABELS] = w->conf.labels,
@@ -243,7 +220,7 @@ static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
 		const k8s_resource_t *res = &k8s_resources[src];
 		char selector[1024], field[300], paths[2][256], ns[64], name[254];
 		if (res->aside && !w->cm_held[src]) {
-			if (!configmap_of(w, src, ns, name) ||
+			if (!watcher_configmap_of(w, src, ns, name) ||
 			    k8s_configmaps_hold(ns, name) != KNOT_EOK) {
 				continue;
 			}
@@ -272,45 +249,6 @@ static void ensure_reflectors(k8s_watcher_t *w, unsigned needs)
 			k8s_logf(&w->log, LOG_ERR, "cannot watch %s (%s)", k8s_resource_name(src),
 			         knot_strerror(KNOT_ENOMEM));
 		}
-	}
-}
-
-/*!
- * \brief Puts the ConfigMaps read aside on the board: after their LIST, then when their
- * content changes (a digest compared per round: a handful of objects). Only this
- * watcher's changes: two watchers of two API servers holding one name do not take
- * turns each round.
- */
-static void publish_configmaps(k8s_watcher_t *w)
-{
-	for (int src = 0; src < K8S_SRC_COUNT; src++) {
-		char ns[64], name[254];
-		if (!w->cm_held[src] || !watcher_synced(w, src) || !configmap_of(w, src, ns, name)) {
-			continue;
-		}
-		const k8s_configmap_t *cm =
-			(const k8s_configmap_t *)k8s_store_get(w->store, src, ns, name);
-		uint64_t digest = k8s_configmaps_digest(cm);
-		if (w->cm_published[src] && digest == w->cm_digest[src]) {
-			continue;
-		}
-		w->cm_published[src] = true;
-		w->cm_digest[src] = digest;
-		if (k8s_configmaps_publish(ns, name, cm)) {
-			k8s_logf(&w->log, LOG_INFO, "configmap %s/%s %s", ns, name,
-			         (cm != NULL) ? "read" : "absent");
-		}
-	}
-}
-
-static void release_configmaps(k8s_watcher_t *w)
-{
-	for (int src = 0; src < K8S_SRC_COUNT; src++) {
-		char ns[64], name[254];
-		if (w->cm_held[src] && configmap_of(w, src, ns, name)) {
-			k8s_configmaps_release(ns, name);
-		}
-		w->cm_held[src] = false;
 	}
 }
 
@@ -550,7 +488,7 @@ static void *watcher_main(void *arg)
 			commit = k8s_now_ns() - commit;
 			ns[K8S_PHASE_PUBLISH] = commit - MIN(commit, ns[K8S_PHASE_RECORDS]);
 		}
-		publish_configmaps(w);
+		watcher_configmaps_publish(w);
 		uint32_t was_ready = k8s_table_ready(&w->table);
 		update_ready(w, needs);
 		// The addresses of a first sync, once the cluster zone answers (update_ready()).
@@ -608,7 +546,7 @@ static void watcher_free(k8s_watcher_t *w)
 	if (w->multi != NULL) {
 		curl_multi_cleanup(w->multi);
 	}
-	release_configmaps(w);
+	watcher_configmaps_release(w);
 	k8s_store_free(w->store);
 	if (w->predecessor != NULL) {
 		k8s_watcher_release(w->predecessor);

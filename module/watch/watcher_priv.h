@@ -157,3 +157,15 @@ void watcher_snapshot_save(k8s_watcher_t *w, unsigned needs, uint64_t now, bool 
 
 /*! \brief The snapshot's state is replaced once every source completed its first LIST. */
 void watcher_update_stale(k8s_watcher_t *w, unsigned needs);
+
+/*!
+ * \brief The namespace and name of an aside source's ConfigMap (the settings checked
+ * them: k8s_hosts_check_configmap()); false if the settings name none (watcher_cm.c).
+ */
+bool watcher_configmap_of(const k8s_watcher_t *w, int src, char ns[64], char name[254]);
+
+/*! \brief Puts the ConfigMaps read aside on the board, after their LIST and when they change. */
+void watcher_configmaps_publish(k8s_watcher_t *w);
+
+/*! \brief Lets go of the board's names this watcher held. */
+void watcher_configmaps_release(k8s_watcher_t *w);
