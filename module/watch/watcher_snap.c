@@ -177,6 +177,7 @@ struct watcher_snap_job {
 	int64_t now_s;
 	uint32_t ready;
 	uint64_t started_ms;
+	uint64_t changes_before;    /*!< The store's change count of the last write that held. */
 	atomic_bool done;
 	int ret;
 	bool owned;
@@ -209,6 +210,8 @@ static void job_finish(k8s_watcher_t *w, struct watcher_snap_job *job)
 	w->snap_next_ms = job->started_ms + ((job->took_ms * SNAPSHOT_PERIOD_FACTOR > SNAPSHOT_PERIOD_MS)
 	                                     ? job->took_ms * SNAPSHOT_PERIOD_FACTOR : SNAPSHOT_PERIOD_MS);
 	if (job->ret != KNOT_EOK) {
+		// Not written: what changed since the last write is still to write, a period away.
+		w->snap_changes = job->changes_before;
 		// One line per try: the next is a period away.
 		w->snap_write_errors++;
 		k8s_logf(&w->log, LOG_WARNING, "cannot write snapshot %s (%s%s)", w->conf.snapshot,
@@ -270,6 +273,7 @@ void watcher_snapshot_save(k8s_watcher_t *w, unsigned needs, uint64_t now, bool 
 	job->started_ms = now;
 	// From here on the store frees nothing the writer may be reading.
 	k8s_store_hold(w->store, true);
+	job->changes_before = w->snap_changes;
 	w->snap_changes = k8s_store_stats(w->store)->changes;
 	w->snap_written_ms = now;
 	w->snap_next_ms = UINT64_MAX;  // set by job_finish()
