@@ -394,9 +394,14 @@ def kube_dns_stub_domains_and_upstream_nameservers_go_to_the_cluster_dns(node):
     set_key("upstreamNameservers", "not json")
     eventually_reaches(lambda n: f"nx-bad{n}.example.net.", False,
                        "a broken upstreamNameservers still sent outside names to knotd")
-    with open(node.kresd.log_path, encoding="utf-8", errors="replace") as f:
-        testing.expect("is not a JSON object or list: ignored" in f.read(),
-                       "the broken file was not logged")
+    logged = False
+    for _ in range(20):
+        with open(node.kresd.log_path, encoding="utf-8", errors="replace") as f:
+            logged = "is not a JSON object or list: ignored" in f.read()
+        if logged:
+            break
+        time.sleep(0.25)
+    testing.expect(logged, "the broken file was not logged")
     set_key("upstreamNameservers", None)
 
 
