@@ -534,6 +534,7 @@ static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
                                         knotd_qdata_t *qdata, knotd_mod_t *mod)
 {
 	assert(pkt && qdata && mod);
+	k8s_tsan_zone_seen();  // Before the context is read: load() published it.
 	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 	// CoreDNS's bufsize: every UDP answer of the server, knotd's size set already.
 	if (ctx->bufsize != 0 && qdata->params->proto == KNOTD_QUERY_PROTO_UDP &&
@@ -543,7 +544,6 @@ static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 	if (!k8s_glue_no_zone_query(state, qdata)) {
 		return state;
 	}
-	k8s_tsan_zone_seen();
 	return forward_query(state, pkt, qdata, mod, ctx, true);
 }
 
@@ -556,15 +556,15 @@ static knotd_state_t inside_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
                                        knotd_qdata_t *qdata, knotd_mod_t *mod)
 {
 	assert(pkt && qdata && mod);
-	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 	if (state != K8S_STATE_PRODUCE || qdata->type != KNOTD_QUERY_TYPE_NORMAL ||
 	    knot_pkt_qclass(qdata->query) != KNOT_CLASS_IN) {
 		return state;
 	}
+	k8s_tsan_zone_seen();
+	k8s_ctx_t *ctx = knotd_mod_ctx(mod);
 	const knot_dname_t *lower = qdata->query->lower_qname;
 	for (size_t i = 0; i < ctx->fwd_inside_count; i++) {
 		if (knot_dname_in_bailiwick(lower, ctx->fwd_inside[i]) >= 0) {
-			k8s_tsan_zone_seen();
 			return forward_query(state, pkt, qdata, mod, ctx, false);
 		}
 	}
