@@ -542,6 +542,7 @@ static knotd_state_t forward_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 		pkt->max_size = ctx->bufsize;
 	}
 	if (!k8s_glue_no_zone_query(state, qdata)) {
+		k8s_tsan_hook_done();
 		return state;
 	}
 	return forward_query(state, pkt, qdata, mod, ctx, true);
@@ -568,6 +569,7 @@ static knotd_state_t inside_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 			return forward_query(state, pkt, qdata, mod, ctx, false);
 		}
 	}
+	k8s_tsan_hook_done();
 	return state;
 }
 

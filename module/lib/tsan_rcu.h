@@ -88,6 +88,11 @@ extern char k8s_tsan_zone;
 #define k8s_tsan_zone_published() __tsan_release(&k8s_tsan_zone)
 /*! \brief Called first in a hook: the zone it runs for was published. */
 #define k8s_tsan_zone_seen() __tsan_acquire(&k8s_tsan_zone)
+/*!
+ * \brief Called where a hook that read what load() built returns without a read-side
+ * section of ours: knotd's own section (its workers') ends before unload().
+ */
+#define k8s_tsan_hook_done() __tsan_release(&k8s_tsan_grace)
 
 #else
 
@@ -95,5 +100,6 @@ extern char k8s_tsan_zone;
 #define k8s_tsan_callback_end() do { } while (0)
 #define k8s_tsan_zone_published() do { } while (0)
 #define k8s_tsan_zone_seen() do { } while (0)
+#define k8s_tsan_hook_done() do { } while (0)
 
 #endif
