@@ -55,7 +55,7 @@ struct k8s_rw_glue {
 
 /* Options. */
 
-/*! \brief One value of \a option alone (a zone in two blocks: the instance's check). */
+/*! \brief One value alone (\a template: a template); a zone in two blocks: the load's check. */
 static int check_value(knotd_conf_check_args_t *args, bool template)
 {
 	const char *value = (const char *)args->data;

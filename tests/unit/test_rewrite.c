@@ -361,7 +361,8 @@ static void what_coredns_or_mod_k8s_refuses_is_refused_with_the_reason(void **st
 
 static const char *const BLOCK_RULES[] = {
 	"name suffix .lol. .root.example.",
-	"doma.lol: continue { name regex (.*)\\.doma\\.lol traefik.traefik.svc.cluster.local ; answer auto }",
+	"doma.lol: continue { name regex (.*)\\.doma\\.lol traefik.traefik.svc.cluster.local ; "
+	"answer auto }",
 	"Shop.Example,shop2.example.: name exact a.shop.example. b.shop.example.",
 	"quiet.doma.lol:",
 };
