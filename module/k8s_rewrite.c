@@ -39,6 +39,7 @@
 #include "k8s_glue.h"
 #include "lib/clock.h"
 #include "lib/tsan_rcu.h"
+#include "rewrite/blocks.h"
 #include "rewrite/dnstext.h"
 #include "rewrite/rewrite.h"
 #include "rewrite/template.h"
@@ -47,37 +48,35 @@
 
 struct k8s_rw_glue {
 	k8s_keeper_t *keeper;           /*!< Names outside the zones, asked for (A, AAAA). */
-	k8s_rewrite_t *rewrite;         /*!< NULL without rewrite values. */
-	k8s_templates_t *templates;     /*!< NULL without template values. */
+	k8s_rw_blocks_t *blocks;        /*!< Each server block's rules. */
 	k8s_regex_scratch_t **scratch;  /*!< One per knotd worker (qdata's thread_id). */
 	unsigned threads;
 };
 
 /* Options. */
 
-int k8s_rewrite_check_rule(knotd_conf_check_args_t *args)
+/*! \brief One value alone (\a template: a template); a zone in two blocks: the load's check. */
+static int check_value(knotd_conf_check_args_t *args, bool template)
 {
 	const char *value = (const char *)args->data;
-	k8s_rewrite_t *rw = k8s_rewrite_new(&value, 1, k8s_glue_check_msg, sizeof(k8s_glue_check_msg));
-	if (rw == NULL) {
+	k8s_rw_blocks_t *b = k8s_rw_blocks_new(&value, template ? 0 : 1, &value, template ? 1 : 0,
+	                                       k8s_glue_check_msg, sizeof(k8s_glue_check_msg));
+	if (b == NULL) {
 		args->err_str = k8s_glue_check_msg;
 		return KNOT_EINVAL;
 	}
-	k8s_rewrite_free(rw);
+	k8s_rw_blocks_free(b);
 	return KNOT_EOK;
+}
+
+int k8s_rewrite_check_rule(knotd_conf_check_args_t *args)
+{
+	return check_value(args, false);
 }
 
 int k8s_rewrite_check_template(knotd_conf_check_args_t *args)
 {
-	const char *value = (const char *)args->data;
-	k8s_templates_t *t = k8s_templates_new(&value, 1, k8s_glue_check_msg,
-	                                       sizeof(k8s_glue_check_msg));
-	if (t == NULL) {
-		args->err_str = k8s_glue_check_msg;
-		return KNOT_EINVAL;
-	}
-	k8s_templates_free(t);
-	return KNOT_EOK;
+	return check_value(args, true);
 }
 
 static void glue_free(struct k8s_rw_glue *g)
@@ -90,8 +89,7 @@ static void glue_free(struct k8s_rw_glue *g)
 	}
 	free(g->scratch);
 	k8s_keeper_free(g->keeper);
-	k8s_rewrite_free(g->rewrite);
-	k8s_templates_free(g->templates);
+	k8s_rw_blocks_free(g->blocks);
 	free(g);
 }
 
@@ -131,19 +129,22 @@ int k8s_rewrite_read(check_ctx_t *check, k8s_ctx_t *ctx)
 	for (size_t i = 0; i < rules.count; i++) {
 		values[i] = rules.multi[i].string;
 	}
-	if (rules.count > 0 && (g->rewrite = k8s_rewrite_new(values, rules.count, err, sizeof(err))) == NULL) {
-		ret = k8s_glue_refuse(check, "%s", err);
-	}
 	for (size_t i = 0; i < tpls.count; i++) {
-		values[i] = tpls.multi[i].string;
+		values[rules.count + i] = tpls.multi[i].string;
 	}
-	if (ret == KNOT_EOK && tpls.count > 0 &&
-	    (g->templates = k8s_templates_new(values, tpls.count, err, sizeof(err))) == NULL) {
+	g->blocks = k8s_rw_blocks_new(values, rules.count, values + rules.count, tpls.count,
+	                              err, sizeof(err));
+	free(values);
+	if (g->blocks == NULL) {
 		ret = k8s_glue_refuse(check, "%s", err);
 	}
-	free(values);
-	if (ret != KNOT_EOK || check->mod == NULL || knotd_mod_zone(check->mod) != NULL) {
-		goto out;  // A check, or a zone: the global instance applies them.
+	size_t rule_count = 0, tpl_count = 0, blocks = 0;
+	if (ret == KNOT_EOK) {
+		blocks = k8s_rw_blocks_count(g->blocks, &rule_count, &tpl_count);
+	}
+	if (ret != KNOT_EOK || check->mod == NULL || knotd_mod_zone(check->mod) != NULL ||
+	    rule_count + tpl_count == 0) {
+		goto out;  // A check, a zone (the global instance applies them), or no rule at all.
 	}
 	g->threads = knotd_mod_threads(check->mod);
 	g->scratch = calloc(g->threads, sizeof(*g->scratch));
@@ -166,8 +167,9 @@ int k8s_rewrite_read(check_ctx_t *check, k8s_ctx_t *ctx)
 		__atomic_store_n(&k8s_rewrite_zones_soa, true, __ATOMIC_RELAXED);
 		ctx->rw = g;
 		g = NULL;
-		knotd_mod_log(check->mod, LOG_INFO, "%zu rewrite rules and %zu templates, applied "
-		              "before the zone lookup", rules.count, tpls.count);
+		knotd_mod_log(check->mod, LOG_INFO, "%zu rewrite rules and %zu templates of %zu "
+		              "server blocks, applied before the zone lookup", rule_count, tpl_count,
+		              blocks);
 	}
 out:
 	glue_free(g);
@@ -536,12 +538,15 @@ static knotd_state_t answer_template(rwq_t *q, const ask_t *a, k8s_template_matc
  */
 static knotd_state_t ask(rwq_t *q, ask_t *a, bool top, unsigned depth)
 {
-	const struct k8s_rw_glue *g = q->g;
+	// The rules of the one server block CoreDNS hands the name to.
+	const k8s_rw_block_t *block = k8s_rw_blocks_of(q->g->blocks, a->wire);
+	const k8s_rewrite_t *rules = (block != NULL) ? block->rewrite : NULL;
+	const k8s_templates_t *templates = (block != NULL) ? block->templates : NULL;
 	uint16_t qtype = a->qtype, qclass = a->qclass;
 	k8s_rewrite_req_t stack_req;  // About 1.6 KiB: CHASE_MAX levels at most.
-	if (g->rewrite != NULL) {
+	if (rules != NULL) {
 		k8s_rewrite_req_t *req = &stack_req;
-		if (k8s_rewrite_request(g->rewrite, q->s, q->mm, a->name, a->len, a->qtype,
+		if (k8s_rewrite_request(rules, q->s, q->mm, a->name, a->len, a->qtype,
 		                        a->qclass, req)) {
 			if (req->invalid) {
 				// CoreDNS: "invalid name after rewrite", SERVFAIL.
@@ -562,8 +567,8 @@ static knotd_state_t ask(rwq_t *q, ask_t *a, bool top, unsigned depth)
 	knotd_state_t next = KNOTD_STATE_NOOP;
 	k8s_template_match_t *m = NULL;
 	k8s_template_result_t tres = K8S_TEMPLATE_NONE;
-	if (g->templates != NULL && (m = q->mm->alloc(q->mm->ctx, sizeof(*m))) != NULL) {
-		tres = k8s_templates_match(g->templates, q->s, a->name, a->len, a->wire, a->qtype,
+	if (templates != NULL && (m = q->mm->alloc(q->mm->ctx, sizeof(*m))) != NULL) {
+		tres = k8s_templates_match(templates, q->s, a->name, a->len, a->wire, a->qtype,
 		                           a->qclass, m);
 	}
 	if (tres == K8S_TEMPLATE_SERVFAIL) {
@@ -612,6 +617,9 @@ static knotd_state_t rewrite_begin_hook(knotd_state_t state, knot_pkt_t *pkt,
 	unsigned thread = qdata->params->thread_id;
 	if (thread >= g->threads) {
 		return state;
+	}
+	if (k8s_rw_blocks_of(g->blocks, qdata->query->lower_qname) == NULL) {
+		return state;  // Its server block has no rules: knotd goes on, at once.
 	}
 	rwq_t q = {
 		.g = g, .ctx = ctx, .s = g->scratch[thread], .qdata = qdata, .pkt = pkt,

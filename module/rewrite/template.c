@@ -116,8 +116,9 @@ static void template_free(k8s_template_t *t)
 
 static int check_rendered(const k8s_template_t *t, const k8s_gotpl_t *g, k8s_perr_t *e);
 
-/*! \brief One value: CLASS TYPE [ZONE...] [{ lines }]. */
-static int template_parse(k8s_template_t *t, const k8s_tokens_t *tk, k8s_perr_t *e)
+/*! \brief One value: CLASS TYPE [ZONE...] [{ lines }]; no ZONE: \a block's zones. */
+static int template_parse(k8s_template_t *t, const k8s_tokens_t *tk,
+                          const char *const *block, size_t block_count, k8s_perr_t *e)
 {
 	size_t i = 0;
 	if (tk->count < 2) {
@@ -130,11 +131,17 @@ static int template_parse(k8s_template_t *t, const k8s_tokens_t *tk, k8s_perr_t 
 		return k8s_perr(e, "invalid RR type %s", tk->tok[1].text);
 	}
 	i = 2;
+	size_t named = 0;
 	while (i < tk->count && !k8s_token_is(tk, i, "{")) {
+		named++;
+		i++;
+	}
+	// CoreDNS: no ZONE is the server block's zones.
+	for (size_t k = 0; k < (named > 0 ? named : block_count); k++) {
 		if (t->zone_count == ZONES_MAX) {
 			return k8s_perr(e, "more than %d zones", ZONES_MAX);
 		}
-		uint8_t *z = zone_wire(tk->tok[i].text, e);
+		uint8_t *z = zone_wire(named > 0 ? tk->tok[2 + k].text : block[k], e);
 		if (z == NULL) {
 			return -1;
 		}
@@ -142,10 +149,9 @@ static int template_parse(k8s_template_t *t, const k8s_tokens_t *tk, k8s_perr_t 
 		char text[K8S_NAME_TEXT_MAX];
 		k8s_name_to_text(z, text, sizeof(text));
 		t->zone_text[t->zone_count++] = strdup(text);
-		i++;
 	}
 	if (t->zone_count == 0) {
-		// CoreDNS: the server block's zones; the translation names them, else the root.
+		// No block: the root's.
 		t->zones[0] = calloc(1, 1);
 		t->zone_text[0] = strdup(".");
 		t->zone_count = 1;
@@ -239,7 +245,8 @@ static int template_parse(k8s_template_t *t, const k8s_tokens_t *tk, k8s_perr_t 
 	return 0;
 }
 
-k8s_templates_t *k8s_templates_new(const char *const *values, size_t count, char *err,
+k8s_templates_t *k8s_templates_new(const char *const *values, size_t count,
+                                   const char *const *zones, size_t zone_count, char *err,
                                    size_t err_len)
 {
 	k8s_perr_t e = { err, err_len };
@@ -260,7 +267,7 @@ k8s_templates_t *k8s_templates_new(const char *const *values, size_t count, char
 		int ret = k8s_tokens_split(values[i], &tk, msg, sizeof(msg));
 		ts->count = i + 1;
 		if (ret == 0) {
-			ret = template_parse(&ts->tpl[i], &tk, &sub);
+			ret = template_parse(&ts->tpl[i], &tk, zones, zone_count, &sub);
 			k8s_tokens_free(&tk);
 		}
 		if (ret != 0) {
@@ -273,6 +280,11 @@ k8s_templates_t *k8s_templates_new(const char *const *values, size_t count, char
 		}
 	}
 	return ts;
+}
+
+size_t k8s_templates_count(const k8s_templates_t *ts)
+{
+	return (ts != NULL) ? ts->count : 0;
 }
 
 void k8s_templates_free(k8s_templates_t *ts)

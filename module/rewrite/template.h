@@ -83,11 +83,17 @@ typedef k8s_rrtext_t k8s_template_rr_t;
 /*!
  * \brief Reads the templates, one per value (the words after `template` in a Corefile;
  * a block's lines separated by `;` or newlines).
+ *
+ * \param zones  The server block's zones (text), a template's without ZONE (none: the root).
  */
-k8s_templates_t *k8s_templates_new(const char *const *values, size_t count, char *err,
+k8s_templates_t *k8s_templates_new(const char *const *values, size_t count,
+                                   const char *const *zones, size_t zone_count, char *err,
                                    size_t err_len);
 
 void k8s_templates_free(k8s_templates_t *t);
+
+/*! \brief Number of templates. */
+size_t k8s_templates_count(const k8s_templates_t *t);
 
 /*!
  * \brief Matches a query against the templates in order.

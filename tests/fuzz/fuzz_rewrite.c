@@ -16,8 +16,9 @@
 
 /*
  * CoreDNS's rewrite rules as module/rewrite/ reads them (an option value: the Corefile
- * words after `rewrite`, the regexes checked against the RE2 subset and compiled by
- * PCRE2), then applied to a query name and their response rules to names and TTLs.
+ * words after `rewrite`, after a server block's `ZONE,...:` or not, the regexes checked
+ * against the RE2 subset and compiled by PCRE2), then the rules of the block a query
+ * name is handed to applied to it and their response rules to names and TTLs.
  *
  * Input: the rules' values, one per line, up to a NUL byte; after it the query name's
  * bytes, cut into labels of at most 63 (a length byte 0 or over 63 is a dot).
@@ -35,6 +36,7 @@
 #include <libknot/libknot.h>
 
 #include "fz_rules.h"
+#include "rewrite/blocks.h"
 #include "rewrite/dnstext.h"
 #include "rewrite/rewrite.h"
 
@@ -45,19 +47,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *rest;
 	size_t count = fz_values(data, size, &text, values, K8S_REWRITE_RULES_MAX, &rest);
 	char err[512] = "";
-	k8s_rewrite_t *rw = k8s_rewrite_new(values, count, err, sizeof(err));
-	if (rw == NULL) {
+	k8s_rw_blocks_t *b = k8s_rw_blocks_new(values, count, NULL, 0, err, sizeof(err));
+	if (b == NULL) {
 		CHECK(err[0] != '\0');
 		free(text);
 		return 0;
 	}
-	CHECK(k8s_rewrite_count(rw) == count);
+	size_t rules, templates;
+	size_t blocks = k8s_rw_blocks_count(b, &rules, &templates);
+	CHECK(blocks >= 1 && blocks <= K8S_RW_BLOCKS_MAX && rules <= count && templates == 0);
 
 	uint8_t wire[256];
 	fz_wire_name(rest, data + size - rest, wire);
 	char name[K8S_NAME_TEXT_MAX];
 	size_t len = k8s_name_to_text(wire, name, sizeof(name));
 	CHECK(len > 0 && len < sizeof(name));
+	// The rules of the block the name is handed to (none: nothing to apply).
+	const k8s_rw_block_t *block = k8s_rw_blocks_of(b, wire);
+	const k8s_rewrite_t *rw = (block != NULL) ? block->rewrite : NULL;
+	CHECK(block == NULL || block->rewrite != NULL);
+	if (rw == NULL) {
+		k8s_rw_blocks_free(b);
+		free(text);
+		return 0;
+	}
 
 	k8s_regex_scratch_t *s = k8s_regex_scratch_new();
 	CHECK(s != NULL);
@@ -80,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)k8s_rewrite_rcode(&req, KNOT_RCODE_NXDOMAIN);
 	}
 	k8s_regex_scratch_free(s);
-	k8s_rewrite_free(rw);
+	k8s_rw_blocks_free(b);
 	fz_arena_free();
 	free(text);
 	return 0;

@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *rest;
 	size_t count = fz_values(data, size, &text, values, K8S_TEMPLATES_MAX, &rest);
 	char err[512] = "";
-	k8s_templates_t *t = k8s_templates_new(values, count, err, sizeof(err));
+	k8s_templates_t *t = k8s_templates_new(values, count, NULL, 0, err, sizeof(err));
 	if (t == NULL) {
 		CHECK(err[0] != '\0');
 		free(text);

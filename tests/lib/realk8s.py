@@ -800,12 +800,13 @@ COREFILE = """\
 
 class CoreDNS(dig.Server):
     """CoreDNS (tests/realk8s/build) with its kubernetes plugin on the same control plane:
-    `kubernetes_extra` are lines in its kubernetes block, `extra` lines after it."""
+    `kubernetes_extra` are lines in its kubernetes block, `extra` lines after it, `blocks`
+    more server blocks after the root's (`{port}` in it: the root's port)."""
 
     address = "127.0.0.1"
 
     def __init__(self, plane, kubeconfig=None, ttl=5, extra="", pods="insecure",
-                 kubernetes_extra=""):
+                 kubernetes_extra="", blocks=""):
         self.binary = binaries(("coredns",))["coredns"]
         self.plane = plane
         self.dir = tempfile.mkdtemp(prefix="coredns-", dir=plane.workdir)
@@ -815,7 +816,8 @@ class CoreDNS(dig.Server):
         with open(self.corefile, "w", encoding="utf-8") as f:
             f.write(COREFILE.format(port=self.port, ttl=ttl, extra=extra, pods=pods,
                                     kubernetes_extra=kubernetes_extra,
-                                    kubeconfig=kubeconfig or plane.admin_kubeconfig))
+                                    kubeconfig=kubeconfig or plane.admin_kubeconfig)
+                    + blocks.replace("{port}", str(self.port)))
         self.process = None
 
     def __enter__(self):

@@ -31,9 +31,11 @@
 #include <cmocka.h>
 
 #include "arena.h"
+#include "rewrite/blocks.h"
 #include "rewrite/dnstext.h"
 #include "rewrite/regex.h"
 #include "rewrite/rewrite.h"
+#include "rewrite/template.h"
 
 static k8s_regex_scratch_t *scratch;
 static k8s_rewrite_req_t req;
@@ -355,6 +357,125 @@ static void what_coredns_or_mod_k8s_refuses_is_refused_with_the_reason(void **st
 	refused("stop { name \"a b", "quote is not closed");
 }
 
+/* Server blocks: each block's rules, for the names CoreDNS hands it. */
+
+static const char *const BLOCK_RULES[] = {
+	"name suffix .lol. .root.example.",
+	"doma.lol: continue { name regex (.*)\\.doma\\.lol traefik.traefik.svc.cluster.local ; "
+	"answer auto }",
+	"Shop.Example,shop2.example.: name exact a.shop.example. b.shop.example.",
+	"quiet.doma.lol:",
+};
+
+/*! \brief The name \a name becomes by its block's rules ("" no rule applied, "-" no rules). */
+static const char *block_rewritten(const k8s_rw_blocks_t *b, const char *name)
+{
+	uint8_t wire[256];
+	assert_true(k8s_name_from_text(name, strlen(name), wire) > 0);
+	const k8s_rw_block_t *blk = k8s_rw_blocks_of(b, wire);
+	if (blk == NULL || blk->rewrite == NULL) {
+		return "-";
+	}
+	static char out[K8S_NAME_TEXT_MAX];
+	bool any = k8s_rewrite_request(blk->rewrite, scratch, &mm, name, strlen(name), 1, 1, &req);
+	snprintf(out, sizeof(out), "%s", !any ? "" : req.name);
+	return out;
+}
+
+static void a_name_takes_the_rules_of_its_longest_zones_block_only(void **state)
+{
+	char err[512] = "";
+	k8s_rw_blocks_t *b = k8s_rw_blocks_new(BLOCK_RULES, 4, NULL, 0, err, sizeof(err));
+	assert_non_null(b);
+	size_t rules, templates;
+	assert_int_equal(k8s_rw_blocks_count(b, &rules, &templates), 4);
+	assert_int_equal(rules, 3);
+	assert_int_equal(templates, 0);
+	// doma.lol's block: its rule, not the root's suffix rule.
+	assert_string_equal(block_rewritten(b, "web.doma.lol."), "traefik.traefik.svc.cluster.local.");
+	assert_string_equal(block_rewritten(b, "doma.lol."), "");
+	// The root's block: every other name, a name like doma.lol's outside its zone too.
+	assert_string_equal(block_rewritten(b, "web.xdoma.lol."), "web.xdoma.root.example.");
+	assert_string_equal(block_rewritten(b, "a.b.lol."), "a.b.root.example.");
+	// A block of two zones (named in any case, with or without the final dot).
+	assert_string_equal(block_rewritten(b, "a.shop.example."), "b.shop.example.");
+	assert_string_equal(block_rewritten(b, "x.shop2.example."), "");
+	// A block without rules: the root's and doma.lol's do not touch its names.
+	assert_string_equal(block_rewritten(b, "web.quiet.doma.lol."), "-");
+	k8s_rw_blocks_free(b);
+
+	// Without prefixes, the root's block has every name, as before.
+	b = k8s_rw_blocks_new(BLOCK_RULES, 1, NULL, 0, err, sizeof(err));
+	assert_non_null(b);
+	assert_string_equal(block_rewritten(b, "web.doma.lol."), "web.doma.root.example.");
+	k8s_rw_blocks_free(b);
+	// Only a block's rules: the other names have none.
+	b = k8s_rw_blocks_new(BLOCK_RULES + 1, 1, NULL, 0, err, sizeof(err));
+	assert_non_null(b);
+	assert_string_equal(block_rewritten(b, "web.example."), "-");
+	assert_string_equal(block_rewritten(b, "web.doma.lol."), "traefik.traefik.svc.cluster.local.");
+	k8s_rw_blocks_free(b);
+}
+
+static void a_blocks_template_without_zones_is_its_blocks(void **state)
+{
+	static const char *const tpls[] = {
+		"doma.lol: IN A { answer \"{{ .Name }} 60 IN A 192.0.2.1\" }",
+		"IN A { answer \"{{ .Name }} 60 IN A 192.0.2.2\" }",
+	};
+	char err[512] = "";
+	k8s_rw_blocks_t *b = k8s_rw_blocks_new(NULL, 0, tpls, 2, err, sizeof(err));
+	assert_non_null(b);
+	uint8_t wire[256];
+	k8s_template_match_t m;
+	const char *names[] = { "x.doma.lol.", "x.example." };
+	for (size_t i = 0; i < 2; i++) {
+		assert_true(k8s_name_from_text(names[i], strlen(names[i]), wire) > 0);
+		const k8s_rw_block_t *blk = k8s_rw_blocks_of(b, wire);
+		assert_non_null(blk);
+		assert_int_equal(k8s_templates_match(blk->templates, scratch, names[i],
+		                                     strlen(names[i]), wire, 1, 1, &m),
+		                 K8S_TEMPLATE_MATCH);
+		// {{ .Zone }}: the block's zone, the root's for the root's template.
+		assert_int_equal(knot_dname_size(m.zone), i == 0 ? 10 : 1);
+	}
+	k8s_rw_blocks_free(b);
+}
+
+static void a_zone_in_two_blocks_or_a_bad_prefix_is_refused(void **state)
+{
+	char err[512] = "";
+	static const char *const twice[] = { "a.example,b.example: name exact x. y.",
+	                                     "a.example: name exact x. y." };
+	assert_null(k8s_rw_blocks_new(twice, 2, NULL, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "one server block only"));
+	static const char *const root[] = { ".,a.example: name exact x. y." };
+	assert_null(k8s_rw_blocks_new(root, 1, NULL, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "one server block only"));
+	static const char *const bad[] = { "a..b: name exact x. y.", ",: name exact x. y.",
+	                                   "a,a: name exact x. y." };
+	assert_null(k8s_rw_blocks_new(bad, 1, NULL, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "is not a list of zone names"));
+	assert_null(k8s_rw_blocks_new(bad + 1, 1, NULL, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "is not a list of zone names"));
+	assert_null(k8s_rw_blocks_new(bad + 2, 1, NULL, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "named twice"));
+	// The rule after the prefix is read as any rule.
+	static const char *const rule[] = { "a.example: name fuzzy a b" };
+	assert_null(k8s_rw_blocks_new(rule, 1, NULL, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "only exact, prefix"));
+	// The same zones in another order, the root's as ".:": one block each.
+	static const char *const same[] = { "a.example,b.example: name exact x. y.",
+	                                    "B.example.,a.example: name exact y. z.",
+	                                    ".: name exact q. r." };
+	k8s_rw_blocks_t *b = k8s_rw_blocks_new(same, 3, NULL, 0, err, sizeof(err));
+	assert_non_null(b);
+	size_t rules, templates;
+	assert_int_equal(k8s_rw_blocks_count(b, &rules, &templates), 2);
+	assert_string_equal(block_rewritten(b, "x.b.example."), "");
+	k8s_rw_blocks_free(b);
+}
+
 int main(void)
 {
 	scratch = k8s_regex_scratch_new();
@@ -376,6 +497,9 @@ int main(void)
 		cmocka_unit_test_teardown(type_class_ttl_and_rcode_rules, arena_free),
 		cmocka_unit_test_teardown(a_ttl_rule_that_matches_stops_by_default, arena_free),
 		cmocka_unit_test_teardown(what_coredns_or_mod_k8s_refuses_is_refused_with_the_reason, arena_free),
+		cmocka_unit_test_teardown(a_name_takes_the_rules_of_its_longest_zones_block_only, arena_free),
+		cmocka_unit_test_teardown(a_blocks_template_without_zones_is_its_blocks, arena_free),
+		cmocka_unit_test_teardown(a_zone_in_two_blocks_or_a_bad_prefix_is_refused, arena_free),
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
 	k8s_regex_scratch_free(scratch);

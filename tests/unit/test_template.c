@@ -40,7 +40,7 @@ static k8s_template_rr_t rr;
 static k8s_templates_t *templates_of(const char *const *values, size_t count)
 {
 	char err[512] = "";
-	k8s_templates_t *t = k8s_templates_new(values, count, err, sizeof(err));
+	k8s_templates_t *t = k8s_templates_new(values, count, NULL, 0, err, sizeof(err));
 	if (t == NULL) {
 		fail_msg("refused: %s", err);
 	}
@@ -73,7 +73,7 @@ static const char *rendered(k8s_template_section_t section, size_t i)
 static void refused(const char *value, const char *why)
 {
 	char err[512] = "";
-	k8s_templates_t *t = k8s_templates_new(&value, 1, err, sizeof(err));
+	k8s_templates_t *t = k8s_templates_new(&value, 1, NULL, 0, err, sizeof(err));
 	if (t != NULL) {
 		k8s_templates_free(t);
 		fail_msg("accepted: %s", value);

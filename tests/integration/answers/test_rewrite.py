@@ -6,7 +6,8 @@ knotd with the module as its global instance and its cluster zones, fed by the A
 simulator's sample cluster, a stub upstream for the names outside: a rewritten name
 answers from the zone it lands in (under the name the rules map it back to), a
 template answers before any zone, a rewritten name outside the zones answers from the
-forwarder once resolved; a query no rule touches answers as without rules; the
+forwarder once resolved; a CoreDNS server block's rules (`ZONE:`) apply to its names only,
+the root's not to them; a query no rule touches answers as without rules; the
 configuration check refuses, with the reason, what mod-k8s would not answer as CoreDNS.
 The answers are compared with CoreDNS's own in tests/integration/realk8s/test_realk8s_rewrite.py.
 """
@@ -29,11 +30,18 @@ REWRITE = [
     r"name exact search.example.com. www.example.org.",
     r"name regex ^raw\.(.*) {1}",
     r"continue ttl suffix .kube-system.svc.cluster.local. 60",
+    # The root's rule for .lol names, and CoreDNS server blocks of their own below it: k3s's
+    # coredns-custom doma.lol.server, and a block without rules.
+    r"name suffix .lol. .svc.cluster.local. answer auto",
+    r"doma.lol: continue { name regex (.*)\.doma\.lol kubernetes.default.svc.cluster.local ; answer auto }",
+    "quiet.lol:",
 ]
 TEMPLATE = [
     'IN A host.k3d.internal { answer "{{ .Name }} 60 IN A 172.18.0.1" }',
     "ANY AAAA v4only.example { rcode NOERROR }",
     r'IN TXT t.example { match ^(?P<x>[a-z]+)\.t\.example\.$ ; answer "{{ .Name }} 30 IN TXT {{ .Group.x }}" }',
+    # A block's template without zones: its block's.
+    'doma.lol: IN TXT { answer "{{ .Name }} 30 IN TXT {{ .Zone }}" }',
 ]
 
 
@@ -160,6 +168,46 @@ def a_query_no_rule_touches_answers_as_without_rules(w):
 
 
 @tests.case
+def a_server_blocks_rules_apply_to_its_names_and_the_roots_do_not(w):
+    # The root's rule: a .lol name outside the blocks is a service's.
+    a = w.query("web.shop.lol.")
+    testing.expect_equal((a.rcode, rrs(a)), ("NOERROR", [("web.shop.lol.", 5, "A", "10.96.12.34")]),
+                         "web.shop.lol (the root's suffix rule)")
+    # doma.lol's block: its rule, not the root's (which makes web.shop.doma.svc.cluster.local).
+    a = w.query("web.shop.doma.lol.")
+    testing.expect_equal((a.rcode, rrs(a)), ("NOERROR", [("web.shop.doma.lol.", 5, "A", "10.96.0.1")]),
+                         "web.shop.doma.lol (the block's rule)")
+    # A name of the block that its rules do not match: no rule at all, forwarded (the
+    # root's rule would make it doma.svc.cluster.local, NXDOMAIN).
+    a = w.query("doma.lol.")
+    testing.expect_equal((a.rcode, [(o, t, r) for o, _, t, r in rrs(a)]),
+                         ("NOERROR", [("doma.lol.", "A", stubdns.answer_address("doma.lol."))]),
+                         "doma.lol (no rule of its block matches)")
+    testing.expect(("doma.lol.", 1) in w.up.names(), "doma.lol. not forwarded")
+    # A block without rules: the root's leave its names alone.
+    a = w.query("web.shop.quiet.lol.")
+    testing.expect_equal(a.rcode, "NOERROR", f"web.shop.quiet.lol: {a.summary()}")
+    testing.expect(("web.shop.quiet.lol.", 1) in w.up.names(), "web.shop.quiet.lol. not forwarded")
+
+
+@tests.case
+def a_server_blocks_template_answers_its_names_only(w):
+    # The block's apex, which its rewrite leaves (a name below it is rewritten out of the
+    # template's zone first, as CoreDNS's chain does).
+    a = w.query("doma.lol.", "TXT")
+    testing.expect_equal((a.rcode, rrs(a)), ("NOERROR", [("doma.lol.", 30, "TXT", '"doma.lol."')]),
+                         "doma.lol TXT: the block's template, {{ .Zone }} its zone")
+    a = w.query("x.doma.lol.", "TXT")
+    testing.expect_equal((a.rcode, rrs(a)), ("NOERROR", []), "x.doma.lol TXT: rewritten first")
+    # Outside the block: the root's rule, then the cluster zone (no TXT there).
+    a = w.query("x.shop.lol.", "TXT")
+    testing.expect(not any(rr.type == "TXT" for rr in a.answer), f"x.shop.lol TXT: {a.text}")
+    a = w.query("x.quiet.lol.", "TXT")
+    testing.expect(not any(rr.type == "TXT" and "lol" in rr.rdata for rr in a.answer),
+                   f"x.quiet.lol TXT: {a.text}")
+
+
+@tests.case
 def a_reload_keeps_rewritten_names_answered_from_the_new_zones(w):
     # The zones' new instances replace the old ones in the list the hook reads.
     for _ in range(2):
@@ -194,6 +242,11 @@ tests.add("conf-check refuses a record type templates do not read",
                   "are not supported"))
 tests.add("conf-check refuses what CoreDNS refuses: more groups in TO than FROM has",
           refused({"rewrite": [r"name regex (a) {1}.{2}"]}, "uses more groups"))
+tests.add("conf-check refuses a zone in two server blocks",
+          refused({"rewrite": ["a.example,b.example: name exact x. y.", "b.example:"]},
+                  "a zone is in one server block only"))
+tests.add("conf-check refuses a block prefix that names no zones",
+          refused({"template": ["a..example: IN A"]}, "is not a list of zone names"))
 tests.add("conf-check accepts the rules of this file",
           lambda *_: testing.expect_equal(
               knotd.check_config(module={"rewrite": REWRITE, "template": TEMPLATE}).returncode, 0,

@@ -528,14 +528,34 @@ def a_rewrite_or_template_form_not_served_is_a_loss_exit_1():
 
 
 @tests.case
-def a_rewrite_of_another_server_block_is_a_loss():
-    # AKS's documented example: a server block of its own for the rewritten domain.
-    text = corefile("forward . /etc/resolv.conf", zones=[
+def a_rewrite_of_another_server_block_applies_to_that_blocks_names():
+    # AKS's documented example: a server block of its own for the rewritten domain; the
+    # root's rules beside it or not, and blocks without rules.
+    blocks = [
         "example.com:53 {\n    rewrite stop {\n        name regex (.*)\\.example\\.com "
         "{1}.default.svc.cluster.local\n        answer name (.*)\\.default\\.svc\\.cluster\\.local "
-        "{1}.example.com\n    }\n    forward . /etc/resolv.conf\n}\n"])
-    with translated_text(text, status=1) as (out, conf, report):
-        loss_line(report, r"\S+:11: rewrite of example\.com\. not applied")
+        "{1}.example.com\n    }\n    template IN TXT {\n        answer \"{{ .Name }} 60 IN TXT {{ .Zone }}\"\n"
+        "    }\n    forward . 10.150.0.3\n}\n",
+        "corp.lan:53 {\n    forward . 10.150.0.1\n}\n",
+        "in.example.com:53 {\n    forward . 10.150.0.2\n}\n"]
+    text = corefile("forward . /etc/resolv.conf", "rewrite name suffix .lan. .default.svc.cluster.local.",
+                    zones=blocks)
+    with translated_text(text) as (out, conf, report):
+        expect_lines(conf, r'^    rewrite: "name suffix \.lan\. \.default\.svc\.cluster\.local\."$',
+                     r'^    rewrite: "example\.com: stop \{ name regex \(\.\*\)\\\.example\\\.com ',
+                     r'^    template: "example\.com: IN TXT example\.com\. \{ answer ',
+                     # Blocks inside a block with rules: named, so that its rules leave them.
+                     r'^    rewrite: "corp\.lan:"$', r'^    rewrite: "in\.example\.com:"$')
+        report_row(report, "translated", 12, "rewrite stop { ... }")
+        expect_lines(report, r"-> rewrite: example\.com: stop .* to the names of the server block "
+                     r"example\.com\. only", what="the report")
+        conf_check(os.path.join(out, "knot.conf"))
+    # Without the root's rules, a block that no block with rules holds is not named.
+    with translated_text(corefile("forward . /etc/resolv.conf", zones=blocks)) as (out, conf, report):
+        expect_lines(conf, r'^    rewrite: "in\.example\.com:"$')
+        testing.expect(not re.search(r'rewrite: "corp\.lan:"', conf),
+                       f"a block that no block with rules holds is named:\n{conf}")
+        conf_check(os.path.join(out, "knot.conf"))
 
 
 @tests.case
@@ -866,8 +886,11 @@ CORPUS = [
     ("k3s-coredns.json", 0, [("translated", 9, "hosts /etc/coredns/NodeHosts { ... }"),
                              ("translated", 15, "forward . /etc/resolv.conf")],
      [NODEHOSTS_CM, r"^    hosts-reload: 15$"]),
-    ("k3s-coredns-custom.json", 1, [("translated", "import log.override:1", "log")],
-     [NODEHOSTS_CM], [r".*doma\.lol\.server:3: rewrite of doma\.lol\. not applied"]),
+    # k3s's coredns-custom overrides: a server block's own rewrite, for its names only.
+    ("k3s-coredns-custom.json", 0, [("translated", "import log.override:1", "log"),
+                                    ("translated", "import doma.lol.server:3", "rewrite continue { ... }")],
+     [NODEHOSTS_CM, r'^    rewrite: "doma\.lol: continue \{ name regex \(\.\*\)\\\.doma\\\.lol '
+                    r'traefik\.traefik\.svc\.cluster\.local ; answer auto \}"$']),
     ("homelab-k3s-stubs.json", 0, [("translated", 14, "forward nas01.home.macro.network 10.133.0.11")],
      [r'^    forward-cache: "home\.macro\.network 30"$', NODEHOSTS_CM]),
     ("homelab-k3s-rewrite.json", 0, [("translated", 5, "rewrite continue { ... }"),

@@ -11,7 +11,8 @@ plugin, and the same lines, copied into mod-k8s's `rewrite` and `template` optio
 knotd + mod-k8s (its global instance): both watch one real kube-apiserver and forward
 to one stub upstream. Every question is asked of both; the RCODE, the ANSWER section
 with its TTLs and the AUTHORITY section must be the same, but for the differences in
-KNOWN, each explained in doc/mod-k8s.rst ("Rewriting and templates").
+KNOWN, each explained in doc/mod-k8s.rst ("Rewriting and templates"). A second case
+serves rules of two server blocks (k3s's coredns-custom form) beside the root's.
 
 Skips (exit 77) where the control plane or CoreDNS is not built.
 """
@@ -226,6 +227,72 @@ def rewrite_and_template_answer_as_coredns_does(cl):
             for text in explained:
                 print("# " + text.replace("\n", "\n# "))
             testing.expect(not differences, "answers differ:\n" + "\n".join(differences))
+
+
+# CoreDNS server blocks: the root's rule for .lol names; k3s's coredns-custom form, a
+# block of its own whose rewrite sends its names to the root block (forward to the
+# server itself, as k3s's forward . 127.0.0.1); a block without rules that forwards.
+BLOCK_ROOT_RULES = [r"name suffix .lol. .shop.svc.cluster.local. answer auto"]
+BLOCK_DOMA = [r"continue { name regex (.*)\.doma\.lol {1}.shop.svc.cluster.local ; answer auto }"]
+BLOCK_DOMA_TEMPLATE = ['IN TXT { answer "{{ .Name }} 60 IN TXT {{ .Zone }}" }']
+
+BLOCK_QUESTIONS = [(n + ".", t) for n, t in [
+    ("web.lol", "A"), ("db.lol", "A"),
+    ("web.doma.lol", "A"), ("db.doma.lol", "A"), ("nope.doma.lol", "A"),
+    ("doma.lol", "TXT"), ("web.doma.lol", "TXT"),
+]]
+# The block without rules forwards (asked twice, the second compared, as FORWARDED).
+BLOCK_FORWARDED = [(n + ".", t) for n, t in [("web.quiet.lol", "A"), ("quiet.lol", "A")]]
+
+
+def block_corefile(upstream):
+    host, port = upstream.split("@")
+    root = "".join(f"    rewrite {r}\n" for r in BLOCK_ROOT_RULES) + f"    forward . {host}:{port}\n"
+    doma_rule = BLOCK_DOMA[0].replace("continue { ", "continue {\n        ").replace(" ; ", "\n        ")
+    doma_rule = doma_rule.replace(" }", "\n    }")
+    blocks = ("doma.lol:{port} {\n    bind 127.0.0.1\n"
+              f"    rewrite {doma_rule}\n"
+              '    template IN TXT {\n        answer "{{ .Name }} 60 IN TXT {{ .Zone }}"\n    }\n'
+              "    forward . 127.0.0.1:{port}\n}\n"
+              "quiet.lol:{port} {\n    bind 127.0.0.1\n"
+              f"    forward . {host}:{port}\n}}\n")
+    return root, blocks
+
+
+@tests.case
+def a_server_blocks_rules_answer_its_names_as_coredns_does(cl):
+    with stubdns.StubDNS(ttl=UPSTREAM_TTL) as up:
+        rewrite = BLOCK_ROOT_RULES + ["doma.lol: " + r for r in BLOCK_DOMA] + ["quiet.lol:"]
+        template = ["doma.lol: " + t for t in BLOCK_DOMA_TEMPLATE]
+        knotd = cl.knotd(module={"ttl": TTL, "rewrite": rewrite, "template": template,
+                                 "forward": [up.address], "forward-cache-max-ttl": 3600},
+                         zones=cl.zones, template={"global-module": "mod-k8s/default"})
+        root, blocks = block_corefile(up.address)
+        with knotd, realk8s.CoreDNS(cl.plane, ttl=TTL, extra=root, blocks=blocks) as core:
+            cluster.wait_ready(knotd, cl.ready_zones, timeout=60)
+            for qname, qtype in BLOCK_FORWARDED:
+                dig.query(knotd, qname, qtype)
+            time.sleep(0.5)
+            differences, same = [], 0
+            for qname, qtype in BLOCK_QUESTIONS + BLOCK_FORWARDED:
+                ours = key(dig.query(knotd, qname, qtype))
+                theirs = key(dig.query(core, qname, qtype))
+                if ours == theirs or upstream_ttls_count_down(ours, theirs) or \
+                        zone_file_soa(qname, qtype, ours, theirs):
+                    same += 1
+                    continue
+                differences.append(f"{qname} {qtype}\n    mod-k8s: {ours}\n    CoreDNS: {theirs}")
+            print(f"# {same} of {len(BLOCK_QUESTIONS + BLOCK_FORWARDED)} questions answered alike")
+            testing.expect(not differences, "answers differ:\n" + "\n".join(differences))
+            # Not vacuous: the block's rule answered its name from the cluster, the root's
+            # rule did not touch the quiet block's name (forwarded, the stub's address).
+            a = dig.query(knotd, "web.doma.lol.", "A")
+            testing.expect(a.rcode == "NOERROR" and a.answer and all(
+                rr.owner == "web.doma.lol." and not rr.rdata.startswith("192.0.2.") for rr in a.answer),
+                f"web.doma.lol: {a.text}")
+            a = dig.query(knotd, "web.quiet.lol.", "A")
+            testing.expect([rr.rdata for rr in a.answer] == [stubdns.answer_address("web.quiet.lol.")],
+                           f"web.quiet.lol: {a.text}")
 
 
 tests.main(fixture=lambda: realk8s.RealCluster(world=world, module={"ttl": TTL}))
