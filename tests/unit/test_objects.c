@@ -507,11 +507,10 @@ static void service_port_protocol_defaults_to_tcp_and_unknown_is_skipped(void **
 
 static void service_port_number_outside_range_is_zero(void **state)
 {
+	// An integer beyond 64 bits too: the tape clamps it (json-c 0.17 refused it in strict
+	// mode, 0.16 clamped it; the objects are no longer read by json-c).
 	const char *numbers[] = { "0", "65536", "-1", "'80'", "80.5", "null", "4294967376",
-#if JSON_C_VERSION_NUM < ((0 << 16) | (17 << 8))
-	                          "99999999999999999999999"
-#endif
-	};
+	                          "99999999999999999999999" };
 	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
 		char to[64];
 		snprintf(to, sizeof(to), "'port':%s,", numbers[i]);
@@ -520,12 +519,6 @@ static void service_port_number_outside_range_is_zero(void **state)
 		assert_port(&SVC(obj)->ports[0], "http", 0, K8S_PROTO_TCP);
 		k8s_object_free(obj);
 	}
-#if JSON_C_VERSION_NUM >= ((0 << 16) | (17 << 8))
-	// json-c 0.17 on (Debian 13) refuses an integer beyond 64 bits in strict mode: the
-	// object is malformed JSON, no port at all.
-	assert_int_equal(decode_edit_fails(K8S_SERVICE, SVC_DUAL, "'port':80,",
-	                                   "'port':99999999999999999999999,"), KNOT_EMALF);
-#endif
 	k8s_object_t *obj = decode_edit(K8S_SERVICE, SVC_DUAL, "'port':80,", "'port':65535,");
 	assert_int_equal(SVC(obj)->ports[0].port, 65535);
 	k8s_object_free(obj);
