@@ -318,8 +318,11 @@ def query_string(query):
 def the_module_lists_and_watches_every_resource(fx):
     def collections(verb):
         return {(path, query.get("labelSelector")) for path, query in module_requests(fx, verb)}
-    lists, watches = collections("list"), collections("watch")
-    print(f"# the module's LISTs: {sorted(lists, key=str)}")
+    # Full lists: LISTs, or watch-lists' initial events (the module's default).
+    watch_lists = {(path, query.get("labelSelector")) for path, query in module_requests(fx, "watch")
+                   if query.get("sendInitialEvents") == "true"}
+    lists, watches = collections("list") | watch_lists, collections("watch")
+    print(f"# the module's LISTs and watch-lists: {sorted(lists, key=str)}")
     # namespaces, services, endpointslices (two selectors), pods, serviceimports, clusterproperties
     testing.expect(len(lists) >= 7, f"LISTs: {sorted(lists, key=str)}")
     testing.expect(watches >= lists, f"not watched: {sorted(lists - watches, key=str)}")
