@@ -49,28 +49,24 @@ const k8s_cm_entry_t *k8s_configmap_get(const k8s_configmap_t *cm, const char *k
 	return NULL;
 }
 
-/*! The member after \a key (a key token of an object); 0 after the last. */
-static uint32_t member_next(k8s_jv_t obj, uint32_t key)
-{
-	uint32_t next = obj.t->toks[key + 1].end;  // After the key's value.
-	return (next < obj.t->toks[obj.i].end) ? next : 0;
-}
-
 /*!
  * One key and its value; false when the API could not have stored it. A key seen
  * earlier in the object is skipped (\a dup): as json-c kept it, at its first place with
  * the last value.
  */
-static bool entry_read(k8s_jv_t obj, uint32_t key_at, k8s_str_t *key, k8s_str_t *value,
+static bool entry_read(k8s_jv_t obj, k8s_jv_t at, k8s_str_t *key, k8s_str_t *value,
                        bool *dup)
 {
-	*key = jv_str_of((k8s_jv_t){ obj.t, key_at });
+	*key = jv_str_of(at);
 	*dup = false;
 	if (key->ptr == NULL || memchr(key->ptr, '\0', key->len) != NULL) {
 		return false;
 	}
-	for (uint32_t k = obj.i + 1; k != 0 && k < key_at; k = member_next(obj, k)) {
-		k8s_str_t earlier = jv_str_of((k8s_jv_t){ obj.t, k });
+	JV_EACH_KEY(k, obj) {
+		if (k.i >= at.i) {
+			break;
+		}
+		k8s_str_t earlier = jv_str_of(k);
 		if (earlier.len == key->len && memcmp(earlier.ptr, key->ptr, key->len) == 0) {
 			*dup = true;
 			return true;
@@ -81,26 +77,16 @@ static bool entry_read(k8s_jv_t obj, uint32_t key_at, k8s_str_t *key, k8s_str_t 
 	return k8s_configmap_key_valid(key->ptr, key->len) && value->ptr != NULL;
 }
 
-/*! \brief Keys of an object (jv_len() counts an array's elements only). */
-static uint32_t members(k8s_jv_t obj)
-{
-	return jv_is(obj, K8S_JOBJECT) ? obj.t->toks[obj.i].len : 0;
-}
-
-/*! Every member's key token \a key of object \a obj, in order. */
-#define MEMBERS_EACH(key, obj) \
-	for (uint32_t key = members(obj) > 0 ? (obj).i + 1 : 0; key != 0; key = member_next((obj), key))
-
 static int configmap_decode(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **out)
 {
 	k8s_jv_t data = jv_obj(root, "data");
 	size_t count = 0;
 	size_t strings = k8s_meta_strings(m);
 	// Members, duplicates too: the quadratic test of duplicates stays within the cap.
-	if (members(data) > K8S_CONFIGMAP_KEYS_MAX) {
+	if (jv_keys(data) > K8S_CONFIGMAP_KEYS_MAX) {
 		return KNOT_ELIMIT;
 	}
-	MEMBERS_EACH(at, data) {
+	JV_EACH_KEY(at, data) {
 		k8s_str_t key, value;
 		bool dup;
 		if (!entry_read(data, at, &key, &value, &dup)) {
@@ -124,7 +110,7 @@ static int configmap_decode(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **o
 	}
 	k8s_meta_pack(&cm->meta, K8S_CONFIGMAP, m, &p);
 	k8s_cm_entry_t *entries = arrays;
-	MEMBERS_EACH(at, data) {
+	JV_EACH_KEY(at, data) {
 		k8s_str_t key, value;
 		bool dup;
 		(void)entry_read(data, at, &key, &value, &dup);

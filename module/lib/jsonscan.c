@@ -501,22 +501,16 @@ int k8s_jtape_scan(k8s_jtape_t *t, const char *text, size_t len, char *err, size
 k8s_jv_t jv_getn(k8s_jv_t obj, const char *key, size_t key_len, k8s_jtype_t type)
 {
 	k8s_jv_t found = { NULL, 0 };
-	if (!jv_is(obj, K8S_JOBJECT)) {
-		return found;
-	}
-	const k8s_jtape_t *t = obj.t;
-	uint32_t end = t->toks[obj.i].end;
-	for (uint32_t i = obj.i + 1; i < end; ) {
-		const k8s_jtok_t *k = &t->toks[i];
-		uint32_t v = i + 1;
-		const char *bytes = (k->escaped ? t->arena : t->text) + k->off;
+	JV_EACH_KEY(k, obj) {
+		const k8s_jtok_t *tok = &k.t->toks[k.i];
+		const char *bytes = (tok->escaped ? k.t->arena : k.t->text) + tok->off;
 		// The last of equal keys wins, as json-c keeps it.
-		if (k->len == key_len && (key_len == 0 || bytes[0] == key[0]) &&
+		if (tok->len == key_len && (key_len == 0 || bytes[0] == key[0]) &&
 		    memcmp(bytes, key, key_len) == 0) {
-			found.t = (t->toks[v].type == type) ? t : NULL;
-			found.i = v;
+			k8s_jv_t v = jv_value_of(k);
+			found.t = (v.t->toks[v.i].type == type) ? v.t : NULL;
+			found.i = v.i;
 		}
-		i = t->toks[v].end;
 	}
 	return found;
 }

@@ -218,3 +218,44 @@ static inline k8s_jv_t jv_next(k8s_jv_t arr, k8s_jv_t elem)
 /*! \brief Every element \a elem of array \a arr, in order. */
 #define JV_EACH(elem, arr) \
 	for (k8s_jv_t elem = jv_first(arr); elem.t != NULL; elem = jv_next((arr), elem))
+
+/*! \brief Keys of an object, equal ones each counted (0 when absent). */
+static inline size_t jv_keys(k8s_jv_t obj)
+{
+	return jv_is(obj, K8S_JOBJECT) ? obj.t->toks[obj.i].len : 0;
+}
+
+/*! \brief The first key of an object (a string; its value is the next token), absent if none. */
+static inline k8s_jv_t jv_first_key(k8s_jv_t obj)
+{
+	k8s_jv_t k = { NULL, 0 };
+	if (jv_keys(obj) > 0) {
+		k.t = obj.t;
+		k.i = obj.i + 1;
+	}
+	return k;
+}
+
+/*! \brief The value of key \a key (jv_first_key(), jv_next_key()). */
+static inline k8s_jv_t jv_value_of(k8s_jv_t key)
+{
+	return (k8s_jv_t){ key.t, key.i + 1 };
+}
+
+/*! \brief The key after \a key of \a obj (past its value), absent after the last. */
+static inline k8s_jv_t jv_next_key(k8s_jv_t obj, k8s_jv_t key)
+{
+	k8s_jv_t k = { NULL, 0 };
+	if (key.t != NULL) {
+		uint32_t next = key.t->toks[key.i + 1].end;
+		if (next < obj.t->toks[obj.i].end) {
+			k.t = obj.t;
+			k.i = next;
+		}
+	}
+	return k;
+}
+
+/*! \brief Every key \a key of object \a obj, in order, equal keys each time. */
+#define JV_EACH_KEY(key, obj) \
+	for (k8s_jv_t key = jv_first_key(obj); key.t != NULL; key = jv_next_key((obj), key))

@@ -39,16 +39,16 @@ static void walk(k8s_jv_t v, unsigned depth)
 		}
 		break;
 	case K8S_JOBJECT:
-		for (uint32_t k = v.i + 1; k < v.t->toks[v.i].end; k = v.t->toks[k + 1].end) {
-			k8s_str_t key = jv_str_of((k8s_jv_t){ v.t, k });
+		JV_EACH_KEY(k, v) {
+			k8s_str_t key = jv_str_of(k);
 			if (key.ptr != NULL && key.len < 64) {
 				char name[64];
 				memcpy(name, key.ptr, key.len);
 				name[key.len] = '\0';
-				CHECK(jv_get(v, name, jv_type((k8s_jv_t){ v.t, k + 1 })).t != NULL ||
+				CHECK(jv_get(v, name, jv_type(jv_value_of(k))).t != NULL ||
 				      jv_get(v, name, K8S_JNONE).t == NULL);
 			}
-			walk((k8s_jv_t){ v.t, k + 1 }, depth + 1);
+			walk(jv_value_of(k), depth + 1);
 		}
 		break;
 	case K8S_JSTRING: {

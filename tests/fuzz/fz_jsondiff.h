@@ -73,21 +73,21 @@ static bool fz_json_same(k8s_jv_t v, json_object *j)
 		}
 		// json-c's keys are C strings: one with a NUL is cut there, and may take the place
 		// of another key, its value too. Such an object is not compared further.
-		for (uint32_t k = v.i + 1; k < tok->end; k = v.t->toks[k + 1].end) {
-			if (memchr(fz_jstr_bytes((k8s_jv_t){ v.t, k }), '\0', v.t->toks[k].len) != NULL) {
+		JV_EACH_KEY(k, v) {
+			if (memchr(fz_jstr_bytes(k), '\0', v.t->toks[k.i].len) != NULL) {
 				return true;
 			}
 		}
 		// Each key's last value against json-c's (json-c keeps the last), and as many keys.
 		size_t distinct = 0;
-		for (uint32_t k = v.i + 1; k < tok->end; k = v.t->toks[k + 1].end) {
-			const k8s_jtok_t *key = &v.t->toks[k];
-			const char *bytes = fz_jstr_bytes((k8s_jv_t){ v.t, k });
+		JV_EACH_KEY(k, v) {
+			const k8s_jtok_t *key = &v.t->toks[k.i];
+			const char *bytes = fz_jstr_bytes(k);
 			bool last = true;
-			for (uint32_t l = v.t->toks[k + 1].end; l < tok->end; l = v.t->toks[l + 1].end) {
-				const k8s_jtok_t *later = &v.t->toks[l];
+			for (k8s_jv_t l = jv_next_key(v, k); l.t != NULL; l = jv_next_key(v, l)) {
+				const k8s_jtok_t *later = &v.t->toks[l.i];
 				last = last && !(later->len == key->len &&
-				                 memcmp(fz_jstr_bytes((k8s_jv_t){ v.t, l }), bytes, key->len) == 0);
+				                 memcmp(fz_jstr_bytes(l), bytes, key->len) == 0);
 			}
 			if (!last) {
 				continue;
@@ -101,7 +101,7 @@ static bool fz_json_same(k8s_jv_t v, json_object *j)
 			name[key->len] = '\0';
 			json_object *val = NULL;
 			if (!json_object_object_get_ex(j, name, &val) ||
-			    !fz_json_same((k8s_jv_t){ v.t, k + 1 }, val)) {
+			    !fz_json_same(jv_value_of(k), val)) {
 				return false;
 			}
 		}
