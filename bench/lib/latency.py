@@ -23,7 +23,6 @@ import multiprocessing
 import select
 import socket
 import ssl
-import struct
 import time
 import urllib.parse
 import zlib
@@ -198,17 +197,7 @@ def _poller(port, conn):
                 sock.send(packet)
             except BlockingIOError:
                 pass
-        deadline = time.monotonic() + POLL_INTERVAL
-        while True:
-            readable, _, _ = select.select([sock], [], [], max(0.0, deadline - time.monotonic()))
-            if not readable:
-                break
-            try:
-                data = sock.recv(4096)
-            except BlockingIOError:
-                break
-            seen = time.monotonic()
-            qid, flags, _, ancount = struct.unpack("!HHHH", data[:8])
+        for seen, qid, flags, ancount in proglat._answers(sock, time.monotonic() + POLL_INTERVAL):
             if qid not in pending:
                 continue
             tag, present, _, _ = pending[qid]

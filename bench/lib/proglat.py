@@ -36,6 +36,22 @@ def _query(qid, qname, qtype=12):
     return struct.pack("!HHHHHH", qid, 0, 1, 0, 0, 0) + wire + b"\0" + struct.pack("!HH", qtype, 1)
 
 
+def _answers(sock, deadline):
+    """The DNS answers `sock` receives until `deadline` (or until none waits): (arrival
+    time, ID, flags, answer count) each."""
+    while True:
+        readable, _, _ = select.select([sock], [], [], max(0.0, deadline - time.monotonic()))
+        if not readable:
+            return
+        try:
+            data = sock.recv(4096)
+        except BlockingIOError:
+            return
+        seen = time.monotonic()
+        qid, flags, _, ancount = struct.unpack("!HHHH", data[:8])
+        yield seen, qid, flags, ancount
+
+
 def _poller(port, conn):
     """Child process: polls the PTR names it is given until each answers; sends back latencies."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -65,18 +81,7 @@ def _poller(port, conn):
                 sock.send(packet)
             except BlockingIOError:
                 pass
-        deadline = time.monotonic() + POLL_INTERVAL
-        while True:
-            wait = deadline - time.monotonic()
-            readable, _, _ = select.select([sock], [], [], max(0.0, wait))
-            if not readable:
-                break
-            try:
-                data = sock.recv(4096)
-            except BlockingIOError:
-                break
-            seen = time.monotonic()
-            qid, flags, _, ancount = struct.unpack("!HHHH", data[:8])
+        for seen, qid, flags, ancount in _answers(sock, time.monotonic() + POLL_INTERVAL):
             if qid in pending and flags & 0xF == 0 and ancount > 0:
                 seen_at[pending.pop(qid)[0]] = seen
         if not pending and not done:
