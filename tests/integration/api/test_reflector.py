@@ -204,6 +204,17 @@ class ReflectorCase(unittest.TestCase):
         driver.wait(lambda _: set(driver.model(source)) == want, timeout,
                     f"the sink to hold {sorted(want)}")
 
+    def expire_during_outage(self, driver, ip):
+        """The server down while shop/web is deleted, a service added (ClusterIP `ip`) and
+        the history compacted: the watch's resumption gets 410. Returns that log line's index."""
+        time.sleep(1.2)
+        self.sim.outage(2)
+        self.sim.delete("services", "shop", "web")
+        self.sim.apply(service("after-outage", ip))
+        self.sim.compact()
+        return driver.wait_line(r"watch services failed, relisting in \d+\.\d s \(HTTP 410 "
+                                r"Expired\)", timeout=30)
+
 
 def query(request):
     return dict(urllib.parse.parse_qsl(request["query"], keep_blank_values=True))
@@ -352,13 +363,7 @@ class Errors(ReflectorCase):
         d = self.drive(SERVICES)
         d.synced()
         self.sim.wait_for_watches("services")
-        time.sleep(1.2)
-        self.sim.outage(2)
-        self.sim.delete("services", "shop", "web")
-        self.sim.apply(service("after-outage", "10.96.9.1"))
-        self.sim.compact()
-        line = d.wait_line(r"watch services failed, relisting in \d+\.\d s \(HTTP 410 Expired\)",
-                           timeout=30)
+        line = self.expire_during_outage(d, "10.96.9.1")
         d.synced(start=line, timeout=30)
         self.wait_model(d, "/api/v1/services")
         self.assertNotIn("shop/web", d.model())
@@ -719,13 +724,7 @@ class WatchList(ReflectorCase):
         self.sim.wait_for_watches("services")
         self.sim.apply(service("moves-the-version", "10.96.9.11"))
         d.wait_line(r"^upsert 0 default/moves-the-version ")
-        time.sleep(1.2)
-        self.sim.outage(2)
-        self.sim.delete("services", "shop", "web")
-        self.sim.apply(service("after-outage", "10.96.9.12"))
-        self.sim.compact()
-        line = d.wait_line(r"watch services failed, relisting in \d+\.\d s \(HTTP 410 Expired\)",
-                           timeout=30)
+        line = self.expire_during_outage(d, "10.96.9.12")
         d.synced(start=line, timeout=30)
         self.wait_model(d, "/api/v1/services")
         self.assertNotIn("shop/web", d.model())
