@@ -37,6 +37,7 @@ static const struct {
 	{ "\x03" "ip6" "\x04" "arpa", K8S_ROLE_REVERSE },
 	{ "\x01" "d" "\x01" "f" "\x03" "ip6" "\x04" "arpa", K8S_ROLE_REVERSE },
 	{ "\x03" "k8s", K8S_ROLE_CLUSTER },
+	{ "\x07" "example", K8S_ROLE_EXTERNAL },
 };
 
 static bool inside(const uint8_t *name, size_t size, const uint8_t *p, size_t len)
@@ -84,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	k8s_qname_t q;
 	k8s_qname_parse(qname, zone, zones[z].role, &q);
-	CHECK(q.kind <= K8S_Q_REVERSE);
+	CHECK(q.kind <= K8S_Q_ZONAL);
 	if (q.owner != NULL) {
 		CHECK(q.owner_len >= 4 && inside(qname, qsize, q.owner, q.owner_len));
 		CHECK(is_label(qname, qsize, q.owner));
@@ -100,6 +101,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(q.ip_bits <= 128);
 	if (q.kind == K8S_Q_POD) {
 		CHECK(q.ip.family != 0);
+	}
+	if (q.kind == K8S_Q_ZONAL) {
+		// Whole labels: the topology zone's run ends where the directive label starts.
+		CHECK(zones[z].role == K8S_ROLE_CLUSTER && q.topo_size >= 2);
+		CHECK(inside(qname, qsize, q.topo, q.topo_size) && is_label(qname, qsize, q.topo));
+		CHECK(q.topo + q.topo_size == q.directive && is_label(qname, qsize, q.directive));
+		CHECK(q.owner != NULL && q.ns != NULL);
 	}
 
 	// Each label as a pod label: a dashed IPv4 address reads back as the label itself.
