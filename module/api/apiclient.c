@@ -401,10 +401,10 @@ int k8s_api_prepare(k8s_api_t *api, CURL *easy, const char *path_query,
 	if (rc == CURLE_OK) {
 		rc = curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
 	}
-	if (rc == CURLE_OK) {
-		// With HTTP/2, transfers share one connection instead of racing to open many.
-		rc = curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
-	}
+	// No CURLOPT_PIPEWAIT: libcurl 8 parks a waiting transfer until the awaited connection
+	// multiplexes or a transfer on it ends, and a watch on an HTTP/1.1 connection never
+	// ends: a second watcher's streams (a reload) stalled until their timeout (Debian 13's
+	// libcurl 8.14). An HTTP/2 connection, once up, is still shared by later transfers.
 	if (rc == CURLE_OK && api->connect_to != NULL) {
 		rc = curl_easy_setopt(easy, CURLOPT_CONNECT_TO, api->connect_to);
 	}
