@@ -510,6 +510,46 @@ def rewrite_and_template_lines_become_the_options_with_the_lines_words():
 
 
 @tests.case
+def a_blocks_forward_to_resolv_conf_is_the_default_servers_when_the_roots_is_too():
+    # AKS's documented rewrite block: its names go to the node's resolvers either way.
+    block = ("example.com:53 {\n    rewrite stop {\n        name regex (.*)\\.example\\.com "
+             "{1}.default.svc.cluster.local\n        answer name (.*)\\.default\\.svc\\.cluster\\.local "
+             "{1}.example.com\n    }\n    forward . /etc/resolv.conf\n}\n")
+    with translated_text(corefile("forward . /etc/resolv.conf", zones=[block])) as (out, conf, report):
+        report_row(report, "translated", 15, "forward . /etc/resolv.conf")
+        expect_lines(report, r"-> no stub domain needed: names of example\.com\. go to mod-k8s's "
+                     r"forward servers, the node's resolvers", what="the report")
+        testing.expect("forward-stub" not in conf, f"a stub domain for the default servers:\n{conf}")
+        conf_check(os.path.join(out, "knot.conf"))
+    # The root forwards elsewhere: the block's names would leave the node's resolvers.
+    with translated_text(corefile("forward . 10.150.0.9", zones=[block]), status=1) as (out, conf, report):
+        report_row(report, "NOT TRANSLATED", 15, "forward . /etc/resolv.conf")
+        loss_line(report, r"\S+:15: names of example\.com\. go to the root block's forward servers")
+
+
+@tests.case
+def a_blocks_rewrite_out_of_the_block_with_its_own_forward_is_a_loss():
+    # CoreDNS sends the rewritten name to the block's forward; mod-k8s forwards it by its
+    # new name. Into the cluster zones or the block's own zone: the same answer, no loss.
+    def block(to, forward="10.150.0.3"):
+        return ("example.com:53 {\n    rewrite stop {\n        name regex (.*)\\.example\\.com "
+                f"{to}\n        answer auto\n    }}\n    forward . {forward}\n}}\n")
+    for to, status in [("{1}.corp.internal", 1), ("{1}", 1), ("{1}.default.svc.cluster.local", 0),
+                       ("{1}.in.example.com", 0)]:
+        with translated_text(corefile("forward . /etc/resolv.conf", zones=[block(to)]),
+                             status=status) as (out, conf, report):
+            report_row(report, "translated", 11, "rewrite stop { ... }")
+            if status:
+                target = r"corp\.internal\." if "corp" in to else "the names it rewrites"
+                loss_line(report, rf"\S+:11: (names rewritten to )?{target}.* leave the server "
+                          r"block example\.com\.: .* not to this block's forward 10\.150\.0\.3")
+            conf_check(os.path.join(out, "knot.conf"))
+    # A block forwarding to the default servers loses nothing by it.
+    with translated_text(corefile("forward . 10.150.0.3", zones=[block("{1}.corp.internal")])) as (out, conf, report):
+        conf_check(os.path.join(out, "knot.conf"))
+
+
+@tests.case
 def a_rewrite_or_template_form_not_served_is_a_loss_exit_1():
     for line, why in [("rewrite edns0 local set 0xffee abcd", r"rewrite edns0 is not served"),
                       ("rewrite name regex a b answer value c d", r"answer value is not served"),
