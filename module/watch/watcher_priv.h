@@ -64,6 +64,7 @@ struct k8s_watcher {
 	k8s_api_t api;
 	bool api_ready;
 	uint64_t settings_retry_ms;
+	uint64_t started_ms;          /*!< The thread's start: the first sync's time is logged. */
 	k8s_reflector_t *reflectors[K8S_SRC_COUNT];
 	k8s_store_t *store;
 	/* The ConfigMaps read for the glue (aside sources): held on the board while read. */
