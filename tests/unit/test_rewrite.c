@@ -417,6 +417,26 @@ static void a_name_takes_the_rules_of_its_longest_zones_block_only(void **state)
 	k8s_rw_blocks_free(b);
 }
 
+static void nested_blocks_in_any_order_give_a_name_the_longest(void **state)
+{
+	static const char *const nested[] = {
+		"b.c: name suffix .b.c. .in-b.example.",
+		"a.b.c: name suffix .a.b.c. .in-a.example.",
+		"c: name suffix .c. .in-c.example.",
+		"x.a.b.c:",
+	};
+	char err[512] = "";
+	k8s_rw_blocks_t *b = k8s_rw_blocks_new(nested, 4, NULL, 0, err, sizeof(err));
+	assert_non_null(b);
+	assert_string_equal(block_rewritten(b, "w.a.b.c."), "w.in-a.example.");
+	assert_string_equal(block_rewritten(b, "w.b.c."), "w.in-b.example.");
+	assert_string_equal(block_rewritten(b, "w.xb.c."), "w.xb.in-c.example.");
+	assert_string_equal(block_rewritten(b, "w.c."), "w.in-c.example.");
+	assert_string_equal(block_rewritten(b, "w.x.a.b.c."), "-");
+	assert_string_equal(block_rewritten(b, "w.d."), "-");
+	k8s_rw_blocks_free(b);
+}
+
 static void a_blocks_template_without_zones_is_its_blocks(void **state)
 {
 	static const char *const tpls[] = {
@@ -498,6 +518,7 @@ int main(void)
 		cmocka_unit_test_teardown(a_ttl_rule_that_matches_stops_by_default, arena_free),
 		cmocka_unit_test_teardown(what_coredns_or_mod_k8s_refuses_is_refused_with_the_reason, arena_free),
 		cmocka_unit_test_teardown(a_name_takes_the_rules_of_its_longest_zones_block_only, arena_free),
+		cmocka_unit_test_teardown(nested_blocks_in_any_order_give_a_name_the_longest, arena_free),
 		cmocka_unit_test_teardown(a_blocks_template_without_zones_is_its_blocks, arena_free),
 		cmocka_unit_test_teardown(a_zone_in_two_blocks_or_a_bad_prefix_is_refused, arena_free),
 	};
