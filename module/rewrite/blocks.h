@@ -28,8 +28,9 @@
  * with `:` (a rule's first word is a keyword, a template's a class), so the prefix is
  * unambiguous. A zone is in one block only, as CoreDNS refuses a zone twice on a port.
  *
- * Read at load; per query one walk over the zones (none with the root's block alone),
- * nothing allocated, nothing written.
+ * Read at load; per query one split of the name into labels and a suffix comparison per
+ * block zone, longest first (none with the root's block alone), nothing allocated,
+ * nothing written.
  */
 
 #pragma once
