@@ -18,9 +18,10 @@ import knotd as knotd_lib
 class Server(knotd_lib.Knotd):
     """A Knotd whose knotd may run under a wrapper (valgrind) and with other worker counts."""
 
-    def __init__(self, wrapper=(), udp_workers=2, zone_texts=None, **options):
+    def __init__(self, wrapper=(), udp_workers=2, zone_texts=None, server_lines=(), **options):
         self.wrapper = list(wrapper)
         self.udp_workers = udp_workers
+        self.server_lines = list(server_lines)  # more of knot.conf's server: section
         self.zone_texts = dict(zone_texts or {})
         options.setdefault("log_level", "info")
         super().__init__(**options)
@@ -34,7 +35,8 @@ class Server(knotd_lib.Knotd):
 
     def config_text(self):
         text = super().config_text()
-        return text.replace("    udp-workers: 2\n", f"    udp-workers: {self.udp_workers}\n", 1)
+        more = "".join(f"    {line}\n" for line in self.server_lines)
+        return text.replace("    udp-workers: 2\n", f"    udp-workers: {self.udp_workers}\n{more}", 1)
 
     def command(self, program, *args):
         argv, env = super().command(program, *args)
