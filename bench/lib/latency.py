@@ -348,10 +348,10 @@ def one_at_a_time(run, count, spacing=0.3):
     return results
 
 
-def steady(run, rate=proglat.RATE, duration=proglat.DURATION, services=proglat.SERVICES):
+def steady(run, rate=proglat.RATE, duration=proglat.DURATION, services=proglat.SERVICES, first=0):
     """RATE endpoint updates a second for DURATION s, the slices of SERVICES world services
     in turn (one slice changes again every SERVICES / RATE s), each its addresses plus a
-    new one."""
+    new one; FIRST: the number of changes of earlier runs (their addresses and tags)."""
     api = run.api
     targets = api.slices(min(services, api.slice_count()))
     count = int(rate * duration)
@@ -365,8 +365,8 @@ def steady(run, rate=proglat.RATE, duration=proglat.DURATION, services=proglat.S
         else:
             late += 1
         target = targets[i % len(targets)]
-        address = str(ipaddress.IPv4Address("10.250.0.0") + i + 1)
-        tag = ("steady", i)
+        address = str(ipaddress.IPv4Address("10.250.0.0") + first + i + 1)
+        tag = ("steady", first + i)
         run.change(tag, lambda: api.put_slice(target, [address]), reverse_name(address), 12, True)
         changes.append((tag, "endpointslices", "MODIFIED", target["metadata"]["namespace"],
                         target["metadata"]["name"]))
