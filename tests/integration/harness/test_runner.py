@@ -22,12 +22,13 @@ PASSES = 'print("ok - it works")\nprint("1 passed, 0 failed")\n'
 
 
 def run_files(files, jobs=1, args=()):
-    """Runs the runner on a directory holding `files` (path -> Python source)."""
+    """Runs the runner on a directory holding `files` (path -> Python source; a file not
+    named test_*.py, such as the durations file, is written as it is given)."""
     with tempfile.TemporaryDirectory(prefix="runner-") as testdir:
         for name, source in files.items():
             os.makedirs(os.path.join(testdir, os.path.dirname(name)), exist_ok=True)
             with open(os.path.join(testdir, name), "w", encoding="utf-8") as f:
-                f.write("import sys\n" + source)
+                f.write(("import sys\n" if name.endswith(".py") else "") + source)
         env = dict(os.environ, MODK8S_TESTDIR=testdir, MODK8S_TEST_JOBS=str(jobs))
         result = subprocess.run([sys.executable, RUNNER, *args], env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, timeout=120, check=False)
@@ -129,6 +130,57 @@ def with_two_jobs_files_run_at_once_and_one_marked_alone_runs_by_itself():
     b_start, b_end = events.index("start b"), events.index("end b")
     testing.expect(b_start > max(events.index("end a"), events.index("end c")), events)
     testing.expect(b_end == len(events) - 1, events)
+
+
+# A file that logs its start, runs 0.5 s and logs its end.
+STEP = """import os, time
+log = os.environ["RUNNER_LOG"]
+with open(log, "a") as f: f.write("start {name}\\n")
+time.sleep(0.5)
+with open(log, "a") as f: f.write("end {name}\\n")
+print("ok - {name} ran")
+"""
+
+
+@tests.case
+def with_two_jobs_the_shared_files_start_longest_first_by_the_durations_file():
+    files = {f"test_{n}.py": STEP.format(name=n) for n in "abcd"}
+    # b is not listed (it may be long: it starts first), then c and d, the longest, a last.
+    files["durations"] = "# a comment\n1.0 test_a.py\n30.0 test_c.py\n20.0 test_d.py\nnonsense\n"
+    code, out, events = run_logged(files)
+    testing.expect_equal(code, 0, f"exit status:\n{out}")
+    starts = [e.split()[1] for e in events if e.startswith("start ")]
+    testing.expect_equal(sorted(starts[:2]), ["b", "c"], f"first two started: {events}")
+    testing.expect_equal(starts[2:], ["d", "a"], f"then: {events}")
+
+
+def rewrite_durations(log, before=None):
+    """The runner's --durations on `log` in a directory whose durations file holds
+    `before`; returns its exit status, its output and the file it leaves."""
+    with tempfile.TemporaryDirectory(prefix="runner-") as testdir:
+        path = os.path.join(testdir, "durations")
+        if before is not None:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(before)
+        result = subprocess.run([sys.executable, RUNNER, "--durations"], input=log,
+                                env=dict(os.environ, MODK8S_TESTDIR=testdir),
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                timeout=60, check=False)
+        with open(path, encoding="utf-8") as f:
+            return result.returncode, result.stdout, f.read()
+
+
+@tests.case
+def durations_rewrites_the_file_from_a_runs_per_file_lines_longest_first():
+    log = ("ok - test_a.py: it works\n# test_a.py: 1 passed, 0 failed (2.5 s)\n"
+           "# test_b.py: 3 passed, 1 failed, 2 skipped (40.0 s)\n# 4 skipped\n1 passed, 0 failed\n")
+    code, out, left = rewrite_durations(log)
+    testing.expect_equal(code, 0, f"exit status:\n{out}")
+    testing.expect_equal([line for line in left.splitlines() if not line.startswith("#")],
+                         ["40.0 test_b.py", "2.5 test_a.py"], left)
+    code, out, left = rewrite_durations("no such lines\n", before="1.0 test_a.py\n")
+    testing.expect_equal(code, 1, f"exit status with no per-file line:\n{out}")
+    testing.expect_equal(left, "1.0 test_a.py\n", "the file is left as it was")
 
 
 @tests.case
