@@ -65,6 +65,14 @@ enum {
 	F_NULL     = 1 << 7,  /*!< The scanned value must be null ("items", "metadata"). */
 };
 
+/*! Bytes that end a run inside a string: its quote, or a backslash. */
+static const bool STRING_STOP[256] = { ['"'] = true, ['\\'] = true };
+
+/*! Bytes that end a run outside strings, within a value: a string's start, nesting. */
+static const bool VALUE_STOP[256] = {
+	['"'] = true, ['{'] = true, ['['] = true, ['}'] = true, [']'] = true,
+};
+
 static bool is_ws(char c)
 {
 	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
@@ -238,31 +246,56 @@ static void scan(k8s_listsplit_t *s, const char *data, size_t len, size_t *pos, 
 		*pos = i;
 		return;
 	}
+	// Locals, not s's fields, in the loop: a byte of data may alias them for the compiler.
+	int flags = s->flags;
+	int depth = s->depth;
+	if ((flags & F_ESCAPE) && i < len) {
+		flags &= ~F_ESCAPE;  // the previous piece ended with the backslash: skip what it escapes
+		i++;
+	}
 	while (i < len) {
-		char c = data[i++];
-		if (s->flags & F_STRING) {
-			if (s->flags & F_ESCAPE) {
-				s->flags &= ~F_ESCAPE;
-			} else if (c == '\\') {
-				s->flags |= F_ESCAPE;
-			} else if (c == '"') {
-				s->flags &= ~F_STRING;
-				if (s->depth == 0) {
-					*ended = true;
+		if (flags & F_STRING) {
+			// Most bytes of a list are inside strings: only a quote or a backslash matters.
+			while (i < len && !STRING_STOP[(uint8_t)data[i]]) {
+				i++;
+			}
+			if (i == len) {
+				break;
+			}
+			char c = data[i++];
+			if (c == '\\') {
+				if (i == len) {
+					flags |= F_ESCAPE;
 					break;
 				}
+				i++;  // the escaped byte
+				continue;
 			}
-		} else if (c == '"') {
-			s->flags |= F_STRING;
-		} else if (c == '{' || c == '[') {
-			s->depth++;
-		} else if (c == '}' || c == ']') {
-			if (--s->depth == 0) {
+			flags &= ~F_STRING;
+			if (depth == 0) {
 				*ended = true;
 				break;
 			}
+			continue;
+		}
+		while (i < len && !VALUE_STOP[(uint8_t)data[i]]) {
+			i++;
+		}
+		if (i == len) {
+			break;
+		}
+		char c = data[i++];
+		if (c == '"') {
+			flags |= F_STRING;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if (--depth == 0) {  // '}' or ']'
+			*ended = true;
+			break;
 		}
 	}
+	s->flags = flags;
+	s->depth = depth;
 	*pos = i;
 }
 
