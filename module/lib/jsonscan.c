@@ -68,13 +68,16 @@ static int fail(scan_t *sc, const char *why)
 
 static void skip_ws(scan_t *sc)
 {
-	while (sc->pos < sc->len) {
-		char c = sc->s[sc->pos];
+	// A local position: a store to sc->pos may alias the text's bytes for the compiler.
+	size_t pos = sc->pos;
+	while (pos < sc->len) {
+		char c = sc->s[pos];
 		if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-			return;
+			break;
 		}
-		sc->pos++;
+		pos++;
 	}
+	sc->pos = pos;
 }
 
 static int token(scan_t *sc, k8s_jtype_t type, uint32_t *at)
@@ -247,9 +250,11 @@ static int string(scan_t *sc, uint32_t *at)
 	}
 	size_t start = ++sc->pos;
 	const unsigned char *s = (const unsigned char *)sc->s;
-	while (sc->pos < sc->len && !special[s[sc->pos]]) {
-		sc->pos++;
+	size_t pos = start, len = sc->len;  // locals, as in skip_ws()
+	while (pos < len && !special[s[pos]]) {
+		pos++;
 	}
+	sc->pos = pos;
 	k8s_jtok_t *tok = &sc->t->toks[*at];
 	if (sc->pos < sc->len && s[sc->pos] == '"') {
 		if (sc->pos - start > UINT32_MAX) {
@@ -498,19 +503,45 @@ int k8s_jtape_scan(k8s_jtape_t *t, const char *text, size_t len, char *err, size
 	return ret;
 }
 
+/*! Whether \a tok, a key, is the \a len bytes of \a key. */
+static bool key_is(const k8s_jtape_t *t, const k8s_jtok_t *tok, const char *key, size_t len)
+{
+	const char *bytes = (tok->escaped ? t->arena : t->text) + tok->off;
+	return tok->len == len && (len == 0 || bytes[0] == key[0]) && memcmp(bytes, key, len) == 0;
+}
+
+/*! The value of key \a k if it has \a type, else absent (its index kept, as jv_getn's). */
+static k8s_jv_t value_typed(k8s_jv_t k, k8s_jtype_t type)
+{
+	k8s_jv_t v = jv_value_of(k);
+	v.t = (v.t->toks[v.i].type == type) ? v.t : NULL;
+	return v;
+}
+
 k8s_jv_t jv_getn(k8s_jv_t obj, const char *key, size_t key_len, k8s_jtype_t type)
 {
 	k8s_jv_t found = { NULL, 0 };
 	JV_EACH_KEY(k, obj) {
-		const k8s_jtok_t *tok = &k.t->toks[k.i];
-		const char *bytes = (tok->escaped ? k.t->arena : k.t->text) + tok->off;
 		// The last of equal keys wins, as json-c keeps it.
-		if (tok->len == key_len && (key_len == 0 || bytes[0] == key[0]) &&
-		    memcmp(bytes, key, key_len) == 0) {
-			k8s_jv_t v = jv_value_of(k);
-			found.t = (v.t->toks[v.i].type == type) ? v.t : NULL;
-			found.i = v.i;
+		if (key_is(k.t, &k.t->toks[k.i], key, key_len)) {
+			found = value_typed(k, type);
 		}
 	}
 	return found;
+}
+
+void jv_pick(k8s_jv_t obj, const k8s_jkey_t *keys, size_t count, k8s_jv_t *out)
+{
+	for (size_t i = 0; i < count; i++) {
+		out[i] = (k8s_jv_t){ NULL, 0 };
+	}
+	JV_EACH_KEY(k, obj) {
+		const k8s_jtok_t *tok = &k.t->toks[k.i];
+		for (size_t i = 0; i < count; i++) {
+			if (key_is(k.t, tok, keys[i].name, keys[i].len)) {
+				out[i] = value_typed(k, keys[i].type);
+				break;  // the keys asked are distinct
+			}
+		}
+	}
 }

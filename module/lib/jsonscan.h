@@ -133,6 +133,22 @@ static inline bool jv_is(k8s_jv_t v, k8s_jtype_t type)
 /*! \brief The value of \a key (\a key_len bytes) in object \a obj if it has \a type (the last of equal keys). */
 k8s_jv_t jv_getn(k8s_jv_t obj, const char *key, size_t key_len, k8s_jtype_t type);
 
+/*! \brief A key jv_pick() looks for: its name (\a len bytes) and the type its value must have. */
+typedef struct {
+	const char *name;
+	size_t len;
+	k8s_jtype_t type;
+} k8s_jkey_t;
+
+/*! \brief A k8s_jkey_t of a string literal. */
+#define JKEY(lit, jtype) { (lit), sizeof(lit) - 1, (jtype) }
+
+/*!
+ * \brief The values of \a count keys of \a obj in one walk of its keys: out[i] is what
+ * jv_getn(obj, keys[i]...) gives, for objects whose keys are read several at a time.
+ */
+void jv_pick(k8s_jv_t obj, const k8s_jkey_t *keys, size_t count, k8s_jv_t *out);
+
 /*! \brief jv_getn() of a C string (a literal's length is known at compile time). */
 static inline k8s_jv_t jv_get(k8s_jv_t obj, const char *key, k8s_jtype_t type)
 {

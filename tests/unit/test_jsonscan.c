@@ -101,6 +101,25 @@ static void values_read_as_json_c_reads_them(void **state)
 	assert_null(jv_first(jv_arr(jv_obj(root, "o"), "k")).t);
 	assert_null(jv_obj(jv_obj(root, "missing"), "k").t);  // reads chain through absence
 
+	// jv_pick() reads several keys in one walk, each as jv_get() reads it.
+	static const k8s_jkey_t keys[] = {
+		JKEY("a", K8S_JINT), JKEY("s", K8S_JINT), JKEY("o", K8S_JOBJECT),
+		JKEY("missing", K8S_JSTRING), JKEY("n", K8S_JNULL),
+	};
+	k8s_jv_t at[5];
+	jv_pick(root, keys, 5, at);
+	for (size_t i = 0; i < 5; i++) {
+		k8s_jv_t one = jv_get(root, keys[i].name, keys[i].type);
+		assert_ptr_equal(at[i].t, one.t);
+		assert_int_equal(at[i].i, one.i);
+	}
+	assert_int_equal(root.t->toks[at[0].i].i, 2);          // the last of equal keys
+	assert_null(at[1].t);                                   // another type reads as absent
+	assert_int_equal(jv_len(jv_arr(at[2], "k")), 0);
+	jv_pick(jv_obj(root, "missing"), keys, 2, at);          // absent: every key absent
+	assert_null(at[0].t);
+	assert_null(at[1].t);
+
 	// Escapes, surrogate pairs, lone halves as U+FFFD, an embedded NUL reads as absent.
 	assert_int_equal(scan(&t, "{\"e\":\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\",\"u\":\"\\u00e9\\ud83d\\ude00\","
 	                          "\"lone\":\"\\ud83dx\\ude00\",\"nul\":\"a\\u0000b\"}"), KNOT_EOK);
@@ -109,6 +128,11 @@ static void values_read_as_json_c_reads_them(void **state)
 	assert_true(str_is(jv_str(root, "u"), "\xc3\xa9\xf0\x9f\x98\x80"));
 	assert_true(str_is(jv_str(root, "lone"), "\xef\xbf\xbdx\xef\xbf\xbd"));
 	assert_null(jv_str(root, "nul").ptr);
+	static const k8s_jkey_t escaped[] = { JKEY("e", K8S_JSTRING), JKEY("u", K8S_JSTRING) };
+	k8s_jv_t picked[2];
+	jv_pick(root, escaped, 2, picked);
+	assert_true(str_is(jv_str_of(picked[0]), "a\"b\\c/d\b\f\n\r\t"));
+	assert_true(str_is(jv_str_of(picked[1]), "\xc3\xa9\xf0\x9f\x98\x80"));
 
 	// Arrays in order, however nested.
 	assert_int_equal(scan(&t, "[[1,[2]],{\"x\":3},4]"), KNOT_EOK);
