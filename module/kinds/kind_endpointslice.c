@@ -39,9 +39,8 @@ typedef struct {
 } endpoint_view_t;
 
 /*! A zone a query name can spell (zonal names): labels of at most 63 bytes, as a node's. */
-static k8s_str_t zone_read(k8s_jv_t item)
+static k8s_str_t zone_read(k8s_str_t s)
 {
-	k8s_str_t s = jv_str(item, "zone");
 	if (s.ptr == NULL || !k8s_dns_name_valid(s.ptr, s.len, K8S_DNS_LABEL_MAX, 0, true)) {
 		s.ptr = NULL;
 		s.len = 0;
@@ -49,15 +48,34 @@ static k8s_str_t zone_read(k8s_jv_t item)
 	return s;
 }
 
+/*! The keys of an endpoint read, in one walk of its keys (a slice has a thousand). */
+enum { EP_ADDRESSES, EP_CONDITIONS, EP_HOSTNAME, EP_TARGET_REF, EP_ZONE, EP_KEYS };
+static const k8s_jkey_t ENDPOINT_KEYS[EP_KEYS] = {
+	[EP_ADDRESSES] = JKEY("addresses", K8S_JARRAY),
+	[EP_CONDITIONS] = JKEY("conditions", K8S_JOBJECT),
+	[EP_HOSTNAME] = JKEY("hostname", K8S_JSTRING),
+	[EP_TARGET_REF] = JKEY("targetRef", K8S_JOBJECT),
+	[EP_ZONE] = JKEY("zone", K8S_JSTRING),
+};
+
+enum { REF_KIND, REF_NAME, REF_KEYS };
+static const k8s_jkey_t REF_KEYS_READ[REF_KEYS] = {
+	[REF_KIND] = JKEY("kind", K8S_JSTRING),
+	[REF_NAME] = JKEY("name", K8S_JSTRING),
+};
+
 static void endpoint_read(k8s_jv_t item, endpoint_view_t *v)
 {
-	v->addresses = jv_arr(item, "addresses");
-	v->ready = jv_bool(jv_obj(item, "conditions"), "ready", true);
-	v->hostname = k8s_decode_label(jv_str(item, "hostname"), false);
-	k8s_jv_t ref = jv_obj(item, "targetRef");
-	k8s_str_t pod = str_is(jv_str(ref, "kind"), "Pod") ? jv_str(ref, "name") : (k8s_str_t){ NULL, 0 };
+	k8s_jv_t at[EP_KEYS], ref[REF_KEYS];
+	jv_pick(item, ENDPOINT_KEYS, EP_KEYS, at);
+	jv_pick(at[EP_TARGET_REF], REF_KEYS_READ, REF_KEYS, ref);
+	v->addresses = at[EP_ADDRESSES];
+	v->ready = jv_bool(at[EP_CONDITIONS], "ready", true);
+	v->hostname = k8s_decode_label(jv_str_of(at[EP_HOSTNAME]), false);
+	k8s_str_t pod = str_is(jv_str_of(ref[REF_KIND]), "Pod") ? jv_str_of(ref[REF_NAME]) :
+	                (k8s_str_t){ NULL, 0 };
 	v->target = k8s_decode_label(pod, false);
-	v->zone = zone_read(item);
+	v->zone = zone_read(jv_str_of(at[EP_ZONE]));
 	v->unlabelled = (k8s_str_t){ NULL, 0 };
 	if (v->target.ptr == NULL && pod.ptr != NULL && k8s_dns_subdomain_valid(pod.ptr, pod.len)) {
 		v->unlabelled = pod;
@@ -86,6 +104,106 @@ static k8s_str_t cluster_label(const k8s_meta_t *m)
 	return s;
 }
 
+/*! An address read from a slice, with the endpoint it belongs to (its index in the views). */
+typedef struct {
+	k8s_ip_t ip;
+	size_t view;
+} address_seen_t;
+
+/*! A slice's endpoints as read once: a view of each, their valid addresses. */
+typedef struct {
+	endpoint_view_t *views;  /*!< jv_len(endpoints) of them. */
+	address_seen_t *seen;
+	size_t seen_count, seen_cap;
+} endpoints_read_t;
+
+static void endpoints_free(endpoints_read_t *e)
+{
+	free(e->views);
+	free(e->seen);
+}
+
+/*! Keeps an address; the array grows by doubling (past one address an endpoint). */
+static int address_keep(endpoints_read_t *e, const k8s_ip_t *ip, size_t view)
+{
+	if (e->seen_count == e->seen_cap) {
+		size_t cap = 2 * e->seen_cap;
+		address_seen_t *grown = (cap > SIZE_MAX / sizeof(*grown)) ? NULL :
+		                        realloc(e->seen, cap * sizeof(*grown));
+		if (grown == NULL) {
+			return KNOT_ENOMEM;
+		}
+		e->seen = grown;
+		e->seen_cap = cap;
+	}
+	e->seen[e->seen_count].ip = *ip;
+	e->seen[e->seen_count].view = view;
+	e->seen_count++;
+	return KNOT_EOK;
+}
+
+/*!
+ * Reads the slice's endpoints, each once, and their valid addresses of \a family into
+ * \a e; the bytes of the strings kept are added to \a strings, the first endpoint with
+ * an address and a pod name that is no label in \a unlabelled.
+ */
+static int endpoints_read(k8s_jv_t endpoints, int family, endpoints_read_t *e,
+                          size_t *strings, k8s_str_t *unlabelled)
+{
+	memset(e, 0, sizeof(*e));
+	size_t count = jv_len(endpoints);  // at most K8S_JSON_VALUES_MAX: the product fits
+	if (count == 0) {
+		return KNOT_EOK;
+	}
+	e->views = malloc(count * sizeof(*e->views));
+	e->seen = malloc(count * sizeof(*e->seen));  // one address an endpoint, as a rule
+	if (e->views == NULL || e->seen == NULL) {
+		return KNOT_ENOMEM;
+	}
+	e->seen_cap = count;
+	size_t view = 0;
+	JV_EACH(item, endpoints) {
+		endpoint_view_t *v = &e->views[view];
+		endpoint_read(item, v);
+		size_t before = e->seen_count;
+		JV_EACH(address, v->addresses) {
+			k8s_ip_t ip;
+			if (address_read(address, family, &ip) && address_keep(e, &ip, view) != KNOT_EOK) {
+				return KNOT_ENOMEM;
+			}
+		}
+		if (e->seen_count > before) {
+			*strings += k8s_str_size(v->hostname) + k8s_str_size(v->target) +
+			            k8s_str_size(v->zone);
+			if (unlabelled->ptr == NULL) {
+				*unlabelled = v->unlabelled;
+			}
+		}
+		view++;
+	}
+	return KNOT_EOK;
+}
+
+/*! The endpoints of \a seen into \a eps, an endpoint's name strings packed once for its addresses. */
+static void endpoints_pack(const endpoint_view_t *views, const address_seen_t *seen,
+                           size_t count, k8s_endpoint_t *eps, k8s_pack_t *p)
+{
+	const char *hostname = NULL, *target = NULL, *zone = NULL;
+	for (size_t i = 0; i < count; i++) {
+		const endpoint_view_t *v = &views[seen[i].view];
+		if (i == 0 || seen[i].view != seen[i - 1].view) {
+			hostname = k8s_pack_str(p, v->hostname, false);
+			target = k8s_pack_str(p, v->target, false);
+			zone = k8s_pack_str(p, v->zone, true);
+		}
+		eps[i].ip = seen[i].ip;
+		eps[i].ready = v->ready;
+		eps[i].hostname = hostname;
+		eps[i].target = target;
+		eps[i].zone = zone;
+	}
+}
+
 static int slice_decode(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **out)
 {
 	k8s_str_t service = slice_label(m, "kubernetes.io/service-name");
@@ -100,41 +218,27 @@ static int slice_decode(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **out)
 
 	// FQDN slices keep no addresses: their endpoints are not read.
 	k8s_jv_t endpoints = (family != 0) ? jv_arr(root, "endpoints") : (k8s_jv_t){ NULL, 0 };
-	size_t addr_count = 0;
+	endpoints_read_t read;
 	k8s_str_t unlabelled = { NULL, 0 };
-	JV_EACH(item, endpoints) {
-		endpoint_view_t v;
-		endpoint_read(item, &v);
-		size_t valid = 0;
-		JV_EACH(address, v.addresses) {
-			k8s_ip_t ip;
-			valid += address_read(address, family, &ip);
-		}
-		if (valid > 0) {
-			addr_count += valid;
-			strings += k8s_str_size(v.hostname) + k8s_str_size(v.target) +
-			           k8s_str_size(v.zone);
-			if (unlabelled.ptr == NULL) {
-				unlabelled = v.unlabelled;
-			}
-		}
+	int ret = endpoints_read(endpoints, family, &read, &strings, &unlabelled);
+	if (ret != KNOT_EOK) {
+		goto done;
 	}
+	size_t addr_count = read.seen_count;
 	strings += k8s_str_size(unlabelled);
-	if (addr_count > UINT32_MAX) {
-		return KNOT_ERANGE;
-	}
 
 	k8s_jv_t ports = jv_arr(root, "ports");
 	uint16_t port_count = k8s_ports_measure(ports, &strings);
-
 	size_t ep_bytes = addr_count * sizeof(k8s_endpoint_t);
 	size_t port_off = K8S_ALIGN_UP(ep_bytes, _Alignof(k8s_port_t));
 	k8s_pack_t p;
 	void *arrays = NULL;
 	size_t arrays_size = port_off + port_count * sizeof(k8s_port_t);
-	k8s_slice_t *slice = k8s_decode_alloc(sizeof(*slice), arrays_size, strings, &p, &arrays);
+	k8s_slice_t *slice = (addr_count > UINT32_MAX) ? NULL :
+	                     k8s_decode_alloc(sizeof(*slice), arrays_size, strings, &p, &arrays);
 	if (slice == NULL) {
-		return KNOT_ENOMEM;
+		ret = (addr_count > UINT32_MAX) ? KNOT_ERANGE : KNOT_ENOMEM;
+		goto done;
 	}
 	k8s_meta_pack(&slice->meta, K8S_ENDPOINTSLICE, m, &p);
 	slice->service = k8s_pack_str(&p, service, true);
@@ -151,38 +255,7 @@ static int slice_decode(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **out)
 	}
 
 	k8s_endpoint_t *eps = arrays;
-	size_t done = 0;
-	JV_EACH(item, endpoints) {
-		if (done == addr_count) {
-			break;
-		}
-		endpoint_view_t v;
-		endpoint_read(item, &v);
-		const char *hostname = NULL;
-		const char *target = NULL;
-		const char *zone = NULL;
-		bool packed = false;
-		JV_EACH(address, v.addresses) {
-			k8s_ip_t ip;
-			if (!address_read(address, family, &ip)) {
-				continue;
-			}
-			k8s_endpoint_t *ep = &eps[done];
-			ep->ip = ip;
-			// The addresses of one endpoint share its name strings.
-			if (!packed) {
-				hostname = k8s_pack_str(&p, v.hostname, false);
-				target = k8s_pack_str(&p, v.target, false);
-				zone = k8s_pack_str(&p, v.zone, true);
-				packed = true;
-			}
-			ep->ready = v.ready;
-			ep->hostname = hostname;
-			ep->target = target;
-			ep->zone = zone;
-			done++;
-		}
-	}
+	endpoints_pack(read.views, read.seen, addr_count, eps, &p);
 	slice->endpoint_count = (uint32_t)addr_count;
 	slice->endpoints = (addr_count > 0) ? eps : NULL;
 
@@ -191,7 +264,9 @@ static int slice_decode(k8s_jv_t root, const k8s_meta_t *m, k8s_object_t **out)
 	slice->ports = k8s_ports_pack(ports, port_arr, port_count, &p);
 
 	*out = &slice->meta;
-	return KNOT_EOK;
+done:
+	endpoints_free(&read);
+	return ret;
 }
 
 /*! Endpoints as a set; the trigger time is metadata and left out, as unlabelled_pod. */

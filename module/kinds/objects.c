@@ -40,6 +40,15 @@ static bool kind_name_valid(k8s_kind_t kind, k8s_str_t name)
 	return k8s_dns_subdomain_valid(name.ptr, name.len);
 }
 
+/*! The keys of an object's metadata read, in one walk of its keys. */
+enum { META_ANNOTATIONS, META_LABELS, META_NAME, META_NAMESPACE, META_KEYS };
+static const k8s_jkey_t META_KEYS_READ[META_KEYS] = {
+	[META_ANNOTATIONS] = JKEY("annotations", K8S_JOBJECT),
+	[META_LABELS] = JKEY("labels", K8S_JOBJECT),
+	[META_NAME] = JKEY("name", K8S_JSTRING),
+	[META_NAMESPACE] = JKEY("namespace", K8S_JSTRING),
+};
+
 static int meta_read(k8s_kind_t kind, k8s_jv_t root, k8s_meta_t *m, char *err, size_t errlen)
 {
 	memset(m, 0, sizeof(*m));
@@ -54,10 +63,12 @@ static int meta_read(k8s_kind_t kind, k8s_jv_t root, k8s_meta_t *m, char *err, s
 		set_err(err, errlen, "missing metadata");
 		return KNOT_EINVAL;
 	}
-	m->annotations = jv_obj(m->metadata, "annotations");
-	m->labels = jv_obj(m->metadata, "labels");
+	k8s_jv_t at[META_KEYS];
+	jv_pick(m->metadata, META_KEYS_READ, META_KEYS, at);
+	m->annotations = at[META_ANNOTATIONS];
+	m->labels = at[META_LABELS];
 
-	m->name = jv_str(m->metadata, "name");
+	m->name = jv_str_of(at[META_NAME]);
 	if (m->name.ptr == NULL) {
 		set_err(err, errlen, "missing metadata.name");
 		return KNOT_EINVAL;
@@ -72,7 +83,7 @@ static int meta_read(k8s_kind_t kind, k8s_jv_t root, k8s_meta_t *m, char *err, s
 		m->ns.ptr = "";
 		return KNOT_EOK;
 	}
-	m->ns = jv_str(m->metadata, "namespace");
+	m->ns = jv_str_of(at[META_NAMESPACE]);
 	if (m->ns.ptr == NULL) {
 		set_err(err, errlen, "missing metadata.namespace");
 		return KNOT_EINVAL;
