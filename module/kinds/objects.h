@@ -75,8 +75,9 @@ uint64_t k8s_object_digest(const k8s_object_t *obj);
 /*!
  * \brief The object's digest, computed on first use and kept.
  *
- * The API's objects get it when decoded; a snapshot's are read without it, so that a
- * warm start answers sooner, and get it when the first LIST compares them.
+ * Neither decoded nor read objects get it at once: the store computes it when it first
+ * compares an object with its next version, in the watcher's thread, so that a first
+ * sync or a warm start, which compare nothing, answer sooner.
  */
 uint64_t k8s_object_digest_of(k8s_object_t *obj);
 

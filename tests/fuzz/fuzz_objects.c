@@ -167,7 +167,8 @@ static void check_object(const k8s_object_t *obj, k8s_kind_t kind, const k8s_rec
 	CHECK(obj->kind == kind);
 	CHECK(obj->ns != NULL && obj->name != NULL && obj->name[0] != '\0');
 	CHECK(strlen(obj->ns) <= 63 && strlen(obj->name) <= 253);
-	CHECK(obj->digest == k8s_object_digest(obj));
+	CHECK(!obj->digested);  // computed when the store first compares it
+	(void)k8s_object_digest(obj);  // reads every field that makes records
 	records(obj, rc);
 }
 
