@@ -66,7 +66,7 @@ static int fail(scan_t *sc, const char *why)
 	return KNOT_EMALF;
 }
 
-static void skip_ws(scan_t *sc)
+static void skip_ws_run(scan_t *sc)
 {
 	// A local position: a store to sc->pos may alias the text's bytes for the compiler.
 	size_t pos = sc->pos;
@@ -78,6 +78,15 @@ static void skip_ws(scan_t *sc)
 		pos++;
 	}
 	sc->pos = pos;
+}
+
+/*! Skips whitespace; the API's JSON has none between tokens, so that is checked inline. */
+static inline void skip_ws(scan_t *sc)
+{
+	if (sc->pos < sc->len && (unsigned char)sc->s[sc->pos] > ' ') {
+		return;
+	}
+	skip_ws_run(sc);
 }
 
 static int token(scan_t *sc, k8s_jtype_t type, uint32_t *at)
@@ -93,9 +102,7 @@ static int token(scan_t *sc, k8s_jtype_t type, uint32_t *at)
 		t->toks = toks;
 		t->cap = cap;
 	}
-	k8s_jtok_t *tok = &t->toks[t->count];
-	memset(tok, 0, sizeof(*tok));
-	tok->type = type;
+	t->toks[t->count] = (k8s_jtok_t){ .type = type };
 	*at = t->count++;
 	return KNOT_EOK;
 }
