@@ -64,21 +64,63 @@ k8s_str_t k8s_decode_hostname(k8s_str_t s)
 	return s;
 }
 
+/*!
+ * A dotted quad read as glibc's inet_pton(AF_INET) reads it (four decimal octets of at
+ * most 255, no leading zero, nothing else), without copying it to a C string first: most
+ * of a slice's addresses are IPv4, and inet_pton was a tenth of decoding one.
+ */
+static bool ipv4_read(const char *text, size_t len, uint8_t out[4])
+{
+	uint8_t octets[4] = { 0 };
+	size_t count = 0;     // octets begun
+	bool digits = false;  // inside an octet's digits
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		if (c >= '0' && c <= '9') {
+			if (!digits) {
+				if (count == 4) {
+					return false;
+				}
+				count++;
+				digits = true;
+			} else if (octets[count - 1] == 0) {
+				return false;  // a leading zero
+			}
+			unsigned value = octets[count - 1] * 10u + (unsigned)(c - '0');
+			if (value > 255) {
+				return false;
+			}
+			octets[count - 1] = (uint8_t)value;
+		} else if (c == '.' && digits && count < 4) {
+			digits = false;
+		} else {
+			return false;
+		}
+	}
+	if (count < 4 || !digits) {
+		return false;
+	}
+	memcpy(out, octets, 4);
+	return true;
+}
+
 bool k8s_decode_ip(k8s_str_t s, int family, k8s_ip_t *ip)
 {
 	char text[INET6_ADDRSTRLEN];
 	if (s.ptr == NULL || s.len == 0 || s.len >= sizeof(text)) {
 		return false;
 	}
-	memcpy(text, s.ptr, s.len);
-	text[s.len] = '\0';
-
 	memset(ip, 0, sizeof(*ip));
-	if (family != AF_INET6 && inet_pton(AF_INET, text, ip->bytes) == 1) {
+	if (family != AF_INET6 && ipv4_read(s.ptr, s.len, ip->bytes)) {
 		ip->family = AF_INET;
 		return true;
 	}
-	if (family != AF_INET && inet_pton(AF_INET6, text, ip->bytes) == 1) {
+	if (family == AF_INET) {
+		return false;
+	}
+	memcpy(text, s.ptr, s.len);
+	text[s.len] = '\0';
+	if (inet_pton(AF_INET6, text, ip->bytes) == 1) {
 		ip->family = AF_INET6;
 		return true;
 	}

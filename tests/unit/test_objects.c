@@ -37,6 +37,7 @@
 #include "api/events.h"
 #include "lib/jsonstrict.h"
 #include "kinds/objects.h"
+#include "kinds/kind_priv.h"
 #include "api/reflector.h"
 #include "lib/rfc3339.h"
 
@@ -1869,6 +1870,58 @@ static void time_parse_rejects_other_forms(void **state)
 	assert_int_equal(k8s_rfc3339_parse(NULL), 0);
 }
 
+/* --- addresses ----------------------------------------------------------------- */
+
+/*! k8s_decode_ip() of \a text against glibc's inet_pton(), in each family asked. */
+static void ip_reads_as_inet_pton(const char *text)
+{
+	uint8_t v4[4], v6[16];
+	bool is4 = inet_pton(AF_INET, text, v4) == 1;
+	bool is6 = !is4 && inet_pton(AF_INET6, text, v6) == 1;
+	int families[] = { AF_INET, AF_INET6, AF_UNSPEC };
+	for (size_t i = 0; i < 3; i++) {
+		k8s_ip_t ip;
+		bool read = k8s_decode_ip((k8s_str_t){ text, strlen(text) }, families[i], &ip);
+		bool want = (families[i] == AF_INET) ? is4 : (families[i] == AF_INET6) ? is6 : is4 || is6;
+		if (read != want) {
+			fail_msg("'%s' in family %d: read %d, inet_pton %d", text, families[i], read, want);
+		}
+		if (read) {
+			assert_int_equal(ip.family, is4 ? AF_INET : AF_INET6);
+			assert_memory_equal(ip.bytes, is4 ? v4 : v6, is4 ? 4 : 16);
+		}
+	}
+}
+
+static void an_address_reads_as_inet_pton_reads_it(void **state)
+{
+	(void)state;
+	static const char *edges[] = {
+		"10.0.0.1", "0.0.0.0", "255.255.255.255", "256.0.0.1", "1.2.3", "1.2.3.4.5",
+		"01.2.3.4", "1.2.3.04", "1.2.3.0", "1..2.3", ".1.2.3", "1.2.3.4.", "1.2.3.4 ",
+		" 1.2.3.4", "1.2.3.-4", "1.2.3.4a", "1.2.3.999", "1.2.3.2555", "00.1.2.3",
+		"::1", "fd00::10", "::ffff:1.2.3.4", "1.2.3.4::", "fe80::1%eth0", "",
+	};
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		ip_reads_as_inet_pton(edges[i]);
+	}
+	// Every string of up to 9 bytes of digits, dots and one other byte, sampled.
+	static const char alphabet[] = "0123456789.:a";
+	srand(42);
+	for (size_t n = 0; n < 200000; n++) {
+		char text[16];
+		size_t len = 1 + (size_t)rand() % 15;
+		for (size_t i = 0; i < len; i++) {
+			// Mostly digits and dots, so that most strings are near an address.
+			size_t pick = (size_t)rand() % 16;
+			text[i] = (pick < 10) ? (char)('0' + pick % 3 + (rand() % 2) * 2) :
+			          (pick < 14) ? '.' : alphabet[(size_t)rand() % (sizeof(alphabet) - 1)];
+		}
+		text[len] = '\0';
+		ip_reads_as_inet_pton(text);
+	}
+}
+
 /* --- digest -------------------------------------------------------------------- */
 
 static uint64_t digest_of(k8s_kind_t kind, const char *sq)
@@ -2245,6 +2298,7 @@ int main(void)
 		cmocka_unit_test(time_parse_rejects_other_forms),
 		cmocka_unit_test(digest_ignores_what_makes_no_records),
 		cmocka_unit_test(digest_ignores_endpoint_and_port_order),
+		cmocka_unit_test(an_address_reads_as_inet_pton_reads_it),
 		cmocka_unit_test(digest_changes_with_every_dns_field),
 		cmocka_unit_test(digest_differs_between_kinds_with_the_same_name),
 		cmocka_unit_test(kind_and_proto_names),
