@@ -58,7 +58,7 @@ static void print_log(void *ctx, int priority, const char *msg)
 
 static void sink_upsert(void *ctx, unsigned source, k8s_object_t *obj)
 {
-	printf("upsert %u %s/%s %016" PRIx64 "\n", source, obj->ns, obj->name, obj->digest);
+	printf("upsert %u %s/%s %016" PRIx64 "\n", source, obj->ns, obj->name, k8s_object_digest_of(obj));
 	fflush(stdout);
 	k8s_object_free(obj);
 }
