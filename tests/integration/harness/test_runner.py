@@ -132,11 +132,11 @@ def with_two_jobs_files_run_at_once_and_one_marked_alone_runs_by_itself():
     testing.expect(b_end == len(events) - 1, events)
 
 
-# A file that logs its start, runs 0.5 s and logs its end.
+# A file that logs its start, runs `sleep` seconds and logs its end.
 STEP = """import os, time
 log = os.environ["RUNNER_LOG"]
 with open(log, "a") as f: f.write("start {name}\\n")
-time.sleep(0.5)
+time.sleep({sleep})
 with open(log, "a") as f: f.write("end {name}\\n")
 print("ok - {name} ran")
 """
@@ -144,7 +144,10 @@ print("ok - {name} ran")
 
 @tests.case
 def with_two_jobs_the_shared_files_start_longest_first_by_the_durations_file():
-    files = {f"test_{n}.py": STEP.format(name=n) for n in "abcd"}
+    # c ends well before b, so d takes c's job alone and a takes b's later: the files'
+    # own start lines cannot race each other as two files started at once do.
+    sleeps = {"a": 0.1, "b": 3.0, "c": 0.1, "d": 0.1}
+    files = {f"test_{n}.py": STEP.format(name=n, sleep=sleeps[n]) for n in "abcd"}
     # b is not listed (it may be long: it starts first), then c and d, the longest, a last.
     files["durations"] = "# a comment\n1.0 test_a.py\n30.0 test_c.py\n20.0 test_d.py\nnonsense\n"
     code, out, events = run_logged(files)
