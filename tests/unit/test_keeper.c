@@ -1297,6 +1297,16 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+static bool all_refreshed_twice(char names[READ_NAMES][32])
+{
+	for (int i = 0; i < READ_NAMES; i++) {
+		if (fake_stats(names[i]).udp_a < 3) {
+			return false;
+		}
+	}
+	return true;
+}
+
 static void readers_see_whole_answers_while_refreshing(void **state)
 {
 	char names[READ_NAMES][32];
@@ -1313,7 +1323,12 @@ static void readers_see_whole_answers_while_refreshing(void **state)
 	for (int i = 0; i < READ_NAMES; i++) {
 		want(shared, names[i]);
 	}
-	sleep_ms(2300);
+	// Read until every name was replaced at least twice under the readers: about 2 s at a
+	// 1 s TTL, longer on a loaded machine or under TSan (a fixed 2.3 s once fell short).
+	uint64_t end = clock_ms() + 20000;
+	while (!all_refreshed_twice(names) && clock_ms() < end) {
+		sleep_ms(50);
+	}
 	atomic_store(&done, true);
 	for (int i = 0; i < 2; i++) {
 		pthread_join(threads[i], NULL);
