@@ -15,6 +15,7 @@
  */
 
 #include <arpa/inet.h>
+#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,18 +27,22 @@
 
 /* Labels. */
 
+/*! \brief A byte's decimal digits without leading zeros: how many, then the digits, zero-padded. */
+#define DIGITS(v) { ((v) >= 100) ? 3 : ((v) >= 10) ? 2 : 1, \
+	((v) >= 100) ? '0' + (v) / 100 : ((v) >= 10) ? '0' + (v) / 10 : '0' + (v), \
+	((v) >= 100) ? '0' + (v) / 10 % 10 : ((v) >= 10) ? '0' + (v) % 10 : 0, \
+	((v) >= 100) ? '0' + (v) % 10 : 0 }
+#define DIGITS4(v) DIGITS(v), DIGITS((v) + 1), DIGITS((v) + 2), DIGITS((v) + 3)
+#define DIGITS16(v) DIGITS4(v), DIGITS4((v) + 4), DIGITS4((v) + 8), DIGITS4((v) + 12)
+#define DIGITS64(v) DIGITS16(v), DIGITS16((v) + 16), DIGITS16((v) + 32), DIGITS16((v) + 48)
+static const uint8_t DECIMAL[256][4] = { DIGITS64(0), DIGITS64(64), DIGITS64(128), DIGITS64(192) };
+
 /*! \brief Writes a byte in decimal without leading zeros; returns the digits written. */
 static size_t put_decimal(uint8_t *out, uint8_t value)
 {
-	size_t n = 0;
-	if (value >= 100) {
-		out[n++] = '0' + value / 100;
-	}
-	if (value >= 10) {
-		out[n++] = '0' + value / 10 % 10;
-	}
-	out[n++] = '0' + value % 10;
-	return n;
+	// Three bytes at once: the zeros past the digits are overwritten or end the label's padding.
+	memcpy(out, DECIMAL[value] + 1, 3);
+	return DECIMAL[value][0];
 }
 
 /*! \brief The dashed form of an address (CoreDNS compatible) as a wire label; returns its size. */
@@ -78,9 +83,26 @@ static void label_set(uint8_t *label, const char *text)
 	memcpy(label + 1, text, len);
 }
 
-static int label_cmp(const uint8_t *a, const uint8_t *b)
+/*!
+ * \brief Orders two records' labels as k8s_block_cmp() orders them: by length, then bytes.
+ *
+ * A record's label is zero past its length (k8s_block_ent_init() clears the
+ * record), so equal lengths compare as big-endian words, a sort's hot path.
+ */
+static int label_cmp(const uint8_t a[64], const uint8_t b[64])
 {
-	return k8s_block_cmp(a + 1, a[0], b + 1, b[0]);
+	if (a[0] != b[0]) {
+		return (a[0] < b[0]) ? -1 : 1;
+	}
+	for (size_t i = 0; i <= a[0]; i += sizeof(uint64_t)) {
+		uint64_t x, y;
+		memcpy(&x, a + i, sizeof(x));
+		memcpy(&y, b + i, sizeof(y));
+		if (x != y) {
+			return (be64toh(x) < be64toh(y)) ? -1 : 1;
+		}
+	}
+	return 0;
 }
 
 /* Readers. */

@@ -238,7 +238,7 @@ typedef struct {
 	uint32_t cluster;       /*!< Index into the block's sorted cluster ids (records.c drafts with its own). */
 	uint32_t topo;          /*!< 1 + index into the block's topology zones, 0: none (cluster zone). */
 	bool explicit_label;    /*!< Hostname or pod name, as opposed to the dashed address. */
-	uint8_t label[64];      /*!< Wire label (explicit or derived). */
+	uint8_t label[64];      /*!< Wire label (explicit or derived), zero past its length. */
 	uint32_t ports;         /*!< records.c's while drafting: which ports the endpoint has. */
 } k8s_block_ent_t;
 

@@ -455,6 +455,79 @@ static void imports_of_many_clusters_are_sorted_by_wire_form_and_merged(void **s
 	free(ptrs);
 }
 
+/*! \brief An IPv4 address's dashed label as inet_ntop() spells it. */
+static void dashed(const uint8_t bytes[4], uint8_t out[64])
+{
+	char text[INET_ADDRSTRLEN];
+	assert_non_null(inet_ntop(AF_INET, bytes, text, sizeof(text)));
+	out[0] = strlen(text);
+	for (size_t i = 0; i < out[0]; i++) {
+		out[1 + i] = (text[i] == '.') ? '-' : text[i];
+	}
+}
+
+static void endpoints_are_in_label_order_and_each_is_found_by_its_label(void **state)
+{
+	// Every octet value in every place, labels of one length differing past their
+	// first 8 bytes, the longest labels: the records' sort and the lookup agree.
+	static const char *const hostnames[] = {
+		"abcdefghij-2", "abcdefghij-1", "abcdefgh", "abcdefgi", "a", "b",
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxb",
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxa",
+	};
+	size_t named = sizeof(hostnames) / sizeof(hostnames[0]), n = 1024 + named;
+	k8s_endpoint_t *eps = calloc(n, sizeof(*eps));
+	assert_non_null(eps);
+	srand(42);
+	for (size_t i = 0; i < n; i++) {
+		eps[i].ip.family = AF_INET;
+		eps[i].ready = true;
+		uint8_t *b = eps[i].ip.bytes;
+		if (i < 256) {
+			b[0] = i; b[1] = 255 - i; b[2] = i * 7; b[3] = i * 13;
+		} else {
+			for (int k = 0; k < 4; k++) {
+				b[k] = rand() % ((i % 3 == 0) ? 256 : 12);
+			}
+		}
+		if (i >= 1024) {
+			eps[i].hostname = hostnames[i - 1024];
+		}
+	}
+	k8s_slice_t slice = fx_slice("shop", "mix-x", "mix", AF_INET, eps, n, NULL, 0);
+	const k8s_slice_t *slices[] = { &slice };
+	k8s_service_t svc = fx_service("shop", "mix", K8S_SVC_HEADLESS, NULL, NULL);
+	k8s_block_t *block = k8s_records_service(&svc, slices, 1, &rconf);
+	assert_non_null(block);
+
+	uint8_t prev[64] = { 0 }, label[64];
+	size_t prev_size = 0;
+	for (uint32_t i = block->sip_count; i < block->addr_count; i++) {
+		size_t size = k8s_addr_label(block, &block->addrs[i], label);
+		assert_true(i == block->sip_count || k8s_block_cmp(prev, prev_size, label, size) <= 0);
+		memcpy(prev, label, size);
+		prev_size = size;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (eps[i].hostname != NULL) {
+			label[0] = strlen(eps[i].hostname);
+			memcpy(label + 1, eps[i].hostname, label[0]);
+		} else {
+			dashed(eps[i].ip.bytes, label);
+		}
+		size_t count = 0;
+		const k8s_addr_t *found = k8s_svc_endpoints(block, NULL, 0, label, &count);
+		assert_non_null(found);
+		bool has = false;
+		for (size_t j = 0; j < count; j++) {
+			has = has || memcmp(found[j].bytes, eps[i].ip.bytes, 4) == 0;
+		}
+		assert_true(has);
+	}
+	free(block);
+	free(eps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +543,7 @@ int main(void)
 		cmocka_unit_test(ports_past_the_cap_are_in_no_endpoints_port_set),
 		cmocka_unit_test(a_headless_import_whose_slices_name_no_port_gives_every_endpoint_its_ports),
 		cmocka_unit_test(imports_of_many_clusters_are_sorted_by_wire_form_and_merged),
+		cmocka_unit_test(endpoints_are_in_label_order_and_each_is_found_by_its_label),
 	};
 	return cmocka_run_group_tests_name("records", tests, NULL, NULL);
 }
