@@ -456,13 +456,11 @@ static void imports_of_many_clusters_are_sorted_by_wire_form_and_merged(void **s
 }
 
 /*! \brief An IPv4 address's dashed label as inet_ntop() spells it. */
-static void dashed(const uint8_t bytes[4], uint8_t out[64])
+static void dashed(const uint8_t bytes[4], char out[INET_ADDRSTRLEN])
 {
-	char text[INET_ADDRSTRLEN];
-	assert_non_null(inet_ntop(AF_INET, bytes, text, sizeof(text)));
-	out[0] = strlen(text);
-	for (size_t i = 0; i < out[0]; i++) {
-		out[1 + i] = (text[i] == '.') ? '-' : text[i];
+	assert_non_null(inet_ntop(AF_INET, bytes, out, INET_ADDRSTRLEN));
+	for (char *c = out; *c != '\0'; c++) {
+		*c = (*c == '.') ? '-' : *c;
 	}
 }
 
@@ -509,14 +507,13 @@ static void endpoints_are_in_label_order_and_each_is_found_by_its_label(void **s
 		prev_size = size;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (eps[i].hostname != NULL) {
-			label[0] = strlen(eps[i].hostname);
-			memcpy(label + 1, eps[i].hostname, label[0]);
-		} else {
-			dashed(eps[i].ip.bytes, label);
+		char text[INET_ADDRSTRLEN];
+		if (eps[i].hostname == NULL) {
+			dashed(eps[i].ip.bytes, text);
 		}
 		size_t count = 0;
-		const k8s_addr_t *found = k8s_svc_endpoints(block, NULL, 0, label, &count);
+		const k8s_addr_t *found = endpoints(block, eps[i].hostname != NULL ? eps[i].hostname : text,
+		                                    &count);
 		assert_non_null(found);
 		bool has = false;
 		for (size_t j = 0; j < count; j++) {

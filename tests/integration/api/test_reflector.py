@@ -410,14 +410,12 @@ class Errors(ReflectorCase):
         # The outage lasts until the watch was refused twice, then ends (an outage of 0 s):
         # a fixed 4 s once ended before a loaded CI machine's driver retried a second time.
         self.sim.outage(60)
-        failed = re.compile(r"watch services failed, retrying in .* s")
+        failed = re.compile(r"watch services failed, retrying in (\d+\.\d) s")
         d.wait(lambda lines: sum(1 for line in lines[start:] if failed.search(line)) >= 2,
                timeout=30, what="two refused watches")
         self.sim.outage(0)
         self.sim.wait_for_watches("services", timeout=30)
-        delays = [float(m.group(1)) for m in (re.search(r"watch services failed, retrying in "
-                                                        r"(\d+\.\d) s", line) for line in d.lines[start:])
-                  if m]
+        delays = [float(m.group(1)) for m in map(failed.search, d.lines[start:]) if m]
         self.assertGreaterEqual(len(delays), 2, "refused at least twice during the outage")
         self.assertTrue(0.8 <= delays[0] < 1.7, delays)
         self.assertTrue(1.6 <= delays[1] < 3.3, delays)
